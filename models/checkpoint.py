@@ -1,0 +1,80 @@
+"""Checkpoint/restart overhead of interruptible gang jobs (design 4.4).
+
+Spot reclaims and hardware failures both stop a gang job; what it costs is the checkpoint writes,
+the work lost since the last checkpoint, and the restart time, as a fraction of billed time.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+SECONDS_PER_HOUR = 3600.0
+HOURS_PER_YEAR = 8760.0
+
+
+def daly_interval(checkpoint_seconds: float, mtbi_seconds: float) -> float:
+    """Optimal checkpoint interval tau [s] (Daly 2006).
+
+    Notes
+    -----
+    tau = sqrt(2 delta M) [1 + (1/3) sqrt(delta / 2M) + (1/9) (delta / 2M)] - delta  for delta < 2M,
+    else tau = M. Young's sqrt(2 delta M) is the first term.
+    """
+    delta, m = checkpoint_seconds, mtbi_seconds
+    if not math.isfinite(m):
+        return math.inf
+    if delta >= 2 * m:
+        return m
+    x = delta / (2 * m)
+    return math.sqrt(2 * delta * m) * (1 + math.sqrt(x) / 3 + x / 9) - delta
+
+
+@dataclass(frozen=True)
+class Waste:
+    """Overhead of a checkpointed gang job on one kind of capacity."""
+
+    fraction: float          # w: wasted share of billed time [-]
+    mtbi_hours: float        # M: gang mean time between interruptions [h]
+    interval_seconds: float  # tau [s]
+    lost_seconds: float      # L: work lost per interruption [s]
+
+    @property
+    def feasible(self) -> bool:
+        return self.fraction < 1
+
+    @property
+    def billed_per_useful(self) -> float:
+        """Billed GPU-hours per useful GPU-hour, 1/(1-w) [-]; inf when infeasible."""
+        return 1.0 / (1.0 - self.fraction) if self.feasible else math.inf
+
+
+def waste_fraction(*, nodes: int, noticed_rate_per_node_hour: float,
+                   unnoticed_rate_per_node_hour: float, notice_seconds: float,
+                   checkpoint_seconds: float, restart_seconds: float) -> Waste:
+    """Wasted fraction w of billed time [-] for a gang of ``nodes`` nodes.
+
+    Notes
+    -----
+    M = 1 / (n (lambda_notice + lambda_none)); tau from Daly; w = delta/tau + (L + R)/M.
+    An interruption with notice >= delta loses no work (a final checkpoint is written);
+    any other loses L = tau/2 on average. With both kinds, L is their rate-weighted mean.
+    """
+    rate = nodes * (noticed_rate_per_node_hour + unnoticed_rate_per_node_hour)
+    if rate <= 0:
+        return Waste(0.0, math.inf, math.inf, 0.0)
+    m = SECONDS_PER_HOUR / rate
+    tau = daly_interval(checkpoint_seconds, m)
+    total = noticed_rate_per_node_hour + unnoticed_rate_per_node_hour
+    noticed_share = noticed_rate_per_node_hour / total
+    noticed_loss = 0.0 if notice_seconds >= checkpoint_seconds else tau / 2
+    lost = noticed_share * noticed_loss + (1 - noticed_share) * tau / 2
+    w = checkpoint_seconds / tau + (lost + restart_seconds) / m
+    return Waste(w, m / SECONDS_PER_HOUR, tau, lost)
+
+
+def spot_rate_from_monthly_bucket(fraction_per_month: float) -> float:
+    """Interruption rate per instance-hour from a Spot Advisor monthly frequency f [-].
+
+    lambda = -ln(1 - f) / 730.
+    """
+    return -math.log(1 - fraction_per_month) / 730.0

@@ -1,0 +1,122 @@
+"""Dispatch: which source serves each hour's demand, summed by month (design 4.3).
+
+Steady demand is served by committed, then owned capacity; interruptible demand takes what is
+left; leftover steady demand runs on demand; leftover interruptible demand goes to spot up to the
+spot availability share and the rest on demand. Because committed and owned capacity are constant
+within a month, every monthly volume is a sum of min(demand, capacity) terms: each month's hourly
+demand is sorted once, and any capacity level costs one binary search and a prefix-sum look-up.
+All volumes here are in demand units: GPU-hours of the GPU the usage was measured on.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from models.profile import PlanCalendar, PlanDemand
+
+
+class MonthlySorted:
+    """Each month's hourly values sorted ascending, with prefix sums, for sum(min(v, x))."""
+
+    def __init__(self, hourly: np.ndarray, calendar: PlanCalendar):
+        hours = calendar.hours.astype(int)
+        width = int(hours.max())
+        table = np.zeros((len(hours), width))
+        bounds = np.concatenate([[0], np.cumsum(hours)])
+        for m, n in enumerate(hours):
+            # zeros pad at the front of short months: min(0, x) adds nothing for x >= 0
+            table[m, width - n:] = hourly[bounds[m]:bounds[m + 1]]
+        table.sort(axis=1)
+        self.sorted = table
+        self.prefix = np.concatenate([np.zeros((len(hours), 1)), np.cumsum(table, axis=1)],
+                                     axis=1)
+        self.width = width
+        self.totals = self.prefix[:, -1]
+        self.peak = table[:, -1]
+
+    def sum_min(self, level: np.ndarray) -> np.ndarray:
+        """sum over each month's hours of min(value, level[m]) [GPU-hours].
+
+        ``level`` has shape (months,) or (months, k) for k candidate levels at once.
+        """
+        level = np.maximum(np.asarray(level, dtype=float), 0.0)
+        out = np.empty(level.shape)
+        for m in range(self.sorted.shape[0]):
+            idx = np.searchsorted(self.sorted[m], level[m])
+            out[m] = self.prefix[m, idx] + level[m] * (self.width - idx)
+        return out
+
+
+@dataclass(frozen=True)
+class DemandTables:
+    """Sorted monthly tables of a plan's demand, built once per scenario and profile.
+
+    ``gross`` counts interruptible work with its failure overhead (design 4.4): it is what
+    owned, committed and on-demand capacity must carry.
+    """
+
+    gross: MonthlySorted
+    steady: MonthlySorted
+    useful_by_month: np.ndarray        # steady + interruptible, useful [GPU-hours]
+    interruptible_by_month: np.ndarray  # useful [GPU-hours]
+    peak_gross_gpus: float
+
+    @classmethod
+    def build(cls, demand: PlanDemand, calendar: PlanCalendar, failure_waste: float
+              ) -> "DemandTables":
+        gross_hourly = demand.steady + demand.interruptible / (1.0 - failure_waste)
+        month = calendar.month_of_hour()
+        months = len(calendar.hours)
+        return cls(MonthlySorted(gross_hourly, calendar), MonthlySorted(demand.steady, calendar),
+                   np.bincount(month, demand.total, minlength=months),
+                   np.bincount(month, demand.interruptible, minlength=months),
+                   float(gross_hourly.max()) if gross_hourly.size else 0.0)
+
+
+@dataclass(frozen=True)
+class Volumes:
+    """GPU-hours by source and month, in demand units (arrays of shape (months,) or (months, k)).
+
+    Interruptible volumes on owned, committed and on-demand capacity are gross (with failure
+    overhead); spot volumes are billed (with spot overhead).
+    """
+
+    committed: np.ndarray
+    owned: np.ndarray
+    spot: np.ndarray
+    on_demand: np.ndarray
+    overhead: np.ndarray
+    spot_useful: np.ndarray
+
+
+def dispatch(tables: DemandTables, committed_cap: np.ndarray, owned_cap: np.ndarray, *,
+             failure_waste: float, spot_waste: float, spot_share: float) -> Volumes:
+    """Monthly volumes for committed and owned capacity levels [GPUs of demand units].
+
+    Notes
+    -----
+    With A(x) = sum min(gross demand, x) and B(x) = sum min(steady demand, x):
+    committed = A(C); owned = A(C+K) - A(C); leftover steady = S - B(C+K);
+    leftover interruptible (gross) = (D - A(C+K)) - leftover steady; spot takes
+    spot_share of its useful part, billed at 1/(1-w_spot); the rest runs on demand.
+    """
+    cap = committed_cap + owned_cap
+    gross_c, gross_all = tables.gross.sum_min(committed_cap), tables.gross.sum_min(cap)
+    steady_c, steady_all = tables.steady.sum_min(committed_cap), tables.steady.sum_min(cap)
+    d_total = tables.gross.totals.reshape(-1, *([1] * (np.ndim(cap) - 1)))
+    s_total = tables.steady.totals.reshape(d_total.shape)
+    committed = gross_c
+    owned = gross_all - gross_c
+    left_steady = s_total - steady_all
+    left_int_gross = np.maximum((d_total - gross_all) - left_steady, 0.0)
+    share = spot_share if spot_waste < 1 else 0.0
+    spot_useful = share * left_int_gross * (1.0 - failure_waste)
+    spot_billed = spot_useful / (1.0 - spot_waste) if spot_waste < 1 else 0.0 * spot_useful
+    on_demand_int_gross = (1.0 - share) * left_int_gross
+    on_demand = left_steady + on_demand_int_gross
+    int_on_committed = np.maximum(gross_c - steady_c, 0.0)
+    int_on_owned = np.maximum(owned - (steady_all - steady_c), 0.0)
+    overhead = ((int_on_committed + int_on_owned + on_demand_int_gross) * failure_waste
+                + (spot_billed - spot_useful))
+    return Volumes(committed, owned, spot_billed, on_demand, overhead, spot_useful)

@@ -1,0 +1,38 @@
+"""Field helpers: every assumption is declared once, with label, unit, bounds and source.
+
+Forms, the JSON schema, the CLI and the xlsx Assumptions sheet read these attributes back
+through :func:`field_meta`, so nothing about an assumption is written twice.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import ConfigDict, Field
+from pydantic.fields import FieldInfo
+
+# Frozen, no unknown keys, NaN/inf refused everywhere (allow_inf_nan=False).
+SECTION_CONFIG = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False,
+                            validate_default=True)
+
+
+def field(default: Any, label: str, unit: str, help: str = "", source: str = "",
+          **bounds: Any) -> Any:
+    """A scenario field: default, human label, unit, help text and the source of the default."""
+    description = f"{label} [{unit}]. {help}".strip()
+    if source:
+        description += f" Source: {source}."
+    return Field(default, title=label, description=description,
+                 json_schema_extra={"unit": unit, "source": source, "help": help}, **bounds)
+
+
+def field_meta(info: FieldInfo) -> dict[str, Any]:
+    """Label, unit, help, source and numeric bounds of a field, for forms and sheets."""
+    extra = info.json_schema_extra if isinstance(info.json_schema_extra, dict) else {}
+    bounds: dict[str, Any] = {}
+    for meta in info.metadata:
+        for key in ("ge", "gt", "le", "lt"):
+            value = getattr(meta, key, None)
+            if value is not None:
+                bounds[key] = value
+    return {"label": info.title or "", "unit": extra.get("unit", ""),
+            "help": extra.get("help", ""), "source": extra.get("source", ""), **bounds}

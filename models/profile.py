@@ -1,0 +1,193 @@
+"""Usage profile: GPU-hours per period, turned into hourly demand over the plan (design 4.1).
+
+A profile is a contiguous series of hour, day or month periods with steady and interruptible
+GPU-hours. It is spread over its own hours, then laid hour by hour from the plan's first hour;
+when it runs out its last 8,760 hours repeat, and growth scales hour t by (1+g)^(t/8760).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal, Optional
+
+import numpy as np
+
+Period = Literal["hour", "day", "month"]
+HOURS_PER_YEAR = 8760
+PERIOD_STEP = {"hour": np.timedelta64(1, "h"), "day": np.timedelta64(1, "D")}
+
+
+class ProfileError(ValueError):
+    """A usage profile that cannot be planned on."""
+
+
+@dataclass(frozen=True)
+class UsageProfile:
+    """Validated usage: one entry per period, contiguous, GPU-hours >= 0 and finite.
+
+    starts        period start times [datetime64[h], UTC]
+    steady        GPU-hours of work that cannot be interrupted, per period [GPU-hours]
+    interruptible GPU-hours of checkpointed work, per period [GPU-hours]
+    """
+
+    period: Period
+    starts: np.ndarray
+    steady: np.ndarray
+    interruptible: np.ndarray
+    has_workload: bool = False
+    teams: dict[str, float] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.period not in ("hour", "day", "month"):
+            raise ProfileError(f"period must be hour, day or month, got {self.period!r}")
+        starts = np.asarray(self.starts, dtype="datetime64[h]")
+        steady = np.asarray(self.steady, dtype=float)
+        interruptible = np.asarray(self.interruptible, dtype=float)
+        object.__setattr__(self, "starts", starts)
+        object.__setattr__(self, "steady", steady)
+        object.__setattr__(self, "interruptible", interruptible)
+        if len(starts) == 0:
+            raise ProfileError("the usage profile has no periods")
+        if not len(starts) == len(steady) == len(interruptible):
+            raise ProfileError("starts, steady and interruptible must have the same length")
+        for name, values in (("steady", steady), ("interruptible", interruptible)):
+            bad = np.flatnonzero(~np.isfinite(values) | (values < 0))
+            if bad.size:
+                raise ProfileError(f"{name} GPU-hours must be finite and >= 0; "
+                                   f"period {bad[0] + 1} has {values[bad[0]]}")
+        expected = period_starts(starts[0], len(starts), self.period)
+        gaps = np.flatnonzero(expected != starts)
+        if gaps.size:
+            raise ProfileError(f"periods must be contiguous {self.period}s; period {gaps[0] + 1} "
+                               f"starts at {starts[gaps[0]]}, expected {expected[gaps[0]]}")
+        hours = period_hours(starts, self.period)
+        over = np.flatnonzero(steady + interruptible > hours * 1e7)
+        if over.size:
+            raise ProfileError(f"period {over[0] + 1} uses more than 10 million GPUs")
+
+    @property
+    def gpu_hours(self) -> float:
+        return float(self.steady.sum() + self.interruptible.sum())
+
+    def hours(self) -> np.ndarray:
+        """Calendar hours of each period [h]."""
+        return period_hours(self.starts, self.period)
+
+
+def period_starts(first: np.datetime64, count: int, period: Period) -> np.ndarray:
+    """The start times of ``count`` contiguous periods from ``first`` [datetime64[h]]."""
+    first = np.datetime64(first, "h")
+    if period == "month":
+        months = first.astype("datetime64[M]") + np.arange(count)
+        return months.astype("datetime64[h]")
+    return first + np.arange(count) * PERIOD_STEP[period].astype("timedelta64[h]")
+
+
+def period_hours(starts: np.ndarray, period: Period) -> np.ndarray:
+    """Calendar hours in each period [h] (months: days x 24)."""
+    if period == "hour":
+        return np.ones(len(starts))
+    if period == "day":
+        return np.full(len(starts), 24.0)
+    months = starts.astype("datetime64[M]")
+    return ((months + 1).astype("datetime64[h]") - months.astype("datetime64[h]")).astype(float)
+
+
+def day_shape(peak_to_average: float) -> np.ndarray:
+    """Hourly weights of one day [-], mean 1, busiest hour = peak_to_average.
+
+    Notes
+    -----
+    Demand is concentrated in a window centred on 14:00: width w = min(12, 24/p) hours at level
+    p, the rest at (24 - p w)/(24 - w). For p <= 2 the window is 08:00-20:00; above 2 the base
+    falls to zero and the window narrows, its last hour taking the fractional remainder.
+    """
+    p = float(peak_to_average)
+    if p <= 1:
+        return np.ones(24)
+    width = min(12.0, 24.0 / p)
+    whole = int(np.floor(width + 1e-12))
+    base = (24.0 - p * width) / (24.0 - width) if width < 24 else 0.0
+    shape = np.full(24, max(base, 0.0))
+    first = 14 - whole // 2
+    shape[first:first + whole] = p
+    if width - whole > 1e-12:
+        shape[first + whole] = p * (width - whole)  # base is 0 here (p > 2)
+    return shape * (24.0 / shape.sum())
+
+
+def hourly_gpus(profile: UsageProfile, peak_to_average: float = 1.0
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """Steady and interruptible GPUs busy in each hour of the profile's own calendar [GPUs]."""
+    if profile.period == "hour":
+        return profile.steady.copy(), profile.interruptible.copy()
+    hours = profile.hours().astype(int)
+    days = hours // 24
+    shape = day_shape(peak_to_average)
+    weights = np.tile(shape, int(days.sum()))  # mean 1 within each day
+    per_hour_steady = np.repeat(profile.steady / hours, hours) * weights
+    per_hour_interruptible = np.repeat(profile.interruptible / hours, hours) * weights
+    return per_hour_steady, per_hour_interruptible
+
+
+@dataclass(frozen=True)
+class PlanCalendar:
+    """Calendar months of a plan: labels 'YYYY-MM' and calendar hours of each month."""
+
+    months: tuple[str, ...]
+    hours: np.ndarray
+
+    @property
+    def total_hours(self) -> int:
+        return int(self.hours.sum())
+
+    def month_of_hour(self) -> np.ndarray:
+        return np.repeat(np.arange(len(self.months)), self.hours.astype(int))
+
+
+def plan_calendar(start_month: str, horizon_months: int) -> PlanCalendar:
+    first = np.datetime64(start_month, "M")
+    months = first + np.arange(horizon_months + 1)
+    hours = np.diff(months.astype("datetime64[h]")).astype(float)
+    return PlanCalendar(tuple(str(m) for m in months[:-1]), hours)
+
+
+def default_start_month(profile: UsageProfile) -> str:
+    """The month after the profile's last period."""
+    last = profile.starts[-1].astype("datetime64[M]")
+    return str(last + 1)
+
+
+@dataclass(frozen=True)
+class PlanDemand:
+    """Hourly demand over the plan [GPUs busy, in GPUs of the measured type]."""
+
+    steady: np.ndarray
+    interruptible: np.ndarray
+    profile_hours_used: int
+    repeated_hours: int
+
+    @property
+    def total(self) -> np.ndarray:
+        return self.steady + self.interruptible
+
+
+def plan_demand(profile: UsageProfile, total_hours: int, *, growth_annual: float = 0.0,
+                peak_to_average: float = 1.0,
+                interruptible_share: Optional[float] = None) -> PlanDemand:
+    """Lay the profile over ``total_hours`` plan hours (design 4.1)."""
+    steady, interruptible = hourly_gpus(profile, peak_to_average)
+    if interruptible_share is not None:
+        total = steady + interruptible
+        interruptible = total * interruptible_share
+        steady = total - interruptible
+    n = len(steady)
+    if n >= total_hours:
+        index = np.arange(total_hours)
+    else:
+        loop = min(HOURS_PER_YEAR, n)
+        extra = np.arange(total_hours - n)
+        index = np.concatenate([np.arange(n), n - loop + extra % loop])
+    growth = (1.0 + growth_annual) ** (np.arange(total_hours) / HOURS_PER_YEAR)
+    return PlanDemand(steady[index] * growth, interruptible[index] * growth,
+                      profile_hours_used=min(n, total_hours),
+                      repeated_hours=max(0, total_hours - n))

@@ -1,0 +1,263 @@
+"""Scenario: every cost assumption of a plan, as frozen pydantic v2 sections (design 4.2, 9.2).
+
+Each field carries its unit, bounds and the source of its default (design section 8).
+``Scenario.model_validate({})`` is the default 8x H100 versus AWS p5 scenario.
+"""
+from __future__ import annotations
+
+from typing import Annotated, Literal, Optional, Union
+
+from pydantic import BaseModel, Field, field_validator, model_validator
+
+from models.fields import SECTION_CONFIG, field
+
+MONTH_PATTERN = r"^\d{4}-(0[1-9]|1[0-2])$"
+H100_QUOTES = "8x H100 SXM quotes $270k-$317k, 2023-2024"
+LLAMA3 = ("Llama 3 405B training: 419 unexpected interruptions in 54 days on 16,384 H100 GPUs, "
+          "about 1.4 per 8-GPU server-year")
+
+
+class Section(BaseModel):
+    model_config = SECTION_CONFIG
+
+
+class Finance(Section):
+    start_month: Optional[str] = field(
+        None, "Start month", "YYYY-MM", "First month of the plan; empty = the month after the "
+        "usage profile's last period.", pattern=MONTH_PATTERN)
+    horizon_months: int = field(60, "Horizon", "months", "Length of the plan.", ge=1, le=240)
+    discount_rate_annual: float = field(
+        0.10, "Discount rate", "fraction per year", "Monthly rate is (1+r)^(1/12)-1.",
+        "typical corporate hurdle rate (estimate)", ge=0, le=1)
+    currency: str = field("USD", "Currency", "ISO 4217 code", "One currency per scenario.",
+                          pattern=r"^[A-Z]{3}$")
+    tax_rate: float = field(0.0, "Tax rate", "fraction", "Profit tax rate for the tax shield "
+                            "of deductible costs; 0 = pre-tax plan.", ge=0, le=0.9)
+    tax_depreciation: Literal["straight_line", "macrs_5"] = field(
+        "straight_line", "Tax depreciation", "method",
+        "Straight-line over the useful life, or US MACRS 5-year (20/32/19.2/11.52/11.52/5.76 %).")
+    power_price_inflation_annual: float = field(
+        0.0, "Power price inflation", "fraction per year", ge=-0.5, le=1)
+    staff_cost_inflation_annual: float = field(
+        0.0, "Staff cost inflation", "fraction per year", ge=-0.5, le=1)
+
+
+class CashFinancing(Section):
+    kind: Literal["cash"] = "cash"
+
+
+class LoanFinancing(Section):
+    kind: Literal["loan"] = "loan"
+    apr: float = field(0.08, "Loan APR", "fraction per year", "Monthly rate is APR/12.",
+                       "typical equipment loan (estimate)", ge=0, le=1)
+    term_months: int = field(36, "Loan term", "months", ge=1, le=240)
+    down_payment_fraction: float = field(0.2, "Down payment", "fraction of capex", ge=0, le=1)
+
+
+Financing = Annotated[Union[CashFinancing, LoanFinancing], Field(discriminator="kind")]
+
+
+class Owned(Section):
+    gpus_per_server: int = field(8, "GPUs per server", "GPUs", source="DGX/HGX H100", ge=1, le=64)
+    server_price: float = field(300_000, "Server price", "currency per server",
+                                source=H100_QUOTES, ge=0, le=1e8)
+    install_cost_per_server: float = field(30_000, "Install and network capex",
+                                           "currency per server", source="estimate", ge=0, le=1e8)
+    lead_time_months: int = field(0, "Lead time", "months",
+                                  "Servers are online from month lead_time+1; demand before "
+                                  "that goes to the cloud.", ge=0, le=36)
+    useful_life_months: int = field(60, "Useful life", "months",
+                                    "Servers are replaced at end of life.", ge=1, le=240)
+    resale_fraction_by_year: tuple[float, ...] = field(
+        (0.65, 0.45, 0.30, 0.20, 0.10), "Resale value by year of age", "fraction of server price",
+        "At the end of each year of age; linear by month in between, age 0 = 1.0.",
+        "market reports (low confidence)", min_length=1, max_length=20)
+    power_kw_max: float = field(10.2, "Maximum power", "kW per server", source="DGX H100 spec",
+                                gt=0, le=200)
+    power_kw_idle: float = field(3.0, "Idle power", "kW per server",
+                                 source="about 30 % of max (estimate)", ge=0, le=200)
+    pue: float = field(1.3, "PUE", "ratio", source="new AI halls < 1.3; Uptime Institute 2024",
+                       ge=1, le=3)
+    electricity_price_per_kwh: float = field(0.08, "Electricity price", "currency per kWh",
+                                             source="EIA 2023 US industrial average $0.0806",
+                                             ge=0, le=5)
+    space_price_per_kw_month: float = field(184.06, "Colocation price",
+                                            "currency per kW-month of maximum power",
+                                            source="CBRE H2 2024 wholesale", ge=0, le=10_000)
+    maintenance_fraction_annual: float = field(0.08, "Maintenance and support",
+                                               "fraction of server price per year",
+                                               source="HPC rule of thumb 4-8 %", ge=0, le=1)
+    servers_per_fte: float = field(50, "Servers per FTE", "servers per FTE", source="estimate",
+                                   gt=0, le=10_000)
+    fte_cost_annual: float = field(200_000, "Staff cost", "currency per FTE-year",
+                                   source="estimate", ge=0, le=1e7)
+    availability: float = field(0.99, "Availability", "fraction of hours",
+                                "Hours a server can take work after repairs and maintenance.",
+                                LLAMA3, gt=0, le=1)
+    hardware_price_trend_annual: float = field(0.0, "Hardware price trend", "fraction per year",
+                                               "Applies to replacements at end of life.",
+                                               ge=-0.9, le=1)
+    failures_per_server_year: float = field(1.4, "Failures", "per server-year",
+                                            "Interrupt gang jobs with no notice (design 4.4).",
+                                            LLAMA3, ge=0, le=1000)
+    relative_throughput: float = field(1.0, "Relative throughput", "work per GPU-hour vs "
+                                       "the measured GPU", gt=0, le=100)
+    financing: Financing = Field(default_factory=CashFinancing, title="Financing",
+                                 description="cash, or a loan with APR, term and down payment")
+
+    @field_validator("resale_fraction_by_year")
+    @classmethod
+    def _resale_in_range(cls, values: tuple[float, ...]) -> tuple[float, ...]:
+        for value in values:
+            if not 0 <= value <= 1:
+                raise ValueError(f"each resale fraction must be between 0 and 1, got {value}")
+        if any(b > a for a, b in zip(values, values[1:])):
+            raise ValueError("resale fractions must not increase with age")
+        return values
+
+    @model_validator(mode="after")
+    def _idle_below_max(self) -> "Owned":
+        if self.power_kw_idle > self.power_kw_max:
+            raise ValueError(f"power_kw_idle ({self.power_kw_idle}) must be <= power_kw_max "
+                             f"({self.power_kw_max})")
+        return self
+
+
+class OnDemand(Section):
+    price_per_gpu_hour: float = field(6.88, "On-demand price", "currency per GPU-hour",
+                                      source="AWS p5.48xlarge us-east-1 $55.04/h, SkyPilot "
+                                      "catalog 00148f2", ge=0, le=1000)
+    price_trend_annual: float = field(0.0, "On-demand price trend", "fraction per year",
+                                      "Cloud prices tend to fall: -0.2 = 20 % cheaper a year.",
+                                      ge=-0.9, le=1)
+    billing_increment_seconds: float = field(1, "Billing increment", "seconds",
+                                             "Rounding overhead = increment/2 per session.",
+                                             "EC2 bills per second", ge=0, le=86_400)
+    mean_session_hours: float = field(24, "Mean session length", "hours", gt=0, le=8760)
+    relative_throughput: float = field(1.0, "Relative throughput", "work per GPU-hour vs the "
+                                       "measured GPU", "Commitments and spot rent the same GPU.",
+                                       gt=0, le=100)
+
+
+class CommitmentOffer(Section):
+    id: str = field("1y", "Offer id", "text", pattern=r"^[A-Za-z0-9_-]{1,20}$")
+    term_months: int = field(12, "Term", "months", ge=1, le=120)
+    discount: float = field(0.41, "Discount", "fraction of on-demand price",
+                            source="Epoch AI cost model (1y 41 %, 3y 64 %)", ge=0, lt=1)
+    price_per_gpu_hour: Optional[float] = field(
+        None, "Committed price", "currency per GPU-hour",
+        "Absolute price at first signing; overrides the discount.", ge=0, le=1000)
+    payment: Literal["none", "partial", "all"] = field("none", "Upfront payment", "option")
+    block_gpus: int = field(8, "Block size", "GPUs per commitment unit",
+                            source="one p5.48xlarge = 8 GPUs", ge=1, le=1024)
+
+
+DEFAULT_OFFERS = (CommitmentOffer(id="1y", term_months=12, discount=0.41),
+                  CommitmentOffer(id="3y", term_months=36, discount=0.64))
+
+
+class Spot(Section):
+    discount: float = field(0.70, "Spot discount", "fraction of on-demand price",
+                            source="AWS p5 spot from $11.25/h vs $55.04/h (us-east-2)",
+                            ge=0, lt=1)
+    price_per_gpu_hour: Optional[float] = field(
+        None, "Spot price", "currency per GPU-hour", "Overrides the discount.", ge=0, le=1000)
+    availability: float = field(0.8, "Spot availability", "fraction of interruptible demand",
+                                "Share of interruptible work spot capacity can take; the rest "
+                                "runs on demand.", "estimate", ge=0, le=1)
+    interruptions_per_instance_hour: float = field(
+        0.001, "Interruption rate", "per instance-hour",
+        "A Spot Advisor monthly bucket f converts as -ln(1-f)/730.",
+        "AWS Spot Advisor '> 20 %' bucket (estimate)", ge=0, le=10)
+    notice_seconds: float = field(120, "Interruption notice", "seconds",
+                                  source="AWS 120 s, GCP and Azure 30 s", ge=0, le=86_400)
+    checkpoint_seconds: float = field(60, "Checkpoint write time", "seconds", gt=0, le=86_400)
+    restart_seconds: float = field(600, "Restart time", "seconds",
+                                   "Re-acquire, pull image, reload data.", ge=0, le=86_400)
+    nodes_per_job: int = field(1, "Nodes per job", "nodes",
+                               "A gang is interrupted when any node is.", ge=1, le=100_000)
+
+
+class CloudData(Section):
+    storage_tb: float = field(0, "Cloud storage", "TB", "Datasets and checkpoints.", ge=0, le=1e6)
+    storage_price_per_gb_month: float = field(0.023, "Storage price", "currency per GB-month",
+                                              source="AWS S3 Standard", ge=0, le=10)
+    egress_tb_per_month: float = field(0, "Egress", "TB per month", ge=0, le=1e6)
+    egress_price_per_gb: float = field(0.09, "Egress price", "currency per GB",
+                                       source="AWS internet egress, first 10 TB", ge=0, le=10)
+
+
+class CloudTerms(Section):
+    prices_include_vat: bool = field(False, "Cloud prices include VAT", "yes/no")
+    vat_rate: float = field(0.0, "VAT rate", "fraction", ge=0, le=1)
+    setup_fee: float = field(0.0, "Cloud setup fee", "currency", ge=0, le=1e8)
+    support_fraction: float = field(0.0, "Cloud support", "fraction of monthly cloud spend",
+                                    ge=0, le=1)
+    support_minimum_per_month: float = field(0.0, "Cloud support minimum", "currency per month",
+                                             ge=0, le=1e7)
+
+
+class ProfileOptions(Section):
+    interruptible_share: Optional[float] = field(
+        None, "Interruptible share", "fraction of demand",
+        "When set, replaces the profile's own steady/interruptible split.", ge=0, le=1)
+    growth_annual: float = field(0.0, "Demand growth", "fraction per year", ge=-0.9, le=10)
+    peak_to_average: float = field(1.0, "Peak-to-average", "ratio",
+                                   "Busiest hour over the average hour of a day, for daily "
+                                   "and monthly rows.", ge=1, le=24)
+
+
+class Proposed(Section):
+    servers: Optional[int] = field(None, "Proposed servers", "servers", ge=0, le=100_000)
+    committed_gpus: dict[str, int] = Field(default_factory=dict, title="Proposed commitments",
+                                           description="GPUs committed per offer id")
+
+
+class Scenario(Section):
+    name: str = field("Default 8x H100 vs AWS p5", "Scenario name", "text", max_length=200)
+    finance: Finance = Field(default_factory=Finance)
+    owned: Owned = Field(default_factory=Owned)
+    on_demand: OnDemand = Field(default_factory=OnDemand)
+    commitments: tuple[CommitmentOffer, ...] = Field(default=DEFAULT_OFFERS, max_length=8)
+    spot: Spot = Field(default_factory=Spot)
+    cloud_data: CloudData = Field(default_factory=CloudData)
+    cloud_terms: CloudTerms = Field(default_factory=CloudTerms)
+    profile: ProfileOptions = Field(default_factory=ProfileOptions)
+    proposed: Proposed = Field(default_factory=Proposed)
+
+    @model_validator(mode="after")
+    def _proposed_matches_offers(self) -> "Scenario":
+        ids = [offer.id for offer in self.commitments]
+        if len(set(ids)) != len(ids):
+            raise ValueError(f"commitment ids must be unique, got {ids}")
+        offers = {offer.id: offer for offer in self.commitments}
+        for offer_id, gpus in self.proposed.committed_gpus.items():
+            if offer_id not in offers:
+                raise ValueError(f"proposed.committed_gpus names unknown offer {offer_id!r}; "
+                                 f"offers are {ids}")
+            if gpus < 0 or gpus % offers[offer_id].block_gpus:
+                raise ValueError(f"proposed.committed_gpus[{offer_id!r}] = {gpus} must be a "
+                                 f"non-negative multiple of block_gpus "
+                                 f"{offers[offer_id].block_gpus}")
+        return self
+
+    def with_changes(self, **sections: dict) -> "Scenario":
+        """A what-if copy with some fields of some sections changed, revalidated."""
+        data = self.model_dump()
+        for section, changes in sections.items():
+            if isinstance(data[section], dict):
+                data[section] = {**data[section], **changes}
+            else:
+                data[section] = changes
+        return Scenario.model_validate(data)
+
+
+def validation_messages(error) -> list[str]:
+    """One line per problem of a pydantic ValidationError: 'owned.pue: must be >= 1 (got 0.5)'."""
+    lines = []
+    for item in error.errors():
+        path = ".".join(str(part) for part in item["loc"]) or "scenario"
+        got = item.get("input")
+        suffix = "" if isinstance(got, (dict, list)) or got is None else f" (got {got!r})"
+        lines.append(f"{path}: {item['msg']}{suffix}")
+    return lines

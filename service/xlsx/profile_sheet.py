@@ -1,0 +1,71 @@
+"""The Profile sheet: the usage as ingested (per period) and the plan's monthly demand."""
+from __future__ import annotations
+
+import numpy as np
+
+from models.plan import Plan
+from service.xlsx.cells import write_text
+
+SHEET = "Profile"
+EXCEL_EPOCH = np.datetime64("1899-12-30T00", "h")
+
+
+def write_profile(workbook, fmt: dict, plan: Plan) -> None:
+    ws = workbook.add_worksheet(SHEET)
+    ctx, profile, cal = plan.context, plan.profile, plan.calendar
+    write_text(ws, 0, 0, "Usage profile", fmt["title"])
+    write_text(ws, 1, 0, f"As ingested: {len(profile.starts):,} {profile.period} periods, "
+               f"{profile.gpu_hours:,.1f} GPU-hours. Plan demand: the profile laid over the "
+               f"plan's {cal.total_hours:,} hours (repeated and grown as the scenario says). "
+               "All values here are engine volumes.", fmt["note"])
+    # Plan demand by month (columns A-E).
+    heads = ["Plan month", "Hours", "Steady [GPU-h]", "Interruptible [GPU-h]", "Total [GPU-h]",
+             "Peak [GPUs]"]
+    for c, h in enumerate(heads):
+        write_text(ws, 3, c, h, fmt["header"])
+    month_of_hour = cal.month_of_hour()
+    n = len(cal.hours)
+    steady = np.bincount(month_of_hour, ctx.demand.steady, minlength=n)
+    inter = np.bincount(month_of_hour, ctx.demand.interruptible, minlength=n)
+    peak = np.zeros(n)
+    np.maximum.at(peak, month_of_hour, ctx.demand.total)
+    for m, label in enumerate(cal.months):
+        row = 4 + m
+        write_text(ws, row, 0, label)
+        ws.write_number(row, 1, float(cal.hours[m]), fmt["int"])
+        ws.write_number(row, 2, float(steady[m]), fmt["hours"])
+        ws.write_number(row, 3, float(inter[m]), fmt["hours"])
+        ws.write_number(row, 4, float(steady[m] + inter[m]), fmt["hours"])
+        ws.write_number(row, 5, float(peak[m]), fmt["hours"])
+    # Usage as ingested (columns H-K), one row per period.
+    heads = [f"Period start ({profile.period})", "Steady [GPU-h]", "Interruptible [GPU-h]",
+             "Total [GPU-h]"]
+    for c, h in enumerate(heads):
+        write_text(ws, 3, 7 + c, h, fmt["header"])
+    serial = ((profile.starts - EXCEL_EPOCH) / np.timedelta64(1, "h") / 24.0).tolist()
+    st, it = profile.steady.tolist(), profile.interruptible.tolist()
+    date_fmt, hours_fmt = fmt["datetime"], fmt["hours"]
+    write = ws.write_number
+    for i in range(len(serial)):
+        row = 4 + i
+        write(row, 7, serial[i], date_fmt)
+        write(row, 8, st[i], hours_fmt)
+        write(row, 9, it[i], hours_fmt)
+        write(row, 10, st[i] + it[i], hours_fmt)
+    # Teams (user text: written as strings).
+    if profile.teams:
+        write_text(ws, 3, 13, "Team", fmt["header"])
+        write_text(ws, 3, 14, "GPU-hours", fmt["header"])
+        for i, (team, hours) in enumerate(profile.teams.items()):
+            write_text(ws, 4 + i, 13, team)
+            ws.write_number(4 + i, 14, float(hours), fmt["hours"])
+    ws.set_column(0, 0, 12)
+    ws.set_column(1, 5, 16)
+    ws.set_column(7, 7, 18)
+    ws.set_column(8, 10, 16)
+    ws.set_column(13, 14, 20)
+    ws.set_row(3, 30)
+    ws.freeze_panes(4, 0)
+    ws.repeat_rows(3)
+    ws.set_landscape()
+    ws.fit_to_pages(1, 0)

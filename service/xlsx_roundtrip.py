@@ -1,0 +1,167 @@
+"""Restore a scenario from a plan workbook or just its Assumptions sheet (design 6).
+
+The reader looks for the Assumptions sheet (or a single sheet with the same header), takes each
+row's Path and Value, rebuilds the scenario document and validates it with the pydantic model.
+openpyxl parses the XML through defusedxml when it is installed (a project dependency), so
+entity expansion and external entities are refused; the zip container is checked for size
+before anything is parsed.
+"""
+from __future__ import annotations
+
+import io
+import re
+import zipfile
+from typing import Any
+
+import openpyxl
+from pydantic import ValidationError
+
+from models.scenario import Scenario
+from service.xlsx.assumptions import HEADERS, SHEET
+
+MAX_BYTES = 50 * 1024 * 1024            # compressed upload
+MAX_UNCOMPRESSED = 500 * 1024 * 1024    # all members together
+MAX_RATIO = 200                         # per member: zip bombs compress far better than this
+PATH_RE = re.compile(r"^(name|[a-z_]+(\[[A-Za-z0-9_-]+\])?(\.[a-z_]+(\[[A-Za-z0-9_-]+\])?)*)$")
+OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
+
+
+class WorkbookError(ValueError):
+    """An uploaded workbook that is not a readable buyrent plan / Assumptions sheet."""
+
+
+def _check_container(data: bytes) -> None:
+    if not data:
+        raise WorkbookError("the file is empty")
+    if len(data) > MAX_BYTES:
+        raise WorkbookError(f"the file is {len(data):,} bytes; the limit is {MAX_BYTES:,}")
+    if data.startswith(OLE_MAGIC):
+        raise WorkbookError("the file is an encrypted workbook or an old .xls file; save it as "
+                            "an unencrypted .xlsx")
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+    except zipfile.BadZipFile:
+        raise WorkbookError("the file is not an .xlsx workbook (not a zip container)") from None
+    with archive:
+        total = 0
+        for info in archive.infolist():
+            total += info.file_size
+            if info.flag_bits & 0x1:
+                raise WorkbookError("the workbook is encrypted")
+            if info.compress_size and info.file_size / info.compress_size > MAX_RATIO \
+                    and info.file_size > 10 * 1024 * 1024:
+                raise WorkbookError(f"the workbook member {info.filename} expands "
+                                    f"{info.file_size / info.compress_size:,.0f}-fold: refused")
+        if total > MAX_UNCOMPRESSED:
+            raise WorkbookError(f"the workbook expands to {total:,} bytes: refused")
+        if "[Content_Types].xml" not in archive.namelist():
+            raise WorkbookError("the file is a zip archive but not an .xlsx workbook")
+
+
+def _find_sheet(wb):
+    candidates = [wb[SHEET]] if SHEET in wb.sheetnames else list(wb.worksheets)
+    for ws in candidates:
+        for r, row in enumerate(ws.iter_rows(min_row=1, max_row=10, values_only=True), start=1):
+            cells = [str(v).strip() if v is not None else "" for v in row[:len(HEADERS)]]
+            if cells[:3] == list(HEADERS[:3]):
+                return ws, r
+    raise WorkbookError(f"no {SHEET} sheet with the columns {', '.join(HEADERS[:3])} was found: "
+                        "this is not a buyrent plan workbook")
+
+
+def _set(doc: dict, path: str, value: Any) -> None:
+    """Put value at a path like owned.resale_fraction_by_year[2] or commitments[1].id."""
+    node: Any = doc
+    parts = path.split(".")
+    for k, part in enumerate(parts):
+        last = k == len(parts) - 1
+        m = re.fullmatch(r"([a-z_]+)(?:\[([A-Za-z0-9_-]+)\])?", part)
+        if not m:
+            raise WorkbookError(f"unknown path {path!r}")
+        key, index = m.group(1), m.group(2)
+        if index is None:
+            if last:
+                node[key] = value
+            else:
+                node = node.setdefault(key, {})
+            continue
+        container = node.setdefault(key, {})
+        if last:
+            container[index] = value
+        else:
+            node = container.setdefault(index, {})
+
+
+def _listify(doc: dict) -> dict:
+    """Numbered dict items back to lists (commitments, resale fractions)."""
+    owned = doc.get("owned", {})
+    if "resale_fraction_by_year" in owned:
+        items = owned["resale_fraction_by_year"]
+        owned["resale_fraction_by_year"] = [items[k] for k in sorted(items, key=int)]
+    offers = doc.get("commitments", {})
+    doc["commitments"] = [offers[k] for k in sorted(offers, key=int)]
+    financing = owned.get("financing")
+    if financing and financing.get("kind") == "cash":
+        owned["financing"] = {"kind": "cash"}
+    doc.setdefault("proposed", {}).setdefault("committed_gpus", {})
+    return doc
+
+
+def _cell_value(value: Any) -> Any:
+    """Blank cells are None (optional fields); numbers and text as read."""
+    if isinstance(value, str) and not value.strip():
+        return None
+    return value
+
+
+def _read_rows(data: bytes) -> tuple[dict[str, Any], dict[str, str]]:
+    wb = openpyxl.load_workbook(io.BytesIO(data), read_only=True, data_only=True)
+    try:
+        ws, header_row = _find_sheet(wb)
+        doc: dict[str, Any] = {}
+        where: dict[str, str] = {}
+        for r, row in enumerate(ws.iter_rows(min_row=header_row + 1, values_only=True),
+                                start=header_row + 1):
+            if not row or row[0] is None or not str(row[0]).strip():
+                continue
+            path = str(row[0]).strip()
+            if not PATH_RE.match(path):
+                raise WorkbookError(f"{ws.title}!A{r}: {path!r} is not a scenario field path")
+            value = row[2] if len(row) > 2 else None
+            if isinstance(value, str) and value.startswith("#"):
+                raise WorkbookError(f"{ws.title}!C{r} ({path}) holds an error value {value}")
+            _set(doc, path, _cell_value(value))
+            where[path] = f"{ws.title}!C{r}"
+        return doc, where
+    finally:
+        wb.close()
+
+
+def scenario_from_xlsx(data: bytes) -> Scenario:
+    """The scenario of a plan workbook (or of a workbook holding just its Assumptions sheet)."""
+    _check_container(data)
+    try:
+        doc, where = _read_rows(data)
+    except WorkbookError:
+        raise
+    except Exception as exc:  # openpyxl and defusedxml raise many types for damaged files
+        raise WorkbookError(f"the workbook cannot be read ({type(exc).__name__}: {exc})") from None
+    if not where:
+        raise WorkbookError(f"the {SHEET} sheet has no scenario rows")
+    try:
+        return Scenario.model_validate(_listify(doc))
+    except ValidationError as exc:
+        raise WorkbookError("; ".join(_message(item, where) for item in exc.errors())) from None
+
+
+def _message(item: dict, where: dict[str, str]) -> str:
+    path = ""
+    for part in item["loc"]:
+        if isinstance(part, int):
+            path += f"[{part + 1}]"
+        elif part in ("cash", "loan") and path.endswith("financing"):
+            continue
+        else:
+            path += ("." if path else "") + str(part)
+    cell = where.get(path)
+    return f"{cell + ' ' if cell else ''}({path or 'scenario'}): {item['msg']}"

@@ -15,7 +15,7 @@ import xlsxwriter
 
 from models.plan import Plan
 from service.xlsx.assumptions import write_assumptions
-from service.xlsx.cells import make_formats
+from service.xlsx.cells import add_sheet, make_formats
 from service.xlsx.profile_sheet import write_profile
 from service.xlsx.strategy_sheet import write_strategy_sheet
 from service.xlsx.summary import write_breakeven, write_summary
@@ -31,7 +31,7 @@ WORKBOOK_OPTIONS = {
 def _write(plan: Plan, target) -> None:
     wb = xlsxwriter.Workbook(target, WORKBOOK_OPTIONS)
     fmt = make_formats(wb)
-    summary = wb.add_worksheet("Summary")  # first tab; filled once the sheets exist
+    summary = add_sheet(wb, "Summary")  # first tab; filled once the sheets exist
     write_assumptions(wb, fmt, plan.scenario)
     write_profile(wb, fmt, plan)
     sheets = {name: write_strategy_sheet(wb, fmt, plan, name, r)

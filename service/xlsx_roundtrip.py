@@ -14,6 +14,7 @@ import zipfile
 from typing import Any
 
 import openpyxl
+from openpyxl.utils.escape import unescape
 from pydantic import ValidationError
 
 from models.scenario import Scenario
@@ -109,8 +110,9 @@ def _listify(doc: dict) -> dict:
 
 def _cell_value(value: Any) -> Any:
     """Blank cells are None (optional fields); numbers and text as read."""
-    if isinstance(value, str) and not value.strip():
-        return None
+    if isinstance(value, str):
+        # OOXML escapes control characters as _xHHHH_ (CR -> _x000D_); openpyxl keeps them
+        return unescape(value) if value.strip() else None
     return value
 
 

@@ -14,6 +14,7 @@ from service.ingest import load_usage
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "samples"
 HOURLY = SAMPLES / "usage_hourly.csv"
+DAILY = SAMPLES / "usage_daily.csv"   # small Profile sheet: keeps LibreOffice runs short
 
 WORKED_COMMON = {
     "finance": {"start_month": "2027-03", "horizon_months": 12, "discount_rate_annual": 0.12},
@@ -113,6 +114,10 @@ def hourly_profile() -> UsageProfile:
     return load_usage(HOURLY).profile
 
 
+def daily_profile() -> UsageProfile:
+    return load_usage(DAILY).profile
+
+
 CASES = ("h100", "l40s", "W1", "W2", "W3", "loan_tax_replacement", "straight_line_cash")
 
 
@@ -124,8 +129,8 @@ def case(name: str) -> tuple[Scenario, UsageProfile]:
     if name in ("W1", "W2", "W3"):
         return worked(name)
     if name == "loan_tax_replacement":
-        return Scenario.model_validate(LOAN_TAX_REPLACEMENT), hourly_profile()
-    return Scenario.model_validate(STRAIGHT_LINE_CASH), hourly_profile()
+        return Scenario.model_validate(LOAN_TAX_REPLACEMENT), daily_profile()
+    return Scenario.model_validate(STRAIGHT_LINE_CASH), daily_profile()
 
 
 def case_plan(name: str) -> Plan:

@@ -18,7 +18,7 @@ from pydantic import BaseModel
 from models.fields import field_meta
 from models.finance import monthly_rate
 from models.scenario import CommitmentOffer, LoanFinancing, Scenario
-from service.xlsx.cells import col, write_text, write_value
+from service.xlsx.cells import add_sheet, col, write_text, write_value
 
 SHEET = "Assumptions"
 HEADERS = ("Path", "Setting", "Value", "Unit", "Source", "Help", "Defined name")
@@ -142,7 +142,7 @@ def derived_rows(s: Scenario) -> list[tuple[str, str, str, float, str]]:
 
 def write_assumptions(workbook, fmt: dict, s: Scenario) -> dict[str, str]:
     """Write the sheet and its defined names; return path -> defined name."""
-    ws = workbook.add_worksheet(SHEET)
+    ws = add_sheet(workbook, SHEET)
     write_text(ws, 0, 0, "Assumptions", fmt["title"])
     write_text(ws, 1, 0, "Yellow cells are inputs: change one and every money formula of the "
                "plan follows. Each value cell is a defined name (last column). The Path column "

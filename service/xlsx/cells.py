@@ -4,6 +4,7 @@ from __future__ import annotations
 from typing import Any
 
 from xlsxwriter.utility import xl_col_to_name
+from xlsxwriter.worksheet import Worksheet
 
 FORMATS = {
     "title": {"bold": True, "font_size": 14},
@@ -62,3 +63,19 @@ def write_value(ws, row: int, column: int, value: Any, fmt=None) -> None:
 def sheet_ref(sheet: str, cell: str) -> str:
     """'Sheet'!$A$1 with the sheet name quoted (quotes doubled)."""
     return "'" + sheet.replace("'", "''") + "'!" + cell
+
+
+class PlanWorksheet(Worksheet):
+    """A worksheet that stores formulas as given.
+
+    XlsxWriter runs about 30 regular expressions over every formula to prefix dynamic-array
+    functions with _xlfn.; the plan's formulas use none of them (tests/test_export_xlsx.py
+    checks every function name), and skipping the scan halves the time to write a plan.
+    """
+
+    def _prepare_formula(self, formula, expand_future_functions=False):
+        return formula[1:] if formula.startswith("=") else formula
+
+
+def add_sheet(workbook, name: str):
+    return workbook.add_worksheet(name, worksheet_class=PlanWorksheet)

@@ -4,14 +4,14 @@ from __future__ import annotations
 import numpy as np
 
 from models.plan import Plan
-from service.xlsx.cells import write_text
+from service.xlsx.cells import add_sheet, write_text
 
 SHEET = "Profile"
 EXCEL_EPOCH = np.datetime64("1899-12-30T00", "h")
 
 
 def write_profile(workbook, fmt: dict, plan: Plan) -> None:
-    ws = workbook.add_worksheet(SHEET)
+    ws = add_sheet(workbook, SHEET)
     ctx, profile, cal = plan.context, plan.profile, plan.calendar
     write_text(ws, 0, 0, "Usage profile", fmt["title"])
     write_text(ws, 1, 0, f"As ingested: {len(profile.starts):,} {profile.period} periods, "

@@ -17,7 +17,7 @@ from models.costs import COST_LINES, CREDIT_LINES, START_OF_MONTH_LINES
 from models.finance import MACRS_5, resale_fraction
 from models.plan import Plan
 from models.strategies import StrategyResult
-from service.xlsx.cells import col, write_text
+from service.xlsx.cells import add_sheet, col, write_text
 
 LINE_TITLES = {
     "capex": "Capex (purchase + install)", "loan_payment": "Loan payments", "energy": "Energy",
@@ -262,7 +262,7 @@ def _commitment_formula(s, params, c, x: int, *, upfront: bool, n: int) -> str:
 
 def write_strategy_sheet(workbook, fmt: dict, plan: Plan, name: str, r: StrategyResult
                          ) -> SheetInfo:
-    ws = workbook.add_worksheet(name)
+    ws = add_sheet(workbook, name)
     s, ctx = plan.scenario, plan.context
     cur = s.finance.currency
     months = len(plan.calendar.hours)

@@ -6,7 +6,7 @@ from typing import Any
 import numpy as np
 
 from models.plan import Plan
-from service.xlsx.cells import col, sheet_ref, write_text
+from service.xlsx.cells import add_sheet, col, sheet_ref, write_text
 from service.xlsx.strategy_sheet import LINE_TITLES, SheetInfo
 
 SUMMARY, BREAKEVEN = "Summary", "Breakeven"
@@ -29,7 +29,7 @@ STRATEGY_TEXT = {
 
 def write_summary(workbook, fmt: dict, plan: Plan, sheets: dict[str, SheetInfo], ws=None
                   ) -> None:
-    ws = ws if ws is not None else workbook.add_worksheet(SUMMARY)
+    ws = ws if ws is not None else add_sheet(workbook, SUMMARY)
     s, cal = plan.scenario, plan.calendar
     cur = s.finance.currency
     write_text(ws, 0, 0, "Buy-vs-rent plan", fmt["title"])
@@ -191,7 +191,7 @@ def _load_duration(plan: Plan) -> dict[str, Any]:
 
 
 def write_breakeven(workbook, fmt: dict, plan: Plan) -> None:
-    ws = workbook.add_worksheet(BREAKEVEN)
+    ws = add_sheet(workbook, BREAKEVEN)
     write_text(ws, 0, 0, "Breakeven: screening curves and load duration", fmt["title"])
     write_text(ws, 1, 0, "Engine results (values): cost per GPU-year of each source against "
                "the hours a GPU is used per year, and the hourly demand sorted from the busiest "

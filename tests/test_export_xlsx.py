@@ -1,0 +1,352 @@
+"""The Excel plan: structure, safety, and recalculation by LibreOffice (issue 5).
+
+The LibreOffice tests convert every workbook in one soffice run with a private profile set to
+always recalculate, then compare each formula cell with the engine's number.
+"""
+from __future__ import annotations
+
+import io
+import math
+import pathlib
+import re
+import subprocess
+import sys
+import zipfile
+
+import numpy as np
+import openpyxl
+import pytest
+import xlsxwriter
+from openpyxl.utils.escape import unescape
+
+from models.costs import COST_LINES, CREDIT_LINES
+from models.plan import build_context, compute_plan
+from models.profile import UsageProfile
+from models.scenario import Scenario
+from service.export_xlsx import plan_xlsx_bytes, safe_download_name, write_plan_xlsx
+from service.xlsx.assumptions import defined_name, scenario_rows
+from service.xlsx.libreoffice import recalculate, soffice
+from service.xlsx.strategy_sheet import FIRST, TABLE_HEADER_ROW, LINE_TITLES
+from tests.xlsx_cases import CASES, HOURLY, case, case_plan
+
+REL, ABS = 1e-9, 1e-7
+INJECTIONS = ('=HYPERLINK("http://x","y")', "@SUM(A1)", "+cmd|' /C calc'!A0", "-2+3",
+              "\tTAB=1+1", "\r=1+1")
+MONEY_HEADERS = {LINE_TITLES[k] for k in COST_LINES + CREDIT_LINES} | {
+    "Total cost", "Cumulative cost", "Discounted cost", "Discounted cumulative cost",
+    "Paid at month start", "Paid at month end (net of credits)"}
+
+
+def close(a, b) -> bool:
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return math.isclose(a, b, rel_tol=REL, abs_tol=ABS)
+    return a == b
+
+
+def read_cells(path: pathlib.Path, data_only: bool) -> dict[tuple[str, str], object]:
+    """(sheet, coordinate) -> value of every cell outside the (value-only) Profile sheet."""
+    wb = openpyxl.load_workbook(path, read_only=True, data_only=data_only)
+    out = {(ws.title, c.coordinate): c.value for ws in wb.worksheets if ws.title != "Profile"
+           for row in ws.iter_rows() for c in row if c.value is not None}
+    wb.close()
+    return out
+
+
+def formula_cells(path: pathlib.Path) -> list[tuple[str, str]]:
+    return [key for key, value in read_cells(path, False).items()
+            if isinstance(value, str) and value.startswith("=")]
+
+
+def header_columns(ws) -> dict[str, int]:
+    return {ws.cell(TABLE_HEADER_ROW + 1, c).value: c for c in range(1, ws.max_column + 1)
+            if ws.cell(TABLE_HEADER_ROW + 1, c).value}
+
+
+def set_assumption(path_in: pathlib.Path, path_out: pathlib.Path, field: str, value) -> None:
+    wb = openpyxl.load_workbook(path_in)
+    ws = wb["Assumptions"]
+    for row in ws.iter_rows():
+        if row[0].value == field:
+            row[2].value = value
+            break
+    else:
+        raise AssertionError(f"no Assumptions row {field}")
+    wb.save(path_out)
+
+
+def injected_plan():
+    scenario = Scenario(name=INJECTIONS[0])
+    base = case("W1")[1]
+    profile = UsageProfile(base.period, base.starts, base.steady, base.interruptible,
+                           teams={text: 1.0 for text in INJECTIONS})
+    return compute_plan(scenario.model_copy(update={"finance": case("W1")[0].finance}), profile)
+
+
+# Changed assumptions checked against the engine: (case, field, new value, scenario section).
+CHANGES = [("W1", "owned.electricity_price_per_kwh", 0.15, "owned"),
+           ("loan_tax_replacement", "on_demand.price_per_gpu_hour", 5.25, "on_demand")]
+
+
+@pytest.fixture(scope="module")
+def recalculated(tmp_path_factory):
+    """Every case exported, plus changed copies, a wrong-cache probe and an injection case,
+    recalculated by one LibreOffice run."""
+    soffice()  # fails (not skips) when LibreOffice is missing
+    d = tmp_path_factory.mktemp("xlsx")
+    plans, files = {}, []
+    for name in CASES:
+        plans[name] = case_plan(name)
+        files.append(d / f"{name}.xlsx")
+        write_plan_xlsx(plans[name], files[-1])
+    for name, field, value, _ in CHANGES:
+        files.append(d / f"{name}-changed.xlsx")
+        set_assumption(d / f"{name}.xlsx", files[-1], field, value)
+    probe = d / "probe.xlsx"
+    wb = xlsxwriter.Workbook(str(probe))
+    ws = wb.add_worksheet()
+    ws.write_number(0, 0, 2)
+    ws.write_formula(0, 1, "=A1*21", None, 5)  # cached value deliberately wrong
+    wb.close()
+    files.append(probe)
+    files.append(d / "injected.xlsx")
+    write_plan_xlsx(injected_plan(), files[-1])
+    outs = recalculate(files, d / "recalculated")
+    return {"plans": plans, "src": {f.stem: f for f in files},
+            "out": {f.stem: o for f, o in zip(files, outs)}}
+
+
+@pytest.mark.libreoffice
+def test_libreoffice_really_recalculates(recalculated):
+    wb = openpyxl.load_workbook(recalculated["out"]["probe"], data_only=True)
+    assert wb.active["B1"].value == 42  # not the stored 5
+
+
+@pytest.mark.libreoffice
+@pytest.mark.parametrize("name", CASES)
+def test_every_formula_equals_engine_after_recalculation(recalculated, name):
+    src, out = recalculated["src"][name], recalculated["out"][name]
+    cached, recalc = read_cells(src, True), read_cells(out, True)
+    cells = formula_cells(src)
+    assert len(cells) > 1000
+    wrong = [(key, cached.get(key), recalc.get(key)) for key in cells
+             if not close(cached.get(key), recalc.get(key))]
+    assert not wrong, wrong[:10]
+    # ...and the cached values are the engine's numbers: check LibreOffice's against the plan.
+    plan = recalculated["plans"][name]
+    lo = openpyxl.load_workbook(out, data_only=True)
+    summary = lo["Summary"]
+    for name_, r in plan.strategies.items():
+        ws = lo[name_]
+        assert ws["B6"].value == pytest.approx(r.pv_cost, rel=REL)
+        assert ws["B7"].value == pytest.approx(r.pv_cost, rel=REL)  # Excel NPV() route
+        assert ws["B5"].value == pytest.approx(r.total_cost, rel=REL)
+        assert ws["B9"].value == pytest.approx(r.cost_per_useful_gpu_hour, rel=REL)
+        cols = header_columns(ws)
+        for line in COST_LINES + CREDIT_LINES:
+            got = [ws.cell(FIRST + 1 + m, cols[LINE_TITLES[line]]).value
+                   for m in range(len(plan.calendar.months))]
+            np.testing.assert_allclose(got, r.lines[line], rtol=REL, atol=ABS, err_msg=line)
+        got = [ws.cell(FIRST + 1 + m, cols["Discounted cumulative cost"]).value
+               for m in range(len(plan.calendar.months))]
+        np.testing.assert_allclose(got, r.discounted_cumulative, rtol=REL, atol=ABS)
+    pv = {summary.cell(r, 1).value: summary.cell(r, 5).value for r in range(8, 14)}
+    for name_, r in plan.strategies.items():
+        assert pv[name_] == pytest.approx(r.pv_cost, rel=REL)
+
+
+@pytest.mark.libreoffice
+@pytest.mark.parametrize("name, field, value, section", CHANGES)
+def test_changed_assumption_moves_money_as_the_engine_says(recalculated, name, field, value,
+                                                           section):
+    plan = recalculated["plans"][name]
+    key = field.split(".", 1)[1]
+    changed = plan.scenario.with_changes(**{section: {key: value}})
+    ctx = build_context(changed, plan.profile)
+    lo = openpyxl.load_workbook(recalculated["out"][f"{name}-changed"], data_only=True)
+    moved = 0
+    for name_, r in plan.strategies.items():
+        expected = ctx.evaluate(name_, r.capacity)   # same capacity, new prices
+        ws = lo[name_]
+        assert ws["B6"].value == pytest.approx(expected.pv_cost, rel=REL)
+        assert ws["B5"].value == pytest.approx(expected.total_cost, rel=REL)
+        cols = header_columns(ws)
+        for line in COST_LINES + CREDIT_LINES:
+            got = [ws.cell(FIRST + 1 + m, cols[LINE_TITLES[line]]).value
+                   for m in range(len(plan.calendar.months))]
+            np.testing.assert_allclose(got, expected.lines[line], rtol=REL, atol=ABS,
+                                       err_msg=f"{name_} {line}")
+        moved += not math.isclose(expected.pv_cost, r.pv_cost, rel_tol=1e-6)
+    assert moved >= 1
+
+
+@pytest.mark.libreoffice
+def test_injected_text_stays_text_after_libreoffice(recalculated):
+    for which in ("src", "out"):
+        wb = openpyxl.load_workbook(recalculated[which]["injected"])
+        assert wb["Summary"]["B2"].value == INJECTIONS[0]
+        assert wb["Summary"]["B2"].data_type == "s"
+        teams = {c.value: c.data_type for row in wb["Profile"].iter_rows(min_col=14, max_col=14)
+                 for c in row if c.value is not None}
+        # OOXML stores CR as _x000D_; openpyxl leaves the escape in place
+        teams = {unescape(str(k)).replace("\r", "\n"): v for k, v in teams.items()}
+        for text in INJECTIONS:
+            assert teams.get(text.replace("\r", "\n")) == "s", (which, text, teams)
+
+
+# --- Structure, without LibreOffice -------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def h100():
+    plan = case_plan("h100")
+    data = plan_xlsx_bytes(plan)
+    return plan, data, openpyxl.load_workbook(io.BytesIO(data))
+
+
+def test_sheets_in_order(h100):
+    plan, _, wb = h100
+    assert wb.sheetnames == ["Summary", "Assumptions", "Profile", *plan.strategies, "Breakeven"]
+
+
+def test_every_scenario_field_has_a_defined_name(h100):
+    plan, _, wb = h100
+    names = set(wb.defined_names)
+    rows = scenario_rows(plan.scenario)
+    assert {"owned_pue", "owned_electricity_price_per_kwh", "scenario_name",
+            "commitments_1_discount", "owned_resale_fraction_by_year_2",
+            "owned_resale_fraction_by_year", "proposed_committed_gpus_1y"} <= names
+    for row in rows:
+        assert defined_name(row.path) in names
+    dumped = plan.scenario.model_dump()
+    leaves = sum(1 for _ in _leaves(dumped)) - (0 if plan.scenario.owned.financing.kind ==
+                                                "loan" else 0)
+    assert len(rows) >= leaves
+
+
+def _leaves(d):
+    if isinstance(d, dict):
+        for v in d.values():
+            yield from _leaves(v)
+    elif isinstance(d, (list, tuple)):
+        for v in d:
+            yield from _leaves(v)
+    else:
+        yield d
+
+
+def test_money_columns_are_formulas_and_volumes_are_values(h100):
+    plan, _, wb = h100
+    for name in plan.strategies:
+        ws = wb[name]
+        cols = header_columns(ws)
+        for header, c in cols.items():
+            cell = ws.cell(FIRST + 1, c)
+            if header in MONEY_HEADERS:
+                assert cell.data_type == "f", (name, header)
+            if header in ("Hours in month", "Owned [GPU-h]", "On demand [GPU-h]",
+                          "Overhead [GPU-h]", "Servers online"):
+                assert cell.data_type == "n", (name, header)
+        assert ws.freeze_panes == f"B{FIRST + 1}"
+        assert ws.page_setup.orientation == "landscape"
+        assert ws.sheet_properties.pageSetUpPr.fitToPage
+        assert ws.page_setup.fitToHeight == 0
+
+
+def test_cached_values_are_the_engines(h100):
+    plan, data, _ = h100
+    wb = openpyxl.load_workbook(io.BytesIO(data), data_only=True)
+    for name, r in plan.strategies.items():
+        ws = wb[name]
+        cols = header_columns(ws)
+        got = [ws.cell(FIRST + 1 + m, cols["Total cost"]).value for m in range(60)]
+        np.testing.assert_allclose(got, r.total_by_month, rtol=1e-15)
+        assert ws["B6"].value == r.pv_cost
+
+
+def test_charts_are_native(h100):
+    plan, data, _ = h100
+    with zipfile.ZipFile(io.BytesIO(data)) as z:
+        charts = [n for n in z.namelist() if n.startswith("xl/charts/chart")]
+        xml = "".join(z.read(n).decode() for n in charts)
+    assert len(charts) >= 3   # cumulative, stacked monthly, load duration (+ screening)
+    assert "<c:lineChart>" in xml and 'c:grouping val="stacked"' in xml
+    assert "<c:scatterChart>" in xml
+
+
+def test_optimizer_extras_are_used_when_present():
+    plan = case_plan("W1")
+    plan.extras.update({
+        "breakeven": {"utilization": {"on_demand": 0.41, "1y": 0.7},
+                      "payback_month": {"optimal": 7, "proposed": None},
+                      "reasons": ["=cmd"]},
+        "explanation": "Buy one server: it pays back in 7 months.",
+        "charts": {"screening": {"hours_per_year": [0, 4380, 8760],
+                                 "curves": {"owned": [50000, 55000, 60000],
+                                            "on_demand": [0, 13000, 26000]},
+                                 "crossings": [{"sources": ["owned", "on_demand"],
+                                                "hours_per_year": 7000, "utilization": 0.8,
+                                                "cost_per_gpu_year": 58000}]},
+                   "load_duration": {"fraction_of_hours": [0.0, 0.5, 1.0],
+                                     "gpus": [8, 6, 4], "levels": {"committed": 0, "owned": 7.76}}},
+    })
+    wb = openpyxl.load_workbook(io.BytesIO(plan_xlsx_bytes(plan)))
+    texts = [c.value for row in wb["Summary"].iter_rows() for c in row if c.value]
+    assert "Buy one server: it pays back in 7 months." in texts
+    assert "utilization / on_demand" in texts
+    reasons = [c for row in wb["Summary"].iter_rows() for c in row if c.value == "=cmd"]
+    assert reasons and reasons[0].data_type == "s"
+    be = wb["Breakeven"]
+    assert be["A4"].value == "Hours used per year" and be["C6"].value == 13000
+    with zipfile.ZipFile(io.BytesIO(plan_xlsx_bytes(plan))) as z:
+        assert sum(n.startswith("xl/charts/chart") for n in z.namelist()) == 4
+
+
+def test_injected_text_is_never_a_formula():
+    data = plan_xlsx_bytes(injected_plan())
+    with zipfile.ZipFile(io.BytesIO(data)) as z:
+        sheets = "".join(z.read(n).decode() for n in z.namelist()
+                         if n.startswith("xl/worksheets/"))
+        strings = z.read("xl/sharedStrings.xml").decode()
+    assert "HYPERLINK" not in sheets and "cmd|" not in sheets  # no <f> with user text
+    assert "HYPERLINK(&quot;http://x&quot;" in strings or 'HYPERLINK("http://x"' in strings
+
+
+@pytest.mark.parametrize("name, revision, expected", [
+    ("8x H100 vs AWS p5", 3, "buyrent-plan-8x-h100-vs-aws-p5-r3.xlsx"),
+    ('=HYPERLINK("http://x","y")', None, "buyrent-plan-hyperlink-http-x-y.xlsx"),
+    ("../../etc/passwd\r\nX-Header: 1", "a/b", "buyrent-plan-etc-passwd-x-header-1-ra-b.xlsx"),
+    ("Café München", "", "buyrent-plan-cafe-munchen.xlsx"),
+    ("", None, "buyrent-plan-scenario.xlsx"),
+    ("日本語", 12, "buyrent-plan-scenario-r12.xlsx"),
+])
+def test_safe_download_name(name, revision, expected):
+    got = safe_download_name(name, revision)
+    assert got == expected
+    assert re.fullmatch(r"[a-z0-9.-]+\.xlsx", got) and len(got) < 100
+
+
+def test_cli_writes_the_workbook(tmp_path):
+    out = tmp_path / "plan.xlsx"
+    done = subprocess.run([sys.executable, "-m", "service.cli", "plan", str(HOURLY),
+                           "--xlsx", str(out)], capture_output=True, text=True,
+                          cwd=pathlib.Path(__file__).resolve().parent.parent)
+    assert done.returncode == 0, done.stderr
+    wb = openpyxl.load_workbook(out, read_only=True)
+    assert "Assumptions" in wb.sheetnames
+    wb.close()
+
+
+ALLOWED_FUNCTIONS = {"IF", "SUM", "MIN", "MAX", "INT", "MOD", "AND", "OR", "PMT", "FV", "NPV",
+                     "SUMPRODUCT", "CHOOSE", "INDEX", "COUNT", "ISBLANK", "DATE", "YEAR",
+                     "MONTH"}
+
+
+def test_formulas_use_only_classic_functions():
+    """service.xlsx.cells.PlanWorksheet skips XlsxWriter's _xlfn. prefixing: that is only
+    right while no formula calls a function introduced after Excel 2007."""
+    for name in ("loan_tax_replacement", "W2"):
+        data = plan_xlsx_bytes(case_plan(name))
+        with zipfile.ZipFile(io.BytesIO(data)) as z:
+            xml = "".join(z.read(n).decode() for n in z.namelist()
+                          if n.startswith("xl/worksheets/") or n == "xl/workbook.xml")
+        used = set(re.findall(r"([A-Z][A-Z0-9.]*)\(", "".join(re.findall(r"<f>(.*?)</f>", xml))))
+        assert used and used <= ALLOWED_FUNCTIONS, used - ALLOWED_FUNCTIONS

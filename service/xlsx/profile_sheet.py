@@ -38,20 +38,19 @@ def write_profile(workbook, fmt: dict, plan: Plan) -> None:
         ws.write_number(row, 4, float(steady[m] + inter[m]), fmt["hours"])
         ws.write_number(row, 5, float(peak[m]), fmt["hours"])
     # Usage as ingested (columns H-K), one row per period.
-    heads = [f"Period start ({profile.period})", "Steady [GPU-h]", "Interruptible [GPU-h]",
-             "Total [GPU-h]"]
+    heads = [f"Period start ({profile.period})", "Steady [GPU-h]", "Interruptible [GPU-h]"]
     for c, h in enumerate(heads):
         write_text(ws, 3, 7 + c, h, fmt["header"])
     serial = ((profile.starts - EXCEL_EPOCH) / np.timedelta64(1, "h") / 24.0).tolist()
     st, it = profile.steady.tolist(), profile.interruptible.tolist()
-    date_fmt, hours_fmt = fmt["datetime"], fmt["hours"]
+    # Up to tens of thousands of rows: General format for the volumes keeps the XML lean.
+    date_fmt = fmt["datetime"]
     write = ws.write_number
     for i in range(len(serial)):
         row = 4 + i
         write(row, 7, serial[i], date_fmt)
-        write(row, 8, st[i], hours_fmt)
-        write(row, 9, it[i], hours_fmt)
-        write(row, 10, st[i] + it[i], hours_fmt)
+        write(row, 8, st[i])
+        write(row, 9, it[i])
     # Teams (user text: written as strings).
     if profile.teams:
         write_text(ws, 3, 13, "Team", fmt["header"])
@@ -62,7 +61,7 @@ def write_profile(workbook, fmt: dict, plan: Plan) -> None:
     ws.set_column(0, 0, 12)
     ws.set_column(1, 5, 16)
     ws.set_column(7, 7, 18)
-    ws.set_column(8, 10, 16)
+    ws.set_column(8, 9, 16)
     ws.set_column(13, 14, 20)
     ws.set_row(3, 30)
     ws.freeze_panes(4, 0)

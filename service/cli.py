@@ -55,7 +55,10 @@ def cmd_plan(args: argparse.Namespace) -> int:
     plan.warnings[:0] = ingested.warnings
     if args.xlsx:
         from service.export_xlsx import write_plan_xlsx
-        write_plan_xlsx(plan, Path(args.xlsx))
+        try:
+            write_plan_xlsx(plan, Path(args.xlsx))
+        except OSError as exc:
+            raise UsageError(f"{args.xlsx}: cannot write the workbook ({exc.strerror})") from None
     if args.json:
         json.dump(plan.document(), sys.stdout, allow_nan=False)
         sys.stdout.write("\n")

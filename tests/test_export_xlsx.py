@@ -350,3 +350,11 @@ def test_formulas_use_only_classic_functions():
                           if n.startswith("xl/worksheets/") or n == "xl/workbook.xml")
         used = set(re.findall(r"([A-Z][A-Z0-9.]*)\(", " ".join(re.findall(r"<f>(.*?)</f>", xml))))
         assert used and used <= ALLOWED_FUNCTIONS, used - ALLOWED_FUNCTIONS
+
+
+def test_cli_reports_an_unwritable_path(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "service.cli", "plan", "--xlsx",
+                           str(tmp_path / "missing" / "plan.xlsx")], capture_output=True,
+                          text=True, cwd=pathlib.Path(__file__).resolve().parent.parent)
+    assert done.returncode == 2
+    assert "cannot write the workbook" in done.stderr and "Traceback" not in done.stderr

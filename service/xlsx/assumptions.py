@@ -17,7 +17,7 @@ from pydantic import BaseModel
 
 from models.fields import field_meta
 from models.finance import monthly_rate
-from models.scenario import CommitmentOffer, LoanFinancing, Scenario
+from models.scenario import LoanFinancing, Scenario
 from service.xlsx.cells import add_sheet, col, write_text, write_value
 
 SHEET = "Assumptions"

@@ -277,14 +277,12 @@ def write_strategy_sheet(workbook, fmt: dict, plan: Plan, name: str, r: Strategy
         params[f"commit_{i}"] = f"$E${2 + i}"
     params["uses_cloud"] = "$B$4"
     cols_index: dict[str, int] = {}
-    columns_holder: list[Column] = []
 
     def c(key: str, row: int) -> str:
         return f"{col(cols_index[key])}{row}"
 
-    # Column positions must be known before formulas are generated.
-    probe = build_columns(plan, r, lambda k, x: "", params)
-    for i, column in enumerate([col_ for col_ in probe], start=1):
+    # Column positions first (a dry run with dummy addresses), then the real formulas.
+    for i, column in enumerate(build_columns(plan, r, lambda k, x: "", params), start=1):
         cols_index[column.key] = i
     columns_holder = build_columns(plan, r, c, params)
     first, last = FIRST + 1, FIRST + months   # 1-based excel rows of the data
@@ -320,8 +318,9 @@ def write_strategy_sheet(workbook, fmt: dict, plan: Plan, name: str, r: Strategy
         ws.write_formula(row, 1, formula, fmt[f_], value)
         cells[key] = f"$B${row + 1}"
     assert cells["uses_cloud"] == params["uses_cloud"] and cells["pv_useful"] == "$B$8"
-    write_text(ws, 10, 0, "Columns under 'Engine volumes (values)' are the engine's numbers; everything "
-               "else is a formula over the Assumptions sheet and those volumes.", fmt["note"])
+    write_text(ws, 10, 0, "Columns under 'Engine volumes (values)' are the engine's numbers; "
+               "everything else is a formula over the Assumptions sheet and those volumes.",
+               fmt["note"])
     # Monthly table.
     group_titles = {"volume": "Engine volumes (values)", "schedule": "Schedules (formulas)",
                     "server": "Per owned server (formulas)", "money": "Cost lines (formulas)",

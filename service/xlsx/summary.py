@@ -6,7 +6,7 @@ from typing import Any
 import numpy as np
 
 from models.plan import Plan
-from service.xlsx.cells import add_sheet, col, sheet_ref, write_text
+from service.xlsx.cells import add_sheet, sheet_ref, write_text
 from service.xlsx.strategy_sheet import LINE_TITLES, SheetInfo
 
 SUMMARY, BREAKEVEN = "Summary", "Breakeven"

@@ -5,9 +5,8 @@ The plan document (design 9.3) is the contract every view (CLI, pages, API, xlsx
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any
 
-import numpy as np
 
 from models.costs import COST_LINES, CREDIT_LINES
 from models.profile import (PlanCalendar, PlanDemand, UsageProfile, default_start_month,
@@ -16,7 +15,7 @@ from models.breakeven import breakeven_sections
 from models.explain import explanation
 from models.optimize import find_optimal
 from models.scenario import Scenario
-from models.strategies import (Capacity, PlanContext, StrategyResult, buy_for_peak_capacity,
+from models.strategies import (PlanContext, StrategyResult, buy_for_peak_capacity,
                                on_demand_capacity, proposed_capacity)
 
 STRATEGY_ORDER = ("on_demand", "cloud_only", "buy_for_peak", "optimal", "proposed")
@@ -146,7 +145,3 @@ def demand_summary(demand: PlanDemand) -> dict[str, float]:
     return {"plan_gpu_hours": float(total.sum()), "plan_peak_gpus": float(total.max()),
             "interruptible_share": float(demand.interruptible.sum() / total.sum())
             if total.sum() > 0 else 0.0}
-
-
-def optional_float(x: Optional[float]) -> Optional[float]:
-    return None if x is None or not np.isfinite(x) else float(x)

@@ -18,7 +18,7 @@ from openpyxl.utils.escape import unescape
 from pydantic import ValidationError
 
 from models.scenario import Scenario
-from service.xlsx.assumptions import HEADERS, SHEET
+from service.xlsx.assumptions import EXACT_COL, HEADERS, SHEET, stored_number
 
 MAX_BYTES = 50 * 1024 * 1024            # compressed upload
 MAX_UNCOMPRESSED = 500 * 1024 * 1024    # all members together
@@ -132,11 +132,24 @@ def _read_rows(data: bytes) -> tuple[dict[str, Any], dict[str, str]]:
             value = row[2] if len(row) > 2 else None
             if isinstance(value, str) and value.startswith("#"):
                 raise WorkbookError(f"{ws.title}!C{r} ({path}) holds an error value {value}")
-            _set(doc, path, _cell_value(value))
+            exact = row[EXACT_COL] if len(row) > EXACT_COL else None
+            _set(doc, path, _exact(_cell_value(value), exact))
             where[path] = f"{ws.title}!C{r}"
         return doc, where
     finally:
         wb.close()
+
+
+def _exact(value: Any, exact: Any) -> Any:
+    """The full-precision float of an unedited cell (see assumptions.needs_exact)."""
+    if not isinstance(exact, str) or isinstance(value, bool) \
+            or not isinstance(value, (int, float)):
+        return value
+    try:
+        full = float(exact)
+    except ValueError:
+        return value
+    return full if stored_number(full) == value else value
 
 
 def scenario_from_xlsx(data: bytes) -> Scenario:

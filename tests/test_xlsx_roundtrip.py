@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import functools
 import io
+import math
 import zipfile
 
 import openpyxl
@@ -64,6 +65,16 @@ def test_identity_for_the_default_and_odd_scenarios():
                               profile={"interruptible_share": 0.25},
                               cloud_terms={"prices_include_vat": True, "vat_rate": 0.19})):
         assert scenario_from_xlsx(workbook_of(scenario)) == scenario
+
+
+def test_floats_that_need_17_digits_survive():
+    rate = -math.log(1 - 0.2) / 730   # a Spot Advisor bucket converted (design 4.2)
+    scenario = Scenario(spot={"interruptions_per_instance_hour": rate},
+                        owned={"pue": 0.1 + 0.2 + 1.0, "electricity_price_per_kwh": 1 / 3})
+    assert float(f"{rate:.16G}") != rate or float(f"{1 / 3:.16G}") != 1 / 3
+    assert scenario_from_xlsx(workbook_of(scenario)) == scenario
+    edited = scenario_from_xlsx(edit(workbook_of(scenario), {"owned.pue": 1.25}))
+    assert edited.owned.pue == 1.25 and edited.spot.interruptions_per_instance_hour == rate
 
 
 @pytest.mark.parametrize("text", INJECTIONS)

@@ -21,8 +21,8 @@ from models.scenario import LoanFinancing, Scenario
 from service.xlsx.cells import add_sheet, col, write_text, write_value
 
 SHEET = "Assumptions"
-HEADERS = ("Path", "Setting", "Value", "Unit", "Source", "Help", "Defined name")
-PATH_COL, LABEL_COL, VALUE_COL, NAME_COL = 0, 1, 2, 6
+HEADERS = ("Path", "Setting", "Value", "Unit", "Source", "Help", "Defined name", "Exact value")
+PATH_COL, LABEL_COL, VALUE_COL, NAME_COL, EXACT_COL = 0, 1, 2, 6, 7
 FIRST_ROW = 3  # 0-based row of the first field; rows above: title, note, header
 
 
@@ -140,6 +140,18 @@ def derived_rows(s: Scenario) -> list[tuple[str, str, str, float, str]]:
     return rows
 
 
+def stored_number(value: float) -> float:
+    """The number as XlsxWriter stores it: 16 significant digits."""
+    return float(f"{value:.16G}")
+
+
+def needs_exact(value: Any) -> bool:
+    """A float that 16 digits do not reproduce: its repr goes to the hidden Exact value
+    column, and the round trip uses it while the visible cell still holds the stored number."""
+    return (isinstance(value, float) and not isinstance(value, bool)
+            and stored_number(value) != value)
+
+
 def write_assumptions(workbook, fmt: dict, s: Scenario) -> dict[str, str]:
     """Write the sheet and its defined names; return path -> defined name."""
     ws = add_sheet(workbook, SHEET)
@@ -167,6 +179,8 @@ def write_assumptions(workbook, fmt: dict, s: Scenario) -> dict[str, str]:
         write_text(ws, row, 4, item.source)
         write_text(ws, row, 5, item.help)
         write_text(ws, row, NAME_COL, name)
+        if needs_exact(item.value):
+            write_text(ws, row, EXACT_COL, repr(item.value))
         workbook.define_name(name, f"={SHEET}!${col(VALUE_COL)}${row + 1}")
         names[item.path] = name
         if item.path.endswith("]") and "resale_fraction_by_year" in item.path:
@@ -191,6 +205,7 @@ def write_assumptions(workbook, fmt: dict, s: Scenario) -> dict[str, str]:
     ws.set_column(3, 3, 26)
     ws.set_column(4, 5, 40)
     ws.set_column(NAME_COL, NAME_COL, 40)
+    ws.set_column(EXACT_COL, EXACT_COL, 24, None, {"hidden": True})
     ws.freeze_panes(3, 0)
     ws.repeat_rows(2)
     ws.set_landscape()

@@ -84,7 +84,7 @@ def write_summary(workbook, fmt: dict, plan: Plan, sheets: dict[str, SheetInfo],
     if breakeven:
         for label, value in _flatten(breakeven):
             write_text(ws, row, 0, label)
-            _write_any(ws, row, 1, value, fmt)
+            _write_any(ws, row, 1, value, fmt, label)
             row += 1
     else:
         write_text(ws, row, 0, "Not computed for this plan (no optimizer results).", fmt["note"])
@@ -129,12 +129,14 @@ def _flatten(d: dict, prefix: str = "") -> list[tuple[str, Any]]:
     return out
 
 
-def _write_any(ws, row, column, value, fmt) -> None:
+def _write_any(ws, row, column, value, fmt, label: str = "") -> None:
     if isinstance(value, bool) or value is None:
         write_text(ws, row, column, "none" if value is None else str(value))
-    elif isinstance(value, (int, float)) and np.isfinite(value):
-        ws.write_number(row, column, float(value), fmt["fraction"] if abs(value) <= 1
-                        else fmt["money"])
+    elif isinstance(value, int):
+        ws.write_number(row, column, value, fmt["int"])
+    elif isinstance(value, float) and np.isfinite(value):
+        share = "utilization" in label or "commitment_vs" in label
+        ws.write_number(row, column, value, fmt["percent"] if share else fmt["money"])
     else:
         write_text(ws, row, column, value)
 

@@ -5,8 +5,10 @@ always recalculate, then compare each formula cell with the engine's number.
 """
 from __future__ import annotations
 
+import fcntl
 import io
 import math
+import os
 import pathlib
 import re
 import subprocess
@@ -87,17 +89,11 @@ CHANGES = [("W1", "owned.electricity_price_per_kwh", 0.15, "owned"),
            ("loan_tax_replacement", "on_demand.price_per_gpu_hour", 5.25, "on_demand")]
 
 
-@pytest.fixture(scope="module")
-def recalculated(tmp_path_factory):
-    """Every case exported, plus changed copies, a wrong-cache probe and an injection case,
-    recalculated by one LibreOffice run."""
-    soffice()  # fails (not skips) when LibreOffice is missing
-    d = tmp_path_factory.mktemp("xlsx")
-    plans, files = {}, []
-    for name in CASES:
-        plans[name] = case_plan(name)
+def write_and_recalculate(d: pathlib.Path, plans: dict) -> list[pathlib.Path]:
+    files = []
+    for name, plan in plans.items():
         files.append(d / f"{name}.xlsx")
-        write_plan_xlsx(plans[name], files[-1])
+        write_plan_xlsx(plan, files[-1])
     for name, field, value, _ in CHANGES:
         files.append(d / f"{name}-changed.xlsx")
         set_assumption(d / f"{name}.xlsx", files[-1], field, value)
@@ -110,9 +106,31 @@ def recalculated(tmp_path_factory):
     files.append(probe)
     files.append(d / "injected.xlsx")
     write_plan_xlsx(injected_plan(), files[-1])
-    outs = recalculate(files, d / "recalculated")
+    recalculate(files, d / "recalculated")
+    return files
+
+
+@pytest.fixture(scope="module")
+def recalculated(tmp_path_factory):
+    """Every case exported, plus changed copies, a wrong-cache probe and an injection case,
+    recalculated by one LibreOffice run (once per session, even under pytest-xdist)."""
+    soffice()  # fails (not skips) when LibreOffice is missing
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = base.parent   # shared by the workers of one run
+    d = base / "xlsx-recalculated"
+    d.mkdir(exist_ok=True)
+    plans = {name: case_plan(name) for name in CASES}
+    with open(d / "lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        done = d / "done.txt"
+        if done.exists():
+            files = [d / line for line in done.read_text().split()]
+        else:
+            files = write_and_recalculate(d, plans)
+            done.write_text("\n".join(f.name for f in files))
     return {"plans": plans, "src": {f.stem: f for f in files},
-            "out": {f.stem: o for f, o in zip(files, outs)}}
+            "out": {f.stem: d / "recalculated" / f.name for f in files}}
 
 
 @pytest.mark.libreoffice

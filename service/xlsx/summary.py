@@ -91,8 +91,7 @@ def write_summary(workbook, fmt: dict, plan: Plan, sheets: dict[str, SheetInfo],
         row += 1
     row += 1
     write_text(ws, row, 0, "Formulas and values", fmt["bold"])
-    write_text(ws, row + 1, 0, NOTE, fmt["note"])
-    ws.merge_range(row + 1, 0, row + 1, 9, None)
+    ws.merge_range(row + 1, 0, row + 1, 9, "", fmt["note"])
     write_text(ws, row + 1, 0, NOTE, fmt["note"])
     ws.set_row(row + 1, 75)
     row += 3
@@ -169,7 +168,8 @@ def _summary_charts(workbook, ws, plan: Plan, sheets: dict[str, SheetInfo], row:
             "values": [info.name, info.first_row, c, info.last_row, c],
             "gap": 20,
         })
-    stacked.set_title({"name": f"Monthly cost of {rec} by source (credits not shown)"})
+    stacked.set_title({"name": f"Monthly cost of {rec} by source and cost line "
+                                "(credits not shown)"})
     stacked.set_y_axis({"name": cur, "num_format": "#,##0"})
     stacked.set_size({"width": 760, "height": 380})
     ws.insert_chart(row + 20, 0, stacked)

@@ -1,0 +1,243 @@
+"""Vectorised costing of fixed capacities over many draws of the assumptions (issue 7).
+
+The engine (models/costs.py, dispatch.py, strategies.py) costs one scenario; here every price,
+waste and discount factor carries a draws axis, arrays of shape (months, draws), and one pass of
+numpy costs every draw. Capacities stay fixed (the decision is made today). Demand growth is a
+change of capacity level: sum over hours of min(f d, x) = f sum min(d, x / f), with f the draw's
+growth relative to the base at the month's middle hour, so each month's sorted demand table is
+reused. Failure rates change the gross demand table, so they are drawn from a few strata and
+each stratum gets its own table. Tests prove equality with the engine draw by draw.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from models.checkpoint import HOURS_PER_YEAR, waste_fraction
+from models.dispatch import MonthlySorted
+from models.finance import (depreciation_schedule, loan_schedule, resale_fraction,
+                            trend_factors)
+from models.assumptions import offer_discount
+from models.profile import PlanDemand
+from models.strategies import Capacity, PlanContext
+
+
+def growth_factors(ctx: PlanContext, growth: np.ndarray) -> np.ndarray:
+    """Demand multiplier of each month and draw relative to the base growth [-], (months, n)."""
+    cal, base = ctx.calendar, ctx.scenario.profile.growth_annual
+    starts = np.concatenate([[0.0], np.cumsum(cal.hours)[:-1]])
+    middle = (starts + (cal.hours - 1) / 2) / HOURS_PER_YEAR
+    return ((1.0 + growth) / (1.0 + base))[None, :] ** middle[:, None]
+
+
+def grown_demand(ctx: PlanContext, growth: float) -> PlanDemand:
+    """The plan's demand with the growth of one draw, month by month as the draws see it."""
+    f = growth_factors(ctx, np.array([growth]))[:, 0][ctx.calendar.month_of_hour()]
+    d = ctx.demand
+    return PlanDemand(d.steady * f, d.interruptible * f, d.profile_hours_used, d.repeated_hours)
+
+
+@dataclass
+class DrawPrices:
+    """Per-draw unit costs and discount factors, arrays of shape (months, n)."""
+
+    on_demand: np.ndarray
+    spot: np.ndarray
+    energy_busy: np.ndarray
+    energy_idle: np.ndarray       # one online server
+    capex: np.ndarray
+    loan_payment: np.ndarray
+    interest: np.ndarray
+    maintenance: np.ndarray
+    resale: np.ndarray
+    depreciation: np.ndarray
+    resale_gain: np.ndarray
+    offer_upfront: dict[str, np.ndarray]
+    offer_monthly: dict[str, np.ndarray]
+    end: np.ndarray
+    start: np.ndarray
+
+
+def draw_prices(ctx: PlanContext, v: dict[str, np.ndarray]) -> DrawPrices:
+    """UnitCosts and ServerSchedule of models/costs.py, with a draws axis."""
+    s, cal, u = ctx.scenario, ctx.calendar, ctx.units
+    months, n = len(cal.hours), len(v["on_demand_price"])
+    steps = np.arange(months, dtype=float)[:, None] / 12.0
+    trend = (1.0 + v["on_demand_trend"])[None, :] ** steps
+    odp = v["on_demand_price"]
+    on_demand = odp / u.vat * trend * u.rounding
+    spot_base = (np.full(n, s.spot.price_per_gpu_hour) if s.spot.price_per_gpu_hour is not None
+                 else odp * (1.0 - v["spot_discount"]))
+    power = np.outer(trend_factors(months, s.finance.power_price_inflation_annual),
+                     v["electricity_price"])
+    o = s.owned
+    online = u.server.online[:, None]
+    energy_busy = (o.power_kw_max - o.power_kw_idle) / o.gpus_per_server * v["pue"] * power
+    energy_idle = o.power_kw_idle * v["pue"] * cal.hours[:, None] * power * online
+    z = np.zeros((months, n))
+    capex, loan, interest, maint, resale, dep, gain = (z.copy() for _ in range(7))
+    for start in range(0, months, o.useful_life_months):
+        price = v["server_price"] * (1.0 + v["hardware_trend"]) ** (
+            start / 12.0)
+        basis = price + o.install_cost_per_server
+        end = min(start + o.useful_life_months, months)
+        span = end - start
+        if o.financing.kind == "loan":
+            f = o.financing
+            capex[start] += basis * f.down_payment_fraction
+            pay, intr, _ = loan_schedule(1.0, f.apr, f.term_months, span)
+            loan[start:end] += np.outer(pay, basis * (1 - f.down_payment_fraction))
+            interest[start:end] += np.outer(intr, basis * (1 - f.down_payment_fraction))
+        else:
+            capex[start] += basis
+        maint[start:end] = o.maintenance_fraction_annual * price / 12.0
+        # resale fraction is affine in the resale multiplier m: a + b m
+        a = resale_fraction(span, tuple(0.0 for _ in o.resale_fraction_by_year))
+        b = resale_fraction(span, o.resale_fraction_by_year) - a
+        value = price * (a + b * v["resale_value"])
+        resale[end - 1] += value
+        d = depreciation_schedule(1.0, s.finance.tax_depreciation, o.useful_life_months, span)
+        dep[start:end] += np.outer(d, basis)
+        gain[end - 1] += value - (basis - d.sum() * basis)
+    offer_upfront, offer_monthly = {}, {}
+    for offer in s.commitments:
+        base = (np.full(n, offer.price_per_gpu_hour) if offer.price_per_gpu_hour is not None
+                else odp * (1.0 - offer_discount(offer.discount, v["commitment_discount"])))
+        base = base / u.vat
+        share = {"none": 0.0, "partial": 0.5, "all": 1.0}[offer.payment]
+        up, mo = z.copy(), z.copy()
+        long_hours = np.concatenate([cal.hours, _extra_hours(ctx, offer.term_months)])
+        for start in range(0, months, offer.term_months):
+            rate = base * (1.0 + v["on_demand_trend"]) ** (start / 12.0)
+            term_hours = long_hours[start:start + offer.term_months]
+            inside = min(offer.term_months, months - start)
+            up[start] += share * rate * term_hours.sum() * inside / offer.term_months
+            mo[start:start + inside] = np.outer(term_hours[:inside], (1.0 - share) * rate)
+        offer_upfront[offer.id], offer_monthly[offer.id] = up, mo
+    rm = (1.0 + v["discount_rate"]) ** (1.0 / 12.0) - 1.0
+    m = np.arange(1, months + 1, dtype=float)[:, None]
+    return DrawPrices(on_demand, spot_base / u.vat * trend * u.rounding, energy_busy,
+                      energy_idle, capex, loan, interest, maint * online, resale, dep, gain,
+                      offer_upfront, offer_monthly, (1.0 + rm) ** -m, (1.0 + rm) ** -(m - 1))
+
+
+def _extra_hours(ctx: PlanContext, months: int) -> np.ndarray:
+    from models.profile import plan_calendar
+    cal = ctx.calendar
+    return plan_calendar(cal.months[0], len(cal.hours) + months).hours[len(cal.hours):]
+
+
+@dataclass
+class DrawDemand:
+    """What dispatch needs per draw: wastes, growth and the gross tables by failure stratum."""
+
+    growth: np.ndarray            # (months, n)
+    failure_waste: np.ndarray     # (n,)
+    spot_waste: np.ndarray        # (n,)
+    stratum: np.ndarray           # (n,) index into gross
+    gross: list[MonthlySorted]
+    steady: MonthlySorted
+
+
+def draw_demand(ctx: PlanContext, v: dict[str, np.ndarray]) -> DrawDemand:
+    s, d = ctx.scenario, ctx.demand
+    sp = s.spot
+    has_int = d.interruptible.sum() > 0
+    common = dict(nodes=sp.nodes_per_job, notice_seconds=sp.notice_seconds,
+                  checkpoint_seconds=sp.checkpoint_seconds, restart_seconds=sp.restart_seconds)
+    rates, stratum = np.unique(v["failure_rate"], return_inverse=True)
+    fw_by = np.array([waste_fraction(noticed_rate_per_node_hour=0.0,
+                                     unnoticed_rate_per_node_hour=r / HOURS_PER_YEAR,
+                                     **common).fraction for r in rates])
+    fw_by = fw_by if has_int else np.zeros_like(fw_by)
+    pairs, pair_index = np.unique(np.stack([v["failure_rate"], v["spot_interruptions"]]),
+                                  axis=1, return_inverse=True)
+    sw_by = np.array([waste_fraction(noticed_rate_per_node_hour=b,
+                                     unnoticed_rate_per_node_hour=a / HOURS_PER_YEAR,
+                                     **common).fraction for a, b in pairs.T])
+    gross = [MonthlySorted(d.steady + d.interruptible / (1.0 - w), ctx.calendar)
+             for w in fw_by] if has_int else [ctx.tables.gross] * len(rates)
+    return DrawDemand(growth_factors(ctx, v["demand_growth"]), fw_by[stratum],
+                      sw_by[pair_index.ravel()], stratum.ravel(), gross, ctx.tables.steady)
+
+
+def _sum_min(tables: list[MonthlySorted], stratum: np.ndarray, level: np.ndarray,
+             growth: np.ndarray) -> np.ndarray:
+    """sum min(f d, x) = f sum min(d, x/f), table by stratum [GPU-hours], (months, n)."""
+    scaled = level / growth
+    if len(tables) == 1:
+        return growth * tables[0].sum_min(scaled)
+    out = np.empty_like(scaled)
+    for k, table in enumerate(tables):
+        cols = np.flatnonzero(stratum == k)
+        if cols.size:
+            out[:, cols] = table.sum_min(scaled[:, cols])
+    return growth * out
+
+
+def draw_pv(ctx: PlanContext, p: DrawPrices, dd: DrawDemand, capacity: Capacity,
+            availability: np.ndarray) -> np.ndarray:
+    """PV cost of a fixed capacity in each draw [currency], shape (n,).
+
+    Notes
+    -----
+    Dispatch as models/dispatch.py, then the cost lines of models/costs.strategy_lines with
+    per-draw prices, cloud use decided draw by draw, and PV with per-draw discount factors.
+    """
+    s, cal = ctx.scenario, ctx.calendar
+    o, terms = s.owned, s.cloud_terms
+    theta_o, theta_c = o.relative_throughput, s.on_demand.relative_throughput
+    n, months = len(availability), len(cal.hours)
+    g = dd.growth
+    committed_gpus = sum(capacity.committed.values())
+    c_cap = np.full((months, n), committed_gpus * theta_c)
+    k_cap = np.outer(ctx.units.server.online, capacity.servers * (
+        o.gpus_per_server * availability * theta_o))
+    cap = c_cap + k_cap
+    gross_c = _sum_min(dd.gross, dd.stratum, c_cap, g) if committed_gpus else 0.0 * cap
+    gross_all = _sum_min(dd.gross, dd.stratum, cap, g) if capacity.servers else gross_c
+    steady_c = g * dd.steady.sum_min(c_cap / g) if committed_gpus else 0.0 * cap
+    steady_all = g * dd.steady.sum_min(cap / g) if capacity.servers else steady_c
+    d_total = g * np.stack([t.totals for t in dd.gross], axis=1)[:, dd.stratum]
+    s_total = g * dd.steady.totals[:, None]
+    fw, sw = dd.failure_waste, dd.spot_waste
+    owned = gross_all - gross_c
+    left_steady = s_total - steady_all
+    left_int = np.maximum((d_total - gross_all) - left_steady, 0.0)
+    share = np.where(sw < 1, s.spot.availability if capacity.use_spot else 0.0, 0.0)
+    spot_useful = share * left_int * (1.0 - fw)
+    spot = np.where(sw < 1, spot_useful / np.where(sw < 1, 1.0 - sw, 1.0), 0.0)
+    on_demand = left_steady + (1.0 - share) * left_int
+
+    u, sv, N = ctx.units, ctx.units.server, capacity.servers
+    end, start = p.end, p.start
+    start_lines = N * p.capex
+    end_lines = (N * (p.loan_payment + p.maintenance + p.energy_idle)
+                 + N * (sv.space + sv.staff)[:, None] + p.energy_busy * (owned / theta_o))
+    commit_up, commit = 0.0 * cap, 0.0 * cap
+    for offer_id, gpus in capacity.committed.items():
+        if gpus:
+            commit_up = commit_up + gpus * p.offer_upfront[offer_id]
+            commit = commit + gpus * p.offer_monthly[offer_id]
+    spot_cost = spot / theta_c * p.spot
+    od_cost = on_demand / theta_c * p.on_demand
+    uses = (committed_gpus > 0) | (spot.sum(axis=0) > 0) | (on_demand.sum(axis=0) > 1e-9)
+    storage = np.outer(u.storage, uses)
+    egress = np.outer(u.egress, uses)
+    setup = np.zeros((months, n))
+    setup[0] = np.where(uses, u.setup_fee, 0.0)
+    spend = commit_up + commit + spot_cost + od_cost + storage + egress
+    support = np.where(uses & (spend > 0),
+                       np.maximum(terms.support_fraction * spend, u.support_minimum), 0.0)
+    cloud_end = commit + spot_cost + od_cost + storage + egress + support
+    credits = N * p.resale
+    pv_start = start_lines + commit_up + setup
+    pv_end = end_lines + cloud_end
+    t = s.finance.tax_rate
+    if t > 0:
+        deductible = (end_lines - N * p.loan_payment + commit_up + cloud_end + setup)
+        owned_tax = N * (p.interest + p.depreciation + np.maximum(-p.resale_gain, 0))
+        credits = credits + t * (deductible + owned_tax)
+        pv_end = pv_end + t * N * np.maximum(p.resale_gain, 0)
+    return ((pv_start * start).sum(axis=0) + ((pv_end - credits) * end).sum(axis=0))

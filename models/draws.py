@@ -57,6 +57,9 @@ class DrawPrices:
     offer_monthly: dict[str, np.ndarray]
     end: np.ndarray
     start: np.ndarray
+    server_pv: np.ndarray = None       # one server's owned lines but busy energy, (n,)
+    offer_pv: dict[str, np.ndarray] = None  # one committed GPU of each offer, pre-tax, (n,)
+    cloud_data_pv: np.ndarray = None   # storage and egress, pre-tax, (n,)
 
 
 def draw_prices(ctx: PlanContext, v: dict[str, np.ndarray]) -> DrawPrices:
@@ -117,9 +120,18 @@ def draw_prices(ctx: PlanContext, v: dict[str, np.ndarray]) -> DrawPrices:
         offer_upfront[offer.id], offer_monthly[offer.id] = up, mo
     rm = (1.0 + v["discount_rate"]) ** (1.0 / 12.0) - 1.0
     m = np.arange(1, months + 1, dtype=float)[:, None]
-    return DrawPrices(on_demand, spot_base / u.vat * trend * u.rounding, energy_busy,
-                      energy_idle, capex, loan, interest, maint * online, resale, dep, gain,
-                      offer_upfront, offer_monthly, (1.0 + rm) ** -m, (1.0 + rm) ** -(m - 1))
+    p = DrawPrices(on_demand, spot_base / u.vat * trend * u.rounding, energy_busy,
+                   energy_idle, capex, loan, interest, maint * online, resale, dep, gain,
+                   offer_upfront, offer_monthly, (1.0 + rm) ** -m, (1.0 + rm) ** -(m - 1))
+    t, sv = s.finance.tax_rate, u.server
+    running = p.maintenance + p.energy_idle + (sv.space + sv.staff)[:, None]
+    end_lines = (p.loan_payment + running + t * np.maximum(p.resale_gain, 0) - p.resale
+                 - t * (running + p.interest + p.depreciation + np.maximum(-p.resale_gain, 0)))
+    p.server_pv = _dot(p.capex, p.start) + _dot(end_lines, p.end)
+    p.offer_pv = {k: _dot(offer_upfront[k], p.start) + _dot(offer_monthly[k], p.end)
+                  for k in offer_upfront}
+    p.cloud_data_pv = (u.storage + u.egress) @ p.end
+    return p
 
 
 def _extra_hours(ctx: PlanContext, months: int) -> np.ndarray:
@@ -138,6 +150,7 @@ class DrawDemand:
     stratum: np.ndarray           # (n,) index into gross
     gross: list[MonthlySorted]
     steady: MonthlySorted
+    cache: dict | None = None     # sum-mins of the capacities being costed, see _level_table
 
 
 def draw_demand(ctx: PlanContext, v: dict[str, np.ndarray]) -> DrawDemand:
@@ -176,14 +189,114 @@ def _sum_min(tables: list[MonthlySorted], stratum: np.ndarray, level: np.ndarray
     return growth * out
 
 
+def draw_pvs(ctx: PlanContext, p: DrawPrices, dd: DrawDemand,
+             capacities: dict[str, Capacity], availability: np.ndarray
+             ) -> dict[str, np.ndarray]:
+    """PV cost of each fixed capacity in each draw, sharing one dispatch pass [currency]."""
+    dd.cache = _level_table(ctx, dd, list(capacities.values()), availability)
+    try:
+        return {name: draw_pv(ctx, p, dd, cap, availability)
+                for name, cap in capacities.items()}
+    finally:
+        dd.cache = None
+
+
 def draw_pv(ctx: PlanContext, p: DrawPrices, dd: DrawDemand, capacity: Capacity,
             availability: np.ndarray) -> np.ndarray:
     """PV cost of a fixed capacity in each draw [currency], shape (n,).
 
+    Every cost is linear in the monthly volumes unless a cloud support minimum applies; then
+    the monthly lines are built in full (:func:`draw_pv_monthly`).
+    """
+    if ctx.units.support_minimum > 0:
+        return draw_pv_monthly(ctx, p, dd, capacity, availability)
+    s = ctx.scenario
+    theta_o, theta_c = s.owned.relative_throughput, s.on_demand.relative_throughput
+    keep, support = 1.0 - s.finance.tax_rate, 1.0 + s.cloud_terms.support_fraction
+    committed_gpus = sum(capacity.committed.values())
+    a_c, a_all, b_all, d_total, s_total = _levels(ctx, dd, capacity, availability)
+    left_steady = s_total - b_all
+    left_int = np.maximum((d_total - a_all) - left_steady, 0.0)
+    fw, sw = dd.failure_waste, dd.spot_waste
+    share = np.where(sw < 1, s.spot.availability if capacity.use_spot else 0.0, 0.0)
+    spot_per_left = np.where(sw < 1, share * (1.0 - fw) / np.where(sw < 1, 1.0 - sw, 1.0), 0.0)
+    cloud = keep * support / theta_c
+    od_unit, spot_unit = cloud * p.on_demand * p.end, cloud * p.spot * p.end
+    pv = (_dot(od_unit, left_steady) + (1.0 - share) * _dot(od_unit, left_int)
+          + spot_per_left * _dot(spot_unit, left_int))
+    if capacity.servers:
+        pv += capacity.servers * p.server_pv + keep / theta_o * _dot(p.energy_busy * p.end,
+                                                                      a_all - a_c)
+    for offer_id, gpus in capacity.committed.items():
+        if gpus:
+            pv += gpus * keep * support * p.offer_pv[offer_id]
+    spot_hours = spot_per_left * left_int.sum(axis=0)
+    od_hours = left_steady.sum(axis=0) + (1.0 - share) * left_int.sum(axis=0)
+    uses = (committed_gpus > 0) | (spot_hours > 0) | (od_hours > 1e-9)
+    return pv + np.where(uses, keep * support * p.cloud_data_pv + keep * ctx.units.setup_fee,
+                         0.0)
+
+
+def _dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Sum over months of a x b, per draw."""
+    return np.einsum("md,md->d", a, b)
+
+
+def _levels(ctx: PlanContext, dd: DrawDemand, capacity: Capacity, availability: np.ndarray):
+    """A(C), A(C+K), B(C+K) and the totals D, S per month and draw (models/dispatch.py)."""
+    g = dd.growth
+    zero = np.zeros(g.shape)
+    c, n = sum(capacity.committed.values()), capacity.servers
+    table = dd.cache if dd.cache is not None else _level_table(ctx, dd, [capacity], availability)
+    a_c = table["gross", c, 0] if c else zero
+    a_all = table["gross", c, n] if n else a_c
+    b_all = table["steady", c, n] if (c or n) else zero
+    d_total = g * np.stack([t.totals for t in dd.gross], axis=1)[:, dd.stratum]
+    s_total = g * dd.steady.totals[:, None]
+    return a_c, a_all, b_all, d_total, s_total
+
+
+def _level_table(ctx: PlanContext, dd: DrawDemand, capacities: list[Capacity],
+                 availability: np.ndarray) -> dict:
+    """Every sum-min a set of capacities needs, in one pass per table [GPU-hours]."""
+    o, theta_c = ctx.scenario.owned, ctx.scenario.on_demand.relative_throughput
+    g = dd.growth
+    months, n = g.shape
+    gross, steady = set(), set()
+    for cap in capacities:
+        c, k = sum(cap.committed.values()), cap.servers
+        if c:
+            gross.add((c, 0))
+        if k:
+            gross.add((c, k))
+        if c or k:
+            steady.add((c, k))
+
+    def level(c: int, k: int) -> np.ndarray:
+        return c * theta_c + np.outer(ctx.units.server.online, k * (
+            o.gpus_per_server * availability * o.relative_throughput))
+
+    out = {}
+    for name, keys, tables in (("gross", sorted(gross), dd.gross),
+                               ("steady", sorted(steady), [dd.steady])):
+        if not keys:
+            continue
+        levels = np.concatenate([level(c, k) for c, k in keys], axis=1)
+        stratum = np.tile(dd.stratum if len(tables) > 1 else np.zeros(n, int), len(keys))
+        values = _sum_min(tables, stratum, levels, np.tile(g, len(keys)))
+        for i, key in enumerate(keys):
+            out[(name, *key)] = values[:, i * n:(i + 1) * n]
+    return out
+
+
+def draw_pv_monthly(ctx: PlanContext, p: DrawPrices, dd: DrawDemand, capacity: Capacity,
+                    availability: np.ndarray) -> np.ndarray:
+    """PV cost per draw from full monthly cost lines (models/costs.strategy_lines).
+
     Notes
     -----
-    Dispatch as models/dispatch.py, then the cost lines of models/costs.strategy_lines with
-    per-draw prices, cloud use decided draw by draw, and PV with per-draw discount factors.
+    Dispatch as models/dispatch.py, then the cost lines with per-draw prices, cloud use and
+    the support minimum decided draw by draw, and PV with per-draw discount factors.
     """
     s, cal = ctx.scenario, ctx.calendar
     o, terms = s.owned, s.cloud_terms

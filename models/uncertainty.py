@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Optional
 import numpy as np
 
 from models.assumptions import ASSUMPTIONS, BY_KEY, base_value, low_high, sample, with_values
-from models.draws import draw_demand, draw_prices, draw_pv, grown_demand
+from models.draws import draw_demand, draw_prices, draw_pvs, grown_demand
 from models.profile import UsageProfile, plan_demand
 from models.scenario import Scenario
 from models.strategies import Capacity, PlanContext
@@ -97,9 +97,7 @@ def monte_carlo(ctx: PlanContext, capacities: dict[str, Capacity], draws: int,
     values = sample(ctx.scenario, draws, seed)
     prices = draw_prices(ctx, values)
     demand = draw_demand(ctx, values)
-    pv = {name: draw_pv(ctx, prices, demand, cap, values["availability"])
-          for name, cap in capacities.items()}
-    return MonteCarlo(values, pv)
+    return MonteCarlo(values, draw_pvs(ctx, prices, demand, capacities, values["availability"]))
 
 
 def draw_context(ctx: PlanContext, values: dict[str, np.ndarray], i: int) -> PlanContext:

@@ -58,7 +58,7 @@ class DrawPrices:
     end: np.ndarray
     start: np.ndarray
     server_pv: np.ndarray = None       # one server's owned lines but busy energy, (n,)
-    offer_pv: dict[str, np.ndarray] = None  # one committed GPU of each offer, pre-tax, (n,)
+    offer_pv: dict[str, np.ndarray] = None  # one committed GPU of each offer, (n,)
     cloud_data_pv: np.ndarray = None   # storage and egress, pre-tax, (n,)
 
 
@@ -128,7 +128,10 @@ def draw_prices(ctx: PlanContext, v: dict[str, np.ndarray]) -> DrawPrices:
     end_lines = (p.loan_payment + running + t * np.maximum(p.resale_gain, 0) - p.resale
                  - t * (running + p.interest + p.depreciation + np.maximum(-p.resale_gain, 0)))
     p.server_pv = _dot(p.capex, p.start) + _dot(end_lines, p.end)
+    # support and the tax shield of an upfront payment are end-of-month lines (costs.py)
+    frac = s.cloud_terms.support_fraction
     p.offer_pv = {k: _dot(offer_upfront[k], p.start) + _dot(offer_monthly[k], p.end)
+                  + (frac - t * (1.0 + frac)) * _dot(offer_upfront[k] + offer_monthly[k], p.end)
                   for k in offer_upfront}
     p.cloud_data_pv = (u.storage + u.egress) @ p.end
     return p
@@ -229,12 +232,12 @@ def draw_pv(ctx: PlanContext, p: DrawPrices, dd: DrawDemand, capacity: Capacity,
                                                                       a_all - a_c)
     for offer_id, gpus in capacity.committed.items():
         if gpus:
-            pv += gpus * keep * support * p.offer_pv[offer_id]
+            pv += gpus * p.offer_pv[offer_id]
     spot_hours = spot_per_left * left_int.sum(axis=0)
     od_hours = left_steady.sum(axis=0) + (1.0 - share) * left_int.sum(axis=0)
     uses = (committed_gpus > 0) | (spot_hours > 0) | (od_hours > 1e-9)
-    return pv + np.where(uses, keep * support * p.cloud_data_pv + keep * ctx.units.setup_fee,
-                         0.0)
+    setup = ctx.units.setup_fee * (1.0 - s.finance.tax_rate * p.end[0])  # shield at month end
+    return pv + np.where(uses, keep * support * p.cloud_data_pv + setup, 0.0)
 
 
 def _dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -124,10 +124,15 @@ def draw_prices(ctx: PlanContext, v: dict[str, np.ndarray]) -> DrawPrices:
                    energy_idle, capex, loan, interest, maint * online, resale, dep, gain,
                    offer_upfront, offer_monthly, (1.0 + rm) ** -m, (1.0 + rm) ** -(m - 1))
     t, sv = s.finance.tax_rate, u.server
-    running = p.maintenance + p.energy_idle + (sv.space + sv.staff)[:, None]
-    end_lines = (p.loan_payment + running + t * np.maximum(p.resale_gain, 0) - p.resale
-                 - t * (running + p.interest + p.depreciation + np.maximum(-p.resale_gain, 0)))
-    p.server_pv = _dot(p.capex, p.start) + _dot(end_lines, p.end)
+    running = p.maintenance + p.energy_idle
+    end_lines = (1.0 - t) * running - p.resale
+    if o.financing.kind == "loan":
+        end_lines += p.loan_payment - t * p.interest
+    if t > 0:
+        end_lines += t * (np.maximum(p.resale_gain, 0) - p.depreciation
+                          - np.maximum(-p.resale_gain, 0))
+    p.server_pv = (_dot(p.capex, p.start) + _dot(end_lines, p.end)
+                   + (1.0 - t) * ((sv.space + sv.staff) @ p.end))
     # support and the tax shield of an upfront payment are end-of-month lines (costs.py)
     frac = s.cloud_terms.support_fraction
     p.offer_pv = {k: _dot(offer_upfront[k], p.start) + _dot(offer_monthly[k], p.end)
@@ -153,6 +158,7 @@ class DrawDemand:
     stratum: np.ndarray           # (n,) index into gross
     gross: list[MonthlySorted]
     steady: MonthlySorted
+    merged: list["MergedTable"]
     cache: dict | None = None     # sum-mins of the capacities being costed, see _level_table
 
 
@@ -172,10 +178,17 @@ def draw_demand(ctx: PlanContext, v: dict[str, np.ndarray]) -> DrawDemand:
     sw_by = np.array([waste_fraction(noticed_rate_per_node_hour=b,
                                      unnoticed_rate_per_node_hour=a / HOURS_PER_YEAR,
                                      **common).fraction for a, b in pairs.T])
-    gross = [MonthlySorted(d.steady + d.interruptible / (1.0 - w), ctx.calendar)
-             for w in fw_by] if has_int else [ctx.tables.gross] * len(rates)
-    return DrawDemand(growth_factors(ctx, v["demand_growth"]), fw_by[stratum],
-                      sw_by[pair_index.ravel()], stratum.ravel(), gross, ctx.tables.steady)
+    if has_int:
+        gross = [MonthlySorted(d.steady + d.interruptible / (1.0 - w), ctx.calendar)
+                 for w in fw_by]
+        merged = [MergedTable(t, ctx.tables.steady) for t in gross]
+    else:  # no interruptible work: failures change nothing, one table serves every draw
+        gross = [ctx.tables.gross] * len(rates)
+        merged = [MergedTable(ctx.tables.gross, ctx.tables.steady)]
+        stratum = np.zeros_like(stratum)
+    return DrawDemand(growth_factors(ctx, v["demand_growth"]), fw_by[stratum.ravel()],
+                      sw_by[pair_index.ravel()], stratum.ravel(), gross, ctx.tables.steady,
+                      merged)
 
 
 def _sum_min(tables: list[MonthlySorted], stratum: np.ndarray, level: np.ndarray,
@@ -259,36 +272,83 @@ def _levels(ctx: PlanContext, dd: DrawDemand, capacity: Capacity, availability: 
     return a_c, a_all, b_all, d_total, s_total
 
 
+class MergedTable:
+    """A month's gross and steady demand merged into one sorted row, with prefix sums of each.
+
+    One binary search then gives both sum-mins of a level: the number of gross values below
+    it is the count of gross entries before its position in the merged row (models/dispatch.py
+    MonthlySorted.sum_min, same index, same arithmetic).
+    """
+
+    def __init__(self, gross: MonthlySorted, steady: MonthlySorted):
+        months, width = gross.sorted.shape
+        self.merged = np.empty((months, 2 * width))
+        is_gross = np.zeros((months, 2 * width), dtype=np.int64)
+        rank = np.arange(width)
+        for m in range(months):  # merge two sorted rows; on ties gross comes first
+            g_row, s_row = gross.sorted[m], steady.sorted[m]
+            at_g = rank + np.searchsorted(s_row, g_row, side="left")
+            at_s = rank + np.searchsorted(g_row, s_row, side="right")
+            self.merged[m, at_g], self.merged[m, at_s] = g_row, s_row
+            is_gross[m, at_g] = 1
+        self.gross_before = np.concatenate([np.zeros((months, 1), np.int64),
+                                            np.cumsum(is_gross, axis=1)], axis=1)
+        self.gross, self.steady, self.width = gross, steady, gross.width
+
+    def sum_mins(self, level: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """sum min(gross, level) and sum min(steady, level) by month [GPU-hours], (months, k)."""
+        level = np.maximum(level, 0.0)
+        a, b = np.empty(level.shape), np.empty(level.shape)
+        for m in range(len(level)):
+            pos = np.searchsorted(self.merged[m], level[m])
+            ia = self.gross_before[m, pos]
+            ib = pos - ia
+            a[m] = self.gross.prefix[m, ia] + level[m] * (self.width - ia)
+            b[m] = self.steady.prefix[m, ib] + level[m] * (self.width - ib)
+        return a, b
+
+
 def _level_table(ctx: PlanContext, dd: DrawDemand, capacities: list[Capacity],
                  availability: np.ndarray) -> dict:
-    """Every sum-min a set of capacities needs, in one pass per table [GPU-hours]."""
+    """Every sum-min a set of capacities needs, one binary search per level and month.
+
+    sum min(f d, x) = f sum min(d, x / f): growth f is a change of level; the gross table
+    depends on the failure stratum of the draw.
+    """
     o, theta_c = ctx.scenario.owned, ctx.scenario.on_demand.relative_throughput
     g = dd.growth
-    months, n = g.shape
-    gross, steady = set(), set()
+    keys = set()
     for cap in capacities:
         c, k = sum(cap.committed.values()), cap.servers
         if c:
-            gross.add((c, 0))
+            keys.add((c, 0))
         if k:
-            gross.add((c, k))
-        if c or k:
-            steady.add((c, k))
-
-    def level(c: int, k: int) -> np.ndarray:
-        return c * theta_c + np.outer(ctx.units.server.online, k * (
-            o.gpus_per_server * availability * o.relative_throughput))
-
+            keys.add((c, k))
+    keys = sorted(keys)
+    if not keys:
+        return {}
+    # levels by (month, key, draw), draws grouped by failure stratum so each table sees a block
+    order = np.argsort(dd.stratum, kind="stable")
+    bounds = np.searchsorted(dd.stratum[order], np.arange(len(dd.merged) + 1))
+    per_gpu = o.gpus_per_server * availability[order] * o.relative_throughput
+    online, grown = ctx.units.server.online, g[:, order]
+    levels = np.stack([(c * theta_c + np.outer(online, k * per_gpu)) / grown for c, k in keys],
+                      axis=1)
+    a, b = np.empty(levels.shape), np.empty(levels.shape)
+    months = len(online)
+    for i, table in enumerate(dd.merged):
+        lo, hi = bounds[i], bounds[i + 1]
+        if hi > lo:
+            sa, sb = table.sum_mins(levels[:, :, lo:hi].reshape(months, -1))
+            a[:, :, lo:hi] = sa.reshape(months, len(keys), hi - lo)
+            b[:, :, lo:hi] = sb.reshape(months, len(keys), hi - lo)
+    back = np.argsort(order)
+    a = g[:, None, :] * a[:, :, back]
+    b = g[:, None, :] * b[:, :, back]
     out = {}
-    for name, keys, tables in (("gross", sorted(gross), dd.gross),
-                               ("steady", sorted(steady), [dd.steady])):
-        if not keys:
-            continue
-        levels = np.concatenate([level(c, k) for c, k in keys], axis=1)
-        stratum = np.tile(dd.stratum if len(tables) > 1 else np.zeros(n, int), len(keys))
-        values = _sum_min(tables, stratum, levels, np.tile(g, len(keys)))
-        for i, key in enumerate(keys):
-            out[(name, *key)] = values[:, i * n:(i + 1) * n]
+    for i, (c, k) in enumerate(keys):
+        out["gross", c, k] = a[:, i]
+        out["steady", c, k] = b[:, i]
     return out
 
 

@@ -201,10 +201,17 @@ COMPLEX = [
      "spot": {"price_per_gpu_hour": 2.0},
      "commitments": [{"id": "1y", "term_months": 12, "price_per_gpu_hour": 4.0}],
      "profile": {"growth_annual": 0.2}, "finance": {"horizon_months": 30}},
+    # tax with cash purchases on the fast path
+    {"finance": {"tax_rate": 0.3}, "owned": {"lead_time_months": 2},
+     "cloud_terms": {"support_fraction": 0.1, "setup_fee": 1000}},
+    # tax and a loan on the monthly path
+    {"finance": {"tax_rate": 0.3}, "owned": {"financing": {"kind": "loan"}},
+     "cloud_terms": {"support_minimum_per_month": 5000, "setup_fee": 1000}},
 ]
 
 
-@pytest.mark.parametrize("data", COMPLEX, ids=["loan-tax-vat-upfront", "support-minimum"])
+@pytest.mark.parametrize("data", COMPLEX, ids=["loan-tax-vat-upfront", "support-minimum",
+                                                "tax-cash", "tax-loan-support-minimum"])
 def test_vectorised_draws_equal_engine_on_complex_terms(data):
     s = Scenario.model_validate({**data, "finance": {**data.get("finance", {}),
                                                      "start_month": "2027-01"}})
@@ -218,6 +225,20 @@ def test_vectorised_draws_equal_engine_on_complex_terms(data):
         engine = draw_context(ctx, mc.values, i)
         for name, cap in caps.items():
             assert_allclose(mc.pv[name][i], engine.evaluate(name, cap).pv_cost, rtol=1e-9)
+
+
+def test_merged_table_equals_two_sorted_tables(sample_plan):
+    from models.draws import MergedTable
+    tables = sample_plan.context.tables
+    merged = MergedTable(tables.gross, tables.steady)
+    rng = np.random.default_rng(0)
+    months = len(tables.gross.totals)
+    levels = np.concatenate([rng.uniform(-5, 1.2 * tables.peak_gross_gpus, (months, 500)),
+                             tables.gross.sorted[:, ::37], tables.steady.sorted[:, ::41]],
+                            axis=1)  # ties with the table values on purpose
+    a, b = merged.sum_mins(levels)
+    np.testing.assert_array_equal(a, tables.gross.sum_min(levels))
+    np.testing.assert_array_equal(b, tables.steady.sum_min(levels))
 
 
 def test_draw_growth_is_close_to_the_engines_hourly_growth(sample_plan):

@@ -45,7 +45,8 @@ def main() -> None:
     every = {"on_demand": on_demand_capacity(), "buy_for_peak": buy_for_peak_capacity(ctx),
              **judged}
     months, hours = len(ctx.calendar.hours), ctx.calendar.total_hours
-    print(f"profile: {len(profile.starts):,} hours; plan: {months} months, {hours:,} hours")
+    print(f"sample profile: {len(profile.starts):,} hours, laid over {months} months = "
+          f"{hours:,} plan hours")
     for label, caps in (("optimal vs cloud_only", judged), ("all four strategies", every)):
         t = best_of(args.repeat, lambda: monte_carlo(ctx, caps, args.draws, 1))
         print(f"monte carlo, {args.draws:,} draws, {label}: {t:.3f} s "

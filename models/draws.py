@@ -38,78 +38,112 @@ def grown_demand(ctx: PlanContext, growth: float) -> PlanDemand:
     return PlanDemand(d.steady * f, d.interruptible * f, d.profile_hours_used, d.repeated_hours)
 
 
+SERVER_LINES = ("capex", "loan_payment", "interest", "maintenance", "resale", "depreciation",
+                "resale_gain")
+
+
 @dataclass
 class DrawPrices:
-    """Per-draw unit costs and discount factors, arrays of shape (months, n)."""
+    """Per-draw unit costs and discount factors, arrays of shape (months, n); PVs of one
+    server and one committed GPU, shape (n,)."""
 
     on_demand: np.ndarray
     spot: np.ndarray
-    energy_busy: np.ndarray
-    energy_idle: np.ndarray       # one online server
-    capex: np.ndarray
-    loan_payment: np.ndarray
-    interest: np.ndarray
-    maintenance: np.ndarray
-    resale: np.ndarray
-    depreciation: np.ndarray
-    resale_gain: np.ndarray
-    offer_upfront: dict[str, np.ndarray]
-    offer_monthly: dict[str, np.ndarray]
+    energy_busy: np.ndarray        # per own GPU-hour busy, above idle
     end: np.ndarray
     start: np.ndarray
-    server_pv: np.ndarray = None       # one server's owned lines but busy energy, (n,)
-    offer_pv: dict[str, np.ndarray] = None  # one committed GPU of each offer, (n,)
-    cloud_data_pv: np.ndarray = None   # storage and egress, pre-tax, (n,)
+    server_pv: np.ndarray = None   # one server's lines but busy energy, after tax
+    offer_pv: dict[str, np.ndarray] = None      # one committed GPU, support and tax included
+    offer_upfront: dict[str, np.ndarray] = None
+    offer_monthly: dict[str, np.ndarray] = None
+    cloud_data_pv: np.ndarray = None            # storage and egress, pre-tax
+    server_lines: dict[str, np.ndarray] | None = None  # monthly path only (SERVER_LINES)
 
 
 def draw_prices(ctx: PlanContext, v: dict[str, np.ndarray]) -> DrawPrices:
-    """UnitCosts and ServerSchedule of models/costs.py, with a draws axis."""
+    """UnitCosts and ServerSchedule of models/costs.py, with a draws axis.
+
+    Unit prices and discount factors are (months, n) arrays; a server's own lines are summed to
+    their PV per draw as they are made (they are one row or one span each), and kept as monthly
+    arrays only when a cloud support minimum needs the monthly path.
+    """
     s, cal, u = ctx.scenario, ctx.calendar, ctx.units
     months, n = len(cal.hours), len(v["on_demand_price"])
+    o, t = s.owned, s.finance.tax_rate
+    monthly = u.support_minimum > 0
     steps = np.arange(months, dtype=float)[:, None] / 12.0
     trend = (1.0 + v["on_demand_trend"])[None, :] ** steps
     odp = v["on_demand_price"]
-    on_demand = odp / u.vat * trend * u.rounding
     spot_base = (np.full(n, s.spot.price_per_gpu_hour) if s.spot.price_per_gpu_hour is not None
                  else odp * (1.0 - v["spot_discount"]))
-    power = np.outer(trend_factors(months, s.finance.power_price_inflation_annual),
-                     v["electricity_price"])
-    o = s.owned
-    online = u.server.online[:, None]
-    energy_busy = (o.power_kw_max - o.power_kw_idle) / o.gpus_per_server * v["pue"] * power
-    energy_idle = o.power_kw_idle * v["pue"] * cal.hours[:, None] * power * online
-    z = np.zeros((months, n))
-    capex, loan, interest, maint, resale, dep, gain = (z.copy() for _ in range(7))
+    rm = (1.0 + v["discount_rate"]) ** (1.0 / 12.0) - 1.0
+    end_f = (1.0 + rm)[None, :] ** -np.arange(1, months + 1, dtype=float)[:, None]
+    start_f = np.concatenate([np.ones((1, n)), end_f[:-1]])
+    inflation = trend_factors(months, s.finance.power_price_inflation_annual)
+    online = u.server.online
+    pue_price = v["pue"] * v["electricity_price"]
+    idle_month = o.power_kw_idle * cal.hours * inflation * online  # per unit of pue x price
+    p = DrawPrices(
+        on_demand=(odp / u.vat * u.rounding)[None, :] * trend,
+        spot=(spot_base / u.vat * u.rounding)[None, :] * trend,
+        energy_busy=np.outer(inflation, (o.power_kw_max - o.power_kw_idle) / o.gpus_per_server
+                             * pue_price),
+        end=end_f, start=start_f)
+    online_end = online[:, None] * end_f
+    # one server: PV of its own lines, pre-tax parts and deductible parts apart
+    capex_pv, resale_pv, loan_pv, interest_pv, dep_pv, gain_pv, maint_pv = (
+        np.zeros(n) for _ in range(7))
+    lines = {k: np.zeros((months, n)) for k in SERVER_LINES} if monthly else None
     for start in range(0, months, o.useful_life_months):
-        price = v["server_price"] * (1.0 + v["hardware_trend"]) ** (
-            start / 12.0)
+        price = v["server_price"] * (1.0 + v["hardware_trend"]) ** (start / 12.0)
         basis = price + o.install_cost_per_server
         end = min(start + o.useful_life_months, months)
         span = end - start
+        upfront, principal = basis, 0.0 * basis
         if o.financing.kind == "loan":
-            f = o.financing
-            capex[start] += basis * f.down_payment_fraction
-            pay, intr, _ = loan_schedule(1.0, f.apr, f.term_months, span)
-            loan[start:end] += np.outer(pay, basis * (1 - f.down_payment_fraction))
-            interest[start:end] += np.outer(intr, basis * (1 - f.down_payment_fraction))
-        else:
-            capex[start] += basis
-        maint[start:end] = o.maintenance_fraction_annual * price / 12.0
+            upfront = basis * o.financing.down_payment_fraction
+            principal = basis * (1 - o.financing.down_payment_fraction)
+            pay, intr, _ = loan_schedule(1.0, o.financing.apr, o.financing.term_months, span)
+            loan_pv += principal * (pay @ end_f[start:end])
+            interest_pv += principal * (intr @ end_f[start:end])
+        capex_pv += upfront * start_f[start]
+        maint = o.maintenance_fraction_annual * price / 12.0
+        maint_pv += maint * online_end[start:end].sum(axis=0)
         # resale fraction is affine in the resale multiplier m: a + b m
         a = resale_fraction(span, tuple(0.0 for _ in o.resale_fraction_by_year))
         b = resale_fraction(span, o.resale_fraction_by_year) - a
         value = price * (a + b * v["resale_value"])
-        resale[end - 1] += value
+        resale_pv += value * end_f[end - 1]
         d = depreciation_schedule(1.0, s.finance.tax_depreciation, o.useful_life_months, span)
-        dep[start:end] += np.outer(d, basis)
-        gain[end - 1] += value - (basis - d.sum() * basis)
-    offer_upfront, offer_monthly = {}, {}
+        gain = value - (basis - d.sum() * basis)
+        if t > 0:
+            dep_pv += basis * (d @ end_f[start:end])
+            gain_pv += gain * end_f[end - 1]  # taxed when positive, a deduction when negative
+        if monthly:
+            lines["capex"][start] += upfront
+            if o.financing.kind == "loan":
+                lines["loan_payment"][start:end] += np.outer(pay, principal)
+                lines["interest"][start:end] += np.outer(intr, principal)
+            lines["maintenance"][start:end] = maint * online[start:end, None]
+            lines["resale"][end - 1] += value
+            lines["depreciation"][start:end] += np.outer(d, basis)
+            lines["resale_gain"][end - 1] += gain
+    sv = u.server
+    idle_pv = pue_price * (idle_month @ end_f)
+    p.server_pv = (capex_pv + loan_pv - resale_pv
+                   + (1.0 - t) * (maint_pv + idle_pv + (sv.space + sv.staff) @ end_f)
+                   - t * (interest_pv + dep_pv) + t * gain_pv)
+    if monthly:
+        lines["energy_idle"] = np.outer(idle_month, pue_price)
+        p.server_lines = lines
+    p.offer_upfront, p.offer_monthly, p.offer_pv = {}, {}, {}
+    frac = s.cloud_terms.support_fraction
     for offer in s.commitments:
         base = (np.full(n, offer.price_per_gpu_hour) if offer.price_per_gpu_hour is not None
                 else odp * (1.0 - offer_discount(offer.discount, v["commitment_discount"])))
         base = base / u.vat
         share = {"none": 0.0, "partial": 0.5, "all": 1.0}[offer.payment]
-        up, mo = z.copy(), z.copy()
+        up, mo = np.zeros((months, n)), np.zeros((months, n))
         long_hours = np.concatenate([cal.hours, _extra_hours(ctx, offer.term_months)])
         for start in range(0, months, offer.term_months):
             rate = base * (1.0 + v["on_demand_trend"]) ** (start / 12.0)
@@ -117,28 +151,12 @@ def draw_prices(ctx: PlanContext, v: dict[str, np.ndarray]) -> DrawPrices:
             inside = min(offer.term_months, months - start)
             up[start] += share * rate * term_hours.sum() * inside / offer.term_months
             mo[start:start + inside] = np.outer(term_hours[:inside], (1.0 - share) * rate)
-        offer_upfront[offer.id], offer_monthly[offer.id] = up, mo
-    rm = (1.0 + v["discount_rate"]) ** (1.0 / 12.0) - 1.0
-    m = np.arange(1, months + 1, dtype=float)[:, None]
-    p = DrawPrices(on_demand, spot_base / u.vat * trend * u.rounding, energy_busy,
-                   energy_idle, capex, loan, interest, maint * online, resale, dep, gain,
-                   offer_upfront, offer_monthly, (1.0 + rm) ** -m, (1.0 + rm) ** -(m - 1))
-    t, sv = s.finance.tax_rate, u.server
-    running = p.maintenance + p.energy_idle
-    end_lines = (1.0 - t) * running - p.resale
-    if o.financing.kind == "loan":
-        end_lines += p.loan_payment - t * p.interest
-    if t > 0:
-        end_lines += t * (np.maximum(p.resale_gain, 0) - p.depreciation
-                          - np.maximum(-p.resale_gain, 0))
-    p.server_pv = (_dot(p.capex, p.start) + _dot(end_lines, p.end)
-                   + (1.0 - t) * ((sv.space + sv.staff) @ p.end))
-    # support and the tax shield of an upfront payment are end-of-month lines (costs.py)
-    frac = s.cloud_terms.support_fraction
-    p.offer_pv = {k: _dot(offer_upfront[k], p.start) + _dot(offer_monthly[k], p.end)
-                  + (frac - t * (1.0 + frac)) * _dot(offer_upfront[k] + offer_monthly[k], p.end)
-                  for k in offer_upfront}
-    p.cloud_data_pv = (u.storage + u.egress) @ p.end
+        # support and the tax shield of an upfront payment are end-of-month lines (costs.py)
+        up_end, mo_end = _dot(up, end_f), _dot(mo, end_f)
+        p.offer_pv[offer.id] = (_dot(up, start_f) + mo_end
+                                + (frac - t * (1.0 + frac)) * (up_end + mo_end))
+        p.offer_upfront[offer.id], p.offer_monthly[offer.id] = up, mo
+    p.cloud_data_pv = (u.storage + u.egress) @ end_f
     return p
 
 
@@ -387,9 +405,10 @@ def draw_pv_monthly(ctx: PlanContext, p: DrawPrices, dd: DrawDemand, capacity: C
     on_demand = left_steady + (1.0 - share) * left_int
 
     u, sv, N = ctx.units, ctx.units.server, capacity.servers
+    lines = p.server_lines
     end, start = p.end, p.start
-    start_lines = N * p.capex
-    end_lines = (N * (p.loan_payment + p.maintenance + p.energy_idle)
+    start_lines = N * lines["capex"]
+    end_lines = (N * (lines["loan_payment"] + lines["maintenance"] + lines["energy_idle"])
                  + N * (sv.space + sv.staff)[:, None] + p.energy_busy * (owned / theta_o))
     commit_up, commit = 0.0 * cap, 0.0 * cap
     for offer_id, gpus in capacity.committed.items():
@@ -407,13 +426,14 @@ def draw_pv_monthly(ctx: PlanContext, p: DrawPrices, dd: DrawDemand, capacity: C
     support = np.where(uses & (spend > 0),
                        np.maximum(terms.support_fraction * spend, u.support_minimum), 0.0)
     cloud_end = commit + spot_cost + od_cost + storage + egress + support
-    credits = N * p.resale
+    credits = N * lines["resale"]
     pv_start = start_lines + commit_up + setup
     pv_end = end_lines + cloud_end
     t = s.finance.tax_rate
     if t > 0:
-        deductible = (end_lines - N * p.loan_payment + commit_up + cloud_end + setup)
-        owned_tax = N * (p.interest + p.depreciation + np.maximum(-p.resale_gain, 0))
+        deductible = (end_lines - N * lines["loan_payment"] + commit_up + cloud_end + setup)
+        gain = lines["resale_gain"]
+        owned_tax = N * (lines["interest"] + lines["depreciation"] + np.maximum(-gain, 0))
         credits = credits + t * (deductible + owned_tax)
-        pv_end = pv_end + t * N * np.maximum(p.resale_gain, 0)
+        pv_end = pv_end + t * N * np.maximum(gain, 0)
     return ((pv_start * start).sum(axis=0) + ((pv_end - credits) * end).sum(axis=0))

@@ -10,12 +10,13 @@ import pytest
 from numpy.testing import assert_allclose
 from pydantic import ValidationError
 
-from models.assumptions import ASSUMPTIONS, inverse_cdf, low_high, sample
+from models.assumptions import ASSUMPTIONS, inverse_cdf, low_high, sample, with_values
+from models.draws import MergedTable, grown_demand
 from models.fields import field_meta
 from models.plan import build_context, compute_plan
 from models.profile import UsageProfile
 from models.scenario import Scenario, Uncertainty
-from models.strategies import Capacity, on_demand_capacity
+from models.strategies import Capacity, PlanContext, on_demand_capacity
 from models.uncertainty import draw_context, monte_carlo, tornado, what_if_context
 from service.ingest import load_usage
 
@@ -165,7 +166,6 @@ def test_tornado_without_profile_matches_engine(key):
             "proposed": Capacity(4, {"1y": 16})}
     row = next(r for r in tornado(ctx, caps) if r["assumption"] == key)
     lo, hi = low_high(s, key)
-    from models.assumptions import with_values
     for value, saving in ((lo, row["saving_low"]), (hi, row["saving_high"])):
         c = build_context(with_values(s, {key: value}), profile)
         expected = (c.evaluate("a", caps["on_demand"]).pv_cost
@@ -228,7 +228,6 @@ def test_vectorised_draws_equal_engine_on_complex_terms(data):
 
 
 def test_merged_table_equals_two_sorted_tables(sample_plan):
-    from models.draws import MergedTable
     tables = sample_plan.context.tables
     merged = MergedTable(tables.gross, tables.steady)
     rng = np.random.default_rng(0)
@@ -248,10 +247,7 @@ def test_draw_growth_is_close_to_the_engines_hourly_growth(sample_plan):
     g = float(mc.values["demand_growth"][0])
     hourly = what_if_context(ctx, ctx.scenario.with_changes(profile={"growth_annual": g}),
                              sample_plan.profile)
-    monthly = what_if_context(ctx, ctx.scenario.with_changes(profile={"growth_annual": 0.0}))
-    monthly = type(monthly)(ctx.scenario, ctx.calendar,
-                            draw_context(ctx, {k: v[:1] for k, v in mc.values.items()}
-                                         | {"demand_growth": np.array([g])}, 0).demand)
+    monthly = PlanContext(ctx.scenario, ctx.calendar, grown_demand(ctx, g))
     for name, cap in caps.items():
         assert_allclose(monthly.evaluate(name, cap).pv_cost, hourly.evaluate(name, cap).pv_cost,
                         rtol=2e-3)
@@ -301,7 +297,8 @@ def test_symmetric_case_near_breakeven_is_about_one_half():
 
     def gap(price: float) -> float:
         c = ctx.repriced(s.with_changes(on_demand={"price_per_gpu_hour": price}))
-        return c.evaluate("a", caps["cloud_only"]).pv_cost - c.evaluate("b", caps["optimal"]).pv_cost
+        return (c.evaluate("a", caps["cloud_only"]).pv_cost
+                - c.evaluate("b", caps["optimal"]).pv_cost)
 
     g1, g2 = gap(1.0), gap(2.0)
     tie = 1.0 - g1 / (g2 - g1)

@@ -14,7 +14,7 @@ from scipy.special import ndtr, ndtri
 
 from models.scenario import Scenario, Uncertainty
 
-STRATA = 12  # failure and spot-interruption draws: midpoints of equal-probability strata
+STRATA = 8  # failure and spot-interruption draws: midpoints of equal-probability strata
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,7 @@ def growth_factors(ctx: PlanContext, growth: np.ndarray) -> np.ndarray:
     cal, base = ctx.calendar, ctx.scenario.profile.growth_annual
     starts = np.concatenate([[0.0], np.cumsum(cal.hours)[:-1]])
     middle = (starts + (cal.hours - 1) / 2) / HOURS_PER_YEAR
-    return ((1.0 + growth) / (1.0 + base))[None, :] ** middle[:, None]
+    return np.exp(np.outer(middle, np.log((1.0 + growth) / (1.0 + base))))
 
 
 def grown_demand(ctx: PlanContext, growth: float) -> PlanDemand:
@@ -72,12 +72,12 @@ def draw_prices(ctx: PlanContext, v: dict[str, np.ndarray]) -> DrawPrices:
     o, t = s.owned, s.finance.tax_rate
     monthly = u.support_minimum > 0
     steps = np.arange(months, dtype=float)[:, None] / 12.0
-    trend = (1.0 + v["on_demand_trend"])[None, :] ** steps
+    trend = np.exp(steps * np.log1p(v["on_demand_trend"])[None, :])  # (1+trend)^((m-1)/12)
     odp = v["on_demand_price"]
     spot_base = (np.full(n, s.spot.price_per_gpu_hour) if s.spot.price_per_gpu_hour is not None
                  else odp * (1.0 - v["spot_discount"]))
     rm = (1.0 + v["discount_rate"]) ** (1.0 / 12.0) - 1.0
-    end_f = (1.0 + rm)[None, :] ** -np.arange(1, months + 1, dtype=float)[:, None]
+    end_f = np.exp(-np.outer(np.arange(1, months + 1, dtype=float), np.log1p(rm)))
     start_f = np.concatenate([np.ones((1, n)), end_f[:-1]])
     inflation = trend_factors(months, s.finance.power_price_inflation_annual)
     online = u.server.online

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import ndtr, ndtri
 
+from models.checkpoint import HOURS_PER_YEAR, waste_fraction
 from models.scenario import Scenario, Uncertainty
 
 STRATA = 8  # failure and spot-interruption draws: midpoints of equal-probability strata
@@ -77,7 +78,34 @@ def value_bounds(s: Scenario, key: str) -> tuple[float, float]:
     if key == "resale_value":
         top = max(s.owned.resale_fraction_by_year)
         hi = 1.0 / top if top > 0 else 1.0
+    if key == "failure_rate":
+        hi = min(hi, feasible_failure_rate(s))
     return lo, hi
+
+
+def feasible_failure_rate(s: Scenario) -> float:
+    """The largest failure rate at which interruptible gang jobs still finish [per server-year].
+
+    Above it the engine refuses to plan (failures waste all the time, design 4.4), so a range
+    that reaches past it is cut there rather than making the whole plan fail.
+    """
+    sp = s.spot
+
+    def waste(rate: float) -> float:
+        return waste_fraction(nodes=sp.nodes_per_job, noticed_rate_per_node_hour=0.0,
+                              unnoticed_rate_per_node_hour=rate / HOURS_PER_YEAR,
+                              notice_seconds=sp.notice_seconds,
+                              checkpoint_seconds=sp.checkpoint_seconds,
+                              restart_seconds=sp.restart_seconds).fraction
+
+    top = BY_KEY["failure_rate"].bounds[1]
+    if waste(top) < 1:
+        return top
+    lo, hi = 0.0, top
+    for _ in range(100):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if waste(mid) < 1 else (lo, mid)
+    return lo
 
 
 def to_value(s: Scenario, key: str, change: np.ndarray | float) -> np.ndarray:

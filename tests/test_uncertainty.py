@@ -326,6 +326,18 @@ def test_document_section_shape(sample_plan):
     json.dumps(u)
 
 
+def test_failure_range_is_cut_where_gang_jobs_stop_finishing():
+    # 2,000-node gangs with 2 h restarts: feasible at 1.4 failures a server-year, not at 2.8
+    s = Scenario.model_validate({"spot": {"nodes_per_job": 2000, "restart_seconds": 7200},
+                                 "finance": {"start_month": "2027-01", "horizon_months": 12},
+                                 "uncertainty": {"draws": 500}})
+    plan = compute_plan(s, flat_profile(interruptible=0.5))
+    row = next(r for r in plan.extras["uncertainty"]["tornado"]
+               if r["assumption"] == "failure_rate")
+    assert 1.4 < row["high"] < 2.8
+    assert np.isfinite(plan.extras["uncertainty"]["saving_p90"])
+
+
 def test_zero_draws_leaves_the_section_out():
     s = Scenario.model_validate({"uncertainty": {"draws": 0},
                                  "finance": {"start_month": "2027-01", "horizon_months": 12}})

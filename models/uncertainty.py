@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Any, Optional
 import numpy as np
 
 from models.assumptions import ASSUMPTIONS, BY_KEY, base_value, low_high, sample, with_values
-from models.draws import draw_demand, draw_prices, draw_pvs, grown_demand
+from models.draw_dispatch import draw_demand, grown_demand
+from models.draws import draw_prices, draw_pvs
 from models.profile import UsageProfile, plan_demand
 from models.scenario import Scenario
 from models.strategies import Capacity, PlanContext

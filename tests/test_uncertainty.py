@@ -11,7 +11,7 @@ from numpy.testing import assert_allclose
 from pydantic import ValidationError
 
 from models.assumptions import ASSUMPTIONS, inverse_cdf, low_high, sample, with_values
-from models.draws import MergedTable, grown_demand
+from models.draw_dispatch import MergedTable, grown_demand
 from models.fields import field_meta
 from models.plan import build_context, compute_plan
 from models.profile import UsageProfile

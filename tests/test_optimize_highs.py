@@ -252,9 +252,26 @@ class MilpResult:
     spot_hours: float
 
 
-def solve_milp(m: Independent, *, max_servers: int | None = None,
-               fixed: tuple[int, dict[str, int]] | None = None) -> MilpResult:
-    """Minimise PV cost over integer N, n_k and the hourly dispatch with HiGHS.
+@dataclass
+class Problem:
+    """The MILP in matrix form: min c x, lo <= A x <= hi (first 2T rows equalities)."""
+
+    c: np.ndarray
+    A: sp.csr_matrix
+    lo: np.ndarray
+    hi: np.ndarray
+    lb: np.ndarray
+    ub: np.ndarray
+    integrality: np.ndarray
+    n_eq: int
+    count: np.ndarray
+    ids: list[str]
+    spot_columns: slice
+
+
+def milp_problem(m: Independent, *, max_servers: int | None = None,
+                 fixed: tuple[int, dict[str, int]] | None = None) -> Problem:
+    """Integer N, n_k and the hourly dispatch (see the module docstring).
 
     Hours of one month with the same (steady, interruptible) demand are exchangeable, so each
     distinct (month, s, i) is one group of ``count`` hours: the dispatch variables are per hour
@@ -318,13 +335,22 @@ def solve_milp(m: Independent, *, max_servers: int | None = None,
     ]).tocsr()
     lo = np.concatenate([steady, interruptible, np.full(3 * T, -np.inf)])
     hi = np.concatenate([steady, interruptible, np.zeros(2 * T), m.spot_share * interruptible])
-    res = milp(c, constraints=LinearConstraint(A, lo, hi), integrality=integrality,
-               bounds=Bounds(lb, ub), options={"mip_rel_gap": 1e-12, "time_limit": 60})
+    return Problem(c, A, lo, hi, lb, ub, integrality, 2 * T, count, ids, slice(SP, SP + T))
+
+
+def solve_milp(m: Independent, *, max_servers: int | None = None,
+               fixed: tuple[int, dict[str, int]] | None = None,
+               time_limit: float = 60) -> MilpResult:
+    """Minimise PV cost over integer N, n_k and the hourly dispatch with HiGHS."""
+    p = milp_problem(m, max_servers=max_servers, fixed=fixed)
+    res = milp(p.c, constraints=LinearConstraint(p.A, p.lo, p.hi), integrality=p.integrality,
+               bounds=Bounds(p.lb, p.ub),
+               options={"mip_rel_gap": 1e-12, "time_limit": time_limit})
     assert res.success, res.message
     x = res.x
     servers = int(round(x[0]))
-    committed = {k: int(round(x[1 + j])) * m.blocks[k] for j, k in enumerate(ids)}
-    return MilpResult(float(res.fun), servers, committed, float(x[SP:SP + T] @ count))
+    committed = {k: int(round(x[1 + j])) * m.blocks[k] for j, k in enumerate(p.ids)}
+    return MilpResult(float(res.fun), servers, committed, float(x[p.spot_columns] @ p.count))
 
 
 def rel_close(a: float, b: float, rel: float = REL) -> bool:

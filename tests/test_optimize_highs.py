@@ -184,9 +184,12 @@ def independent_model(s: Scenario, profile: UsageProfile) -> Independent:
     months = f.horizon_months
     hours = month_hours(f.start_month, months)
     total_hours = int(hours.sum())
-    # demand: the profile laid from the first plan hour, repeated (it is < 8,760 h), with growth
+    # demand: the profile laid from the first plan hour; when it runs out, its last 8,760 hours
+    # (or all of it, if shorter) repeat; growth (1+g)^(t/8760) (design 4.1)
     n = len(profile.steady)
-    idx = np.arange(total_hours) % n
+    t = np.arange(total_hours)
+    loop = min(8760, n)
+    idx = np.where(t < n, t, n - loop + (t - n) % loop)
     growth = (1 + s.profile.growth_annual) ** (np.arange(total_hours) / 8760.0)
     steady = profile.steady[idx] * growth
     interruptible = profile.interruptible[idx] * growth
@@ -496,3 +499,20 @@ def test_brute_force_grid_with_nonlinear_terms(seed):
     assert rel_close(evaluated.pv_cost, best_pv, 1e-9)
     tied_outlay = min(g[1] for g in grid if rel_close(g[0], best_pv, 1e-9))
     assert capital_outlay(evaluated) <= tied_outlay + 1e-6 * max(1.0, tied_outlay)
+
+
+def test_independent_demand_layout_repeats_the_last_year():
+    """A profile longer than 8,760 h that runs out: its last 8,760 hours repeat (design 4.1).
+
+    (The 43,800-hour benchmark exercises this; the MILP cases above use short profiles.)
+    """
+    rng = np.random.default_rng(7)
+    steady, interruptible = random_profile(rng, 9000, 32.0, "mixed")
+    scenario = Scenario.model_validate({"finance": {"start_month": START, "horizon_months": 14},
+                                        "profile": {"growth_annual": 0.3}})
+    profile = make_profile(steady, interruptible)
+    ctx = build_context(scenario, profile)
+    m = independent_model(scenario, profile)
+    np.testing.assert_allclose(m.steady, ctx.demand.steady, rtol=1e-12)
+    np.testing.assert_allclose(m.interruptible, ctx.demand.interruptible, rtol=1e-12)
+    assert len(m.steady) > 9000

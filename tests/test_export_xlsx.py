@@ -222,7 +222,9 @@ def h100():
 
 def test_sheets_in_order(h100):
     plan, _, wb = h100
-    assert wb.sheetnames == ["Summary", "Assumptions", "Profile", *plan.strategies, "Breakeven"]
+    extra = ["Sensitivity"] if plan.extras.get("uncertainty") else []
+    assert wb.sheetnames == ["Summary", "Assumptions", "Profile", *plan.strategies, "Breakeven",
+                             *extra]
 
 
 def test_every_scenario_field_has_a_defined_name(h100):
@@ -292,6 +294,7 @@ def test_charts_are_native(h100):
 
 def test_optimizer_extras_are_used_when_present():
     plan = case_plan("W1")
+    plan.extras.pop("uncertainty", None)   # its two charts are counted in the Sensitivity test
     plan.extras.update({
         "breakeven": {"utilization": {"on_demand": 0.41, "1y": 0.7},
                       "payback_month": {"optimal": 7, "proposed": None},
@@ -316,6 +319,26 @@ def test_optimizer_extras_are_used_when_present():
     assert be["A4"].value == "Hours used per year" and be["C6"].value == 13000
     with zipfile.ZipFile(io.BytesIO(plan_xlsx_bytes(plan))) as z:
         assert sum(n.startswith("xl/charts/chart") for n in z.namelist()) == 4
+
+
+def test_sensitivity_sheet_holds_the_tornado_and_monte_carlo():
+    plan = case_plan("W1")
+    plan.extras["uncertainty"] = {
+        "draws": 10, "judged": "optimal", "baseline": "cloud_only",
+        "tornado_baseline": "on_demand", "saving_p10": -5.0, "saving_p50": 1.0,
+        "saving_p90": 7.0, "saving_mean": 1.5, "probability_buy_cheaper": 0.6,
+        "histogram": {"edges": [-10.0, 0.0, 10.0], "counts": [4, 6]},
+        "tornado": [{"assumption": "power", "label": "=Power price", "unit": "per kWh",
+                     "base": 0.08, "low": 0.05, "high": 0.2, "saving_low": 3.0,
+                     "saving_high": -2.0, "swing": 5.0}]}
+    data = plan_xlsx_bytes(plan)
+    ws = openpyxl.load_workbook(io.BytesIO(data))["Sensitivity"]
+    assert ws["A5"].value == "=Power price" and ws["A5"].data_type == "s"
+    assert ws["H5"].value == 5.0
+    cells = {c.value for row in ws.iter_rows() for c in row}
+    assert {"Saving P90", 7.0, 0.6, "Draws"} <= cells
+    plan.extras.pop("uncertainty")
+    assert "Sensitivity" not in openpyxl.load_workbook(io.BytesIO(plan_xlsx_bytes(plan))).sheetnames
 
 
 def test_injected_text_is_never_a_formula():

@@ -1,0 +1,122 @@
+"""XLSX usage workbooks: guarded, then read with python-calamine (what pandas' engine="calamine"
+wraps), the sheet named ``usage`` or else the first visible sheet."""
+from __future__ import annotations
+
+import io
+import zipfile
+from posixpath import join, normpath
+
+import numpy as np
+import pandas as pd
+import python_calamine
+from defusedxml import ElementTree
+
+from service.ingest import guards
+from service.ingest.core import Limits, fail_one
+
+NS = {"m": "http://schemas.openxmlformats.org/spreadsheetml/2006/main",
+      "r": "http://schemas.openxmlformats.org/officeDocument/2006/relationships",
+      "rel": "http://schemas.openxmlformats.org/package/2006/relationships"}
+
+
+def sheets(archive: zipfile.ZipFile, filename: str) -> list[tuple[str, bool, str]]:
+    """(name, visible, part) of every worksheet, in workbook order."""
+    try:
+        book = ElementTree.fromstring(archive.read("xl/workbook.xml"))
+        rels = ElementTree.fromstring(archive.read("xl/_rels/workbook.xml.rels"))
+    except KeyError as exc:
+        raise fail_one(filename, f"the workbook is incomplete ({exc.args[0]})") from None
+    except Exception as exc:  # defusedxml refusals and malformed XML alike
+        raise fail_one(filename, f"the workbook structure cannot be read safely ({exc})") from None
+    targets = {r.get("Id"): r.get("Target", "") for r in rels.findall("rel:Relationship", NS)}
+    out = []
+    for sheet in book.findall("m:sheets/m:sheet", NS):
+        target = targets.get(sheet.get(f"{{{NS['r']}}}id"), "")
+        part = target.lstrip("/") if target.startswith("/") else normpath(join("xl", target))
+        out.append((sheet.get("name", ""), sheet.get("state", "visible") == "visible", part))
+    return out
+
+
+def read_xlsx(data: bytes, filename: str, limits: Limits
+              ) -> tuple[pd.DataFrame, np.ndarray, list[str]]:
+    """The usage sheet as a frame of its columns, the file row of each frame row, warnings."""
+    archive = guards.open_zip(data, filename, limits)
+    kind = guards.workbook_kind(archive)
+    if kind != "xlsx":
+        what = {"ods": guards.FORMATS[".ods"], "xlsb": guards.FORMATS[".xlsb"],
+                "xlsm": guards.FORMATS[".xlsm"]}.get(kind, "a zip archive, not a workbook")
+        raise fail_one(filename, f"this is {what}, which is not read here; {guards.SAVE_AS}")
+    found = sheets(archive, filename)
+    visible = [s for s in found if s[1]]
+    if not visible:
+        raise fail_one(filename, "the workbook has no visible worksheet")
+    chosen = next((s for s in found if s[0].strip().lower() == "usage"), visible[0])
+    warnings = []
+    others = [s[0] for s in found if s is not chosen]
+    if others:
+        warnings.append(f"read sheet {chosen[0]!r}; ignored the other sheets: "
+                        + ", ".join(repr(o) for o in others))
+    rows = guards.scan_parts(archive, filename, chosen[2], limits)
+    if rows - 1 > limits.max_rows:
+        raise fail_one(filename, f"sheet {chosen[0]!r} has {rows - 1:,} data rows; the limit is "
+                       f"{limits.max_rows:,}")
+    try:
+        book = python_calamine.CalamineWorkbook.from_filelike(io.BytesIO(data))
+        sheet = book.get_sheet_by_name(chosen[0])
+        if sheet.total_width > limits.max_columns:
+            raise fail_one(filename, f"sheet {chosen[0]!r} has {sheet.total_width} columns; "
+                           f"the limit is {limits.max_columns}", 1, None)
+        values = sheet.to_python(skip_empty_area=False, nrows=limits.max_rows + 2)
+    except python_calamine.CalamineError as exc:
+        raise fail_one(filename, f"the workbook cannot be read ({exc})") from None
+    frame, file_rows = to_frame(values, filename)
+    return frame, file_rows, warnings
+
+
+def to_frame(values: list[list], filename: str) -> tuple[pd.DataFrame, np.ndarray]:
+    if not values or all(v in ("", None) for v in values[0]):
+        raise fail_one(filename, "the sheet is empty (or its first row, the header, is)", 1)
+    header = list(values[0])
+    body = values[1:]
+    keep = [j for j, h in enumerate(header) if h not in ("", None)
+            or any(j < len(r) and r[j] not in ("", None) for r in body)]
+    seen = set()
+    for j in keep:
+        if str(header[j]).strip() in seen:
+            raise fail_one(filename, f"column {_letter(j)} repeats the header {header[j]!r}", 1,
+                           str(header[j]))
+        seen.add(str(header[j]).strip())
+        if header[j] in ("", None):
+            raise fail_one(filename, f"column {_letter(j)} has values but no header", 1,
+                           _letter(j))
+    empty = [all(v in ("", None) for v in r) for r in body]
+    file_rows = np.arange(2, len(body) + 2)[~np.array(empty, dtype=bool)] if body else \
+        np.zeros(0, int)
+    columns = {}
+    for j in keep:
+        col = [r[j] if j < len(r) else None for r, e in zip(body, empty) if not e]
+        col = [None if v == "" else v for v in col]
+        columns[str(header[j]).strip()] = _typed(col)
+    return pd.DataFrame(columns), file_rows
+
+
+def _typed(col: list) -> pd.Series:
+    """floats or datetimes as such (the fast path); anything else stays object."""
+    try:
+        return pd.Series(np.array(col, dtype=float))
+    except (TypeError, ValueError):
+        pass
+    series = pd.Series(col, dtype=object)
+    inferred = pd.api.types.infer_dtype(series, skipna=True)
+    if inferred in ("datetime", "datetime64"):
+        return pd.Series(pd.to_datetime(series))
+    return series
+
+
+def _letter(j: int) -> str:
+    name = ""
+    j += 1
+    while j:
+        j, rem = divmod(j - 1, 26)
+        name = chr(65 + rem) + name
+    return name

@@ -63,7 +63,7 @@ class Limits:
     max_columns: int = 50                    # plain usage tables
     max_export_columns: int = 1_000          # billing exports (FOCUS ~45-60, CUR 100-300)
     max_zip_entries: int = 1_000             # parts inside an xlsx
-    max_unzipped_bytes: int = 200_000_000    # declared uncompressed size of all parts [bytes]
+    max_unzipped_bytes: int = 100_000_000    # declared uncompressed size of all parts [bytes]
     max_zip_ratio: float = 100.0             # uncompressed / compressed, per part over 1 MB
     max_cell_bytes: int = 1_000_000          # one cell of sheet XML [bytes]
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import re
 import zipfile
+import zlib
 from pathlib import PurePosixPath
 
 from service.ingest.core import Limits, fail, fail_one, problem
@@ -118,6 +119,15 @@ def scan_parts(archive: zipfile.ZipFile, filename: str, sheet_part: str, limits:
                ) -> int:
     """Refuse DOCTYPE/ENTITY in any XML part; in the sheet part refuse formula cells without a
     cached value and merged cells. Returns the number of <row> elements of the sheet."""
+    try:
+        return _scan_parts(archive, filename, sheet_part, limits)
+    except (zipfile.BadZipFile, zlib.error, EOFError) as exc:
+        raise fail_one(filename, f"the workbook is corrupt or its sizes lie ({exc}): refused"
+                       ) from None
+
+
+def _scan_parts(archive: zipfile.ZipFile, filename: str, sheet_part: str, limits: Limits
+                ) -> int:
     rows = 0
     for info in archive.infolist():
         name = info.filename

@@ -45,6 +45,8 @@ def describe(data: bytes) -> str:
         return "a zip archive"
     if head.startswith(OLE):
         return "an OLE file (Excel 97-2003 or a password-protected workbook)"
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return "text"   # UTF-16/32 with a byte-order mark: the CSV reader asks for UTF-8
     for magic, name in MAGIC.items():
         if head.startswith(magic):
             return name
@@ -140,12 +142,12 @@ def _scan_parts(archive: zipfile.ZipFile, filename: str, sheet_part: str, limits
             tail = b""
             while chunk := part.read(CHUNK):
                 if DOCTYPE.search(tail + chunk):
-                    raise _doctype(filename, name)
+                    raise doctype(filename, name)
                 tail = chunk[-32:]
     return rows
 
 
-def _doctype(filename: str, name: str):
+def doctype(filename: str, name: str):
     return fail_one(filename, f"part {name!r} declares a DOCTYPE or ENTITY (an XML bomb or "
                     "external entity attempt): refused")
 
@@ -169,7 +171,7 @@ def _scan_sheet(part, filename: str, limits: Limits) -> int:
                 raise fail_one(filename, "the sheet has an element over "
                                f"{limits.max_cell_bytes:,} bytes: refused")
         if DOCTYPE.search(data):
-            raise _doctype(filename, part.name)
+            raise doctype(filename, part.name)
         rows += data.count(b"<row ") + data.count(b"<row>")
         if b"<f" in data:
             problems += _formulas(data, filename)

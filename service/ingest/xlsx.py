@@ -9,7 +9,7 @@ from posixpath import join, normpath
 import numpy as np
 import pandas as pd
 import python_calamine
-from defusedxml import ElementTree
+from defusedxml import DefusedXmlException, ElementTree
 
 from service.ingest import guards
 from service.ingest.core import Limits, fail_one
@@ -26,6 +26,8 @@ def sheets(archive: zipfile.ZipFile, filename: str) -> list[tuple[str, bool, str
         rels = ElementTree.fromstring(archive.read("xl/_rels/workbook.xml.rels"))
     except KeyError as exc:
         raise fail_one(filename, f"the workbook is incomplete ({exc.args[0]})") from None
+    except DefusedXmlException:
+        raise guards.doctype(filename, "xl/workbook.xml or its relationships") from None
     except Exception as exc:  # defusedxml refusals and malformed XML alike
         raise fail_one(filename, f"the workbook structure cannot be read safely ({exc})") from None
     targets = {r.get("Id"): r.get("Target", "") for r in rels.findall("rel:Relationship", NS)}

@@ -81,8 +81,12 @@ def xlsx(sheets: dict[str, list[list]], hidden: tuple[str, ...] = (), date_colum
                     sheet.write_datetime(r, c, value, date)
                 elif value is not None:
                     sheet.write(r, c, value)
-        if name in hidden:
+    for sheet in book.worksheets():
+        if sheet.name in hidden:
             sheet.hide()
+    visible = [s for s in book.worksheets() if s.name not in hidden]
+    if hidden and visible:
+        visible[0].activate()   # XlsxWriter cannot hide the active sheet
     book.close()
     return out.getvalue()
 

@@ -43,8 +43,7 @@ def map_columns(headers: list, filename: str) -> dict[str, str]:
     for header in headers:
         name = CANONICAL.get(normalise(header))
         if name is None:
-            problems.append(problem(1, str(header), f"unknown column {str(header)!r}; expected "
-                                    f"{EXPECTED}; found {shown}"))
+            problems.append(problem(1, str(header), f"unknown column {str(header)!r}"))
         elif name in found:
             problems.append(problem(1, str(header), f"columns {found[name]!r} and "
                                     f"{str(header)!r} both give the {name}"))
@@ -57,8 +56,9 @@ def map_columns(headers: list, filename: str) -> dict[str, str]:
     for name in ("timestamp", "gpu_hours"):
         if name not in found and not (name == "gpu_hours" and "gpus" in found):
             label = "gpu_hours (or gpus)" if name == "gpu_hours" else name
-            problems.append(problem(1, None, f"missing column {label}; expected {EXPECTED}; "
-                                    f"found {shown}"))
+            problems.append(problem(1, None, f"missing column {label}"))
+    if problems:
+        problems.append(problem(1, None, f"expected {EXPECTED}; found {shown}"))
     if problems:
         raise fail(filename, problems)
     return found

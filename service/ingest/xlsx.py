@@ -65,8 +65,9 @@ def read_xlsx(data: bytes, filename: str, limits: Limits
     try:
         book = python_calamine.CalamineWorkbook.from_filelike(io.BytesIO(data))
         sheet = book.get_sheet_by_name(chosen[0])
-        if sheet.total_width > limits.max_columns:
-            raise fail_one(filename, f"sheet {chosen[0]!r} has {sheet.total_width} columns; "
+        width = sheet.end[1] + 1 if sheet.end else 0   # end is the 0-based last cell
+        if width > limits.max_columns:
+            raise fail_one(filename, f"sheet {chosen[0]!r} has {width} columns; "
                            f"the limit is {limits.max_columns}", 1, None)
         values = sheet.to_python(skip_empty_area=False, nrows=limits.max_rows + 2)
     except python_calamine.CalamineError as exc:

@@ -30,7 +30,8 @@ def read_columns(data: bytes, headers: list[str], sep: str, filename: str, limit
     keep = [h for h in headers if wanted(h)]
     try:
         frame = pd.read_csv(io.BytesIO(data), sep=sep, encoding="utf-8-sig", dtype=str,
-                            usecols=keep, skip_blank_lines=False, na_values=["NULL", "null"])
+                            usecols=keep, skip_blank_lines=False, keep_default_na=False,
+                            na_values=["", "NULL", "null"])
     except (pd.errors.ParserError, ValueError) as exc:
         raise fail_one(filename, f"cannot read the export as CSV ({exc})") from None
     rows = np.arange(2, len(frame) + 2)
@@ -71,8 +72,8 @@ def numbers(values: pd.Series, rows: np.ndarray, col: str, mask: np.ndarray
             ) -> tuple[np.ndarray, list[dict]]:
     out = pd.to_numeric(values.str.strip(), errors="coerce").to_numpy(dtype=float)
     bad = np.flatnonzero((~np.isfinite(out) | (out < 0)) & mask)
-    return out, [problem(rows[i], col, f"expected a quantity >= 0, got {values.iat[i]!r}")
-                 for i in bad]
+    return out, [problem(rows[i], col, "missing quantity (empty or NULL)" if pd.isna(values.iat[i])
+                         else f"expected a quantity >= 0, got {values.iat[i]!r}") for i in bad]
 
 
 def team_from_tags(tags: pd.Series) -> tuple[np.ndarray, int]:

@@ -28,7 +28,7 @@ class Records:
     start: np.ndarray            # period (or row) start, UTC [datetime64[s]]
     amount: np.ndarray           # GPU-hours, or GPUs busy when amount_is_gpus
     interruptible: np.ndarray    # bool
-    team: Optional[np.ndarray]   # str per row, or None
+    team: Optional[pd.Categorical]   # team of each row, or None
     rows: np.ndarray             # file row of each entry (header = 1)
     has_workload: bool = False
     amount_is_gpus: bool = False
@@ -36,34 +36,48 @@ class Records:
     check_duplicates: bool = True
 
 
-def infer_period(start: np.ndarray, rows: np.ndarray, filename: str, column: Optional[str]
-                 ) -> tuple[str, list[str]]:
-    """hour, day or month from the timestamps themselves; a mixed file is an error."""
-    seconds = start.astype("int64")
+def distinct(start: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Sorted distinct times and the index of each one's first row (sorted input: no sort)."""
+    seconds = start.view("int64")
+    order = None
+    if seconds.size > 1 and not np.all(seconds[1:] >= seconds[:-1]):
+        order = np.argsort(seconds, kind="stable")
+        seconds = seconds[order]
+    new = np.ones(seconds.size, dtype=bool)
+    np.not_equal(seconds[1:], seconds[:-1], out=new[1:])
+    first = np.flatnonzero(new)
+    return seconds[new].view("datetime64[s]"), first if order is None else order[first]
+
+
+def infer_period(start: np.ndarray, rows: np.ndarray, filename: str, column: Optional[str],
+                 unique: np.ndarray, first: np.ndarray) -> tuple[str, list[str]]:
+    """hour, day or month from the timestamps themselves; a mixed file is an error.
+
+    ``unique`` and ``first`` come from ``distinct(start)``.
+    """
+    seconds = unique.view("int64")
     off_hour = np.flatnonzero(seconds % 3600)
     if off_hour.size:
-        i = off_hour[0]
+        i = first[off_hour[0]]
         raise fail_one(filename, f"{pd.Timestamp(start[i])} (UTC) is not the start of an hour; "
                        "timestamps must be hour, day or month starts", rows[i], column)
-    midnight = seconds % 86400 == 0
-    if not midnight.all():
-        return "hour", _check_runs(start, rows, "hour", filename, column)
-    days = start.astype("datetime64[D]")
+    if (seconds % 86400).any():
+        return "hour", _check_runs(unique, rows[first], "hour", filename, column)
+    days = unique.astype("datetime64[D]")
     first_of_month = days == days.astype("datetime64[M]").astype("datetime64[D]")
-    unique = np.unique(days)
-    if first_of_month.all() and (len(unique) == 1 or np.diff(unique).min() >= 28):
-        note = ["one row only: read as one month"] if len(unique) == 1 else []
+    if first_of_month.all() and (len(days) == 1 or np.diff(days).min() >= 28):
+        note = ["one row only: read as one month"] if len(days) == 1 else []
         return "month", note
-    return "day", _check_runs(start, rows, "day", filename, column)
+    return "day", _check_runs(unique, rows[first], "day", filename, column)
 
 
-def _check_runs(start, rows, period, filename, column) -> list[str]:
-    unique, index = np.unique(start, return_index=True)
+def _check_runs(unique, rows, period, filename, column) -> list[str]:
+    """Runs of day steps in an hourly file (month steps in a daily one) mean mixed periods."""
     if len(unique) < MIXED_RUN + 1:
         return []
     step = np.diff(unique)
     if period == "hour":
-        wide = (step == DAY) & (unique[1:].astype("int64") % 86400 == 0)
+        wide = (step == DAY) & (unique[1:].view("int64") % 86400 == 0)
         label, other = "hourly", "daily"
     else:
         months = unique.astype("datetime64[M]")
@@ -73,7 +87,7 @@ def _check_runs(start, rows, period, filename, column) -> list[str]:
     run = np.convolve(wide.astype(int), np.ones(MIXED_RUN, int), "valid")
     hit = np.flatnonzero(run == MIXED_RUN)
     if hit.size:
-        row = rows[index[hit[0]]]
+        row = rows[hit[0]]
         raise fail_one(filename, f"mixed periods: the file is {label} but from row {row} the "
                        f"timestamps are {other}; use one period length per file", row, column)
     return []
@@ -81,9 +95,7 @@ def _check_runs(start, rows, period, filename, column) -> list[str]:
 
 def _duplicates(rec: Records, filename: str) -> int:
     """Rows repeating another row's timestamp, team and workload: identical = warned, else error."""
-    stamps = rec.start.astype("int64")
-    if len(pd.unique(stamps)) == len(stamps):
-        return 0
+    stamps = rec.start.view("int64")
     key = pd.DataFrame({"s": stamps, "w": rec.interruptible,
                         "t": pd.factorize(rec.team)[0] if rec.team is not None else 0})
     repeated = np.flatnonzero(key.duplicated(keep=False).to_numpy())
@@ -114,10 +126,15 @@ def build(rec: Records, filename: str, fmt: str, *, period: Optional[str] = None
     warnings = list(warnings or [])
     if not len(rec.start):
         raise fail_one(filename, "no usable rows: the file holds no GPU usage")
-    if period is None:
-        period, notes = infer_period(rec.start, rec.rows, filename, rec.timestamp_column)
-        warnings += notes
-    duplicates = _duplicates(rec, filename) if rec.check_duplicates else 0
+    duplicates = 0
+    if period is None or rec.check_duplicates:
+        unique, first = distinct(rec.start)
+        if period is None:
+            period, notes = infer_period(rec.start, rec.rows, filename, rec.timestamp_column,
+                                         unique, first)
+            warnings += notes
+        if rec.check_duplicates and len(unique) < len(rec.start):
+            duplicates = _duplicates(rec, filename)
     if period == "month":
         unit = rec.start.astype("datetime64[M]")
     elif period == "day":
@@ -136,7 +153,7 @@ def build(rec: Records, filename: str, fmt: str, *, period: Optional[str] = None
         amount = amount * period_hours(starts, period)[position]
     steady = np.bincount(position, np.where(rec.interruptible, 0.0, amount), minlength=count)
     inter = np.bincount(position, np.where(rec.interruptible, amount, 0.0), minlength=count)
-    missing = count - len(np.unique(position))
+    missing = count - int(np.count_nonzero(np.bincount(position, minlength=count)))
     if missing:
         warnings.append(f"{missing} {period}{'s' if missing > 1 else ''} between {starts[0]} "
                         f"and {starts[-1]} have no rows; they count as zero usage")

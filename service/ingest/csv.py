@@ -31,7 +31,8 @@ def text_of(data: bytes, filename: str) -> str:
 
 
 def first_line(text: str) -> str:
-    return text.lstrip("\ufeff").split("\n", 1)[0].rstrip("\r")
+    end = text.find("\n")
+    return (text if end < 0 else text[:end]).lstrip("\ufeff").rstrip("\r")
 
 
 def separator(header_line: str) -> str:

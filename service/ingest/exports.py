@@ -125,7 +125,7 @@ def finish(filename: str, fmt: str, label: str, rows: np.ndarray, gpu_rows: np.n
         warnings.append(f"{by_kind['spot']:,.0f} GPU-hours ran on spot: read as interruptible "
                         "work")
     records = Records(start=start[gpu_rows], amount=gpu_hours, interruptible=spot,
-                      team=team[gpu_rows] if team is not None else None,
+                      team=pd.Categorical(team[gpu_rows]) if team is not None else None,
                       rows=rows[gpu_rows], has_workload=bool(spot.any()),
                       check_duplicates=False)
     return build(records, filename, fmt, period=period_of(start[gpu_rows], end[gpu_rows]),

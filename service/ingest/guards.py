@@ -172,7 +172,7 @@ def _scan_sheet(part, filename: str, limits: Limits) -> int:
                                f"{limits.max_cell_bytes:,} bytes: refused")
         if DOCTYPE.search(data):
             raise doctype(filename, part.name)
-        rows += data.count(b"<row ") + data.count(b"<row>")
+        rows += data.count(b"</row>")
         if b"<f" in data:
             problems += _formulas(data, filename)
             if len(problems) > 100:

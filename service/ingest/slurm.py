@@ -96,7 +96,7 @@ def read(data: bytes, text: str, headers: list[str], sep: str, filename: str, li
         teams.append(np.full(busy.size, name, dtype=object))
     stamps = np.concatenate(starts).astype("datetime64[s]")
     records = Records(start=stamps, amount=np.concatenate(amounts),
-                      interruptible=np.zeros(stamps.size, bool), team=np.concatenate(teams),
+                      interruptible=np.zeros(stamps.size, bool), team=pd.Categorical(np.concatenate(teams)),
                       rows=np.zeros(stamps.size, int), check_duplicates=False)
     partitions = {}
     partition = cols.get("partition")

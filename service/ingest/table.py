@@ -114,12 +114,19 @@ def flags(values: pd.Series, rows: np.ndarray, column: str, kind: str
     return meaning[codes], problems
 
 
-def teams(values: pd.Series) -> np.ndarray:
-    text = values.astype(object).to_numpy()
-    missing = pd.isna(text)
-    if missing.any():
-        text = np.where(missing, "(no team)", text)
-    return text.astype(str)
+def teams(values: pd.Series) -> pd.Categorical:
+    """Team labels as a Categorical (cheap to count); empty cells are "(no team)"."""
+    labels = values if isinstance(values.dtype, pd.CategoricalDtype) else \
+        values.astype("category")
+    stripped = [str(c).strip() for c in labels.cat.categories]
+    if len(set(stripped)) == len(stripped):
+        labels = labels.cat.rename_categories(stripped)
+    else:   # "a" and "a " (or 1 and "1") are one team
+        labels = labels.astype(object).map(lambda v: v if pd.isna(v) else str(v).strip()
+                                           ).astype("category")
+    if labels.isna().any():
+        labels = labels.cat.add_categories("(no team)").fillna("(no team)")
+    return labels.array
 
 
 def read_table(frame: pd.DataFrame, filename: str, rows: np.ndarray,

@@ -2,6 +2,7 @@
 wraps), the sheet named ``usage`` or else the first visible sheet."""
 from __future__ import annotations
 
+import datetime as dt
 import io
 import zipfile
 from posixpath import join, normpath
@@ -77,43 +78,52 @@ def read_xlsx(data: bytes, filename: str, limits: Limits
 
 
 def to_frame(values: list[list], filename: str) -> tuple[pd.DataFrame, np.ndarray]:
+    """Rows of cells -> a frame of typed columns without its blank rows, and their file rows."""
     if not values or all(v in ("", None) for v in values[0]):
         raise fail_one(filename, "the sheet is empty (or its first row, the header, is)", 1)
     header = list(values[0])
+    lengths = set(map(len, values))
+    width = max(lengths)
+    header += [None] * (width - len(header))
     body = values[1:]
-    keep = [j for j, h in enumerate(header) if h not in ("", None)
-            or any(j < len(r) and r[j] not in ("", None) for r in body)]
-    seen = set()
-    for j in keep:
-        if str(header[j]).strip() in seen:
-            raise fail_one(filename, f"column {_letter(j)} repeats the header {header[j]!r}", 1,
-                           str(header[j]))
-        seen.add(str(header[j]).strip())
-        if header[j] in ("", None):
-            raise fail_one(filename, f"column {_letter(j)} has values but no header", 1,
-                           _letter(j))
-    empty = [all(v in ("", None) for v in r) for r in body]
-    file_rows = np.arange(2, len(body) + 2)[~np.array(empty, dtype=bool)] if body else \
-        np.zeros(0, int)
-    columns = {}
-    for j in keep:
-        col = [r[j] if j < len(r) else None for r, e in zip(body, empty) if not e]
-        col = [None if v == "" else v for v in col]
-        columns[str(header[j]).strip()] = _typed(col)
-    return pd.DataFrame(columns), file_rows
+    if len(lengths) > 1:
+        body = [list(r) + [None] * (width - len(r)) for r in body]
+    columns = [np.array(c, dtype=object) for c in zip(*body)] if body else \
+        [np.zeros(0, dtype=object) for _ in header]
+    blank = [pd.isna(c) | (c == "") for c in columns]
+    empty_row = np.logical_and.reduce(blank) if blank else np.zeros(0, dtype=bool)
+    frame, seen = {}, set()
+    for j, (name, column, missing) in enumerate(zip(header, columns, blank)):
+        if name in ("", None):
+            if not missing.all():
+                raise fail_one(filename, f"column {_letter(j)} has values but no header", 1,
+                               _letter(j))
+            continue
+        name = str(name).strip()
+        if name in seen:
+            raise fail_one(filename, f"column {_letter(j)} repeats the header {name!r}", 1, name)
+        seen.add(name)
+        column = column[~empty_row]
+        column[missing[~empty_row]] = None
+        frame[name] = _typed(column)
+    file_rows = np.arange(2, len(body) + 2)[~empty_row]
+    return pd.DataFrame(frame), file_rows
 
 
-def _typed(col: list) -> pd.Series:
-    """floats or datetimes as such (the fast path); anything else stays object."""
+def _typed(column: np.ndarray) -> pd.Series:
+    """Numbers as floats and date cells as datetimes (the fast paths); else objects."""
     try:
-        return pd.Series(np.array(col, dtype=float))
+        return pd.Series(column.astype(float))
     except (TypeError, ValueError):
         pass
-    series = pd.Series(col, dtype=object)
-    inferred = pd.api.types.infer_dtype(series, skipna=True)
-    if inferred in ("datetime", "datetime64"):
-        return pd.Series(pd.to_datetime(series))
-    return series
+    present = column[column != None]  # noqa: E711 (elementwise on an object array)
+    if present.size and all(isinstance(v, (dt.date, dt.datetime)) for v in present[:1000]) \
+            and pd.api.types.infer_dtype(present) in ("date", "datetime", "mixed"):
+        try:
+            return pd.Series(pd.to_datetime(column))
+        except (TypeError, ValueError):
+            pass
+    return pd.Series(column, dtype=object)
 
 
 def _letter(j: int) -> str:

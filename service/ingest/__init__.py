@@ -98,6 +98,9 @@ def _xlsx(data: bytes, name: str, limits: Limits) -> IngestResult:
     kind = _kind(list(frame.columns))
     if kind in ("focus", "aws_cur"):
         return _export(kind).from_frame(frame, rows, name, limits, warnings, "xlsx")
+    if len(frame.columns) > limits.max_columns:
+        raise fail_one(name, f"the sheet has {len(frame.columns)} columns; the limit is "
+                       f"{limits.max_columns}", 1)
     records = read_table(frame, name, rows)
     return build(records, name, "xlsx", warnings=warnings)
 

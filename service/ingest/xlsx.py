@@ -67,9 +67,9 @@ def read_xlsx(data: bytes, filename: str, limits: Limits
         book = python_calamine.CalamineWorkbook.from_filelike(io.BytesIO(data))
         sheet = book.get_sheet_by_name(chosen[0])
         width = sheet.end[1] + 1 if sheet.end else 0   # end is the 0-based last cell
-        if width > limits.max_columns:
+        if width > limits.max_export_columns:   # plain tables: max_columns, once known
             raise fail_one(filename, f"sheet {chosen[0]!r} has {width} columns; "
-                           f"the limit is {limits.max_columns}", 1, None)
+                           f"the limit is {limits.max_export_columns}", 1, None)
         values = sheet.to_python(skip_empty_area=False, nrows=limits.max_rows + 2)
     except python_calamine.CalamineError as exc:
         raise fail_one(filename, f"the workbook cannot be read ({exc})") from None
@@ -81,21 +81,22 @@ def to_frame(values: list[list], filename: str) -> tuple[pd.DataFrame, np.ndarra
     """Rows of cells -> a frame of typed columns without its blank rows, and their file rows."""
     if not values or all(v in ("", None) for v in values[0]):
         raise fail_one(filename, "the sheet is empty (or its first row, the header, is)", 1)
-    header = list(values[0])
     lengths = set(map(len, values))
     width = max(lengths)
-    header += [None] * (width - len(header))
+    header = list(values[0]) + [None] * (width - len(values[0]))
     body = values[1:]
     if len(lengths) > 1:
         body = [list(r) + [None] * (width - len(r)) for r in body]
-    columns = [np.array(c, dtype=object) for c in zip(*body)] if body else \
-        [np.zeros(0, dtype=object) for _ in header]
-    blank = [pd.isna(c) | (c == "") for c in columns]
-    empty_row = np.logical_and.reduce(blank) if blank else np.zeros(0, dtype=bool)
+    raw = pd.DataFrame(body, columns=range(width))   # pandas infers float columns here
+    blank = {j: raw[j].isna().to_numpy() | (raw[j] == "").to_numpy()
+             if raw[j].dtype.kind not in "fiu" else raw[j].isna().to_numpy()
+             for j in range(width)}
+    empty_row = np.logical_and.reduce(list(blank.values())) if body else \
+        np.zeros(0, dtype=bool)
     frame, seen = {}, set()
-    for j, (name, column, missing) in enumerate(zip(header, columns, blank)):
+    for j, name in enumerate(header):
         if name in ("", None):
-            if not missing.all():
+            if not blank[j].all():
                 raise fail_one(filename, f"column {_letter(j)} has values but no header", 1,
                                _letter(j))
             continue
@@ -103,27 +104,30 @@ def to_frame(values: list[list], filename: str) -> tuple[pd.DataFrame, np.ndarra
         if name in seen:
             raise fail_one(filename, f"column {_letter(j)} repeats the header {name!r}", 1, name)
         seen.add(name)
-        column = column[~empty_row]
-        column[missing[~empty_row]] = None
-        frame[name] = _typed(column)
+        column = raw[j]
+        if blank[j].any():
+            column = column.mask(blank[j])
+        frame[name] = _typed(column[~empty_row].reset_index(drop=True))
     file_rows = np.arange(2, len(body) + 2)[~empty_row]
     return pd.DataFrame(frame), file_rows
 
 
-def _typed(column: np.ndarray) -> pd.Series:
-    """Numbers as floats and date cells as datetimes (the fast paths); else objects."""
+def _typed(column: pd.Series) -> pd.Series:
+    """Numbers as floats and date cells as datetimes (the fast paths); else as they are."""
+    if column.dtype.kind in "fiu" or column.dtype != object:
+        return column
     try:
-        return pd.Series(column.astype(float))
+        return column.astype(float)
     except (TypeError, ValueError):
         pass
-    present = column[column != None]  # noqa: E711 (elementwise on an object array)
-    if present.size and all(isinstance(v, (dt.date, dt.datetime)) for v in present[:1000]) \
+    present = column.dropna()
+    if len(present) and all(isinstance(v, (dt.date, dt.datetime)) for v in present.iloc[:1000]) \
             and pd.api.types.infer_dtype(present) in ("date", "datetime", "mixed"):
         try:
-            return pd.Series(pd.to_datetime(column))
+            return pd.to_datetime(column)
         except (TypeError, ValueError):
             pass
-    return pd.Series(column, dtype=object)
+    return column
 
 
 def _letter(j: int) -> str:

@@ -34,6 +34,20 @@ def test_one_timestamp(value, expected):
     assert stamps(value) == [expected]
 
 
+def test_small_numbers_are_not_serials():
+    # a bare year or a row number in the timestamp column is not read as a 1900s date
+    out, problems = parse(pd.Series([46388, 12], dtype=object), np.array([2, 3]), "date")
+    assert problems == [{"row": 3, "column": "date", "message": "12 is not an Excel date serial "
+                         "(expected 25569 = 1970-01-01 to 73050 = 2099-12-31)"}]
+
+
+def test_excel_serials_in_csv():
+    data = csv_bytes("date,gpu_hours", "46388,24", "46389,48")
+    profile = read_usage(data, "serial.csv").profile
+    assert profile.period == "day"
+    assert str(profile.starts[0]) == "2027-01-01T00"
+
+
 def test_mixed_offsets_become_utc():
     assert stamps("2027-03-28T00:00:00+01:00", "2027-03-28T03:00:00+02:00") == [
         "2027-03-27T23:00:00", "2027-03-28T01:00:00"]

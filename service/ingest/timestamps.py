@@ -15,7 +15,7 @@ import pandas as pd
 from service.ingest.core import problem
 
 EXCEL_EPOCH = np.datetime64("1899-12-30T00:00:00", "s")
-SERIAL_RANGE = (1.0, 2958466.0)   # Excel's 1900-01-01 .. 9999-12-31
+SERIAL_RANGE = (25569.0, 73051.0)   # 1970-01-01 .. 2099-12-31: a bare year like 2027 is refused
 ISO = (r"\d{4}-\d{2}(-\d{2}([T ]\d{1,2}(:\d{2}(:\d{2}(\.\d+)?)?)?\s*(Z|[+-]\d{2}(:?\d{2})?)?)?)?")
 SLASH = r"(\d{1,2})[/.](\d{1,2})[/.](\d{4})(?:[ T](\d{1,2}:\d{2}(?::\d{2})?))?"
 NOT_A_DATE = ("cannot read {value!r} as a timestamp; write ISO dates such as 2027-01-31T13:00, "
@@ -59,7 +59,7 @@ def parse(values: pd.Series, rows: np.ndarray, column: str) -> tuple[np.ndarray,
     out[in_range] = from_serials(serial[in_range])
     for i in np.flatnonzero(has_serial & ~in_range):
         problems.append(problem(rows[i], column, f"{obj[i]!r} is not an Excel date serial "
-                                                 f"(expected 1 to 2958465)"))
+                                                 f"(expected 25569 = 1970-01-01 to 73050 = 2099-12-31)"))
     todo = ~(is_dt | has_serial)
     iso = text.str.fullmatch(ISO).to_numpy() & todo
     if iso.any():

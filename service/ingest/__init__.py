@@ -13,7 +13,7 @@ from service.ingest import csv as csv_reader
 from service.ingest import guards
 from service.ingest.build import build
 from service.ingest.core import IngestError, IngestResult, Limits, fail_one
-from service.ingest.table import normalise, read_table
+from service.ingest.table import map_columns, normalise, read_table
 from service.ingest.template import usage_template_csv, usage_template_xlsx
 
 __all__ = ["IngestError", "IngestResult", "Limits", "load_usage", "read_usage",
@@ -80,7 +80,6 @@ def _text(data: bytes, name: str, limits: Limits) -> IngestResult:
     if kind != "csv":
         return _export(kind).read(data, text, headers, sep, name, limits)
     csv_reader.check_shape(text, headers, name, limits, limits.max_columns)
-    from service.ingest.table import map_columns
     columns = map_columns(headers, name)
     dtypes = {columns[k]: "category" for k in ("workload", "interruptible", "team")
               if k in columns}
@@ -97,7 +96,7 @@ def _xlsx(data: bytes, name: str, limits: Limits) -> IngestResult:
     frame, rows, warnings = read_xlsx(data, name, limits)
     kind = _kind(list(frame.columns))
     if kind in ("focus", "aws_cur"):
-        return _export(kind).from_frame(frame, rows, name, limits, warnings, "xlsx")
+        return _export(kind).from_frame(frame, rows, name, limits, warnings)
     if len(frame.columns) > limits.max_columns:
         raise fail_one(name, f"the sheet has {len(frame.columns)} columns; the limit is "
                        f"{limits.max_columns}", 1)

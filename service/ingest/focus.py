@@ -32,11 +32,11 @@ def wanted(header: str) -> bool:
 def read(data: bytes, text: str, headers: list[str], sep: str, filename: str, limits: Limits
          ) -> IngestResult:
     frame, rows = exports.read_columns(data, headers, sep, filename, limits, wanted)
-    return from_frame(frame, rows, filename, limits, [], "csv")
+    return from_frame(frame, rows, filename, limits, [])
 
 
 def from_frame(frame: pd.DataFrame, rows: np.ndarray, filename: str, limits: Limits,
-               warnings: list[str], source: str) -> IngestResult:
+               warnings: list[str]) -> IngestResult:
     frame = exports.as_text(frame[[c for c in frame.columns if wanted(str(c))]])
     start_col, end_col, qty_col, unit_col = exports.require(
         frame, filename, "FOCUS", "ChargePeriodStart", "ChargePeriodEnd", "ConsumedQuantity",

@@ -80,6 +80,20 @@ def test_row_with_extra_fields_named():
     assert info.value.problems[0]["row"] == 3
 
 
+def test_unclosed_quote_named():
+    data = csv_bytes("timestamp,gpu_hours", "2027-01-01,1", '"2027-01-02,2')
+    with pytest.raises(IngestError, match="a quoted field starting here is never closed") as info:
+        read_usage(data, "quote.csv")
+    assert info.value.problems[0]["row"] == 3
+
+
+def test_file_without_header():
+    with pytest.raises(IngestError, match="the first row looks like data: the file needs a "
+                                          "header row") as info:
+        read_usage(csv_bytes("2027-01-01,1", "2027-01-02,2"), "nohead.csv")
+    assert info.value.problems[0]["row"] == 1
+
+
 def test_size_limit():
     data = csv_bytes(*HOURLY)
     with pytest.raises(IngestError, match=rf"the file is {len(data)} bytes; the limit is 10 bytes"):

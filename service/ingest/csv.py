@@ -70,6 +70,10 @@ def read_frame(data: bytes, filename: str, sep: str, limits: Limits, **options
                                 skip_blank_lines=False, nrows=limits.max_rows + 1, **options)
     except pd.errors.ParserError as exc:
         match = re.search(r"line (\d+), saw (\d+)", str(exc))
+        unclosed = re.search(r"EOF inside string starting at row (\d+)", str(exc))
+        if unclosed:   # pandas counts this row from 0 at the header
+            raise fail_one(filename, 'a quoted field starting here is never closed (a stray ")',
+                           int(unclosed.group(1)) + 1) from None
         if match:
             raise fail_one(filename, f"this row has {match.group(2)} fields, the header has "
                            f"fewer (a stray separator {sep!r} or unquoted text?)",

@@ -58,6 +58,9 @@ def map_columns(headers: list, filename: str) -> dict[str, str]:
             label = "gpu_hours (or gpus)" if name == "gpu_hours" else name
             problems.append(problem(1, None, f"missing column {label}"))
     if problems:
+        if not found and any(re.match(r"\s*[\d.]", h) for h in shown):
+            problems.insert(0, problem(1, None, "the first row looks like data: the file needs a "
+                                       "header row"))
         problems.append(problem(1, None, f"expected {EXPECTED}; found {shown}"))
     if problems:
         raise fail(filename, problems)

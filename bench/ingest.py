@@ -21,7 +21,7 @@ import pandas as pd
 import xlsxwriter
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from service.ingest import read_usage  # noqa: E402
+from service.ingest import read_usage
 
 RUNS = 7
 

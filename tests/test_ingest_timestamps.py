@@ -36,7 +36,7 @@ def test_one_timestamp(value, expected):
 
 def test_small_numbers_are_not_serials():
     # a bare year or a row number in the timestamp column is not read as a 1900s date
-    out, problems = parse(pd.Series([46388, 12], dtype=object), np.array([2, 3]), "date")
+    _out, problems = parse(pd.Series([46388, 12], dtype=object), np.array([2, 3]), "date")
     assert problems == [{"row": 3, "column": "date", "message": "12 is not an Excel date serial "
                          "(expected 25569 = 1970-01-01 to 73050 = 2099-12-31)"}]
 

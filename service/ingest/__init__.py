@@ -6,15 +6,16 @@ FOCUS 1.0 billing exports, AWS CUR (legacy) exports and Slurm ``sacct --parsable
 """
 from __future__ import annotations
 
+import re
 from pathlib import Path
-from typing import Optional
 
+from service.ingest import aws_cur, focus, guards, slurm
 from service.ingest import csv as csv_reader
-from service.ingest import guards
 from service.ingest.build import build
 from service.ingest.core import IngestError, IngestResult, Limits, fail_one
 from service.ingest.table import map_columns, normalise, read_table
 from service.ingest.template import usage_template_csv, usage_template_xlsx
+from service.ingest.xlsx import read_xlsx
 
 __all__ = ["IngestError", "IngestResult", "Limits", "load_usage", "read_usage",
            "usage_template_csv", "usage_template_xlsx"]
@@ -22,7 +23,7 @@ __all__ = ["IngestError", "IngestResult", "Limits", "load_usage", "read_usage",
 TEXT_SUFFIXES = {".csv", ".txt", ".tsv", ".psv", ".out", ""}
 
 
-def load_usage(path: str | Path, limits: Optional[Limits] = None) -> IngestResult:
+def load_usage(path: str | Path, limits: Limits | None = None) -> IngestResult:
     """Read a usage file from disk (its size is checked before it is read)."""
     path = Path(path)
     limits = limits or Limits()
@@ -33,10 +34,10 @@ def load_usage(path: str | Path, limits: Optional[Limits] = None) -> IngestResul
     return read_usage(path.read_bytes(), path.name, limits)
 
 
-def read_usage(data: bytes, filename: str, limits: Optional[Limits] = None) -> IngestResult:
+def read_usage(data: bytes, filename: str, limits: Limits | None = None) -> IngestResult:
     """Parse an uploaded usage file: its bytes and the name the user gave it."""
     limits = limits or Limits()
-    name = Path(filename).name or "upload"
+    name = re.split(r"[\\/]", filename)[-1] or "upload"   # browsers may send C:\...\x.csv
     suffix = Path(name).suffix.lower()
     guards.check_size(data, name, limits)
     looks = guards.describe(data)
@@ -65,7 +66,6 @@ def read_usage(data: bytes, filename: str, limits: Optional[Limits] = None) -> I
 
 
 def _kind(headers: list) -> str:
-    from service.ingest import aws_cur, focus, slurm
     names = {normalise(h) for h in headers}
     for module in (focus, aws_cur, slurm):
         if module.HEADERS <= names:
@@ -92,7 +92,6 @@ def _text(data: bytes, name: str, limits: Limits) -> IngestResult:
 
 
 def _xlsx(data: bytes, name: str, limits: Limits) -> IngestResult:
-    from service.ingest.xlsx import read_xlsx
     frame, rows, warnings = read_xlsx(data, name, limits)
     kind = _kind(list(frame.columns))
     if kind in ("focus", "aws_cur"):
@@ -105,5 +104,4 @@ def _xlsx(data: bytes, name: str, limits: Limits) -> IngestResult:
 
 
 def _export(kind: str):
-    from service.ingest import aws_cur, focus, slurm
     return {"focus": focus, "aws_cur": aws_cur, "slurm": slurm}[kind]

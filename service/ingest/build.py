@@ -7,7 +7,6 @@ the range count as zero usage.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional
 
 import numpy as np
 import pandas as pd
@@ -28,11 +27,11 @@ class Records:
     start: np.ndarray            # period (or row) start, UTC [datetime64[s]]
     amount: np.ndarray           # GPU-hours, or GPUs busy when amount_is_gpus
     interruptible: np.ndarray    # bool
-    team: Optional[pd.Categorical]   # team of each row, or None
+    team: pd.Categorical | None   # team of each row, or None
     rows: np.ndarray             # file row of each entry (header = 1)
     has_workload: bool = False
     amount_is_gpus: bool = False
-    timestamp_column: Optional[str] = None
+    timestamp_column: str | None = None
     check_duplicates: bool = True
 
 
@@ -49,7 +48,7 @@ def distinct(start: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return seconds[new].view("datetime64[s]"), first if order is None else order[first]
 
 
-def infer_period(start: np.ndarray, rows: np.ndarray, filename: str, column: Optional[str],
+def infer_period(start: np.ndarray, rows: np.ndarray, filename: str, column: str | None,
                  unique: np.ndarray, first: np.ndarray) -> tuple[str, list[str]]:
     """hour, day or month from the timestamps themselves; a mixed file is an error.
 
@@ -120,8 +119,8 @@ def _duplicates(rec: Records, filename: str) -> int:
     return identical
 
 
-def build(rec: Records, filename: str, fmt: str, *, period: Optional[str] = None,
-          warnings: Optional[list[str]] = None, summary: Optional[dict] = None,
+def build(rec: Records, filename: str, fmt: str, *, period: str | None = None,
+          warnings: list[str] | None = None, summary: dict | None = None,
           skipped_rows: int = 0) -> IngestResult:
     warnings = list(warnings or [])
     if not len(rec.start):

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional
 
 from models.profile import UsageProfile
 
@@ -18,12 +17,12 @@ class IngestError(ValueError):
     when there were more.
     """
 
-    def __init__(self, message: str, problems: Optional[list[dict]] = None):
+    def __init__(self, message: str, problems: list[dict] | None = None):
         super().__init__(message)
         self.problems = problems or []
 
 
-def problem(row: Optional[int], column: Optional[str], message: str) -> dict:
+def problem(row: int | None, column: str | None, message: str) -> dict:
     return {"row": None if row is None else int(row), "column": column, "message": message}
 
 
@@ -49,8 +48,8 @@ def fail(filename: str, problems: list[dict]) -> IngestError:
     return IngestError(message, shown)
 
 
-def fail_one(filename: str, message: str, row: Optional[int] = None,
-             column: Optional[str] = None) -> IngestError:
+def fail_one(filename: str, message: str, row: int | None = None,
+             column: str | None = None) -> IngestError:
     return fail(filename, [problem(row, column, message)])
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 import json
 import warnings as pywarnings
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 import pandas as pd
@@ -143,7 +143,7 @@ def as_text(frame: pd.DataFrame) -> pd.DataFrame:
         elif values.dtype != object and not pd.api.types.is_string_dtype(values):
             out[name] = values.map(lambda v: None if pd.isna(v) else repr(float(v)))
         else:
-            out[name] = values.map(lambda v: None if v is None or v is np.nan or
+            out[name] = values.map(lambda v: None if v is None or
                                    (isinstance(v, float) and np.isnan(v)) else
                                    v.isoformat() if hasattr(v, "isoformat") else str(v))
         out[name] = out[name].astype(object).where(out[name].notna(), np.nan)

@@ -74,7 +74,7 @@ def from_frame(frame: pd.DataFrame, rows: np.ndarray, filename: str, limits: Lim
     if tags_col is not None:
         team, unreadable = exports.team_from_tags(frame[tags_col])
         if unreadable and frame[tags_col].notna().any():
-            warnings = warnings + [f"{unreadable} distinct Tags cells are not JSON objects; "
-                                   "their rows have no team"]
+            warnings = warnings + [(f"{unreadable} distinct Tags cells are not JSON objects; "
+                                   "their rows have no team")]
     return exports.finish(filename, FORMAT, "FOCUS", rows, gpu_rows, start, end, quantity, gpus,
                           pricing, team, problems, warnings)

@@ -26,8 +26,8 @@ FORMATS = {".xls": "an Excel 97-2003 workbook (.xls)", ".xlsb": "an Excel binary
            ".xlsm": "a macro-enabled Excel workbook (.xlsm)",
            ".ods": "an OpenDocument spreadsheet (.ods)"}
 CHUNK = 1 << 20
-DOCTYPE = re.compile(rb"<!\s*(DOCTYPE|ENTITY)", re.I)
-CELL = re.compile(rb"<c\b([^>]*?)(?<!/)>(.*?)</c>", re.S)
+DOCTYPE = re.compile(rb"<!\s*(DOCTYPE|ENTITY)", re.IGNORECASE)
+CELL = re.compile(rb"<c\b([^>]*?)(?<!/)>(.*?)</c>", re.DOTALL)
 REF = re.compile(rb'\br="([A-Z]+[0-9]+)"')
 MERGE = re.compile(rb'<mergeCell\b[^>]*\bref="([A-Z0-9:$]+)"')
 

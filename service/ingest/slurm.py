@@ -107,7 +107,7 @@ def read(data: bytes, text: str, headers: list[str], sep: str, filename: str, li
                       .items()}
     skipped = int(len(rows) - used.sum())
     return build(records, filename, FORMAT, period="hour", warnings=warnings,
-                 summary={"rows": int(len(rows)), "jobs": int(used.sum()),
+                 summary={"rows": len(rows), "jobs": int(used.sum()),
                           "partitions": partitions}, skipped_rows=skipped)
 
 

@@ -8,14 +8,14 @@ ignoring case, spaces and punctuation.
 from __future__ import annotations
 
 import re
-from typing import Callable, Optional
+from collections.abc import Callable
 
 import numpy as np
 import pandas as pd
 
+from service.ingest import timestamps
 from service.ingest.build import Records
 from service.ingest.core import fail, problem
-from service.ingest import timestamps
 
 ALIASES = {
     "timestamp": ("timestamp", "date", "time", "hour", "month", "period", "datetime", "day"),
@@ -68,7 +68,7 @@ def map_columns(headers: list, filename: str) -> dict[str, str]:
 
 
 def numbers(values: pd.Series, rows: np.ndarray, column: str,
-            raw: Optional[Callable[[], pd.Series]] = None) -> tuple[np.ndarray, list[dict]]:
+            raw: Callable[[], pd.Series] | None = None) -> tuple[np.ndarray, list[dict]]:
     """A column of GPU-hours or GPUs -> floats >= 0, naming every bad cell."""
     if values.dtype.kind in "fiub":
         out = values.to_numpy(dtype=float)
@@ -133,7 +133,7 @@ def teams(values: pd.Series) -> pd.Categorical:
 
 
 def read_table(frame: pd.DataFrame, filename: str, rows: np.ndarray,
-               raw: Optional[Callable[[str], pd.Series]] = None) -> Records:
+               raw: Callable[[str], pd.Series] | None = None) -> Records:
     """Validate a usage table; ``rows`` are the file rows of its rows (header = row 1)."""
     columns = map_columns(list(frame.columns), filename)
     if not len(frame):

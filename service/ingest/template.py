@@ -15,24 +15,24 @@ EXAMPLE = [
 ]
 INSTRUCTIONS = [
     ("Column", "Required", "What to write"),
-    ("timestamp", "yes", "Start of the period: 2027-01-31T13:00 (hour), 2027-01-31 (day) or "
+    ("timestamp", "yes", ("Start of the period: 2027-01-31T13:00 (hour), 2027-01-31 (day) or "
      "2027-01 (month); an Excel date cell also works. One period length per file. Offsets such "
-     "as +02:00 are converted to UTC. Not 01/02/2027: write ISO dates."),
-    ("gpu_hours", "yes (or gpus)", "GPU-hours used in the period, a number >= 0. Instead you "
-     "may give a 'gpus' column: the average number of GPUs busy over the period."),
-    ("workload", "no", "steady (serving, interactive: cannot be interrupted) or interruptible "
+     "as +02:00 are converted to UTC. Not 01/02/2027: write ISO dates.")),
+    ("gpu_hours", "yes (or gpus)", ("GPU-hours used in the period, a number >= 0. Instead you "
+     "may give a 'gpus' column: the average number of GPUs busy over the period.")),
+    ("workload", "no", ("steady (serving, interactive: cannot be interrupted) or interruptible "
      "(checkpointed training, batch jobs). Empty or missing = steady. Alternatively a true/false "
-     "'interruptible' column."),
+     "'interruptible' column.")),
     ("team", "no", "Any label, kept for reporting."),
     ("", "", ""),
-    ("Rules", "", "Several rows for the same period (one per team or workload) are added up. "
+    ("Rules", "", ("Several rows for the same period (one per team or workload) are added up. "
      "Periods missing inside the range count as zero usage. Headers ignore case, spaces and "
      "punctuation (GPU Hours = gpu_hours). Only the sheet named 'usage' is read (else the "
-     "first visible sheet). No formulas without values, no merged cells."),
+     "first visible sheet). No formulas without values, no merged cells.")),
     ("Limits", "", "20 MB, 500,000 rows, 50 columns."),
-    ("Also read", "", "FOCUS 1.0 billing exports, AWS Cost and Usage Reports (legacy CUR) and "
+    ("Also read", "", ("FOCUS 1.0 billing exports, AWS Cost and Usage Reports (legacy CUR) and "
      "Slurm 'sacct --parsable2 --format=JobID,Start,End,AllocTRES,Partition,Account' output, "
-     "uploaded as they are."),
+     "uploaded as they are.")),
 ]
 
 

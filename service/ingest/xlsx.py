@@ -29,7 +29,7 @@ def sheets(archive: zipfile.ZipFile, filename: str) -> list[tuple[str, bool, str
         raise fail_one(filename, f"the workbook is incomplete ({exc.args[0]})") from None
     except DefusedXmlException:
         raise guards.doctype(filename, "xl/workbook.xml or its relationships") from None
-    except Exception as exc:  # defusedxml refusals and malformed XML alike
+    except (ElementTree.ParseError, ValueError) as exc:   # malformed XML
         raise fail_one(filename, f"the workbook structure cannot be read safely ({exc})") from None
     targets = {r.get("Id"): r.get("Target", "") for r in rels.findall("rel:Relationship", NS)}
     out = []

@@ -151,3 +151,30 @@ def test_zip_bomb_rejected_fast_with_bounded_memory(tmp_path):
     assert "zip bomb" in attack["outcome"]
     assert attack["seconds"] < 3.0
     assert attack["peak_mb"] - baseline["peak_mb"] < 150
+
+
+def far_cell_sheet(ref: str) -> str:
+    head = sheet_xml(GOOD_ROWS)
+    return head.replace("</sheetData>", f'<row r="{ref.lstrip("ABCDEFGHIJKLMNOPQRSTUVWXYZ")}">'
+                        f'<c r="{ref}"><v>1</v></c></row></sheetData>')
+
+
+@pytest.mark.parametrize("ref,area", [
+    ("XFD1048576", "1,048,576 rows x 16,384 columns"),   # would abort the process in calamine
+    ("A9000000", "9,000,000 rows x 26 columns"),
+    ("ZZZ300000", "300,000 rows x 18,278 columns"),
+])
+def test_far_cell_refused_before_calamine_allocates(ref, area):
+    with pytest.raises(IngestError, match=f"the sheet spans {area} up to its farthest cell"):
+        read_usage(raw_xlsx(far_cell_sheet(ref)), "sparse.xlsx")
+
+
+def test_wide_but_small_sheet_passes_the_area_check():
+    # a reference past Z triggers the exact computation, which lets a small sheet through
+    with pytest.raises(IngestError, match="column AB has values but no header"):
+        read_usage(raw_xlsx(far_cell_sheet("AB3")), "wide.xlsx")
+
+
+def test_cell_count_limit():
+    with pytest.raises(IngestError, match="the sheet holds 6 cells; the limit is 5"):
+        read_usage(raw_xlsx(sheet_xml(GOOD_ROWS)), "cells.xlsx", Limits(max_cells=5))

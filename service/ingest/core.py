@@ -65,6 +65,7 @@ class Limits:
     max_unzipped_bytes: int = 100_000_000    # declared uncompressed size of all parts [bytes]
     max_zip_ratio: float = 100.0             # uncompressed / compressed, per part over 1 MB
     max_cell_bytes: int = 1_000_000          # one cell of sheet XML [bytes]
+    max_cells: int = 6_000_000               # sheet cells, and the rectangle up to the farthest
 
 
 @dataclass

@@ -29,6 +29,9 @@ CHUNK = 1 << 20
 DOCTYPE = re.compile(rb"<!\s*(DOCTYPE|ENTITY)", re.IGNORECASE)
 CELL = re.compile(rb"<c\b([^>]*?)(?<!/)>(.*?)</c>", re.DOTALL)
 REF = re.compile(rb'\br="([A-Z]+[0-9]+)"')
+FAR = re.compile(rb' r="(?:[A-Z]{2}|[A-Z]{0,3}(?:[2-9][0-9]{5}|[0-9]{7}))')
+CELL_REF = re.compile(rb' r="([A-Z]{0,3})([0-9]+)"')
+NEAR_ROWS, NEAR_COLUMNS = 200_000, 26
 MERGE = re.compile(rb'<mergeCell\b[^>]*\bref="([A-Z0-9:$]+)"')
 
 
@@ -153,7 +156,8 @@ def doctype(filename: str, name: str):
 
 
 def _scan_sheet(part, filename: str, limits: Limits) -> int:
-    rows = 0
+    rows = cells = 0
+    far_row = far_col = 0   # the farthest cell reference, looked for only past A..Z / row 199,999
     carry = b""
     problems = []
     merged = []
@@ -163,9 +167,8 @@ def _scan_sheet(part, filename: str, limits: Limits) -> int:
         if not chunk:
             carry = b""
         else:
-            # cut after the last whole cell, so no <c>...</c> straddles two pieces
-            cut = data.rfind(b"</c>")
-            cut = cut + 4 if cut >= 0 else 0
+            # cut after the last whole cell or row, so no <c>...</c> straddles two pieces
+            cut = max(data.rfind(b"</c>") + 4, data.rfind(b"</row>") + 6, 0)
             data, carry = data[:cut], data[cut:]
             if len(carry) > limits.max_cell_bytes:
                 raise fail_one(filename, "the sheet has an element over "
@@ -173,6 +176,11 @@ def _scan_sheet(part, filename: str, limits: Limits) -> int:
         if b"<!" in data and DOCTYPE.search(data):
             raise doctype(filename, part.name)
         rows += data.count(b"</row>")
+        cells += data.count(b"<c")
+        if FAR.search(data):
+            for letters, number in CELL_REF.findall(data):
+                far_row = max(far_row, int(number))
+                far_col = max(far_col, column_number(letters))
         if b"<f" in data:
             problems += _formulas(data, filename)
             if len(problems) > 100:
@@ -181,12 +189,37 @@ def _scan_sheet(part, filename: str, limits: Limits) -> int:
             merged += MERGE.findall(data)
         if not chunk:
             break
+    _check_area(filename, limits, rows, cells, far_row, far_col)
     if merged:
         problems += [problem(_first_row(ref), None, f"merged cells {ref.decode()}: unmerge "
                              "them (one value per cell) and save again") for ref in merged]
     if problems:
         raise fail(filename, problems)
     return rows
+
+
+def column_number(letters: bytes) -> int:
+    """A=1 ... Z=26, AA=27 ... XFD=16384 (0 for no letters)."""
+    number = 0
+    for letter in letters:
+        number = number * 26 + letter - 64
+    return number
+
+
+def _check_area(filename: str, limits: Limits, rows: int, cells: int, far_row: int,
+                far_col: int) -> None:
+    """calamine allocates the sheet as a dense rectangle up to its farthest cell: two cells at
+    A1 and XFD1048576 would ask for 17 billion cells (the process aborts), so bound it first."""
+    if cells > limits.max_cells:
+        raise fail_one(filename, f"the sheet holds {cells:,} cells; the limit is "
+                       f"{limits.max_cells:,}")
+    # without a FAR match every reference is within A..Z and rows < 200,000
+    height = max(far_row, rows) if far_row else max(rows, NEAR_ROWS)
+    width = max(far_col, NEAR_COLUMNS) if far_row or far_col else NEAR_COLUMNS
+    if (far_row or far_col or limits.max_cells < NEAR_ROWS * NEAR_COLUMNS) and \
+            height * width > limits.max_cells:
+        raise fail_one(filename, f"the sheet spans {height:,} rows x {width:,} columns up to "
+                       f"its farthest cell; the limit is {limits.max_cells:,} cells")
 
 
 def _first_row(ref: bytes):

@@ -178,3 +178,12 @@ def test_wide_but_small_sheet_passes_the_area_check():
 def test_cell_count_limit():
     with pytest.raises(IngestError, match="the sheet holds 6 cells; the limit is 5"):
         read_usage(raw_xlsx(sheet_xml(GOOD_ROWS)), "cells.xlsx", Limits(max_cells=5))
+
+
+def test_huge_count_attribute_refused():
+    # calamine reserves memory from uniqueCount: 4e9 made it allocate 96 GB and abort
+    sst = ('<?xml version="1.0"?><sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/'
+           '2006/main" count="4000000000" uniqueCount="4000000000"><si><t>a</t></si></sst>')
+    with pytest.raises(IngestError, match=r"'xl/sharedStrings.xml' declares a count of "
+                                          r"4,000,000,000 \(limit 6,000,000\)"):
+        read_usage(raw_xlsx(sheet_xml(GOOD_ROWS), {"xl/sharedStrings.xml": sst}), "sst.xlsx")

@@ -32,6 +32,7 @@ REF = re.compile(rb'\br="([A-Z]+[0-9]+)"')
 FAR = re.compile(rb' r="(?:[A-Z]{2}|[A-Z]{0,3}(?:[2-9][0-9]{5}|[0-9]{7}))')
 CELL_REF = re.compile(rb' r="([A-Z]{0,3})([0-9]+)"')
 NEAR_ROWS, NEAR_COLUMNS = 200_000, 26
+COUNT = re.compile(rb'[cC]ount="([0-9]{7,})"')
 MERGE = re.compile(rb'<mergeCell\b[^>]*\bref="([A-Z0-9:$]+)"')
 
 
@@ -146,6 +147,7 @@ def _scan_parts(archive: zipfile.ZipFile, filename: str, sheet_part: str, limits
             while chunk := part.read(CHUNK):
                 if b"<!" in tail + chunk and DOCTYPE.search(tail + chunk):
                     raise doctype(filename, name)
+                _check_counts(tail + chunk, filename, name, limits)
                 tail = chunk[-32:]
     return rows
 
@@ -175,6 +177,7 @@ def _scan_sheet(part, filename: str, limits: Limits) -> int:
                                f"{limits.max_cell_bytes:,} bytes: refused")
         if b"<!" in data and DOCTYPE.search(data):
             raise doctype(filename, part.name)
+        _check_counts(data, filename, part.name, limits)
         rows += data.count(b"</row>")
         cells += data.count(b"<c")
         if FAR.search(data):
@@ -196,6 +199,17 @@ def _scan_sheet(part, filename: str, limits: Limits) -> int:
     if problems:
         raise fail(filename, problems)
     return rows
+
+
+def _check_counts(data: bytes, filename: str, name: str, limits: Limits) -> None:
+    """calamine reserves memory from count attributes (<sst uniqueCount=...>): a 4e9 there made
+    it allocate 96 GB and abort the process, so no count may exceed the cell limit."""
+    if b'ount="' not in data:
+        return
+    for number in COUNT.findall(data):
+        if int(number) > limits.max_cells:
+            raise fail_one(filename, f"part {name!r} declares a count of {int(number):,} "
+                           f"(limit {limits.max_cells:,}): refused")
 
 
 def column_number(letters: bytes) -> int:

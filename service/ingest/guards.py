@@ -29,8 +29,8 @@ CHUNK = 1 << 20
 DOCTYPE = re.compile(rb"<!\s*(DOCTYPE|ENTITY)", re.IGNORECASE)
 CELL = re.compile(rb"<c\b([^>]*?)(?<!/)>(.*?)</c>", re.DOTALL)
 REF = re.compile(rb'\br="([A-Z]+[0-9]+)"')
-FAR = re.compile(rb' r="(?:[A-Z]{2}|[A-Z]{0,3}(?:[2-9][0-9]{5}|[0-9]{7}))')
-CELL_REF = re.compile(rb' r="([A-Z]{0,3})([0-9]+)"')
+FAR = re.compile(rb' r="(?:[A-Z]{2}|[A-Z]*(?:[2-9][0-9]{5}|[0-9]{7}))')
+CELL_REF = re.compile(rb' r="([A-Z]*)([0-9]+)"')
 NEAR_ROWS, NEAR_COLUMNS = 200_000, 26
 COUNT = re.compile(rb'[cC]ount="([0-9]{7,})"')
 MERGE = re.compile(rb'<mergeCell\b[^>]*\bref="([A-Z0-9:$]+)"')

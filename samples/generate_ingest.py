@@ -16,6 +16,7 @@ usage_sample.xlsx       a finance workbook: sheet "usage" with date cells and he
 from __future__ import annotations
 
 import csv
+import datetime as dt
 import json
 from pathlib import Path
 
@@ -231,6 +232,7 @@ def write_sacct(rng) -> None:
 def write_xlsx(rng) -> None:
     days = pd.date_range("2026-01-01", "2026-03-31", freq="D")
     book = xlsxwriter.Workbook(HERE / "usage_sample.xlsx")
+    book.set_properties({"created": dt.datetime(2026, 11, 30)})   # same bytes on every run
     notes = book.add_worksheet("notes")
     notes.write(0, 0, "GPU usage export from the finance dashboard, Q1 2026.")
     notes.write(1, 0, "Serving is steady; training runs are checkpointed (interruptible).")

@@ -34,5 +34,4 @@ def test_xlsx_template_reads_back_and_has_instructions():
 
 def test_templates_are_deterministic():
     assert usage_template_csv() == usage_template_csv()
-    assert read_usage(usage_template_xlsx(), "a.xlsx").summary == \
-        read_usage(usage_template_xlsx(), "b.xlsx").summary
+    assert usage_template_xlsx() == usage_template_xlsx()

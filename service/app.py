@@ -45,7 +45,10 @@ def create_app(test_config: Optional[Mapping[str, Any]] = None) -> Flask:
     csrf.exempt(api.bp)  # bearer tokens, no cookies: CSRF cannot apply
     app.jinja_env.filters.update(plans.FILTERS)
 
+    from service.auth import login_required
+
     @app.get("/")
+    @login_required
     def index():
         return redirect(url_for("scenarios.index"))
 

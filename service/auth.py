@@ -6,8 +6,8 @@ import hashlib
 import secrets
 from typing import Optional
 
-from flask import (Blueprint, abort, flash, g, redirect, render_template, request, session,
-                   url_for)
+from flask import (Blueprint, abort, current_app, flash, g, has_app_context, redirect,
+                   render_template, request, session, url_for)
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 from werkzeug.security import check_password_hash, generate_password_hash
@@ -16,8 +16,21 @@ from service.db import ROLES, ApiToken, User, audit, get_session, write_session
 
 bp = Blueprint("auth", __name__)
 TOKEN_PREFIX = "br_"
-# Compared against when the user does not exist, so both paths take the same time.
-_DUMMY_HASH = generate_password_hash("not-a-password")
+
+
+def password_hash(password: str) -> str:
+    # Tests set a cheap method; production keeps werkzeug's default (scrypt).
+    method = current_app.config.get("PASSWORD_HASH_METHOD") if has_app_context() else None
+    return generate_password_hash(password, method) if method else \
+        generate_password_hash(password)
+
+
+def dummy_hash() -> str:
+    """Compared against when the user does not exist, so both paths take the same time."""
+    key = "buyrent_dummy_hash"
+    if key not in current_app.extensions:
+        current_app.extensions[key] = password_hash("not-a-password")
+    return current_app.extensions[key]
 
 
 class UserError(ValueError):
@@ -38,7 +51,7 @@ def create_user(s: Session, username: str, password: str, role: str) -> User:
         raise UserError("the password must have at least 8 characters")
     if s.scalar(select(User).where(User.username == username)):
         raise UserError(f"user {username!r} exists already")
-    user = User(username=username, password_hash=generate_password_hash(password), role=role)
+    user = User(username=username, password_hash=password_hash(password), role=role)
     s.add(user)
     s.flush()
     audit(s, None, "user.create", details=f"{username} ({role})")
@@ -86,7 +99,7 @@ def login():
         username = request.form.get("username", "").strip()
         password = request.form.get("password", "")
         user = get_session().scalar(select(User).where(User.username == username))
-        valid = check_password_hash(user.password_hash if user else _DUMMY_HASH, password)
+        valid = check_password_hash(user.password_hash if user else dummy_hash(), password)
         if user and valid:
             session.clear()
             session["user_id"] = user.id

@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from datetime import datetime, timezone
 from typing import Any, Iterator, Optional
 
-from flask import Flask, current_app, g
+from flask import Flask, current_app, g, has_app_context
 from sqlalchemy import (ForeignKey, LargeBinary, String, Text, UniqueConstraint, create_engine,
                         event)
 from sqlalchemy.engine import Engine
@@ -227,6 +227,8 @@ def write_session(engine: Optional[Engine] = None) -> Iterator[Session]:
         session.connection(execution_options={"buyrent_write": True})
         yield session
         session.commit()
+        if has_app_context() and "db" in g:
+            g.db.rollback()  # end the read snapshot so this request sees what it wrote
     except BaseException:
         session.rollback()
         raise

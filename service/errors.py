@@ -41,7 +41,10 @@ def json_error(status: int, message: str, details: Optional[list] = None,
 def init_app(app: Flask) -> None:
     @app.errorhandler(ApiError)
     def _api_error(exc: ApiError):
-        return json_error(exc.status, exc.message, exc.details, exc.code)
+        response, status = json_error(exc.status, exc.message, exc.details, exc.code)
+        if status == 401:
+            response.headers["WWW-Authenticate"] = 'Bearer realm="buyrent"'
+        return response, status
 
     @app.errorhandler(HTTPException)
     def _http_error(exc: HTTPException):
@@ -51,8 +54,6 @@ def init_app(app: Flask) -> None:
         else:
             response = (render_template("error.html", status=status, title=exc.name,
                                         message=exc.description, error_id=None), status)
-        if status == 401 and wants_json():
-            response[0].headers["WWW-Authenticate"] = 'Bearer realm="buyrent"'
         return response
 
     @app.errorhandler(Exception)

@@ -1,6 +1,7 @@
 """The plan document (design 9.3): plain JSON-ready dicts, the contract of every view."""
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Any
 
 from models.plan import demand_summary, month_rows
@@ -17,7 +18,8 @@ def strategy_document(plan: "Plan", r: StrategyResult) -> dict[str, Any]:
         "uses_spot": r.capacity.use_spot,
         "pv_cost": r.pv_cost,
         "total_cost": r.total_cost,
-        "cost_per_useful_gpu_hour": r.cost_per_useful_gpu_hour,
+        "cost_per_useful_gpu_hour": (r.cost_per_useful_gpu_hour
+                                     if math.isfinite(r.cost_per_useful_gpu_hour) else None),
         "owned_utilization": r.owned_utilization,
         "gpu_hours": {"owned": float(r.owned_gpu_hours_by_month.sum()),
                       "committed": float(r.committed_gpu_hours_by_month.sum()),

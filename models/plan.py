@@ -5,15 +5,17 @@ The plan document (design 9.3) is the contract every view (CLI, pages, API, xlsx
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional
+from typing import Any
 
-import numpy as np
 
 from models.costs import COST_LINES, CREDIT_LINES
 from models.profile import (PlanCalendar, PlanDemand, UsageProfile, default_start_month,
                             plan_calendar, plan_demand)
+from models.breakeven import breakeven_sections
+from models.explain import explanation
+from models.optimize import find_optimal
 from models.scenario import Scenario
-from models.strategies import (Capacity, PlanContext, StrategyResult, buy_for_peak_capacity,
+from models.strategies import (PlanContext, StrategyResult, buy_for_peak_capacity,
                                on_demand_capacity, proposed_capacity)
 
 STRATEGY_ORDER = ("on_demand", "cloud_only", "buy_for_peak", "optimal", "proposed")
@@ -48,14 +50,6 @@ def build_context(scenario: Scenario, profile: UsageProfile) -> PlanContext:
     return PlanContext(scenario, calendar, demand)
 
 
-# Extra strategies (cloud_only, optimal) and plan sections (breakevens) are registered by the
-# optimizer module so that this module stays the one-way entry point.
-StrategyFinder = Callable[[PlanContext, dict[str, StrategyResult]], dict[str, StrategyResult]]
-PlanSection = Callable[["Plan"], None]
-FINDERS: list[StrategyFinder] = []
-SECTIONS: list[PlanSection] = []
-
-
 def compute_plan(scenario: Scenario, profile: UsageProfile) -> Plan:
     """Every strategy of the design (5.1) for a scenario and a usage profile."""
     ctx = build_context(scenario, profile)
@@ -63,8 +57,7 @@ def compute_plan(scenario: Scenario, profile: UsageProfile) -> Plan:
         "on_demand": ctx.evaluate("on_demand", on_demand_capacity()),
         "buy_for_peak": ctx.evaluate("buy_for_peak", buy_for_peak_capacity(ctx)),
     }
-    for finder in FINDERS:
-        results.update(finder(ctx, results))
+    results.update(find_optimal(ctx))
     proposed = proposed_capacity(scenario)
     if proposed is not None:
         results["proposed"] = ctx.evaluate("proposed", proposed)
@@ -72,8 +65,9 @@ def compute_plan(scenario: Scenario, profile: UsageProfile) -> Plan:
     recommendation = min(ordered, key=lambda n: (round(ordered[n].pv_cost, 6),
                                                  capital_outlay(ordered[n])))
     plan = Plan(scenario, profile, ctx, ordered, recommendation, plan_warnings(ctx, ordered))
-    for section in SECTIONS:
-        section(plan)
+    plan.extras.update(breakeven_sections(plan))
+    text, fragile = explanation(plan)
+    plan.extras.update(explanation=text, fragile=fragile)
     return plan
 
 
@@ -151,7 +145,3 @@ def demand_summary(demand: PlanDemand) -> dict[str, float]:
     return {"plan_gpu_hours": float(total.sum()), "plan_peak_gpus": float(total.max()),
             "interruptible_share": float(demand.interruptible.sum() / total.sum())
             if total.sum() > 0 else 0.0}
-
-
-def optional_float(x: Optional[float]) -> Optional[float]:
-    return None if x is None or not np.isfinite(x) else float(x)

@@ -96,6 +96,14 @@ class PlanContext:
         self.start_factors = start_of_month_factors(months, r)
         self.useful_pv = float(self.tables.useful_by_month @ self.end_factors)
 
+    def repriced(self, scenario: Scenario) -> "PlanContext":
+        """The same demand and dispatch with other prices (a what-if on price fields only)."""
+        new = object.__new__(PlanContext)
+        new.__dict__.update(self.__dict__)
+        new.scenario = scenario
+        new.units = UnitCosts(scenario, self.calendar)
+        return new
+
     # capacities in demand units (GPUs of the measured type) by month
     def owned_capacity(self, servers: int | np.ndarray) -> np.ndarray:
         o = self.scenario.owned

@@ -1,6 +1,8 @@
 """Plain-text rendering of a plan for the terminal."""
 from __future__ import annotations
 
+import math
+
 from models.plan import Plan
 
 PERIOD_WORD = {"hour": "hourly", "day": "daily", "month": "monthly"}
@@ -26,8 +28,10 @@ def plan_table(plan: Plan, source: str) -> str:
         committed = "+".join(f"{v}x{k}" for k, v in r.capacity.committed.items() if v) or "-"
         util = f"{r.owned_utilization:.1%}" if r.owned_utilization is not None else "-"
         mark = " *" if name == plan.recommendation else ""
+        per_hour = (f"{r.cost_per_useful_gpu_hour:.4f}"
+                    if math.isfinite(r.cost_per_useful_gpu_hour) else "-")
         lines.append(f"{name:<13}{r.capacity.servers:>8}{committed:>11}{money(r.pv_cost):>15}"
-                     f"{money(r.total_cost):>15}{r.cost_per_useful_gpu_hour:>18.4f}{util:>11}"
+                     f"{money(r.total_cost):>15}{per_hour:>18}{util:>11}"
                      f"{money(base - r.pv_cost):>15}{mark}")
     lines += ["", f"Recommended (*): {plan.recommendation}"]
     explanation = plan.extras.get("explanation")

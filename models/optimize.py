@@ -1,0 +1,224 @@
+"""The exact cheapest mix of owned servers, commitments, spot and on demand (design 5.1, 5.3).
+
+Method
+------
+Dispatch depends only on the number of servers N and the total committed GPUs C (every offer
+serves the same way, constant over the horizon), and every cost line is linear in the monthly
+volumes. So:
+
+1. PV cost coefficients are computed once (``LinearCosts``): per server, per GPU of each offer,
+   per GPU-hour of each source and month.
+2. The cheapest split of each total C over the offers (whole blocks) is a min-cost coin change.
+3. All (N, C) candidates are costed at once from the sorted monthly demand tables: each volume
+   is a binary search and a prefix-sum look-up (models/dispatch.py), O(months x log hours).
+4. Non-linear terms (a cloud support minimum) are bounded, and every candidate whose lower bound
+   can still win is costed exactly by the full engine.
+The grid is bounded by the peak (capacity above the peak only adds cost) and, where no fixed
+cloud charge depends on using the cloud at all, by the screening-curve bound: a capacity level
+whose hours of use cannot pay its cheapest fixed cost at the dearest variable price is never
+worth adding.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import reduce
+
+import numpy as np
+
+from models.costs import START_OF_MONTH_LINES, strategy_lines
+from models.dispatch import Volumes, dispatch
+from models.strategies import Capacity, PlanContext, StrategyResult
+
+
+@dataclass(frozen=True)
+class LinearCosts:
+    """PV cost coefficients of a plan context (after the tax shield)."""
+
+    server_pv: float               # one server's owned lines, no busy energy [currency]
+    server_outlay: float           # nominal capex of one server (tie-breaks)
+    owned_unit_pv: np.ndarray      # busy energy per demand-unit GPU-hour owned, by month
+    on_demand_unit_pv: np.ndarray  # per demand-unit GPU-hour on demand, by month
+    spot_unit_pv: np.ndarray       # per demand-unit spot GPU-hour billed, by month
+    offer_pv: dict[str, float]     # per committed GPU over the horizon
+    offer_outlay: dict[str, float]  # upfront payments per committed GPU, nominal
+    cloud_fixed_pv: float          # storage, egress and setup when any cloud is used
+    support_min_pv: float          # upper bound of what a support minimum can add
+
+
+def linear_costs(ctx: PlanContext) -> LinearCosts:
+    s, u = ctx.scenario, ctx.units
+    end, start = ctx.end_factors, ctx.start_factors
+    keep = 1.0 - s.finance.tax_rate
+    support = 1.0 + s.cloud_terms.support_fraction
+    zero = np.zeros(len(end))
+    idle = Volumes(zero, zero, zero, zero, zero, zero)
+    one = strategy_lines(u, 1, {}, idle)
+    server_pv = sum(float(v @ (start if n in START_OF_MONTH_LINES else end))
+                    for n, v in one.items() if n not in ("resale_credit", "tax_shield"))
+    server_pv -= float((one["resale_credit"] + one["tax_shield"]) @ end)
+    theta_c = s.on_demand.relative_throughput
+    cloud = keep * support / theta_c
+    return LinearCosts(
+        server_pv=server_pv, server_outlay=float(one["capex"].sum()),
+        owned_unit_pv=keep * u.energy_per_busy_gpu_hour / s.owned.relative_throughput * end,
+        on_demand_unit_pv=cloud * u.on_demand_price * end,
+        spot_unit_pv=cloud * u.spot_price * end,
+        offer_pv={k: keep * support * float(o.upfront @ start + o.monthly @ end)
+                  for k, o in u.offers.items()},
+        offer_outlay={k: float(o.upfront.sum()) for k, o in u.offers.items()},
+        cloud_fixed_pv=keep * support * float((u.storage + u.egress) @ end)
+        + keep * u.setup_fee,
+        support_min_pv=keep * u.support_minimum * float(end.sum()))
+
+
+def cheapest_splits(ctx: PlanContext, lc: LinearCosts, c_max: int
+                    ) -> tuple[int, np.ndarray, np.ndarray, list[dict[str, int]]]:
+    """For each total committed GPUs 0, g, 2g, ... <= c_max: the cheapest split over offers.
+
+    Returns the step g, PV cost and upfront outlay per total, and the splits. Min-cost coin
+    change over block sizes; ties go to the smaller upfront outlay.
+    """
+    offers = list(ctx.scenario.commitments)
+    if not offers:
+        return 1, np.zeros(1), np.zeros(1), [{}]
+    g = reduce(math.gcd, [o.block_gpus for o in offers])
+    n = c_max // g + 1
+    cost, outlay = np.full(n, np.inf), np.full(n, np.inf)
+    cost[0] = outlay[0] = 0.0
+    choice = np.full(n, -1)
+    for i in range(1, n):
+        for j, o in enumerate(offers):
+            b = o.block_gpus // g
+            if b <= i and np.isfinite(cost[i - b]):
+                c = cost[i - b] + lc.offer_pv[o.id] * o.block_gpus
+                a = outlay[i - b] + lc.offer_outlay[o.id] * o.block_gpus
+                if c < cost[i] - 1e-9 * max(1.0, abs(c)) or (abs(c - cost[i]) <= 1e-9 * max(
+                        1.0, abs(c)) and a < outlay[i]):
+                    cost[i], outlay[i], choice[i] = c, a, j
+    splits: list[dict[str, int]] = []
+    for i in range(n):
+        split = {o.id: 0 for o in offers}
+        k = i
+        while k > 0 and choice[k] >= 0:
+            o = offers[choice[k]]
+            split[o.id] += o.block_gpus
+            k -= o.block_gpus // g
+        splits.append(split if k == 0 else {})
+    return g, cost, outlay, splits
+
+
+def grid_bounds(ctx: PlanContext, lc: LinearCosts, use_spot: bool) -> tuple[int, int]:
+    """Largest server count and committed GPUs worth considering (peak and screening bounds)."""
+    o = ctx.scenario.owned
+    theta_c = ctx.scenario.on_demand.relative_throughput
+    unit = o.gpus_per_server * o.availability * o.relative_throughput
+    peak = ctx.tables.peak_gross_gpus
+    n_max = max(0, math.ceil(peak / unit - 1e-9))
+    c_max = max(0, math.ceil(peak / theta_c - 1e-9))
+    if lc.cloud_fixed_pv > 0 or lc.support_min_pv > 0:
+        return n_max, c_max  # using no cloud at all may pay: keep the full peak range
+    # Dropping the top server saves its fixed cost and loses at most saving(x) per unit. Dropping
+    # a commitment block also moves the owned layer down, which can add busy energy in every
+    # hour: the block must beat that too for the bound to hold.
+    energy_all_hours = float(lc.owned_unit_pv @ ctx.calendar.hours)
+    fixed = [lc.server_pv / unit]
+    fixed += [v / theta_c - energy_all_hours for v in lc.offer_pv.values()]
+    if min(fixed) <= 0:
+        return n_max, c_max
+    dearest = np.maximum(lc.on_demand_unit_pv, lc.spot_unit_pv if use_spot else 0.0)
+    table = ctx.tables.gross
+
+    def saving(level: float) -> float:
+        """PV of the dearest variable price over the hours in which demand exceeds level."""
+        above = [table.width - np.searchsorted(row, level, side="right") for row in table.sorted]
+        return float(dearest @ np.array(above, dtype=float))
+
+    # saving() falls as the level rises: bisect for the first level that cannot pay its way
+    lo, hi = 0.0, float(peak)
+    if saving(lo) < min(fixed):
+        hi = 0.0
+    for _ in range(60):
+        if hi - lo <= 1e-6 * max(1.0, peak):
+            break
+        mid = (lo + hi) / 2
+        lo, hi = (lo, mid) if saving(mid) < min(fixed) else (mid, hi)
+    x_max = hi
+    biggest_step = max([unit] + [ob.block_gpus * theta_c for ob in ctx.scenario.commitments])
+    bound = x_max + biggest_step
+    return min(n_max, math.ceil(bound / unit)), min(c_max, math.ceil(bound / theta_c))
+
+
+@dataclass
+class Candidates:
+    servers: np.ndarray
+    committed_total: np.ndarray
+    split_index: np.ndarray
+    lower_pv: np.ndarray
+    upper_pv: np.ndarray
+    outlay: np.ndarray
+    use_spot: bool
+
+
+def cost_candidates(ctx: PlanContext, lc: LinearCosts, use_spot: bool,
+                    n_max: int | None = None, c_max: int | None = None
+                    ) -> tuple[Candidates, list[dict[str, int]]]:
+    """PV cost bounds of every (N, C) on the grid; exact when the bounds agree."""
+    bn, bc = grid_bounds(ctx, lc, use_spot)
+    n_max = bn if n_max is None else n_max
+    c_max = bc if c_max is None else c_max
+    g, split_pv, split_outlay, splits = cheapest_splits(ctx, lc, c_max)
+    c_levels = np.arange(len(split_pv)) * g
+    valid = np.isfinite(split_pv)
+    n_grid, c_idx = np.meshgrid(np.arange(n_max + 1), np.flatnonzero(valid), indexing="ij")
+    n_flat, c_flat = n_grid.ravel(), c_idx.ravel()
+    v = dispatch(ctx.tables, ctx.committed_capacity(c_levels[c_flat]),
+                 ctx.owned_capacity(n_flat), failure_waste=ctx.tables_failure_waste,
+                 spot_waste=ctx.spot_waste.fraction,
+                 spot_share=ctx.scenario.spot.availability if use_spot else 0.0)
+    variable = (lc.owned_unit_pv @ v.owned + lc.on_demand_unit_pv @ v.on_demand
+                + lc.spot_unit_pv @ v.spot)
+    uses_cloud = (c_levels[c_flat] > 0) | (v.spot.sum(axis=0) > 0) | (
+        v.on_demand.sum(axis=0) > 1e-9)
+    lower = (n_flat * lc.server_pv + split_pv[c_flat] + variable
+             + np.where(uses_cloud, lc.cloud_fixed_pv, 0.0))
+    upper = lower + np.where(uses_cloud, lc.support_min_pv, 0.0)
+    outlay = n_flat * lc.server_outlay + split_outlay[c_flat]
+    return Candidates(n_flat, c_levels[c_flat], c_flat, lower, upper, outlay, use_spot), splits
+
+
+def best_capacity(ctx: PlanContext, *, allow_servers: bool = True, min_servers: int = 0
+                  ) -> tuple[Capacity, float]:
+    """The exact PV-cost minimum over the integer grid; ties go to the smaller capital outlay."""
+    lc = linear_costs(ctx)
+    pool: list[tuple[float, float, Capacity]] = []
+    for use_spot in (True, False):
+        cand, splits = cost_candidates(ctx, lc, use_spot, n_max=None if allow_servers else 0)
+        keep = cand.servers >= min_servers
+        if not keep.any():
+            continue
+        best_upper = cand.upper_pv[keep].min()
+        tolerance = 1e-9 * max(1.0, abs(best_upper))
+        contenders = np.flatnonzero(keep & (cand.lower_pv <= best_upper + tolerance))
+        for i in contenders:
+            capacity = Capacity(int(cand.servers[i]), dict(splits[cand.split_index[i]]),
+                                use_spot)
+            pv = float(cand.lower_pv[i])
+            if lc.support_min_pv > 0:  # the support minimum is not linear: cost exactly
+                pv = ctx.evaluate("candidate", capacity).pv_cost
+            pool.append((pv, float(cand.outlay[i]), capacity))
+    if not pool:
+        raise ValueError(f"no candidate with at least {min_servers} servers")
+    best_pv = min(item[0] for item in pool)
+    tolerance = 1e-9 * max(1.0, abs(best_pv))
+    tied = [item for item in pool if item[0] <= best_pv + tolerance]
+    pv, _, capacity = min(tied, key=lambda item: (item[1], item[2].servers, not item[2].use_spot))
+    return capacity, pv
+
+
+def find_optimal(ctx: PlanContext) -> dict[str, StrategyResult]:
+    """Strategies ``cloud_only`` (no servers) and ``optimal`` (design 5.1)."""
+    cloud, _ = best_capacity(ctx, allow_servers=False)
+    optimal, _ = best_capacity(ctx)
+    return {"cloud_only": ctx.evaluate("cloud_only", cloud),
+            "optimal": ctx.evaluate("optimal", optimal)}

@@ -16,6 +16,7 @@ def run() -> None:
         return
     import os
     from service.config import instance_path
+    instance_path().mkdir(parents=True, exist_ok=True)
     url = os.environ.get("DATABASE_URL") or f"sqlite:///{instance_path() / 'buyrent.sqlite3'}"
     with make_engine(url).begin() as conn:
         context.configure(connection=conn, target_metadata=target_metadata)

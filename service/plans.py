@@ -167,6 +167,9 @@ def review(scenario_id: int, number: int):
         abort(403, "Only reviewers can review a revision.")
     if revision.author_id == g.user.id:
         abort(403, "You authored this revision: someone else must review it.")
+    expected = request.form.get("revision_hash")
+    if expected and expected != revision.content_hash:
+        abort(409, "This revision is not the one the review form was showing.")
     decision = request.form.get("decision", "comment")
     comment = request.form.get("comment", "").strip()
     if decision not in DECISIONS:

@@ -4,6 +4,7 @@ from __future__ import annotations
 from typing import Optional
 
 from flask import (Blueprint, abort, flash, g, redirect, render_template, request, url_for)
+from models.profile import ProfileError
 from models.scenario import Scenario
 from service import presets as preset_catalog
 from service.access import (can_edit, editable_scenario, revision_or_404, scenario_or_404,
@@ -129,7 +130,7 @@ def upload(scenario_id: int):
         ingested = read_usage(data, file.filename)
         check_plan(Scenario.model_validate_json(scenario.latest.assumptions),
                    UsageFile(data=data, filename=file.filename))
-    except (IngestError, PlanningError) as exc:
+    except (IngestError, ProfileError, PlanningError) as exc:
         return render_template("scenarios/upload.html", scenario=scenario,
                                problems=getattr(exc, "problems", []), message=str(exc)), 422
     with write_session() as s:

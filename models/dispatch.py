@@ -41,6 +41,9 @@ class MonthlySorted:
         ``level`` has shape (months,) or (months, k) for k candidate levels at once.
         """
         level = np.maximum(np.asarray(level, dtype=float), 0.0)
+        if level.ndim == 1:  # one level a month: count in one vectorised comparison
+            idx = (self.sorted < level[:, None]).sum(axis=1)
+            return self.prefix[np.arange(len(level)), idx] + level * (self.width - idx)
         out = np.empty(level.shape)
         for m in range(self.sorted.shape[0]):
             idx = np.searchsorted(self.sorted[m], level[m])

@@ -15,6 +15,7 @@ from models.breakeven import breakeven_sections
 from models.explain import explanation
 from models.optimize import find_optimal
 from models.scenario import Scenario
+from models.uncertainty import uncertainty_section
 from models.strategies import (PlanContext, StrategyResult, buy_for_peak_capacity,
                                on_demand_capacity, proposed_capacity)
 
@@ -66,6 +67,8 @@ def compute_plan(scenario: Scenario, profile: UsageProfile) -> Plan:
                                                  capital_outlay(ordered[n])))
     plan = Plan(scenario, profile, ctx, ordered, recommendation, plan_warnings(ctx, ordered))
     plan.extras.update(breakeven_sections(plan))
+    if scenario.uncertainty.draws > 0:
+        plan.extras["uncertainty"] = uncertainty_section(plan)
     text, fragile = explanation(plan)
     plan.extras.update(explanation=text, fragile=fragile)
     return plan

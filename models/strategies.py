@@ -95,6 +95,7 @@ class PlanContext:
         self.end_factors = end_of_month_factors(months, r)
         self.start_factors = start_of_month_factors(months, r)
         self.useful_pv = float(self.tables.useful_by_month @ self.end_factors)
+        self.volume_cache: dict[tuple, Volumes] = {}
 
     def repriced(self, scenario: Scenario) -> "PlanContext":
         """The same demand and dispatch with other prices (a what-if on price fields only)."""
@@ -116,7 +117,19 @@ class PlanContext:
         return np.multiply.outer(np.ones(months), np.asarray(committed_gpus) * theta)
 
     def volumes(self, capacity: Capacity) -> Volumes:
+        """Monthly volumes of a capacity; cached, since re-priced contexts share the demand."""
         spot_share = self.scenario.spot.availability if capacity.use_spot else 0.0
+        o = self.scenario.owned
+        key = (capacity.servers, sum(capacity.committed.values()), spot_share,
+               self.tables_failure_waste, self.spot_waste.fraction, o.gpus_per_server,
+               o.availability, o.relative_throughput, o.lead_time_months,
+               self.scenario.on_demand.relative_throughput)
+        cached = self.volume_cache.get(key)
+        if cached is None:
+            cached = self.volume_cache[key] = self._dispatch(capacity, spot_share)
+        return cached
+
+    def _dispatch(self, capacity: Capacity, spot_share: float) -> Volumes:
         return dispatch(self.tables, self.committed_capacity(sum(capacity.committed.values())),
                         self.owned_capacity(capacity.servers),
                         failure_waste=self.tables_failure_waste,

@@ -1,0 +1,109 @@
+"""Exact integer optimum (models/optimize.py) against HiGHS on the same 43,800-hour problem.
+
+    /work/main/.venv/bin/python bench/optimize.py [--no-milp]
+
+Scenario: the default 8x H100 scenario with its two commitment offers (1y 41 %, 3y 64 %, blocks
+of 8 GPUs) over 60 months, failures_per_server_year = 0 so that the cost is linear and the
+independent HiGHS model of tests/test_optimize_highs.py describes exactly the same problem.
+Prints the times (best of 3 for the fast parts), the ratios and the cost gaps.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+import numpy as np  # noqa: E402
+from scipy.optimize import Bounds, LinearConstraint, linprog, milp  # noqa: E402
+
+from bench.common import HOURS, PEAK_GPUS, bench_profile, best_of  # noqa: E402
+from models.optimize import best_capacity  # noqa: E402
+from models.plan import build_context, compute_plan  # noqa: E402
+from models.scenario import Scenario  # noqa: E402
+from tests.test_optimize_highs import independent_model, milp_problem  # noqa: E402
+
+MILP_TIME_LIMIT = 120.0
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--no-milp", action="store_true", help="skip the whole-node MILP")
+    parser.add_argument("--check-fixed", action="store_true",
+                        help="also solve HiGHS's LP with N and blocks fixed at the exact optimum "
+                             "(it must give the same PV: the two models are the same problem)")
+    args = parser.parse_args()
+
+    scenario = Scenario.model_validate({"finance": {"start_month": "2025-01"},
+                                        "owned": {"failures_per_server_year": 0.0}})
+    profile = bench_profile()
+    print(f"profile: {HOURS:,} hours, peak {PEAK_GPUS:.0f} GPUs, "
+          f"{profile.interruptible.sum() / profile.gpu_hours:.0%} interruptible; "
+          f"offers {[o.id for o in scenario.commitments]}, horizon "
+          f"{scenario.finance.horizon_months} months")
+
+    ctx = build_context(scenario, profile)
+    t_ctx, _ = best_of(3, lambda: build_context(scenario, profile))
+    t_opt, (capacity, pv) = best_of(3, lambda: best_capacity(ctx))
+    t_plan, plan = best_of(3, lambda: compute_plan(scenario, profile))
+    print(f"exact optimum (best_capacity):  {t_opt * 1e3:8.1f} ms   target <= 300 ms   "
+          f"{'OK' if t_opt <= 0.3 else 'MISSED'}")
+    print(f"  build_context:                {t_ctx * 1e3:8.1f} ms")
+    print(f"  whole compute_plan:           {t_plan * 1e3:8.1f} ms")
+    print(f"  optimal: {capacity.servers} servers, committed {capacity.committed}, "
+          f"spot {capacity.use_spot}; PV {pv:,.2f}")
+    assert abs(plan.strategies["optimal"].pv_cost - pv) <= 1e-9 * pv
+
+    t0 = time.perf_counter()
+    m = independent_model(scenario, profile)
+    p = milp_problem(m)
+    t_build = time.perf_counter() - t0
+    print(f"HiGHS problem: {p.A.shape[0]:,} rows x {p.A.shape[1]:,} columns "
+          f"(built in {t_build:.2f} s, not counted below)")
+
+    eq, ub = slice(0, p.n_eq), slice(p.n_eq, None)
+    t0 = time.perf_counter()
+    lp = linprog(p.c, A_ub=p.A[ub], b_ub=p.hi[ub], A_eq=p.A[eq], b_eq=p.lo[eq],
+                 bounds=np.c_[p.lb, p.ub], method="highs-ipm")
+    t_lp = time.perf_counter() - t0
+    if lp.status == 0:
+        print(f"HiGHS IPM continuous relaxation: {t_lp:8.2f} s   ratio {t_lp / t_opt:,.0f}x; "
+              f"N = {lp.x[0]:.2f}, blocks = {np.round(lp.x[1:1 + len(p.ids)], 2).tolist()}; "
+              f"PV {lp.fun:,.2f}, gap to the exact integer optimum "
+              f"{(pv - lp.fun) / pv:+.4%} (a lower bound)")
+    else:
+        print(f"HiGHS IPM continuous relaxation: {lp.message} after {t_lp:.2f} s")
+
+    if args.check_fixed:
+        lb, ubx = p.lb.copy(), p.ub.copy()
+        lb[0] = ubx[0] = capacity.servers
+        for j, k in enumerate(p.ids):
+            lb[1 + j] = ubx[1 + j] = capacity.committed.get(k, 0) // m.blocks[k]
+        t0 = time.perf_counter()
+        fixed = linprog(p.c, A_ub=p.A[ub], b_ub=p.hi[ub], A_eq=p.A[eq], b_eq=p.lo[eq],
+                        bounds=np.c_[lb, ubx], method="highs-ds")
+        print(f"HiGHS LP at the exact optimum's (N, blocks): {time.perf_counter() - t0:.2f} s; "
+              f"PV {fixed.fun:,.2f}, relative difference {(fixed.fun - pv) / pv:+.2e}")
+
+    if args.no_milp:
+        return
+    t0 = time.perf_counter()
+    res = milp(p.c, constraints=LinearConstraint(p.A, p.lo, p.hi), integrality=p.integrality,
+               bounds=Bounds(p.lb, p.ub),
+               options={"time_limit": MILP_TIME_LIMIT, "mip_rel_gap": 1e-9})
+    t_milp = time.perf_counter() - t0
+    if res.x is not None and res.success:
+        blocks = np.round(res.x[1:1 + len(p.ids)]).astype(int)
+        print(f"HiGHS whole-node MILP:           {t_milp:8.2f} s   ratio {t_milp / t_opt:,.0f}x; "
+              f"N = {round(res.x[0])}, blocks = {blocks.tolist()}; PV {res.fun:,.2f}, "
+              f"gap {(res.fun - pv) / pv:+.2e} relative")
+    else:
+        found = f"best found PV {res.fun:,.2f}" if res.x is not None else "no solution"
+        print(f"HiGHS whole-node MILP: not finished within {MILP_TIME_LIMIT:.0f} s "
+              f"({res.message.strip()}; {found}; {t_milp:.1f} s)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,186 @@
+"""Dispatch over many draws: demand growth, failure strata and sum-min look-ups (issue 7).
+
+Capacities stay fixed; what moves the dispatch in a draw is demand growth, owned availability,
+the failure rate (through the gross demand table, design 4.4) and the spot interruption rate
+(through the spot waste). Growth is a change of capacity level: sum over hours of
+min(f d, x) = f sum min(d, x / f), with f the draw's growth relative to the base at the middle
+hour of each month, so each month's sorted demand table is reused. Failure rates are drawn from a
+few strata, each with its own gross table. The index and arithmetic of every look-up are those
+of models/dispatch.py MonthlySorted.sum_min.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from models.checkpoint import HOURS_PER_YEAR, waste_fraction
+from models.dispatch import MonthlySorted
+from models.profile import PlanDemand
+from models.strategies import Capacity, PlanContext
+
+
+def growth_factors(ctx: PlanContext, growth: np.ndarray) -> np.ndarray:
+    """Demand multiplier of each month and draw relative to the base growth [-], (months, n)."""
+    cal, base = ctx.calendar, ctx.scenario.profile.growth_annual
+    starts = np.concatenate([[0.0], np.cumsum(cal.hours)[:-1]])
+    middle = (starts + (cal.hours - 1) / 2) / HOURS_PER_YEAR
+    return np.exp(np.outer(middle, np.log((1.0 + growth) / (1.0 + base))))
+
+
+def grown_demand(ctx: PlanContext, growth: float) -> PlanDemand:
+    """The plan's demand with the growth of one draw, month by month as the draws see it."""
+    f = growth_factors(ctx, np.array([growth]))[:, 0][ctx.calendar.month_of_hour()]
+    d = ctx.demand
+    return PlanDemand(d.steady * f, d.interruptible * f, d.profile_hours_used, d.repeated_hours)
+
+
+@dataclass
+class DrawDemand:
+    """What dispatch needs per draw: wastes, growth and the gross tables by failure stratum."""
+
+    growth: np.ndarray            # (months, n)
+    failure_waste: np.ndarray     # (n,)
+    spot_waste: np.ndarray        # (n,)
+    stratum: np.ndarray           # (n,) index into gross
+    gross: list[MonthlySorted]
+    steady: MonthlySorted
+    merged: list["MergedTable"]
+    cache: dict | None = None     # sum-mins of the capacities being costed, see level_table
+
+
+def draw_demand(ctx: PlanContext, v: dict[str, np.ndarray]) -> DrawDemand:
+    s, d = ctx.scenario, ctx.demand
+    sp = s.spot
+    has_int = d.interruptible.sum() > 0
+    common = dict(nodes=sp.nodes_per_job, notice_seconds=sp.notice_seconds,
+                  checkpoint_seconds=sp.checkpoint_seconds, restart_seconds=sp.restart_seconds)
+    rates, stratum = np.unique(v["failure_rate"], return_inverse=True)
+    fw_by = np.array([waste_fraction(noticed_rate_per_node_hour=0.0,
+                                     unnoticed_rate_per_node_hour=r / HOURS_PER_YEAR,
+                                     **common).fraction for r in rates])
+    fw_by = fw_by if has_int else np.zeros_like(fw_by)
+    pairs, pair_index = np.unique(np.stack([v["failure_rate"], v["spot_interruptions"]]),
+                                  axis=1, return_inverse=True)
+    sw_by = np.array([waste_fraction(noticed_rate_per_node_hour=b,
+                                     unnoticed_rate_per_node_hour=a / HOURS_PER_YEAR,
+                                     **common).fraction for a, b in pairs.T])
+    if has_int:
+        gross = [MonthlySorted(d.steady + d.interruptible / (1.0 - w), ctx.calendar)
+                 for w in fw_by]
+        merged = [MergedTable(t, ctx.tables.steady) for t in gross]
+    else:  # no interruptible work: failures change nothing, one table serves every draw
+        gross = [ctx.tables.gross] * len(rates)
+        merged = [MergedTable(ctx.tables.gross, ctx.tables.steady)]
+        stratum = np.zeros_like(stratum)
+    return DrawDemand(growth_factors(ctx, v["demand_growth"]), fw_by[stratum.ravel()],
+                      sw_by[pair_index.ravel()], stratum.ravel(), gross, ctx.tables.steady,
+                      merged)
+
+
+def sum_min_by_stratum(tables: list[MonthlySorted], stratum: np.ndarray, level: np.ndarray,
+             growth: np.ndarray) -> np.ndarray:
+    """sum min(f d, x) = f sum min(d, x/f), table by stratum [GPU-hours], (months, n)."""
+    scaled = level / growth
+    if len(tables) == 1:
+        return growth * tables[0].sum_min(scaled)
+    out = np.empty_like(scaled)
+    for k, table in enumerate(tables):
+        cols = np.flatnonzero(stratum == k)
+        if cols.size:
+            out[:, cols] = table.sum_min(scaled[:, cols])
+    return growth * out
+
+
+def dispatch_levels(ctx: PlanContext, dd: DrawDemand, capacity: Capacity, availability: np.ndarray):
+    """A(C), A(C+K), B(C+K) and the totals D, S per month and draw (models/dispatch.py)."""
+    g = dd.growth
+    zero = np.zeros(g.shape)
+    c, n = sum(capacity.committed.values()), capacity.servers
+    table = dd.cache if dd.cache is not None else level_table(ctx, dd, [capacity], availability)
+    a_c = table["gross", c, 0] if c else zero
+    a_all = table["gross", c, n] if n else a_c
+    b_all = table["steady", c, n] if (c or n) else zero
+    d_total = g * np.stack([t.totals for t in dd.gross], axis=1)[:, dd.stratum]
+    s_total = g * dd.steady.totals[:, None]
+    return a_c, a_all, b_all, d_total, s_total
+
+
+class MergedTable:
+    """A month's gross and steady demand merged into one sorted row, with prefix sums of each.
+
+    One binary search then gives both sum-mins of a level: the number of gross values below
+    it is the count of gross entries before its position in the merged row (models/dispatch.py
+    MonthlySorted.sum_min, same index, same arithmetic).
+    """
+
+    def __init__(self, gross: MonthlySorted, steady: MonthlySorted):
+        months, width = gross.sorted.shape
+        self.merged = np.empty((months, 2 * width))
+        is_gross = np.zeros((months, 2 * width), dtype=np.int64)
+        rank = np.arange(width)
+        for m in range(months):  # merge two sorted rows; on ties gross comes first
+            g_row, s_row = gross.sorted[m], steady.sorted[m]
+            at_g = rank + np.searchsorted(s_row, g_row, side="left")
+            at_s = rank + np.searchsorted(g_row, s_row, side="right")
+            self.merged[m, at_g], self.merged[m, at_s] = g_row, s_row
+            is_gross[m, at_g] = 1
+        self.gross_before = np.concatenate([np.zeros((months, 1), np.int64),
+                                            np.cumsum(is_gross, axis=1)], axis=1)
+        self.gross, self.steady, self.width = gross, steady, gross.width
+
+    def sum_mins(self, level: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """sum min(gross, level) and sum min(steady, level) by month [GPU-hours], (months, k)."""
+        level = np.maximum(level, 0.0)
+        a, b = np.empty(level.shape), np.empty(level.shape)
+        for m in range(len(level)):
+            pos = np.searchsorted(self.merged[m], level[m])
+            ia = self.gross_before[m, pos]
+            ib = pos - ia
+            a[m] = self.gross.prefix[m, ia] + level[m] * (self.width - ia)
+            b[m] = self.steady.prefix[m, ib] + level[m] * (self.width - ib)
+        return a, b
+
+
+def level_table(ctx: PlanContext, dd: DrawDemand, capacities: list[Capacity],
+                 availability: np.ndarray) -> dict:
+    """Every sum-min a set of capacities needs, one binary search per level and month.
+
+    sum min(f d, x) = f sum min(d, x / f): growth f is a change of level; the gross table
+    depends on the failure stratum of the draw.
+    """
+    o, theta_c = ctx.scenario.owned, ctx.scenario.on_demand.relative_throughput
+    g = dd.growth
+    keys = set()
+    for cap in capacities:
+        c, k = sum(cap.committed.values()), cap.servers
+        if c:
+            keys.add((c, 0))
+        if k:
+            keys.add((c, k))
+    keys = sorted(keys)
+    if not keys:
+        return {}
+    # levels by (month, key, draw), draws grouped by failure stratum so each table sees a block
+    order = np.argsort(dd.stratum, kind="stable")
+    bounds = np.searchsorted(dd.stratum[order], np.arange(len(dd.merged) + 1))
+    per_gpu = o.gpus_per_server * availability[order] * o.relative_throughput
+    online, grown = ctx.units.server.online, g[:, order]
+    levels = np.stack([(c * theta_c + np.outer(online, k * per_gpu)) / grown for c, k in keys],
+                      axis=1)
+    a, b = np.empty(levels.shape), np.empty(levels.shape)
+    months = len(online)
+    for i, table in enumerate(dd.merged):
+        lo, hi = bounds[i], bounds[i + 1]
+        if hi > lo:
+            sa, sb = table.sum_mins(levels[:, :, lo:hi].reshape(months, -1))
+            a[:, :, lo:hi] = sa.reshape(months, len(keys), hi - lo)
+            b[:, :, lo:hi] = sb.reshape(months, len(keys), hi - lo)
+    back = np.argsort(order)
+    a = g[:, None, :] * a[:, :, back]
+    b = g[:, None, :] * b[:, :, back]
+    out = {}
+    for i, (c, k) in enumerate(keys):
+        out["gross", c, k] = a[:, i]
+        out["steady", c, k] = b[:, i]
+    return out

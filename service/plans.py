@@ -31,7 +31,9 @@ def percent(value: Any) -> str:
 
 
 def number(value: Any) -> str:
-    return "-" if value is None else f"{value:,.1f}"
+    if value is None:
+        return "-"
+    return f"{value:,}" if isinstance(value, int) else f"{value:,.1f}"
 
 
 FILTERS = {"money": money, "percent": percent, "number": number,

@@ -25,6 +25,7 @@ SECTION_TITLES = {
     "profile": "Usage profile options", "proposed": "Proposed capacity",
 }
 EXTRA_COMMITMENT_ROWS = 1  # blank rows offered for a new commitment offer
+NEW_OFFER = CommitmentOffer().model_dump(mode="json")  # defaults shown in a blank offer row
 
 
 @dataclass
@@ -152,7 +153,7 @@ def build_form(data: dict, raw: Optional[MultiDict] = None,
             count = (commitment_row_count(raw) if raw is not None
                      else len(offers) + EXTRA_COMMITMENT_ROWS)
             for i in range(count):
-                values = offers[i] if i < len(offers) else {}
+                values = offers[i] if i < len(offers) else {**NEW_OFFER, "id": ""}
                 row = [make_field(f"commitments.{i}.{k}", sub, values.get(k), raw)
                        for k, sub in CommitmentOffer.model_fields.items()]
                 row.append(FormField(f"commitments.{i}.remove", "Remove this offer",

@@ -384,3 +384,21 @@ def test_usage_template_csv_is_readable(login):
     from service.ingest import read_usage
     data = login("ana").get("/usage-template.csv").data
     read_usage(data, "template.csv")
+
+
+def test_commitment_offers_can_be_added_and_removed(login, app):
+    client = login("ana")
+    data = form_data(_revision_assumptions(app, 1))
+    assert data["commitments.2.id"] == ""                  # the blank row for a new offer
+    data.update({"commitments.2.id": "6m", "commitments.2.term_months": "6",
+                 "commitments.2.discount": "0.2", "commitments.1.remove": "true"})
+    assert client.post("/scenarios/1/edit", data).status_code == 302
+    offers = _revision_assumptions(app, 3)["commitments"]
+    assert [o["id"] for o in offers] == ["1y", "6m"] and offers[1]["term_months"] == 6
+
+
+def test_bad_value_in_a_later_offer_row_is_shown_on_that_row(login):
+    data = form_data(_default())
+    data.update({"commitments.0.remove": "true", "commitments.1.block_gpus": "0"})
+    html = login("ana").post("/scenarios/1/edit", data).get_data(as_text=True)
+    assert re.search(r'data-field="commitments.1.block_gpus">Input should be greater', html)

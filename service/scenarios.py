@@ -194,3 +194,24 @@ def compare(scenario_id: int):
     return render_template("scenarios/compare.html", scenario=scenario, a=rev_a, b=rev_b,
                            diffs=diffs, results=results, docs=docs, numbers=numbers)
 
+
+
+@bp.post("/<int:scenario_id>/import")
+@login_required
+def import_workbook(scenario_id: int):
+    """Fill the edit form from a plan workbook's Assumptions sheet (saved only on Save)."""
+    scenario = editable_scenario(g.user, scenario_id)
+    try:
+        from service.xlsx_roundtrip import WorkbookError, scenario_from_xlsx
+    except ImportError:
+        abort(501, "Reading plan workbooks arrives with the Excel export (issue 5).")
+    upload = request.files.get("workbook")
+    data = upload.read() if upload else b""
+    try:
+        model = scenario_from_xlsx(data)
+    except (WorkbookError, ValueError) as exc:
+        sections = build_form(scenario.latest.assumptions_dict)
+        sections[0].errors.append(f"Cannot read the workbook: {exc}")
+        return form_page(scenario, {}, sections, 422)
+    flash("Assumptions loaded from the workbook: check them, then save a new revision.")
+    return form_page(scenario, model.model_dump(mode="json"))

@@ -48,6 +48,7 @@ MATRIX = [
     ("POST", "/scenarios/1/edit", {None: 302, "otto": 404, "rita": 403}),
     ("POST", "/scenarios/1/usage", {None: 302, "otto": 404, "rita": 403}),
     ("POST", "/scenarios/1/usage/1/attach", {None: 302, "otto": 404, "rita": 403}),
+    ("POST", "/scenarios/1/import", {None: 302, "otto": 404, "rita": 403}),
 ]
 CASES = [(m, u, who, status) for m, u, table in MATRIX for who, status in table.items()]
 
@@ -402,3 +403,25 @@ def test_bad_value_in_a_later_offer_row_is_shown_on_that_row(login):
     data.update({"commitments.0.remove": "true", "commitments.1.block_gpus": "0"})
     html = login("ana").post("/scenarios/1/edit", data).get_data(as_text=True)
     assert re.search(r'data-field="commitments.1.block_gpus">Input should be greater', html)
+
+
+def test_import_assumptions_from_a_plan_workbook(login, app):
+    import io
+    client = login("ana")
+    if not XLSX_READY:
+        response = client.post("/scenarios/1/import", {"workbook": (io.BytesIO(b"x"), "p.xlsx")},
+                               content_type="multipart/form-data")
+        assert response.status_code == 501
+        return
+    workbook = client.get(R1 + "/plan.xlsx").data
+    response = client.post("/scenarios/1/import", {"workbook": (io.BytesIO(workbook), "p.xlsx")},
+                           content_type="multipart/form-data")
+    assert response.status_code == 200
+    html = response.get_data(as_text=True)
+    assert "Assumptions loaded from the workbook" in html
+    assert 'name="on_demand.price_per_gpu_hour" value="6.88"' in html
+    assert count(app, Revision) == 2                        # nothing saved until Save
+    response = client.post("/scenarios/1/import", {"workbook": (io.BytesIO(b"junk"), "p.xlsx")},
+                           content_type="multipart/form-data")
+    assert response.status_code == 422 and "Cannot read the workbook" in response.get_data(
+        as_text=True)

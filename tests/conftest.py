@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -28,13 +29,17 @@ def sample_plan():
     return model, plan_for(model, SAMPLE_USAGE.read_bytes(), SAMPLE_USAGE.name)
 
 
-@pytest.fixture
-def app(tmp_path: Path, sample_plan):
-    app = create_app({"INSTANCE_PATH": str(tmp_path / "instance"), "TESTING": True,
-                      "SECRET_KEY": "test-secret",
-                      "PASSWORD_HASH_METHOD": "pbkdf2:sha256:1000"})  # fast in tests
+TEST_CONFIG = {"TESTING": True, "SECRET_KEY": "test-secret",
+               "PASSWORD_HASH_METHOD": "pbkdf2:sha256:1000"}  # fast hashing in tests only
+
+
+@pytest.fixture(scope="session")
+def seeded_database(tmp_path_factory, sample_plan) -> Path:
+    """A migrated SQLite file with the users and two planned scenarios, built once."""
     from service.auth import create_user
     from service.revisions import create_scenario, store_usage
+    instance = tmp_path_factory.mktemp("template")
+    app = create_app({**TEST_CONFIG, "INSTANCE_PATH": str(instance)})
     model, result = sample_plan
     with app.app_context():
         with write_session() as s:
@@ -45,7 +50,22 @@ def app(tmp_path: Path, sample_plan):
                                     SAMPLE_USAGE.name)
             create_scenario(s, users["rex"], model.model_copy(update={"name": "Rex's own"}),
                             usage_rex, result=result)                          # scenario 2
+    engine = app.extensions["buyrent_engine"]
+    with engine.connect() as conn:
+        conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
+    engine.dispose()
+    return instance / "buyrent.sqlite3"
+
+
+@pytest.fixture
+def app(tmp_path: Path, seeded_database: Path):
+    """A fresh copy of the seeded database behind a new app."""
+    instance = tmp_path / "instance"
+    instance.mkdir()
+    shutil.copyfile(seeded_database, instance / "buyrent.sqlite3")
+    app = create_app({**TEST_CONFIG, "INSTANCE_PATH": str(instance)})
     yield app
+    app.extensions["buyrent_engine"].dispose()
 
 
 class Browser:

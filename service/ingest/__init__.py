@@ -1,75 +1,107 @@
 """Usage files -> validated UsageProfile (design 4.1, 7).
 
-``load_usage(path)`` is the one entry point every view uses. This first reader takes the plain
-CSV layout of the samples (timestamp, gpu_hours, optional workload and team).
+``read_usage(data, filename)`` is the upload/API path, ``load_usage(path)`` the CLI path. The
+content decides the reader (the extension must agree with it): plain CSV or XLSX usage tables,
+FOCUS 1.0 billing exports, AWS CUR (legacy) exports and Slurm ``sacct --parsable2`` dumps.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-import io
+import re
 from pathlib import Path
 
-import numpy as np
-import pandas as pd
+from service.ingest import aws_cur, focus, guards, slurm
+from service.ingest import csv as csv_reader
+from service.ingest.build import build
+from service.ingest.core import IngestError, IngestResult, Limits, fail_one
+from service.ingest.table import map_columns, normalise, read_table
+from service.ingest.template import usage_template_csv, usage_template_xlsx
+from service.ingest.xlsx import read_xlsx
 
-from models.profile import UsageProfile, period_starts
+__all__ = ["IngestError", "IngestResult", "Limits", "load_usage", "read_usage",
+           "usage_template_csv", "usage_template_xlsx"]
 
-
-class IngestError(ValueError):
-    """A usage file that cannot be read; ``problems`` lists row/column details."""
-
-    def __init__(self, message: str, problems: list[dict] | None = None):
-        super().__init__(message)
-        self.problems = problems or []
-
-
-@dataclass
-class IngestResult:
-    profile: UsageProfile
-    warnings: list[str] = field(default_factory=list)
+TEXT_SUFFIXES = {".csv", ".txt", ".tsv", ".psv", ".out", ""}
 
 
-def load_usage(path: str | Path) -> IngestResult:
+def load_usage(path: str | Path, limits: Limits | None = None) -> IngestResult:
+    """Read a usage file from disk (its size is checked before it is read)."""
     path = Path(path)
-    return read_usage(path.read_bytes(), path.name)
+    limits = limits or Limits()
+    size = path.stat().st_size
+    if size > limits.max_bytes:
+        raise fail_one(path.name, f"the file is {size:,} bytes; the limit is "
+                       f"{limits.max_bytes:,} bytes")
+    return read_usage(path.read_bytes(), path.name, limits)
 
 
-def read_usage(data: bytes, filename: str) -> IngestResult:
-    """Parse an uploaded usage file (its bytes and the name the user gave it)."""
-    path = Path(filename)
-    try:
-        frame = pd.read_csv(io.BytesIO(data))
-    except (UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
-        raise IngestError(f"{path.name}: cannot read as CSV ({exc})") from None
-    for column in ("timestamp", "gpu_hours"):
-        if column not in frame.columns:
-            raise IngestError(f"{path.name}: missing column {column!r}; found "
-                              f"{list(frame.columns)}")
-    text = frame["timestamp"].astype(str)
-    period = ("month" if text.str.fullmatch(r"\d{4}-\d{2}").all() else
-              "day" if text.str.fullmatch(r"\d{4}-\d{2}-\d{2}").all() else "hour")
-    stamps = pd.to_datetime(text, format="ISO8601" if period == "hour" else None)
-    hours = pd.to_numeric(frame["gpu_hours"], errors="coerce")
-    bad = np.flatnonzero(hours.isna().to_numpy() | (hours < 0).to_numpy())
-    if bad.size:
-        row = int(bad[0]) + 2
-        raise IngestError(f"{path.name}: row {row}, column gpu_hours: expected a number >= 0, "
-                          f"got {frame['gpu_hours'].iloc[bad[0]]!r}")
-    interruptible = (frame["workload"].astype(str).str.lower() == "interruptible"
-                     if "workload" in frame.columns else pd.Series(False, index=frame.index))
-    keys = stamps.dt.floor("h").to_numpy().astype("datetime64[h]")
-    first, last = keys.min(), keys.max()
-    count = {"hour": int((last - first) / np.timedelta64(1, "h")) + 1,
-             "day": int((last - first) / np.timedelta64(24, "h")) + 1,
-             "month": int((last.astype("datetime64[M]") - first.astype("datetime64[M]"))
-                          / np.timedelta64(1, "M")) + 1}[period]
-    starts = period_starts(first, count, period)
-    position = np.searchsorted(starts, keys)
-    steady = np.bincount(position, hours.where(~interruptible, 0).to_numpy(), minlength=count)
-    inter = np.bincount(position, hours.where(interruptible, 0).to_numpy(), minlength=count)
-    teams = (frame.groupby("team")["gpu_hours"].sum().to_dict() if "team" in frame.columns
-             else {})
-    profile = UsageProfile(period, starts, steady, inter,
-                           has_workload="workload" in frame.columns,
-                           teams={str(k): float(v) for k, v in teams.items()})
-    return IngestResult(profile)
+def read_usage(data: bytes, filename: str, limits: Limits | None = None) -> IngestResult:
+    """Parse an uploaded usage file: its bytes and the name the user gave it."""
+    limits = limits or Limits()
+    name = re.split(r"[\\/]", filename)[-1] or "upload"   # browsers may send C:\...\x.csv
+    suffix = Path(name).suffix.lower()
+    guards.check_size(data, name, limits)
+    looks = guards.describe(data)
+    if suffix in guards.FORMATS:
+        if looks.startswith("an OLE"):
+            raise guards.ole_message(data, name)
+        raise fail_one(name, f"this is {guards.FORMATS[suffix]}, which is not read here; "
+                       f"{guards.SAVE_AS}")
+    if looks.startswith("an OLE"):
+        raise guards.ole_message(data, name)
+    if suffix == ".xlsx":
+        if looks != "a zip archive":
+            raise fail_one(name, f"the file is named .xlsx but is {looks}, not an Excel "
+                           "workbook; save it from Excel as .xlsx, or rename it to .csv if "
+                           "it is CSV text")
+        return _xlsx(data, name, limits)
+    if looks == "a zip archive":
+        raise fail_one(name, f"the file is named {suffix or 'without an extension'} but is a "
+                       "zip archive (an Excel workbook?); name it .xlsx if it is one")
+    if looks != "text":
+        raise fail_one(name, f"the file is {looks}, not CSV text or an xlsx workbook")
+    if suffix not in TEXT_SUFFIXES:
+        raise fail_one(name, f"unsupported file type {suffix!r}; upload .csv, .xlsx or a "
+                       "Slurm sacct .txt dump")
+    return _text(data, name, limits)
+
+
+def _kind(headers: list) -> str:
+    names = {normalise(h) for h in headers}
+    for module in (focus, aws_cur, slurm):
+        if module.HEADERS <= names:
+            return module.FORMAT
+    return "csv"
+
+
+def _text(data: bytes, name: str, limits: Limits) -> IngestResult:
+    text = csv_reader.text_of(data, name)
+    headers, sep = csv_reader.header(text)
+    kind = _kind(headers)
+    if kind != "csv":
+        return _export(kind).read(data, text, headers, sep, name, limits)
+    csv_reader.check_shape(text, headers, name, limits, limits.max_columns)
+    columns = map_columns(headers, name)
+    dtypes = {columns[k]: "category" for k in ("workload", "interruptible", "team")
+              if k in columns}
+    frame, rows = csv_reader.read_frame(data, name, sep, limits, dtype=dtypes,
+                                        parse_dates=[columns["timestamp"]],
+                                        date_format="ISO8601")
+    records = read_table(frame, name, rows,
+                         raw=lambda col: csv_reader.raw_column(data, sep, col, rows))
+    return build(records, name, "csv")
+
+
+def _xlsx(data: bytes, name: str, limits: Limits) -> IngestResult:
+    frame, rows, warnings = read_xlsx(data, name, limits)
+    kind = _kind(list(frame.columns))
+    if kind in ("focus", "aws_cur"):
+        return _export(kind).from_frame(frame, rows, name, limits, warnings)
+    if len(frame.columns) > limits.max_columns:
+        raise fail_one(name, f"the sheet has {len(frame.columns)} columns; the limit is "
+                       f"{limits.max_columns}", 1)
+    records = read_table(frame, name, rows)
+    return build(records, name, "xlsx", warnings=warnings)
+
+
+def _export(kind: str):
+    return {"focus": focus, "aws_cur": aws_cur, "slurm": slurm}[kind]

@@ -1,0 +1,95 @@
+"""CSV text: UTF-8 (BOM or not), comma / semicolon / tab separated (detected), quoted fields."""
+from __future__ import annotations
+
+import csv as stdcsv
+import io
+import re
+import warnings
+
+import numpy as np
+import pandas as pd
+
+from service.ingest.core import Limits, fail_one
+
+BOMS = {b"\xff\xfe": "UTF-16", b"\xfe\xff": "UTF-16", b"\xff\xfe\x00\x00": "UTF-32"}
+SAVE_UTF8 = ("save it as UTF-8 (Excel: File > Save As > 'CSV UTF-8 (Comma delimited)'; "
+             "LibreOffice: Character set 'Unicode (UTF-8)')")
+
+
+def text_of(data: bytes, filename: str) -> str:
+    """The file as text, or a message asking for UTF-8 (never mojibake)."""
+    for bom, name in BOMS.items():
+        if data.startswith(bom):
+            raise fail_one(filename, f"the file is {name} text; {SAVE_UTF8}")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[:exc.start].count(b"\n") + 1
+        raise fail_one(filename, f"the file is not UTF-8 text (byte 0x{data[exc.start]:02X} at "
+                       f"line {line} cannot be read; it may be Windows-1252 or Latin-1); "
+                       f"{SAVE_UTF8}", line) from None
+
+
+def first_line(text: str) -> str:
+    end = text.find("\n")
+    return (text if end < 0 else text[:end]).lstrip("\ufeff").rstrip("\r")
+
+
+def separator(header_line: str) -> str:
+    """The delimiter of the header line, outside quotes."""
+    bare = re.sub(r'"[^"]*"', "", header_line)
+    counts = {sep: bare.count(sep) for sep in (",", ";", "\t", "|")}
+    best = max(counts, key=counts.get)
+    return best if counts[best] else ","
+
+
+def header(text: str) -> tuple[list[str], str]:
+    line = first_line(text)
+    sep = separator(line)
+    return next(stdcsv.reader([line], delimiter=sep)), sep
+
+
+def check_shape(text: str, headers: list[str], filename: str, limits: Limits,
+                max_columns: int) -> None:
+    if len(headers) > max_columns:
+        raise fail_one(filename, f"the file has {len(headers)} columns; the limit is "
+                       f"{max_columns}", 1)
+    lines = text.count("\n") + (0 if text.endswith("\n") else 1)
+    if lines - 1 > limits.max_rows:
+        raise fail_one(filename, f"the file has {lines - 1:,} data rows; the limit is "
+                       f"{limits.max_rows:,}")
+
+
+def read_frame(data: bytes, filename: str, sep: str, limits: Limits, **options
+               ) -> tuple[pd.DataFrame, np.ndarray]:
+    """pandas.read_csv with row numbers kept: blank lines dropped, file row of each row."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")   # a date column that does not parse stays text
+            frame = pd.read_csv(io.BytesIO(data), sep=sep, encoding="utf-8-sig",
+                                skip_blank_lines=False, nrows=limits.max_rows + 1, **options)
+    except pd.errors.ParserError as exc:
+        match = re.search(r"line (\d+), saw (\d+)", str(exc))
+        unclosed = re.search(r"EOF inside string starting at row (\d+)", str(exc))
+        if unclosed:   # pandas counts this row from 0 at the header
+            raise fail_one(filename, 'a quoted field starting here is never closed (a stray ")',
+                           int(unclosed.group(1)) + 1) from None
+        if match:
+            raise fail_one(filename, f"this row has {match.group(2)} fields, the header has "
+                           f"fewer (a stray separator {sep!r} or unquoted text?)",
+                           int(match.group(1))) from None
+        raise fail_one(filename, f"cannot read as CSV ({exc})") from None
+    except (pd.errors.EmptyDataError, ValueError) as exc:
+        raise fail_one(filename, f"cannot read as CSV ({exc})") from None
+    rows = np.arange(2, len(frame) + 2)
+    blank = frame.isna().all(axis=1).to_numpy()
+    if blank.any():
+        frame, rows = frame[~blank].reset_index(drop=True), rows[~blank]
+    return frame, rows
+
+
+def raw_column(data: bytes, sep: str, column: str, rows: np.ndarray) -> pd.Series:
+    """One column exactly as written (for messages), aligned with ``rows``."""
+    frame = pd.read_csv(io.BytesIO(data), sep=sep, encoding="utf-8-sig", dtype=str,
+                        keep_default_na=False, skip_blank_lines=False, usecols=[column])
+    return frame[column].iloc[rows - 2].reset_index(drop=True)

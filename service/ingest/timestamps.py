@@ -1,0 +1,113 @@
+"""Timestamps as users write them -> UTC datetime64[s], or a problem naming the row.
+
+Accepted: ISO 8601 date-times (an offset or Z is converted to UTC; none means UTC), ISO dates,
+``YYYY-MM`` months, Excel serial dates (numbers, or date cells in a workbook) and d/m/Y or m/d/Y
+with slashes when the column itself shows which (a first number over 12 means day first).
+"""
+from __future__ import annotations
+
+import datetime as dt
+import warnings
+
+import numpy as np
+import pandas as pd
+
+from service.ingest.core import problem
+
+EXCEL_EPOCH = np.datetime64("1899-12-30T00:00:00", "s")
+SERIAL_RANGE = (25569.0, 73051.0)   # 1970-01-01 .. 2099-12-31: a bare year like 2027 is refused
+ISO = (r"\d{4}-\d{2}(-\d{2}([T ]\d{1,2}(:\d{2}(:\d{2}(\.\d+)?)?)?\s*(Z|[+-]\d{2}(:?\d{2})?)?)?)?")
+SLASH = r"(\d{1,2})[/.](\d{1,2})[/.](\d{4})(?:[ T](\d{1,2}:\d{2}(?::\d{2})?))?"
+NOT_A_DATE = ("cannot read {value!r} as a timestamp; write ISO dates such as 2027-01-31T13:00, "
+              "2027-01-31 or 2027-01")
+
+
+def from_datetimes(values: pd.Series) -> np.ndarray:
+    """A parsed datetime column (naive = UTC, aware converted) -> datetime64[s]."""
+    if isinstance(values.dtype, pd.DatetimeTZDtype):
+        values = values.dt.tz_convert("UTC").dt.tz_localize(None)
+    return values.to_numpy().astype("datetime64[s]")
+
+
+def from_serials(serials: np.ndarray) -> np.ndarray:
+    seconds = np.round(serials * 86400.0).astype("int64")
+    return EXCEL_EPOCH + seconds.astype("timedelta64[s]")
+
+
+def parse(values: pd.Series, rows: np.ndarray, column: str) -> tuple[np.ndarray, list[dict]]:
+    """Any timestamp column (text, numbers, datetimes, mixed) -> (datetime64[s], problems).
+
+    ``rows`` are the file rows of ``values``; unparseable entries are NaT and named in problems.
+    """
+    out = np.full(len(values), np.datetime64("NaT"), dtype="datetime64[s]")
+    problems: list[dict] = []
+    obj = values.astype(object).to_numpy()
+    is_dt = np.fromiter((isinstance(v, (dt.datetime, dt.date, pd.Timestamp)) for v in obj),
+                        bool, len(obj))
+    is_num = np.fromiter((isinstance(v, (int, float, np.integer, np.floating))
+                          and not isinstance(v, bool) for v in obj), bool, len(obj))
+    if is_dt.any():
+        stamps = pd.to_datetime(pd.Series(obj[is_dt]), utc=True)
+        out[is_dt] = from_datetimes(stamps)
+    text = pd.Series(np.where(is_dt | is_num, "", obj), dtype=object).astype(str).str.strip()
+    numeric_text = text.str.fullmatch(r"\d+(\.\d+)?") & ~pd.Series(is_dt | is_num)
+    serial = np.full(len(obj), np.nan)
+    serial[is_num] = np.asarray(obj[is_num], dtype=float)
+    serial[numeric_text.to_numpy()] = text[numeric_text].astype(float).to_numpy()
+    has_serial = ~np.isnan(serial)
+    in_range = has_serial & (serial >= SERIAL_RANGE[0]) & (serial < SERIAL_RANGE[1])
+    out[in_range] = from_serials(serial[in_range])
+    for i in np.flatnonzero(has_serial & ~in_range):
+        problems.append(problem(rows[i], column, f"{obj[i]!r} is not an Excel date serial "
+                                                 f"(expected 25569 = 1970-01-01 to 73050 = 2099-12-31)"))
+    todo = ~(is_dt | has_serial)
+    iso = text.str.fullmatch(ISO).to_numpy() & todo
+    if iso.any():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            parsed = pd.to_datetime(text[iso], format="ISO8601", utc=True, errors="coerce")
+        out[iso] = from_datetimes(parsed)
+        iso_bad = np.flatnonzero(iso)[parsed.isna().to_numpy()]
+        for i in iso_bad:
+            problems.append(problem(rows[i], column, NOT_A_DATE.format(value=obj[i])))
+    slash = text.str.extract(SLASH).to_numpy()
+    is_slash = ~pd.isna(slash[:, 0]) & todo & ~iso
+    if is_slash.any():
+        out_slash, slash_problems = _slash_dates(slash[is_slash], rows[is_slash], column,
+                                                 obj[is_slash])
+        out[is_slash] = out_slash
+        problems += slash_problems
+    rest = todo & ~iso & ~is_slash
+    for i in np.flatnonzero(rest):
+        if text.iat[i] in ("", "nan", "NaT", "None"):
+            problems.append(problem(rows[i], column, "empty timestamp"))
+        else:
+            problems.append(problem(rows[i], column, NOT_A_DATE.format(value=obj[i])))
+    problems.sort(key=lambda p: p["row"])
+    return out, problems
+
+
+def _slash_dates(parts: np.ndarray, rows: np.ndarray, column: str, raw: np.ndarray
+                 ) -> tuple[np.ndarray, list[dict]]:
+    first = parts[:, 0].astype(int)
+    second = parts[:, 1].astype(int)
+    day_first, month_first = (first > 12).any(), (second > 12).any()
+    if day_first == month_first:
+        if day_first:
+            row = rows[np.flatnonzero(first > 12)[0]]
+            other = rows[np.flatnonzero(second > 12)[0]]
+            message = (f"dates are written day/month here but month/day in row {other}; "
+                       "write ISO dates such as 2027-02-01")
+        else:
+            row = rows[0]
+            message = (f"{raw[0]!r} is ambiguous: it could be day/month or month/day; "
+                       "write ISO dates such as 2027-02-01")
+        return np.full(len(parts), np.datetime64("NaT"), "datetime64[s]"), [
+            problem(row, column, message)]
+    day, month = (first, second) if day_first else (second, first)
+    iso = pd.Series([f"{y}-{m:02d}-{d:02d}" + (f" {t}" if isinstance(t, str) else "")
+                     for y, m, d, t in zip(parts[:, 2], month, day, parts[:, 3])])
+    parsed = pd.to_datetime(iso, format="ISO8601", errors="coerce")
+    problems = [problem(rows[i], column, NOT_A_DATE.format(value=raw[i]))
+                for i in np.flatnonzero(parsed.isna().to_numpy())]
+    return parsed.to_numpy().astype("datetime64[s]"), problems

@@ -11,6 +11,7 @@ from service.access import can_edit, can_review, revision_or_404
 from service.auth import login_required
 from service.db import (DECISIONS, AuditEvent, Review, Revision, ScenarioRecord, User, audit,
                         get_session, write_session)
+from service.ingest import usage_template_csv, usage_template_xlsx
 from service.planning import PlanningError, cached_plan, plan_for_revision
 
 bp = Blueprint("plans", __name__)
@@ -146,18 +147,11 @@ def suffix(filename: str) -> str:
 @bp.get("/usage-template.<fmt>")
 @login_required
 def usage_template(fmt: str):
-    from service import ingest
-    maker = {"csv": getattr(ingest, "usage_template_csv", None),
-             "xlsx": getattr(ingest, "usage_template_xlsx", None)}.get(fmt)
-    if fmt not in ("csv", "xlsx"):
+    makers = {"csv": (usage_template_csv, "text/csv"), "xlsx": (usage_template_xlsx, XLSX)}
+    if fmt not in makers:
         abort(404)
-    if maker is None:
-        if fmt == "xlsx":
-            abort(501, "The xlsx usage template arrives with the ingest module (issue 3).")
-        data = b"timestamp,gpu_hours,workload,team\n2026-01-01T00:00:00,12.5,steady,research\n"
-    else:
-        data = maker()
-    return Response(data, mimetype="text/csv" if fmt == "csv" else XLSX, headers={
+    maker, mimetype = makers[fmt]
+    return Response(maker(), mimetype=mimetype, headers={
         "Content-Disposition": f'attachment; filename="usage-template.{fmt}"'})
 
 

@@ -136,9 +136,8 @@ def upload(scenario_id: int):
     with write_session() as s:
         stored = store_usage(s, s.get(User, g.user.id), data, file.filename)
     profile = ingested.profile
-    summary = getattr(ingested, "summary", None) or {}
     return render_template("scenarios/preview.html", scenario=scenario, usage=stored,
-                           profile=profile, warnings=ingested.warnings, summary=summary,
+                           profile=profile, warnings=ingested.warnings, summary=ingested.summary,
                            chart=profile_chart(profile),
                            peak=float((profile.steady + profile.interruptible).max()),
                            last=str(profile.starts[-1]))

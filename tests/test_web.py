@@ -36,6 +36,8 @@ MATRIX = [
     ("GET", "/audit", {None: 302, "ana": 200, "otto": 200, "rita": 200}),
     ("GET", "/profile", {None: 302, "ana": 200, "rita": 200}),
     ("GET", "/usage-template.csv", {None: 302, "ana": 200}),
+    ("GET", "/usage-template.xlsx", {None: 302, "ana": 200, "rita": 200}),
+    ("GET", "/usage-template.pdf", {"ana": 404}),
     ("GET", "/vendor/plotly.min.js", {None: 200, "ana": 200}),
     ("GET", "/login", {None: 200, "ana": 200}),
     ("GET", "/", {None: 302, "ana": 302}),
@@ -257,8 +259,18 @@ BAD_UPLOADS = [
     (b"timestamp,gpu_hours\n2026-01-01T00:00,5\n2026-01-01T01:00,abc\n", "nan.csv",
      "gpu_hours"),                                               # not a number
     (b"when,hours\n2026-01-01,5\n", "cols.csv", "missing column"),   # wrong columns
-    (b"PK\x03\x04 not really a workbook", "fake.xlsx", ""),      # not-really-xlsx
+    (b"PK\x03\x04 not really a workbook", "fake.xlsx", "xlsx"),  # not-really-xlsx
+    (b"", "empty.csv", "empty"),                                  # empty file
+    (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\0" * 600, "old.xlsx", "xls"),  # OLE/encrypted
 ]
+
+
+def test_bad_upload_problems_table_names_row_and_column(login):
+    html = login("ana").post("/scenarios/1/usage", {"usage": (_file(BAD_UPLOADS[0][0]),
+                                                              "neg.csv")},
+                             content_type="multipart/form-data").get_data(as_text=True)
+    table = re.search(r'<table id="problems">(.*?)</table>', html, re.S).group(1)
+    assert re.search(r"<td>3</td><td>gpu_hours</td><td>negative value", table)
 
 
 @pytest.mark.parametrize("data,name,message", BAD_UPLOADS, ids=[b[1] for b in BAD_UPLOADS])
@@ -381,10 +393,11 @@ def test_error_pages(login, app):
     assert api.status_code == 401 and api.get_json()["error"]["code"] == "unauthorized"
 
 
-def test_usage_template_csv_is_readable(login):
+@pytest.mark.parametrize("fmt", ["csv", "xlsx"])
+def test_usage_templates_are_readable(login, fmt):
     from service.ingest import read_usage
-    data = login("ana").get("/usage-template.csv").data
-    read_usage(data, "template.csv")
+    data = login("ana").get(f"/usage-template.{fmt}").data
+    assert read_usage(data, f"template.{fmt}").profile.gpu_hours > 0
 
 
 def test_commitment_offers_can_be_added_and_removed(login, app):

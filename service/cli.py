@@ -87,6 +87,14 @@ def build_parser() -> argparse.ArgumentParser:
 COMMANDS: list = []
 
 
+def _register_web(sub) -> None:
+    from service.webcli import register  # Flask and friends load only when the command runs
+    register(sub)
+
+
+COMMANDS.append(_register_web)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:

@@ -6,3 +6,8 @@ SAMPLES = ROOT / "samples"
 SAMPLE_USAGE = SAMPLES / "usage_hourly.csv"
 TEMPLATES = ROOT / "templates"
 SHARED_REFERENCE = ROOT.parent / "shared" / "reference"
+STATIC = ROOT / "static"
+MIGRATIONS = ROOT / "migrations"
+# A committed copy of shared/reference/gpu_prices_catalog.csv (source columns kept), so that
+# presets work on clones without ../shared.
+PRESET_CATALOG = Path(__file__).resolve().parent / "presets" / "gpu_prices_catalog.csv"

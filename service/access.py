@@ -1,0 +1,55 @@
+"""Object-level access rules, in one place.
+
+- analysts see and edit their own scenarios; other analysts' scenarios do not exist for them (404)
+- reviewers and admins see every scenario (read); reviewers may also build their own
+- only the owner (or an admin) creates revisions of a scenario
+- reviewers and admins review, never a revision they authored
+"""
+from __future__ import annotations
+
+from flask import abort
+from sqlalchemy import select
+
+from service.db import Revision, ScenarioRecord, User, get_session
+
+
+def can_view(user: User, scenario: ScenarioRecord) -> bool:
+    return scenario.owner_id == user.id or user.role in ("reviewer", "admin")
+
+
+def can_edit(user: User, scenario: ScenarioRecord) -> bool:
+    return scenario.owner_id == user.id or user.role == "admin"
+
+
+def can_review(user: User, revision: Revision) -> bool:
+    return user.can_review and revision.author_id != user.id
+
+
+def visible_scenarios(user: User):
+    query = select(ScenarioRecord).order_by(ScenarioRecord.id.desc())
+    if user.role == "analyst":
+        query = query.where(ScenarioRecord.owner_id == user.id)
+    return get_session().scalars(query).all()
+
+
+def scenario_or_404(user: User, scenario_id: int) -> ScenarioRecord:
+    scenario = get_session().get(ScenarioRecord, scenario_id)
+    if scenario is None or not can_view(user, scenario):
+        abort(404)
+    return scenario
+
+
+def editable_scenario(user: User, scenario_id: int) -> ScenarioRecord:
+    scenario = scenario_or_404(user, scenario_id)
+    if not can_edit(user, scenario):
+        abort(403, "Only the scenario's owner can change it.")
+    return scenario
+
+
+def revision_or_404(user: User, scenario_id: int, number: int) -> Revision:
+    scenario = scenario_or_404(user, scenario_id)
+    revision = get_session().scalar(select(Revision).where(
+        Revision.scenario_id == scenario.id, Revision.number == number))
+    if revision is None:
+        abort(404)
+    return revision

@@ -1,0 +1,72 @@
+"""Flask application factory (design 2, 9.4): blueprints auth, scenarios, plans, api."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Mapping, Optional
+
+from flask import Flask, redirect, send_file, url_for
+from flask_wtf.csrf import CSRFProtect
+
+from service import config as cfg
+from service.paths import STATIC, TEMPLATES
+
+csrf = CSRFProtect()
+
+# Scripts only from our own origin: chart data travels in <script type="application/json">
+# blocks that static/js/*.js reads, so no inline script is ever needed.
+CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+       "img-src 'self' data:; font-src 'self' data:; connect-src 'self'; object-src 'none'; "
+       "base-uri 'self'; form-action 'self'; frame-ancestors 'none'")
+
+
+def create_app(test_config: Optional[Mapping[str, Any]] = None) -> Flask:
+    instance = Path(test_config.get("INSTANCE_PATH")) if test_config and \
+        test_config.get("INSTANCE_PATH") else cfg.instance_path()
+    instance.mkdir(parents=True, exist_ok=True)
+    app = Flask(__name__, instance_path=str(instance), instance_relative_config=True,
+                template_folder=str(TEMPLATES), static_folder=str(STATIC))
+    app.config.from_mapping(cfg.defaults(instance))
+    app.config.from_pyfile("config.py", silent=True)
+    app.config.from_prefixed_env()
+    app.config.update(cfg.from_environment())
+    if test_config:
+        app.config.update(test_config)
+    if not app.config.get("SECRET_KEY"):
+        app.config["SECRET_KEY"] = cfg.ensure_secret_key(instance)
+
+    from service import api, auth, db, errors, plans, scenarios
+    db.init_app(app)
+    csrf.init_app(app)
+    errors.init_app(app)
+    app.register_blueprint(auth.bp)
+    app.register_blueprint(scenarios.bp)
+    app.register_blueprint(plans.bp)
+    app.register_blueprint(api.bp)
+    csrf.exempt(api.bp)  # bearer tokens, no cookies: CSRF cannot apply
+    app.jinja_env.filters.update(plans.FILTERS)
+
+    from service.auth import login_required
+
+    @app.get("/")
+    @login_required
+    def index():
+        return redirect(url_for("scenarios.index"))
+
+    @app.get("/vendor/plotly.min.js")
+    def plotly_js():
+        # The chart library comes from the installed plotly package: no CDN, works offline.
+        import plotly
+        path = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
+        return send_file(path, mimetype="text/javascript", max_age=86400)
+
+    @app.after_request
+    def security_headers(response):
+        response.headers.setdefault("Content-Security-Policy", CSP)
+        response.headers["X-Content-Type-Options"] = "nosniff"
+        response.headers["X-Frame-Options"] = "DENY"
+        response.headers["Referrer-Policy"] = "same-origin"
+        if response.mimetype == "text/html":
+            response.headers["Cache-Control"] = "no-store"
+        return response
+
+    return app

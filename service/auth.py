@@ -1,0 +1,147 @@
+"""Users, login, logout, profile page with API tokens; the login_required guard."""
+from __future__ import annotations
+
+import functools
+import hashlib
+import secrets
+from typing import Optional
+
+from flask import (Blueprint, abort, current_app, flash, g, has_app_context, redirect,
+                   render_template, request, session, url_for)
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+from werkzeug.security import check_password_hash, generate_password_hash
+
+from service.db import ROLES, ApiToken, User, audit, get_session, write_session
+
+bp = Blueprint("auth", __name__)
+TOKEN_PREFIX = "br_"
+
+
+def password_hash(password: str) -> str:
+    # Tests set a cheap method; production keeps werkzeug's default (scrypt).
+    method = current_app.config.get("PASSWORD_HASH_METHOD") if has_app_context() else None
+    return generate_password_hash(password, method) if method else \
+        generate_password_hash(password)
+
+
+def dummy_hash() -> str:
+    """Compared against when the user does not exist, so both paths take the same time."""
+    key = "buyrent_dummy_hash"
+    if key not in current_app.extensions:
+        current_app.extensions[key] = password_hash("not-a-password")
+    return current_app.extensions[key]
+
+
+class UserError(ValueError):
+    """Bad user data (name taken, unknown role, empty password)."""
+
+
+def hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def create_user(s: Session, username: str, password: str, role: str) -> User:
+    username = username.strip()
+    if not username or len(username) > 80:
+        raise UserError("the user name must have 1 to 80 characters")
+    if role not in ROLES:
+        raise UserError(f"role must be one of {', '.join(ROLES)}, got {role!r}")
+    if len(password) < 8:
+        raise UserError("the password must have at least 8 characters")
+    if s.scalar(select(User).where(User.username == username)):
+        raise UserError(f"user {username!r} exists already")
+    user = User(username=username, password_hash=password_hash(password), role=role)
+    s.add(user)
+    s.flush()
+    audit(s, None, "user.create", details=f"{username} ({role})")
+    return user
+
+
+def create_token(s: Session, user: User, label: str = "") -> str:
+    """A new API token for ``user``; only its SHA-256 is stored, the token is shown once."""
+    token = TOKEN_PREFIX + secrets.token_urlsafe(32)
+    s.add(ApiToken(user_id=user.id, token_hash=hash_token(token), label=label[:80]))
+    audit(s, user, "token.create", details=label[:80])
+    return token
+
+
+def user_for_token(s: Session, token: str) -> Optional[User]:
+    row = s.scalar(select(ApiToken).where(ApiToken.token_hash == hash_token(token)))
+    return s.get(User, row.user_id) if row else None
+
+
+@bp.before_app_request
+def load_logged_in_user() -> None:
+    user_id = session.get("user_id")
+    g.user = get_session().get(User, user_id) if user_id is not None else None
+
+
+def login_required(view):
+    @functools.wraps(view)
+    def wrapped(**kwargs):
+        if g.user is None:
+            return redirect(url_for("auth.login", next=request.path))
+        return view(**kwargs)
+    return wrapped
+
+
+def safe_next(target: Optional[str]) -> str:
+    if target and target.startswith("/") and not target.startswith("//"):
+        return target
+    return url_for("scenarios.index")
+
+
+@bp.route("/login", methods=("GET", "POST"))
+def login():
+    error = None
+    if request.method == "POST":
+        username = request.form.get("username", "").strip()
+        password = request.form.get("password", "")
+        user = get_session().scalar(select(User).where(User.username == username))
+        valid = check_password_hash(user.password_hash if user else dummy_hash(), password)
+        if user and valid:
+            session.clear()
+            session["user_id"] = user.id
+            with write_session() as s:
+                audit(s, user, "login")
+            return redirect(safe_next(request.args.get("next")))
+        error = "Unknown user name or wrong password."
+    return render_template("auth/login.html", error=error), 401 if error else 200
+
+
+@bp.post("/logout")
+def logout():
+    session.clear()
+    return redirect(url_for("auth.login"))
+
+
+@bp.get("/profile")
+@login_required
+def profile():
+    tokens = get_session().scalars(select(ApiToken).where(ApiToken.user_id == g.user.id)
+                                   .order_by(ApiToken.id)).all()
+    return render_template("auth/profile.html", tokens=tokens, new_token=None)
+
+
+@bp.post("/profile/tokens")
+@login_required
+def new_token():
+    with write_session() as s:
+        token = create_token(s, s.get(User, g.user.id), request.form.get("label", ""))
+    tokens = get_session().scalars(select(ApiToken).where(ApiToken.user_id == g.user.id)
+                                   .order_by(ApiToken.id)).all()
+    return render_template("auth/profile.html", tokens=tokens, new_token=token)
+
+
+@bp.post("/profile/tokens/<int:token_id>/revoke")
+@login_required
+def revoke_token(token_id: int):
+    with write_session() as s:
+        row = s.get(ApiToken, token_id)
+        if row is None or row.user_id != g.user.id:
+            abort(404)
+        s.delete(row)
+        audit(s, s.get(User, g.user.id), "token.revoke", details=row.label)
+    flash("Token revoked.")
+    return redirect(url_for("auth.profile"))

@@ -1,0 +1,260 @@
+"""Persistence: SQLAlchemy 2 engine, ORM tables, sessions and the Alembic upgrade on start.
+
+SQLite (default) runs in WAL mode with a busy timeout and foreign keys on; writes take the
+database lock up front (``BEGIN IMMEDIATE``) so two writers never deadlock half-way. Audit events
+and revisions are append-only: triggers created by the migrations refuse UPDATE and DELETE.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from contextlib import contextmanager
+from datetime import datetime, timezone
+from typing import Any, Iterator, Optional
+
+from flask import Flask, current_app, g, has_app_context
+from sqlalchemy import (ForeignKey, LargeBinary, String, Text, UniqueConstraint, create_engine,
+                        event)
+from sqlalchemy.engine import Engine
+from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, relationship
+
+from service.paths import MIGRATIONS
+
+ROLES = ("analyst", "reviewer", "admin")
+DECISIONS = ("comment", "approve", "reject")
+
+
+def utc_now() -> str:
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def canonical_json(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), allow_nan=False)
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class User(Base):
+    __tablename__ = "users"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    username: Mapped[str] = mapped_column(String(80), unique=True)
+    password_hash: Mapped[str] = mapped_column(String(300))
+    role: Mapped[str] = mapped_column(String(20))
+    created_at: Mapped[str] = mapped_column(String(20), default=utc_now)
+
+    @property
+    def can_review(self) -> bool:
+        return self.role in ("reviewer", "admin")
+
+
+class ApiToken(Base):
+    __tablename__ = "api_tokens"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)  # SHA-256 of the token
+    label: Mapped[str] = mapped_column(String(80), default="")
+    created_at: Mapped[str] = mapped_column(String(20), default=utc_now)
+
+
+class UsageFile(Base):
+    """An uploaded usage file, content-addressed by SHA-256 and never changed."""
+    __tablename__ = "usage_files"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    sha256: Mapped[str] = mapped_column(String(64))
+    filename: Mapped[str] = mapped_column(String(255))
+    size: Mapped[int]
+    data: Mapped[bytes] = mapped_column(LargeBinary)
+    uploaded_by: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    created_at: Mapped[str] = mapped_column(String(20), default=utc_now)
+
+
+class ScenarioRecord(Base):
+    __tablename__ = "scenarios"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(200))
+    owner_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    created_at: Mapped[str] = mapped_column(String(20), default=utc_now)
+    owner: Mapped[User] = relationship()
+    revisions: Mapped[list["Revision"]] = relationship(
+        back_populates="scenario", order_by="Revision.number")
+
+    @property
+    def latest(self) -> Optional["Revision"]:
+        return self.revisions[-1] if self.revisions else None
+
+
+class Revision(Base):
+    """Immutable: assumptions + usage file, identified by the SHA-256 of both."""
+    __tablename__ = "revisions"
+    __table_args__ = (UniqueConstraint("scenario_id", "number"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    scenario_id: Mapped[int] = mapped_column(ForeignKey("scenarios.id"))
+    number: Mapped[int]
+    author_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    created_at: Mapped[str] = mapped_column(String(20), default=utc_now)
+    assumptions: Mapped[str] = mapped_column(Text)         # canonical scenario JSON
+    usage_file_id: Mapped[Optional[int]] = mapped_column(ForeignKey("usage_files.id"))
+    usage_sha256: Mapped[Optional[str]] = mapped_column(String(64))
+    content_hash: Mapped[str] = mapped_column(String(64))
+    preset: Mapped[Optional[str]] = mapped_column(Text)     # JSON: preset id and sources
+    note: Mapped[str] = mapped_column(String(500), default="")
+    scenario: Mapped[ScenarioRecord] = relationship(back_populates="revisions")
+    author: Mapped[User] = relationship()
+    usage_file: Mapped[Optional[UsageFile]] = relationship()
+    reviews: Mapped[list["Review"]] = relationship(order_by="Review.id")
+
+    @property
+    def assumptions_dict(self) -> dict:
+        return json.loads(self.assumptions)
+
+    @property
+    def preset_dict(self) -> Optional[dict]:
+        return json.loads(self.preset) if self.preset else None
+
+    @property
+    def short_hash(self) -> str:
+        return self.content_hash[:12]
+
+    @property
+    def status(self) -> str:
+        """'approved', 'rejected' or 'unreviewed': the last decision on this revision."""
+        decisions = [r.decision for r in self.reviews if r.decision != "comment"]
+        return {"approve": "approved", "reject": "rejected"}.get(
+            decisions[-1] if decisions else "", "unreviewed")
+
+
+def revision_hash(assumptions: str, usage_sha256: Optional[str]) -> str:
+    return sha256(canonical_json({"assumptions": json.loads(assumptions),
+                                  "usage_sha256": usage_sha256}).encode())
+
+
+class PlanRecord(Base):
+    """The plan document of a revision, computed once (the cache key is the revision)."""
+    __tablename__ = "plans"
+    revision_id: Mapped[int] = mapped_column(ForeignKey("revisions.id"), primary_key=True)
+    document: Mapped[str] = mapped_column(Text)
+    charts: Mapped[str] = mapped_column(Text)
+    computed_at: Mapped[str] = mapped_column(String(20), default=utc_now)
+
+
+class Review(Base):
+    __tablename__ = "reviews"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    revision_id: Mapped[int] = mapped_column(ForeignKey("revisions.id"))
+    reviewer_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    decision: Mapped[str] = mapped_column(String(10))
+    comment: Mapped[str] = mapped_column(Text, default="")
+    created_at: Mapped[str] = mapped_column(String(20), default=utc_now)
+    reviewer: Mapped[User] = relationship()
+
+
+class AuditEvent(Base):
+    """Append-only: who did what, when (UTC), to which revision (by its hash)."""
+    __tablename__ = "audit_events"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    at: Mapped[str] = mapped_column(String(20), default=utc_now)
+    actor_id: Mapped[Optional[int]] = mapped_column(ForeignKey("users.id"))
+    actor: Mapped[str] = mapped_column(String(80))
+    action: Mapped[str] = mapped_column(String(40))
+    scenario_id: Mapped[Optional[int]] = mapped_column(ForeignKey("scenarios.id"))
+    revision_id: Mapped[Optional[int]] = mapped_column(ForeignKey("revisions.id"))
+    revision_hash: Mapped[Optional[str]] = mapped_column(String(64))
+    details: Mapped[str] = mapped_column(Text, default="")
+
+
+def audit(session: Session, actor: Optional[User], action: str, *,
+          revision: Optional[Revision] = None, scenario_id: Optional[int] = None,
+          details: str = "") -> None:
+    session.add(AuditEvent(
+        actor_id=actor.id if actor else None, actor=actor.username if actor else "system",
+        action=action, scenario_id=revision.scenario_id if revision else scenario_id,
+        revision_id=revision.id if revision else None,
+        revision_hash=revision.content_hash if revision else None, details=details))
+
+
+# --- engine and sessions -------------------------------------------------------------------
+
+def make_engine(url: str) -> Engine:
+    if url.startswith("postgres://"):
+        url = "postgresql://" + url[len("postgres://"):]
+    if url.startswith("postgresql://"):
+        url = "postgresql+psycopg://" + url[len("postgresql://"):]
+    if url.startswith("sqlite"):
+        engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 15})
+        _sqlite_pragmas(engine)
+        return engine
+    return create_engine(url, pool_pre_ping=True)
+
+
+def _sqlite_pragmas(engine: Engine) -> None:
+    @event.listens_for(engine, "connect")
+    def _connect(dbapi_connection, _record):
+        dbapi_connection.isolation_level = None  # we emit BEGIN ourselves (below)
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA busy_timeout=15000")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _begin(connection):
+        immediate = connection.get_execution_options().get("buyrent_write")
+        connection.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
+
+
+def get_engine() -> Engine:
+    return current_app.extensions["buyrent_engine"]
+
+
+def get_session() -> Session:
+    """The request's read session (closed at the end of the request)."""
+    if "db" not in g:
+        g.db = Session(get_engine(), expire_on_commit=False)
+    return g.db
+
+
+@contextmanager
+def write_session(engine: Optional[Engine] = None) -> Iterator[Session]:
+    """One write transaction (BEGIN IMMEDIATE on SQLite): all of it is saved, or nothing."""
+    session = Session(engine or get_engine(), expire_on_commit=False)
+    try:
+        session.connection(execution_options={"buyrent_write": True})
+        yield session
+        session.commit()
+        if has_app_context() and "db" in g:
+            g.db.rollback()  # end the read snapshot so this request sees what it wrote
+    except BaseException:
+        session.rollback()
+        raise
+    finally:
+        session.close()
+
+
+def upgrade(engine: Engine) -> None:
+    """Bring the schema to the newest Alembic revision."""
+    from alembic import command
+    from alembic.config import Config
+
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    with engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.upgrade(config, "head")
+
+
+def init_app(app: Flask) -> None:
+    engine = make_engine(app.config["DATABASE_URL"])
+    app.extensions["buyrent_engine"] = engine
+    upgrade(engine)
+
+    @app.teardown_appcontext
+    def _close(_exc):
+        session = g.pop("db", None)
+        if session is not None:
+            session.close()

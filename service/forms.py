@@ -1,0 +1,308 @@
+"""Scenario forms generated from the pydantic schema (one source of truth, design 9.2).
+
+Every input comes from a ``Scenario`` field: its label, unit, help, source, bounds and default
+are read through ``field_meta``; nothing is retyped here. Submitted values go to pydantic as
+strings (lax mode parses them) so that each problem comes back as the field's own message.
+"""
+from __future__ import annotations
+
+import types
+import typing
+from dataclasses import dataclass, field
+from typing import Any, Literal, Optional
+
+from pydantic import BaseModel, ValidationError
+from werkzeug.datastructures import MultiDict
+
+from models.fields import field_meta
+from models.scenario import CommitmentOffer, LoanFinancing, Scenario
+
+GENERAL = "general"
+SECTION_TITLES = {
+    GENERAL: "Scenario", "finance": "Finance", "owned": "Owned servers",
+    "on_demand": "On demand", "commitments": "Cloud commitments", "spot": "Spot",
+    "cloud_data": "Cloud storage and egress", "cloud_terms": "Cloud provider terms",
+    "profile": "Usage profile options", "proposed": "Proposed capacity",
+}
+EXTRA_COMMITMENT_ROWS = 1  # blank rows offered for a new commitment offer
+NEW_OFFER = CommitmentOffer().model_dump(mode="json")  # defaults shown in a blank offer row
+
+
+@dataclass
+class FormField:
+    name: str            # dotted path, also the HTML name: "owned.pue", "commitments.0.id"
+    label: str
+    unit: str = ""
+    help: str = ""
+    source: str = ""
+    bounds: str = ""
+    kind: str = "text"   # text | select | checkbox | list
+    options: tuple = ()
+    optional: bool = False
+    value: str = ""
+    checked: bool = False
+    error: str = ""
+    preset: str = ""     # source of a value a preset just filled in
+
+
+@dataclass
+class FormSection:
+    key: str
+    title: str
+    fields: list[FormField] = field(default_factory=list)
+    rows: list[list[FormField]] = field(default_factory=list)  # commitments only
+    errors: list[str] = field(default_factory=list)
+
+
+def _unwrap(annotation: Any) -> tuple[Any, bool]:
+    """(inner type, optional?) of ``Optional[X]``."""
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType):
+        args = [a for a in typing.get_args(annotation) if a is not type(None)]
+        if len(args) == 1:
+            return args[0], True
+    return annotation, False
+
+
+def format_value(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        text = repr(value)
+        return text[:-2] if text.endswith(".0") else text
+    if isinstance(value, (list, tuple)):
+        return ", ".join(format_value(v) for v in value)
+    return str(value)
+
+
+def bounds_text(meta: dict) -> str:
+    parts = []
+    for key, symbol in (("ge", ">="), ("gt", ">"), ("le", "<="), ("lt", "<")):
+        if key in meta:
+            parts.append(f"{symbol} {format_value(meta[key])}")
+    return ", ".join(parts)
+
+
+def make_field(name: str, info, value: Any, raw: Optional[MultiDict]) -> FormField:
+    meta = field_meta(info)
+    inner, optional = _unwrap(info.annotation)
+    spec = FormField(name=name, label=meta["label"] or name.rsplit(".", 1)[-1],
+                     unit=meta["unit"], help=meta["help"], source=meta["source"],
+                     bounds=bounds_text(meta), optional=optional)
+    if typing.get_origin(inner) is Literal:
+        spec.kind, spec.options = "select", typing.get_args(inner)
+    elif inner is bool:
+        spec.kind = "checkbox"
+    elif typing.get_origin(inner) is tuple:
+        spec.kind = "list"
+    if raw is not None:
+        spec.value = raw.get(name, "")
+        spec.checked = raw.get(name) == "true"
+    else:
+        spec.value = format_value(value)
+        spec.checked = value is True
+    return spec
+
+
+def section_fields(model: type[BaseModel], prefix: str, values: dict,
+                   raw: Optional[MultiDict]) -> list[FormField]:
+    out = []
+    for key, info in model.model_fields.items():
+        if prefix == "owned" and key == "financing":
+            out.extend(financing_fields(values.get("financing") or {}, raw))
+            continue
+        if prefix == "proposed" and key == "committed_gpus":
+            continue  # one input per offer, added by build_form
+        out.append(make_field(f"{prefix}.{key}", info, values.get(key), raw))
+    return out
+
+
+def financing_fields(values: dict, raw: Optional[MultiDict]) -> list[FormField]:
+    info = Scenario.model_fields["owned"].annotation.model_fields["financing"]
+    kind = FormField("owned.financing.kind", info.title or "Financing", "method",
+                     info.description or "", kind="select", options=("cash", "loan"),
+                     value=raw.get("owned.financing.kind", "cash") if raw is not None
+                     else values.get("kind", "cash"))
+    loan = {**LoanFinancing().model_dump(), **values}
+    out = [kind]
+    for key, sub in LoanFinancing.model_fields.items():
+        if key != "kind":
+            spec = make_field(f"owned.financing.{key}", sub, loan.get(key), raw)
+            spec.help = (spec.help + " Used when financing is 'loan'.").strip()
+            out.append(spec)
+    return out
+
+
+def build_form(data: dict, raw: Optional[MultiDict] = None,
+               errors: Optional[dict[str, list[str]]] = None,
+               preset_fields: Optional[dict[str, str]] = None) -> list[FormSection]:
+    """Sections of form fields for scenario ``data`` (a model_dump), or for a re-shown post."""
+    errors = errors or {}
+    sections: list[FormSection] = []
+    general = FormSection(GENERAL, SECTION_TITLES[GENERAL],
+                          [make_field("name", Scenario.model_fields["name"], data.get("name"),
+                                      raw)])
+    sections.append(general)
+    offers = list(data.get("commitments") or [])
+    for key, info in Scenario.model_fields.items():
+        if key == "name":
+            continue
+        section = FormSection(key, SECTION_TITLES.get(key, key))
+        if key == "commitments":
+            count = (commitment_row_count(raw) if raw is not None
+                     else len(offers) + EXTRA_COMMITMENT_ROWS)
+            for i in range(count):
+                values = offers[i] if i < len(offers) else {**NEW_OFFER, "id": ""}
+                row = [make_field(f"commitments.{i}.{k}", sub, values.get(k), raw)
+                       for k, sub in CommitmentOffer.model_fields.items()]
+                row.append(FormField(f"commitments.{i}.remove", "Remove this offer",
+                                     kind="checkbox",
+                                     checked=raw is not None and
+                                     raw.get(f"commitments.{i}.remove") == "true"))
+                section.rows.append(row)
+        else:
+            section.fields = section_fields(info.annotation, key, data.get(key) or {}, raw)
+        if key == "proposed":
+            committed = (data.get("proposed") or {}).get("committed_gpus") or {}
+            info_c = info.annotation.model_fields["committed_gpus"]
+            for offer in offers:
+                name = f"proposed.committed_gpus.{offer['id']}"
+                section.fields.append(FormField(
+                    name, f"{info_c.title} - {offer['id']}", "GPUs",
+                    info_c.description or "", optional=True,
+                    value=raw.get(name, "") if raw is not None
+                    else format_value(committed.get(offer["id"]))))
+        sections.append(section)
+    for section in sections:
+        for spec in section.fields + [f for row in section.rows for f in row]:
+            spec.error = "; ".join(errors.get(spec.name, []))
+            if preset_fields and spec.name in preset_fields:
+                spec.preset = preset_fields[spec.name]
+        section.errors = errors.get(section.key, [])
+    return sections
+
+
+def commitment_row_count(raw: MultiDict) -> int:
+    indices = [int(k.split(".")[1]) for k in raw if k.startswith("commitments.")
+               and k.split(".")[1].isdigit()]
+    return max(indices) + 1 if indices else 0
+
+
+def form_to_data(raw: MultiDict) -> tuple[dict, list[int]]:
+    """Nested scenario data from a posted form, and the form row of each kept offer."""
+    data: dict[str, Any] = {"name": raw.get("name", "")}
+    for key, info in Scenario.model_fields.items():
+        if key in ("name", "commitments"):
+            continue
+        section: dict[str, Any] = {}
+        for sub, sub_info in info.annotation.model_fields.items():
+            name = f"{key}.{sub}"
+            if key == "owned" and sub == "financing":
+                kind = raw.get("owned.financing.kind", "cash")
+                financing: dict[str, Any] = {"kind": kind}
+                if kind == "loan":
+                    for loan_key in LoanFinancing.model_fields:
+                        if loan_key != "kind":
+                            financing[loan_key] = raw.get(f"owned.financing.{loan_key}", "")
+                section["financing"] = financing
+            elif key == "proposed" and sub == "committed_gpus":
+                prefix = "proposed.committed_gpus."
+                section[sub] = {k[len(prefix):]: v.strip() for k, v in raw.items()
+                                if k.startswith(prefix) and v.strip()}
+            else:
+                section[sub] = parse_value(sub_info, raw.get(name))
+        data[key] = section
+    offers, rows = [], []
+    for i in range(commitment_row_count(raw)):
+        if raw.get(f"commitments.{i}.remove") == "true" or not raw.get(f"commitments.{i}.id",
+                                                                         "").strip():
+            continue
+        offers.append({k: parse_value(sub, raw.get(f"commitments.{i}.{k}"))
+                       for k, sub in CommitmentOffer.model_fields.items()})
+        rows.append(i)
+    data["commitments"] = offers
+    kept = {offer["id"] for offer in offers}
+    data["proposed"]["committed_gpus"] = {k: v for k, v in
+                                          data["proposed"]["committed_gpus"].items() if k in kept}
+    return data, rows
+
+
+def parse_value(info, text: Optional[str]) -> Any:
+    inner, optional = _unwrap(info.annotation)
+    if inner is bool:
+        return text == "true"
+    text = (text or "").strip()
+    if typing.get_origin(inner) is tuple:
+        return [part.strip() for part in text.split(",") if part.strip()]
+    if optional and text == "":
+        return None
+    return text
+
+
+def error_map(exc: ValidationError, rows: list[int], names: set[str]) -> dict[str, list[str]]:
+    """Pydantic errors keyed by form field name (or section key for cross-field rules)."""
+    out: dict[str, list[str]] = {}
+    for item in exc.errors():
+        loc = [str(part) for part in item["loc"]]
+        if loc[:1] == ["commitments"] and len(loc) > 1 and loc[1].isdigit():
+            loc[1] = str(rows[int(loc[1])]) if int(loc[1]) < len(rows) else loc[1]
+        if loc[:2] == ["owned", "financing"] and len(loc) > 2 and loc[2] in ("cash", "loan"):
+            del loc[2]
+        target = loc[0] if loc else GENERAL
+        for end in range(len(loc), 0, -1):
+            if ".".join(loc[:end]) in names:
+                target = ".".join(loc[:end])
+                break
+        if loc[:2] == ["owned", "financing"] and target == "owned":
+            target = "owned.financing.kind"
+        message = item["msg"].removeprefix("Value error, ")
+        out.setdefault(target, []).append(message)
+    return out
+
+
+def field_names(sections: list[FormSection]) -> set[str]:
+    return {f.name for s in sections for f in s.fields + [f for row in s.rows for f in row]}
+
+
+def validate_form(raw: MultiDict) -> tuple[Optional[Scenario], list[FormSection]]:
+    """(scenario, sections): the scenario when valid, else None and sections with messages."""
+    data, rows = form_to_data(raw)
+    try:
+        return Scenario.model_validate(data), build_form(data, raw)
+    except ValidationError as exc:
+        names = field_names(build_form(data, raw))
+        return None, build_form(data, raw, error_map(exc, rows, names))
+
+
+def flatten(data: Any, prefix: str = "") -> dict[str, Any]:
+    """Dotted keys of a scenario dump, for comparing two revisions."""
+    if isinstance(data, dict):
+        out: dict[str, Any] = {}
+        for key, value in data.items():
+            out.update(flatten(value, f"{prefix}.{key}" if prefix else str(key)))
+        return out if out or not prefix else {prefix: {}}
+    if isinstance(data, list) and data and isinstance(data[0], dict):
+        out = {}
+        for i, value in enumerate(data):
+            out.update(flatten(value, f"{prefix}.{i}"))
+        return out
+    return {prefix: data}
+
+
+def label_for(path: str) -> str:
+    """Human label of a dotted scenario path, from the schema."""
+    parts = path.split(".")
+    if parts[0] == "name":
+        return Scenario.model_fields["name"].title or "name"
+    section_title = SECTION_TITLES.get(parts[0], parts[0])
+    info = None
+    if parts[0] == "commitments" and len(parts) >= 3:
+        info = CommitmentOffer.model_fields.get(parts[2])
+        section_title = f"Commitment offer {int(parts[1]) + 1}"
+    elif parts[0] in Scenario.model_fields and len(parts) >= 2:
+        model = Scenario.model_fields[parts[0]].annotation
+        info = getattr(model, "model_fields", {}).get(parts[1])
+        if parts[1] == "financing" and len(parts) >= 3:
+            info = LoanFinancing.model_fields.get(parts[2]) if parts[2] != "kind" else info
+    return f"{section_title}: {info.title or parts[-1]}" if info else path

@@ -1,0 +1,135 @@
+"""Plans of stored revisions: compute once, cache by revision, and shape chart data.
+
+The plan document itself (design 9.3) is the engine's; this module only adds what pages need
+and the engine does not give (a load-duration curve when the optimizer has not drawn one).
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Optional
+
+import numpy as np
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from models.plan import Plan, compute_plan
+from models.profile import ProfileError
+from models.scenario import Scenario
+from models.strategies import PlanError
+from service.db import PlanRecord, Revision, UsageFile, write_session
+from service.ingest import IngestError, read_usage
+
+MAX_CURVE_POINTS = 400
+
+
+class PlanningError(ValueError):
+    """A scenario and usage file that the engine cannot plan (shown to the user)."""
+
+    def __init__(self, message: str, problems: Optional[list] = None):
+        super().__init__(message)
+        self.problems = problems or []
+
+
+@dataclass
+class PlanResult:
+    plan: Plan
+    document: dict[str, Any]
+    charts: dict[str, Any]
+
+
+def plan_for(scenario: Scenario, data: bytes, filename: str) -> PlanResult:
+    try:
+        ingested = read_usage(data, filename)
+        plan = compute_plan(scenario, ingested.profile)
+    except (IngestError, ProfileError, PlanError) as exc:
+        raise PlanningError(str(exc), getattr(exc, "problems", None)) from None
+    plan.warnings[:0] = ingested.warnings
+    document = plan.document()
+    json.dumps(document, allow_nan=False)  # the document must be strict JSON
+    return PlanResult(plan, document, chart_data(plan, document))
+
+
+def plan_for_revision(revision: Revision) -> PlanResult:
+    if revision.usage_file is None:
+        raise PlanningError("This revision has no usage file yet.")
+    scenario = Scenario.model_validate_json(revision.assumptions)
+    return plan_for(scenario, revision.usage_file.data, revision.usage_file.filename)
+
+
+def cached_plan(session: Session, revision: Revision) -> tuple[dict, dict]:
+    """(document, charts) of a revision: from the cache, else computed and stored."""
+    record = session.get(PlanRecord, revision.id)
+    if record is None:
+        result = plan_for_revision(revision)
+        store_plan(revision.id, result)
+        return result.document, result.charts
+    return json.loads(record.document), json.loads(record.charts)
+
+
+def store_plan(revision_id: int, result: PlanResult, session: Optional[Session] = None) -> None:
+    record = PlanRecord(revision_id=revision_id, document=json.dumps(result.document),
+                        charts=json.dumps(result.charts))
+    if session is not None:
+        session.add(record)
+        return
+    try:
+        with write_session() as s:
+            if s.get(PlanRecord, revision_id) is None:
+                s.add(record)
+    except IntegrityError:
+        pass  # computed by a concurrent request: same revision, same document
+
+
+def chart_data(plan: Plan, doc: dict[str, Any]) -> dict[str, Any]:
+    """Everything the plan page charts, in plain lists."""
+    months = doc["months"]
+    strategies = doc["strategies"]
+    recommended = doc["recommendation"]
+    cumulative = {name: [row["cumulative_cost"] for row in s["monthly"]]
+                  for name, s in strategies.items()}
+    lines = {}
+    for name in next(iter(strategies.values()))["cost_lines"]:
+        values = [row.get(name, 0.0) for row in strategies[recommended]["monthly"]]
+        if any(abs(v) > 1e-9 for v in values):
+            lines[name] = [-v if name in ("resale_credit", "tax_shield") else v for v in values]
+    engine_charts = doc.get("charts") or {}
+    return {
+        "months": months,
+        "cumulative": cumulative,
+        "by_source": {"strategy": recommended, "lines": lines},
+        "load_duration": engine_charts.get("load_duration") or load_duration(plan, recommended),
+        "screening": engine_charts.get("screening"),
+    }
+
+
+def load_duration(plan: Plan, strategy: str) -> dict[str, Any]:
+    """Hourly demand sorted from the busiest hour, with the strategy's capacities [GPUs]."""
+    demand = np.sort(plan.context.demand.total)[::-1]
+    step = max(1, len(demand) // MAX_CURVE_POINTS)
+    index = np.unique(np.append(np.arange(0, len(demand), step), len(demand) - 1))
+    capacity = plan.strategies[strategy].capacity
+    owned = float(capacity.servers * plan.scenario.owned.gpus_per_server)
+    committed = float(sum(capacity.committed.values()))
+    return {"fraction_of_hours": [float(i + 1) / len(demand) for i in index],
+            "gpus": [float(demand[i]) for i in index],
+            "levels": {"owned": owned, "committed": owned + committed}}
+
+
+def profile_chart(profile) -> dict[str, Any]:
+    """GPU-hours per period of an uploaded profile (daily sums when hourly, for the preview)."""
+    starts = profile.starts
+    total = profile.steady + profile.interruptible
+    if profile.period == "hour" and len(total) > 24 * 14:
+        days = starts.astype("datetime64[D]")
+        keys, position = np.unique(days, return_inverse=True)
+        return {"x": [str(k) for k in keys],
+                "steady": np.bincount(position, profile.steady).tolist(),
+                "interruptible": np.bincount(position, profile.interruptible).tolist(),
+                "per": "day"}
+    return {"x": [str(s) for s in starts], "steady": profile.steady.tolist(),
+            "interruptible": profile.interruptible.tolist(), "per": profile.period}
+
+
+def usage_file(session: Session, file_id: int) -> Optional[UsageFile]:
+    return session.get(UsageFile, file_id)

@@ -1,0 +1,195 @@
+"""Plan pages (summary cards, charts, monthly table, downloads), reviews and the audit log."""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from flask import Blueprint, Response, abort, flash, g, redirect, render_template, request, url_for
+from sqlalchemy import or_, select
+
+from service.access import can_edit, can_review, revision_or_404
+from service.auth import login_required
+from service.db import (DECISIONS, AuditEvent, Review, Revision, ScenarioRecord, User, audit,
+                        get_session, write_session)
+from service.ingest import usage_template_csv, usage_template_xlsx
+from service.planning import PlanningError, cached_plan, plan_for_revision
+
+bp = Blueprint("plans", __name__)
+XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+STRATEGY_LABELS = {"on_demand": "All on demand", "cloud_only": "Cloud only (best mix)",
+                   "buy_for_peak": "Buy for peak", "optimal": "Optimal mix",
+                   "proposed": "Proposed"}
+
+
+def money(value: Any) -> str:
+    if value is None:
+        return "-"
+    return f"{value:,.0f}" if abs(value) >= 100 else f"{value:,.2f}"
+
+
+def percent(value: Any) -> str:
+    return "-" if value is None else f"{value:.1%}"
+
+
+def number(value: Any) -> str:
+    if value is None:
+        return "-"
+    return f"{value:,}" if isinstance(value, int) else f"{value:,.1f}"
+
+
+FILTERS = {"money": money, "percent": percent, "number": number,
+           "strategy": lambda name: STRATEGY_LABELS.get(name, name)}
+
+
+def recommendation_text(doc: dict) -> str:
+    if doc.get("explanation"):
+        return doc["explanation"]
+    name = doc["recommendation"]
+    s = doc["strategies"][name]
+    currency = doc["scenario"]["finance"]["currency"]
+    saving = doc["savings_vs_on_demand"].get(name, 0.0)
+    text = (f"Recommended: {STRATEGY_LABELS.get(name, name)} - {s['servers']} owned servers, "
+            f"committed GPUs {s['committed_gpus'] or 'none'}; PV cost {money(s['pv_cost'])} "
+            f"{currency}")
+    if name != "on_demand":
+        text += f", {money(saving)} {currency} less than running everything on demand"
+    return text + "."
+
+
+def payback(doc: dict) -> dict:
+    breakeven = doc.get("breakeven") or {}
+    return {"nominal": breakeven.get("payback_month") or {},
+            "discounted": breakeven.get("payback_month_discounted") or {}}
+
+
+@bp.get("/scenarios/<int:scenario_id>/revisions/<int:number>")
+@login_required
+def show(scenario_id: int, number: int):
+    revision = revision_or_404(g.user, scenario_id, number)
+    scenario = revision.scenario
+    doc = charts = error = None
+    if revision.usage_file_id is None:
+        error = "This revision has no usage file yet: upload one to see its plan."
+    else:
+        try:
+            doc, charts = cached_plan(get_session(), revision)
+        except PlanningError as exc:
+            error = f"The engine cannot plan this revision: {exc}"
+    strategy = request.args.get("strategy") or (doc["recommendation"] if doc else None)
+    if doc and strategy not in doc["strategies"]:
+        abort(404)
+    return render_template(
+        "plans/show.html", scenario=scenario, revision=revision, doc=doc, charts=charts,
+        error=error, strategy=strategy, payback=payback(doc) if doc else {},
+        recommendation=recommendation_text(doc) if doc else "",
+        latest=scenario.latest, editable=can_edit(g.user, scenario),
+        may_review=can_review(g.user, revision), approved=approved_revisions(scenario))
+
+
+def approved_revisions(scenario: ScenarioRecord) -> list[int]:
+    return [r.number for r in scenario.revisions if r.status == "approved"]
+
+
+@bp.get("/scenarios/<int:scenario_id>/revisions/<int:number>/plan.json")
+@login_required
+def download_json(scenario_id: int, number: int):
+    revision = revision_or_404(g.user, scenario_id, number)
+    try:
+        doc, _ = cached_plan(get_session(), revision)
+    except PlanningError as exc:
+        abort(409, str(exc))
+    name = download_stem(revision) + ".json"
+    return Response(json.dumps(doc, indent=1), mimetype="application/json",
+                    headers={"Content-Disposition": f'attachment; filename="{name}"'})
+
+
+def download_stem(revision: Revision) -> str:
+    try:
+        from service.export_xlsx import safe_download_name
+        return safe_download_name(revision.scenario.name, revision.number).removesuffix(".xlsx")
+    except ImportError:  # before the Excel export (issue 5) is merged
+        import re
+        stem = re.sub(r"[^A-Za-z0-9._-]+", "_", revision.scenario.name).strip("._")[:60]
+        return f"{stem or 'plan'}-r{revision.number}"
+
+
+@bp.get("/scenarios/<int:scenario_id>/revisions/<int:number>/plan.xlsx")
+@login_required
+def download_xlsx(scenario_id: int, number: int):
+    revision = revision_or_404(g.user, scenario_id, number)
+    try:
+        from service.export_xlsx import plan_xlsx_bytes
+    except ImportError:
+        abort(501, "The Excel export is not installed in this build.")
+    try:
+        result = plan_for_revision(revision)
+    except PlanningError as exc:
+        abort(409, str(exc))
+    return Response(plan_xlsx_bytes(result.plan), mimetype=XLSX, headers={
+        "Content-Disposition": f'attachment; filename="{download_stem(revision)}.xlsx"'})
+
+
+@bp.get("/scenarios/<int:scenario_id>/revisions/<int:number>/usage")
+@login_required
+def download_usage(scenario_id: int, number: int):
+    revision = revision_or_404(g.user, scenario_id, number)
+    if revision.usage_file is None:
+        abort(404)
+    return Response(revision.usage_file.data, mimetype="application/octet-stream", headers={
+        "Content-Disposition": f'attachment; filename="usage-{revision.usage_sha256[:12]}'
+                               f'{suffix(revision.usage_file.filename)}"'})
+
+
+def suffix(filename: str) -> str:
+    return ".xlsx" if filename.lower().endswith(".xlsx") else ".csv"
+
+
+@bp.get("/usage-template.<fmt>")
+@login_required
+def usage_template(fmt: str):
+    makers = {"csv": (usage_template_csv, "text/csv"), "xlsx": (usage_template_xlsx, XLSX)}
+    if fmt not in makers:
+        abort(404)
+    maker, mimetype = makers[fmt]
+    return Response(maker(), mimetype=mimetype, headers={
+        "Content-Disposition": f'attachment; filename="usage-template.{fmt}"'})
+
+
+@bp.post("/scenarios/<int:scenario_id>/revisions/<int:number>/reviews")
+@login_required
+def review(scenario_id: int, number: int):
+    revision = revision_or_404(g.user, scenario_id, number)
+    if not g.user.can_review:
+        abort(403, "Only reviewers can review a revision.")
+    if revision.author_id == g.user.id:
+        abort(403, "You authored this revision: someone else must review it.")
+    expected = request.form.get("revision_hash")
+    if expected and expected != revision.content_hash:
+        abort(409, "This revision is not the one the review form was showing.")
+    decision = request.form.get("decision", "comment")
+    comment = request.form.get("comment", "").strip()
+    if decision not in DECISIONS:
+        abort(400, f"decision must be one of {', '.join(DECISIONS)}")
+    if decision == "comment" and not comment:
+        flash("Write a comment, or approve or reject.")
+        return redirect(url_for("plans.show", scenario_id=scenario_id, number=number))
+    with write_session() as s:
+        s.add(Review(revision_id=revision.id, reviewer_id=g.user.id, decision=decision,
+                     comment=comment[:5000]))
+        audit(s, s.get(User, g.user.id), f"review.{decision}", revision=s.get(Revision,
+                                                                            revision.id),
+              details=comment[:500])
+    flash({"approve": f"Revision {number} approved.", "reject": f"Revision {number} rejected.",
+           "comment": "Comment added."}[decision])
+    return redirect(url_for("plans.show", scenario_id=scenario_id, number=number))
+
+
+@bp.get("/audit")
+@login_required
+def audit_log():
+    query = select(AuditEvent).order_by(AuditEvent.id.desc()).limit(1000)
+    if g.user.role == "analyst":  # their own actions and events on their scenarios
+        own = select(ScenarioRecord.id).where(ScenarioRecord.owner_id == g.user.id)
+        query = query.where(or_(AuditEvent.actor_id == g.user.id,
+                                AuditEvent.scenario_id.in_(own)))
+    return render_template("plans/audit.html", events=get_session().scalars(query).all())

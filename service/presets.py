@@ -1,0 +1,85 @@
+"""Cloud price presets from the SkyPilot-derived catalog (design 8), with source kept per value.
+
+The catalog is a committed copy of ``shared/reference/gpu_prices_catalog.csv``. It records the
+catalog commit of every price but no retrieval date, so the commit is the date stamp we show.
+"""
+from __future__ import annotations
+
+import csv
+import functools
+from dataclasses import dataclass
+from typing import Optional
+
+from service.paths import PRESET_CATALOG
+
+
+@dataclass(frozen=True)
+class Preset:
+    id: str
+    cloud: str
+    instance_type: str
+    accelerator: str
+    gpus: int
+    region: str
+    on_demand_per_gpu_hour: float
+    spot_per_gpu_hour: Optional[float]
+    note: str
+    source: str
+
+    @property
+    def label(self) -> str:
+        return (f"{self.cloud} {self.instance_type} ({self.region}, {self.gpus} GPU) "
+                f"${self.on_demand_per_gpu_hour:.2f}/GPU-h")
+
+    def changes(self) -> dict:
+        """Scenario sections/fields this preset sets."""
+        return {"on_demand": {"price_per_gpu_hour": self.on_demand_per_gpu_hour},
+                "spot": {"price_per_gpu_hour": self.spot_per_gpu_hour},
+                "commitments": {"block_gpus": self.gpus}}
+
+    def provenance(self) -> dict:
+        return {"id": self.id, "label": self.label, "source": self.source, "note": self.note,
+                "fields": ["on_demand.price_per_gpu_hour", "spot.price_per_gpu_hour",
+                           "commitments.*.block_gpus"]}
+
+
+def _number(text: str) -> Optional[float]:
+    text = (text or "").strip()
+    return float(text) if text else None
+
+
+@functools.cache
+def load_presets() -> dict[str, Preset]:
+    presets: dict[str, Preset] = {}
+    with open(PRESET_CATALOG, newline="", encoding="utf-8") as handle:
+        for row in csv.DictReader(handle):
+            price = _number(row["ondemand_per_gpu_hr"])
+            if price is None:
+                continue
+            preset_id = f"{row['cloud']}/{row['instance_type']}/{row['region']}"
+            source = (f"SkyPilot catalog {row['catalog_repo']} {row['catalog_path']} at commit "
+                      f"{row['catalog_commit'][:7]}")
+            presets[preset_id] = Preset(
+                preset_id, row["cloud"], row["instance_type"], row["accelerator"],
+                int(row["accelerator_count"]), row["region"], price,
+                _number(row["spot_min_per_gpu_hr"]), row["note"], source)
+    return presets
+
+
+def grouped() -> dict[str, list[Preset]]:
+    """Presets by GPU model, for the preset chooser."""
+    out: dict[str, list[Preset]] = {}
+    for preset in load_presets().values():
+        out.setdefault(preset.accelerator, []).append(preset)
+    return dict(sorted(out.items()))
+
+
+def apply(data: dict, preset: Preset) -> dict:
+    """Scenario data with the preset's prices filled in (validated later by the caller)."""
+    data = {**data}
+    for section, changes in preset.changes().items():
+        if section == "commitments":
+            data["commitments"] = [{**offer, **changes} for offer in data.get("commitments", [])]
+        else:
+            data[section] = {**data.get(section, {}), **changes}
+    return data

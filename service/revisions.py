@@ -1,0 +1,67 @@
+"""Creating scenarios and their immutable revisions (with the plan computed before saving)."""
+from __future__ import annotations
+
+import json
+from typing import Optional
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from models.scenario import Scenario
+from service.db import (Revision, ScenarioRecord, UsageFile, User, audit, canonical_json,
+                        revision_hash, sha256)
+from service.planning import PlanResult, plan_for, store_plan
+
+
+def store_usage(s: Session, user: User, data: bytes, filename: str) -> UsageFile:
+    digest = sha256(data)
+    existing = s.scalar(select(UsageFile).where(UsageFile.sha256 == digest,
+                                                UsageFile.uploaded_by == user.id))
+    if existing is not None:
+        return existing
+    row = UsageFile(sha256=digest, filename=filename[:255], size=len(data), data=data,
+                    uploaded_by=user.id)
+    s.add(row)
+    s.flush()
+    audit(s, user, "usage.upload", details=f"{filename[:200]} sha256={digest}")
+    return row
+
+
+def add_revision(s: Session, scenario: ScenarioRecord, author: User, model: Scenario,
+                 usage: Optional[UsageFile], *, preset: Optional[dict] = None,
+                 note: str = "", result: Optional[PlanResult] = None) -> Revision:
+    """A new revision; ``result`` (computed beforehand, outside the lock) is cached with it."""
+    assumptions = canonical_json(model.model_dump(mode="json"))
+    number = (s.scalar(select(func.max(Revision.number))
+                       .where(Revision.scenario_id == scenario.id)) or 0) + 1
+    revision = Revision(scenario_id=scenario.id, number=number, author_id=author.id,
+                        assumptions=assumptions, usage_file_id=usage.id if usage else None,
+                        usage_sha256=usage.sha256 if usage else None,
+                        content_hash=revision_hash(assumptions, usage.sha256 if usage else None),
+                        preset=json.dumps(preset) if preset else None, note=note[:500])
+    s.add(revision)
+    s.flush()
+    scenario.name = model.name
+    if result is not None:
+        store_plan(revision.id, result, session=s)
+    audit(s, author, "revision.create", revision=revision,
+          details=f"revision {number}" + (f": {note[:200]}" if note else ""))
+    return revision
+
+
+def check_plan(model: Scenario, usage: Optional[UsageFile]) -> Optional[PlanResult]:
+    """The plan of a would-be revision, or None without usage; raises PlanningError."""
+    if usage is None:
+        return None
+    return plan_for(model, usage.data, usage.filename)
+
+
+def create_scenario(s: Session, owner: User, model: Scenario, usage: Optional[UsageFile] = None,
+                    *, preset: Optional[dict] = None,
+                    result: Optional[PlanResult] = None) -> Revision:
+    scenario = ScenarioRecord(name=model.name, owner_id=owner.id)
+    s.add(scenario)
+    s.flush()
+    audit(s, owner, "scenario.create", scenario_id=scenario.id, details=model.name[:200])
+    return add_revision(s, scenario, owner, model, usage, preset=preset, note="created",
+                        result=result)

@@ -1,0 +1,216 @@
+"""Scenarios: list, new/edit forms generated from the schema, usage upload with preview, compare."""
+from __future__ import annotations
+
+from typing import Optional
+
+from flask import (Blueprint, abort, flash, g, redirect, render_template, request, url_for)
+from models.profile import ProfileError
+from models.scenario import Scenario
+from service import presets as preset_catalog
+from service.access import (can_edit, editable_scenario, revision_or_404, scenario_or_404,
+                            visible_scenarios)
+from service.auth import login_required
+from service.db import ScenarioRecord, UsageFile, User, get_session, write_session
+from service.forms import build_form, flatten, label_for, validate_form
+from service.ingest import IngestError, read_usage
+from service.planning import PlanningError, cached_plan, profile_chart
+from service.revisions import add_revision, check_plan, create_scenario, store_usage
+
+bp = Blueprint("scenarios", __name__, url_prefix="/scenarios")
+
+
+def chosen_preset() -> Optional[preset_catalog.Preset]:
+    preset_id = request.values.get("preset", "")
+    if not preset_id:
+        return None
+    preset = preset_catalog.load_presets().get(preset_id)
+    if preset is None:
+        abort(400, f"Unknown preset {preset_id!r}.")
+    return preset
+
+
+def preset_marks(preset: Optional[preset_catalog.Preset], data: dict) -> dict[str, str]:
+    if preset is None:
+        return {}
+    text = preset.source + (f" ({preset.note})" if preset.note else "")
+    marks = {"on_demand.price_per_gpu_hour": text, "spot.price_per_gpu_hour": text}
+    for i, _ in enumerate(data.get("commitments") or []):
+        marks[f"commitments.{i}.block_gpus"] = text
+    return marks
+
+
+def form_page(scenario: Optional[ScenarioRecord], data: dict, sections=None, status=200,
+              preset=None):
+    if sections is None:
+        sections = build_form(data, preset_fields=preset_marks(preset, data))
+    return render_template("scenarios/form.html", scenario=scenario, sections=sections,
+                           presets=preset_catalog.grouped(), preset=preset), status
+
+
+@bp.get("/")
+@login_required
+def index():
+    return render_template("scenarios/index.html", scenarios=visible_scenarios(g.user))
+
+
+@bp.route("/new", methods=("GET", "POST"))
+@login_required
+def new():
+    preset = chosen_preset()
+    if request.method == "GET":
+        data = Scenario().model_dump(mode="json")
+        if preset is not None:
+            data = preset_catalog.apply(data, preset)
+            data["name"] = f"8x H100 server vs {preset.cloud} {preset.instance_type}"
+        return form_page(None, data, preset=preset)
+    model, sections = validate_form(request.form)
+    if model is None:
+        return form_page(None, {}, sections, 422, preset)
+    with write_session() as s:
+        revision = create_scenario(s, s.get(User, g.user.id), model,
+                                   preset=preset.provenance() if preset else None)
+    flash("Scenario saved. Upload a usage file to see its plan.")
+    return redirect(url_for("scenarios.show", scenario_id=revision.scenario_id))
+
+
+@bp.get("/<int:scenario_id>")
+@login_required
+def show(scenario_id: int):
+    scenario = scenario_or_404(g.user, scenario_id)
+    return render_template("scenarios/show.html", scenario=scenario,
+                           editable=can_edit(g.user, scenario))
+
+
+@bp.route("/<int:scenario_id>/edit", methods=("GET", "POST"))
+@login_required
+def edit(scenario_id: int):
+    scenario = editable_scenario(g.user, scenario_id)
+    latest = scenario.latest
+    preset = chosen_preset()
+    if request.method == "GET":
+        data = latest.assumptions_dict
+        if preset is not None:
+            data = preset_catalog.apply(data, preset)
+        return form_page(scenario, data, preset=preset)
+    model, sections = validate_form(request.form)
+    if model is None:
+        return form_page(scenario, {}, sections, 422, preset)
+    if model == Scenario.model_validate_json(latest.assumptions):
+        flash("No assumption changed: no new revision.")
+        return redirect(url_for("scenarios.show", scenario_id=scenario.id))
+    try:
+        result = check_plan(model, latest.usage_file)
+    except PlanningError as exc:
+        sections[0].errors.append(f"The engine cannot plan these assumptions: {exc}")
+        return form_page(scenario, {}, sections, 422, preset)
+    with write_session() as s:
+        revision = add_revision(s, s.get(ScenarioRecord, scenario.id), s.get(User, g.user.id),
+                                model, s.get(UsageFile, latest.usage_file_id)
+                                if latest.usage_file_id else None,
+                                preset=preset.provenance() if preset else None,
+                                note=request.form.get("note", "assumptions edited"),
+                                result=result)
+    flash(f"Saved as revision {revision.number}.")
+    return redirect(url_for("scenarios.show", scenario_id=scenario.id))
+
+
+@bp.route("/<int:scenario_id>/usage", methods=("GET", "POST"))
+@login_required
+def upload(scenario_id: int):
+    scenario = editable_scenario(g.user, scenario_id)
+    if request.method == "GET":
+        return render_template("scenarios/upload.html", scenario=scenario, problems=None,
+                               message=None)
+    file = request.files.get("usage")
+    if file is None or not file.filename:
+        return render_template("scenarios/upload.html", scenario=scenario, problems=[],
+                               message="Choose a usage file (.csv or .xlsx)."), 422
+    data = file.read()
+    try:
+        ingested = read_usage(data, file.filename)
+        check_plan(Scenario.model_validate_json(scenario.latest.assumptions),
+                   UsageFile(data=data, filename=file.filename))
+    except (IngestError, ProfileError, PlanningError) as exc:
+        return render_template("scenarios/upload.html", scenario=scenario,
+                               problems=getattr(exc, "problems", []), message=str(exc)), 422
+    with write_session() as s:
+        stored = store_usage(s, s.get(User, g.user.id), data, file.filename)
+    profile = ingested.profile
+    return render_template("scenarios/preview.html", scenario=scenario, usage=stored,
+                           profile=profile, warnings=ingested.warnings, summary=ingested.summary,
+                           chart=profile_chart(profile),
+                           peak=float((profile.steady + profile.interruptible).max()),
+                           last=str(profile.starts[-1]))
+
+
+@bp.post("/<int:scenario_id>/usage/<int:file_id>/attach")
+@login_required
+def attach(scenario_id: int, file_id: int):
+    scenario = editable_scenario(g.user, scenario_id)
+    usage = get_session().get(UsageFile, file_id)
+    if usage is None or usage.uploaded_by != g.user.id:
+        abort(404)
+    latest = scenario.latest
+    model = Scenario.model_validate_json(latest.assumptions)
+    try:
+        result = check_plan(model, usage)
+    except PlanningError as exc:
+        abort(422, str(exc))
+    with write_session() as s:
+        revision = add_revision(s, s.get(ScenarioRecord, scenario.id), s.get(User, g.user.id),
+                                model, s.get(UsageFile, usage.id),
+                                note=f"usage {usage.filename}", result=result)
+    return redirect(url_for("plans.show", scenario_id=scenario.id, number=revision.number))
+
+
+@bp.get("/<int:scenario_id>/compare")
+@login_required
+def compare(scenario_id: int):
+    scenario = scenario_or_404(g.user, scenario_id)
+    numbers = [r.number for r in scenario.revisions]
+    try:
+        a = int(request.args.get("a", numbers[-2] if len(numbers) > 1 else numbers[-1]))
+        b = int(request.args.get("b", numbers[-1]))
+    except ValueError:
+        abort(400, "Revision numbers must be integers.")
+    rev_a = revision_or_404(g.user, scenario_id, a)
+    rev_b = revision_or_404(g.user, scenario_id, b)
+    flat_a, flat_b = flatten(rev_a.assumptions_dict), flatten(rev_b.assumptions_dict)
+    diffs = [(label_for(k), k, flat_a.get(k), flat_b.get(k))
+             for k in sorted(set(flat_a) | set(flat_b)) if flat_a.get(k) != flat_b.get(k)]
+    results = []
+    docs = []
+    for revision in (rev_a, rev_b):
+        try:
+            docs.append(cached_plan(get_session(), revision)[0])
+        except PlanningError:
+            docs.append(None)
+    if all(docs):
+        for name in dict.fromkeys(list(docs[0]["strategies"]) + list(docs[1]["strategies"])):
+            sa, sb = docs[0]["strategies"].get(name), docs[1]["strategies"].get(name)
+            results.append((name, sa and sa["pv_cost"], sb and sb["pv_cost"],
+                            sa and sb and sb["pv_cost"] - sa["pv_cost"]))
+    return render_template("scenarios/compare.html", scenario=scenario, a=rev_a, b=rev_b,
+                           diffs=diffs, results=results, docs=docs, numbers=numbers)
+
+
+
+@bp.post("/<int:scenario_id>/import")
+@login_required
+def import_workbook(scenario_id: int):
+    """Fill the edit form from a plan workbook's Assumptions sheet (saved only on Save)."""
+    scenario = editable_scenario(g.user, scenario_id)
+    try:
+        from service.xlsx_roundtrip import WorkbookError, scenario_from_xlsx
+    except ImportError:
+        abort(501, "Reading plan workbooks arrives with the Excel export (issue 5).")
+    upload = request.files.get("workbook")
+    data = upload.read() if upload else b""
+    try:
+        model = scenario_from_xlsx(data)
+    except (WorkbookError, ValueError) as exc:
+        sections = build_form(scenario.latest.assumptions_dict)
+        sections[0].errors.append(f"Cannot read the workbook: {exc}")
+        return form_page(scenario, {}, sections, 422)
+    flash("Assumptions loaded from the workbook: check them, then save a new revision.")
+    return form_page(scenario, model.model_dump(mode="json"))

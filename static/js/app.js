@@ -1,0 +1,101 @@
+// buyrent pages: charts from <script type="application/json"> blocks (no inline scripts, CSP),
+// the preset chooser and a busy note on forms that compute a plan.
+(function () {
+  "use strict";
+
+  var LAYOUT = {margin: {t: 40, r: 20, b: 50, l: 70}, hovermode: "x unified",
+                legend: {orientation: "h"}, font: {size: 12}};
+
+  function layout(title, xTitle, yTitle, extra) {
+    var l = Object.assign({}, LAYOUT, {title: {text: title},
+      xaxis: {title: {text: xTitle}}, yaxis: {title: {text: yTitle}}});
+    return Object.assign(l, extra || {});
+  }
+
+  var BUILDERS = {
+    usage: function (d) {
+      return {data: [
+        {type: "bar", name: "steady", x: d.x, y: d.steady},
+        {type: "bar", name: "interruptible", x: d.x, y: d.interruptible}],
+        layout: layout("GPU-hours per " + d.per, d.per, "GPU-hours", {barmode: "stack"})};
+    },
+    cumulative: function (d) {
+      return {data: Object.keys(d.cumulative).map(function (name) {
+        return {type: "scatter", mode: "lines", name: name, x: d.months, y: d.cumulative[name]};
+      }), layout: layout("Cumulative cost by strategy", "month", "cost")};
+    },
+    by_source: function (d) {
+      var lines = d.by_source.lines;
+      return {data: Object.keys(lines).map(function (name) {
+        return {type: "bar", name: name, x: d.months, y: lines[name]};
+      }), layout: layout("Monthly cost by source: " + d.by_source.strategy, "month", "cost",
+                         {barmode: "relative"})};
+    },
+    load_duration: function (d) {
+      var ld = d.load_duration;
+      var traces = [{type: "scatter", mode: "lines", name: "demand", x: ld.fraction_of_hours,
+                     y: ld.gpus, fill: "tozeroy"}];
+      Object.keys(ld.levels || {}).forEach(function (name) {
+        traces.push({type: "scatter", mode: "lines", name: name + " capacity",
+                     x: [0, 1], y: [ld.levels[name], ld.levels[name]],
+                     line: {dash: "dash"}});
+      });
+      return {data: traces, layout: layout("Load-duration curve with chosen capacities",
+        "fraction of hours with at least this demand", "GPUs busy", {hovermode: "closest"})};
+    },
+    screening: function (d) {
+      var sc = d.screening;
+      var traces = Object.keys(sc.curves).map(function (name) {
+        return {type: "scatter", mode: "lines", name: name, x: sc.hours_per_year,
+                y: sc.curves[name]};
+      });
+      var crossings = sc.crossings || [];
+      if (crossings.length) {
+        traces.push({type: "scatter", mode: "markers", name: "breakeven",
+          x: crossings.map(function (c) { return c.hours_per_year; }),
+          y: crossings.map(function (c) { return c.cost_per_gpu_year; }),
+          text: crossings.map(function (c) {
+            return c.sources.join(" = ") + " at " + (100 * c.utilization).toFixed(1) + " %";
+          }), marker: {size: 10, symbol: "x"}});
+      }
+      return {data: traces, layout: layout("Screening curves (cost per GPU-year)",
+        "hours used per year", "cost per GPU-year", {hovermode: "closest"})};
+    }
+  };
+
+  function drawCharts() {
+    document.querySelectorAll("[data-chart]").forEach(function (el) {
+      var source = document.getElementById(el.dataset.source);
+      if (!source || !window.Plotly) { return; }
+      var data = JSON.parse(source.textContent);
+      var figure = BUILDERS[el.dataset.chart](data);
+      window.Plotly.newPlot(el, figure.data, figure.layout,
+                            {responsive: true, displaylogo: false});
+    });
+  }
+
+  function presetChooser() {
+    var select = document.getElementById("preset");
+    if (select) {
+      select.addEventListener("change", function () { select.form.submit(); });
+    }
+  }
+
+  function busyForms() {
+    document.querySelectorAll("form[data-busy]").forEach(function (form) {
+      form.addEventListener("submit", function () {
+        var note = document.createElement("p");
+        note.className = "busy";
+        note.setAttribute("role", "status");
+        note.textContent = form.dataset.busy;
+        form.appendChild(note);
+      });
+    });
+  }
+
+  document.addEventListener("DOMContentLoaded", function () {
+    drawCharts();
+    presetChooser();
+    busyForms();
+  });
+})();

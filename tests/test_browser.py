@@ -42,6 +42,7 @@ def server(tmp_path):
     yield f"http://127.0.0.1:{httpd.effective_port}"
     httpd.close()
     thread.join(timeout=10)
+    app.extensions["buyrent_engine"].dispose()
 
 
 @pytest.fixture

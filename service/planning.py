@@ -20,7 +20,6 @@ from models.strategies import PlanError
 from service.db import PlanRecord, Revision, UsageFile, write_session
 from service.ingest import IngestError, read_usage
 
-MAX_CURVE_POINTS = 400
 
 
 class PlanningError(ValueError):
@@ -93,27 +92,32 @@ def chart_data(plan: Plan, doc: dict[str, Any]) -> dict[str, Any]:
         values = [row.get(name, 0.0) for row in strategies[recommended]["monthly"]]
         if any(abs(v) > 1e-9 for v in values):
             lines[name] = [-v if name in ("resale_credit", "tax_shield") else v for v in values]
-    engine_charts = doc.get("charts") or {}
     return {
         "months": months,
         "cumulative": cumulative,
         "by_source": {"strategy": recommended, "lines": lines},
-        "load_duration": engine_charts.get("load_duration") or load_duration(plan, recommended),
-        "screening": engine_charts.get("screening"),
+        "load_duration": doc["charts"]["load_duration"],
+        "screening": doc["charts"]["screening"],
+        "uncertainty": uncertainty_chart(doc),
     }
 
 
-def load_duration(plan: Plan, strategy: str) -> dict[str, Any]:
-    """Hourly demand sorted from the busiest hour, with the strategy's capacities [GPUs]."""
-    demand = np.sort(plan.context.demand.total)[::-1]
-    step = max(1, len(demand) // MAX_CURVE_POINTS)
-    index = np.unique(np.append(np.arange(0, len(demand), step), len(demand) - 1))
-    capacity = plan.strategies[strategy].capacity
-    owned = float(capacity.servers * plan.scenario.owned.gpus_per_server)
-    committed = float(sum(capacity.committed.values()))
-    return {"fraction_of_hours": [float(i + 1) / len(demand) for i in index],
-            "gpus": [float(demand[i]) for i in index],
-            "levels": {"owned": owned, "committed": owned + committed}}
+def uncertainty_chart(doc: dict[str, Any]) -> dict[str, Any] | None:
+    """Tornado rows (bars from the base-case saving) and the Monte Carlo histogram."""
+    section = doc.get("uncertainty")
+    if not section:
+        return None
+    judged = section.get("judged", "optimal")
+    base = (doc["strategies"][section.get("tornado_baseline", "on_demand")]["pv_cost"]
+            - doc["strategies"][judged]["pv_cost"])
+    return {"tornado": [{"label": row["label"], "unit": row["unit"],
+                         "low": f"{row['low']:.4g}", "high": f"{row['high']:.4g}",
+                         "saving_low": row["saving_low"], "saving_high": row["saving_high"]}
+                        for row in section["tornado"]],
+            "base_saving": base,
+            "tornado_baseline": section.get("tornado_baseline", "on_demand"),
+            "histogram": section["histogram"], "judged": section.get("judged", "optimal"),
+            "baseline": section.get("baseline", "cloud_only")}
 
 
 def profile_chart(profile) -> dict[str, Any]:

@@ -116,7 +116,8 @@ def test_analyst_builds_plan_and_reviewer_approves(server, browser):
     page.wait_for_url("**/revisions/2")
 
     # The plan: cards, every chart drawn by plotly, monthly table.
-    charts = ["chart-cumulative", "chart-by-source", "chart-load-duration", "chart-screening"]
+    charts = ["chart-cumulative", "chart-by-source", "chart-load-duration", "chart-screening",
+              "chart-tornado", "chart-histogram"]
     assert_charts_rendered(page, charts)
     assert page.locator("#summary .card").count() >= 3
     assert page.locator("#monthly tr").count() == 61

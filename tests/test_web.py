@@ -114,6 +114,17 @@ def test_plan_page_shows_cards_charts_table_and_downloads(login):
     assert len(charts["months"]) == 60 and charts["load_duration"]["gpus"]
 
 
+def test_plan_page_shows_the_uncertainty_section(login, sample_plan):
+    html = login("ana").get(R1).get_data(as_text=True)
+    section = sample_plan[1].document["uncertainty"]
+    assert 'id="chart-tornado"' in html and 'id="chart-histogram"' in html
+    assert f"Over {section['draws']} draws (seed {section['seed']})" in html
+    charts = json.loads(re.search(r'id="plan-charts">(.*?)</script>', html, re.S).group(1))
+    rows = charts["uncertainty"]["tornado"]
+    assert [r["label"] for r in rows] == [r["label"] for r in section["tornado"]]
+    assert sum(charts["uncertainty"]["histogram"]["counts"]) == section["draws"]
+
+
 def test_plan_json_download_is_the_plan_document(login, sample_plan):
     response = login("ana").get(R1 + "/plan.json")
     assert "attachment" in response.headers["Content-Disposition"]

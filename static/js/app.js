@@ -60,6 +60,34 @@
       }
       return {data: traces, layout: layout("Screening curves (cost per GPU-year)",
         "hours used per year", "cost per GPU-year", {hovermode: "closest"})};
+    },
+    tornado: function (d) {
+      var rows = d.uncertainty.tornado.slice().reverse();  // widest swing on top
+      var labels = rows.map(function (r) { return r.label; });
+      var base = d.uncertainty.base_saving;
+      function side(key, value, name) {  // a bar from the base-case saving to this end
+        return {type: "bar", orientation: "h", name: name, y: labels, base: base,
+          x: rows.map(function (r) { return r[key] - base; }),
+          customdata: rows.map(function (r) { return [r[value] + " " + r.unit, r[key]]; }),
+          hovertemplate: "%{y} = %{customdata[0]}<br>PV saving %{customdata[1]:,.0f}" +
+                         "<extra>" + name + "</extra>"};
+      }
+      return {data: [side("saving_low", "low", "low value"),
+                     side("saving_high", "high", "high value")],
+        layout: layout("PV saving of " + d.uncertainty.judged + " over " +
+                       d.uncertainty.tornado_baseline + " by assumption", "PV saving", "",
+                       {barmode: "overlay", hovermode: "closest",
+                        margin: {t: 40, r: 20, b: 50, l: 190},
+                        shapes: [{type: "line", x0: base, x1: base, y0: 0, y1: 1,
+                                  yref: "paper", line: {dash: "dot"}}]})};
+    },
+    histogram: function (d) {
+      var h = d.uncertainty.histogram;
+      var mids = h.counts.map(function (_, i) { return (h.edges[i] + h.edges[i + 1]) / 2; });
+      return {data: [{type: "bar", name: "draws", x: mids, y: h.counts}],
+        layout: layout("Monte Carlo: PV saving of " + d.uncertainty.judged + " over " +
+                       d.uncertainty.baseline, "PV saving", "draws",
+                       {bargap: 0.02, hovermode: "closest"})};
     }
   };
 

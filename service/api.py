@@ -11,6 +11,7 @@ from pydantic import ValidationError
 
 from models.scenario import Scenario
 from service.auth import user_for_token
+from service.export_xlsx import plan_xlsx_bytes, safe_download_name
 from service.db import audit, get_session, sha256, write_session
 from service.errors import ApiError
 from service.planning import PlanningError, plan_for
@@ -89,10 +90,7 @@ def create_plan():
         audit(s, g.api_user, "api.plan", details=f"{filename[:100]} sha256={sha256(data)}")
     if request.accept_mimetypes.best_match(["application/json", XLSX]) == XLSX and \
             request.accept_mimetypes[XLSX] > request.accept_mimetypes["application/json"]:
-        try:
-            from service.export_xlsx import plan_xlsx_bytes
-        except ImportError:
-            raise ApiError(501, "The Excel export is not installed in this build.") from None
         return Response(plan_xlsx_bytes(result.plan), mimetype=XLSX, headers={
-            "Content-Disposition": 'attachment; filename="plan.xlsx"'})
+            "Content-Disposition":
+                f'attachment; filename="{safe_download_name(scenario.name)}"'})
     return jsonify(result.document)

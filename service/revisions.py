@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Optional
 
 from sqlalchemy import func, select
@@ -13,7 +14,16 @@ from service.db import (Revision, ScenarioRecord, UsageFile, User, audit, canoni
 from service.planning import PlanResult, plan_for, store_plan
 
 
+def usage_label(filename: str) -> str:
+    """The client's file name reduced to a display label: no directories, no NUL or control
+    characters (PostgreSQL refuses NUL in text). Files are stored by content, never by name."""
+    name = re.split(r"[\\/]", filename or "")[-1]
+    name = "".join(ch for ch in name if ch.isprintable()).strip()
+    return name[:255] or "upload"
+
+
 def store_usage(s: Session, user: User, data: bytes, filename: str) -> UsageFile:
+    filename = usage_label(filename)
     digest = sha256(data)
     existing = s.scalar(select(UsageFile).where(UsageFile.sha256 == digest,
                                                 UsageFile.uploaded_by == user.id))

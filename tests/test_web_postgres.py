@@ -55,3 +55,6 @@ def check_postgres_app(app, sample_plan):
         with write_session() as s:
             assert s.query(AuditEvent).filter_by(action="review.approve").count() == 1
             assert s.query(Revision).count() == 1
+    # close the pool now: a psycopg connection collected later, in another test, is a
+    # ResourceWarning there (an error under filterwarnings=error)
+    app.extensions["buyrent_engine"].dispose()

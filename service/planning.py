@@ -6,10 +6,15 @@ and the engine does not give (a load-duration curve when the optimizer has not d
 from __future__ import annotations
 
 import json
+import os
+import threading
 from dataclasses import dataclass
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
 from typing import Any, Optional
 
 import numpy as np
+from flask import current_app
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -18,6 +23,7 @@ from models.profile import ProfileError
 from models.scenario import Scenario
 from models.strategies import PlanError
 from service.db import PlanRecord, Revision, UsageFile, write_session
+from service.export_xlsx import plan_xlsx_bytes
 from service.ingest import IngestError, read_usage
 
 
@@ -54,6 +60,41 @@ def plan_for_revision(revision: Revision) -> PlanResult:
         raise PlanningError("This revision has no usage file yet.")
     scenario = Scenario.model_validate_json(revision.assumptions)
     return plan_for(scenario, revision.usage_file.data, revision.usage_file.filename)
+
+
+def export_version() -> str:
+    try:
+        return version("buyrent")
+    except PackageNotFoundError:  # running from a checkout that is not installed
+        return "dev"
+
+
+EXPORT_VERSION = export_version()
+
+
+def cached_xlsx(revision: Revision) -> bytes:
+    """The plan workbook of a revision, written once per revision content and buyrent version.
+
+    A revision is immutable and its content hash covers assumptions and usage file, so the file
+    never goes stale; it lives in the instance folder, one per instance. Writing the workbook
+    costs a plan computation plus about a second of XlsxWriter, which a download should not
+    repeat. A cache that cannot be written (disk full) only costs speed.
+    """
+    folder = Path(current_app.instance_path) / "xlsx-cache"
+    path = folder / f"{revision.content_hash}-{EXPORT_VERSION}.xlsx"
+    try:
+        return path.read_bytes()
+    except OSError:
+        pass
+    data = plan_xlsx_bytes(plan_for_revision(revision).plan)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        partial = path.with_suffix(f".{os.getpid()}.{threading.get_ident()}.part")
+        partial.write_bytes(data)
+        os.replace(partial, path)  # readers see the whole file or none
+    except OSError:
+        pass
+    return data
 
 
 def cached_plan(session: Session, revision: Revision) -> tuple[dict, dict]:

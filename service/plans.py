@@ -11,9 +11,9 @@ from service.access import can_edit, can_review, revision_or_404
 from service.auth import login_required
 from service.db import (DECISIONS, AuditEvent, Review, Revision, ScenarioRecord, User, audit,
                         get_session, write_session)
-from service.export_xlsx import plan_xlsx_bytes, safe_download_name
+from service.export_xlsx import safe_download_name
 from service.ingest import usage_template_csv, usage_template_xlsx
-from service.planning import PlanningError, cached_plan, plan_for_revision
+from service.planning import PlanningError, cached_plan, cached_xlsx
 
 bp = Blueprint("plans", __name__)
 XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
@@ -113,10 +113,10 @@ def download_stem(revision: Revision) -> str:
 def download_xlsx(scenario_id: int, number: int):
     revision = revision_or_404(g.user, scenario_id, number)
     try:
-        result = plan_for_revision(revision)
+        data = cached_xlsx(revision)
     except PlanningError as exc:
         abort(409, str(exc))
-    return Response(plan_xlsx_bytes(result.plan), mimetype=XLSX, headers={
+    return Response(data, mimetype=XLSX, headers={
         "Content-Disposition": f'attachment; filename="{download_stem(revision)}.xlsx"'})
 
 

@@ -93,9 +93,9 @@ def wait_ready(port: int, proc: subprocess.Popen, limit_s: float = 180) -> None:
 
 
 @contextmanager
-def server(env: dict, port: int, threads: int, demo: bool, log: Path):
+def server(env: dict, port: int, threads: int, demo: bool, log: Path, workers: int = 1):
     cmd = [PYTHON, "-m", "service.cli", "serve", "--host", "127.0.0.1", "--port", str(port),
-           "--threads", str(threads)] + (["--demo"] if demo else [])
+           "--threads", str(threads), "--workers", str(workers)] + (["--demo"] if demo else [])
     with open(log, "wb") as out:
         proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
     try:
@@ -367,7 +367,9 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=60, help="length of each phase")
     parser.add_argument("--users", type=int, default=20)
-    parser.add_argument("--threads", type=int, default=8, help="waitress threads per server")
+    parser.add_argument("--threads", type=int, default=8, help="threads per server process")
+    parser.add_argument("--workers", type=int, default=2,
+                        help="processes per server (gunicorn when > 1; one per core)")
     parser.add_argument("--think", type=float, default=1.0,
                         help="mean think time between a user's actions (s)")
     parser.add_argument("--upload-hours", type=int, default=90 * 24,
@@ -390,18 +392,19 @@ def main(argv=None) -> int:
         if args.postgres:
             env["DATABASE_URL"] = stack.enter_context(postgres_server())
         ports = [free_port()]
-        stack.enter_context(server(env, ports[0], args.threads, True, tmp / "server0.log"))
+        stack.enter_context(server(env, ports[0], args.threads, True, tmp / "server0.log",
+                                   args.workers))
         if args.postgres:   # the second instance starts after the first has migrated
             ports.append(free_port())
             stack.enter_context(server(env, ports[1], args.threads, False,
-                                       tmp / "server1.log"))
+                                       tmp / "server1.log", args.workers))
         token = api_token(env)
         bomb = None
         if not args.no_bomb:
             zip_bomb(tmp / "bomb.xlsx")
             bomb = (tmp / "bomb.xlsx").read_bytes()
         result = {"config": {"users": args.users, "seconds": args.seconds,
-                             "waitress_threads": args.threads, "think_s": args.think,
+                             "waitress_threads": args.threads, "workers": args.workers, "think_s": args.think,
                              "upload_rows": args.upload_hours,
                              "database": "postgresql" if args.postgres else "sqlite",
                              "instances": len(ports), "cpus": os.cpu_count()}}

@@ -14,10 +14,12 @@ DEMO_SCENARIO = SAMPLES / "scenario_h100.json"
 
 
 def register(sub) -> None:
-    serve = sub.add_parser("serve", help="run the web service (waitress)")
+    serve = sub.add_parser("serve", help="run the web service (waitress, or gunicorn with --workers > 1)")
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
-    serve.add_argument("--threads", type=int, default=8)
+    serve.add_argument("--threads", type=int, default=8, help="threads per process")
+    serve.add_argument("--workers", type=int, default=1,
+                       help="worker processes (gunicorn when > 1; one per core is a good start)")
     serve.add_argument("--demo", action="store_true",
                        help="seed a demo analyst, reviewer and sample plan (or BUYRENT_DEMO=1)")
     serve.set_defaults(func=cmd_serve)
@@ -108,7 +110,7 @@ def seed_demo(app) -> list[tuple[str, str, str]]:
 def cmd_serve(args: argparse.Namespace) -> int:
     import os
 
-    from waitress import serve
+    from service.server import serve_gunicorn, serve_waitress
     app = _app()
     if args.demo or app.config.get("BUYRENT_DEMO"):
         for name, password, role in seed_demo(app):
@@ -119,5 +121,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     print(f"buyrent on http://{args.host}:{args.port}/ (instance {app.instance_path}, "
           f"database {app.config['DATABASE_URL'].split('@')[-1]}, pid {os.getpid()})",
           flush=True)
-    serve(app, host=args.host, port=args.port, threads=args.threads, ident="buyrent")
+    if args.workers > 1:
+        serve_gunicorn(app, args.host, args.port, args.workers, args.threads)
+    else:
+        serve_waitress(app, args.host, args.port, args.threads)
     return 0

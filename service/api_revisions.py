@@ -45,6 +45,7 @@ def create_revision(scenario_id: int):
     except PlanningError as exc:
         raise ApiError(422, str(exc), exc.problems) from None
     with write_session() as s:
+        idempotency.claim(s)
         usage = s.get(UsageFile, latest.usage_file_id) if latest and latest.usage_file_id \
             else None
         revision = add_revision(s, s.get(ScenarioRecord, scenario_id), s.get(User, user.id),

@@ -142,6 +142,7 @@ def new_token():
     if done is not None:
         return done
     with write_session() as s:
+        idempotency.claim(s)
         token = create_token(s, s.get(User, g.user.id), request.form.get("label", ""))
         idempotency.remember(s, location=url_for("auth.profile"))
     tokens = get_session().scalars(select(ApiToken).where(ApiToken.user_id == g.user.id)

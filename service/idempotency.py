@@ -2,8 +2,8 @@
 
 Forms carry a hidden ``idempotency_key`` (a fresh one per page render, from the
 ``idempotency_key()`` template function); API clients send an ``Idempotency-Key`` header.
-Views call :func:`replay` first (a known key -> the stored redirect or JSON, nothing written)
-and :func:`remember` inside their write transaction, so the key row and the write are committed
+Views call :func:`replay` first (a known key -> the stored redirect or JSON, nothing written),
+:func:`claim` at the start of their write transaction and :func:`remember` at its end, so the key row and the write are committed
 together or not at all. Keys are unique per user (database constraint); two concurrent requests
 with one key: the second one's transaction fails on the constraint, rolls back, and it answers
 with the first one's outcome.
@@ -73,9 +73,13 @@ def replay() -> Optional[Response]:
     return _response(row) if row is not None else None
 
 
-def remember(s: Session, *, location: Optional[str] = None, body: Optional[str] = None,
-             status: int = 302) -> None:
-    """Store this request's outcome in the caller's write transaction ``s``."""
+def claim(s: Session) -> None:
+    """Take this request's key first thing in the write transaction ``s``.
+
+    On PostgreSQL a second transaction inserting the same key waits for the first one and then
+    fails on the unique constraint (-> :class:`Duplicate` -> the first one's outcome); on SQLite
+    ``BEGIN IMMEDIATE`` already serialises writers, so the lookup below decides.
+    """
     key, user_id = request_key(), _user_id()
     if key is None or user_id is None:
         return
@@ -83,12 +87,26 @@ def remember(s: Session, *, location: Optional[str] = None, body: Optional[str] 
                                                      IdempotencyKey.key == key))
     if taken is not None:
         raise Duplicate()
-    s.add(IdempotencyKey(user_id=user_id, key=key, request=_this_request(), status=status,
-                         location=location, body=body))
+    row = IdempotencyKey(user_id=user_id, key=key, request=_this_request(), status=0)
+    s.add(row)
     try:
         s.flush()
     except IntegrityError:
         raise Duplicate() from None
+    g.idempotency_row = row
+
+
+def remember(s: Session, *, location: Optional[str] = None, body: Optional[str] = None,
+             status: int = 302) -> None:
+    """Store this request's outcome in the caller's write transaction ``s`` (claiming the key
+    now unless :func:`claim` did at the start of the transaction)."""
+    if g.get("idempotency_row") is None:
+        claim(s)
+    row = g.pop("idempotency_row", None)
+    if row is None:
+        return
+    row.status, row.location, row.body = status, location, body
+    s.flush()
 
 
 def init_app(app: Flask) -> None:

@@ -178,6 +178,7 @@ def review(scenario_id: int, number: int):
         flash("Write a comment, or approve or reject.")
         return redirect(url_for("plans.show", scenario_id=scenario_id, number=number))
     with write_session() as s:
+        idempotency.claim(s)
         s.add(Review(revision_id=revision.id, reviewer_id=g.user.id, decision=decision,
                      comment=comment[:5000]))
         audit(s, s.get(User, g.user.id), f"review.{decision}", revision=s.get(Revision,

@@ -71,6 +71,7 @@ def new():
     if model is None:
         return form_page(None, {}, sections, 422, preset)
     with write_session() as s:
+        idempotency.claim(s)
         revision = create_scenario(s, s.get(User, g.user.id), model,
                                    preset=preset.provenance() if preset else None)
         target = url_for("scenarios.show", scenario_id=revision.scenario_id)
@@ -113,6 +114,7 @@ def edit(scenario_id: int):
         sections[0].errors.append(f"The engine cannot plan these assumptions: {exc}")
         return form_page(scenario, {}, sections, 422, preset)
     with write_session() as s:
+        idempotency.claim(s)
         revision = add_revision(s, s.get(ScenarioRecord, scenario.id), s.get(User, g.user.id),
                                 model, s.get(UsageFile, latest.usage_file_id)
                                 if latest.usage_file_id else None,
@@ -170,6 +172,7 @@ def attach(scenario_id: int, file_id: int):
     except PlanningError as exc:
         abort(422, str(exc))
     with write_session() as s:
+        idempotency.claim(s)
         revision = add_revision(s, s.get(ScenarioRecord, scenario.id), s.get(User, g.user.id),
                                 model, s.get(UsageFile, usage.id),
                                 note=f"usage {usage.filename}", result=result)

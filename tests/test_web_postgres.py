@@ -21,10 +21,17 @@ def database_url():
 def test_postgres_app_saves_reviews_and_refuses_audit_edits(database_url, tmp_path,
                                                            sample_plan):
     from service import create_app
-    from service.auth import create_user
-    from service.revisions import create_scenario, store_usage
     app = create_app({"INSTANCE_PATH": str(tmp_path), "DATABASE_URL": database_url,
                       "PASSWORD_HASH_METHOD": "pbkdf2:sha256:1000"})
+    try:
+        check_postgres_app(app, sample_plan)
+    finally:  # pooled psycopg connections left to the garbage collector warn (= fail) later
+        app.extensions["buyrent_engine"].dispose()
+
+
+def check_postgres_app(app, sample_plan):
+    from service.auth import create_user
+    from service.revisions import create_scenario, store_usage
     model, result = sample_plan
     with app.app_context():
         with write_session() as s:

@@ -4,71 +4,27 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import numpy as np
-
 from models.plan import Plan, compute_plan
-from models.profile import UsageProfile, period_starts
+from models.profile import UsageProfile
 from models.scenario import Scenario
 from service.ingest import load_usage
+from tests.engine_cases import flat_profile, w1, w2, w3
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "samples"
 HOURLY = SAMPLES / "usage_hourly.csv"
 DAILY = SAMPLES / "usage_daily.csv"   # small Profile sheet: keeps LibreOffice runs short
 
-WORKED_COMMON = {
-    "finance": {"start_month": "2027-03", "horizon_months": 12, "discount_rate_annual": 0.12},
-    "on_demand": {"price_per_gpu_hour": 3.0, "billing_increment_seconds": 60,
-                  "mean_session_hours": 1},
-    "cloud_data": {"storage_tb": 0, "egress_tb_per_month": 0},
-}
-W1_OWNED = {"gpus_per_server": 8, "server_price": 200000, "install_cost_per_server": 10000,
-            "lead_time_months": 0, "resale_fraction_by_year": [0.7, 0.5, 0.35, 0.2, 0.1],
-            "power_kw_max": 6.5, "power_kw_idle": 2.0, "pue": 1.4,
-            "electricity_price_per_kwh": 0.12, "space_price_per_kw_month": 120,
-            "maintenance_fraction_annual": 0.05, "servers_per_fte": 25,
-            "fte_cost_annual": 120000, "availability": 0.97, "financing": {"kind": "cash"}}
-
-
-def merge(base: dict, extra: dict) -> dict:
-    out = json.loads(json.dumps(base))
-    for key, value in extra.items():
-        if isinstance(value, dict) and isinstance(out.get(key), dict):
-            out[key] = {**out[key], **value}
-        else:
-            out[key] = value
-    return out
-
-
 def flat_monthly(gpus: float, months: int = 12, start: str = "2027-03",
                  interruptible: bool = False) -> UsageProfile:
-    starts = period_starts(np.datetime64(start, "h"), months, "month")
-    hours = ((starts.astype("datetime64[M]") + 1).astype("datetime64[h]") - starts).astype(float)
-    volume = gpus * hours
-    zero = np.zeros(months)
-    return UsageProfile("month", starts, zero if interruptible else volume,
-                        volume if interruptible else zero, has_workload=True)
+    return flat_profile(gpus, start, months, interruptible)
 
 
 def worked(name: str) -> tuple[Scenario, UsageProfile]:
-    if name == "W1":
-        doc = merge(WORKED_COMMON, {"name": "W1", "owned": W1_OWNED,
-                                    "proposed": {"servers": 1, "committed_gpus": {}}})
-        return Scenario.model_validate(doc), flat_monthly(6)
-    if name == "W2":
-        doc = merge(WORKED_COMMON, {
-            "name": "W2", "on_demand": {"price_trend_annual": -0.2},
-            "commitments": [{"id": "1y", "term_months": 12, "discount": 0.35, "payment": "none",
-                             "block_gpus": 8}],
-            "proposed": {"servers": 0, "committed_gpus": {"1y": 8}}})
-        return Scenario.model_validate(doc), flat_monthly(10)
-    doc = merge(WORKED_COMMON, {
-        "name": "W3", "owned": {"failures_per_server_year": 0},
-        "spot": {"discount": 0.7, "availability": 1.0, "interruptions_per_instance_hour": 0.002,
-                 "notice_seconds": 120, "checkpoint_seconds": 60, "restart_seconds": 300,
-                 "nodes_per_job": 1},
-        "proposed": {"servers": 0, "committed_gpus": {}}})
-    return Scenario.model_validate(doc), flat_monthly(4, interruptible=True)
+    """The worked examples of tests/engine_cases.py, named so that the workbook shows it."""
+    build, gpus = {"W1": (w1, 6), "W2": (w2, 10), "W3": (w3, 4)}[name]
+    scenario = build().model_copy(update={"name": name})
+    return scenario, flat_profile(gpus, interruptible=name == "W3")
 
 
 # Every branch of the cost formulas: loan with early payoff, MACRS tax with resale gains,

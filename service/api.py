@@ -12,6 +12,7 @@ from pydantic import ValidationError
 from models.scenario import Scenario
 from service import idempotency
 from service.auth import user_for_token
+from service.export_xlsx import plan_xlsx_bytes, safe_download_name
 from service.db import audit, get_session, sha256, write_session
 from service.errors import ApiError
 from service.planning import PlanningError, plan_for
@@ -97,12 +98,9 @@ def create_plan():
         if body is not None:
             idempotency.remember(s, body=body, status=200)
     if wants_xlsx:
-        try:
-            from service.export_xlsx import plan_xlsx_bytes
-        except ImportError:
-            raise ApiError(501, "The Excel export is not installed in this build.") from None
         return Response(plan_xlsx_bytes(result.plan), mimetype=XLSX, headers={
-            "Content-Disposition": 'attachment; filename="plan.xlsx"'})
+            "Content-Disposition":
+                f'attachment; filename="{safe_download_name(scenario.name)}"'})
     return Response(body, mimetype="application/json")
 
 

@@ -12,6 +12,7 @@ from service.access import can_edit, can_review, revision_or_404
 from service.auth import login_required
 from service.db import (DECISIONS, AuditEvent, Review, Revision, ScenarioRecord, User, audit,
                         get_session, write_session)
+from service.export_xlsx import plan_xlsx_bytes, safe_download_name
 from service.ingest import usage_template_csv, usage_template_xlsx
 from service.planning import PlanningError, cached_plan, plan_for_revision
 
@@ -105,23 +106,13 @@ def download_json(scenario_id: int, number: int):
 
 
 def download_stem(revision: Revision) -> str:
-    try:
-        from service.export_xlsx import safe_download_name
-        return safe_download_name(revision.scenario.name, revision.number).removesuffix(".xlsx")
-    except ImportError:  # before the Excel export (issue 5) is merged
-        import re
-        stem = re.sub(r"[^A-Za-z0-9._-]+", "_", revision.scenario.name).strip("._")[:60]
-        return f"{stem or 'plan'}-r{revision.number}"
+    return safe_download_name(revision.scenario.name, revision.number).removesuffix(".xlsx")
 
 
 @bp.get("/scenarios/<int:scenario_id>/revisions/<int:number>/plan.xlsx")
 @login_required
 def download_xlsx(scenario_id: int, number: int):
     revision = revision_or_404(g.user, scenario_id, number)
-    try:
-        from service.export_xlsx import plan_xlsx_bytes
-    except ImportError:
-        abort(501, "The Excel export is not installed in this build.")
     try:
         result = plan_for_revision(revision)
     except PlanningError as exc:

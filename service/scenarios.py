@@ -15,6 +15,7 @@ from service.db import ScenarioRecord, UsageFile, User, get_session, write_sessi
 from service.forms import build_form, flatten, label_for, validate_form
 from service.ingest import IngestError, read_usage
 from service.planning import PlanningError, cached_plan, profile_chart
+from service.xlsx_roundtrip import WorkbookError, scenario_from_xlsx
 from service.revisions import add_revision, check_plan, create_scenario, store_usage
 
 bp = Blueprint("scenarios", __name__, url_prefix="/scenarios")
@@ -218,10 +219,6 @@ def compare(scenario_id: int):
 def import_workbook(scenario_id: int):
     """Fill the edit form from a plan workbook's Assumptions sheet (saved only on Save)."""
     scenario = editable_scenario(g.user, scenario_id)
-    try:
-        from service.xlsx_roundtrip import WorkbookError, scenario_from_xlsx
-    except ImportError:
-        abort(501, "Reading plan workbooks arrives with the Excel export (issue 5).")
     upload = request.files.get("workbook")
     data = upload.read() if upload else b""
     try:

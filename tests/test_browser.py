@@ -5,7 +5,6 @@ Screenshots of the main pages go to test-artifacts/.
 """
 from __future__ import annotations
 
-import importlib.util
 import io
 import threading
 from pathlib import Path
@@ -43,6 +42,7 @@ def server(tmp_path):
     yield f"http://127.0.0.1:{httpd.effective_port}"
     httpd.close()
     thread.join(timeout=10)
+    app.extensions["buyrent_engine"].dispose()
 
 
 @pytest.fixture
@@ -127,15 +127,12 @@ def test_analyst_builds_plan_and_reviewer_approves(server, browser):
     with page.expect_download() as download:
         page.click("#download-json")
     assert download.value.suggested_filename.endswith(".json")
-    if importlib.util.find_spec("service.export_xlsx") is not None:
-        import openpyxl
-        with page.expect_download() as download:
-            page.click("#download-xlsx")
-        workbook = openpyxl.load_workbook(io.BytesIO(Path(download.value.path()).read_bytes()))
-        assert workbook.sheetnames
-    else:  # before issue 5 lands the link answers 501 with a message, never a traceback
-        response = page.request.get(server + page.get_attribute("#download-xlsx", "href"))
-        assert response.status == 501
+    import openpyxl
+    with page.expect_download() as download:
+        page.click("#download-xlsx")
+    assert download.value.suggested_filename.endswith("-r2.xlsx")
+    workbook = openpyxl.load_workbook(io.BytesIO(Path(download.value.path()).read_bytes()))
+    assert "Assumptions" in workbook.sheetnames
     plan_url = page.url
     page.context.close()
 

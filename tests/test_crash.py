@@ -38,7 +38,7 @@ from tests.conftest import PASSWORD, form_data
 from tests.pg_server import free_port
 
 KILLS = 5
-TIME_BUDGET = 55.0                      # seconds for the whole test (bounded in time)
+TIME_LIMIT = 150.0   # hard stop; ~30-40 s on an idle 2-core machine, most of it server starts
 DAILY_CSV = b"timestamp,gpu_hours\n" + b"".join(
     f"2026-03-{d:02d},{100 + 3 * d}\n".encode() for d in range(1, 29))
 FIGURES: dict = {}
@@ -286,7 +286,8 @@ def test_kill_9_while_saving_loses_nothing_and_half_writes_nothing(tmp_path):
                "api-usage": Client(base, ctx["token"]), "api-bare": Client(base, ctx["token"])}
     logins = {"form": "ana", "review": "rita"}
     kills = resent = 0
-    while kills < KILLS and time.monotonic() - started < TIME_BUDGET - 8:
+    while kills < KILLS:
+        assert time.monotonic() - started < TIME_LIMIT, "crash test over its time limit"
         ctx["round"] = kills + 1
         server.start()
         for kind, name in logins.items():
@@ -303,7 +304,7 @@ def test_kill_9_while_saving_loses_nothing_and_half_writes_nothing(tmp_path):
         threads = [threading.Thread(target=run, args=(k,), daemon=True) for k in clients]
         for t in threads:
             t.start()
-        time.sleep(random.uniform(0.3, 1.2))
+        time.sleep(random.uniform(0.3, 1.0))
         server.kill()
         kills += 1
         stop.set()

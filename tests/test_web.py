@@ -1,7 +1,6 @@
 """Web pages through the Flask test client: permissions, forms, uploads, review, security."""
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 
@@ -12,8 +11,6 @@ from service.db import (AuditEvent, PlanRecord, Revision, ScenarioRecord, UsageF
                         write_session)
 from tests.conftest import SAMPLE_USAGE, count, form_data
 
-XLSX_READY = importlib.util.find_spec("service.export_xlsx") is not None
-XLSX_STATUS = 200 if XLSX_READY else 501
 R1 = "/scenarios/1/revisions/1"
 
 # (method, url, {user: expected status}); None = anonymous. Scenario 1 belongs to ana,
@@ -27,8 +24,8 @@ MATRIX = [
     ("GET", "/scenarios/1/usage", {None: 302, "ana": 200, "otto": 404, "rita": 403}),
     ("GET", R1, {None: 302, "ana": 200, "otto": 404, "rita": 200, "rex": 200}),
     ("GET", R1 + "/plan.json", {None: 302, "ana": 200, "otto": 404, "rita": 200}),
-    ("GET", R1 + "/plan.xlsx", {None: 302, "ana": XLSX_STATUS, "otto": 404,
-                                "rita": XLSX_STATUS}),
+    ("GET", R1 + "/plan.xlsx", {None: 302, "ana": 200, "otto": 404,
+                                "rita": 200}),
     ("GET", R1 + "/usage", {None: 302, "ana": 200, "otto": 404, "rita": 200}),
     ("GET", "/scenarios/1/compare?a=1&b=1", {None: 302, "ana": 200, "otto": 404, "rita": 200}),
     ("GET", "/scenarios/9/revisions/1", {"ana": 404, "rita": 404}),
@@ -130,9 +127,6 @@ def test_xlsx_download_opens(login):
 
     import openpyxl
     response = login("ana").get(R1 + "/plan.xlsx")
-    if not XLSX_READY:  # before issue 5 is merged: a clear 501, never a traceback
-        assert response.status_code == 501 and "Excel export" in response.get_data(as_text=True)
-        return
     assert response.status_code == 200
     assert response.headers["Content-Disposition"].startswith("attachment")
     assert openpyxl.load_workbook(io.BytesIO(response.data)).sheetnames
@@ -421,11 +415,6 @@ def test_bad_value_in_a_later_offer_row_is_shown_on_that_row(login):
 def test_import_assumptions_from_a_plan_workbook(login, app):
     import io
     client = login("ana")
-    if not XLSX_READY:
-        response = client.post("/scenarios/1/import", {"workbook": (io.BytesIO(b"x"), "p.xlsx")},
-                               content_type="multipart/form-data")
-        assert response.status_code == 501
-        return
     workbook = client.get(R1 + "/plan.xlsx").data
     response = client.post("/scenarios/1/import", {"workbook": (io.BytesIO(workbook), "p.xlsx")},
                            content_type="multipart/form-data")

@@ -258,8 +258,10 @@ def resend(clients: dict, ledger: Ledger) -> int:
         doubt = list(ledger.doubt.items())
         acked = random.sample(sorted(ledger.acked.items()), min(4, len(ledger.acked)))
     for key, (kind, (method, path, kw)) in doubt:
-        status, body, _ = clients[kind].send(method, path, **kw)
+        status, body, headers = clients[kind].send(method, path, **kw)
         assert status in (200, 201, 302, 303), (status, body[:300])
+        if headers.get("Idempotent-Replayed") == "true":   # saved just before the kill
+            FIGURES["in_doubt_already_saved"] = FIGURES.get("in_doubt_already_saved", 0) + 1
         with ledger.lock:
             ledger.acked[key] = (kind, (method, path, kw), status, body)
             ledger.doubt.pop(key)

@@ -34,7 +34,8 @@ def create_app(test_config: Optional[Mapping[str, Any]] = None) -> Flask:
     if not app.config.get("SECRET_KEY"):
         app.config["SECRET_KEY"] = cfg.ensure_secret_key(instance)
 
-    from service import api, auth, db, errors, idempotency, plans, resilience_db, scenarios  # noqa: F401
+    from service import (api, auth, db, errors, idempotency, plans,  # noqa: F401
+                         resilience_db, scenarios)
     db.init_app(app)
     idempotency.init_app(app)
     csrf.init_app(app)

@@ -2,11 +2,12 @@
 
 Forms carry a hidden ``idempotency_key`` (a fresh one per page render, from the
 ``idempotency_key()`` template function); API clients send an ``Idempotency-Key`` header.
-Views call :func:`replay` first (a known key -> the stored redirect or JSON, nothing written),
-:func:`claim` at the start of their write transaction and :func:`remember` at its end, so the key row and the write are committed
-together or not at all. Keys are unique per user (database constraint); two concurrent requests
-with one key: the second one's transaction fails on the constraint, rolls back, and it answers
-with the first one's outcome.
+Views call :func:`replay` first (a known key -> the stored redirect or JSON, nothing
+written), :func:`claim` at the start of their write transaction and :func:`remember` at its
+end, so the key row and the write are committed together or not at all. Keys are unique per
+user (database constraint); two concurrent requests with one key: the second one's transaction
+fails on the constraint (or, on SQLite, finds the key under the write lock), rolls back, and it
+answers with the first one's outcome.
 """
 from __future__ import annotations
 

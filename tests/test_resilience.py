@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import errno
 import io
-import json
 import threading
 import time
 
@@ -17,7 +16,7 @@ from service.db import (AuditEvent, PlanRecord, Review, Revision, ScenarioRecord
                         User, write_session)
 from service.resilience_db import IdempotencyKey, LoginFailure, WebSession
 from service.unavailable import MESSAGE as STORAGE_MESSAGE
-from tests.conftest import PASSWORD, SAMPLE_USAGE, TEST_CONFIG, Browser, count, form_data
+from tests.conftest import SAMPLE_USAGE, TEST_CONFIG, Browser, count, form_data
 
 R1 = "/scenarios/1/revisions/1"
 
@@ -195,8 +194,9 @@ def test_api_revisions_and_plans_honour_the_idempotency_key_header(app, token):
     assert other.get_json()["number"] == 3
     days = [{"timestamp": f"2026-02-{d:02d}", "gpu_hours": 200.0 + d} for d in range(1, 29)]
     plan = {"usage": days}
-    p1 = client.post("/api/v1/plans", json=plan, headers={**headers, "Idempotency-Key": "p-1234567"})
-    p2 = client.post("/api/v1/plans", json=plan, headers={**headers, "Idempotency-Key": "p-1234567"})
+    keyed = {**headers, "Idempotency-Key": "p-1234567"}
+    p1 = client.post("/api/v1/plans", json=plan, headers=keyed)
+    p2 = client.post("/api/v1/plans", json=plan, headers=keyed)
     assert p1.status_code == p2.status_code == 200 and p1.data == p2.data
     with app.app_context():
         with write_session() as s:

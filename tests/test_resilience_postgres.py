@@ -7,7 +7,7 @@ import threading
 import pytest
 from sqlalchemy import func, select, text
 
-from service.db import Revision, User, write_session
+from service.db import Revision, write_session
 from service.resilience_db import IdempotencyKey
 from service.unavailable import MESSAGE
 from tests.conftest import PASSWORD, Browser

@@ -24,12 +24,12 @@ def test_postgres_app_saves_reviews_and_refuses_audit_edits(database_url, tmp_pa
     app = create_app({"INSTANCE_PATH": str(tmp_path), "DATABASE_URL": database_url,
                       "PASSWORD_HASH_METHOD": "pbkdf2:sha256:1000"})
     try:
-        _exercise(app, sample_plan)
-    finally:  # close pooled psycopg connections now, not in some later test's GC
+        check_postgres_app(app, sample_plan)
+    finally:  # pooled psycopg connections left to the garbage collector warn (= fail) later
         app.extensions["buyrent_engine"].dispose()
 
 
-def _exercise(app, sample_plan):
+def check_postgres_app(app, sample_plan):
     from service.auth import create_user
     from service.revisions import create_scenario, store_usage
     model, result = sample_plan

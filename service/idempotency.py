@@ -19,6 +19,7 @@ from flask import Flask, Response, abort, flash, g, redirect, request
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
+from werkzeug.exceptions import Conflict
 
 from service.db import get_session
 from service.resilience_db import IdempotencyKey
@@ -114,7 +115,11 @@ def init_app(app: Flask) -> None:
     @app.errorhandler(Duplicate)
     def _duplicate(_exc: Duplicate):
         get_session().rollback()  # a fresh snapshot that sees the winner's commit
-        return replay() or abort(409, "A request with this key is still being processed.")
+        done = replay()
+        if done is not None:
+            return done
+        return app.handle_http_exception(
+            Conflict("A request with this key is still being processed; try again."))
 
     @app.context_processor
     def _key():

@@ -6,10 +6,11 @@ import io
 import json
 from typing import Any
 
-from flask import Blueprint, Response, g, jsonify, request
+from flask import Blueprint, Response, current_app, g, request
 from pydantic import ValidationError
 
 from models.scenario import Scenario
+from service import idempotency
 from service.auth import user_for_token
 from service.export_xlsx import plan_xlsx_bytes, safe_download_name
 from service.db import audit, get_session, sha256, write_session
@@ -67,6 +68,9 @@ def rows_to_csv(rows: Any) -> bytes:
 
 @bp.post("/plans")
 def create_plan():
+    done = idempotency.replay()  # Idempotency-Key header: a retry gets the first answer
+    if done is not None:
+        return done
     if request.mimetype == "multipart/form-data":
         upload = request.files.get("usage")
         if upload is None or not upload.filename:
@@ -86,11 +90,18 @@ def create_plan():
         result = plan_for(scenario, data, filename)
     except PlanningError as exc:
         raise ApiError(422, str(exc), exc.problems) from None
+    wants_xlsx = request.accept_mimetypes.best_match(["application/json", XLSX]) == XLSX and \
+        request.accept_mimetypes[XLSX] > request.accept_mimetypes["application/json"]
+    body = None if wants_xlsx else current_app.json.dumps(result.document)
     with write_session() as s:
         audit(s, g.api_user, "api.plan", details=f"{filename[:100]} sha256={sha256(data)}")
-    if request.accept_mimetypes.best_match(["application/json", XLSX]) == XLSX and \
-            request.accept_mimetypes[XLSX] > request.accept_mimetypes["application/json"]:
+        if body is not None:
+            idempotency.remember(s, body=body, status=200)
+    if wants_xlsx:
         return Response(plan_xlsx_bytes(result.plan), mimetype=XLSX, headers={
             "Content-Disposition":
                 f'attachment; filename="{safe_download_name(scenario.name)}"'})
-    return jsonify(result.document)
+    return Response(body, mimetype="application/json")
+
+
+from service import api_revisions  # noqa: E402,F401  (more routes on this blueprint)

@@ -34,8 +34,10 @@ def create_app(test_config: Optional[Mapping[str, Any]] = None) -> Flask:
     if not app.config.get("SECRET_KEY"):
         app.config["SECRET_KEY"] = cfg.ensure_secret_key(instance)
 
-    from service import api, auth, db, errors, plans, scenarios
+    from service import (api, auth, db, errors, idempotency, plans,  # noqa: F401
+                         resilience_db, scenarios)
     db.init_app(app)
+    idempotency.init_app(app)
     csrf.init_app(app)
     errors.init_app(app)
     app.register_blueprint(auth.bp)

@@ -12,6 +12,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 from werkzeug.security import check_password_hash, generate_password_hash
 
+from service import idempotency, throttle, websessions
 from service.db import ROLES, ApiToken, User, audit, get_session, write_session
 
 bp = Blueprint("auth", __name__)
@@ -74,6 +75,9 @@ def user_for_token(s: Session, token: str) -> Optional[User]:
 @bp.before_app_request
 def load_logged_in_user() -> None:
     user_id = session.get("user_id")
+    if user_id is not None and not websessions.is_live(user_id):
+        session.clear()  # logged out (or revoked) session: the cookie is worth nothing
+        user_id = None
     g.user = get_session().get(User, user_id) if user_id is not None else None
 
 
@@ -98,20 +102,27 @@ def login():
     if request.method == "POST":
         username = request.form.get("username", "").strip()
         password = request.form.get("password", "")
+        wait = throttle.blocked(username)
+        if wait is not None:
+            return render_template("auth/login.html", error=throttle.message(wait)), 429, \
+                {"Retry-After": str(wait)}
         user = get_session().scalar(select(User).where(User.username == username))
         valid = check_password_hash(user.password_hash if user else dummy_hash(), password)
         if user and valid:
             session.clear()
-            session["user_id"] = user.id
             with write_session() as s:
+                websessions.start(s, user.id)
                 audit(s, user, "login")
+            session["user_id"] = user.id
             return redirect(safe_next(request.args.get("next")))
+        throttle.record_failure(username)
         error = "Unknown user name or wrong password."
     return render_template("auth/login.html", error=error), 401 if error else 200
 
 
 @bp.post("/logout")
 def logout():
+    websessions.revoke()
     session.clear()
     return redirect(url_for("auth.login"))
 
@@ -127,8 +138,13 @@ def profile():
 @bp.post("/profile/tokens")
 @login_required
 def new_token():
+    done = idempotency.replay()  # a token is shown once: a resent form creates no second one
+    if done is not None:
+        return done
     with write_session() as s:
+        idempotency.claim(s)
         token = create_token(s, s.get(User, g.user.id), request.form.get("label", ""))
+        idempotency.remember(s, location=url_for("auth.profile"))
     tokens = get_session().scalars(select(ApiToken).where(ApiToken.user_id == g.user.id)
                                    .order_by(ApiToken.id)).all()
     return render_template("auth/profile.html", tokens=tokens, new_token=token)

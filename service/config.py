@@ -30,6 +30,9 @@ def defaults(instance: Path) -> dict:
         "SESSION_COOKIE_SECURE": False,       # set FLASK_SESSION_COOKIE_SECURE=true behind HTTPS
         "WTF_CSRF_TIME_LIMIT": None,          # token lives as long as the session
         "BUYRENT_DEMO": False,
+        "LOGIN_MAX_FAILURES_PER_USER": 10,    # brute-force limit (service.throttle)
+        "LOGIN_MAX_FAILURES_PER_IP": 50,
+        "LOGIN_WINDOW_SECONDS": 15 * 60,
     }
 
 
@@ -40,6 +43,10 @@ def from_environment() -> dict:
             out[key] = os.environ[key]
     if os.environ.get("BUYRENT_MAX_UPLOAD_MB"):
         out["MAX_CONTENT_LENGTH"] = int(float(os.environ["BUYRENT_MAX_UPLOAD_MB"]) * 1024 * 1024)
+    for key in ("LOGIN_MAX_FAILURES_PER_USER", "LOGIN_MAX_FAILURES_PER_IP",
+                "LOGIN_WINDOW_SECONDS"):
+        if os.environ.get("BUYRENT_" + key):
+            out[key] = int(os.environ["BUYRENT_" + key])
     if os.environ.get("BUYRENT_DEMO", "").lower() in ("1", "true", "yes"):
         out["BUYRENT_DEMO"] = True
     return out

@@ -13,8 +13,8 @@ from werkzeug.exceptions import HTTPException
 
 CODES = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",
          405: "method_not_allowed", 409: "conflict", 413: "too_large",
-         415: "unsupported_media_type", 422: "invalid_input", 500: "internal_error",
-         501: "not_implemented"}
+         415: "unsupported_media_type", 422: "invalid_input", 429: "too_many_requests",
+         500: "internal_error", 501: "not_implemented", 503: "unavailable"}
 
 
 class ApiError(Exception):
@@ -58,6 +58,11 @@ def init_app(app: Flask) -> None:
 
     @app.errorhandler(Exception)
     def _unexpected(exc: Exception):
+        from service.unavailable import response as storage_failure
+        unavailable = storage_failure(exc)  # disk full / read-only -> 503, nothing saved
+        if unavailable is not None:
+            app.logger.warning("storage failure on %s %s: %s", request.method, request.path, exc)
+            return unavailable
         error_id = secrets.token_hex(6)
         app.logger.exception("error id %s on %s %s", error_id, request.method, request.path)
         if wants_json():

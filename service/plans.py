@@ -7,6 +7,7 @@ from typing import Any
 from flask import Blueprint, Response, abort, flash, g, redirect, render_template, request, url_for
 from sqlalchemy import or_, select
 
+from service import idempotency
 from service.access import can_edit, can_review, revision_or_404
 from service.auth import login_required
 from service.db import (DECISIONS, AuditEvent, Review, Revision, ScenarioRecord, User, audit,
@@ -154,6 +155,9 @@ def review(scenario_id: int, number: int):
         abort(403, "Only reviewers can review a revision.")
     if revision.author_id == g.user.id:
         abort(403, "You authored this revision: someone else must review it.")
+    done = idempotency.replay()
+    if done is not None:
+        return done
     expected = request.form.get("revision_hash")
     if expected and expected != revision.content_hash:
         abort(409, "This revision is not the one the review form was showing.")
@@ -165,11 +169,14 @@ def review(scenario_id: int, number: int):
         flash("Write a comment, or approve or reject.")
         return redirect(url_for("plans.show", scenario_id=scenario_id, number=number))
     with write_session() as s:
+        idempotency.claim(s)
         s.add(Review(revision_id=revision.id, reviewer_id=g.user.id, decision=decision,
                      comment=comment[:5000]))
         audit(s, s.get(User, g.user.id), f"review.{decision}", revision=s.get(Revision,
                                                                             revision.id),
               details=comment[:500])
+        idempotency.remember(s, location=url_for("plans.show", scenario_id=scenario_id,
+                                                 number=number))
     flash({"approve": f"Revision {number} approved.", "reject": f"Revision {number} rejected.",
            "comment": "Comment added."}[decision])
     return redirect(url_for("plans.show", scenario_id=scenario_id, number=number))

@@ -42,6 +42,10 @@ def add_revision(s: Session, scenario: ScenarioRecord, author: User, model: Scen
                  note: str = "", result: Optional[PlanResult] = None) -> Revision:
     """A new revision; ``result`` (computed beforehand, outside the lock) is cached with it."""
     assumptions = canonical_json(model.model_dump(mode="json"))
+    # Lock the scenario row so concurrent saves number revisions one after the other on
+    # PostgreSQL (SQLite's BEGIN IMMEDIATE already serialises writers; FOR UPDATE is a no-op).
+    s.execute(select(ScenarioRecord.id).where(ScenarioRecord.id == scenario.id)
+              .with_for_update())
     number = (s.scalar(select(func.max(Revision.number))
                        .where(Revision.scenario_id == scenario.id)) or 0) + 1
     revision = Revision(scenario_id=scenario.id, number=number, author_id=author.id,

@@ -6,6 +6,7 @@ from typing import Optional
 from flask import (Blueprint, abort, flash, g, redirect, render_template, request, url_for)
 from models.profile import ProfileError
 from models.scenario import Scenario
+from service import idempotency
 from service import presets as preset_catalog
 from service.access import (can_edit, editable_scenario, revision_or_404, scenario_or_404,
                             visible_scenarios)
@@ -64,14 +65,20 @@ def new():
             data = preset_catalog.apply(data, preset)
             data["name"] = f"8x H100 server vs {preset.cloud} {preset.instance_type}"
         return form_page(None, data, preset=preset)
+    done = idempotency.replay()
+    if done is not None:
+        return done
     model, sections = validate_form(request.form)
     if model is None:
         return form_page(None, {}, sections, 422, preset)
     with write_session() as s:
+        idempotency.claim(s)
         revision = create_scenario(s, s.get(User, g.user.id), model,
                                    preset=preset.provenance() if preset else None)
+        target = url_for("scenarios.show", scenario_id=revision.scenario_id)
+        idempotency.remember(s, location=target)
     flash("Scenario saved. Upload a usage file to see its plan.")
-    return redirect(url_for("scenarios.show", scenario_id=revision.scenario_id))
+    return redirect(target)
 
 
 @bp.get("/<int:scenario_id>")
@@ -93,6 +100,9 @@ def edit(scenario_id: int):
         if preset is not None:
             data = preset_catalog.apply(data, preset)
         return form_page(scenario, data, preset=preset)
+    done = idempotency.replay()
+    if done is not None:
+        return done
     model, sections = validate_form(request.form)
     if model is None:
         return form_page(scenario, {}, sections, 422, preset)
@@ -105,12 +115,14 @@ def edit(scenario_id: int):
         sections[0].errors.append(f"The engine cannot plan these assumptions: {exc}")
         return form_page(scenario, {}, sections, 422, preset)
     with write_session() as s:
+        idempotency.claim(s)
         revision = add_revision(s, s.get(ScenarioRecord, scenario.id), s.get(User, g.user.id),
                                 model, s.get(UsageFile, latest.usage_file_id)
                                 if latest.usage_file_id else None,
                                 preset=preset.provenance() if preset else None,
                                 note=request.form.get("note", "assumptions edited"),
                                 result=result)
+        idempotency.remember(s, location=url_for("scenarios.show", scenario_id=scenario.id))
     flash(f"Saved as revision {revision.number}.")
     return redirect(url_for("scenarios.show", scenario_id=scenario.id))
 
@@ -148,6 +160,9 @@ def upload(scenario_id: int):
 @login_required
 def attach(scenario_id: int, file_id: int):
     scenario = editable_scenario(g.user, scenario_id)
+    done = idempotency.replay()
+    if done is not None:
+        return done
     usage = get_session().get(UsageFile, file_id)
     if usage is None or usage.uploaded_by != g.user.id:
         abort(404)
@@ -158,10 +173,13 @@ def attach(scenario_id: int, file_id: int):
     except PlanningError as exc:
         abort(422, str(exc))
     with write_session() as s:
+        idempotency.claim(s)
         revision = add_revision(s, s.get(ScenarioRecord, scenario.id), s.get(User, g.user.id),
                                 model, s.get(UsageFile, usage.id),
                                 note=f"usage {usage.filename}", result=result)
-    return redirect(url_for("plans.show", scenario_id=scenario.id, number=revision.number))
+        target = url_for("plans.show", scenario_id=scenario.id, number=revision.number)
+        idempotency.remember(s, location=target)
+    return redirect(target)
 
 
 @bp.get("/<int:scenario_id>/compare")

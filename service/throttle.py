@@ -1,0 +1,85 @@
+"""Brute-force login limit, counted in the database so every thread, process and instance
+sharing it sees the same count.
+
+Each failed login adds a row to ``login_failures``. A login (even with the right password) is
+refused with 429 while the user name has ``LOGIN_MAX_FAILURES_PER_USER`` or the client address
+``LOGIN_MAX_FAILURES_PER_IP`` failures within the last ``LOGIN_WINDOW_SECONDS``. Nothing resets
+a counter early: failures simply age out of the window (a success of one user never touches
+another user's or address's count). Rows older than the window are pruned when failures are
+recorded.
+"""
+from __future__ import annotations
+
+import math
+import time
+from typing import Optional
+
+from flask import current_app, request
+from sqlalchemy import delete, func, select
+from sqlalchemy.orm import Session
+
+from service.db import get_session, write_session
+from service.resilience_db import LoginFailure
+
+DEFAULTS = {"LOGIN_MAX_FAILURES_PER_USER": 10, "LOGIN_MAX_FAILURES_PER_IP": 50,
+            "LOGIN_WINDOW_SECONDS": 15 * 60}
+MESSAGE = ("Too many failed logins for this account or from this address. Wait {minutes} "
+           "before trying again.")
+
+
+def settings() -> tuple[int, int, float]:
+    c = current_app.config
+    return (int(c.get("LOGIN_MAX_FAILURES_PER_USER", DEFAULTS["LOGIN_MAX_FAILURES_PER_USER"])),
+            int(c.get("LOGIN_MAX_FAILURES_PER_IP", DEFAULTS["LOGIN_MAX_FAILURES_PER_IP"])),
+            float(c.get("LOGIN_WINDOW_SECONDS", DEFAULTS["LOGIN_WINDOW_SECONDS"])))
+
+
+def client_ip() -> str:
+    return (request.remote_addr or "unknown")[:64]
+
+
+def _retry_after(s: Session, column, value: str, limit: int, since: float,
+                 window: float, now: float) -> Optional[int]:
+    """Seconds until fewer than ``limit`` failures remain in the window, or None if below."""
+    if limit <= 0:
+        return None
+    times = s.scalars(select(LoginFailure.at).where(column == value, LoginFailure.at > since)
+                      .order_by(LoginFailure.at.desc()).limit(limit)).all()
+    if len(times) < limit:
+        return None
+    # The limit-th newest failure must leave the window before the count drops below limit.
+    return max(1, math.ceil(times[-1] + window - now))
+
+
+def blocked(username: str) -> Optional[int]:
+    """Retry-After seconds when this login attempt must be refused, else None."""
+    per_user, per_ip, window = settings()
+    now = time.time()
+    since = now - window
+    s = get_session()
+    waits = [_retry_after(s, LoginFailure.username, username[:80], per_user, since, window, now),
+             _retry_after(s, LoginFailure.ip, client_ip(), per_ip, since, window, now)]
+    s.rollback()  # end the read snapshot: the next check must see newer failures
+    waits = [w for w in waits if w is not None]
+    return max(waits) if waits else None
+
+
+def record_failure(username: str) -> None:
+    _, _, window = settings()
+    now = time.time()
+    with write_session() as s:
+        s.add(LoginFailure(at=now, username=username[:80], ip=client_ip()))
+        s.execute(delete(LoginFailure).where(LoginFailure.at < now - window))
+
+
+def message(retry_after: int) -> str:
+    minutes = max(1, math.ceil(retry_after / 60))
+    return MESSAGE.format(minutes=f"{minutes} minute{'s' if minutes != 1 else ''}")
+
+
+def failures(username: str) -> int:
+    """Failures of ``username`` in the current window (for tests and the admin)."""
+    _, _, window = settings()
+    with write_session() as s:
+        return s.scalar(select(func.count()).select_from(LoginFailure).where(
+            LoginFailure.username == username, LoginFailure.at > time.time() - window))

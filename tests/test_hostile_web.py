@@ -224,6 +224,8 @@ def test_other_users_scenarios_by_id_are_404_everywhere(login, app):
     before = snapshot(app)
     values = {"scenario_id": 1, "number": 1, "file_id": 1}
     rules = [r for r in app.url_map.iter_rules() if "scenario_id" in r.arguments]
+    api_rules = [r for r in rules if r.rule.startswith("/api/")]
+    rules = [r for r in rules if r not in api_rules]  # the API takes tokens, below
     assert len(rules) >= 10
     for rule in rules:
         url = rule.rule
@@ -246,6 +248,12 @@ def test_other_users_scenarios_by_id_are_404_everywhere(login, app):
     for url in ("/api/v1/scenarios/1", "/api/v1/plans/1", "/api/v1/scenarios/1/revisions/1"):
         response = client.get(url, headers=headers)
         assert response.status_code == 404
+        assert response.get_json()["error"]["code"] == "not_found"
+    assert api_rules  # every API route that names a scenario: another user's is a 404
+    for rule in api_rules:
+        url = rule.rule.replace("<int:scenario_id>", "1")
+        response = client.post(url, headers=headers, json={"scenario": {}})
+        assert response.status_code == 404, (url, response.status_code)
         assert response.get_json()["error"]["code"] == "not_found"
     after = snapshot(app)
     assert {k: v for k, v in after.items() if k not in ("ApiToken", "AuditEvent")} == \

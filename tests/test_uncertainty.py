@@ -334,7 +334,7 @@ def test_failure_range_is_cut_where_gang_jobs_stop_finishing():
     plan = compute_plan(s, flat_profile(interruptible=0.5))
     row = next(r for r in plan.extras["uncertainty"]["tornado"]
                if r["assumption"] == "failure_rate")
-    assert 1.4 < row["high"] < 2.8
+    assert row["high"] > 1.4 and row["high"] < 2.8  # capped below the infeasible 2.8
     assert np.isfinite(plan.extras["uncertainty"]["saving_p90"])
 
 

@@ -46,7 +46,8 @@ def main() -> None:
 
     ctx = build_context(scenario, profile)
     t_ctx, _ = best_of(3, lambda: build_context(scenario, profile))
-    t_opt, (capacity, pv) = best_of(3, lambda: best_capacity(ctx))
+    # a fresh context each time: the costed grid is cached on its context
+    t_opt, (capacity, pv) = best_of(3, lambda: best_capacity(ctx.repriced(scenario)))
     t_plan, plan = best_of(3, lambda: compute_plan(scenario, profile))
     print(f"exact optimum (best_capacity):  {t_opt * 1e3:8.1f} ms   target <= 300 ms   "
           f"{'OK' if t_opt <= 0.3 else 'MISSED'}")

@@ -14,7 +14,7 @@ import numpy as np
 from scipy.optimize import brentq
 
 from models.finance import payback_month
-from models.optimize import best_capacity, linear_costs
+from models.optimize import best_capacity, candidate_grid
 from models.strategies import Capacity, PlanContext
 
 if TYPE_CHECKING:
@@ -37,7 +37,7 @@ class Line:
 
 def screening_lines(ctx: PlanContext) -> dict[str, Line]:
     """Screening curves of every source [currency per GPU-year vs hours used per year]."""
-    s, lc, cal = ctx.scenario, linear_costs(ctx), ctx.calendar
+    s, lc, cal = ctx.scenario, candidate_grid(ctx).linear, ctx.calendar
     online = ctx.units.server.online
     hours_pv = float(cal.hours @ ctx.end_factors)
     online_pv = float((cal.hours * online) @ ctx.end_factors)

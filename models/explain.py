@@ -45,8 +45,8 @@ def explanation(plan: "Plan") -> tuple[str, bool]:
     parts = []
     if cap.servers:
         g = cap.servers * s.owned.gpus_per_server
-        top = float(ctx.committed_capacity(sum(cap.committed.values()))[0]
-                    + ctx.owned_capacity(cap.servers).max())
+        # top of the owned layer, as the load-duration chart of the chosen plan marks it
+        top = plan.extras["charts"]["load_duration"]["levels"]["owned"]
         demand = ctx.demand.total
         share = float(np.mean(demand > top - 1e-9)) if demand.size else 0.0
         parts.append(f"Buy {cap.servers} server{'s' if cap.servers != 1 else ''} ({g} GPUs) "

@@ -187,14 +187,35 @@ def cost_candidates(ctx: PlanContext, lc: LinearCosts, use_spot: bool,
     return Candidates(n_flat, c_levels[c_flat], c_flat, lower, upper, outlay, use_spot), splits
 
 
+@dataclass(frozen=True)
+class CandidateGrid:
+    """Every (servers, committed GPUs) candidate of a context, with and without spot, costed."""
+
+    linear: LinearCosts
+    costed: tuple[tuple[Candidates, list[dict[str, int]]], ...]
+
+
+def candidate_grid(ctx: PlanContext) -> CandidateGrid:
+    """The grid is costed once per context: cloud_only (no servers), optimal and the best plan
+    that owns servers (price breakevens) are all subsets of it, since the committed-GPU bound
+    does not depend on the server count."""
+    grid = ctx.optimizer_cache.get("grid")
+    if grid is None:
+        lc = linear_costs(ctx)
+        grid = ctx.optimizer_cache["grid"] = CandidateGrid(
+            lc, tuple(cost_candidates(ctx, lc, use_spot) for use_spot in (True, False)))
+    return grid
+
+
 def best_capacity(ctx: PlanContext, *, allow_servers: bool = True, min_servers: int = 0
                   ) -> tuple[Capacity, float]:
     """The exact PV-cost minimum over the integer grid; ties go to the smaller capital outlay."""
-    lc = linear_costs(ctx)
+    grid = candidate_grid(ctx)
     pool: list[tuple[float, float, Capacity]] = []
-    for use_spot in (True, False):
-        cand, splits = cost_candidates(ctx, lc, use_spot, n_max=None if allow_servers else 0)
+    for cand, splits in grid.costed:
         keep = cand.servers >= min_servers
+        if not allow_servers:
+            keep &= cand.servers == 0
         if not keep.any():
             continue
         best_upper = cand.upper_pv[keep].min()
@@ -202,9 +223,9 @@ def best_capacity(ctx: PlanContext, *, allow_servers: bool = True, min_servers: 
         contenders = np.flatnonzero(keep & (cand.lower_pv <= best_upper + tolerance))
         for i in contenders:
             capacity = Capacity(int(cand.servers[i]), dict(splits[cand.split_index[i]]),
-                                use_spot)
+                                cand.use_spot)
             pv = float(cand.lower_pv[i])
-            if lc.support_min_pv > 0:  # the support minimum is not linear: cost exactly
+            if grid.linear.support_min_pv > 0:  # the support minimum is not linear: exactly
                 pv = ctx.evaluate("candidate", capacity).pv_cost
             pool.append((pv, float(cand.outlay[i]), capacity))
     if not pool:

@@ -88,14 +88,17 @@ class PlanContext:
                 f"interruptible gang jobs of {scenario.spot.nodes_per_job} nodes cannot finish: "
                 f"hardware failures alone waste {self.failure_waste.fraction:.0%} of their time "
                 "(owned.failures_per_server_year, spot.nodes_per_job)")
-        fw = self.failure_waste.fraction if demand.interruptible.sum() > 0 else 0.0
-        self.tables = DemandTables.build(demand, calendar, fw)
+        # the failure overhead that owned, committed and on-demand capacity carry
+        self.tables_failure_waste = (self.failure_waste.fraction
+                                     if demand.interruptible.sum() > 0 else 0.0)
+        self.tables = DemandTables.build(demand, calendar, self.tables_failure_waste)
         self.units = UnitCosts(scenario, calendar)
         months, r = len(calendar.hours), scenario.finance.discount_rate_annual
         self.end_factors = end_of_month_factors(months, r)
         self.start_factors = start_of_month_factors(months, r)
         self.useful_pv = float(self.tables.useful_by_month @ self.end_factors)
-        self.volume_cache: dict[tuple, Volumes] = {}
+        self.volume_cache: dict[tuple, Volumes] = {}   # shared by re-priced contexts
+        self.optimizer_cache: dict[str, object] = {}   # prices matter here: never shared
 
     def repriced(self, scenario: Scenario) -> "PlanContext":
         """The same demand and dispatch with other prices (a what-if on price fields only)."""
@@ -103,6 +106,7 @@ class PlanContext:
         new.__dict__.update(self.__dict__)
         new.scenario = scenario
         new.units = UnitCosts(scenario, self.calendar)
+        new.optimizer_cache = {}
         return new
 
     # capacities in demand units (GPUs of the measured type) by month
@@ -134,10 +138,6 @@ class PlanContext:
                         self.owned_capacity(capacity.servers),
                         failure_waste=self.tables_failure_waste,
                         spot_waste=self.spot_waste.fraction, spot_share=spot_share)
-
-    @property
-    def tables_failure_waste(self) -> float:
-        return self.failure_waste.fraction if self.demand.interruptible.sum() > 0 else 0.0
 
     def evaluate(self, name: str, capacity: Capacity) -> StrategyResult:
         s, cal = self.scenario, self.calendar

@@ -30,12 +30,6 @@ def wanted(header: str) -> bool:
     return name in USED or (header.lower().startswith("resourcetags") and name.endswith("team"))
 
 
-def read(data: bytes, text: str, headers: list[str], sep: str, filename: str, limits: Limits
-         ) -> IngestResult:
-    frame, rows = exports.read_columns(data, headers, sep, filename, limits, wanted)
-    return from_frame(frame, rows, filename, limits, [])
-
-
 def from_frame(frame: pd.DataFrame, rows: np.ndarray, filename: str, limits: Limits,
                warnings: list[str]) -> IngestResult:
     frame = exports.as_text(frame[[c for c in frame.columns if wanted(str(c))]])
@@ -55,14 +49,8 @@ def from_frame(frame: pd.DataFrame, rows: np.ndarray, filename: str, limits: Lim
     usage &= usage_type.str.contains(INSTANCE_HOURS).to_numpy()
     _, gpus = instances.gpus_per_instance(frame[type_col])
     candidate = usage & (gpus > 0)
-    problems = []
-    start, found = exports.times(frame[start_col], rows, start_col, candidate)
-    problems += found
-    end, found = exports.times(frame[end_col], rows, end_col, candidate)
-    problems += found
-    quantity, found = exports.numbers(frame[qty_col], rows, qty_col, candidate)
-    problems += found
-    gpu_rows = candidate & np.isfinite(quantity) & (quantity > 0) & ~np.isnat(start)
+    start, end, quantity, gpu_rows, problems = exports.charge_periods(
+        frame, rows, start_col, end_col, qty_col, candidate)
     pricing = np.where(usage_type.str.contains("SpotUsage").to_numpy(), "spot",
                        np.where(line.isin({"discountedusage", "savingsplancoveredusage"})
                                 .to_numpy(), "committed", "on_demand")).astype(object)
@@ -72,3 +60,6 @@ def from_frame(frame: pd.DataFrame, rows: np.ndarray, filename: str, limits: Lim
             if team_col is not None else None)
     return exports.finish(filename, FORMAT, "AWS CUR", rows, gpu_rows, start, end, quantity,
                           gpus, pricing, team, problems, warnings)
+
+
+read = exports.column_reader(wanted, from_frame)

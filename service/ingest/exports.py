@@ -17,6 +17,31 @@ from service.ingest.table import normalise
 CATEGORIES = ("on_demand", "committed", "spot", "other")
 
 
+def column_reader(wanted: Callable[[str], bool], from_frame: Callable[..., IngestResult]
+                  ) -> Callable[..., IngestResult]:
+    """The ``read`` entry point of a billing-export format: its wanted columns as text, then
+    the format's ``from_frame`` (the same one the xlsx path calls)."""
+    def read(data: bytes, text: str, headers: list[str], sep: str, filename: str,
+             limits: Limits) -> IngestResult:
+        frame, rows = read_columns(data, headers, sep, filename, limits, wanted)
+        return from_frame(frame, rows, filename, limits, [])
+    return read
+
+
+def charge_periods(frame: pd.DataFrame, rows: np.ndarray, start_col: str, end_col: str,
+                   qty_col: str, candidate: np.ndarray):
+    """Start, end and quantity of the candidate GPU rows, the rows that count, and problems."""
+    problems = []
+    start, found = times(frame[start_col], rows, start_col, candidate)
+    problems += found
+    end, found = times(frame[end_col], rows, end_col, candidate)
+    problems += found
+    quantity, found = numbers(frame[qty_col], rows, qty_col, candidate)
+    problems += found
+    gpu_rows = candidate & np.isfinite(quantity) & (quantity > 0) & ~np.isnat(start)
+    return start, end, quantity, gpu_rows, problems
+
+
 def read_columns(data: bytes, headers: list[str], sep: str, filename: str, limits: Limits,
                  wanted: Callable[[str], bool]) -> tuple[pd.DataFrame, np.ndarray]:
     """Only the columns ``wanted(header)`` keeps, all as text (NULL and empty -> NaN)."""

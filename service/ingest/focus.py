@@ -29,12 +29,6 @@ def wanted(header: str) -> bool:
     return normalise(header) in USED or header.lower().startswith("x_")
 
 
-def read(data: bytes, text: str, headers: list[str], sep: str, filename: str, limits: Limits
-         ) -> IngestResult:
-    frame, rows = exports.read_columns(data, headers, sep, filename, limits, wanted)
-    return from_frame(frame, rows, filename, limits, [])
-
-
 def from_frame(frame: pd.DataFrame, rows: np.ndarray, filename: str, limits: Limits,
                warnings: list[str]) -> IngestResult:
     frame = exports.as_text(frame[[c for c in frame.columns if wanted(str(c))]])
@@ -56,14 +50,8 @@ def from_frame(frame: pd.DataFrame, rows: np.ndarray, filename: str, limits: Lim
         pd.Series([""] * n)
     _, gpus = instances.gpus_per_instance(text)
     candidate = usage & hourly & (gpus > 0)
-    problems = []
-    start, found = exports.times(frame[start_col], rows, start_col, candidate)
-    problems += found
-    end, found = exports.times(frame[end_col], rows, end_col, candidate)
-    problems += found
-    quantity, found = exports.numbers(frame[qty_col], rows, qty_col, candidate)
-    problems += found
-    gpu_rows = candidate & np.isfinite(quantity) & (quantity > 0) & ~np.isnat(start)
+    start, end, quantity, gpu_rows, problems = exports.charge_periods(
+        frame, rows, start_col, end_col, qty_col, candidate)
     pricing_col = exports.column(frame, "PricingCategory")
     pricing = np.full(n, "other", dtype=object)
     if pricing_col is not None:
@@ -78,3 +66,6 @@ def from_frame(frame: pd.DataFrame, rows: np.ndarray, filename: str, limits: Lim
                                    "their rows have no team")]
     return exports.finish(filename, FORMAT, "FOCUS", rows, gpu_rows, start, end, quantity, gpus,
                           pricing, team, problems, warnings)
+
+
+read = exports.column_reader(wanted, from_frame)

@@ -4,7 +4,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Mapping, Optional
 
-from flask import Flask, redirect, send_file, url_for
+from flask import Flask, redirect, request, send_file, url_for
+from flask.sessions import SecureCookieSessionInterface
 from flask_wtf.csrf import CSRFProtect
 
 from service import config as cfg
@@ -19,12 +20,22 @@ CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline';
        "base-uri 'self'; form-action 'self'; frame-ancestors 'none'")
 
 
+class SessionInterface(SecureCookieSessionInterface):
+    """Session cookies get the Secure flag on every HTTPS request, not only when configured
+    (``SESSION_COOKIE_SECURE`` still forces it, e.g. behind a TLS proxy that does not say
+    so in the request)."""
+
+    def get_cookie_secure(self, app: Flask) -> bool:
+        return bool(app.config["SESSION_COOKIE_SECURE"] or request.is_secure)
+
+
 def create_app(test_config: Optional[Mapping[str, Any]] = None) -> Flask:
     instance = Path(test_config.get("INSTANCE_PATH")) if test_config and \
         test_config.get("INSTANCE_PATH") else cfg.instance_path()
     instance.mkdir(parents=True, exist_ok=True)
     app = Flask(__name__, instance_path=str(instance), instance_relative_config=True,
                 template_folder=str(TEMPLATES), static_folder=str(STATIC))
+    app.session_interface = SessionInterface()
     app.config.from_mapping(cfg.defaults(instance))
     app.config.from_pyfile("config.py", silent=True)
     app.config.from_prefixed_env()

@@ -27,7 +27,7 @@ def defaults(instance: Path) -> dict:
         "MAX_CONTENT_LENGTH": DEFAULT_MAX_UPLOAD_MB * 1024 * 1024,
         "SESSION_COOKIE_HTTPONLY": True,
         "SESSION_COOKIE_SAMESITE": "Lax",
-        "SESSION_COOKIE_SECURE": False,       # set FLASK_SESSION_COOKIE_SECURE=true behind HTTPS
+        "SESSION_COOKIE_SECURE": False,       # HTTPS requests get Secure anyway (app.py)
         "WTF_CSRF_TIME_LIMIT": None,          # token lives as long as the session
         "BUYRENT_DEMO": False,
         "LOGIN_MAX_FAILURES_PER_USER": 10,    # brute-force limit (service.throttle)

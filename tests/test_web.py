@@ -88,6 +88,22 @@ def test_session_cookie_flags(browser):
     response = browser.login("ana")
     cookie = response.headers["Set-Cookie"]
     assert "HttpOnly" in cookie and "SameSite=Lax" in cookie
+    assert "Secure" not in cookie                      # plain HTTP on loopback
+
+
+def test_session_cookie_is_secure_over_https(app):
+    from tests.conftest import PASSWORD, Browser
+    https = Browser(app.test_client())
+    https.client.environ_base["wsgi.url_scheme"] = "https"
+    page = https.client.get("/login", base_url="https://localhost")
+    token = re.search(r'name="csrf_token" value="([^"]+)"', page.get_data(as_text=True)).group(1)
+    response = https.client.post("/login", base_url="https://localhost",
+                                 headers={"Referer": "https://localhost/login"},
+                                 data={"username": "ana", "password": PASSWORD,
+                                       "csrf_token": token})
+    assert response.status_code == 302
+    cookie = response.headers["Set-Cookie"]
+    assert "Secure" in cookie and "HttpOnly" in cookie
 
 
 def test_security_headers_and_no_inline_scripts(login):

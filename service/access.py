@@ -10,6 +10,7 @@ from __future__ import annotations
 from flask import abort
 from sqlalchemy import select
 
+from service.i18n import _
 from service.db import Revision, ScenarioRecord, User, get_session
 
 
@@ -42,7 +43,7 @@ def scenario_or_404(user: User, scenario_id: int) -> ScenarioRecord:
 def editable_scenario(user: User, scenario_id: int) -> ScenarioRecord:
     scenario = scenario_or_404(user, scenario_id)
     if not can_edit(user, scenario):
-        abort(403, "Only the scenario's owner can change it.")
+        abort(403, _("Only the scenario's owner can change it."))
     return scenario
 
 

@@ -15,6 +15,8 @@ from service.auth import user_for_token
 from service.export_xlsx import plan_xlsx_bytes, safe_download_name
 from service.db import audit, get_session, sha256, write_session
 from service.errors import ApiError
+from service.i18n import _, current_locale
+from service.i18n.validation import error_message
 from service.planning import PlanningError, plan_for
 
 bp = Blueprint("api", __name__, url_prefix="/api/v1")
@@ -25,13 +27,13 @@ MAX_JSON_ROWS = 200_000
 @bp.before_request
 def bearer_auth() -> None:
     header = request.headers.get("Authorization", "")
-    scheme, _, token = header.partition(" ")
+    scheme, _sep, token = header.partition(" ")
     if scheme.lower() != "bearer" or not token.strip():
-        raise ApiError(401, "Send 'Authorization: Bearer <token>' (create a token on your "
-                            "profile page or with 'buyrent users token NAME').")
+        raise ApiError(401, _("Send 'Authorization: Bearer <token>' (create a token on your "
+                              "profile page or with 'buyrent users token NAME')."))
     user = user_for_token(get_session(), token.strip())
     if user is None:
-        raise ApiError(401, "Unknown or revoked API token.")
+        raise ApiError(401, _("Unknown or revoked API token."))
     g.api_user = user
 
 
@@ -40,24 +42,27 @@ def parse_scenario(value: Any) -> Scenario:
         try:
             value = json.loads(value or "{}")
         except json.JSONDecodeError as exc:
-            raise ApiError(400, f"scenario: invalid JSON at line {exc.lineno}, column "
-                                f"{exc.colno} ({exc.msg})") from None
+            raise ApiError(400, _("scenario: invalid JSON at line %(line)s, column %(column)s "
+                                  "(%(reason)s)", line=exc.lineno, column=exc.colno,
+                                  reason=exc.msg)) from None
     if value is None:
         value = {}
     try:
         return Scenario.model_validate(value)
     except ValidationError as exc:
         details = [{"field": ".".join(str(p) for p in e["loc"]) or "scenario",
-                    "message": e["msg"]} for e in exc.errors()]
-        raise ApiError(422, "The scenario is invalid.", details) from None
+                    "message": error_message(e)} for e in exc.errors()]
+        raise ApiError(422, _("The scenario is invalid."), details) from None
 
 
 def rows_to_csv(rows: Any) -> bytes:
     if not isinstance(rows, list) or not rows or not all(isinstance(r, dict) for r in rows):
-        raise ApiError(422, "usage must be a non-empty list of objects such as "
-                            '{"timestamp": "2026-01-01T00:00", "gpu_hours": 12.5}.')
+        raise ApiError(422, _("usage must be a non-empty list of objects such as "
+                              '{"timestamp": "2026-01-01T00:00", "gpu_hours": 12.5}.'))
     if len(rows) > MAX_JSON_ROWS:
-        raise ApiError(413, f"usage has {len(rows):,} rows; the limit is {MAX_JSON_ROWS:,}.")
+        count, limit = format(len(rows), ","), format(MAX_JSON_ROWS, ",")
+        raise ApiError(413, _("usage has %(rows)s rows; the limit is %(limit)s.",
+                              rows=count, limit=limit))
     columns = list(dict.fromkeys(key for row in rows for key in row))
     out = io.StringIO()
     writer = csv.DictWriter(out, columns, lineterminator="\n")
@@ -74,18 +79,19 @@ def create_plan():
     if request.mimetype == "multipart/form-data":
         upload = request.files.get("usage")
         if upload is None or not upload.filename:
-            raise ApiError(400, "multipart requests need a 'usage' file part.")
+            raise ApiError(400, _("multipart requests need a 'usage' file part."))
         data, filename = upload.read(), upload.filename
         scenario = parse_scenario(request.form.get("scenario", "{}"))
     elif request.is_json:
         body = request.get_json(silent=True)
         if not isinstance(body, dict):
-            raise ApiError(400, "The body must be a JSON object with 'scenario' and 'usage'.")
+            raise ApiError(400, _("The body must be a JSON object with 'scenario' and "
+                                  "'usage'."))
         scenario = parse_scenario(body.get("scenario"))
         data, filename = rows_to_csv(body.get("usage")), "usage.csv"
     else:
-        raise ApiError(415, "Send multipart/form-data (usage file + scenario field) or "
-                            "application/json.")
+        raise ApiError(415, _("Send multipart/form-data (usage file + scenario field) or "
+                              "application/json."))
     try:
         result = plan_for(scenario, data, filename)
     except PlanningError as exc:
@@ -98,7 +104,7 @@ def create_plan():
         if body is not None:
             idempotency.remember(s, body=body, status=200)
     if wants_xlsx:
-        return Response(plan_xlsx_bytes(result.plan), mimetype=XLSX, headers={
+        return Response(plan_xlsx_bytes(result.plan, current_locale()), mimetype=XLSX, headers={
             "Content-Disposition":
                 f'attachment; filename="{safe_download_name(scenario.name)}"'})
     return Response(body, mimetype="application/json")

@@ -14,6 +14,7 @@ from service.access import can_edit, can_view
 from service.api import bp, parse_scenario
 from service.db import Revision, ScenarioRecord, UsageFile, User, get_session, write_session
 from service.errors import ApiError
+from service.i18n import _
 from service.planning import PlanningError
 from service.revisions import add_revision, check_plan
 
@@ -28,15 +29,15 @@ def create_revision(scenario_id: int):
     user = g.api_user
     scenario = get_session().get(ScenarioRecord, scenario_id)
     if scenario is None or not can_view(user, scenario):
-        raise ApiError(404, f"No scenario {scenario_id}.")
+        raise ApiError(404, _("No scenario %(id)s.", id=scenario_id))
     if not can_edit(user, scenario):
-        raise ApiError(403, "Only the scenario's owner can add revisions.")
+        raise ApiError(403, _("Only the scenario's owner can add revisions."))
     done = idempotency.replay()
     if done is not None:
         return done
     body = request.get_json(silent=True)
     if not isinstance(body, dict):
-        raise ApiError(400, "The body must be a JSON object with 'scenario' (and 'note').")
+        raise ApiError(400, _("The body must be a JSON object with 'scenario' (and 'note')."))
     model = parse_scenario(body.get("scenario"))
     note = str(body.get("note") or "saved through the API")[:500]
     latest = scenario.latest
@@ -59,7 +60,7 @@ def create_revision(scenario_id: int):
 def list_revisions(scenario_id: int):
     scenario = get_session().get(ScenarioRecord, scenario_id)
     if scenario is None or not can_view(g.api_user, scenario):
-        raise ApiError(404, f"No scenario {scenario_id}.")
+        raise ApiError(404, _("No scenario %(id)s.", id=scenario_id))
     rows = get_session().scalars(select(Revision).where(Revision.scenario_id == scenario_id)
                                  .order_by(Revision.number)).all()
     return {"revisions": [revision_json(r) for r in rows]}

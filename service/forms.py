@@ -16,14 +16,32 @@ from werkzeug.datastructures import MultiDict
 
 from models.fields import field_meta
 from models.scenario import CommitmentOffer, LoanFinancing, Scenario
+from service.i18n import N_, gettext as _
+from service.i18n.validation import error_message
 
 GENERAL = "general"
-SECTION_TITLES = {
-    GENERAL: "Scenario", "finance": "Finance", "owned": "Owned servers",
-    "on_demand": "On demand", "commitments": "Cloud commitments", "spot": "Spot",
-    "cloud_data": "Cloud storage and egress", "cloud_terms": "Cloud provider terms",
-    "profile": "Usage profile options", "proposed": "Proposed capacity",
+SECTION_TITLES = {  # English; shown through _() in the reader's language
+    GENERAL: N_("Scenario"), "finance": N_("Finance"), "owned": N_("Owned servers"),
+    "on_demand": N_("On demand"), "commitments": N_("Cloud commitments"), "spot": N_("Spot"),
+    "cloud_data": N_("Cloud storage and egress"), "cloud_terms": N_("Cloud provider terms"),
+    "profile": N_("Usage profile options"), "proposed": N_("Proposed capacity"),
+    "uncertainty": N_("Uncertainty ranges"),
 }
+# Values of the schema's Literal fields, as the select boxes show them.
+OPTION_WORDS = {
+    "straight_line": N_("straight-line"), "macrs_5": N_("MACRS 5-year"), "cash": N_("cash"),
+    "loan": N_("loan"), "none": N_("none"), "partial": N_("partial"), "all": N_("all"),
+    "triangular": N_("triangular"), "lognormal": N_("log-normal"),
+}
+TEXT_UNITS = ("text", "YYYY-MM", "ISO 4217 code")  # inputs that take no number
+
+
+def describe(info) -> str:
+    return _(info.description) if info.description else ""
+
+
+def section_title(key: str) -> str:
+    return _(SECTION_TITLES[key]) if key in SECTION_TITLES else key
 EXTRA_COMMITMENT_ROWS = 1  # blank rows offered for a new commitment offer
 NEW_OFFER = CommitmentOffer().model_dump(mode="json")  # defaults shown in a blank offer row
 
@@ -43,6 +61,12 @@ class FormField:
     checked: bool = False
     error: str = ""
     preset: str = ""     # source of a value a preset just filled in
+    textual: bool = False  # takes text, not a number (no decimal keypad)
+
+    @property
+    def choices(self) -> list[tuple[str, str]]:
+        """(value, shown text) of a select box's options."""
+        return [(o, _(OPTION_WORDS[o]) if o in OPTION_WORDS else o) for o in self.options]
 
 
 @dataclass
@@ -87,9 +111,10 @@ def bounds_text(meta: dict) -> str:
 def make_field(name: str, info, value: Any, raw: Optional[MultiDict]) -> FormField:
     meta = field_meta(info)
     inner, optional = _unwrap(info.annotation)
-    spec = FormField(name=name, label=meta["label"] or name.rsplit(".", 1)[-1],
-                     unit=meta["unit"], help=meta["help"], source=meta["source"],
-                     bounds=bounds_text(meta), optional=optional)
+    spec = FormField(name=name, label=_(meta["label"]) or name.rsplit(".", 1)[-1],
+                     unit=_(meta["unit"]), help=_(meta["help"]), source=_(meta["source"]),
+                     bounds=bounds_text(meta), optional=optional,
+                     textual=meta["unit"] in TEXT_UNITS)
     if typing.get_origin(inner) is Literal:
         spec.kind, spec.options = "select", typing.get_args(inner)
     elif inner is bool:
@@ -120,8 +145,8 @@ def section_fields(model: type[BaseModel], prefix: str, values: dict,
 
 def financing_fields(values: dict, raw: Optional[MultiDict]) -> list[FormField]:
     info = Scenario.model_fields["owned"].annotation.model_fields["financing"]
-    kind = FormField("owned.financing.kind", info.title or "Financing", "method",
-                     info.description or "", kind="select", options=("cash", "loan"),
+    kind = FormField("owned.financing.kind", _(info.title or "Financing"), _("method"),
+                     describe(info), kind="select", options=("cash", "loan"),
                      value=raw.get("owned.financing.kind", "cash") if raw is not None
                      else values.get("kind", "cash"))
     loan = {**LoanFinancing().model_dump(), **values}
@@ -129,7 +154,7 @@ def financing_fields(values: dict, raw: Optional[MultiDict]) -> list[FormField]:
     for key, sub in LoanFinancing.model_fields.items():
         if key != "kind":
             spec = make_field(f"owned.financing.{key}", sub, loan.get(key), raw)
-            spec.help = (spec.help + " Used when financing is 'loan'.").strip()
+            spec.help = (spec.help + " " + _("Used when financing is 'loan'.")).strip()
             out.append(spec)
     return out
 
@@ -140,7 +165,7 @@ def build_form(data: dict, raw: Optional[MultiDict] = None,
     """Sections of form fields for scenario ``data`` (a model_dump), or for a re-shown post."""
     errors = errors or {}
     sections: list[FormSection] = []
-    general = FormSection(GENERAL, SECTION_TITLES[GENERAL],
+    general = FormSection(GENERAL, section_title(GENERAL),
                           [make_field("name", Scenario.model_fields["name"], data.get("name"),
                                       raw)])
     sections.append(general)
@@ -148,7 +173,7 @@ def build_form(data: dict, raw: Optional[MultiDict] = None,
     for key, info in Scenario.model_fields.items():
         if key == "name":
             continue
-        section = FormSection(key, SECTION_TITLES.get(key, key))
+        section = FormSection(key, section_title(key))
         if key == "commitments":
             count = (commitment_row_count(raw) if raw is not None
                      else len(offers) + EXTRA_COMMITMENT_ROWS)
@@ -156,7 +181,7 @@ def build_form(data: dict, raw: Optional[MultiDict] = None,
                 values = offers[i] if i < len(offers) else {**NEW_OFFER, "id": ""}
                 row = [make_field(f"commitments.{i}.{k}", sub, values.get(k), raw)
                        for k, sub in CommitmentOffer.model_fields.items()]
-                row.append(FormField(f"commitments.{i}.remove", "Remove this offer",
+                row.append(FormField(f"commitments.{i}.remove", _("Remove this offer"),
                                      kind="checkbox",
                                      checked=raw is not None and
                                      raw.get(f"commitments.{i}.remove") == "true"))
@@ -169,8 +194,8 @@ def build_form(data: dict, raw: Optional[MultiDict] = None,
             for offer in offers:
                 name = f"proposed.committed_gpus.{offer['id']}"
                 section.fields.append(FormField(
-                    name, f"{info_c.title} - {offer['id']}", "GPUs",
-                    info_c.description or "", optional=True,
+                    name, f"{_(info_c.title)} - {offer['id']}", _("GPUs"),
+                    describe(info_c), optional=True,
                     value=raw.get(name, "") if raw is not None
                     else format_value(committed.get(offer["id"]))))
         sections.append(section)
@@ -256,7 +281,7 @@ def error_map(exc: ValidationError, rows: list[int], names: set[str]) -> dict[st
                 break
         if loc[:2] == ["owned", "financing"] and target == "owned":
             target = "owned.financing.kind"
-        message = item["msg"].removeprefix("Value error, ")
+        message = error_message(item)
         out.setdefault(target, []).append(message)
     return out
 
@@ -294,15 +319,15 @@ def label_for(path: str) -> str:
     """Human label of a dotted scenario path, from the schema."""
     parts = path.split(".")
     if parts[0] == "name":
-        return Scenario.model_fields["name"].title or "name"
-    section_title = SECTION_TITLES.get(parts[0], parts[0])
+        return _(Scenario.model_fields["name"].title or "name")
+    title = section_title(parts[0])
     info = None
     if parts[0] == "commitments" and len(parts) >= 3:
         info = CommitmentOffer.model_fields.get(parts[2])
-        section_title = f"Commitment offer {int(parts[1]) + 1}"
+        title = _("Commitment offer %(number)s", number=int(parts[1]) + 1)
     elif parts[0] in Scenario.model_fields and len(parts) >= 2:
         model = Scenario.model_fields[parts[0]].annotation
         info = getattr(model, "model_fields", {}).get(parts[1])
         if parts[1] == "financing" and len(parts) >= 3:
             info = LoanFinancing.model_fields.get(parts[2]) if parts[2] != "kind" else info
-    return f"{section_title}: {info.title or parts[-1]}" if info else path
+    return f"{title}: {_(info.title) if info.title else parts[-1]}" if info else path

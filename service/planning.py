@@ -24,6 +24,7 @@ from models.scenario import Scenario
 from models.strategies import PlanError
 from service.db import PlanRecord, Revision, UsageFile, write_session
 from service.export_xlsx import plan_xlsx_bytes
+from service.i18n import DEFAULT, normalize
 from service.ingest import IngestError, read_usage
 
 
@@ -72,8 +73,9 @@ def export_version() -> str:
 EXPORT_VERSION = export_version()
 
 
-def cached_xlsx(revision: Revision) -> bytes:
-    """The plan workbook of a revision, written once per revision content and buyrent version.
+def cached_xlsx(revision: Revision, lang: str = DEFAULT) -> bytes:
+    """The plan workbook of a revision in ``lang``, written once per revision content, language
+    and buyrent version.
 
     A revision is immutable and its content hash covers assumptions and usage file, so the file
     never goes stale; it lives in the instance folder, one per instance. Writing the workbook
@@ -81,12 +83,13 @@ def cached_xlsx(revision: Revision) -> bytes:
     repeat. A cache that cannot be written (disk full) only costs speed.
     """
     folder = Path(current_app.instance_path) / "xlsx-cache"
-    path = folder / f"{revision.content_hash}-{EXPORT_VERSION}.xlsx"
+    lang = normalize(lang)
+    path = folder / f"{revision.content_hash}-{lang}-{EXPORT_VERSION}.xlsx"
     try:
         return path.read_bytes()
     except OSError:
         pass
-    data = plan_xlsx_bytes(plan_for_revision(revision).plan)
+    data = plan_xlsx_bytes(plan_for_revision(revision).plan, lang)
     try:
         folder.mkdir(parents=True, exist_ok=True)
         partial = path.with_suffix(f".{os.getpid()}.{threading.get_ident()}.part")

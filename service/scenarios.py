@@ -13,6 +13,9 @@ from service.access import (can_edit, editable_scenario, revision_or_404, scenar
 from service.auth import login_required
 from service.db import ScenarioRecord, UsageFile, User, get_session, write_session
 from service.forms import build_form, flatten, label_for, validate_form
+from service.i18n import _
+from service.i18n.charts import usage_chart_text
+from service.i18n.ingest_summary import summary_rows
 from service.ingest import IngestError, read_usage
 from service.planning import PlanningError, cached_plan, profile_chart
 from service.xlsx_roundtrip import WorkbookError, scenario_from_xlsx
@@ -27,7 +30,7 @@ def chosen_preset() -> Optional[preset_catalog.Preset]:
         return None
     preset = preset_catalog.load_presets().get(preset_id)
     if preset is None:
-        abort(400, f"Unknown preset {preset_id!r}.")
+        abort(400, _("Unknown preset %(preset)s.", preset=repr(preset_id)))
     return preset
 
 
@@ -63,7 +66,8 @@ def new():
         data = Scenario().model_dump(mode="json")
         if preset is not None:
             data = preset_catalog.apply(data, preset)
-            data["name"] = f"8x H100 server vs {preset.cloud} {preset.instance_type}"
+            data["name"] = _("8x H100 server vs %(cloud)s %(instance)s", cloud=preset.cloud,
+                             instance=preset.instance_type)
         return form_page(None, data, preset=preset)
     done = idempotency.replay()
     if done is not None:
@@ -77,7 +81,7 @@ def new():
                                    preset=preset.provenance() if preset else None)
         target = url_for("scenarios.show", scenario_id=revision.scenario_id)
         idempotency.remember(s, location=target)
-    flash("Scenario saved. Upload a usage file to see its plan.")
+    flash(_("Scenario saved. Upload a usage file to see its plan."))
     return redirect(target)
 
 
@@ -107,12 +111,13 @@ def edit(scenario_id: int):
     if model is None:
         return form_page(scenario, {}, sections, 422, preset)
     if model == Scenario.model_validate_json(latest.assumptions):
-        flash("No assumption changed: no new revision.")
+        flash(_("No assumption changed: no new revision."))
         return redirect(url_for("scenarios.show", scenario_id=scenario.id))
     try:
         result = check_plan(model, latest.usage_file)
     except PlanningError as exc:
-        sections[0].errors.append(f"The engine cannot plan these assumptions: {exc}")
+        sections[0].errors.append(_("The engine cannot plan these assumptions: %(reason)s",
+                                    reason=exc))
         return form_page(scenario, {}, sections, 422, preset)
     with write_session() as s:
         idempotency.claim(s)
@@ -123,7 +128,7 @@ def edit(scenario_id: int):
                                 note=request.form.get("note", "assumptions edited"),
                                 result=result)
         idempotency.remember(s, location=url_for("scenarios.show", scenario_id=scenario.id))
-    flash(f"Saved as revision {revision.number}.")
+    flash(_("Saved as revision %(number)s.", number=revision.number))
     return redirect(url_for("scenarios.show", scenario_id=scenario.id))
 
 
@@ -137,7 +142,7 @@ def upload(scenario_id: int):
     file = request.files.get("usage")
     if file is None or not file.filename:
         return render_template("scenarios/upload.html", scenario=scenario, problems=[],
-                               message="Choose a usage file (.csv or .xlsx)."), 422
+                               message=_("Choose a usage file (.csv or .xlsx).")), 422
     data = file.read()
     try:
         ingested = read_usage(data, file.filename)
@@ -150,8 +155,9 @@ def upload(scenario_id: int):
         stored = store_usage(s, s.get(User, g.user.id), data, file.filename)
     profile = ingested.profile
     return render_template("scenarios/preview.html", scenario=scenario, usage=stored,
-                           profile=profile, warnings=ingested.warnings, summary=ingested.summary,
-                           chart=profile_chart(profile),
+                           profile=profile, warnings=[_(w) for w in ingested.warnings],
+                           summary=summary_rows(ingested.summary),
+                           chart=usage_chart_text(profile_chart(profile)),
                            peak=float((profile.steady + profile.interruptible).max()),
                            last=str(profile.starts[-1]))
 
@@ -191,7 +197,7 @@ def compare(scenario_id: int):
         a = int(request.args.get("a", numbers[-2] if len(numbers) > 1 else numbers[-1]))
         b = int(request.args.get("b", numbers[-1]))
     except ValueError:
-        abort(400, "Revision numbers must be integers.")
+        abort(400, _("Revision numbers must be integers."))
     rev_a = revision_or_404(g.user, scenario_id, a)
     rev_b = revision_or_404(g.user, scenario_id, b)
     flat_a, flat_b = flatten(rev_a.assumptions_dict), flatten(rev_b.assumptions_dict)
@@ -225,7 +231,7 @@ def import_workbook(scenario_id: int):
         model = scenario_from_xlsx(data)
     except (WorkbookError, ValueError) as exc:
         sections = build_form(scenario.latest.assumptions_dict)
-        sections[0].errors.append(f"Cannot read the workbook: {exc}")
+        sections[0].errors.append(_("Cannot read the workbook: %(reason)s", reason=exc))
         return form_page(scenario, {}, sections, 422)
-    flash("Assumptions loaded from the workbook: check them, then save a new revision.")
+    flash(_("Assumptions loaded from the workbook: check them, then save a new revision."))
     return form_page(scenario, model.model_dump(mode="json"))

@@ -17,16 +17,18 @@ from models.costs import COST_LINES, CREDIT_LINES, START_OF_MONTH_LINES
 from models.finance import MACRS_5, resale_fraction
 from models.plan import Plan
 from models.strategies import StrategyResult
-from service.xlsx.cells import add_sheet, col, write_text
+from service.i18n import N_, _
+from service.xlsx.cells import add_sheet, col, strategy_sheet_name, write_text
 
-LINE_TITLES = {
-    "capex": "Capex (purchase + install)", "loan_payment": "Loan payments", "energy": "Energy",
-    "space": "Space (colocation)", "maintenance": "Maintenance", "staff": "Staff",
-    "commitment_upfront": "Commitment upfront", "commitment": "Commitment monthly",
-    "spot": "Spot", "on_demand": "On demand", "storage": "Cloud storage", "egress": "Egress",
-    "cloud_setup": "Cloud setup fee", "cloud_support": "Cloud support",
-    "tax_on_resale": "Tax on resale gain", "resale_credit": "Resale credit (-)",
-    "tax_shield": "Tax shield (-)",
+LINE_TITLES = {  # English; written through _() in the workbook's language
+    "capex": N_("Capex (purchase + install)"), "loan_payment": N_("Loan payments"),
+    "energy": N_("Energy"), "space": N_("Space (colocation)"),
+    "maintenance": N_("Maintenance"), "staff": N_("Staff"),
+    "commitment_upfront": N_("Commitment upfront"), "commitment": N_("Commitment monthly"),
+    "spot": N_("Spot"), "on_demand": N_("On demand"), "storage": N_("Cloud storage"),
+    "egress": N_("Egress"), "cloud_setup": N_("Cloud setup fee"),
+    "cloud_support": N_("Cloud support"), "tax_on_resale": N_("Tax on resale gain"),
+    "resale_credit": N_("Resale credit (-)"), "tax_shield": N_("Tax shield (-)"),
 }
 TABLE_HEADER_ROW = 12   # 0-based; rows above: title, strategy figures
 FIRST = TABLE_HEADER_ROW + 1
@@ -262,17 +264,19 @@ def _commitment_formula(s, params, c, x: int, *, upfront: bool, n: int) -> str:
 
 def write_strategy_sheet(workbook, fmt: dict, plan: Plan, name: str, r: StrategyResult
                          ) -> SheetInfo:
-    ws = add_sheet(workbook, name)
+    sheet = strategy_sheet_name(name)
+    ws = add_sheet(workbook, sheet)
     s, ctx = plan.scenario, plan.context
     cur = s.finance.currency
     months = len(plan.calendar.hours)
-    write_text(ws, 0, 0, f"Strategy {name}: monthly cash flows [{cur}]", fmt["title"])
+    write_text(ws, 0, 0, _("Strategy %(name)s: monthly cash flows [%(currency)s]",
+                           name=sheet, currency=cur), fmt["title"])
     # Strategy figures: capacity (engine decisions) and totals (formulas).
     params = {"servers": "$B$3"}
-    write_text(ws, 2, 0, "Servers (engine decision)")
+    write_text(ws, 2, 0, _("Servers (engine decision)"))
     ws.write_number(2, 1, r.capacity.servers, fmt["input"])
     for i, offer in enumerate(s.commitments, start=1):
-        write_text(ws, 1 + i, 3, f"Committed GPUs, offer {offer.id}")
+        write_text(ws, 1 + i, 3, _("Committed GPUs, offer %(offer)s", offer=offer.id))
         ws.write_number(1 + i, 4, r.capacity.committed.get(offer.id, 0), fmt["input"])
         params[f"commit_{i}"] = f"$E${2 + i}"
     params["uses_cloud"] = "$B$4"
@@ -293,20 +297,20 @@ def write_strategy_sheet(workbook, fmt: dict, plan: Plan, name: str, r: Strategy
 
     commits = "+".join(params[f"commit_{i}"] for i in range(1, len(s.commitments) + 1)) or "0"
     figures = [
-        ("uses_cloud", "Uses cloud capacity (1/0)",
+        ("uses_cloud", N_("Uses cloud capacity (1/0)"),
          f"=IF(OR({commits}>0,SUM({rng('spot_h')})>0,SUM({rng('od_h')})>1E-9),1,0)",
          1.0 if r.uses_cloud() else 0.0, "int"),
-        ("total_cost", "Total cost (nominal)", f"=SUM({rng('total')})", r.total_cost,
+        ("total_cost", N_("Total cost (nominal)"), f"=SUM({rng('total')})", r.total_cost,
          "money_bold"),
-        ("pv_cost", "PV cost", f"=SUM({rng('discounted')})", r.pv_cost, "money_bold"),
-        ("pv_npv", "PV cost via Excel NPV (same figure)",
+        ("pv_cost", N_("PV cost"), f"=SUM({rng('discounted')})", r.pv_cost, "money_bold"),
+        ("pv_npv", N_("PV cost via Excel NPV (same figure)"),
          f"=NPV(calc_monthly_rate,{rng('end_net')})+(1+calc_monthly_rate)*NPV("
          f"calc_monthly_rate,{rng('start_pay')})", r.pv_cost, "money"),
-        ("pv_useful", "PV of useful GPU-hours", f"=SUMPRODUCT({rng('demand')},{rng('ef')})",
+        ("pv_useful", N_("PV of useful GPU-hours"), f"=SUMPRODUCT({rng('demand')},{rng('ef')})",
          ctx.useful_pv, "hours"),
-        ("cost_per_hour", "Cost per useful GPU-hour", "=IF($B$8>0,$B$6/$B$8,\"-\")",
+        ("cost_per_hour", N_("Cost per useful GPU-hour"), "=IF($B$8>0,$B$6/$B$8,\"-\")",
          r.cost_per_useful_gpu_hour if ctx.useful_pv > 0 else "-", "rate"),
-        ("utilization", "Owned utilization (of installed GPUs)",
+        ("utilization", N_("Owned utilization (of installed GPUs)"),
          f"=IF(SUMPRODUCT({rng('online')},{rng('hours')})>0,SUM({rng('owned_h')})/(SUMPRODUCT("
          f"{rng('online')},{rng('hours')})*owned_gpus_per_server),\"-\")",
          r.owned_utilization if r.owned_utilization is not None else "-", "percent"),
@@ -314,26 +318,27 @@ def write_strategy_sheet(workbook, fmt: dict, plan: Plan, name: str, r: Strategy
     cells = {"servers": "$B$3"}
     for i, (key, label, formula, value, f_) in enumerate(figures):
         row = 3 + i
-        write_text(ws, row, 0, label)
+        write_text(ws, row, 0, _(label))
         ws.write_formula(row, 1, formula, fmt[f_], value)
         cells[key] = f"$B${row + 1}"
     assert cells["uses_cloud"] == params["uses_cloud"] and cells["pv_useful"] == "$B$8"
-    write_text(ws, 10, 0, "Columns under 'Engine volumes (values)' are the engine's numbers; "
-               "everything else is a formula over the Assumptions sheet and those volumes.",
-               fmt["note"])
+    write_text(ws, 10, 0, _("Columns under 'Engine volumes (values)' are the engine's numbers; "
+                            "everything else is a formula over the Assumptions sheet and those "
+                            "volumes."), fmt["note"])
     # Monthly table.
-    group_titles = {"volume": "Engine volumes (values)", "schedule": "Schedules (formulas)",
-                    "server": "Per owned server (formulas)", "money": "Cost lines (formulas)",
-                    "total": "Totals (formulas)"}
+    group_titles = {"volume": _("Engine volumes (values)"),
+                    "schedule": _("Schedules (formulas)"),
+                    "server": _("Per owned server (formulas)"),
+                    "money": _("Cost lines (formulas)"), "total": _("Totals (formulas)")}
     hdr = TABLE_HEADER_ROW
-    write_text(ws, hdr, 0, "Month", fmt["header"])
+    write_text(ws, hdr, 0, _("Month"), fmt["header"])
     seen = set()
     for column in columns_holder:
         ci = cols_index[column.key]
         if column.group not in seen:
             seen.add(column.group)
             write_text(ws, hdr - 1, ci, group_titles[column.group], fmt["group"])
-        write_text(ws, hdr, ci, column.header, fmt["header"])
+        write_text(ws, hdr, ci, _(column.header), fmt["header"])
     for m, label in enumerate(plan.calendar.months):
         write_text(ws, FIRST + m, 0, label)
     for column in columns_holder:
@@ -348,7 +353,7 @@ def write_strategy_sheet(workbook, fmt: dict, plan: Plan, name: str, r: Strategy
                                  float(values[m]))
     # Totals row under the table: sums of volumes and money columns.
     total_row = FIRST + months
-    write_text(ws, total_row, 0, "Total", fmt["bold"])
+    write_text(ws, total_row, 0, _("Total"), fmt["bold"])
     for column in columns_holder:
         if column.group in ("money", "total") and column.key not in ("cumulative", "disc_cum") \
                 or column.key in ("hours", "demand", "owned_h", "committed_h", "spot_h", "od_h",
@@ -363,4 +368,4 @@ def write_strategy_sheet(workbook, fmt: dict, plan: Plan, name: str, r: Strategy
     ws.repeat_rows(hdr)
     ws.set_landscape()
     ws.fit_to_pages(1, 0)
-    return SheetInfo(name, cols_index, FIRST, FIRST + months - 1, cells)
+    return SheetInfo(sheet, cols_index, FIRST, FIRST + months - 1, cells)

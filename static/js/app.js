@@ -12,70 +12,88 @@
     return Object.assign(l, extra || {});
   }
 
+  // Words come from the server in the page's language: d.text (titles, axes) and d.names
+  // (series keys -> labels); the English fallbacks only serve data without them.
+  function t(d, key, fallback) { return (d.text && d.text[key]) || fallback; }
+  function nm(d, kind, key) { return (d.names && d.names[kind + ":" + key]) || key; }
+  function fill(template, values) {
+    return template.replace(/%\((\w+)\)s/g, function (_, k) { return values[k]; });
+  }
+
   var BUILDERS = {
     usage: function (d) {
       return {data: [
-        {type: "bar", name: "steady", x: d.x, y: d.steady},
-        {type: "bar", name: "interruptible", x: d.x, y: d.interruptible}],
-        layout: layout("GPU-hours per " + d.per, d.per, "GPU-hours", {barmode: "stack"})};
+        {type: "bar", name: t(d, "steady", "steady"), x: d.x, y: d.steady},
+        {type: "bar", name: t(d, "interruptible", "interruptible"), x: d.x, y: d.interruptible}],
+        layout: layout(t(d, "title", "GPU-hours per " + d.per), t(d, "x", d.per),
+                       t(d, "y", "GPU-hours"), {barmode: "stack"})};
     },
     cumulative: function (d) {
       return {data: Object.keys(d.cumulative).map(function (name) {
-        return {type: "scatter", mode: "lines", name: name, x: d.months, y: d.cumulative[name]};
-      }), layout: layout("Cumulative cost by strategy", "month", "cost")};
+        return {type: "scatter", mode: "lines", name: nm(d, "strategy", name), x: d.months,
+                y: d.cumulative[name]};
+      }), layout: layout(t(d, "cumulative", "Cumulative cost by strategy"), t(d, "month", "month"),
+                         t(d, "cost", "cost"))};
     },
     by_source: function (d) {
       var lines = d.by_source.lines;
       return {data: Object.keys(lines).map(function (name) {
-        return {type: "bar", name: name, x: d.months, y: lines[name]};
-      }), layout: layout("Monthly cost by source: " + d.by_source.strategy, "month", "cost",
-                         {barmode: "relative"})};
+        return {type: "bar", name: nm(d, "line", name), x: d.months, y: lines[name]};
+      }), layout: layout(t(d, "by_source", "Monthly cost by source: " + d.by_source.strategy),
+                         t(d, "month", "month"), t(d, "cost", "cost"), {barmode: "relative"})};
     },
     load_duration: function (d) {
       var ld = d.load_duration;
-      var traces = [{type: "scatter", mode: "lines", name: "demand", x: ld.fraction_of_hours,
-                     y: ld.gpus, fill: "tozeroy"}];
+      var traces = [{type: "scatter", mode: "lines", name: t(d, "demand", "demand"),
+                     x: ld.fraction_of_hours, y: ld.gpus, fill: "tozeroy"}];
       Object.keys(ld.levels || {}).forEach(function (name) {
-        traces.push({type: "scatter", mode: "lines", name: name + " capacity",
+        traces.push({type: "scatter", mode: "lines",
+                     name: fill(t(d, "capacity", "%(name)s capacity"), {name: nm(d, "source", name)}),
                      x: [0, 1], y: [ld.levels[name], ld.levels[name]],
                      line: {dash: "dash"}});
       });
-      return {data: traces, layout: layout("Load-duration curve with chosen capacities",
-        "fraction of hours with at least this demand", "GPUs busy", {hovermode: "closest"})};
+      return {data: traces, layout: layout(
+        t(d, "load_duration", "Load-duration curve with chosen capacities"),
+        t(d, "fraction_of_hours", "fraction of hours with at least this demand"),
+        t(d, "gpus_busy", "GPUs busy"), {hovermode: "closest"})};
     },
     screening: function (d) {
       var sc = d.screening;
       var traces = Object.keys(sc.curves).map(function (name) {
-        return {type: "scatter", mode: "lines", name: name, x: sc.hours_per_year,
+        return {type: "scatter", mode: "lines", name: nm(d, "source", name), x: sc.hours_per_year,
                 y: sc.curves[name]};
       });
       var crossings = sc.crossings || [];
       if (crossings.length) {
-        traces.push({type: "scatter", mode: "markers", name: "breakeven",
+        traces.push({type: "scatter", mode: "markers", name: t(d, "breakeven", "breakeven"),
           x: crossings.map(function (c) { return c.hours_per_year; }),
           y: crossings.map(function (c) { return c.cost_per_gpu_year; }),
           text: crossings.map(function (c) {
-            return c.sources.join(" = ") + " at " + (100 * c.utilization).toFixed(1) + " %";
+            return fill(t(d, "at", "%(sources)s at %(percent)s"), {
+              sources: c.sources.map(function (s) { return nm(d, "source", s); }).join(" = "),
+              percent: (100 * c.utilization).toFixed(1) + " %"});
           }), marker: {size: 10, symbol: "x"}});
       }
-      return {data: traces, layout: layout("Screening curves (cost per GPU-year)",
-        "hours used per year", "cost per GPU-year", {hovermode: "closest"})};
+      return {data: traces, layout: layout(t(d, "screening", "Screening curves (cost per GPU-year)"),
+        t(d, "hours_per_year", "hours used per year"),
+        t(d, "cost_per_gpu_year", "cost per GPU-year"), {hovermode: "closest"})};
     },
     tornado: function (d) {
       var rows = d.uncertainty.tornado.slice().reverse();  // widest swing on top
       var labels = rows.map(function (r) { return r.label; });
       var base = d.uncertainty.base_saving;
+      var saving = t(d, "pv_saving", "PV saving");
       function side(key, value, name) {  // a bar from the base-case saving to this end
         return {type: "bar", orientation: "h", name: name, y: labels, base: base,
           x: rows.map(function (r) { return r[key] - base; }),
           customdata: rows.map(function (r) { return [r[value] + " " + r.unit, r[key]]; }),
-          hovertemplate: "%{y} = %{customdata[0]}<br>PV saving %{customdata[1]:,.0f}" +
+          hovertemplate: "%{y} = %{customdata[0]}<br>" + saving + " %{customdata[1]:,.0f}" +
                          "<extra>" + name + "</extra>"};
       }
-      return {data: [side("saving_low", "low", "low value"),
-                     side("saving_high", "high", "high value")],
-        layout: layout("PV saving of " + d.uncertainty.judged + " over " +
-                       d.uncertainty.tornado_baseline + " by assumption", "PV saving", "",
+      return {data: [side("saving_low", "low", t(d, "low_value", "low value")),
+                     side("saving_high", "high", t(d, "high_value", "high value"))],
+        layout: layout(t(d, "tornado", "PV saving of " + d.uncertainty.judged + " over " +
+                         d.uncertainty.tornado_baseline + " by assumption"), saving, "",
                        {barmode: "overlay", hovermode: "closest",
                         margin: {t: 40, r: 20, b: 50, l: 190},
                         shapes: [{type: "line", x0: base, x1: base, y0: 0, y1: 1,
@@ -84,10 +102,10 @@
     histogram: function (d) {
       var h = d.uncertainty.histogram;
       var mids = h.counts.map(function (_, i) { return (h.edges[i] + h.edges[i + 1]) / 2; });
-      return {data: [{type: "bar", name: "draws", x: mids, y: h.counts}],
-        layout: layout("Monte Carlo: PV saving of " + d.uncertainty.judged + " over " +
-                       d.uncertainty.baseline, "PV saving", "draws",
-                       {bargap: 0.02, hovermode: "closest"})};
+      return {data: [{type: "bar", name: t(d, "draws", "draws"), x: mids, y: h.counts}],
+        layout: layout(t(d, "histogram", "Monte Carlo: PV saving of " + d.uncertainty.judged +
+                         " over " + d.uncertainty.baseline), t(d, "pv_saving", "PV saving"),
+                       t(d, "draws", "draws"), {bargap: 0.02, hovermode: "closest"})};
     }
   };
 

@@ -1,0 +1,52 @@
+"""Names of things the engine keys by identifier (strategies, cost lines), in the reader's
+language. The English names are marked here once (``N_``) and translated where shown."""
+from __future__ import annotations
+
+from service.i18n import N_, gettext
+
+STRATEGY_LABELS = {"on_demand": N_("All on demand"), "cloud_only": N_("Cloud only (best mix)"),
+                   "buy_for_peak": N_("Buy for peak"), "optimal": N_("Optimal mix"),
+                   "proposed": N_("Proposed")}
+
+
+def strategy_label(name: str) -> str:
+    return gettext(STRATEGY_LABELS[name]) if name in STRATEGY_LABELS else str(name)
+
+
+def cost_line_label(name: str) -> str:
+    from service.xlsx.strategy_sheet import LINE_TITLES
+    return gettext(LINE_TITLES[name]) if name in LINE_TITLES else str(name)
+
+
+ROLES = {"analyst": N_("analyst"), "reviewer": N_("reviewer"), "admin": N_("admin")}
+STATUSES = {"approved": N_("approved"), "rejected": N_("rejected"),
+            "unreviewed": N_("unreviewed")}
+DECISIONS = {"approve": N_("approved"), "reject": N_("rejected"), "comment": N_("commented")}
+AUDIT_ACTIONS = {
+    "login": N_("logged in"), "user.create": N_("user created"),
+    "token.create": N_("API token created"), "token.revoke": N_("API token revoked"),
+    "scenario.create": N_("scenario created"), "revision.create": N_("revision saved"),
+    "usage.upload": N_("usage file uploaded"), "api.plan": N_("plan computed through the API"),
+    "review.approve": N_("revision approved"), "review.reject": N_("revision rejected"),
+    "review.comment": N_("review comment"),
+}
+# Notes the service itself writes on revisions (scenarios.py, revisions.py).
+NOTES = {"created": N_("created"), "assumptions edited": N_("assumptions edited"),
+         "saved through the API": N_("saved through the API")}
+PERIODS = {"hour": N_("hourly"), "day": N_("daily"), "month": N_("monthly")}
+PERIOD_UNITS = {"hour": N_("hour"), "day": N_("day"), "month": N_("month")}
+
+
+def vocabulary(table: dict[str, str]):
+    """A Jinja filter: the translated word of a known key, other values unchanged."""
+    return lambda key: gettext(table[key]) if key in table else key
+
+
+def revision_note(note: str | None) -> str:
+    if not note:
+        return ""
+    if note in NOTES:
+        return gettext(NOTES[note])
+    if note.startswith("usage "):
+        return gettext("usage %(file)s", file=note[len("usage "):])
+    return note

@@ -1,0 +1,114 @@
+"""The engine's sentences in the reader's language (models/messages.py ``Message``).
+
+The engine gives each recommendation and warning as an English template with typed
+parameters. Here the template is looked up in the catalog (it is the message id; ``pybabel
+extract`` finds it through the ``Message`` keyword) and every parameter is formatted for the
+locale with Babel. Documents written before the engine gave messages still have their English
+``explanation`` / ``warnings`` strings, which are shown as they are (or translated when a
+catalog knows the exact sentence).
+"""
+from __future__ import annotations
+
+from typing import Any, Iterable, Mapping, Optional, Union
+
+from babel.numbers import format_decimal
+
+from models.messages import Message, Money, Months, Number, Percent, message_from_json
+from service.i18n import N_, current_locale, gettext, using_locale
+from service.i18n import formats
+
+# Words the engine passes as plain string parameters that have a translation of their own.
+WORDS = {
+    "on_demand": N_("all on demand"), "cloud_only": N_("cloud only (best mix)"),
+    "buy_for_peak": N_("buy for peak"), "optimal": N_("optimal mix"),
+    "proposed": N_("proposed"),
+    "none": N_("no"), "partial": N_("partial"), "all": N_("all"),
+}
+
+MessageLike = Union[Message, Mapping[str, Any]]
+
+
+def format_param(value: Any, locale: Optional[str] = None) -> str:
+    """One typed parameter of a message, formatted for ``locale``."""
+    locale = locale or current_locale()
+    if isinstance(value, Money):
+        return formats.money(value.value, value.currency, "short", locale)
+    if isinstance(value, Percent):
+        return formats.percent(value.value, value.digits, locale)
+    if isinstance(value, Number):
+        return formats.number(value.value, value.digits, locale)
+    if isinstance(value, Months):
+        return formats.months(value.value, locale)
+    if isinstance(value, bool):
+        return str(value)
+    if isinstance(value, (int, float)):
+        return format_decimal(value, locale=locale)
+    if isinstance(value, str) and value in WORDS:
+        with using_locale(locale):
+            return gettext(WORDS[value])
+    return str(value)
+
+
+def as_message(item: MessageLike) -> Message:
+    return item if isinstance(item, Message) else message_from_json(item)
+
+
+def render(item: MessageLike, locale: Optional[str] = None) -> str:
+    """The sentence of ``item`` (a Message or its JSON form) in ``locale``."""
+    message = as_message(item)
+    locale = locale or current_locale()
+    with using_locale(locale):
+        template = gettext(message.template)
+    try:
+        return message.render(template, lambda v: format_param(v, locale))
+    except (KeyError, IndexError, ValueError):  # a broken translation: never lose the sentence
+        return message.render(None, lambda v: format_param(v, locale))
+
+
+def _plain(text: str, locale: str) -> str:
+    with using_locale(locale):
+        return gettext(text)
+
+
+def explanation(doc: Mapping[str, Any], locale: Optional[str] = None) -> str:
+    """The recommendation of a plan document (or a plan's extras) in ``locale``."""
+    locale = locale or current_locale()
+    items = doc.get("explanation_messages")
+    if items:
+        return " ".join(render(m, locale) for m in items)
+    return _plain(doc.get("explanation") or "", locale) if doc.get("explanation") else ""
+
+
+def warnings(texts: Iterable[str], items: Optional[Iterable[MessageLike]],
+             locale: Optional[str] = None) -> list[str]:
+    """Warnings in ``locale``: each English text rendered from its message when there is one,
+    messages with no text of their own added after; texts without a message (ingest warnings)
+    are looked up in the catalog as they are."""
+    locale = locale or current_locale()
+    messages = [as_message(m) for m in items or []]
+    by_text = {m.text: m for m in messages}
+    out, used = [], set()
+    for text in texts:
+        message = by_text.get(text)
+        if message is not None:
+            used.add(text)
+            out.append(render(message, locale))
+        else:
+            out.append(_plain(text, locale))
+    out.extend(render(m, locale) for m in messages if m.text not in used)
+    return out
+
+
+def document_warnings(doc: Mapping[str, Any], locale: Optional[str] = None) -> list[str]:
+    return warnings(doc.get("warnings") or [], doc.get("warning_messages"), locale)
+
+
+def plan_explanation(plan, locale: Optional[str] = None) -> str:
+    """The recommendation of a computed Plan (the CLI, the workbook)."""
+    return explanation(plan.extras, locale)
+
+
+def plan_warnings(plan, locale: Optional[str] = None) -> list[str]:
+    items = plan.extras.get("warning_messages")
+    return warnings(plan.warnings, items, locale)
+

@@ -74,6 +74,7 @@ def show(scenario_id: int, number: int):
         charts=plan_chart_text(charts, doc["scenario"]["finance"]["currency"]) if doc else None,
         error=error, strategy=strategy, payback=payback(doc) if doc else {},
         payback_text=payback_text, recommendation=recommendation_text(doc) if doc else "",
+        recommendation_translated=sentences.explanation_translated(doc) if doc else True,
         warnings=sentences.document_warnings(doc) if doc else [],
         latest=scenario.latest, editable=can_edit(g.user, scenario),
         may_review=can_review(g.user, revision), approved=approved_revisions(scenario))

@@ -16,6 +16,7 @@ from service.forms import build_form, flatten, label_for, validate_form
 from service.i18n import _
 from service.i18n.charts import usage_chart_text
 from service.i18n.ingest_summary import summary_rows
+from service.i18n.sentences import warning_items
 from service.ingest import IngestError, read_usage
 from service.planning import PlanningError, cached_plan, profile_chart
 from service.xlsx_roundtrip import WorkbookError, scenario_from_xlsx
@@ -155,7 +156,7 @@ def upload(scenario_id: int):
         stored = store_usage(s, s.get(User, g.user.id), data, file.filename)
     profile = ingested.profile
     return render_template("scenarios/preview.html", scenario=scenario, usage=stored,
-                           profile=profile, warnings=[_(w) for w in ingested.warnings],
+                           profile=profile, warnings=warning_items(ingested.warnings, None),
                            summary=summary_rows(ingested.summary),
                            chart=usage_chart_text(profile_chart(profile)),
                            peak=float((profile.steady + profile.interruptible).max()),

@@ -70,6 +70,12 @@ def _plain(text: str, locale: str) -> str:
         return gettext(text)
 
 
+def is_translated(text: str, locale: Optional[str] = None) -> bool:
+    """Whether a plain English sentence has a translation in ``locale`` (or is English)."""
+    locale = locale or current_locale()
+    return locale == "en" or _plain(text, locale) != text
+
+
 def explanation(doc: Mapping[str, Any], locale: Optional[str] = None) -> str:
     """The recommendation of a plan document (or a plan's extras) in ``locale``."""
     locale = locale or current_locale()
@@ -79,11 +85,12 @@ def explanation(doc: Mapping[str, Any], locale: Optional[str] = None) -> str:
     return _plain(doc.get("explanation") or "", locale) if doc.get("explanation") else ""
 
 
-def warnings(texts: Iterable[str], items: Optional[Iterable[MessageLike]],
-             locale: Optional[str] = None) -> list[str]:
-    """Warnings in ``locale``: each English text rendered from its message when there is one,
-    messages with no text of their own added after; texts without a message (ingest warnings)
-    are looked up in the catalog as they are."""
+def warning_items(texts: Iterable[str], items: Optional[Iterable[MessageLike]],
+                  locale: Optional[str] = None) -> list[tuple[str, bool]]:
+    """(sentence, translated?) of each warning in ``locale``: each English text rendered from
+    its message when there is one, messages with no text of their own added after; texts
+    without a message (ingest warnings) are looked up in the catalog as they are, and stay
+    English (translated = False) when it has no entry."""
     locale = locale or current_locale()
     messages = [as_message(m) for m in items or []]
     by_text = {m.text: m for m in messages}
@@ -92,15 +99,28 @@ def warnings(texts: Iterable[str], items: Optional[Iterable[MessageLike]],
         message = by_text.get(text)
         if message is not None:
             used.add(text)
-            out.append(render(message, locale))
+            out.append((render(message, locale), True))
         else:
-            out.append(_plain(text, locale))
-    out.extend(render(m, locale) for m in messages if m.text not in used)
+            out.append((_plain(text, locale), is_translated(text, locale)))
+    out.extend((render(m, locale), True) for m in messages if m.text not in used)
     return out
 
 
-def document_warnings(doc: Mapping[str, Any], locale: Optional[str] = None) -> list[str]:
-    return warnings(doc.get("warnings") or [], doc.get("warning_messages"), locale)
+def warnings(texts: Iterable[str], items: Optional[Iterable[MessageLike]],
+             locale: Optional[str] = None) -> list[str]:
+    return [text for text, _ok in warning_items(texts, items, locale)]
+
+
+def explanation_translated(doc: Mapping[str, Any], locale: Optional[str] = None) -> bool:
+    """Whether :func:`explanation` is in ``locale`` (False: the English fallback)."""
+    text = doc.get("explanation")
+    return bool(doc.get("explanation_messages")) or not text or is_translated(text, locale)
+
+
+def document_warnings(doc: Mapping[str, Any], locale: Optional[str] = None
+                      ) -> list[tuple[str, bool]]:
+    """(sentence, translated?) of each warning of a plan document."""
+    return warning_items(doc.get("warnings") or [], doc.get("warning_messages"), locale)
 
 
 def plan_explanation(plan, locale: Optional[str] = None) -> str:

@@ -54,6 +54,13 @@ RULES = [
 ]
 
 
+def _plain(value: Any) -> str:
+    """A bound as pydantic writes it: 1.0 -> "1"."""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
 def error_message(item: Mapping[str, Any]) -> str:
     """One pydantic error (an item of ``ValidationError.errors()``) in the current language."""
     msg = str(item.get("msg", "")).removeprefix("Value error, ")
@@ -61,7 +68,7 @@ def error_message(item: Mapping[str, Any]) -> str:
         return msg  # pydantic's own words are the English text
     kind = item.get("type")
     if kind in BY_TYPE:
-        ctx = {k: str(v) for k, v in (item.get("ctx") or {}).items()}
+        ctx = {k: _plain(v) for k, v in (item.get("ctx") or {}).items()}
         try:
             return gettext(BY_TYPE[kind], **ctx) if ctx else gettext(BY_TYPE[kind])
         except KeyError:  # a context value the template does not expect

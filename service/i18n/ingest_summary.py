@@ -6,7 +6,7 @@ from typing import Any
 from service.i18n import N_, gettext
 from service.i18n import formats
 from service.i18n.charts import source_label
-from service.i18n.labels import PERIODS
+from service.i18n.labels import PERIODS, timestamp
 
 KEYS = {
     "format": N_("Format"), "rows": N_("Rows read"), "period": N_("Period"),
@@ -31,6 +31,8 @@ def _value(key: str, value: Any) -> str:
                          for k, v in value.items())
     if key == "format":
         return FORMATS.get(str(value), str(value))
+    if key in ("first", "last"):
+        return timestamp(value)
     if key == "period":
         return gettext(PERIODS[value]) if value in PERIODS else str(value)
     if isinstance(value, bool) or not isinstance(value, (int, float)):

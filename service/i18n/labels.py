@@ -50,3 +50,10 @@ def revision_note(note: str | None) -> str:
     if note.startswith("usage "):
         return gettext("usage %(file)s", file=note[len("usage "):])
     return note
+
+
+def timestamp(value) -> str:
+    """2026-12-01T12:42:07Z -> 2026-12-01 12:42:07 (pages say UTC in their headers);
+    midnight of a date-only period start is left out."""
+    text = str(value or "").replace("T", " ").removesuffix("Z")
+    return text.removesuffix(" 00:00:00") if len(text) > 10 else text

@@ -80,6 +80,7 @@ FILTERS = {
     "period": labels.vocabulary(labels.PERIODS),
     "period_unit": labels.vocabulary(labels.PERIOD_UNITS),
     "revision_note": labels.revision_note,
+    "when": labels.timestamp,
 }
 
 

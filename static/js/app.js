@@ -6,9 +6,12 @@
   var LAYOUT = {margin: {t: 40, r: 20, b: 50, l: 70}, hovermode: "x unified",
                 legend: {orientation: "h"}, font: {size: 12}};
 
-  function layout(title, xTitle, yTitle, extra) {
+  // xFormat: dates on the x axis as numbers ("%Y-%m"), never as English month names.
+  function layout(title, xTitle, yTitle, extra, xFormat) {
+    var xaxis = {title: {text: xTitle}};
+    if (xFormat) { xaxis.tickformat = xFormat; xaxis.hoverformat = xFormat; }
     var l = Object.assign({}, LAYOUT, {title: {text: title},
-      xaxis: {title: {text: xTitle}}, yaxis: {title: {text: yTitle}}});
+      xaxis: xaxis, yaxis: {title: {text: yTitle}}});
     return Object.assign(l, extra || {});
   }
 
@@ -26,21 +29,23 @@
         {type: "bar", name: t(d, "steady", "steady"), x: d.x, y: d.steady},
         {type: "bar", name: t(d, "interruptible", "interruptible"), x: d.x, y: d.interruptible}],
         layout: layout(t(d, "title", "GPU-hours per " + d.per), t(d, "x", d.per),
-                       t(d, "y", "GPU-hours"), {barmode: "stack"})};
+                       t(d, "y", "GPU-hours"), {barmode: "stack"},
+                       d.per === "month" ? "%Y-%m" : "%Y-%m-%d")};
     },
     cumulative: function (d) {
       return {data: Object.keys(d.cumulative).map(function (name) {
         return {type: "scatter", mode: "lines", name: nm(d, "strategy", name), x: d.months,
                 y: d.cumulative[name]};
       }), layout: layout(t(d, "cumulative", "Cumulative cost by strategy"), t(d, "month", "month"),
-                         t(d, "cost", "cost"))};
+                         t(d, "cost", "cost"), null, "%Y-%m")};
     },
     by_source: function (d) {
       var lines = d.by_source.lines;
       return {data: Object.keys(lines).map(function (name) {
         return {type: "bar", name: nm(d, "line", name), x: d.months, y: lines[name]};
       }), layout: layout(t(d, "by_source", "Monthly cost by source: " + d.by_source.strategy),
-                         t(d, "month", "month"), t(d, "cost", "cost"), {barmode: "relative"})};
+                         t(d, "month", "month"), t(d, "cost", "cost"), {barmode: "relative"},
+                         "%Y-%m")};
     },
     load_duration: function (d) {
       var ld = d.load_duration;

@@ -11,7 +11,7 @@ from typing import Any, Optional
 from flask import Flask, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
 
-from service.i18n import N_, _
+from service.i18n import DEFAULT, N_, _, current_locale
 
 # Titles and generic descriptions of HTTP errors, for errors raised without a message of ours.
 TITLES = {400: N_("Bad Request"), 401: N_("Unauthorized"), 403: N_("Forbidden"),
@@ -49,7 +49,8 @@ def describe(exc: HTTPException) -> tuple[str, str]:
     description = exc.description or ""
     if description in CSRF_TEXTS:
         return title, _(CSRF_TEXTS[description])
-    if not description or description == type(exc).description:
+    generic = not description or description == type(exc).description
+    if generic and current_locale() != DEFAULT:  # English keeps werkzeug's own words
         description = _(DESCRIPTIONS[status]) if status in DESCRIPTIONS else exc.name
     return title, description
 

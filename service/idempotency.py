@@ -21,14 +21,14 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 from werkzeug.exceptions import Conflict
 
-from service.i18n import _
+from service.i18n import N_, _
 from service.db import get_session
 from service.resilience_db import IdempotencyKey
 
 HEADER = "Idempotency-Key"
 FIELD = "idempotency_key"
 VALID = re.compile(r"^[A-Za-z0-9._:\-]{8,100}$")
-REPLAYED = "This was already saved (the request was sent twice); nothing was saved again."
+REPLAYED = N_("This was already saved (the request was sent twice); nothing was saved again.")
 
 
 class Duplicate(Exception):
@@ -61,7 +61,7 @@ def _response(row: IdempotencyKey) -> Response:
     if row.location is not None:
         response = redirect(row.location, row.status)
         if not request.path.startswith("/api/"):
-            flash(REPLAYED)
+            flash(_(REPLAYED))
     else:
         response = Response(row.body or "", status=row.status, mimetype="application/json")
     response.headers["Idempotent-Replayed"] = "true"

@@ -40,9 +40,23 @@ def server(tmp_path):
     thread = threading.Thread(target=httpd.run, daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{httpd.effective_port}"
+    stop_server(httpd, thread)
+    app.extensions["buyrent_engine"].dispose()
+
+
+def stop_server(httpd, thread) -> None:
+    """Stop waitress and close what its open connections still hold.
+
+    Closing the server closes its sockets but not the output buffers of keep-alive
+    connections; a response over 1 MB (a workbook download) sits in a temporary file there,
+    which would otherwise be collected, unclosed, during some later test (ResourceWarning).
+    """
+    channels = [c for c in list(httpd._map.values()) if hasattr(c, "outbufs")]
     httpd.close()
     thread.join(timeout=10)
-    app.extensions["buyrent_engine"].dispose()
+    for channel in channels:
+        for buffer in list(channel.outbufs):
+            buffer.close()
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import PASSWORD, SAMPLE_USAGE
-from tests.test_browser import ARTIFACTS, ARGS, CHROMIUM, assert_charts_rendered
+from tests.test_browser import ARTIFACTS, ARGS, CHROMIUM, assert_charts_rendered, stop_server
 
 pytestmark = pytest.mark.browser
 SCENARIO = "서울 H100 구매 검토"
@@ -68,8 +68,7 @@ def korean_server(tmp_path):
     thread = threading.Thread(target=httpd.run, daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{httpd.effective_port}"
-    httpd.close()
-    thread.join(timeout=10)
+    stop_server(httpd, thread)
     app.extensions["buyrent_engine"].dispose()
 
 

@@ -14,10 +14,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from models.capacity import CapacityPlan
 from models.checkpoint import HOURS_PER_YEAR, waste_fraction
-from models.dispatch import MonthlySorted
+from models.dispatch import MonthlySorted, Volumes, allocate
 from models.profile import PlanDemand
-from models.strategies import Capacity, PlanContext
+from models.strategies import PlanContext
 
 
 def growth_factors(ctx: PlanContext, growth: np.ndarray) -> np.ndarray:
@@ -46,7 +47,6 @@ class DrawDemand:
     gross: list[MonthlySorted]
     steady: MonthlySorted
     merged: list["MergedTable"]
-    cache: dict | None = None     # sum-mins of the capacities being costed, see level_table
 
 
 def draw_demand(ctx: PlanContext, v: dict[str, np.ndarray]) -> DrawDemand:
@@ -76,34 +76,6 @@ def draw_demand(ctx: PlanContext, v: dict[str, np.ndarray]) -> DrawDemand:
     return DrawDemand(growth_factors(ctx, v["demand_growth"]), fw_by[stratum.ravel()],
                       sw_by[pair_index.ravel()], stratum.ravel(), gross, ctx.tables.steady,
                       merged)
-
-
-def sum_min_by_stratum(tables: list[MonthlySorted], stratum: np.ndarray, level: np.ndarray,
-             growth: np.ndarray) -> np.ndarray:
-    """sum min(f d, x) = f sum min(d, x/f), table by stratum [GPU-hours], (months, n)."""
-    scaled = level / growth
-    if len(tables) == 1:
-        return growth * tables[0].sum_min(scaled)
-    out = np.empty_like(scaled)
-    for k, table in enumerate(tables):
-        cols = np.flatnonzero(stratum == k)
-        if cols.size:
-            out[:, cols] = table.sum_min(scaled[:, cols])
-    return growth * out
-
-
-def dispatch_levels(ctx: PlanContext, dd: DrawDemand, capacity: Capacity, availability: np.ndarray):
-    """A(C), A(C+K), B(C+K) and the totals D, S per month and draw (models/dispatch.py)."""
-    g = dd.growth
-    zero = np.zeros(g.shape)
-    c, n = sum(capacity.committed.values()), capacity.servers
-    table = dd.cache if dd.cache is not None else level_table(ctx, dd, [capacity], availability)
-    a_c = table["gross", c, 0] if c else zero
-    a_all = table["gross", c, n] if n else a_c
-    b_all = table["steady", c, n] if (c or n) else zero
-    d_total = g * np.stack([t.totals for t in dd.gross], axis=1)[:, dd.stratum]
-    s_total = g * dd.steady.totals[:, None]
-    return a_c, a_all, b_all, d_total, s_total
 
 
 class MergedTable:
@@ -142,45 +114,52 @@ class MergedTable:
         return a, b
 
 
-def level_table(ctx: PlanContext, dd: DrawDemand, capacities: list[Capacity],
-                 availability: np.ndarray) -> dict:
-    """Every sum-min a set of capacities needs, one binary search per level and month.
+def plan_levels(ctx: PlanContext, plan: CapacityPlan, availability: np.ndarray
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """Committed and committed-plus-owned capacity of a set of cohorts by month and draw
+    [GPUs of demand units, (months, n)]."""
+    o, theta_c = ctx.scenario.owned, ctx.scenario.on_demand.relative_throughput
+    H = ctx.horizon
+    committed = plan.committed_gpus(H)[:, None] * theta_c
+    per_server = o.gpus_per_server * availability * o.relative_throughput
+    owned = np.outer(plan.servers_online(H), per_server)
+    return np.broadcast_to(committed, owned.shape), committed + owned
+
+
+def draw_volumes(ctx: PlanContext, dd: DrawDemand, plan: CapacityPlan,
+                 availability: np.ndarray) -> Volumes:
+    """Monthly volumes of a set of cohorts in every draw [GPU-hours, (months, n)]: the
+    sum-mins of its two capacity levels, then models/dispatch.py's allocation."""
+    g = dd.growth
+    committed, total = plan_levels(ctx, plan, availability)
+    sums = sum_mins_by_stratum(dd, np.stack([committed, total], axis=1))
+    d_total = g * np.stack([t.totals for t in dd.gross], axis=1)[:, dd.stratum]
+    s_total = g * dd.steady.totals[:, None]
+    spot_share = ctx.scenario.spot.availability if plan.use_spot else 0.0
+    return allocate(sums[0][:, 0], sums[0][:, 1], sums[1][:, 0], sums[1][:, 1], d_total,
+                    s_total, failure_waste=dd.failure_waste, spot_waste=dd.spot_waste,
+                    spot_share=spot_share)
+
+
+def sum_mins_by_stratum(dd: DrawDemand, levels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """sum min(gross, x) and sum min(steady, x) for levels of shape (months, k, n), each draw
+    with its growth and failure stratum [GPU-hours, (months, k, n) each].
 
     sum min(f d, x) = f sum min(d, x / f): growth f is a change of level; the gross table
-    depends on the failure stratum of the draw.
+    depends on the failure stratum of the draw. Draws are grouped by stratum so that each
+    merged table answers one block.
     """
-    o, theta_c = ctx.scenario.owned, ctx.scenario.on_demand.relative_throughput
     g = dd.growth
-    keys = set()
-    for cap in capacities:
-        c, k = sum(cap.committed.values()), cap.servers
-        if c:
-            keys.add((c, 0))
-        if k:
-            keys.add((c, k))
-    keys = sorted(keys)
-    if not keys:
-        return {}
-    # levels by (month, key, draw), draws grouped by failure stratum so each table sees a block
+    months, keys, n = levels.shape
     order = np.argsort(dd.stratum, kind="stable")
     bounds = np.searchsorted(dd.stratum[order], np.arange(len(dd.merged) + 1))
-    per_gpu = o.gpus_per_server * availability[order] * o.relative_throughput
-    online, grown = ctx.units.server.online, g[:, order]
-    levels = np.stack([(c * theta_c + np.outer(online, k * per_gpu)) / grown for c, k in keys],
-                      axis=1)
+    scaled = levels[:, :, order] / g[:, None, order]
     a, b = np.empty(levels.shape), np.empty(levels.shape)
-    months = len(online)
     for i, table in enumerate(dd.merged):
         lo, hi = bounds[i], bounds[i + 1]
         if hi > lo:
-            sa, sb = table.sum_mins(levels[:, :, lo:hi].reshape(months, -1))
-            a[:, :, lo:hi] = sa.reshape(months, len(keys), hi - lo)
-            b[:, :, lo:hi] = sb.reshape(months, len(keys), hi - lo)
+            sa, sb = table.sum_mins(scaled[:, :, lo:hi].reshape(months, -1))
+            a[:, :, lo:hi] = sa.reshape(months, keys, hi - lo)
+            b[:, :, lo:hi] = sb.reshape(months, keys, hi - lo)
     back = np.argsort(order)
-    a = g[:, None, :] * a[:, :, back]
-    b = g[:, None, :] * b[:, :, back]
-    out = {}
-    for i, (c, k) in enumerate(keys):
-        out["gross", c, k] = a[:, i]
-        out["steady", c, k] = b[:, i]
-    return out
+    return g[:, None, :] * a[:, :, back], g[:, None, :] * b[:, :, back]

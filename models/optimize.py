@@ -26,50 +26,85 @@ from functools import reduce
 
 import numpy as np
 
-from models.costs import START_OF_MONTH_LINES, strategy_lines
+from models.capacity import Capacity, CapacityPlan
+from models.costs import cost_lines, present_value
 from models.dispatch import Volumes, dispatch
-from models.strategies import Capacity, PlanContext, StrategyResult
+from models.strategies import PlanContext, StrategyResult
 
 
 @dataclass(frozen=True)
 class LinearCosts:
-    """PV cost coefficients of a plan context (after the tax shield)."""
+    """PV cost coefficients of a plan context, read off the cost kernel (models/costs.py).
 
-    server_pv: float               # one server's owned lines, no busy energy [currency]
+    The PV of a static capacity is ``base_pv + N server_pv + sum_k C_k offer_pv[k] + sum over
+    months and sources of volume x unit PV`` plus three terms that are not linear: the setup
+    fee of a strategy that rents cloud GPUs (``setup_pv``), data kept by the servers in months
+    with no work (``idle_data_pv``, when any server is online) and a support minimum (at most
+    ``support_min_pv``). Every coefficient is the kernel's own PV of a unit input, so the
+    optimizer prices exactly as the engine does (tax, support and timing included).
+    """
+
+    base_pv: float                 # what every strategy pays (data at cloud prices)
+    server_pv: float               # one server and its replacements, no busy energy
     server_outlay: float           # nominal capex of one server (tie-breaks)
-    owned_unit_pv: np.ndarray      # busy energy per demand-unit GPU-hour owned, by month
+    owned_unit_pv: np.ndarray      # per demand-unit GPU-hour owned, by month
     on_demand_unit_pv: np.ndarray  # per demand-unit GPU-hour on demand, by month
     spot_unit_pv: np.ndarray       # per demand-unit spot GPU-hour billed, by month
-    offer_pv: dict[str, float]     # per committed GPU over the horizon
+    offer_pv: dict[str, float]     # per committed GPU over the horizon, renewals included
     offer_outlay: dict[str, float]  # upfront payments per committed GPU, nominal
-    cloud_fixed_pv: float          # storage, egress and setup when any cloud is used
+    setup_pv: float                # setup fee when any cloud GPU is rented
+    idle_data_pv: float            # data charges of idle months at owned prices, if servers
     support_min_pv: float          # upper bound of what a support minimum can add
 
 
 def linear_costs(ctx: PlanContext) -> LinearCosts:
-    s, u = ctx.scenario, ctx.units
-    end, start = ctx.end_factors, ctx.start_factors
-    keep = 1.0 - s.finance.tax_rate
-    support = 1.0 + s.cloud_terms.support_fraction
-    zero = np.zeros(len(end))
-    idle = Volumes(zero, zero, zero, zero, zero, zero)
-    one = strategy_lines(u, 1, {}, idle)
-    server_pv = sum(float(v @ (start if n in START_OF_MONTH_LINES else end))
-                    for n, v in one.items() if n not in ("resale_credit", "tax_shield"))
-    server_pv -= float((one["resale_credit"] + one["tax_shield"]) @ end)
-    theta_c = s.on_demand.relative_throughput
-    cloud = keep * support / theta_c
+    s, book, H = ctx.scenario, ctx.book, ctx.horizon
+    gross = ctx.tables.gross.totals.reshape(-1, 1)
+    zero = np.zeros((H, 1))
+    idle = Volumes(zero, zero, zero, zero, zero, zero, gross)
+
+    def pv(plan: CapacityPlan, v: Volumes = idle, **switches) -> np.ndarray:
+        return present_value(book, cost_lines(book, plan, v, linear=True, **switches))
+
+    empty = CapacityPlan()
+    base = float(pv(empty)[0])
+    one_server = ctx.capacity_plan(Capacity(1))
+
+    def unit_pv(source: str) -> np.ndarray:
+        eye = np.eye(H)
+        parts = {"committed": zero, "owned": zero, "spot": zero, "on_demand": zero}
+        parts[source] = eye
+        v = Volumes(parts["committed"], parts["owned"], parts["spot"], parts["on_demand"],
+                    zero, zero, gross)
+        return pv(empty, v) - base
+
+    offers = {o.id: ctx.capacity_plan(Capacity(0, {o.id: 1})) for o in s.commitments}
+    server_lines = cost_lines(book, one_server, idle, linear=True)
     return LinearCosts(
-        server_pv=server_pv, server_outlay=float(one["capex"].sum()),
-        owned_unit_pv=keep * u.energy_per_busy_gpu_hour / s.owned.relative_throughput * end,
-        on_demand_unit_pv=cloud * u.on_demand_price * end,
-        spot_unit_pv=cloud * u.spot_price * end,
-        offer_pv={k: keep * support * float(o.upfront @ start + o.monthly @ end)
-                  for k, o in u.offers.items()},
-        offer_outlay={k: float(o.upfront.sum()) for k, o in u.offers.items()},
-        cloud_fixed_pv=keep * support * float((u.storage + u.egress) @ end)
-        + keep * u.setup_fee,
-        support_min_pv=keep * u.support_minimum * float(end.sum()))
+        base_pv=base, server_pv=float(pv(one_server)[0]) - base,
+        server_outlay=float(server_lines["capex"].sum()),
+        owned_unit_pv=unit_pv("owned"), on_demand_unit_pv=unit_pv("on_demand"),
+        spot_unit_pv=unit_pv("spot"),
+        offer_pv={k: float(pv(plan)[0]) - base for k, plan in offers.items()},
+        offer_outlay={k: float(cost_lines(book, plan, idle, linear=True)[
+            "commitment_upfront"].sum()) for k, plan in offers.items()},
+        setup_pv=(float(pv(offers[s.commitments[0].id], setup=True)[0]
+                        - pv(offers[s.commitments[0].id])[0]) if s.commitments
+                  else _setup_pv(ctx, pv)),
+        idle_data_pv=float(pv(one_server, idle_month_data=True)[0] - pv(one_server)[0]),
+        support_min_pv=book.support_minimum * float(book.end[:, 0].sum()))
+
+
+def _setup_pv(ctx: PlanContext, pv) -> float:
+    """The setup fee's PV when there is no commitment offer to mark cloud use with: price one
+    on-demand GPU-hour in month 1 with and without the fee."""
+    H = ctx.horizon
+    gross = ctx.tables.gross.totals.reshape(-1, 1)
+    zero = np.zeros((H, 1))
+    one = zero.copy()
+    one[0] = 1.0
+    v = Volumes(zero, zero, zero, one, zero, zero, gross)
+    return float(pv(CapacityPlan(), v, setup=True)[0] - pv(CapacityPlan(), v)[0])
 
 
 def cheapest_splits(ctx: PlanContext, lc: LinearCosts, c_max: int
@@ -116,8 +151,9 @@ def grid_bounds(ctx: PlanContext, lc: LinearCosts, use_spot: bool) -> tuple[int,
     peak = ctx.tables.peak_gross_gpus
     n_max = max(0, math.ceil(peak / unit - 1e-9))
     c_max = max(0, math.ceil(peak / theta_c - 1e-9))
-    if lc.cloud_fixed_pv > 0 or lc.support_min_pv > 0:
-        return n_max, c_max  # using no cloud at all may pay: keep the full peak range
+    if lc.setup_pv > 0 or lc.support_min_pv > 0 or lc.idle_data_pv != 0 or (
+            lc.owned_unit_pv < 0).any():
+        return n_max, c_max  # fixed terms or cheaper owned data: keep the full peak range
     # Dropping the top server saves its fixed cost and loses at most saving(x) per unit. Dropping
     # a commitment block also moves the owned layer down, which can add busy energy in every
     # hour: the block must beat that too for the bound to hold.
@@ -180,9 +216,10 @@ def cost_candidates(ctx: PlanContext, lc: LinearCosts, use_spot: bool,
                 + lc.spot_unit_pv @ v.spot)
     uses_cloud = (c_levels[c_flat] > 0) | (v.spot.sum(axis=0) > 0) | (
         v.on_demand.sum(axis=0) > 1e-9)
-    lower = (n_flat * lc.server_pv + split_pv[c_flat] + variable
-             + np.where(uses_cloud, lc.cloud_fixed_pv, 0.0))
-    upper = lower + np.where(uses_cloud, lc.support_min_pv, 0.0)
+    lower = (lc.base_pv + n_flat * lc.server_pv + split_pv[c_flat] + variable
+             + np.where(uses_cloud, lc.setup_pv, 0.0)
+             + np.where(n_flat > 0, lc.idle_data_pv, 0.0))
+    upper = lower + lc.support_min_pv  # any month with cloud spend (data too) may hit it
     outlay = n_flat * lc.server_outlay + split_outlay[c_flat]
     return Candidates(n_flat, c_levels[c_flat], c_flat, lower, upper, outlay, use_spot), splits
 
@@ -226,7 +263,7 @@ def best_capacity(ctx: PlanContext, *, allow_servers: bool = True, min_servers: 
                                 cand.use_spot)
             pv = float(cand.lower_pv[i])
             if grid.linear.support_min_pv > 0:  # the support minimum is not linear: exactly
-                pv = ctx.evaluate("candidate", capacity).pv_cost
+                pv = ctx.pv(capacity)
             pool.append((pv, float(cand.outlay[i]), capacity))
     if not pool:
         raise ValueError(f"no candidate with at least {min_servers} servers")

@@ -18,6 +18,8 @@ from flask import current_app
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from models.document import plan_document
+from models.messages import Message
 from models.plan import Plan, compute_plan
 from models.profile import ProfileError
 from models.scenario import Scenario
@@ -49,8 +51,8 @@ def plan_for(scenario: Scenario, data: bytes, filename: str) -> PlanResult:
         plan = compute_plan(scenario, ingested.profile)
     except (IngestError, ProfileError, PlanError) as exc:
         raise PlanningError(str(exc), getattr(exc, "problems", None)) from None
-    plan.warnings[:0] = ingested.warnings
-    document = plan.document()
+    plan.input_warnings = [Message.plain(w) for w in ingested.warnings]
+    document = plan_document(plan)
     json.dumps(document, allow_nan=False)  # the document must be strict JSON
     return PlanResult(plan, document, chart_data(plan, document))
 

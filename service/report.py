@@ -34,9 +34,7 @@ def plan_table(plan: Plan, source: str) -> str:
                      f"{money(r.total_cost):>15}{per_hour:>18}{util:>11}"
                      f"{money(base - r.pv_cost):>15}{mark}")
     lines += ["", f"Recommended (*): {plan.recommendation}"]
-    explanation = plan.extras.get("explanation")
-    if explanation:
-        lines.append(explanation)
-    if plan.warnings:
-        lines += ["", "Warnings:"] + [f"- {w}" for w in plan.warnings]
+    lines.append(plan.explanation.text)
+    if plan.all_warnings:
+        lines += ["", "Warnings:"] + [f"- {w.text}" for w in plan.all_warnings]
     return "\n".join(lines)

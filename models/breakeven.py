@@ -22,7 +22,7 @@ from models.capacity import Capacity, CapacityPlan, CommitmentCohort, static_pla
 from models.fields import field_meta
 from models.finance import payback_month
 from models.messages import Message, Percent
-from models.optimize import LinearCosts, best_capacity, candidate_grid
+from models.optimize import LinearCosts, best_capacity, optimizer_state
 from models.profile import PlanDemand
 from models.scenario import Scenario
 from models.strategies import PlanContext, StrategyResult
@@ -94,7 +94,7 @@ def screening_lines(ctx: PlanContext) -> dict[str, Line]:
     Owned, on demand and spot are levelized over the months a server is online, so that their
     crossings compare like with like; commitments over the whole horizon.
     """
-    s, lc, cal = ctx.scenario, candidate_grid(ctx).linear, ctx.calendar
+    s, lc, cal = ctx.scenario, optimizer_state(ctx)[0], ctx.calendar
     online = online_months(ctx)
     hours_pv = float(cal.hours @ ctx.end_factors)
     online_pv = float((cal.hours * online) @ ctx.end_factors)
@@ -165,7 +165,7 @@ def utilization_breakevens(ctx: PlanContext, lines: dict[str, Line]
                 reasons[key] = Message("owned is dearer than {other} at every achievable "
                                        "utilization (0 to {top})",
                                        {"other": name, "top": Percent(top / HOURS)})
-    on_demand = on_demand_line_all_months(ctx, candidate_grid(ctx).linear)
+    on_demand = on_demand_line_all_months(ctx, optimizer_state(ctx)[0])
     for name, line in lines.items():
         if line.per_hour == 0 and line.fixed > 0:
             key = f"commitment_vs_on_demand.{name}"

@@ -128,8 +128,10 @@ def server_columns(book: PriceBook, cohorts: tuple[ServerCohort, ...], rows: int
 def commitment_schedule(book: PriceBook, c: CommitmentCohort) -> dict[str, np.ndarray]:
     """Payments and the prepaid deduction of ONE committed GPU of a cohort [(months, n)].
 
-    ``after_horizon`` (n,) holds what the term owes after the horizon: counted in the tail
-    months under ``liquidate``, left out under ``prorate``.
+    ``monthly_after_horizon`` (n,) is what the term pays monthly after the horizon (counted
+    in the tail months under ``liquidate``, left out under ``prorate``);
+    ``upfront_for_after_horizon`` the part of an upfront payment that covers those months
+    (paid at signing; left out under ``prorate``).
     """
     key = ("commitment", c.offer, c.start, c.term, c.rate, c.payment)
     cached = book.cache.get(key)
@@ -155,8 +157,9 @@ def commitment_schedule(book: PriceBook, c: CommitmentCohort) -> dict[str, np.nd
         out["prepaid_deduction"][first:end] = upfront_total / c.term
     after = max(c.start + c.term - H, 0)
     later = hours[c.term - after:].sum() if after else 0.0
-    out["after_horizon"] = (1.0 - share) * rate * later + (
-        upfront_total * after / c.term if c.start >= 0 else 0.0 * rate)
+    out["monthly_after_horizon"] = (1.0 - share) * rate * later
+    out["upfront_for_after_horizon"] = (upfront_total * after / c.term if c.start >= 0
+                                        else 0.0 * rate)
     book.cache[key] = out
     return out
 
@@ -180,9 +183,38 @@ def data_share(plan: CapacityPlan, v: Volumes, horizon: int, linear: bool) -> np
     return np.where(worked, share, online[:, None] if share.ndim == 2 else online)
 
 
+class Lines(dict):
+    """Cost lines by name, each ``(months, width)``; a line a strategy does not have is
+    absent (read as zero), which keeps many-draw pricing cheap. :meth:`full` fills them in."""
+
+    def __init__(self, months: int, width: int):
+        super().__init__()
+        self.shape = (months, width)
+
+    def add(self, name: str, value, rows: int | None = None) -> None:
+        """Add ``value`` to a line, on its first ``rows`` months (all when None)."""
+        line = self.get(name)
+        if line is None:
+            line = self[name] = np.zeros(self.shape)
+        if rows is None:
+            line += value
+        else:
+            line[:rows] += value
+
+    def zero(self) -> np.ndarray:
+        return np.zeros(self.shape)
+
+    def total(self, names) -> np.ndarray:
+        present = [self[n] for n in names if n in self]
+        return sum(present[1:], present[0].copy()) if present else self.zero()
+
+    def full(self) -> dict[str, np.ndarray]:
+        return {name: self[name] if name in self else self.zero() for name in LINES}
+
+
 def cost_lines(book: PriceBook, plan: CapacityPlan, v: Volumes, *, linear: bool = False,
                setup: bool | None = None, support_minimum: bool | None = None,
-               idle_month_data: bool | None = None) -> dict[str, np.ndarray]:
+               idle_month_data: bool | None = None) -> Lines:
     """Every cost line of a strategy by payment month [currency, (months, n)].
 
     ``linear`` leaves out the three terms that are not linear in the cohorts and volumes: the
@@ -198,38 +230,57 @@ def cost_lines(book: PriceBook, plan: CapacityPlan, v: Volumes, *, linear: bool 
     o, theta_c = s.owned, s.on_demand.relative_throughput
     width = max(book.n, *(np.shape(x)[1] if np.ndim(x) == 2 else 1
                           for x in (v.owned, v.spot, v.on_demand, v.gross)))
-    lines = {name: np.zeros((T, width)) for name in LINES}
+    lines = Lines(T, width)
     items = cohort_items(book, plan)
-    online_servers = items["online"]
-    for name in ("capex", "loan_payment", "maintenance", "resale_credit", "commitment_upfront",
-                 "commitment"):
-        lines[name] += items[name]
-    lines["space"] += (online_servers * book.space)[:, None]
-    lines["staff"] += (online_servers * book.staff)[:, None]
-    lines["energy"] += online_servers[:, None] * book.energy_idle
-    owned_hours = np.asarray(v.owned, float) / o.relative_throughput
-    lines["energy"][:H] += book.energy_busy[:H] * _by_month(owned_hours)
-    lines["spot"][:H] += book.spot[:H] * _by_month(v.spot) / theta_c
-    lines["on_demand"][:H] += book.on_demand[:H] * _by_month(v.on_demand) / theta_c
-    share = _by_month(data_share(plan, v, H, not idle_month_data))
-    lines["storage"][:H] += book.cloud_storage * (1.0 - share)
-    lines["egress"][:H] += book.cloud_egress * (1.0 - share)
-    lines["owned_storage"][:H] += book.owned_storage * share
-    lines["owned_network"][:H] += book.owned_network * share
-    spend = sum(lines[name] for name in CLOUD_SPEND_LINES)
+    online = items.pop("online")
+    tax_items, gains = items.pop("tax_items", None), items.pop("gains", None)
+    items.pop("prepaid", None)
+    for name, value in items.items():
+        lines.add(name, value)
+    if online.any():
+        lines.add("space", (online * book.space)[:, None])
+        lines.add("staff", (online * book.staff)[:, None])
+        lines.add("energy", online[:, None] * book.energy_idle)
+    owned = _by_month(v.owned)
+    if owned.any():
+        lines.add("energy", book.energy_busy[:H] * owned / o.relative_throughput, H)
+    for name, volume, price in (("spot", v.spot, book.spot), ("on_demand", v.on_demand,
+                                                               book.on_demand)):
+        volume = _by_month(volume)
+        if volume.any():
+            lines.add(name, price[:H] * volume / theta_c, H)
+    if book.cloud_storage or book.cloud_egress or book.owned_storage or book.owned_network:
+        share = _by_month(data_share(plan, v, H, not idle_month_data))
+        for name, amount, part in (("storage", book.cloud_storage, 1.0 - share),
+                                   ("egress", book.cloud_egress, 1.0 - share),
+                                   ("owned_storage", book.owned_storage, share),
+                                   ("owned_network", book.owned_network, share)):
+            if amount:
+                lines.add(name, amount * part, H)
     terms = s.cloud_terms
-    if setup:
-        lines["cloud_setup"][0] = np.where(uses_cloud(plan, v), book.setup_fee, 0.0)
-    lines["cloud_support"] = terms.support_fraction * spend
-    if support_minimum:
-        lines["cloud_support"] = np.where(
-            spend > 0, np.maximum(lines["cloud_support"], book.support_minimum), 0.0)
+    if setup and book.setup_fee:
+        setup_row = np.zeros((T, 1))
+        setup_row[0] = 1.0
+        lines.add("cloud_setup", setup_row * np.where(uses_cloud(plan, v), book.setup_fee, 0.0))
+    if terms.support_fraction or (support_minimum and book.support_minimum):
+        spend = lines.total(CLOUD_SPEND_LINES)
+        support = terms.support_fraction * spend
+        if support_minimum and book.support_minimum:
+            support = np.where(spend > 0, np.maximum(support, book.support_minimum), 0.0)
+        lines["cloud_support"] = support
     t = s.finance.tax_rate
     if t > 0:
-        deductible = sum(lines[name] for name in DEDUCTIBLE_LINES) + items["tax_items"]
+        deductible = lines.total(DEDUCTIBLE_LINES)
+        if tax_items is not None:
+            deductible = deductible + tax_items
         lag = s.finance.tax_payment_lag_months
-        lines["tax_shield"][lag:] = t * deductible[:T - lag]
-        lines["tax_on_resale"][lag:] = t * items["gains"][:T - lag]
+        shield = lines.zero()
+        shield[lag:] = t * deductible[:T - lag]
+        lines["tax_shield"] = shield
+        if gains is not None and gains.any():
+            taxed = lines.zero()
+            taxed[lag:] = t * gains[:T - lag]
+            lines["tax_on_resale"] = taxed
     return lines
 
 
@@ -237,31 +288,36 @@ def cohort_items(book: PriceBook, plan: CapacityPlan) -> dict[str, np.ndarray]:
     """What the cohorts themselves cost by month [(months, n); ``online`` (months,)]:
     purchases, loans, maintenance, resale, commitment payments, and the tax items that are not
     a cost line of their own (``tax_items``: interest, depreciation, losses on sale, prepaid
-    commitments deducted over the term, of which ``prepaid``; ``gains``: taxable gains)."""
-    T, n = book.months, book.n
-    out = {k: np.zeros((T, n)) for k in ("capex", "loan_payment", "maintenance",
-                                         "resale_credit", "commitment_upfront", "commitment",
-                                         "tax_items", "prepaid", "gains")}
-    out["online"] = np.zeros(T)
+    commitments deducted over the term, of which ``prepaid``; ``gains``: taxable gains).
+    Items a plan does not have are absent."""
+    T = book.months
+    out: dict[str, np.ndarray] = {"online": np.zeros(T)}
+
+    def add(name: str, value: np.ndarray) -> None:
+        out[name] = out[name] + value if name in out else value
+
     for c in plan.servers:
         if not c.count:
             continue
         sch = server_schedule(book, c)
         out["online"] += c.count * sch["online"]
         for name in ("capex", "loan_payment", "maintenance"):
-            out[name] += c.count * sch[name]
-        out["resale_credit"] += c.count * sch["resale"]
-        out["tax_items"] += c.count * (sch["interest"] + sch["depreciation"]
-                                       + np.maximum(-sch["gain"], 0.0))
-        out["gains"] += c.count * np.maximum(sch["gain"], 0.0)
+            if sch[name].any():
+                add(name, c.count * sch[name])
+        add("resale_credit", c.count * sch["resale"])
+        add("tax_items", c.count * (sch["interest"] + sch["depreciation"]
+                                    + np.maximum(-sch["gain"], 0.0)))
+        add("gains", c.count * np.maximum(sch["gain"], 0.0))
     for c in plan.commitments:
         if not c.gpus:
             continue
         sch = commitment_schedule(book, c)
-        out["commitment_upfront"] += c.gpus * sch["upfront"]
-        out["commitment"] += c.gpus * sch["monthly"]
-        out["prepaid"] += c.gpus * sch["prepaid_deduction"]
-    out["tax_items"] += out["prepaid"]
+        if sch["upfront"].any():
+            add("commitment_upfront", c.gpus * sch["upfront"])
+            add("prepaid", c.gpus * sch["prepaid_deduction"])
+            add("tax_items", c.gpus * sch["prepaid_deduction"])
+        if sch["monthly"].any():
+            add("commitment", c.gpus * sch["monthly"])
     return out
 
 
@@ -270,8 +326,9 @@ def deductible_by_month(book: PriceBook, plan: CapacityPlan, lines: Mapping[str,
     """What a month deducts from taxable profit, before the payment lag [currency, (months,)]
     of a priced plan (1-D lines)."""
     rows = len(lines["energy"])
-    items = cohort_items(book, plan)["tax_items"][:rows, 0]
-    return sum(lines[name] for name in DEDUCTIBLE_LINES) + items
+    items = cohort_items(book, plan).get("tax_items")
+    extra = items[:rows, 0] if items is not None else 0.0
+    return sum(lines[name] for name in DEDUCTIBLE_LINES) + extra
 
 
 def _by_month(x) -> np.ndarray:
@@ -290,11 +347,14 @@ def uses_cloud(plan: CapacityPlan, v: Volumes) -> np.ndarray:
 
 def present_value(book: PriceBook, lines: Mapping[str, np.ndarray]) -> np.ndarray:
     """PV of cost lines net of credits [currency, (n,)]: start-of-month lines are discounted by
-    (1+r_m)^(m-1), the others by (1+r_m)^m (design 3)."""
-    start = sum(lines[name] for name in START_OF_MONTH_LINES)
-    end = sum(lines[name] for name in COST_LINES if name not in START_OF_MONTH_LINES)
-    end = end - sum(lines[name] for name in CREDIT_LINES)
-    return (start * book.start).sum(axis=0) + (end * book.end).sum(axis=0)
+    (1+r_m)^(m-1), the others by (1+r_m)^m (design 3). Absent lines are zero."""
+    pv = 0.0
+    for name, line in lines.items():
+        factors = book.start if name in START_OF_MONTH_LINES else book.end
+        weighted = np.einsum("mn,mn->n", line, np.broadcast_to(factors, line.shape)) \
+            if factors.shape[1] == line.shape[1] else (line * factors).sum(axis=0)
+        pv = pv - weighted if name in CREDIT_LINES else pv + weighted
+    return np.asarray(pv) * np.ones(1)
 
 
 def discounted_by_month(book: PriceBook, lines: Mapping[str, np.ndarray]) -> np.ndarray:

@@ -40,7 +40,10 @@ RULES = {
                              "egress, setup fee or support minimum, owned and cloud compared "
                              "over the months a server is online. All-in: the utilization of "
                              "one server at which owning it costs what the cloud option does "
-                             "on a flat profile, every charge included.",
+                             "on a flat profile, every charge included (against spot: all "
+                             "work interruptible, spot for the share it can take and on "
+                             "demand for the rest; against a commitment: as many committed "
+                             "GPUs as one server holds).",
 }
 
 

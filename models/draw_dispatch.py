@@ -126,19 +126,45 @@ def plan_levels(ctx: PlanContext, plan: CapacityPlan, availability: np.ndarray
     return np.broadcast_to(committed, owned.shape), committed + owned
 
 
-def draw_volumes(ctx: PlanContext, dd: DrawDemand, plan: CapacityPlan,
-                 availability: np.ndarray) -> Volumes:
-    """Monthly volumes of a set of cohorts in every draw [GPU-hours, (months, n)]: the
-    sum-mins of its two capacity levels, then models/dispatch.py's allocation."""
+def draw_volumes(ctx: PlanContext, dd: DrawDemand, plans: dict[str, CapacityPlan],
+                 availability: np.ndarray) -> dict[str, Volumes]:
+    """Monthly volumes of sets of cohorts in every draw [GPU-hours, (months, n)]: the sum-mins
+    of their capacity levels (each distinct level searched once, zero levels not at all), then
+    models/dispatch.py's allocation."""
     g = dd.growth
-    committed, total = plan_levels(ctx, plan, availability)
-    sums = sum_mins_by_stratum(dd, np.stack([committed, total], axis=1))
+    zero = np.zeros(g.shape)
+    levels: dict[tuple, np.ndarray] = {}
+    keys: dict[str, tuple] = {}
+    for name, plan in plans.items():
+        committed, total = plan_levels(ctx, plan, availability)
+        H = ctx.horizon
+        base = (plan.committed_gpus(H).tobytes(),)
+        k_c = base if committed.any() else None
+        k_t = base + (plan.servers_online(H).tobytes(),) if total.any() else None
+        for key, level in ((k_c, committed), (k_t, total)):
+            if key is not None and key not in levels:
+                levels[key] = level
+        keys[name] = (k_c, k_t)
+    sums: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
+    if levels:
+        a, b = sum_mins_by_stratum(dd, np.stack(list(levels.values()), axis=1))
+        sums = {key: (a[:, i], b[:, i]) for i, key in enumerate(levels)}
     d_total = g * np.stack([t.totals for t in dd.gross], axis=1)[:, dd.stratum]
     s_total = g * dd.steady.totals[:, None]
-    spot_share = ctx.scenario.spot.availability if plan.use_spot else 0.0
-    return allocate(sums[0][:, 0], sums[0][:, 1], sums[1][:, 0], sums[1][:, 1], d_total,
-                    s_total, failure_waste=dd.failure_waste, spot_waste=dd.spot_waste,
-                    spot_share=spot_share)
+    out = {}
+    for name, plan in plans.items():
+        (a_c, b_c), (a_t, b_t) = (sums.get(k, (zero, zero)) for k in keys[name])
+        spot_share = ctx.scenario.spot.availability if plan.use_spot else 0.0
+        out[name] = allocate(a_c, a_t, b_c, b_t, d_total, s_total,
+                             failure_waste=dd.failure_waste, spot_waste=dd.spot_waste,
+                             spot_share=spot_share)
+    return out
+
+
+def draw_slice(dd: DrawDemand, part: slice) -> DrawDemand:
+    """The draws ``part`` of a DrawDemand (tables shared)."""
+    return DrawDemand(dd.growth[:, part], dd.failure_waste[part], dd.spot_waste[part],
+                      dd.stratum[part], dd.gross, dd.steady, dd.merged)
 
 
 def sum_mins_by_stratum(dd: DrawDemand, levels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

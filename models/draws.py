@@ -14,7 +14,7 @@ import numpy as np
 
 from models.capacity import CapacityPlan
 from models.costs import cost_lines, present_value
-from models.draw_dispatch import draw_demand, draw_volumes
+from models.draw_dispatch import draw_demand, draw_slice, draw_volumes
 from models.prices import PRICED, PriceBook
 from models.strategies import PlanContext
 
@@ -26,11 +26,13 @@ def draw_pvs(ctx: PlanContext, values: Mapping[str, np.ndarray],
     """PV cost of each set of cohorts in each draw [currency, (n,) each]."""
     n = len(next(iter(values.values())))
     out = {name: np.empty(n) for name in plans}
+    demand = draw_demand(ctx, values)
     for lo in range(0, n, chunk):
-        part = {k: np.asarray(v)[lo:lo + chunk] for k, v in values.items()}
-        book = PriceBook(ctx.scenario, ctx.calendar, {k: part[k] for k in PRICED})
-        demand = draw_demand(ctx, part)
+        part = slice(lo, lo + chunk)
+        book = PriceBook(ctx.scenario, ctx.calendar,
+                         {k: np.asarray(values[k])[part] for k in PRICED})
+        volumes = draw_volumes(ctx, draw_slice(demand, part), plans,
+                               np.asarray(values["availability"])[part])
         for name, plan in plans.items():
-            v = draw_volumes(ctx, demand, plan, part["availability"])
-            out[name][lo:lo + chunk] = present_value(book, cost_lines(book, plan, v))
+            out[name][part] = present_value(book, cost_lines(book, plan, volumes[name]))
     return out

@@ -8,6 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
+import numpy as np
+
 from models.messages import Message, Money, Months, Number, Percent
 from models.scenario import Scenario
 from models.strategies import PlanContext, StrategyResult
@@ -34,10 +36,12 @@ def runner_up(strategies: dict[str, StrategyResult], chosen: str) -> Optional[st
 
 
 def same_capacity(a: StrategyResult, b: StrategyResult) -> bool:
-    """Same cohorts and spot use: zero commitments count as none."""
-    if a.capacity is not None and b.capacity is not None:
-        return a.capacity.key() == b.capacity.key()
-    return a.plan == b.plan
+    """The same plan in effect: the same servers and commitments month by month (zero
+    commitments count as none) and the same spot use (spot allowed but never used is none)."""
+    return (np.array_equal(a.servers_online, b.servers_online)
+            and np.array_equal(a.committed_gpus_by_month, b.committed_gpus_by_month)
+            and np.allclose(a.spot_gpu_hours_by_month, b.spot_gpu_hours_by_month,
+                            rtol=1e-12, atol=1e-9))
 
 
 def capacity_parts(s: Scenario, r: StrategyResult) -> list[Message]:

@@ -116,16 +116,25 @@ def plan_warnings(ctx: PlanContext, results: dict[str, StrategyResult]) -> list[
                                {"waste": Percent(fw.fraction, 2)}))
     liquidate = s.finance.horizon_end == "liquidate"
     for name, r in results.items():
-        for offer_id, (gpus, after, months) in commitments_past_horizon(ctx, r).items():
+        for offer_id, (gpus, monthly, upfront, months) in commitments_past_horizon(
+                ctx, r).items():
             params = {"plan": name, "offer": offer_id, "gpus": gpus, "months": Months(months),
-                      "amount": Money(after, cur)}
-            out.append(Message(
-                "{plan}: commitment {offer} ({gpus} GPUs) runs {months} past the horizon; its "
-                "{amount} of payments after the horizon are counted in their months "
-                "(liquidate rule: a commitment cannot be exited).", params) if liquidate else
-                Message("{plan}: commitment {offer} ({gpus} GPUs) runs {months} past the "
-                        "horizon; {amount} of its payments fall after the horizon and are not "
-                        "counted (prorate rule).", params))
+                      "monthly": Money(monthly, cur), "upfront": Money(upfront, cur)}
+            if liquidate and monthly > 0.005:
+                out.append(Message(
+                    "{plan}: commitment {offer} ({gpus} GPUs) runs {months} past the horizon; "
+                    "its {monthly} of monthly payments after the horizon are counted in their "
+                    "months (liquidate rule: a commitment cannot be exited).", params))
+            if not liquidate and monthly > 0.005:
+                out.append(Message(
+                    "{plan}: commitment {offer} ({gpus} GPUs) runs {months} past the horizon; "
+                    "{monthly} of its monthly payments fall after the horizon and are not "
+                    "counted (prorate rule).", params))
+            if not liquidate and upfront > 0.005:
+                out.append(Message(
+                    "{plan}: commitment {offer} ({gpus} GPUs) runs {months} past the horizon; "
+                    "{upfront} of its upfront payment covers those months and is not counted "
+                    "(prorate rule).", params))
         payoff = loan_payoff(ctx, r)
         if payoff > 0.005:
             out.append(Message("{plan}: loan balances of {amount} are paid off early (at a "
@@ -138,16 +147,20 @@ def plan_warnings(ctx: PlanContext, results: dict[str, StrategyResult]) -> list[
 
 
 def commitments_past_horizon(ctx: PlanContext, r: StrategyResult
-                             ) -> dict[str, tuple[int, float, int]]:
-    """Per offer: GPUs, nominal payments owed after the horizon, months past it."""
-    out: dict[str, tuple[int, float, int]] = {}
+                             ) -> dict[str, tuple[int, float, float, int]]:
+    """Per offer running past the horizon: GPUs, nominal monthly payments after it, the part
+    of upfront payments that covers months after it, and how many months past it."""
+    out: dict[str, tuple[int, float, float, int]] = {}
     for c in r.plan.commitments:
         months = c.start + c.term - ctx.horizon
         if c.gpus and months > 0:
-            after = float(c.gpus * commitment_schedule(ctx.book, c)["after_horizon"][0])
-            gpus, total, longest = out.get(c.offer, (0, 0.0, 0))
-            out[c.offer] = (max(gpus, c.gpus), total + after, max(longest, months))
-    return {k: v for k, v in out.items() if v[1] > 0.005}
+            sch = commitment_schedule(ctx.book, c)
+            gpus, monthly, upfront, longest = out.get(c.offer, (0, 0.0, 0.0, 0))
+            out[c.offer] = (max(gpus, c.gpus),
+                            monthly + float(c.gpus * sch["monthly_after_horizon"][0]),
+                            upfront + float(c.gpus * sch["upfront_for_after_horizon"][0]),
+                            max(longest, months))
+    return out
 
 
 def loan_payoff(ctx: PlanContext, r: StrategyResult) -> float:

@@ -103,7 +103,7 @@ class Owned(Section):
                                    source="estimate", ge=0, le=1e7)
     availability: float = field(0.99, "Availability", "fraction of hours",
                                 "Hours a server can take work after repairs and maintenance.",
-                                LLAMA3, gt=0, le=1)
+                                LLAMA3, ge=0.01, le=1)
     hardware_price_trend_annual: float = field(0.0, "Hardware price trend", "fraction per year",
                                                "Applies to replacements at end of life.",
                                                ge=-0.9, le=1)
@@ -111,7 +111,7 @@ class Owned(Section):
                                             "Interrupt gang jobs with no notice (design 4.4).",
                                             LLAMA3, ge=0, le=1000)
     relative_throughput: float = field(1.0, "Relative throughput", "work per GPU-hour vs "
-                                       "the measured GPU", gt=0, le=100)
+                                       "the measured GPU", ge=0.01, le=100)
     storage_price_per_tb_month: float = field(
         10.0, "Owned storage price", "currency per TB-month",
         "Storage next to owned servers: disks, their power and support.",
@@ -155,10 +155,11 @@ class OnDemand(Section):
         60, "Billing minimum", "seconds per session",
         "A session shorter than this is billed for this long (on demand and spot).",
         "EC2 bills per second with a 60 s minimum", ge=0, le=86_400)
-    mean_session_hours: float = field(24, "Mean session length", "hours", gt=0, le=8760)
+    mean_session_hours: float = field(24, "Mean session length", "hours",
+                                      "At least one second.", ge=1 / 3600, le=8760)
     relative_throughput: float = field(1.0, "Relative throughput", "work per GPU-hour vs the "
                                        "measured GPU", "Commitments and spot rent the same GPU.",
-                                       gt=0, le=100)
+                                       ge=0.01, le=100)
 
 
 class CommitmentOffer(Section):

@@ -126,10 +126,21 @@ class PlanContext:
         self._normal_tables: Optional[DemandTables] = None
 
     def repriced(self, scenario: Scenario) -> "PlanContext":
-        """The same demand and dispatch with other prices (a what-if on price fields only)."""
+        """The same demand with another scenario (a what-if on anything but the profile
+        section): prices are rebuilt; the sorted demand only if the failure waste moved."""
         new = object.__new__(PlanContext)
         new.__dict__.update(self.__dict__)
         new.scenario = scenario
+        new.failure_waste, new.spot_waste = failure_and_spot_waste(scenario)
+        has_interruptible = self.demand.interruptible.sum() > 0
+        if has_interruptible and not new.failure_waste.feasible:
+            raise PlanError("interruptible gang jobs cannot finish: hardware failures alone "
+                            f"waste {new.failure_waste.fraction:.0%} of their time")
+        new.tables_failure_waste = new.failure_waste.fraction if has_interruptible else 0.0
+        if new.tables_failure_waste != self.tables_failure_waste:
+            new.tables = DemandTables.build(self.demand, self.calendar,
+                                            new.tables_failure_waste)
+            new._normal_tables = None
         new.book = PriceBook(scenario, self.calendar)
         new.end_factors = new.book.end[:self.horizon, 0]
         new.start_factors = new.book.start[:self.horizon, 0]
@@ -201,7 +212,7 @@ class PlanContext:
         """Cost lines of the plan (1-D by month) and their PV [currency]."""
         lines = cost_lines(self.book, plan, _column(v))
         pv = float(present_value(self.book, lines)[0])
-        return {k: x[:, 0] for k, x in lines.items()}, pv
+        return {k: x[:, 0] for k, x in lines.full().items()}, pv
 
     def evaluate(self, name: str, capacity: Union[Capacity, CapacityPlan]) -> StrategyResult:
         s, cal, H = self.scenario, self.calendar, self.horizon

@@ -43,9 +43,6 @@ def what_if_context(ctx: PlanContext, scenario: Scenario,
             demand = type(d)(d.steady * f, d.interruptible * f, d.profile_hours_used,
                              d.repeated_hours)
         return PlanContext(scenario, ctx.calendar, demand)
-    if (scenario.finance != s0.finance or scenario.spot != s0.spot
-            or scenario.owned.failures_per_server_year != s0.owned.failures_per_server_year):
-        return PlanContext(scenario, ctx.calendar, ctx.demand)
     return ctx.repriced(scenario)
 
 
@@ -65,9 +62,9 @@ def tornado(ctx: PlanContext, capacities: dict[str, Capacity],
         savings: dict[str, list[float]] = {n: [] for n in judged}
         for value in (lo, hi):
             c = what_if_context(ctx, with_values(s, {a.key: value}), profile)
-            base_pv = c.evaluate(baseline, capacities[baseline]).pv_cost
+            base_pv = c.pv(capacities[baseline])
             for n in judged:
-                savings[n].append(base_pv - c.evaluate(n, capacities[n]).pv_cost)
+                savings[n].append(base_pv - c.pv(capacities[n]))
         row: dict[str, Any] = {
             "assumption": a.key, "label": a.label, "unit": a.unit,
             "base": float(base_value(s, a.key)), "low": lo, "high": hi,

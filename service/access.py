@@ -12,7 +12,8 @@ from sqlalchemy import select
 
 from service.db import Revision, ScenarioRecord, User, get_session
 
-MAX_ID = 2**31 - 1   # Integer columns are int4 on PostgreSQL; SQLite overflows past 2**63
+MAX_ID = 1_999_999_999   # Integer columns are int4 on PostgreSQL (2**31 - 1); SQLite overflows
+                         # past 2**63. app.RowId's pattern allows exactly up to this.
 
 
 def id_or_404(text: object) -> int:

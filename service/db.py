@@ -152,7 +152,7 @@ class Review(Base):
     revision_id: Mapped[int] = mapped_column(ForeignKey("revisions.id"))
     revision_hash: Mapped[Optional[str]] = mapped_column(String(64))
     reviewer_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
-    decision: Mapped[str] = mapped_column(String(10))
+    decision: Mapped[str] = mapped_column(String(40))   # one of DECISIONS (no CHECK: 0003)
     comment: Mapped[str] = mapped_column(Text, default="")
     created_at: Mapped[str] = mapped_column(String(20), default=utc_now)
     reviewer: Mapped[User] = relationship()

@@ -3,8 +3,9 @@
 A team cell such as ``=HYPERLINK("http://x","y")``, ``+1+cmd|' /C calc'!A0`` or ``@SUM(1)``
 runs as a formula when a reviewer opens the file in Excel or LibreOffice. The default download
 is therefore a CSV rendition of the file in which every cell that starts with ``=``, ``+``,
-``-``, ``@``, a tab or a carriage return (after leading spaces) is prefixed with a single quote,
-as the OWASP CSV-injection guidance says; plain numbers such as ``-3`` stay numbers. The
+``-``, ``@``, a tab or a carriage return (after leading spaces) is prefixed with a single quote
+and every cell is quoted, as the OWASP CSV-injection guidance says; plain numbers such as
+``-3`` stay numbers. The
 original bytes stay downloadable as ``...-original...`` with their SHA-256 (the approval binds
 to that hash), for whoever wants to check them.
 """
@@ -43,7 +44,8 @@ def safe_csv(data: bytes, filename: str) -> bytes:
     rows, sep = (_workbook_rows(data, filename), ",") if is_xlsx(filename) else \
         _text_rows(data)
     out = io.StringIO()
-    writer = csv.writer(out, delimiter=sep, lineterminator="\n")
+    # every cell quoted, as OWASP advises: a CR or the separator inside a cell stays inside
+    writer = csv.writer(out, delimiter=sep, quoting=csv.QUOTE_ALL, lineterminator="\n")
     for row in rows:
         writer.writerow([escape_cell(cell) for cell in row])
     return out.getvalue().encode()

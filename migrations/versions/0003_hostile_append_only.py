@@ -15,10 +15,14 @@ Create Date: 2026-12-01
   get their revision's hash.
 - An ``approve`` review of a revision without a usage file or without a cached plan is refused.
 
-The checks never look at other decision kinds, so a later "request changes" kind needs only its
-CHECK constraint changed. On SQLite a migration that rebuilds one of these tables (Alembic's
-batch mode copies it) drops its triggers: create them again from this file's SQL
-(tests/test_hostile_records.py checks that every trigger exists at head).
+- The CHECK constraint on ``reviews.decision`` goes: the kinds of decision are listed once, in
+  ``service.db.DECISIONS``, which the review route checks. A later kind ("request changes")
+  then needs no migration, and no rebuild of ``reviews`` that would drop its triggers (the
+  column widens from 10 to 40 characters for such names).
+
+On SQLite a migration that rebuilds one of these tables (Alembic's batch mode copies it) drops
+its triggers: create them again from this file's SQL (tests/test_hostile_records.py checks that
+every trigger exists at head).
 """
 from alembic import op
 import sqlalchemy as sa
@@ -58,7 +62,11 @@ def scenario_changed(dialect: str) -> str:
 
 
 def upgrade() -> None:
-    op.add_column("reviews", sa.Column("revision_hash", sa.String(64)))
+    # One batch: on SQLite it rebuilds the table once, before any trigger exists on it.
+    with op.batch_alter_table("reviews") as batch:
+        batch.add_column(sa.Column("revision_hash", sa.String(64)))
+        batch.drop_constraint("ck_reviews_decision", type_="check")
+        batch.alter_column("decision", type_=sa.String(40), existing_nullable=False)
     op.execute("UPDATE reviews SET revision_hash = (SELECT content_hash FROM revisions"
                " WHERE revisions.id = reviews.revision_id)")
     dialect = op.get_bind().dialect.name
@@ -141,3 +149,6 @@ def downgrade() -> None:
         op.execute("DROP FUNCTION IF EXISTS buyrent_reviewed_scenario()")
     with op.batch_alter_table("reviews") as batch:
         batch.drop_column("revision_hash")
+        batch.alter_column("decision", type_=sa.String(10), existing_nullable=False)
+        batch.create_check_constraint("ck_reviews_decision",
+                                      "decision IN ('comment', 'approve', 'reject')")

@@ -45,8 +45,8 @@ DEFECTS = {
         "test_hostile_records::test_a_review_row_must_name_its_revision_hash",
         "test_hostile_records::test_every_append_only_trigger_exists_at_head"],
     "5 a review POST without the revision hash approves": [
-        "test_hostile_requests::"
-        "test_commitment_row_beyond_the_schema_limit_is_422_in_milliseconds",
+        "test_hostile_records::"
+        "test_review_post_without_the_revision_hash_is_400_and_saves_nothing"],
     "5 a revision without usage file or plan can be approved": [
         "test_hostile_records::test_a_revision_without_usage_or_plan_cannot_be_approved"],
     "6 downloads and logouts are not audited": [

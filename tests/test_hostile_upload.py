@@ -266,7 +266,7 @@ def test_downloaded_usage_file_cannot_run_formulas(login, app):
     digest = hashlib.sha256(original).hexdigest()
     assert raw.get_data() == original
     assert raw.headers["X-Content-SHA256"] == digest
-    assert f'-original.csv"' in raw.headers["Content-Disposition"]
+    assert '-original.csv"' in raw.headers["Content-Disposition"]
     page = rita.get(base).get_data(as_text=True)
     assert digest in page and "formulas escaped" in page
 

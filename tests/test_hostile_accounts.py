@@ -94,3 +94,30 @@ def test_users_add_on_the_command_line_refuses_a_weak_password(tmp_path, monkeyp
     monkeypatch.setattr("sys.stdin", io.StringIO("davedavedavedave\n"))
     assert cli.main(["users", "add", "dave", "--role", "analyst"]) == 2
     assert "too weak" in capsys.readouterr().err
+
+
+def test_behind_a_proxy_the_limit_counts_the_forwarded_address(app, tmp_path):
+    """With BUYRENT_PROXY_HOPS=1 every client is no longer nginx's 127.0.0.1: a stranger's
+    failures behind the proxy do not lock the user out either."""
+    import shutil
+
+    from service import create_app
+    from tests.conftest import TEST_CONFIG
+    instance = tmp_path / "proxied"
+    instance.mkdir()
+    shutil.copyfile(f"{app.instance_path}/buyrent.sqlite3", instance / "buyrent.sqlite3")
+    proxied = create_app({**TEST_CONFIG, "INSTANCE_PATH": str(instance), "PROXY_HOPS": 1})
+    try:
+        def via_proxy(client_address: str, password: str):
+            client = Browser(proxied.test_client())
+            return client.client.post(
+                "/login", data={"username": "rita", "password": password,
+                                "csrf_token": client.token()},
+                headers={"X-Forwarded-For": client_address},
+                environ_base={"REMOTE_ADDR": "127.0.0.1"})
+        for _ in range(10):
+            assert via_proxy(STRANGER, "wrong-" + "x" * 12).status_code == 401
+        assert via_proxy(STRANGER, PASSWORD).status_code == 429
+        assert via_proxy(REVIEWER_DESK, PASSWORD).status_code == 302
+    finally:
+        proxied.extensions["buyrent_engine"].dispose()

@@ -126,7 +126,9 @@ def test_upload_attach_stores_the_file_by_content(db_app, as_user):
         with write_session() as s:
             stored = s.get(UsageFile, file_id)
             assert stored.data == csv and stored.filename == "x.csv"
-    assert client.get("/scenarios/1/revisions/2/usage").get_data() == csv
+    assert client.get("/scenarios/1/revisions/2/usage/original").get_data() == csv
+    safe = client.get("/scenarios/1/revisions/2/usage").get_data()   # quoted, formulas escaped
+    assert safe.replace(b'"', b"") == csv
 
 
 def test_review_binds_to_its_revision(db_app, as_user):

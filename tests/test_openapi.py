@@ -7,6 +7,7 @@ matches the documented schema and content type, and for a request under 1 KB an 
 """
 from __future__ import annotations
 
+import os
 import shutil
 
 import pytest
@@ -25,7 +26,8 @@ from service.openapi import PlanRequest
 from tests.conftest import TEST_CONFIG
 from tests.live_server import live_server
 
-EXAMPLES = 25            # per operation and generation mode
+# per operation and generation mode; BUYRENT_FUZZ_EXAMPLES=500 fuzzes deeper by hand
+EXAMPLES = int(os.environ.get("BUYRENT_FUZZ_EXAMPLES", "25"))
 SMALL_REQUEST = 1024     # bytes (URL, headers and body)
 LARGE_ANSWER = 1_000_000
 

@@ -8,9 +8,10 @@ from models.profile import ProfileError
 from models.scenario import Scenario
 from service import idempotency
 from service import presets as preset_catalog
-from service.access import (can_edit, editable_scenario, revision_or_404, scenario_or_404,
-                            visible_scenarios)
+from service.access import (can_edit, editable_scenario, id_or_404, revision_or_404,
+                            scenario_or_404, visible_scenarios)
 from service.auth import login_required
+from service.clip import MESSAGE, clip_message
 from service.db import ScenarioRecord, UsageFile, User, get_session, write_session
 from service.forms import build_form, flatten, label_for, validate_form
 from service.ingest import IngestError, read_usage
@@ -145,7 +146,8 @@ def upload(scenario_id: int):
                    UsageFile(data=data, filename=file.filename))
     except (IngestError, ProfileError, PlanningError) as exc:
         return render_template("scenarios/upload.html", scenario=scenario,
-                               problems=getattr(exc, "problems", []), message=str(exc)), 422
+                               problems=getattr(exc, "problems", []),
+                               message=clip_message(str(exc), 4 * MESSAGE)), 422
     with write_session() as s:
         stored = store_usage(s, s.get(User, g.user.id), data, file.filename)
     profile = ingested.profile
@@ -187,11 +189,8 @@ def attach(scenario_id: int, file_id: int):
 def compare(scenario_id: int):
     scenario = scenario_or_404(g.user, scenario_id)
     numbers = [r.number for r in scenario.revisions]
-    try:
-        a = int(request.args.get("a", numbers[-2] if len(numbers) > 1 else numbers[-1]))
-        b = int(request.args.get("b", numbers[-1]))
-    except ValueError:
-        abort(400, "Revision numbers must be integers.")
+    a = id_or_404(request.args.get("a", numbers[-2] if len(numbers) > 1 else numbers[-1]))
+    b = id_or_404(request.args.get("b", numbers[-1]))
     rev_a = revision_or_404(g.user, scenario_id, a)
     rev_b = revision_or_404(g.user, scenario_id, b)
     flat_a, flat_b = flatten(rev_a.assumptions_dict), flatten(rev_b.assumptions_dict)
@@ -223,7 +222,7 @@ def import_workbook(scenario_id: int):
     data = upload.read() if upload else b""
     try:
         model = scenario_from_xlsx(data)
-    except (WorkbookError, ValueError) as exc:
+    except WorkbookError as exc:   # its messages never carry a library's exception text
         sections = build_form(scenario.latest.assumptions_dict)
         sections[0].errors.append(f"Cannot read the workbook: {exc}")
         return form_page(scenario, {}, sections, 422)

@@ -164,7 +164,8 @@ def build_columns(plan: Plan, r: StrategyResult, c: Callable[[str, int], str],
                          f"{c('srv_cumdep', x)}),IF(AND({c('m', x)}<={inside},{c('age', x)}="
                          f"{c('span', x)}-1),-({c('basis', x)}-{c('srv_cumdep', x)}),0))"),
         Column("prepaid", "Prepaid commitments deducted this month", "server", "money",
-               cohort_items(book, r.plan)["prepaid"][:rows, 0],
+               padded(cohort_items(book, r.plan).get("prepaid", np.zeros((rows, 1)))[:rows, 0],
+                      rows),
                lambda x: _prepaid_formula(s, params, c, x)),
     ]
     f = {
@@ -389,6 +390,25 @@ def write_strategy_sheet(workbook, fmt: dict, plan: Plan, name: str, r: Strategy
         ws.write_formula(row, 1, formula, fmt[f_], value)
         cells[key] = f"$B${row + 1}"
     assert cells["uses_cloud"] == params["uses_cloud"] and cells["pv_useful"] == "$B$8"
+    nominal = r.cost_per_useful_gpu_hour_nominal
+    extra = [
+        ("cost_per_hour_nominal", "Cost per useful GPU-hour, nominal (total / useful GPU-h)",
+         f"=IF(SUM({rng('demand')})>0,$B$5/SUM({rng('demand')}),\"-\")",
+         nominal if np.isfinite(nominal) else "-", "rate"),
+        ("normal_pv", "Normal-run PV: nothing failed or interrupted (engine value)", None,
+         r.normal_cost_pv, "money"),
+        ("failure_pv", "What failures and interruptions add to the PV cost", "=$B$6-$H$5",
+         r.failure_cost_pv, "money"),
+    ]
+    for i, (key, label, formula, value, f_) in enumerate(extra):
+        row = 3 + i
+        write_text(ws, row, 6, label)
+        if formula is None:
+            ws.write_number(row, 7, value, fmt[f_])
+        else:
+            ws.write_formula(row, 7, formula, fmt[f_], value)
+        cells[key] = f"$H${row + 1}"
+    assert cells["normal_pv"] == "$H$5"
     write_text(ws, 10, 0, "Columns under 'Engine volumes (values)' are the engine's numbers; "
                "everything else is a formula over the Assumptions sheet and those volumes.",
                fmt["note"])

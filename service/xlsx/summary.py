@@ -42,8 +42,10 @@ def write_summary(workbook, fmt: dict, plan: Plan, doc: dict, sheets: dict[str, 
     ws.write_formula(3, 1, "=finance_discount_rate_annual", fmt["percent"],
                      s.finance.discount_rate_annual)
     heads = ["Strategy", "Description", "Servers", "Committed GPUs", f"PV cost [{cur}]",
-             f"Total cost [{cur}]", f"Cost per useful GPU-hour [{cur}]", "Owned utilization",
-             f"PV saving vs on_demand [{cur}]", "Recommended"]
+             f"Total cost [{cur}]", f"Cost per useful GPU-hour, levelized [{cur}]",
+             "Owned utilization", f"PV saving vs on_demand [{cur}]", "Recommended",
+             f"Cost per useful GPU-hour, nominal [{cur}]", f"Normal-run PV [{cur}]",
+             f"Failures and interruptions add [{cur}]"]
     for c, h in enumerate(heads):
         write_text(ws, TABLE_ROW, c, h, fmt["header"])
     base = sheets["on_demand"]
@@ -67,6 +69,10 @@ def write_summary(workbook, fmt: dict, plan: Plan, doc: dict, sheets: dict[str, 
         ws.write_formula(row, 8, f"={base_pv}-{ref('pv_cost')}", fmt["money"],
                          baseline_value - r.pv_cost)
         write_text(ws, row, 9, "yes" if name == plan.recommendation else "")
+        ws.write_formula(row, 10, "=" + ref("cost_per_hour_nominal"), fmt["rate"],
+                         _num_or_dash(r.cost_per_useful_gpu_hour_nominal))
+        ws.write_formula(row, 11, "=" + ref("normal_pv"), fmt["money"], r.normal_cost_pv)
+        ws.write_formula(row, 12, "=" + ref("failure_pv"), fmt["money"], r.failure_cost_pv)
     row = TABLE_ROW + 2 + len(plan.strategies)
     write_text(ws, row, 0, "Recommendation", fmt["bold"])
     write_text(ws, row, 1, f"{plan.recommendation}: lowest PV cost at export "
@@ -102,7 +108,7 @@ def write_summary(workbook, fmt: dict, plan: Plan, doc: dict, sheets: dict[str, 
             write_text(ws, row, 0, w)
     ws.set_column(0, 0, 26)
     ws.set_column(1, 1, 44)
-    ws.set_column(2, 9, 16)
+    ws.set_column(2, 12, 16)
     ws.set_row(TABLE_ROW, 45)
     ws.freeze_panes(TABLE_ROW + 1, 0)
     ws.set_landscape()

@@ -9,6 +9,7 @@ import math
 from dataclasses import dataclass
 
 SECONDS_PER_HOUR = 3600.0
+NEGLIGIBLE = 1e-200   # interruptions per second below which waste is nil
 HOURS_PER_YEAR = 8760.0
 
 
@@ -70,6 +71,8 @@ def waste_fraction(*, nodes: int, noticed_rate_per_node_hour: float,
         noticed, unnoticed = 0.0, noticed + unnoticed
     rate_n = nodes * noticed / SECONDS_PER_HOUR      # per second
     rate_u = nodes * unnoticed / SECONDS_PER_HOUR
+    # a rate this small wastes less than 1e-90 of the time: none (and 1/rate would overflow)
+    rate_n, rate_u = (float(r) if r > NEGLIGIBLE else 0.0 for r in (rate_n, rate_u))
     if rate_n + rate_u <= 0:
         return Waste(0.0, math.inf, math.inf, 0.0)
     delta, restart = checkpoint_seconds, restart_seconds

@@ -144,7 +144,8 @@ def uncertainty_document(plan: Plan, u: UncertaintySection) -> dict[str, Any]:
                                  "as its mode, not its median, so P50 can differ from the "
                                  "deterministic saving.",
             "regret": u.regret, **({"proposed": u.proposed} if u.proposed else {}),
-            "tornado_baseline": u.tornado_baseline, "tornado": u.tornado}
+            "tornado_judged": "optimal", "tornado_baseline": u.tornado_baseline,
+            "tornado": u.tornado}
 
 
 def profile_document(plan: Plan) -> dict[str, Any]:

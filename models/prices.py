@@ -54,9 +54,9 @@ def billing_factor(increment_seconds: float, minimum_seconds: float, session_hou
 def spot_session_hours(s: Scenario, rate_per_instance_hour: float) -> float:
     """A spot session ends at the mean session length or at an interruption, if sooner [h]."""
     session = s.on_demand.mean_session_hours
-    if rate_per_instance_hour > 0:
-        session = min(session, 1.0 / rate_per_instance_hour)
-    return session
+    if rate_per_instance_hour * session > 1.0:   # written so that a tiny rate cannot overflow
+        session = 1.0 / rate_per_instance_hour
+    return float(session)
 
 
 class PriceBook:

@@ -150,15 +150,16 @@ def uncertainty_chart(doc: dict[str, Any]) -> dict[str, Any] | None:
     section = doc.get("uncertainty")
     if not section:
         return None
-    judged = section.get("judged", "optimal")
+    tornado_judged = section.get("tornado_judged", "optimal")
     base = (doc["strategies"][section.get("tornado_baseline", "on_demand")]["pv_cost"]
-            - doc["strategies"][judged]["pv_cost"])
+            - doc["strategies"][tornado_judged]["pv_cost"])
     return {"tornado": [{"label": row["label"], "unit": row["unit"],
                          "low": f"{row['low']:.4g}", "high": f"{row['high']:.4g}",
                          "saving_low": row["saving_low"], "saving_high": row["saving_high"]}
                         for row in section["tornado"]],
             "base_saving": base,
             "tornado_baseline": section.get("tornado_baseline", "on_demand"),
+            "tornado_judged": tornado_judged,
             "histogram": section["histogram"], "judged": section.get("judged", "optimal"),
             "baseline": section.get("baseline", "cloud_only")}
 

@@ -21,7 +21,7 @@ from models.profile import UsageProfile
 from models.scenario import CommitmentOffer, LoanFinancing, Scenario
 
 # fields whose full range would make one example take minutes, not their validity
-CAPS = {"uncertainty.draws": 60, "finance.horizon_months": 120}
+CAPS = {"uncertainty.draws": 60, "finance.horizon_months": 60}
 SKIP = {"finance.start_month", "name", "uncertainty"}
 
 

@@ -199,15 +199,24 @@ def all_in_breakevens(ctx: PlanContext, names: list[str]) -> tuple[dict, dict, d
         return ({n: None for n in names}, {}, {f"utilization_all_in.{n}": why for n in names})
     server_gpus = o.gpus_per_server * o.relative_throughput   # demand units at 100 %
     top = o.availability
+    own = static_plan(s, Capacity(1, {}, use_spot=False), ctx.horizon)
+    owned_pv: dict[tuple, tuple[PlanContext, float]] = {}   # shared by the cloud options
+
+    def owned_at(u: float, interruptible: bool) -> tuple[PlanContext, float]:
+        key = (u, interruptible)
+        if key not in owned_pv:
+            c = flat_context(ctx, u * server_gpus, interruptible)
+            owned_pv[key] = (c, c.pv(own))
+        return owned_pv[key]
+
     values, directions, reasons = {}, {}, {}
     for name in names:
         interruptible = name == "spot"
         cloud = cloud_plan(ctx, name)
 
         def gap(u: float) -> float:
-            c = flat_context(ctx, u * server_gpus, interruptible)
-            own = static_plan(s, Capacity(1, {}, use_spot=False), ctx.horizon)
-            return c.pv(own) - c.pv(cloud)
+            c, owned = owned_at(u, interruptible)
+            return owned - c.pv(cloud)
 
         key = f"utilization_all_in.{name}"
         lo_gap, hi_gap = gap(1e-9), gap(top)

@@ -196,7 +196,11 @@ class Lines(dict):
         line = self.get(name)
         if line is None:
             line = self[name] = np.zeros(self.shape)
-        if rows is None:
+            if rows is None:
+                line[...] = value
+            else:
+                line[:rows] = value
+        elif rows is None:
             line += value
         else:
             line[:rows] += value

@@ -16,6 +16,27 @@ import numpy as np
 from models.profile import PlanCalendar, PlanDemand
 
 
+def rows_searchsorted(rows: np.ndarray, levels: np.ndarray) -> np.ndarray:
+    """For each row m of ascending values, where each of ``levels[m]`` would go (side left)
+    [index, (months, k)] -- one binary search over all months at once.
+
+    Notes
+    -----
+    Row m is shifted by m x S with S a power of two above every value and level, the rows are
+    laid end to end and searched together. The shift rounds values to multiples of
+    2^(log2(S) + log2(months) - 52): an index can only move for a level within that of a value,
+    where min(value, level) is the same either way to within it (e.g. 1e-11 GPU-hours).
+    """
+    months, width = rows.shape
+    levels = np.asarray(levels, float)
+    top = max(float(rows[:, -1].max()) if rows.size else 0.0, float(levels.max(initial=0.0)))
+    span = 2.0 ** np.ceil(np.log2(top + 2.0))
+    shift = (np.arange(months, dtype=float) * span)[:, None]
+    flat = (rows + shift).ravel()
+    found = np.searchsorted(flat, (np.minimum(levels, span - 1.0) + shift).ravel())
+    return found.reshape(levels.shape) - (np.arange(months) * width)[:, None]
+
+
 class MonthlySorted:
     """Each month's hourly values sorted ascending, with prefix sums, for sum(min(v, x))."""
 
@@ -44,11 +65,9 @@ class MonthlySorted:
         if level.ndim == 1:  # one level a month: count in one vectorised comparison
             idx = (self.sorted < level[:, None]).sum(axis=1)
             return self.prefix[np.arange(len(level)), idx] + level * (self.width - idx)
-        out = np.empty(level.shape)
-        for m in range(self.sorted.shape[0]):
-            idx = np.searchsorted(self.sorted[m], level[m])
-            out[m] = self.prefix[m, idx] + level[m] * (self.width - idx)
-        return out
+        idx = rows_searchsorted(self.sorted, level)
+        months = np.arange(self.sorted.shape[0])[:, None]
+        return self.prefix[months, idx] + level * (self.width - idx)
 
 
 @dataclass(frozen=True)

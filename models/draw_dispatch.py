@@ -16,7 +16,7 @@ import numpy as np
 
 from models.capacity import CapacityPlan
 from models.checkpoint import HOURS_PER_YEAR, waste_fraction
-from models.dispatch import MonthlySorted, Volumes, allocate
+from models.dispatch import MonthlySorted, Volumes, allocate, rows_searchsorted
 from models.profile import PlanDemand
 from models.strategies import PlanContext
 
@@ -88,15 +88,10 @@ class MergedTable:
 
     def __init__(self, gross: MonthlySorted, steady: MonthlySorted):
         months, width = gross.sorted.shape
-        self.merged = np.empty((months, 2 * width))
-        is_gross = np.zeros((months, 2 * width), dtype=np.int64)
-        rank = np.arange(width)
-        for m in range(months):  # merge two sorted rows; on ties gross comes first
-            g_row, s_row = gross.sorted[m], steady.sorted[m]
-            at_g = rank + np.searchsorted(s_row, g_row, side="left")
-            at_s = rank + np.searchsorted(g_row, s_row, side="right")
-            self.merged[m, at_g], self.merged[m, at_s] = g_row, s_row
-            is_gross[m, at_g] = 1
+        both = np.concatenate([gross.sorted, steady.sorted], axis=1)
+        order = np.argsort(both, axis=1, kind="stable")   # on ties gross (first) comes first
+        self.merged = np.take_along_axis(both, order, axis=1)
+        is_gross = (order < width).astype(np.int64)
         self.gross_before = np.concatenate([np.zeros((months, 1), np.int64),
                                             np.cumsum(is_gross, axis=1)], axis=1)
         self.gross, self.steady, self.width = gross, steady, gross.width
@@ -104,13 +99,12 @@ class MergedTable:
     def sum_mins(self, level: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """sum min(gross, level) and sum min(steady, level) by month [GPU-hours], (months, k)."""
         level = np.maximum(level, 0.0)
-        a, b = np.empty(level.shape), np.empty(level.shape)
-        for m in range(len(level)):
-            pos = np.searchsorted(self.merged[m], level[m])
-            ia = self.gross_before[m, pos]
-            ib = pos - ia
-            a[m] = self.gross.prefix[m, ia] + level[m] * (self.width - ia)
-            b[m] = self.steady.prefix[m, ib] + level[m] * (self.width - ib)
+        pos = rows_searchsorted(self.merged, level)
+        months = np.arange(len(level))[:, None]
+        ia = self.gross_before[months, pos]
+        ib = pos - ia
+        a = self.gross.prefix[months, ia] + level * (self.width - ia)
+        b = self.steady.prefix[months, ib] + level * (self.width - ib)
         return a, b
 
 

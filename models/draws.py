@@ -18,7 +18,7 @@ from models.draw_dispatch import draw_demand, draw_slice, draw_volumes
 from models.prices import PRICED, PriceBook
 from models.strategies import PlanContext
 
-CHUNK = 1000   # draws priced together: (months x CHUNK) arrays stay in the CPU cache
+CHUNK = 500   # draws priced together: (months x CHUNK) arrays stay in the CPU cache
 
 
 def draw_pvs(ctx: PlanContext, values: Mapping[str, np.ndarray],

@@ -108,7 +108,15 @@ def _setup_pv(ctx: PlanContext, pv) -> float:
 
 
 def grid_bounds(ctx: PlanContext, lc: LinearCosts, use_spot: bool) -> tuple[int, int]:
-    """Largest server count and committed GPUs worth considering (peak and screening bounds)."""
+    """Largest server count and committed GPUs worth considering (peak and screening bounds);
+    computed once per context."""
+    key = ("bounds", use_spot)
+    if key not in ctx.optimizer_cache:
+        ctx.optimizer_cache[key] = _grid_bounds(ctx, lc, use_spot)
+    return ctx.optimizer_cache[key]
+
+
+def _grid_bounds(ctx: PlanContext, lc: LinearCosts, use_spot: bool) -> tuple[int, int]:
     o = ctx.scenario.owned
     theta_c = ctx.scenario.on_demand.relative_throughput
     unit = o.gpus_per_server * o.availability * o.relative_throughput
@@ -131,8 +139,8 @@ def grid_bounds(ctx: PlanContext, lc: LinearCosts, use_spot: bool) -> tuple[int,
 
     def saving(level: float) -> float:
         """PV of the dearest variable price over the hours in which demand exceeds level."""
-        above = [table.width - np.searchsorted(row, level, side="right") for row in table.sorted]
-        return float(dearest @ np.array(above, dtype=float))
+        above = (table.sorted > level).sum(axis=1)
+        return float(dearest @ above.astype(float))
 
     # saving() falls as the level rises: bisect for the first level that cannot pay its way
     lo, hi = 0.0, float(peak)

@@ -9,6 +9,8 @@ from typing import Sequence
 
 from pydantic import ValidationError
 
+from models.document import plan_document
+from models.messages import Message
 from models.plan import compute_plan
 from models.profile import ProfileError
 from models.scenario import Scenario, validation_messages
@@ -52,7 +54,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
         plan = compute_plan(scenario, ingested.profile)
     except (PlanError, ProfileError) as exc:
         raise UsageError(f"{profile_path}: {exc}") from None
-    plan.warnings[:0] = ingested.warnings
+    plan.input_warnings = [Message.plain(w) for w in ingested.warnings]
     if args.xlsx:
         from service.export_xlsx import write_plan_xlsx
         try:
@@ -60,7 +62,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
         except OSError as exc:
             raise UsageError(f"{args.xlsx}: cannot write the workbook ({exc.strerror})") from None
     if args.json:
-        json.dump(plan.document(), sys.stdout, allow_nan=False)
+        json.dump(plan_document(plan), sys.stdout, allow_nan=False)
         sys.stdout.write("\n")
     else:
         print(plan_table(plan, source=str(profile_path)))

@@ -18,6 +18,8 @@ from flask import current_app
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from models.document import plan_document
+from models.messages import Message
 from models.plan import Plan, compute_plan
 from models.profile import ProfileError
 from models.scenario import Scenario
@@ -49,8 +51,8 @@ def plan_for(scenario: Scenario, data: bytes, filename: str) -> PlanResult:
         plan = compute_plan(scenario, ingested.profile)
     except (IngestError, ProfileError, PlanError) as exc:
         raise PlanningError(str(exc), getattr(exc, "problems", None)) from None
-    plan.warnings[:0] = ingested.warnings
-    document = plan.document()
+    plan.input_warnings = [Message.plain(w) for w in ingested.warnings]
+    document = plan_document(plan)
     json.dumps(document, allow_nan=False)  # the document must be strict JSON
     return PlanResult(plan, document, chart_data(plan, document))
 
@@ -148,15 +150,16 @@ def uncertainty_chart(doc: dict[str, Any]) -> dict[str, Any] | None:
     section = doc.get("uncertainty")
     if not section:
         return None
-    judged = section.get("judged", "optimal")
+    tornado_judged = section.get("tornado_judged", "optimal")
     base = (doc["strategies"][section.get("tornado_baseline", "on_demand")]["pv_cost"]
-            - doc["strategies"][judged]["pv_cost"])
+            - doc["strategies"][tornado_judged]["pv_cost"])
     return {"tornado": [{"label": row["label"], "unit": row["unit"],
                          "low": f"{row['low']:.4g}", "high": f"{row['high']:.4g}",
                          "saving_low": row["saving_low"], "saving_high": row["saving_high"]}
                         for row in section["tornado"]],
             "base_saving": base,
             "tornado_baseline": section.get("tornado_baseline", "on_demand"),
+            "tornado_judged": tornado_judged,
             "histogram": section["histogram"], "judged": section.get("judged", "optimal"),
             "baseline": section.get("baseline", "cloud_only")}
 

@@ -74,7 +74,7 @@
       }
       return {data: [side("saving_low", "low", "low value"),
                      side("saving_high", "high", "high value")],
-        layout: layout("PV saving of " + d.uncertainty.judged + " over " +
+        layout: layout("PV saving of " + d.uncertainty.tornado_judged + " over " +
                        d.uncertainty.tornado_baseline + " by assumption", "PV saving", "",
                        {barmode: "overlay", hovermode: "closest",
                         margin: {t: 40, r: 20, b: 50, l: 190},

@@ -47,7 +47,9 @@ def build_context(scenario: Scenario, profile: UsageProfile) -> PlanContext:
     calendar = plan_calendar(start, f.horizon_months)
     demand = plan_demand(profile, calendar.total_hours, growth_annual=p.growth_annual,
                          peak_to_average=p.peak_to_average,
-                         interruptible_share=p.interruptible_share)
+                         interruptible_share=p.interruptible_share,
+                         demand_basis=p.demand_basis,
+                         target_utilization=p.target_utilization)
     return PlanContext(scenario, calendar, demand)
 
 

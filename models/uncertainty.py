@@ -36,7 +36,9 @@ def what_if_context(ctx: PlanContext, scenario: Scenario,
         if profile is not None:
             demand = plan_demand(profile, ctx.calendar.total_hours, growth_annual=p.growth_annual,
                                  peak_to_average=p.peak_to_average,
-                                 interruptible_share=p.interruptible_share)
+                                 interruptible_share=p.interruptible_share,
+                                 demand_basis=p.demand_basis,
+                                 target_utilization=p.target_utilization)
         else:  # rescale the plan's demand from the base growth to the new one, hour by hour
             t = np.arange(ctx.calendar.total_hours) / 8760.0
             f = ((1.0 + p.growth_annual) / (1.0 + s0.profile.growth_annual)) ** t

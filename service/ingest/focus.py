@@ -1,27 +1,39 @@
-"""FOCUS 1.0 billing exports (FinOps Open Cost and Usage Specification): GPU instance-hours.
+"""FOCUS 1.0-1.3 billing exports (FinOps Open Cost and Usage Specification): GPU usage.
 
-A row counts when it is a usage charge (ChargeCategory Usage, not an unused commitment) whose
-ConsumedUnit is hours and whose text (ChargeDescription, SkuId, ResourceType, provider ``x_``
-columns) names a GPU instance type of instance_gpus.csv. GPU-hours = ConsumedQuantity x GPUs
-per instance. PricingCategory Standard / Committed / Dynamic = on demand / committed / spot.
-A team comes from a tag whose key ends in "team" in the JSON ``Tags`` column.
+The version is recognised from the columns present (focus_columns.ADDED). A row counts when it
+is a usage charge (ChargeCategory Usage, not an unused commitment, not a correction) whose
+ConsumedUnit is time and whose text (ChargeDescription, SkuId, ResourceType, SkuMeter,
+SkuPriceDetails, ``x_`` columns) names a GPU instance type or per-GPU SKU of instance_gpus.csv.
+GPU-hours = ConsumedQuantity x hours per unit x GPUs per unit. PricingCategory Standard /
+Committed / Dynamic = on demand / committed / spot; committed usage carries its commitment
+(CommitmentDiscountId, else the 1.3 ContractApplied commitment). Unused commitment rows are idle
+commitment cost, not usage. Costs are read in the currency each row carries: PricingCurrency
+with PricingCurrencyEffectiveCost (1.2+), else BillingCurrency with EffectiveCost. A team comes
+from a tag whose key ends in "team", in AllocatedTags (1.3) before Tags.
 """
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
-from service.ingest import exports, instances
+from service.ingest import exports, focus_columns, instances
 from service.ingest.core import IngestResult, Limits
+from service.ingest.gpu_usage import GpuUsage, finish, sums
 from service.ingest.table import normalise
 
 FORMAT = "focus"
 HEADERS = {"chargeperiodstart", "consumedquantity"}
 USED = {normalise(n) for n in (
     "ChargePeriodStart", "ChargePeriodEnd", "ConsumedQuantity", "ConsumedUnit", "ChargeCategory",
-    "ChargeClass", "CommitmentDiscountStatus", "ResourceType", "ServiceName", "ChargeDescription",
-    "SkuId", "PricingCategory", "Tags")}
-TEXT = ("ChargeDescription", "SkuId", "ResourceType")
+    "ChargeClass", "CommitmentDiscountStatus", "CommitmentDiscountId", "ResourceType",
+    "ServiceName", "ChargeDescription", "SkuId", "SkuMeter", "SkuPriceDetails", "PricingCategory",
+    "PricingQuantity", "PricingUnit", "Tags", "AllocatedTags", "ContractApplied",
+    "BillingCurrency", "PricingCurrency", "EffectiveCost", "BilledCost",
+    "PricingCurrencyEffectiveCost", "ProviderName", "ServiceProviderName")}
+NUMERIC = frozenset(normalise(n) for n in (
+    "ConsumedQuantity", "PricingQuantity", "EffectiveCost", "BilledCost",
+    "PricingCurrencyEffectiveCost"))
+TEXT = ("ChargeDescription", "SkuId", "SkuMeter", "ResourceType", "SkuPriceDetails")
 PRICING = {"standard": "on_demand", "committed": "committed", "dynamic": "spot"}
 
 
@@ -29,43 +41,133 @@ def wanted(header: str) -> bool:
     return normalise(header) in USED or header.lower().startswith("x_")
 
 
+def _col(frame: pd.DataFrame, name: str, n: int) -> np.ndarray:
+    """A text column lowered, or '' for every row when the export lacks it."""
+    col = exports.column(frame, name)
+    return exports.lowered(frame[col]) if col is not None else np.full(n, "", dtype=object)
+
+
 def from_frame(frame: pd.DataFrame, rows: np.ndarray, filename: str, limits: Limits,
                warnings: list[str]) -> IngestResult:
-    frame = exports.as_text(frame[[c for c in frame.columns if wanted(str(c))]])
+    version, added = focus_columns.version(frame.columns)
+    frame = exports.categories(frame[[c for c in frame.columns if wanted(str(c))]], NUMERIC)
     start_col, end_col, qty_col, unit_col = exports.require(
         frame, filename, "FOCUS", "ChargePeriodStart", "ChargePeriodEnd", "ConsumedQuantity",
         "ConsumedUnit")
     n = len(frame)
-    usage = np.ones(n, dtype=bool)
-    for name, bad in (("ChargeCategory", lambda s: s != "usage"),
-                      ("ChargeClass", lambda s: s == "correction"),
-                      ("CommitmentDiscountStatus", lambda s: s == "unused")):
-        col = exports.column(frame, name)
-        if col is not None:
-            usage &= ~bad(frame[col].fillna("").str.strip().str.lower()).to_numpy()
-    hourly = frame[unit_col].fillna("").str.lower().str.contains(r"hour|\bhrs?\b").to_numpy()
-    text_cols = [c for c in (exports.column(frame, n) for n in TEXT) if c is not None]
-    text_cols += [c for c in frame.columns if str(c).lower().startswith("x_")]
-    text = frame[text_cols].fillna("").agg(" | ".join, axis=1) if text_cols else \
-        pd.Series([""] * n)
-    _, gpus = instances.gpus_per_instance(text)
-    candidate = usage & hourly & (gpus > 0)
-    start, end, quantity, gpu_rows, problems = exports.charge_periods(
+    status = _col(frame, "CommitmentDiscountStatus", n)
+    usage = ((_col(frame, "ChargeCategory", n) == "usage")
+             & (_col(frame, "ChargeClass", n) != "correction") & (status != "unused"))
+    per_unit, gpu_time = instances.hours_per_unit(frame[unit_col])
+    texts = [frame[c] for c in (exports.column(frame, t) for t in TEXT) if c is not None]
+    texts += [frame[c] for c in frame.columns if str(c).lower().startswith("x_")]
+    found = instances.first_match(texts) if texts else None
+    gpus = found.gpus if found is not None else np.zeros(n)
+    candidate = usage & (per_unit > 0) & (gpus > 0)
+    start, end, quantity, counted, problems = exports.charge_periods(
         frame, rows, start_col, end_col, qty_col, candidate)
+    gpu_hours = quantity * per_unit * np.where(gpu_time, 1.0, gpus)
+    commitment = _commitments(frame, n)
     pricing_col = exports.column(frame, "PricingCategory")
-    pricing = np.full(n, "other", dtype=object)
-    if pricing_col is not None:
-        key = frame[pricing_col].fillna("").str.strip().str.lower()
-        pricing = key.map(PRICING).fillna("other").to_numpy(dtype=object)
+    pricing = np.full(n, "other", dtype=object) if pricing_col is None else exports.by_value(
+        frame[pricing_col], lambda s: s.str.strip().str.lower().map(PRICING).fillna("other")
+        .to_numpy(dtype=object))
+    pricing[(pricing == "other") & (commitment != "") & (status == "used")] = "committed"
+    if found is not None:
+        pricing[(pricing != "committed") & found.spot] = "spot"
+    team, warnings = _teams(frame, warnings)
+    cost, currency = _money(frame, n)
+    summary = {"focus_version": version,
+               "focus_columns": {v: cols for v, cols in added.items()}}
+    summary.update(_idle(frame, status, found, n))
+    contract_col = exports.column(frame, "ContractApplied")
+    if contract_col is not None:
+        applied = focus_columns.contract_ids(frame[contract_col])
+        mine = counted & (applied != "")
+        summary["contract_commitments"] = sums(applied[mine], gpu_hours[mine])
+    if summary.get("idle_commitment_cost"):
+        costs = ", ".join(f"{v:,.2f} {c}" for c, v in summary["idle_commitment_cost"].items())
+        warnings = warnings + [f"unused commitments cost {costs}: idle commitment cost, paid "
+                               "for and not used; not counted as usage"]
+    provider = exports.column(frame, "ServiceProviderName", "ProviderName")
+    usage_rows = GpuUsage(rows, counted, start, end, gpu_hours, pricing, team, commitment, cost,
+                          currency, exports.text(frame[provider]) if provider else None)
+    return finish(filename, FORMAT, f"FOCUS {version}", usage_rows, problems, warnings, summary)
+
+
+def _commitments(frame: pd.DataFrame, n: int) -> np.ndarray:
+    ids = np.full(n, "", dtype=object)
+    col = exports.column(frame, "CommitmentDiscountId")
+    if col is not None:
+        ids = exports.text(frame[col])
+    contract = exports.column(frame, "ContractApplied")
+    if contract is not None:
+        applied = focus_columns.contract_ids(frame[contract])
+        ids = np.where(ids == "", applied, ids)
+    return ids
+
+
+def _teams(frame: pd.DataFrame, warnings: list[str]):
     team = None
-    tags_col = exports.column(frame, "Tags")
-    if tags_col is not None:
-        team, unreadable = exports.team_from_tags(frame[tags_col])
-        if unreadable and frame[tags_col].notna().any():
-            warnings = warnings + [(f"{unreadable} distinct Tags cells are not JSON objects; "
-                                   "their rows have no team")]
-    return exports.finish(filename, FORMAT, "FOCUS", rows, gpu_rows, start, end, quantity, gpus,
-                          pricing, team, problems, warnings)
+    for name in ("Tags", "AllocatedTags"):       # AllocatedTags (1.3) wins where it has a team
+        col = exports.column(frame, name)
+        if col is None:
+            continue
+        values, unreadable = exports.tag_value(frame[col])
+        if unreadable:
+            warnings = warnings + [f"{unreadable} distinct {name} cells are not JSON objects; "
+                                   "their rows have no team from them"]
+        team = values if team is None else np.where(pd.isna(values), team, values)
+    if team is None:
+        return None, warnings
+    return np.where(pd.isna(team), "(no team)", team).astype(object), warnings
 
 
-read = exports.column_reader(wanted, from_frame)
+def _money(frame: pd.DataFrame, n: int):
+    """Cost of each row and its currency: the pricing currency's amount where the row has one."""
+    cost = exports.amounts(frame, "EffectiveCost")
+    if cost is None:
+        cost = exports.amounts(frame, "BilledCost")
+    billing = exports.column(frame, "BillingCurrency")
+    if cost is None or billing is None:
+        return None, None
+    currency = exports.text(frame[billing])
+    priced = exports.amounts(frame, "PricingCurrencyEffectiveCost")
+    pricing_col = exports.column(frame, "PricingCurrency")
+    if priced is not None and pricing_col is not None:
+        pricing_currency = exports.text(frame[pricing_col])
+        own = (pricing_currency != "") & np.isfinite(priced)
+        cost = np.where(own, priced, cost)
+        currency = np.where(own, pricing_currency, currency)
+    return cost, currency
+
+
+def _idle(frame: pd.DataFrame, status: np.ndarray, found, n: int) -> dict:
+    """Unused commitment rows: their cost per currency and per commitment (GPU-hours where the
+    row names a GPU instance and prices by the hour)."""
+    unused = status == "unused"
+    if not unused.any():
+        return {}
+    cost, currency = _money(frame, n)
+    if cost is None:
+        return {"idle_commitment_rows": int(unused.sum())}
+    ids = _commitments(frame, n)
+    ids = np.where(ids == "", "(no id)", ids)
+    quantity = exports.amounts(frame, "PricingQuantity")
+    unit = exports.column(frame, "PricingUnit")
+    per_unit = instances.hours_per_unit(frame[unit])[0] if unit is not None else np.zeros(n)
+    gpus = found.gpus if found is not None else np.zeros(n)
+    idle_hours = np.nan_to_num(quantity if quantity is not None else np.zeros(n)) * per_unit * gpus
+    valid = unused & np.isfinite(cost)
+    total = sums(currency[valid], cost[valid])
+    by_id = {}
+    for cid in pd.unique(ids[valid]):
+        mine = valid & (ids == cid)
+        entry = {"currency": str(currency[mine][0]), "cost": float(cost[mine].sum())}
+        if idle_hours[mine].sum() > 0:
+            entry["gpu_hours"] = float(idle_hours[mine].sum())
+        by_id[str(cid)] = entry
+    return {"idle_commitment_cost": total, "idle_commitments": by_id}
+
+
+read = exports.column_reader(wanted, from_frame, NUMERIC)

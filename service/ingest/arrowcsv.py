@@ -4,9 +4,9 @@ A FOCUS or cost-details export carries 40-300 columns and up to millions of rows
 not GPU usage. pyarrow's multi-threaded reader reads only the wanted columns, keeps text
 dictionary-encoded (a column such as ChargeCategory has a handful of distinct values) and numbers
 as floats, so later steps work per distinct value instead of per row. Files pyarrow cannot read
-the simple way (blank lines, a stray separator, a bad number) go through pandas, which names the
-row of a broken line; a bad number only re-reads that column as text so that its rows can be
-named when they matter.
+the simple way (blank lines, a stray separator) go through pandas, which names the row of a
+broken line; a bad number only re-reads that column as text so that its rows can be named when
+they matter.
 """
 from __future__ import annotations
 
@@ -35,10 +35,6 @@ def read_columns(data: bytes, headers: list[str], sep: str, filename: str, limit
     if len(headers) > limits.max_export_columns:
         raise fail_one(filename, f"the export has {len(headers)} columns; the limit is "
                        f"{limits.max_export_columns}", 1)
-    lines = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
-    if lines - 1 > limits.max_rows:
-        raise fail_one(filename, f"the export has {lines - 1:,} data rows; the limit is "
-                       f"{limits.max_rows:,}")
     keep = [h for h in headers if wanted(h)]
     seen: dict[str, str] = {}
     for h in keep:
@@ -47,12 +43,15 @@ def read_columns(data: bytes, headers: list[str], sep: str, filename: str, limit
                            "column twice", 1, h)
         seen[normalise(h)] = h
     numbers = [h for h in keep if normalise(h) in numeric]
-    blank_lines = b"\n\n" in data or b"\n\r\n" in data
-    frame = None if blank_lines else _arrow(data, sep, keep, numbers, filename)
-    if frame is None:
+    frame = _arrow(data, sep, keep, numbers, filename)
+    exact = frame is not None
+    if not exact:
         frame = _pandas(data, sep, keep, filename)
+    if len(frame) > limits.max_rows:
+        raise fail_one(filename, f"the export has {len(frame):,} data rows; the limit is "
+                       f"{limits.max_rows:,}")
     rows = np.arange(2, len(frame) + 2)
-    if blank_lines:
+    if not exact:            # pandas keeps blank lines as empty rows, so numbering holds
         empty = frame.isna().all(axis=1).to_numpy()
         frame, rows = frame[~empty].reset_index(drop=True), rows[~empty]
     return frame, rows
@@ -67,7 +66,9 @@ def _arrow(data: bytes, sep: str, keep: list[str], numbers: list[str], filename:
         try:
             table = pacsv.read_csv(
                 pa.BufferReader(pa.py_buffer(data)),
-                parse_options=pacsv.ParseOptions(delimiter=sep),
+                # a blank line is an error here, so that pandas reads the file and row
+                # numbers stay those of the file
+                parse_options=pacsv.ParseOptions(delimiter=sep, ignore_empty_lines=False),
                 convert_options=pacsv.ConvertOptions(
                     include_columns=keep, column_types=types, null_values=NULLS,
                     strings_can_be_null=True, quoted_strings_can_be_null=True))

@@ -143,7 +143,9 @@ def _records(frame, rows, ids, start, end, category, quantity, cost, unit, warni
                         "end": str(end[i]), "instance": found.name[i] or None,
                         "gpu_hours": float(gpu_hours), "cost": float(cost[i])})
     if unstated:
-        warnings = warnings + [f"{len(unstated)} commitments state no payment terms "
+        many = len(unstated) > 1
+        warnings = warnings + [f"{len(unstated)} commitment{'s state' if many else ' states'} "
+                               "no payment terms "
                                f"({', '.join(unstated[:5])}{'...' if len(unstated) > 5 else ''})"
                                ": read as paid monthly, no upfront"]
     summary = {"format": FORMAT, "rows": len(ids), "commitments": len(records),

@@ -1,7 +1,8 @@
 """FOCUS 1.0-1.3 billing exports (FinOps Open Cost and Usage Specification): GPU usage.
 
 The version is recognised from the columns present (focus_columns.ADDED). A row counts when it
-is a usage charge (ChargeCategory Usage, not an unused commitment, not a correction) whose
+is a usage charge (ChargeCategory Usage, not an unused commitment or capacity reservation, not a
+correction) whose
 ConsumedUnit is time and whose text (ChargeDescription, SkuId, ResourceType, SkuMeter,
 SkuPriceDetails, ``x_`` columns) names a GPU instance type or per-GPU SKU of instance_gpus.csv.
 GPU-hours = ConsumedQuantity x hours per unit x GPUs per unit. PricingCategory Standard /
@@ -26,7 +27,7 @@ HEADERS = {"chargeperiodstart", "consumedquantity"}
 USED = {normalise(n) for n in (
     "ChargePeriodStart", "ChargePeriodEnd", "ConsumedQuantity", "ConsumedUnit", "ChargeCategory",
     "ChargeClass", "CommitmentDiscountStatus", "CommitmentDiscountId", "ResourceType",
-    "ServiceName", "ChargeDescription", "SkuId", "SkuMeter", "SkuPriceDetails", "PricingCategory",
+    "CapacityReservationStatus", "ChargeDescription", "SkuId", "SkuMeter", "SkuPriceDetails", "PricingCategory",
     "PricingQuantity", "PricingUnit", "Tags", "AllocatedTags", "ContractApplied",
     "BillingCurrency", "PricingCurrency", "EffectiveCost", "BilledCost",
     "PricingCurrencyEffectiveCost", "ProviderName", "ServiceProviderName")}
@@ -56,8 +57,10 @@ def from_frame(frame: pd.DataFrame, rows: np.ndarray, filename: str, limits: Lim
         "ConsumedUnit")
     n = len(frame)
     status = _col(frame, "CommitmentDiscountStatus", n)
+    reserved = _col(frame, "CapacityReservationStatus", n)
     usage = ((_col(frame, "ChargeCategory", n) == "usage")
-             & (_col(frame, "ChargeClass", n) != "correction") & (status != "unused"))
+             & (_col(frame, "ChargeClass", n) != "correction") & (status != "unused")
+             & (reserved != "unused"))
     per_unit, gpu_time = instances.hours_per_unit(frame[unit_col])
     texts = [frame[c] for c in (exports.column(frame, t) for t in TEXT) if c is not None]
     texts += [frame[c] for c in frame.columns if str(c).lower().startswith("x_")]
@@ -80,6 +83,13 @@ def from_frame(frame: pd.DataFrame, rows: np.ndarray, filename: str, limits: Lim
     summary = {"focus_version": version,
                "focus_columns": {v: cols for v, cols in added.items()}}
     summary.update(_idle(frame, status, found, n))
+    if (reserved == "unused").any():
+        cost, currency = _money(frame, n)
+        if cost is not None:
+            idle = (reserved == "unused") & np.isfinite(cost)
+            summary["idle_capacity_reservation_cost"] = sums(currency[idle], cost[idle])
+            warnings = warnings + [f"{int((reserved == 'unused').sum())} rows are unused capacity "
+                                   "reservations: idle cost, not usage"]
     contract_col = exports.column(frame, "ContractApplied")
     if contract_col is not None:
         applied = focus_columns.contract_ids(frame[contract_col])

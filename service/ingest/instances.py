@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from fractions import Fraction
 from functools import lru_cache
 from pathlib import Path
 
@@ -29,7 +30,7 @@ SEPARATOR = r"[^a-z0-9]{0,2}"
 
 @lru_cache(maxsize=1)
 def table() -> pd.DataFrame:
-    return pd.read_csv(TABLE, comment="#")
+    return pd.read_csv(TABLE, comment="#", dtype={"gpus": str})
 
 
 def _tokens(name: str) -> list[str]:
@@ -44,8 +45,8 @@ def _matcher() -> tuple[re.Pattern, dict[str, tuple[str, float, bool, str]]]:
     known, patterns = {}, []
     for row in table().itertuples(index=False):
         tokens = _tokens(row.instance_type)
-        known["".join(tokens)] = (row.instance_type, float(row.gpus), row.billed == "gpu",
-                                  row.cloud)
+        known["".join(tokens)] = (row.instance_type, float(Fraction(row.gpus)),
+                                  row.billed == "gpu", row.cloud)
         prefix = r"(?:standard[_ ])?" if row.instance_type.lower().startswith("standard") else ""
         patterns.append(prefix + SEPARATOR.join(map(re.escape, tokens)))
     patterns.sort(key=len, reverse=True)   # p5.48xlarge before p5.4xlarge, A100 80GB before A100

@@ -10,6 +10,7 @@ they matter.
 """
 from __future__ import annotations
 
+import csv as stdcsv
 import io
 import re
 from collections.abc import Callable
@@ -19,7 +20,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.csv as pacsv
 
-from service.ingest.core import Limits, fail_one
+from service.ingest.core import Limits, fail, fail_one, problem
 from service.ingest.csv import SAVE_UTF8
 from service.ingest.table import normalise
 
@@ -46,6 +47,7 @@ def read_columns(data: bytes, headers: list[str], sep: str, filename: str, limit
     frame = _arrow(data, sep, keep, numbers, filename)
     exact = frame is not None
     if not exact:
+        _broken_rows(data, sep, len(headers), filename)
         frame = _pandas(data, sep, keep, filename)
     if len(frame) > limits.max_rows:
         raise fail_one(filename, f"the export has {len(frame):,} data rows; the limit is "
@@ -81,6 +83,19 @@ def _arrow(data: bytes, sep: str, keep: list[str], numbers: list[str], filename:
             return None                     # a broken line: pandas names its row
         return table.to_pandas()
     return None
+
+
+def _broken_rows(data: bytes, sep: str, width: int, filename: str) -> None:
+    """Rows whose field count differs from the header's (pyarrow says one exists, not where)."""
+    problems = []
+    text = io.TextIOWrapper(io.BytesIO(data), encoding="utf-8-sig", newline="")
+    for number, fields in enumerate(stdcsv.reader(text, delimiter=sep), start=1):
+        if fields and len(fields) != width:
+            problems.append(problem(number, None, f"this row has {len(fields)} fields, the "
+                                    f"header has {width} (a stray separator {sep!r}, unquoted "
+                                    "text or a missing field?)"))
+    if problems:
+        raise fail(filename, problems)
 
 
 def _pandas(data: bytes, sep: str, keep: list[str], filename: str) -> pd.DataFrame:

@@ -31,8 +31,8 @@ USED = {normalise(n) for n in (
 NUMERIC = frozenset(normalise(n) for n in (
     "quantity", "costInBillingCurrency", "Cost", "costInPricingCurrency"))
 TEXT = ("meterName", "meterSubCategory", "ProductName", "Product", "additionalInfo")
-PRICING = {"ondemand": "on_demand", "reservation": "committed", "savingsplan": "committed",
-           "spot": "spot"}
+PRICING = {"ondemand": "on_demand", "on demand": "on_demand", "reservation": "committed",
+           "savingsplan": "committed", "savings plan": "committed", "spot": "spot"}
 DATES = ("ISO8601", "%m/%d/%Y")
 DAY = np.timedelta64(86400, "s")
 

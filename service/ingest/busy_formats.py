@@ -80,8 +80,7 @@ def _seconds(values: pd.Series, fmt: str = "ISO8601") -> np.ndarray:
     numeric = pd.to_numeric(values, errors="coerce").to_numpy(dtype=float)
     parsed = pd.to_datetime(values.where(np.isnan(numeric)), format=fmt, utc=True,
                             errors="coerce")
-    seconds = (parsed.astype("int64") / 1e9).to_numpy(dtype=float)
-    seconds[parsed.isna().to_numpy()] = np.nan
+    seconds = ((parsed - pd.Timestamp(0, tz="UTC")) / pd.Timedelta(seconds=1)).to_numpy(float)
     epoch = np.where(numeric > 1e11, numeric / 1000.0, numeric)
     return np.where(np.isnan(numeric), seconds, epoch)
 
@@ -92,7 +91,9 @@ def _prometheus(text: str, filename: str) -> Samples:
     keep = ~(lines.str.strip().eq("") | lines.str.lstrip().str.startswith("#")).to_numpy()
     parts = lines[keep].str.extract(SAMPLE)
     rows = rows[keep]
-    broken = parts["value"].isna().to_numpy()
+    number = pd.to_numeric(parts["value"], errors="coerce")
+    broken = (parts["value"].isna() | (number.isna() & parts["value"].str.lower().ne("nan"))
+              ).to_numpy()
     problems = [problem(r, None, "cannot read this line as a Prometheus sample "
                         "(metric{labels} value timestamp)") for r in rows[broken][:20]]
     if problems:

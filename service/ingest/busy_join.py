@@ -94,8 +94,8 @@ def _teams(result: IngestResult, busy: BusyTime, measured: np.ndarray) -> dict:
         entry = out.setdefault(team, {"allocated_gpu_hours": 0.0})
         entry["utilization"] = None if u is None else float(u)
         if u is not None:
-            entry["busy_gpu_hours"] = entry["allocated_gpu_hours"] * min(1.0, u)
-            entry["idle_gpu_hours"] = entry["allocated_gpu_hours"] - entry["busy_gpu_hours"]
+            entry["busy_gpu_hours"] = float(entry["allocated_gpu_hours"] * min(1.0, u))
+            entry["idle_gpu_hours"] = float(entry["allocated_gpu_hours"] - entry["busy_gpu_hours"])
     return out
 
 
@@ -109,6 +109,10 @@ def _starved(profile, worked: np.ndarray, watched: np.ndarray, measured: np.ndar
         length = float(hours[a:b].sum())
         if length >= STARVED_HOURS:
             end = profile.starts[b - 1] + np.timedelta64(int(hours[b - 1]), "h")
-            out.append({"from": str(profile.starts[a]), "to": str(end), "hours": length,
+            out.append({"from": _when(profile.starts[a]), "to": _when(end), "hours": length,
                         "utilization": float(worked[a:b].sum() / watched[a:b].sum())})
     return out
+
+
+def _when(hour: np.datetime64) -> str:
+    return str(hour.astype("datetime64[m]")).replace("T", " ")

@@ -27,6 +27,7 @@ def column_reader(wanted: Callable[[str], bool], from_frame: Callable[..., Inges
              limits: Limits) -> IngestResult:
         frame, rows = arrowcsv.read_columns(data, headers, sep, filename, limits, wanted,
                                             numeric)
+        frame.attrs["header"] = list(headers)    # every column, for telling versions apart
         return from_frame(frame, rows, filename, limits, [])
     return read
 

@@ -50,7 +50,7 @@ def _col(frame: pd.DataFrame, name: str, n: int) -> np.ndarray:
 
 def from_frame(frame: pd.DataFrame, rows: np.ndarray, filename: str, limits: Limits,
                warnings: list[str]) -> IngestResult:
-    version, added = focus_columns.version(frame.columns)
+    version, added = focus_columns.version(frame.attrs.get("header", frame.columns))
     frame = exports.categories(frame[[c for c in frame.columns if wanted(str(c))]], NUMERIC)
     start_col, end_col, qty_col, unit_col = exports.require(
         frame, filename, "FOCUS", "ChargePeriodStart", "ChargePeriodEnd", "ConsumedQuantity",

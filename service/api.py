@@ -15,6 +15,7 @@ from service.auth import user_for_token
 from service.export_xlsx import plan_xlsx_bytes, safe_download_name
 from service.db import audit, get_session, sha256, write_session
 from service.errors import ApiError
+from service.ingest import make_bundle
 from service.planning import PlanningError, plan_for
 
 bp = Blueprint("api", __name__, url_prefix="/api/v1")
@@ -76,6 +77,9 @@ def create_plan():
         if upload is None or not upload.filename:
             raise ApiError(400, "multipart requests need a 'usage' file part.")
         data, filename = upload.read(), upload.filename
+        busy = request.files.get("busy")      # optional GPU busy time beside the usage file
+        if busy is not None and busy.filename:
+            filename, data = make_bundle(filename, data, busy.filename, busy.read())
         scenario = parse_scenario(request.form.get("scenario", "{}"))
     elif request.is_json:
         body = request.get_json(silent=True)

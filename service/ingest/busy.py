@@ -2,7 +2,8 @@
 
 Read formats (recognised by content):
 - DCGM exporter Prometheus text with sample timestamps (scrapes saved with timestamps, or
-  ``promtool tsdb dump``): ``DCGM_FI_PROF_GR_ENGINE_ACTIVE{gpu="0",Hostname="n1",...} 0.87 1767225600000``;
+  ``promtool tsdb dump``):
+  ``DCGM_FI_PROF_GR_ENGINE_ACTIVE{gpu="0",Hostname="n1",...} 0.87 1767225600000``;
 - CSV ``timestamp, gpu, DCGM_FI_PROF_GR_ENGINE_ACTIVE`` (or ``DCGM_FI_DEV_GPU_UTIL``), optional
   ``host`` and ``team`` columns;
 - ``nvidia-smi --query-gpu=timestamp,index,utilization.gpu --format=csv`` (one host).

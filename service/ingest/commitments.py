@@ -33,7 +33,8 @@ from service.ingest.table import normalise
 FORMAT = "focus_contract_commitment"
 NUMERIC = frozenset(normalise(n) for n in ("ContractCommitmentQuantity",
                                            "ContractCommitmentCost"))
-PAYMENT = (("all", re.compile(r"all[ _-]?upfront")), ("partial", re.compile(r"partial[ _-]?upfront")),
+PAYMENT = (("all", re.compile(r"all[ _-]?upfront")),
+           ("partial", re.compile(r"partial[ _-]?upfront")),
            ("none", re.compile(r"no[ _-]?upfront")))
 ROUNDING = 0.01      # warn when whole GPUs differ from the committed average by more than 1 %
 

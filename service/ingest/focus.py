@@ -27,8 +27,8 @@ HEADERS = {"chargeperiodstart", "consumedquantity"}
 USED = {normalise(n) for n in (
     "ChargePeriodStart", "ChargePeriodEnd", "ConsumedQuantity", "ConsumedUnit", "ChargeCategory",
     "ChargeClass", "CommitmentDiscountStatus", "CommitmentDiscountId", "ResourceType",
-    "CapacityReservationStatus", "ChargeDescription", "SkuId", "SkuMeter", "SkuPriceDetails", "PricingCategory",
-    "PricingQuantity", "PricingUnit", "Tags", "AllocatedTags", "ContractApplied",
+    "CapacityReservationStatus", "ChargeDescription", "SkuId", "SkuMeter", "SkuPriceDetails",
+    "PricingCategory", "PricingQuantity", "PricingUnit", "Tags", "AllocatedTags", "ContractApplied",
     "BillingCurrency", "PricingCurrency", "EffectiveCost", "BilledCost",
     "PricingCurrencyEffectiveCost", "ProviderName", "ServiceProviderName")}
 NUMERIC = frozenset(normalise(n) for n in (

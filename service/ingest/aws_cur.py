@@ -9,6 +9,8 @@ spot, reserved and Savings Plan lines committed, the rest on demand. A team come
 """
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 
@@ -49,12 +51,14 @@ def from_frame(frame: pd.DataFrame, rows: np.ndarray, filename: str, limits: Lim
     usage_type_col = exports.column(frame, "lineItem/UsageType")
     usage_type = (exports.text(frame[usage_type_col]) if usage_type_col is not None
                   else np.full(n, "BoxUsage", dtype=object))
-    usage &= pd.Series(usage_type, dtype=object).str.contains(INSTANCE_HOURS).to_numpy()
+    usage &= np.array([bool(re.search(INSTANCE_HOURS, t)) for t in usage_type], dtype=bool) \
+        if usage_type_col is None else exports.by_value(
+            frame[usage_type_col], lambda s: s.str.contains(INSTANCE_HOURS).to_numpy(bool))
     _, gpus = instances.gpus_per_instance(frame[type_col])
     candidate = usage & (gpus > 0)
     start, end, quantity, gpu_rows, problems = exports.charge_periods(
         frame, rows, start_col, end_col, qty_col, candidate)
-    spot = pd.Series(usage_type, dtype=object).str.contains("SpotUsage").to_numpy()
+    spot = np.char.find(usage_type.astype(str), "SpotUsage") >= 0
     pricing = np.where(spot, "spot", np.where(
         np.isin(line, ["discountedusage", "savingsplancoveredusage"]), "committed",
         "on_demand")).astype(object)

@@ -18,7 +18,7 @@ import pandas as pd
 
 from service.ingest import exports, instances
 from service.ingest.core import IngestResult, Limits
-from service.ingest.gpu_usage import GpuUsage, finish, sums
+from service.ingest.gpu_usage import GpuUsage, finish, idle_by_commitment, sums
 from service.ingest.table import normalise
 
 FORMAT = "azure"
@@ -53,8 +53,10 @@ def from_frame(frame: pd.DataFrame, rows: np.ndarray, filename: str, limits: Lim
                                                   "date", "quantity", "unitOfMeasure")
     n = len(frame)
     charge = _lower(frame, "chargeType", n)
-    usage = np.isin(charge, ["usage", ""]) & ~pd.Series(
-        _lower(frame, "meterCategory", n), dtype=object).str.contains("licen").to_numpy()
+    category = exports.column(frame, "meterCategory")
+    licence = np.zeros(n, dtype=bool) if category is None else exports.by_value(
+        frame[category], lambda s: s.str.lower().str.contains("licen").to_numpy(dtype=bool))
+    usage = np.isin(charge, ["usage", ""]) & ~licence
     per_unit, gpu_time = instances.hours_per_unit(frame[unit_col])
     texts = [frame[c] for c in (exports.column(frame, t) for t in TEXT) if c is not None]
     found = instances.first_match(texts) if texts else None
@@ -86,12 +88,8 @@ def from_frame(frame: pd.DataFrame, rows: np.ndarray, filename: str, limits: Lim
         summary["idle_commitment_cost"] = sums(currency[valid], cost[valid])
         idle_hours = np.nan_to_num(exports.numbers(frame[qty_col], rows, qty_col,
                                                    np.zeros(n, bool))[0]) * per_unit * gpus
-        summary["idle_commitments"] = {
-            str(i): {"currency": str(currency[valid & (ids == i)][0]),
-                     "cost": float(cost[valid & (ids == i)].sum()),
-                     **({"gpu_hours": float(idle_hours[valid & (ids == i)].sum())}
-                        if idle_hours[valid & (ids == i)].sum() > 0 else {})}
-            for i in pd.unique(np.where(ids[valid] == "", "(no id)", ids[valid]))}
+        summary["idle_commitments"] = idle_by_commitment(ids, valid, cost, currency,
+                                                         idle_hours)
         costs = ", ".join(f"{v:,.2f} {c}" for c, v in summary["idle_commitment_cost"].items())
         warnings = warnings + [f"unused reservations and savings plans cost {costs}: idle "
                                "commitment cost, paid for and not used; not counted as usage"]

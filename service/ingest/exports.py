@@ -38,8 +38,9 @@ def categories(frame: pd.DataFrame, numeric: frozenset[str] = frozenset()) -> pd
     out = {}
     for name in frame.columns:
         values = frame[name]
-        if normalise(name) in numeric and values.dtype.kind in "fiu":
-            out[name] = values.astype(float)
+        if normalise(name) in numeric:
+            # floats, or text where a cell was not a number (read by ``numbers`` per value)
+            out[name] = values.astype(float) if values.dtype.kind in "fiu" else values
         elif isinstance(values.dtype, pd.CategoricalDtype):
             out[name] = values
         elif values.dtype.kind == "M":

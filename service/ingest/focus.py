@@ -19,7 +19,7 @@ import pandas as pd
 
 from service.ingest import exports, focus_columns, instances
 from service.ingest.core import IngestResult, Limits
-from service.ingest.gpu_usage import GpuUsage, finish, sums
+from service.ingest.gpu_usage import GpuUsage, finish, idle_by_commitment, sums
 from service.ingest.table import normalise
 
 FORMAT = "focus"
@@ -162,22 +162,14 @@ def _idle(frame: pd.DataFrame, status: np.ndarray, found, n: int) -> dict:
     if cost is None:
         return {"idle_commitment_rows": int(unused.sum())}
     ids = _commitments(frame, n)
-    ids = np.where(ids == "", "(no id)", ids)
     quantity = exports.amounts(frame, "PricingQuantity")
     unit = exports.column(frame, "PricingUnit")
     per_unit = instances.hours_per_unit(frame[unit])[0] if unit is not None else np.zeros(n)
     gpus = found.gpus if found is not None else np.zeros(n)
     idle_hours = np.nan_to_num(quantity if quantity is not None else np.zeros(n)) * per_unit * gpus
     valid = unused & np.isfinite(cost)
-    total = sums(currency[valid], cost[valid])
-    by_id = {}
-    for cid in pd.unique(ids[valid]):
-        mine = valid & (ids == cid)
-        entry = {"currency": str(currency[mine][0]), "cost": float(cost[mine].sum())}
-        if idle_hours[mine].sum() > 0:
-            entry["gpu_hours"] = float(idle_hours[mine].sum())
-        by_id[str(cid)] = entry
-    return {"idle_commitment_cost": total, "idle_commitments": by_id}
+    return {"idle_commitment_cost": sums(currency[valid], cost[valid]),
+            "idle_commitments": idle_by_commitment(ids, valid, cost, currency, idle_hours)}
 
 
 read = exports.column_reader(wanted, from_frame, NUMERIC)

@@ -43,6 +43,24 @@ def sums(keys: np.ndarray, values: np.ndarray) -> dict[str, float]:
     return {str(n): float(t) for n, t in zip(names, totals)}
 
 
+def idle_by_commitment(ids: np.ndarray, rows: np.ndarray, cost: np.ndarray,
+                       currency: np.ndarray, gpu_hours: np.ndarray) -> dict:
+    """Unused commitment rows (``rows``) per commitment id: currency, cost and, where known,
+    idle GPU-hours."""
+    index = np.flatnonzero(rows)
+    out: dict[str, dict] = {}
+    for i in index:
+        key = str(ids[i]) or "(no id)"
+        entry = out.setdefault(key, {"currency": str(currency[i]), "cost": 0.0,
+                                     "gpu_hours": 0.0})
+        entry["cost"] += float(cost[i])
+        entry["gpu_hours"] += float(gpu_hours[i])
+    for entry in out.values():
+        if entry["gpu_hours"] <= 0:
+            del entry["gpu_hours"]
+    return out
+
+
 def money(usage: GpuUsage, kind: np.ndarray, hours: np.ndarray) -> dict:
     """GPU cost and effective price per GPU-hour by currency and pricing category."""
     if usage.cost is None or usage.currency is None:

@@ -217,3 +217,18 @@ def test_daily_and_hourly_profiles_sum_what_the_rows_say():
     assert_allclose(hourly[:12], 16 + 4 + 1 + 2)
     assert_allclose(hourly[12:], 16 + 4 + 1)
     assert np.all(result.profile.interruptible[:12] == 2)
+
+
+@pytest.mark.parametrize("name", ["focus_1.2_sample.csv", "usage_daily.csv", "usage_sample.xlsx",
+                                  "slurm_sacct_sample.txt", "usage_busy_sample.zip",
+                                  "focus_1.3_contract_commitment_sample.csv"])
+def test_large_files_are_mapped_and_read_alike(monkeypatch, name):
+    import service.ingest as ingest
+    from service.ingest import load_usage, read_upload
+    expected = read_upload((SAMPLES / name).read_bytes(), name)
+    monkeypatch.setattr(ingest, "MAP_FROM", 0)              # map every file
+    if name.startswith("focus_1.3_contract"):
+        with pytest.raises(IngestError, match="Contract Commitment dataset"):
+            load_usage(SAMPLES / name)
+        return
+    assert load_usage(SAMPLES / name).summary == expected.summary

@@ -9,6 +9,7 @@ commitments, not usage, and returns a ``ContractResult``.
 """
 from __future__ import annotations
 
+import mmap
 import re
 from pathlib import Path
 
@@ -34,6 +35,7 @@ TEXT_SUFFIXES = {".csv", ".txt", ".tsv", ".psv", ".out", ".prom", ""}
 EXPORTS = {m.FORMAT: m for m in (focus, aws_cur, azure, gcp)}
 make_bundle = bundle.make_bundle
 CONTRACTS = "contract_commitment"
+MAP_FROM = 64_000_000      # bytes: a file this large is mapped from disk, not copied
 
 
 def load_usage(path: str | Path, limits: Limits | None = None,
@@ -46,17 +48,21 @@ def load_usage(path: str | Path, limits: Limits | None = None,
     if busy_path is None:
         return read_usage(data, path.name, limits)
     busy_path = Path(busy_path)
-    name, joined = bundle.make_bundle(path.name, data, busy_path.name,
-                                      _read_file(busy_path, limits))
+    name, joined = bundle.make_bundle(path.name, bytes(data), busy_path.name,
+                                      bytes(_read_file(busy_path, limits)))
     return read_usage(joined, name, limits)
 
 
-def _read_file(path: Path, limits: Limits) -> bytes:
+def _read_file(path: Path, limits: Limits) -> bytes | mmap.mmap:
+    """The file's bytes; a large one (a billing export) mapped read-only instead of copied."""
     size = path.stat().st_size
     if size > limits.max_bytes:
         raise fail_one(path.name, f"the file is {size:,} bytes; the limit is "
                        f"{limits.max_bytes:,} bytes")
-    return path.read_bytes()
+    if size < MAP_FROM:
+        return path.read_bytes()
+    with open(path, "rb") as handle:
+        return mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
 
 
 def read_usage(data: bytes, filename: str, limits: Limits | None = None) -> IngestResult:
@@ -97,6 +103,9 @@ def read_upload(data: bytes, filename: str, limits: Limits | None = None
                        f"{guards.SAVE_AS}")
     if looks.startswith("an OLE"):
         raise guards.ole_message(data, name)
+    if not isinstance(data, bytes) and (suffix in (bundle.SUFFIX, ".xlsx")
+                                        or looks != "text"):
+        data = bytes(data)          # only wide text exports are read from a mapped file
     if suffix == bundle.SUFFIX:
         if looks != "a zip archive":
             raise fail_one(name, f"the file is named .zip but is {looks}")
@@ -141,6 +150,7 @@ def _text(data: bytes, name: str, limits: Limits):
         raise fail_one(name, "this is a GPU busy-time file; upload it beside a usage file (the "
                        "upload form's second field, the API's 'busy' part, the CLI's --busy) "
                        "or zip the two files together")
+    data = bytes(data)
     text = csv_reader.text_of(data, name)
     if kind == "slurm":
         return slurm.read(data, text, headers, sep, name, limits)

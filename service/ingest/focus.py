@@ -42,10 +42,13 @@ def wanted(header: str) -> bool:
     return normalise(header) in USED or header.lower().startswith("x_")
 
 
-def _col(frame: pd.DataFrame, name: str, n: int) -> np.ndarray:
-    """A text column lowered, or '' for every row when the export lacks it."""
+def _is(frame: pd.DataFrame, name: str, value: str, n: int) -> np.ndarray:
+    """bool per row: the column's text is ``value`` (ignoring case); False without the column."""
     col = exports.column(frame, name)
-    return exports.lowered(frame[col]) if col is not None else np.full(n, "", dtype=object)
+    if col is None:
+        return np.zeros(n, dtype=bool)
+    return exports.by_value(frame[col], lambda s: (s.str.strip().str.lower() == value)
+                            .to_numpy(dtype=bool))
 
 
 def from_frame(frame: pd.DataFrame, rows: np.ndarray, filename: str, limits: Limits,
@@ -56,11 +59,10 @@ def from_frame(frame: pd.DataFrame, rows: np.ndarray, filename: str, limits: Lim
         frame, filename, "FOCUS", "ChargePeriodStart", "ChargePeriodEnd", "ConsumedQuantity",
         "ConsumedUnit")
     n = len(frame)
-    status = _col(frame, "CommitmentDiscountStatus", n)
-    reserved = _col(frame, "CapacityReservationStatus", n)
-    usage = ((_col(frame, "ChargeCategory", n) == "usage")
-             & (_col(frame, "ChargeClass", n) != "correction") & (status != "unused")
-             & (reserved != "unused"))
+    unused = _is(frame, "CommitmentDiscountStatus", "unused", n)
+    reserved_unused = _is(frame, "CapacityReservationStatus", "unused", n)
+    usage = (_is(frame, "ChargeCategory", "usage", n) & ~_is(frame, "ChargeClass", "correction", n)
+             & ~unused & ~reserved_unused)
     per_unit, gpu_time = instances.hours_per_unit(frame[unit_col])
     texts = [frame[c] for c in (exports.column(frame, t) for t in TEXT) if c is not None]
     texts += [frame[c] for c in frame.columns if str(c).lower().startswith("x_")]
@@ -75,20 +77,21 @@ def from_frame(frame: pd.DataFrame, rows: np.ndarray, filename: str, limits: Lim
     pricing = np.full(n, "other", dtype=object) if pricing_col is None else exports.by_value(
         frame[pricing_col], lambda s: s.str.strip().str.lower().map(PRICING).fillna("other")
         .to_numpy(dtype=object))
-    pricing[(pricing == "other") & (commitment != "") & (status == "used")] = "committed"
+    pricing[(pricing == "other") & (commitment != "")
+            & _is(frame, "CommitmentDiscountStatus", "used", n)] = "committed"
     if found is not None:
         pricing[(pricing != "committed") & found.spot] = "spot"
     team, warnings = _teams(frame, warnings)
     cost, currency = _money(frame, n)
     summary = {"focus_version": version,
                "focus_columns": {v: cols for v, cols in added.items()}}
-    summary.update(_idle(frame, status, found, n))
-    if (reserved == "unused").any():
+    summary.update(_idle(frame, unused, found, n))
+    if reserved_unused.any():
         cost, currency = _money(frame, n)
         if cost is not None:
-            idle = (reserved == "unused") & np.isfinite(cost)
+            idle = reserved_unused & np.isfinite(cost)
             summary["idle_capacity_reservation_cost"] = sums(currency[idle], cost[idle])
-            warnings = warnings + [f"{int((reserved == 'unused').sum())} rows are unused capacity "
+            warnings = warnings + [f"{int(reserved_unused.sum())} rows are unused capacity "
                                    "reservations: idle cost, not usage"]
     contract_col = exports.column(frame, "ContractApplied")
     if contract_col is not None:
@@ -152,10 +155,9 @@ def _money(frame: pd.DataFrame, n: int):
     return cost, currency
 
 
-def _idle(frame: pd.DataFrame, status: np.ndarray, found, n: int) -> dict:
+def _idle(frame: pd.DataFrame, unused: np.ndarray, found, n: int) -> dict:
     """Unused commitment rows: their cost per currency and per commitment (GPU-hours where the
     row names a GPU instance and prices by the hour)."""
-    unused = status == "unused"
     if not unused.any():
         return {}
     cost, currency = _money(frame, n)

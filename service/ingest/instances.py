@@ -41,67 +41,79 @@ def _tokens(name: str) -> list[str]:
 
 
 @lru_cache(maxsize=1)
-def _matcher() -> tuple[re.Pattern, dict[str, tuple[str, float, bool, str]]]:
-    known, patterns = {}, []
-    for row in table().itertuples(index=False):
-        tokens = _tokens(row.instance_type)
-        known["".join(tokens)] = (row.instance_type, float(Fraction(row.gpus)),
-                                  row.billed == "gpu", row.cloud)
-        prefix = r"(?:standard[_ ])?" if row.instance_type.lower().startswith("standard") else ""
+def _matcher() -> tuple[re.Pattern, dict[str, int], dict[str, np.ndarray]]:
+    """The regex of every name, its table row by joined tokens, and per-row columns (the last
+    entry of each column stands for 'no match')."""
+    rows, patterns = {}, []
+    rows_table = table()
+    for i, name in enumerate(rows_table.instance_type):
+        tokens = _tokens(name)
+        rows["".join(tokens)] = i
+        prefix = r"(?:standard[_ ])?" if name.lower().startswith("standard") else ""
         patterns.append(prefix + SEPARATOR.join(map(re.escape, tokens)))
     patterns.sort(key=len, reverse=True)   # p5.48xlarge before p5.4xlarge, A100 80GB before A100
     regex = re.compile(r"(?<![a-z0-9])(" + "|".join(patterns) + r")(?![a-z0-9])")
-    return regex, known
+    columns = {
+        "name": np.array(list(rows_table.instance_type) + [""], dtype=object),
+        "gpus": np.array([float(Fraction(g)) for g in rows_table.gpus] + [0.0]),
+        "per_gpu": np.array(list(rows_table.billed == "gpu") + [False]),
+        "cloud": np.array(list(rows_table.cloud) + [""], dtype=object)}
+    return regex, rows, columns
 
 
 @dataclass
 class GpuMatch:
-    """Per input text: what it names and how many GPUs one unit of its usage is."""
+    """Per input text: which table row it names (-1: none), how many GPUs one unit of its usage
+    is, and what its words say."""
 
-    name: np.ndarray      # instance type or SKU as the table writes it, '' when none
-    gpus: np.ndarray      # GPUs per unit of usage (instance-hour or GPU-hour) [GPUs]
-    per_gpu: np.ndarray   # bool: a per-GPU SKU (Google Cloud)
-    cloud: np.ndarray     # aws | azure | gcp | lambda | nebius | ''
-    spot: np.ndarray      # bool: the text says spot, preemptible or low priority
+    row: np.ndarray        # index into instance_gpus.csv, -1 when no GPU is named
+    gpus: np.ndarray       # GPUs per unit of usage (instance-hour or GPU-hour) [GPUs]
+    spot: np.ndarray       # bool: the text says spot, preemptible or low priority
     component: np.ndarray  # bool: the text names a VM's vCPU/RAM part, a fee or a licence
+
+    def _column(self, key: str) -> np.ndarray:
+        return _matcher()[2][key][self.row]          # row -1 picks the 'no match' entry
+
+    @property
+    def name(self) -> np.ndarray:
+        """Instance type or SKU as the table writes it, '' when none."""
+        return self._column("name")
+
+    @property
+    def per_gpu(self) -> np.ndarray:
+        """bool: a per-GPU SKU (Google Cloud)."""
+        return self._column("per_gpu")
+
+    @property
+    def cloud(self) -> np.ndarray:
+        return self._column("cloud")
 
 
 def match_gpus(text: pd.Series) -> GpuMatch:
     """Find GPU instance types and per-GPU SKUs in texts (computed once per distinct text)."""
-    regex, known = _matcher()
+    regex, rows, columns = _matcher()
     codes, uniques = pd.factorize(text, use_na_sentinel=True)
     lowered = [str(u).lower() for u in uniques]
-    found = []
-    for low in lowered:
-        hit = None if COMPONENT.search(low) else regex.search(low)
-        found.append(known["".join(_tokens(hit.group(1)))] if hit else ("", 0.0, False, ""))
-    found.append(("", 0.0, False, ""))                      # code -1: missing text
-    flags = [(bool(SPOT.search(low)), bool(COMPONENT.search(low))) for low in lowered]
-    flags.append((False, False))
+    component = np.array([bool(COMPONENT.search(low)) for low in lowered] + [False])
+    hits = [None if c else regex.search(low) for low, c in zip(lowered, component)]
+    row = np.array([rows["".join(_tokens(h.group(1)))] if h else -1 for h in hits] + [-1],
+                   dtype=np.int32)
+    spot = np.array([bool(SPOT.search(low)) for low in lowered] + [False])
     codes = np.asarray(codes)
-
-    def column(values: list, dtype) -> np.ndarray:
-        return np.array(values, dtype=dtype)[codes]
-
-    return GpuMatch(column([f[0] for f in found], object), column([f[1] for f in found], float),
-                    column([f[2] for f in found], bool), column([f[3] for f in found], object),
-                    column([f[0] for f in flags], bool), column([f[1] for f in flags], bool))
+    return GpuMatch(row[codes], columns["gpus"][row][codes], spot[codes], component[codes])
 
 
 def first_match(texts: list[pd.Series]) -> GpuMatch:
     """Several text columns of the same rows: the first column that names a GPU wins; a row
     any column calls a component (vCPU, RAM, fee) has no GPUs; spot if any column says so."""
-    matches = [match_gpus(t) for t in texts]
-    out = matches[0]
-    for m in matches[1:]:
-        take = (out.gpus == 0) & (m.gpus > 0)
-        out = GpuMatch(np.where(take, m.name, out.name), np.where(take, m.gpus, out.gpus),
-                       np.where(take, m.per_gpu, out.per_gpu),
-                       np.where(take, m.cloud, out.cloud), out.spot | m.spot,
-                       out.component | m.component)
-    gpus = np.where(out.component, 0.0, out.gpus)
-    return GpuMatch(np.where(out.component, "", out.name), gpus, out.per_gpu & (gpus > 0),
-                    out.cloud, out.spot, out.component)
+    out = match_gpus(texts[0])
+    for text in texts[1:]:
+        m = match_gpus(text)
+        take = (out.row < 0) & (m.row >= 0)
+        out = GpuMatch(np.where(take, m.row, out.row), np.where(take, m.gpus, out.gpus),
+                       out.spot | m.spot, out.component | m.component)
+    return GpuMatch(np.where(out.component, -1, out.row), np.where(out.component, 0.0, out.gpus),
+                    out.spot, out.component)
 
 
 def hours_per_unit(units: pd.Series) -> tuple[np.ndarray, np.ndarray]:

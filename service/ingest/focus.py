@@ -38,8 +38,19 @@ TEXT = ("ChargeDescription", "SkuId", "SkuMeter", "ResourceType", "SkuPriceDetai
 PRICING = {"standard": "on_demand", "committed": "committed", "dynamic": "spot"}
 
 
+# Provider x_ columns that can name an instance type or SKU (AWS x_UsageType, Azure
+# x_SkuMeterName / x_SkuDetails, ...); the others (resource groups, invoice sections) are not read.
+X_TEXT = ("sku", "usagetype", "instance", "meter", "machine", "product", "servicetype",
+          "details", "operation")
+
+
+def is_x_text(header: str) -> bool:
+    name = normalise(header)
+    return header.lower().startswith("x_") and any(k in name for k in X_TEXT)
+
+
 def wanted(header: str) -> bool:
-    return normalise(header) in USED or header.lower().startswith("x_")
+    return normalise(header) in USED or is_x_text(header)
 
 
 def _is(frame: pd.DataFrame, name: str, value: str, n: int) -> np.ndarray:
@@ -65,7 +76,7 @@ def from_frame(frame: pd.DataFrame, rows: np.ndarray, filename: str, limits: Lim
              & ~unused & ~reserved_unused)
     per_unit, gpu_time = instances.hours_per_unit(frame[unit_col])
     texts = [frame[c] for c in (exports.column(frame, t) for t in TEXT) if c is not None]
-    texts += [frame[c] for c in frame.columns if str(c).lower().startswith("x_")]
+    texts += [frame[c] for c in frame.columns if is_x_text(str(c))]
     found = instances.first_match(texts) if texts else None
     gpus = found.gpus if found is not None else np.zeros(n)
     candidate = usage & (per_unit > 0) & (gpus > 0)

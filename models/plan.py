@@ -16,7 +16,7 @@ from models.explain import Explanation, explanation
 from models.messages import Message, Money, Months, Number, Percent
 from models.optimize import find_optimal
 from models.profile import (PlanCalendar, UsageProfile, default_start_month, plan_calendar,
-                            plan_demand)
+                            demand_for)
 from models.scenario import Scenario
 from models.strategies import (PlanContext, StrategyResult, buy_for_peak_capacity,
                                on_demand_capacity, proposed_capacity)
@@ -52,9 +52,7 @@ def build_context(scenario: Scenario, profile: UsageProfile) -> PlanContext:
     f, p = scenario.finance, scenario.profile
     start = f.start_month or default_start_month(profile)
     calendar = plan_calendar(start, f.horizon_months)
-    demand = plan_demand(profile, calendar.total_hours, growth_annual=p.growth_annual,
-                         peak_to_average=p.peak_to_average,
-                         interruptible_share=p.interruptible_share)
+    demand = demand_for(p, profile, calendar.total_hours)
     return PlanContext(scenario, calendar, demand)
 
 

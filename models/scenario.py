@@ -232,6 +232,17 @@ class ProfileOptions(Section):
         None, "Typical job size", "GPU-hours per job",
         "When set, the plan reports the expected cost per completed job, retries included.",
         gt=0, le=1e9)
+    demand_basis: Literal["allocated", "busy"] = field(
+        "allocated", "Demand basis", "allocated | busy",
+        "allocated: plan for the GPU-hours of the usage file (what is billed). busy: plan for "
+        "the GPU-hours the GPUs were working, from a GPU busy-time file uploaded with the "
+        "usage, divided by the target utilization.")
+    target_utilization: float = field(
+        0.8, "Target GPU utilization", "fraction of allocated time busy",
+        "With demand basis 'busy': how busy owned GPUs will be once their input pipelines keep "
+        "them fed; demand = busy GPU-hours / this, never more than was allocated.",
+        "planning choice, not a measurement; seed 002 calls GPUs under 50 % busy starved",
+        ge=0.05, le=1)
 
 
 class Proposed(Section):

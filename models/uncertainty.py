@@ -16,7 +16,7 @@ import numpy as np
 from models.assumptions import ASSUMPTIONS, BY_KEY, base_value, low_high, sample, with_values
 from models.draw_dispatch import grown_demand
 from models.draws import draw_pvs
-from models.profile import UsageProfile, plan_demand
+from models.profile import UsageProfile, demand_for
 from models.scenario import Scenario
 from models.capacity import Capacity
 from models.optimize import best_capacity
@@ -33,9 +33,7 @@ def what_if_context(ctx: PlanContext, scenario: Scenario,
     if scenario.profile != s0.profile:
         p = scenario.profile
         if profile is not None:
-            demand = plan_demand(profile, ctx.calendar.total_hours, growth_annual=p.growth_annual,
-                                 peak_to_average=p.peak_to_average,
-                                 interruptible_share=p.interruptible_share)
+            demand = demand_for(p, profile, ctx.calendar.total_hours)
         else:  # rescale the plan's demand from the base growth to the new one, hour by hour
             t = np.arange(ctx.calendar.total_hours) / 8760.0
             f = ((1.0 + p.growth_annual) / (1.0 + s0.profile.growth_annual)) ** t

@@ -168,15 +168,24 @@ def profile_chart(profile) -> dict[str, Any]:
     """GPU-hours per period of an uploaded profile (daily sums when hourly, for the preview)."""
     starts = profile.starts
     total = profile.steady + profile.interruptible
+    busy = getattr(profile, "busy", None)          # busy GPU-hours, NaN where not measured
     if profile.period == "hour" and len(total) > 24 * 14:
         days = starts.astype("datetime64[D]")
         keys, position = np.unique(days, return_inverse=True)
-        return {"x": [str(k) for k in keys],
-                "steady": np.bincount(position, profile.steady).tolist(),
-                "interruptible": np.bincount(position, profile.interruptible).tolist(),
-                "per": "day"}
-    return {"x": [str(s) for s in starts], "steady": profile.steady.tolist(),
-            "interruptible": profile.interruptible.tolist(), "per": profile.period}
+        out = {"x": [str(k) for k in keys],
+               "steady": np.bincount(position, profile.steady).tolist(),
+               "interruptible": np.bincount(position, profile.interruptible).tolist(),
+               "per": "day"}
+        if busy is not None:
+            measured = np.bincount(position, ~np.isnan(busy)) > 0
+            out["busy"] = [v if m else None for v, m in zip(
+                np.bincount(position, np.nan_to_num(busy)).tolist(), measured)]
+        return out
+    out = {"x": [str(s) for s in starts], "steady": profile.steady.tolist(),
+           "interruptible": profile.interruptible.tolist(), "per": profile.period}
+    if busy is not None:
+        out["busy"] = [None if np.isnan(v) else float(v) for v in busy]
+    return out
 
 
 def usage_file(session: Session, file_id: int) -> Optional[UsageFile]:

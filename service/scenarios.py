@@ -14,7 +14,7 @@ from service.auth import login_required
 from service.clip import MESSAGE, clip_message
 from service.db import ScenarioRecord, UsageFile, User, get_session, write_session
 from service.forms import build_form, flatten, label_for, validate_form
-from service.ingest import IngestError, read_usage
+from service.ingest import ContractResult, IngestError, make_bundle, read_upload
 from service.planning import PlanningError, cached_plan, profile_chart
 from service.xlsx_roundtrip import WorkbookError, scenario_from_xlsx
 from service.revisions import add_revision, check_plan, create_scenario, store_usage
@@ -139,17 +139,24 @@ def upload(scenario_id: int):
     if file is None or not file.filename:
         return render_template("scenarios/upload.html", scenario=scenario, problems=[],
                                message="Choose a usage file (.csv or .xlsx)."), 422
-    data = file.read()
+    data, filename = file.read(), file.filename
+    busy = request.files.get("busy")         # optional GPU busy time beside the usage file
+    if busy is not None and busy.filename:
+        filename, data = make_bundle(filename, data, busy.filename, busy.read())
     try:
-        ingested = read_usage(data, file.filename)
+        ingested = read_upload(data, filename)
+        if isinstance(ingested, ContractResult):
+            # commitments, not usage: shown; attaching them waits for position (issue 14)
+            return render_template("scenarios/contracts.html", scenario=scenario,
+                                   filename=filename, result=ingested)
         check_plan(Scenario.model_validate_json(scenario.latest.assumptions),
-                   UsageFile(data=data, filename=file.filename))
+                   UsageFile(data=data, filename=filename))
     except (IngestError, ProfileError, PlanningError) as exc:
         return render_template("scenarios/upload.html", scenario=scenario,
                                problems=getattr(exc, "problems", []),
                                message=clip_message(str(exc), 4 * MESSAGE)), 422
     with write_session() as s:
-        stored = store_usage(s, s.get(User, g.user.id), data, file.filename)
+        stored = store_usage(s, s.get(User, g.user.id), data, filename)
     profile = ingested.profile
     return render_template("scenarios/preview.html", scenario=scenario, usage=stored,
                            profile=profile, warnings=ingested.warnings, summary=ingested.summary,

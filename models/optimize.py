@@ -54,6 +54,7 @@ class LinearCosts:
     offer_outlay: dict[str, float]  # upfront payments per committed GPU, nominal
     setup_pv: float                # setup fee when any cloud GPU is rented
     idle_data_pv: float            # data charges of idle months at owned prices, if servers
+    idle_data_held_pv: float       # the same with no new server (servers of the position)
     support_min_pv: float          # upper bound of what a support minimum can add
 
 
@@ -66,7 +67,7 @@ def linear_costs(ctx: PlanContext) -> LinearCosts:
     def pv(plan: CapacityPlan, v: Volumes = idle, **switches) -> np.ndarray:
         return present_value(book, cost_lines(book, plan, v, linear=True, **switches))
 
-    empty = CapacityPlan()
+    empty = ctx.position           # what every strategy holds before any decision
     base = float(pv(empty)[0])
     one_server = ctx.capacity_plan(Capacity(1))
 
@@ -92,6 +93,7 @@ def linear_costs(ctx: PlanContext) -> LinearCosts:
                         - pv(offers[s.commitments[0].id])[0]) if s.commitments
                   else _setup_pv(ctx, pv)),
         idle_data_pv=float(pv(one_server, idle_month_data=True)[0] - pv(one_server)[0]),
+        idle_data_held_pv=float(pv(empty, idle_month_data=True)[0] - pv(empty)[0]),
         support_min_pv=book.support_minimum * float(book.end[:, 0].sum()))
 
 
@@ -123,7 +125,8 @@ def _grid_bounds(ctx: PlanContext, lc: LinearCosts, use_spot: bool) -> tuple[int
     peak = ctx.tables.peak_gross_gpus
     n_max = max(0, math.ceil(peak / unit - 1e-9))
     c_max = max(0, math.ceil(peak / theta_c - 1e-9))
-    if lc.setup_pv > 0 or lc.support_min_pv > 0 or lc.idle_data_pv != 0 or (
+    if lc.setup_pv > 0 or lc.support_min_pv > 0 or lc.idle_data_pv != 0 or len(
+            ctx.position.servers) or len(ctx.position.commitments) or (
             lc.owned_unit_pv < 0).any():
         return n_max, c_max  # fixed terms or cheaper owned data: keep the full peak range
     # Dropping the top server saves its fixed cost and loses at most saving(x) per unit. Dropping
@@ -194,11 +197,12 @@ def price_candidates(ctx: PlanContext, lc: LinearCosts, splits: CommitmentSplits
                      spot_share=ctx.scenario.spot.availability if use_spot else 0.0)
         variable = (lc.owned_unit_pv @ v.owned + lc.on_demand_unit_pv @ v.on_demand
                     + lc.spot_unit_pv @ v.spot)
-        uses_cloud = (committed > 0) | (v.spot.sum(axis=0) > 0) | (
+        held_cloud = any(c.gpus > 0 for c in ctx.position.commitments)
+        uses_cloud = held_cloud | (committed > 0) | (v.spot.sum(axis=0) > 0) | (
             v.on_demand.sum(axis=0) > 1e-9)
         lower = (lc.base_pv + n * lc.server_pv + split_pv + variable
                  + np.where(uses_cloud, lc.setup_pv, 0.0)
-                 + np.where(n > 0, lc.idle_data_pv, 0.0))
+                 + np.where(n > 0, lc.idle_data_pv, lc.idle_data_held_pv))
         upper = lower + lc.support_min_pv  # any month with cloud spend (data too) may hit it
         parts.append(Candidates(n, committed, idx, lower, upper,
                                 n * lc.server_outlay + split_outlay, use_spot))

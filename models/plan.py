@@ -138,6 +138,10 @@ def plan_warnings(ctx: PlanContext, results: dict[str, StrategyResult]) -> list[
             out.append(Message("{plan}: loan balances of {amount} are paid off early (at a "
                                "sale or at the end of the horizon).",
                                {"plan": name, "amount": Money(payoff, cur)}))
+    if ctx.optimizer_cache.get("approximate"):
+        out.append(Message("The grid of server counts and committed totals is too large to "
+                           "cost point by point: the optimum was searched coarse to fine and "
+                           "is not proven exact."))
     if s.owned.lead_time_months and s.owned.lead_time_months >= ctx.horizon:
         out.append(Message("The lead time is as long as the horizon: owned servers never come "
                            "online."))

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, assume, given, note, settings
 from numpy.testing import assert_allclose
 
 from models.document import plan_document
@@ -31,6 +31,9 @@ SETTINGS = settings(max_examples=60, deadline=None, derandomize=True,
 @SETTINGS
 @given(scenarios(), profiles())
 def test_every_valid_input_gets_a_sound_plan(scenario, profile):
+    note(f"scenario: {json.dumps(scenario.model_dump(mode='json', exclude={'uncertainty'}))}")
+    note(f"profile: {profile.period} x {len(profile.starts)}, steady sum "
+         f"{profile.steady.sum()!r}, interruptible sum {profile.interruptible.sum()!r}")
     try:
         ctx = build_context(scenario, profile)
     except PlanError as exc:

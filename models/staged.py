@@ -71,6 +71,7 @@ class StagedResult:
     cuts: int
     use_spot: bool
     notes: list[str] = field(default_factory=list)
+    gap: float = 0.0           # proven distance to the optimum [currency]; 0: optimal
 
 
 @dataclass
@@ -88,6 +89,12 @@ class Problem:
     rows: list                    # (coefficients, lo, hi) of the budget and hall constraints
     base: float                   # PV every schedule pays (position, data at cloud prices)
     z: int                        # index of the first epigraph variable (z_m, then w_m)
+
+    def upper_finite(self) -> np.ndarray:
+        """The decision variables' upper bounds, 0 for the others."""
+        out = np.where(np.isfinite(self.upper), self.upper, 0.0)
+        out[self.z:] = 0.0
+        return out
 
 
 def staged_optimum(ctx: PlanContext) -> StagedResult:
@@ -118,16 +125,16 @@ def month_costs(ctx: PlanContext, use_spot: bool) -> tuple[np.ndarray, ...]:
     return c_own, c_int, c_od
 
 
-def check_convex(c_own, c_int, c_od) -> None:
+def check_convex(c_own, c_int, c_od) -> np.ndarray:
+    """The months in which G (the committed level's cost) is concave: owned work costing less
+    than nothing there (owned data far cheaper than cloud data). F must be convex everywhere."""
     tol = 1e-12 * max(1.0, float(np.max(np.abs(c_od))))
-    if (c_own < -tol).any():
-        raise StagedError("owned GPU-hours cost less than nothing in some month (cheap owned "
-                          "data against cloud data): the staged optimum cannot be proven")
     if (c_own > c_int + tol).any():
         raise StagedError("a busy owned GPU-hour costs more than cloud overflow in some month: "
                           "the staged optimum cannot be proven")
     if (c_int > c_od + tol).any():
         raise StagedError("spot costs more than on demand in some month")
+    return c_own < -tol
 
 
 def unit_pv(ctx: PlanContext, plan: CapacityPlan, base: float) -> float:
@@ -274,7 +281,7 @@ def sale_rows(ctx: PlanContext, columns: list[tuple]) -> list:
 
 def solve(ctx: PlanContext, use_spot: bool) -> StagedResult:
     c_own, c_int, c_od = month_costs(ctx, use_spot)
-    check_convex(c_own, c_int, c_od)
+    concave = check_convex(c_own, c_int, c_od)
     prob = build_problem(ctx, use_spot)
     gross, steady = ctx.tables.gross, ctx.tables.steady
     H = ctx.horizon
@@ -301,9 +308,20 @@ def solve(ctx: PlanContext, use_spot: bool) -> StagedResult:
         for which, x, fn, slope in (("z", levels2, f, f_slope), ("w", levels1, g, g_slope)):
             value, s_ = fn(x), slope(x)
             for m in range(H) if only is None else only[which]:
+                if which == "w" and concave[m]:
+                    continue        # a tangent of a concave function is no lower bound
                 cuts.append((m, which, float(s_[m]), float(value[m] - s_[m] * x[m])))
                 added += 1
         return added
+
+    # where G is concave, its chord over the committed levels it can take is its convex
+    # envelope: a valid lower bound, exact at both ends (no new commitment, or the most)
+    top = prob.held_l1 + np.asarray(prob.l1 @ prob.upper_finite(), dtype=float).ravel()
+    low_g, high_g = g(prob.held_l1), g(top)
+    for m in np.flatnonzero(concave):
+        width = top[m] - prob.held_l1[m]
+        slope = (high_g[m] - low_g[m]) / width if width > 0 else 0.0
+        cuts.append((m, "w", float(slope), float(low_g[m] - slope * prob.held_l1[m])))
 
     # start from tangents at deciles of each month's demand and at the levels of the best
     # static plan and its neighbours (the staged optimum is rarely far from it)
@@ -329,7 +347,8 @@ def solve(ctx: PlanContext, use_spot: bool) -> StagedResult:
         true_f, true_g = f(l2), g(l1)
         z, w = x[prob.z:prob.z + H], x[prob.z + H:prob.z + 2 * H]
         scale = 1e-9 * max(1.0, float(np.abs(true_f).sum() + np.abs(true_g).sum()) / H)
-        short = {"z": np.flatnonzero(z < true_f - scale), "w": np.flatnonzero(w < true_g - scale)}
+        short = {"z": np.flatnonzero(z < true_f - scale),
+                 "w": np.flatnonzero((w < true_g - scale) & ~concave)}
         if not (short["z"].size or short["w"].size) or rounds >= MAX_ROUNDS:
             if gap == 0.0 or rounds >= MAX_ROUNDS:
                 break
@@ -338,11 +357,14 @@ def solve(ctx: PlanContext, use_spot: bool) -> StagedResult:
         add_cuts(l2, l1, short)
     objective = float(prob.base + constant + prob.cost[:prob.z] @ x[:prob.z]
                       + true_f.sum() + true_g.sum())
+    bound = float(prob.base + constant + prob.cost @ x)     # the relaxation's optimum
     decisions = to_decisions(ctx, prob, x)
     plan = schedule_plan(ctx.scenario, decisions, ctx.calendar.months[0], H, ctx.position,
                          use_spot)
     notes = [] if rounds < MAX_ROUNDS else [f"stopped after {MAX_ROUNDS} cutting-plane rounds"]
-    return StagedResult(decisions, plan, objective, rounds, len(cuts), use_spot, notes)
+    result = StagedResult(decisions, plan, objective, rounds, len(cuts), use_spot, notes)
+    result.gap = max(objective - bound, 0.0) if (concave.any() or rounds >= MAX_ROUNDS) else 0.0
+    return result
 
 
 def solve_milp(prob: Problem, cuts: list, nvar: int, gap: float = 0.0) -> np.ndarray:

@@ -67,6 +67,7 @@ class StrategyResult:
     servers_online: np.ndarray
     committed_gpus_by_month: np.ndarray
     uses_cloud: bool
+    schedule: tuple = ()             # the decisions of a staged or scheduled strategy
 
     @property
     def failure_cost_pv(self) -> float:

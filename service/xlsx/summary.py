@@ -51,7 +51,8 @@ def write_summary(workbook, fmt: dict, plan: Plan, doc: dict, sheets: dict[str, 
     base = sheets["on_demand"]
     base_pv = sheet_ref(base.name, base.cells["pv_cost"])
     baseline_value = plan.strategies["on_demand"].pv_cost
-    for i, (name, r) in enumerate(plan.strategies.items()):
+    shown = [(name, r) for name, r in plan.strategies.items() if name in sheets]
+    for i, (name, r) in enumerate(shown):
         row, info = TABLE_ROW + 1 + i, sheets[name]
         ref = lambda key: sheet_ref(info.name, info.cells[key])  # noqa: E731
         write_text(ws, row, 0, name, fmt["bold"] if name == plan.recommendation else None)
@@ -73,7 +74,13 @@ def write_summary(workbook, fmt: dict, plan: Plan, doc: dict, sheets: dict[str, 
                          _num_or_dash(r.cost_per_useful_gpu_hour_nominal))
         ws.write_formula(row, 11, "=" + ref("normal_pv"), fmt["money"], r.normal_cost_pv)
         ws.write_formula(row, 12, "=" + ref("failure_pv"), fmt["money"], r.failure_cost_pv)
-    row = TABLE_ROW + 2 + len(plan.strategies)
+    row = TABLE_ROW + 2 + len(shown)
+    missing = [name for name in plan.strategies if name not in sheets]
+    if missing:
+        write_text(ws, row - 1, 0, "Not in this workbook (a schedule or a starting position, "
+                   "which the sheet formulas do not express yet): " + ", ".join(missing),
+                   fmt["note"])
+        row += 1
     write_text(ws, row, 0, "Recommendation", fmt["bold"])
     write_text(ws, row, 1, f"{plan.recommendation}: lowest PV cost at export "
                f"({STRATEGY_TEXT.get(plan.recommendation, '')})")
@@ -162,6 +169,7 @@ def _summary_charts(workbook, ws, plan: Plan, sheets: dict[str, SheetInfo], row:
     cumulative.set_size({"width": 760, "height": 380})
     ws.insert_chart(row, 0, cumulative)
     rec = plan.recommendation
+    rec = rec if rec in sheets else "optimal"
     info, result = sheets[rec], plan.strategies[rec]
     stacked = workbook.add_chart({"type": "column", "subtype": "stacked"})
     for line, title in LINE_TITLES.items():

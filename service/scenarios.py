@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from typing import Optional
 
-from flask import (Blueprint, abort, flash, g, redirect, render_template, request, url_for)
+from flask import (Blueprint, abort, flash, g, jsonify, redirect, render_template, request,
+                   url_for)
 from models.profile import ProfileError
 from models.scenario import Scenario
 from service import idempotency
@@ -12,6 +13,8 @@ from service.access import (can_edit, editable_scenario, revision_or_404, scenar
                             visible_scenarios)
 from service.auth import login_required
 from service.db import ScenarioRecord, UsageFile, User, get_session, write_session
+from service import progress as progress_store
+from service.form_layout import arrange
 from service.forms import build_form, flatten, label_for, validate_form
 from service.ingest import IngestError, read_usage
 from service.planning import PlanningError, cached_plan, profile_chart
@@ -43,10 +46,12 @@ def preset_marks(preset: Optional[preset_catalog.Preset], data: dict) -> dict[st
 
 def form_page(scenario: Optional[ScenarioRecord], data: dict, sections=None, status=200,
               preset=None):
+    from service.scenario_live import initial_panel
     if sections is None:
         sections = build_form(data, preset_fields=preset_marks(preset, data))
-    return render_template("scenarios/form.html", scenario=scenario, sections=sections,
-                           presets=preset_catalog.grouped(), preset=preset), status
+    return render_template("scenarios/form.html", scenario=scenario, layout=arrange(sections),
+                           live=initial_panel(scenario), presets=preset_catalog.grouped(),
+                           preset=preset), status
 
 
 @bp.get("/")
@@ -110,7 +115,7 @@ def edit(scenario_id: int):
         flash("No assumption changed: no new revision.")
         return redirect(url_for("scenarios.show", scenario_id=scenario.id))
     try:
-        result = check_plan(model, latest.usage_file)
+        result = check_plan(model, latest.usage_file, progress_store.from_request())
     except PlanningError as exc:
         sections[0].errors.append(f"The engine cannot plan these assumptions: {exc}")
         return form_page(scenario, {}, sections, 422, preset)
@@ -136,24 +141,61 @@ def upload(scenario_id: int):
                                message=None)
     file = request.files.get("usage")
     if file is None or not file.filename:
-        return render_template("scenarios/upload.html", scenario=scenario, problems=[],
-                               message="Choose a usage file (.csv or .xlsx)."), 422
+        return upload_refused(scenario, "Choose a usage file (.csv or .xlsx).", [])
     data = file.read()
+    report = progress_store.from_request()
     try:
+        report("reading")
         ingested = read_usage(data, file.filename)
         check_plan(Scenario.model_validate_json(scenario.latest.assumptions),
-                   UsageFile(data=data, filename=file.filename))
+                   UsageFile(data=data, filename=file.filename), report)
     except (IngestError, ProfileError, PlanningError) as exc:
-        return render_template("scenarios/upload.html", scenario=scenario,
-                               problems=getattr(exc, "problems", []), message=str(exc)), 422
+        report("failed")
+        return upload_refused(scenario, str(exc), getattr(exc, "problems", []))
     with write_session() as s:
         stored = store_usage(s, s.get(User, g.user.id), data, file.filename)
+    report("done")
+    if wants_json():  # the page's upload script: it shows bytes and phases, then goes there
+        return jsonify({"location": url_for("scenarios.usage_preview", scenario_id=scenario.id,
+                                            file_id=stored.id)})
+    return preview_page(scenario, stored, ingested)
+
+
+def wants_json() -> bool:
+    return request.accept_mimetypes.best == "application/json"
+
+
+def upload_refused(scenario: ScenarioRecord, message: str, problems: list):
+    if wants_json():
+        html = render_template("scenarios/_upload_errors.html", message=message,
+                               problems=problems)
+        return jsonify({"error_html": html, "message": message}), 422
+    return render_template("scenarios/upload.html", scenario=scenario, problems=problems,
+                           message=message), 422
+
+
+def preview_page(scenario: ScenarioRecord, stored: UsageFile, ingested):
     profile = ingested.profile
     return render_template("scenarios/preview.html", scenario=scenario, usage=stored,
                            profile=profile, warnings=ingested.warnings, summary=ingested.summary,
                            chart=profile_chart(profile),
                            peak=float((profile.steady + profile.interruptible).max()),
                            last=str(profile.starts[-1]))
+
+
+@bp.get("/<int:scenario_id>/usage/<int:file_id>")
+@login_required
+def usage_preview(scenario_id: int, file_id: int):
+    """The preview of a file this user uploaded (where the upload script lands)."""
+    scenario = editable_scenario(g.user, scenario_id)
+    usage = get_session().get(UsageFile, file_id)
+    if usage is None or usage.uploaded_by != g.user.id:
+        abort(404)
+    try:
+        ingested = read_usage(usage.data, usage.filename)
+    except (IngestError, ProfileError) as exc:
+        abort(422, str(exc))
+    return preview_page(scenario, usage, ingested)
 
 
 @bp.post("/<int:scenario_id>/usage/<int:file_id>/attach")
@@ -169,7 +211,7 @@ def attach(scenario_id: int, file_id: int):
     latest = scenario.latest
     model = Scenario.model_validate_json(latest.assumptions)
     try:
-        result = check_plan(model, usage)
+        result = check_plan(model, usage, progress_store.from_request())
     except PlanningError as exc:
         abort(422, str(exc))
     with write_session() as s:
@@ -229,3 +271,6 @@ def import_workbook(scenario_id: int):
         return form_page(scenario, {}, sections, 422)
     flash("Assumptions loaded from the workbook: check them, then save a new revision.")
     return form_page(scenario, model.model_dump(mode="json"))
+
+
+from service import scenario_live  # noqa: E402,F401  (JSON routes on this blueprint)

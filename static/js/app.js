@@ -91,16 +91,22 @@
     }
   };
 
+  function draw(el, data) {
+    var figure = BUILDERS[el.dataset.chart](data);
+    // react() redraws in place: the live plan calls it on every edit
+    window.Plotly.react(el, figure.data, figure.layout,
+                        {responsive: true, displaylogo: false});
+  }
+
   function drawCharts() {
     document.querySelectorAll("[data-chart]").forEach(function (el) {
       var source = document.getElementById(el.dataset.source);
       if (!source || !window.Plotly) { return; }
-      var data = JSON.parse(source.textContent);
-      var figure = BUILDERS[el.dataset.chart](data);
-      window.Plotly.newPlot(el, figure.data, figure.layout,
-                            {responsive: true, displaylogo: false});
+      draw(el, JSON.parse(source.textContent));
     });
   }
+
+  window.buyrentCharts = {draw: draw, builders: BUILDERS};
 
   function presetChooser() {
     var select = document.getElementById("preset");
@@ -110,7 +116,8 @@
   }
 
   function busyForms() {
-    document.querySelectorAll("form[data-busy]").forEach(function (form) {
+    // forms with data-progress show the server's phases instead (progress.js)
+    document.querySelectorAll("form[data-busy]:not([data-progress])").forEach(function (form) {
       form.addEventListener("submit", function () {
         var note = document.createElement("p");
         note.className = "busy";

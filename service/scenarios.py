@@ -57,7 +57,11 @@ def form_page(scenario: Optional[ScenarioRecord], data: dict, sections=None, sta
 @bp.get("/")
 @login_required
 def index():
-    return render_template("scenarios/index.html", scenarios=visible_scenarios(g.user))
+    from service.review_flow import awaiting_review, changes_requested
+    scenarios = visible_scenarios(g.user)
+    return render_template("scenarios/index.html", scenarios=scenarios,
+                           awaiting=awaiting_review(g.user, scenarios),
+                           changes=changes_requested(g.user, scenarios))
 
 
 @bp.route("/new", methods=("GET", "POST"))

@@ -163,5 +163,11 @@
   document.addEventListener("DOMContentLoaded", function () {
     var form = byId("scenario-form");
     if (form) { watch(form); }
+    // a review comment links to its field (#field-owned.pue): open the sections around it
+    var target = window.location.hash && byId(decodeURIComponent(window.location.hash.slice(1)));
+    for (var d = target && target.closest("details"); d; d = d.parentElement.closest("details")) {
+      d.open = true;
+    }
+    if (target) { target.scrollIntoView(); }
   });
 })();

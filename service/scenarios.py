@@ -15,9 +15,9 @@ from service.auth import login_required
 from service.db import ScenarioRecord, UsageFile, User, get_session, write_session
 from service import progress as progress_store
 from service.form_layout import arrange
-from service.forms import build_form, flatten, label_for, validate_form
+from service.forms import build_form, validate_form
 from service.ingest import IngestError, read_usage
-from service.planning import PlanningError, cached_plan, profile_chart
+from service.planning import PlanningError, profile_chart
 from service.xlsx_roundtrip import WorkbookError, scenario_from_xlsx
 from service.revisions import add_revision, check_plan, create_scenario, store_usage
 
@@ -231,33 +231,13 @@ def attach(scenario_id: int, file_id: int):
 @bp.get("/<int:scenario_id>/compare")
 @login_required
 def compare(scenario_id: int):
+    from service.compare import compare_page, revision_number
     scenario = scenario_or_404(g.user, scenario_id)
     numbers = [r.number for r in scenario.revisions]
-    try:
-        a = int(request.args.get("a", numbers[-2] if len(numbers) > 1 else numbers[-1]))
-        b = int(request.args.get("b", numbers[-1]))
-    except ValueError:
-        abort(400, "Revision numbers must be integers.")
-    rev_a = revision_or_404(g.user, scenario_id, a)
-    rev_b = revision_or_404(g.user, scenario_id, b)
-    flat_a, flat_b = flatten(rev_a.assumptions_dict), flatten(rev_b.assumptions_dict)
-    diffs = [(label_for(k), k, flat_a.get(k), flat_b.get(k))
-             for k in sorted(set(flat_a) | set(flat_b)) if flat_a.get(k) != flat_b.get(k)]
-    results = []
-    docs = []
-    for revision in (rev_a, rev_b):
-        try:
-            docs.append(cached_plan(get_session(), revision)[0])
-        except PlanningError:
-            docs.append(None)
-    if all(docs):
-        for name in dict.fromkeys(list(docs[0]["strategies"]) + list(docs[1]["strategies"])):
-            sa, sb = docs[0]["strategies"].get(name), docs[1]["strategies"].get(name)
-            results.append((name, sa and sa["pv_cost"], sb and sb["pv_cost"],
-                            sa and sb and sb["pv_cost"] - sa["pv_cost"]))
-    return render_template("scenarios/compare.html", scenario=scenario, a=rev_a, b=rev_b,
-                           diffs=diffs, results=results, docs=docs, numbers=numbers)
-
+    a = revision_number("a", numbers[-2] if len(numbers) > 1 else numbers[-1])
+    b = revision_number("b", numbers[-1])
+    return compare_page(revision_or_404(g.user, scenario_id, a),
+                        revision_or_404(g.user, scenario_id, b), numbers)
 
 
 @bp.post("/<int:scenario_id>/import")
@@ -277,4 +257,4 @@ def import_workbook(scenario_id: int):
     return form_page(scenario, model.model_dump(mode="json"))
 
 
-from service import scenario_live  # noqa: E402,F401  (JSON routes on this blueprint)
+from service import compare, scenario_live  # noqa: E402,F401  (more routes on this blueprint)

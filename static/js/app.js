@@ -81,6 +81,20 @@
                         shapes: [{type: "line", x0: base, x1: base, y0: 0, y1: 1,
                                   yref: "paper", line: {dash: "dot"}}]})};
     },
+    compare: function (d) {
+      return {data: d.compare.series.map(function (s) {
+        return {type: "scatter", mode: "lines", name: s.name, x: s.x, y: s.y,
+                line: {dash: s.dash}};
+      }), layout: layout("Cumulative cost of both plans", "month", "cost")};
+    },
+    waterfall: function (d) {
+      var w = d.waterfall;
+      return {data: [{type: "waterfall", x: w.labels, y: w.values, measure: w.measures,
+                      connector: {line: {dash: "dot"}}}],
+        layout: layout("What changed the saving of the recommended plan", "",
+                       "PV saving vs on demand", {hovermode: "closest", showlegend: false,
+                       margin: {t: 40, r: 20, b: 140, l: 80}})};
+    },
     histogram: function (d) {
       var h = d.uncertainty.histogram;
       var mids = h.counts.map(function (_, i) { return (h.edges[i] + h.edges[i + 1]) / 2; });

@@ -107,3 +107,19 @@ def axe_violations(page) -> list[dict]:
                            ".violations.map(v => ({id: v.id, impact: v.impact, help: v.help, "
                            "nodes: v.nodes.slice(0, 3).map(n => n.target.join(' '))}))")
     return [v for v in result if v["impact"] in ("serious", "critical")]
+
+
+def server_fixture(tmp_path) -> Iterator[str]:
+    """Body of the ``server`` fixtures: a seeded instance behind its own server process."""
+    instance = tmp_path / "instance"
+    seed(instance)
+    with live_server(instance) as base:
+        yield base
+
+
+def browser_fixture() -> Iterator:
+    from playwright.sync_api import sync_playwright
+    with sync_playwright() as p:
+        chromium = launch(p)
+        yield chromium
+        chromium.close()

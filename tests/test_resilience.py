@@ -273,7 +273,7 @@ def test_storage_failure_on_review_and_api_uses_the_json_shape(app, login, token
     rita, bearer = login("rita"), token()
     before, body = snapshot(app), {"scenario": {**assumptions(app), "name": "x"}}
     fault.mode = "readonly"
-    assert rita.post(R1 + "/reviews", {"decision": "approve"}).status_code == 503
+    assert rita.post(R1 + "/reviews", {"decision": "approve", "comment": "ok"}).status_code == 503
     response = app.test_client().post(
         "/api/v1/scenarios/1/revisions", json=body,
         headers={"Authorization": f"Bearer {bearer}"})
@@ -282,7 +282,7 @@ def test_storage_failure_on_review_and_api_uses_the_json_shape(app, login, token
                                             "message": STORAGE_MESSAGE, "details": []}
     fault.mode = None
     assert snapshot(app) == before
-    assert rita.post(R1 + "/reviews", {"decision": "approve"}).status_code == 302
+    assert rita.post(R1 + "/reviews", {"decision": "approve", "comment": "ok"}).status_code == 302
 
 
 def test_login_while_the_database_is_read_only(app, browser):
@@ -321,4 +321,5 @@ def test_other_database_errors_stay_500(app, login, monkeypatch):
     def broken(*_a, **_k):
         raise RuntimeError("boom")
     monkeypatch.setattr(service.plans, "audit", broken)
-    assert login("rita").post(R1 + "/reviews", {"decision": "approve"}).status_code == 500
+    assert login("rita").post(R1 + "/reviews", {"decision": "approve",
+                                                      "comment": "ok"}).status_code == 500

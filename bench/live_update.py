@@ -51,7 +51,7 @@ def run(edits: int) -> dict:
             for i in range(edits):
                 price = f"{200_000 + 2_500 * (i % 40):,}"
                 page.fill("[name='owned.server_price']", price)
-                page.wait_for_selector(f"#live-status[data-seq='{i + 2}']")
+                page.wait_for_selector("#scenario-form[data-state='shown']")
                 page_ms.append(float(page.get_attribute("#live-status", "data-ms")))
             browser.close()
             if problems:

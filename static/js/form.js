@@ -131,6 +131,7 @@
     var timer = null, sent = 0, shown = 0, editedAt = window.performance.now();
 
     function send() {
+      timer = null;
       var since = editedAt;
       var seq = ++sent;
       form.dataset.pending = String(seq);
@@ -144,6 +145,8 @@
         showErrors(form, request.response);
         if (live) { showPlan(request.response, seq, since); }
         form.dataset.done = String(seq);
+        // "shown": the page shows the answer to the last edit (tests and benchmarks wait on it)
+        if (seq === sent && timer === null) { form.dataset.state = "shown"; }
       };
       request.send(new FormData(form));
     }
@@ -151,6 +154,7 @@
     function changed(event) {
       if (event.target.name === "idempotency_key") { return; }
       updateCounts(form);
+      form.dataset.state = "editing";
       editedAt = window.performance.now();
       window.clearTimeout(timer);
       timer = window.setTimeout(send, DELAY_MS);

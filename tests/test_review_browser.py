@@ -146,6 +146,12 @@ def test_upload_shows_bytes_and_phases(server, browser):
     page.wait_for_url("**/revisions/2")
     log = json.loads(page.evaluate("() => sessionStorage.getItem('progressLog') || '[]'"))
     assert log, "the attach form showed no progress"
+    with page.expect_download() as download:                   # the workbook: its phases
+        page.click("#download-xlsx")
+    assert download.value.suggested_filename.endswith("-r2.xlsx")
+    page.wait_for_selector("#download-progress .phase:has-text('Done.')")
+    assert "done" in {p["phase"] for p in polls if p.get("phase")}, polls  # polled to the end
+    shot(page, "review-09-workbook-progress")
     page.context.close()
     assert problems == []
 
@@ -205,7 +211,8 @@ def test_request_changes_compare_and_approve_with_a_reason(server, browser):
 
 PAGES = {"ana": ["/scenarios/", "/scenarios/new", EDIT, "/scenarios/1",
                  "/scenarios/1/usage", "/scenarios/1/revisions/1", "/audit", "/profile"],
-         "rita": ["/scenarios/", "/scenarios/1/revisions/1", "/scenarios/1/compare?a=1&b=1"]}
+         "rita": ["/scenarios/", "/scenarios/1/revisions/1", "/scenarios/1/compare?a=1&b=1",
+                  "/scenarios/compare?a=1&b=1"]}
 
 
 def test_axe_finds_no_serious_violation_and_every_chart_has_text(server, browser):

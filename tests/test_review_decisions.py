@@ -13,8 +13,25 @@ R1 = "/scenarios/1/revisions/1"
 
 
 def _decide(client, decision, comment, field_path=""):
+    page = client.get(R1).get_data(as_text=True)
+    digest = re.search(r'id="revision-hash">([0-9a-f]{64})<', page).group(1)
     return client.post(R1 + "/reviews", {"decision": decision, "comment": comment,
-                                         "field_path": field_path})
+                                         "field_path": field_path, "revision_hash": digest})
+
+
+ANONYMOUS = [("POST", "/scenarios/validate"), ("POST", "/scenarios/1/preview"),
+             ("GET", "/scenarios/progress/" + "a" * 20), ("GET", "/scenarios/compare?a=1&b=2"),
+             ("GET", "/scenarios/1/usage/1")]
+
+
+def test_new_routes_need_a_login_and_keep_other_analysts_out(login):
+    anonymous, otto = login(None), login("otto")
+    for method, url in ANONYMOUS:
+        response = anonymous.get(url) if method == "GET" else anonymous.post(url, {})
+        assert response.status_code == 302 and "/login" in response.headers["Location"], url
+    assert otto.get("/scenarios/compare?a=1&b=2").status_code == 404
+    assert otto.get("/scenarios/1/usage/1").status_code == 404
+    assert otto.post("/scenarios/1/preview", {}).status_code == 404
 
 
 def test_request_changes_on_an_assumption_reaches_the_analyst(login, app):

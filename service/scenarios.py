@@ -257,4 +257,5 @@ def import_workbook(scenario_id: int):
     return form_page(scenario, model.model_dump(mode="json"))
 
 
-from service import compare, scenario_live  # noqa: E402,F401  (more routes on this blueprint)
+from service import compare as compare_routes  # noqa: E402,F401  (more routes on this bp)
+from service import scenario_live  # noqa: E402,F401

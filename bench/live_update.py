@@ -24,7 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.review_browser import launch, live_server, login, new_page, seed  # noqa: E402
+from tests.review_browser import launch, login, new_page, seed, serve  # noqa: E402
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -38,7 +38,7 @@ def run(edits: int) -> dict:
     with tempfile.TemporaryDirectory(prefix="buyrent-bench-") as tmp:
         instance = Path(tmp) / "instance"
         seed(instance)
-        with live_server(instance) as base, sync_playwright() as p:
+        with serve(instance) as base, sync_playwright() as p:
             browser = launch(p)
             problems: list[str] = []
             page = new_page(browser, problems)

@@ -4,22 +4,19 @@ from __future__ import annotations
 
 import io
 import json
-import subprocess
-import sys
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
 from models.scenario import Scenario
 from service.paths import ROOT
 from tests.conftest import PASSWORD, SAMPLE_SCENARIO, SAMPLE_USAGE
+from tests.live_server import live_server
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--disable-sync", "--no-first-run"]
 ARTIFACTS = ROOT / "test-artifacts"
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
-START_TIMEOUT_S = 60
 
 
 def seed(instance: Path) -> None:
@@ -42,24 +39,10 @@ def seed(instance: Path) -> None:
     app.extensions["buyrent_engine"].dispose()
 
 
-@contextmanager
-def live_server(instance: Path) -> Iterator[str]:
-    """The app on a free loopback port in its own process; terminated and waited for."""
-    proc = subprocess.Popen([sys.executable, "-m", "tests.live_server", str(instance)],
-                            cwd=ROOT, stdout=subprocess.PIPE, text=True)
-    try:
-        line = proc.stdout.readline()
-        if not line.startswith("PORT "):
-            raise RuntimeError(f"the test server did not start: {line!r}")
-        yield f"http://127.0.0.1:{int(line.split()[1])}"
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        proc.stdout.close()
+def serve(instance: Path):
+    """The seeded instance behind waitress in a child process (tests.live_server)."""
+    return live_server({"INSTANCE_PATH": str(instance),
+                        "PASSWORD_HASH_METHOD": "pbkdf2:sha256:1000"})
 
 
 def launch(playwright):
@@ -113,7 +96,7 @@ def server_fixture(tmp_path) -> Iterator[str]:
     """Body of the ``server`` fixtures: a seeded instance behind its own server process."""
     instance = tmp_path / "instance"
     seed(instance)
-    with live_server(instance) as base:
+    with serve(instance) as base:
         yield base
 
 

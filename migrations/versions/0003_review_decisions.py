@@ -6,10 +6,11 @@ Create Date: 2026-12-01
 
 Additive for the data: reviews gain ``field_path`` (the assumption a comment is about, e.g.
 ``owned.server_price``) and the decision ``changes`` (request changes); every decision stays a
-new row. The CHECK constraint on ``reviews.decision`` is replaced: on PostgreSQL in place; on
-SQLite by Alembic's batch mode, which copies the table, so any trigger on ``reviews`` (append-
-only guards) is read first and created again afterwards, unchanged. ``progress`` holds the
-phase of long requests (service.progress).
+new row. Where the CHECK constraint ``ck_reviews_decision`` of 0001 still exists it is widened
+to the new decision (a migration that guards reviews may have dropped it instead: then nothing
+is rebuilt): on PostgreSQL in place; on SQLite by Alembic's batch mode, which copies the table,
+so every trigger on ``reviews`` (append-only guards) is read first and created again
+afterwards, unchanged. ``progress`` holds the phase of long requests (service.progress).
 """
 from alembic import op
 import sqlalchemy as sa
@@ -23,7 +24,19 @@ NEW_CHECK = "decision IN ('comment', 'approve', 'reject', 'changes')"
 OLD_CHECK = "decision IN ('comment', 'approve', 'reject')"
 
 
+def _has_check() -> bool:
+    bind = op.get_bind()
+    if bind.dialect.name == "sqlite":
+        sql = bind.exec_driver_sql("SELECT sql FROM sqlite_master WHERE type = 'table' AND "
+                                   "name = 'reviews'").scalar() or ""
+        return "ck_reviews_decision" in sql
+    return bind.exec_driver_sql("SELECT 1 FROM pg_constraint WHERE conname = "
+                                "'ck_reviews_decision'").scalar() is not None
+
+
 def _replace_check(check: str) -> None:
+    if not _has_check():
+        return
     bind = op.get_bind()
     if bind.dialect.name == "sqlite":
         triggers = [row[0] for row in bind.exec_driver_sql(

@@ -3,8 +3,9 @@
 (function () {
   "use strict";
 
+  // the legend sits below the axis title (small charts overlapped them)
   var LAYOUT = {margin: {t: 40, r: 20, b: 50, l: 70}, hovermode: "x unified",
-                legend: {orientation: "h"}, font: {size: 12}};
+                legend: {orientation: "h", y: -0.18, yanchor: "top"}, font: {size: 12}};
 
   function layout(title, xTitle, yTitle, extra) {
     var l = Object.assign({}, LAYOUT, {title: {text: title},

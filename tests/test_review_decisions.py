@@ -101,22 +101,43 @@ def test_the_review_form_offers_every_assumption(login):
     assert 'id="request-changes"' in form and 'id="approve"' in form and 'id="reject"' in form
 
 
+def _migration():
+    """This branch's migration module (its revision id changes when it is re-chained)."""
+    import importlib.util
+
+    from service.paths import MIGRATIONS
+    path = next((MIGRATIONS / "versions").glob("*_review_decisions.py"))
+    spec = importlib.util.spec_from_file_location("review_migration", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def test_migration_keeps_triggers_on_reviews_and_allows_the_new_decision(tmp_path):
-    """Another migration may guard ``reviews`` with triggers; 0003 copies the table on
-    SQLite and must bring them back unchanged."""
+    """Another migration may guard ``reviews`` with triggers; where the decision CHECK still
+    exists, this one copies the table on SQLite and must bring the triggers back unchanged."""
     from alembic import command
     from alembic.config import Config
 
     from service.paths import MIGRATIONS
+    migration = _migration()
     engine = create_engine(f"sqlite:///{tmp_path / 'm.sqlite3'}")
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS))
     with engine.begin() as conn:
         config.attributes["connection"] = conn
-        command.upgrade(config, "0002")
-        conn.exec_driver_sql("CREATE TRIGGER reviews_no_update BEFORE UPDATE ON reviews "
+        command.upgrade(config, migration.down_revision)
+        had_check = "ck_reviews_decision" in conn.exec_driver_sql(
+            "SELECT sql FROM sqlite_master WHERE name = 'reviews'").scalar()
+        conn.exec_driver_sql("CREATE TRIGGER review16_guard BEFORE UPDATE ON reviews "
                              "BEGIN SELECT RAISE(ABORT, 'reviews is append-only'); END")
-        command.upgrade(config, "0003")
+        before = sorted(r[0] for r in conn.exec_driver_sql(
+            "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'reviews'"))
+        command.upgrade(config, migration.revision)
+        after = sorted(r[0] for r in conn.exec_driver_sql(
+            "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'reviews'"))
+        columns = [r[1] for r in conn.exec_driver_sql("PRAGMA table_info(reviews)")]
+    assert after == before and "field_path" in columns
     with engine.begin() as conn:
         conn.exec_driver_sql("INSERT INTO users (id, username, password_hash, role, created_at)"
                              " VALUES (1, 'u', 'x', 'reviewer', 'now')")
@@ -124,19 +145,18 @@ def test_migration_keeps_triggers_on_reviews_and_allows_the_new_decision(tmp_pat
         conn.exec_driver_sql("INSERT INTO revisions (id, scenario_id, number, author_id, "
                              "created_at, assumptions, content_hash, note) VALUES "
                              "(1, 1, 1, 1, 'now', '{}', 'h', '')")
+        extra = ", revision_hash" if "revision_hash" in columns else ""
         conn.exec_driver_sql("INSERT INTO reviews (revision_id, reviewer_id, decision, comment,"
-                             " created_at, field_path) VALUES (1, 1, 'changes', 'c', 'now', "
-                             "'owned.pue')")
-        triggers = [r[0] for r in conn.exec_driver_sql(
-            "SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'reviews'")]
-    assert triggers == ["reviews_no_update"]
+                             f" created_at, field_path{extra}) VALUES (1, 1, 'changes', 'c', "
+                             f"'now', 'owned.pue'{', ' + repr('h') if extra else ''})")
     import pytest
     from sqlalchemy.exc import DatabaseError
     with pytest.raises(DatabaseError, match="append-only"):
         with engine.begin() as conn:
             conn.exec_driver_sql("UPDATE reviews SET comment = 'x'")
-    with pytest.raises(DatabaseError, match="CHECK constraint"):
-        with engine.begin() as conn:
-            conn.exec_driver_sql("INSERT INTO reviews (revision_id, reviewer_id, decision, "
-                                 "comment, created_at) VALUES (1, 1, 'maybe', '', 'now')")
+    if had_check:  # widened, not dropped
+        with pytest.raises(DatabaseError, match="CHECK constraint"):
+            with engine.begin() as conn:
+                conn.exec_driver_sql("INSERT INTO reviews (revision_id, reviewer_id, decision,"
+                                     " comment, created_at) VALUES (1, 1, 'maybe', '', 'now')")
     engine.dispose()

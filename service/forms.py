@@ -267,11 +267,11 @@ def flatten(data: Any, prefix: str = "") -> dict[str, Any]:
     return {prefix: data}
 
 
-def label_for(path: str) -> str:
-    """Human label of a dotted scenario path, from the schema."""
+def _path_info(path: str):
+    """(section title, FieldInfo or None) of a dotted scenario path."""
     parts = path.split(".")
     if parts[0] == "name":
-        return Scenario.model_fields["name"].title or "name"
+        return "", Scenario.model_fields["name"]
     section_title = SECTION_TITLES.get(parts[0], parts[0])
     info = None
     if parts[0] == "commitments" and len(parts) >= 3:
@@ -282,4 +282,26 @@ def label_for(path: str) -> str:
         info = getattr(model, "model_fields", {}).get(parts[1])
         if parts[1] == "financing" and len(parts) >= 3:
             info = LoanFinancing.model_fields.get(parts[2]) if parts[2] != "kind" else info
-    return f"{section_title}: {info.title or parts[-1]}" if info else path
+    return section_title, info
+
+
+def label_for(path: str) -> str:
+    """Human label of a dotted scenario path, from the schema."""
+    section_title, info = _path_info(path)
+    if path == "name":
+        return info.title or "name"
+    return f"{section_title}: {info.title or path.rsplit('.', 1)[-1]}" if info else path
+
+
+def show_value(path: str, value: Any, currency: str = "") -> str:
+    """A scenario value as the form shows it, with its unit: "70 %", "300,000 USD"."""
+    _, info = _path_info(path)
+    if info is None or value is None or isinstance(value, (bool, dict, str)):
+        return "-" if value is None else format_value(value)
+    meta = field_meta(info)
+    text = fv.show(value, meta["kind"])
+    if meta["kind"] == fv.PERCENT:
+        return text + " %"
+    if meta["kind"] == fv.MONEY:
+        return f"{text} {currency}".strip()
+    return text

@@ -84,6 +84,7 @@ def show(scenario_id: int, number: int):
         abort(404)
     from service.chart_text import chart_texts
     from service.review_flow import DONE, assumption_choices
+    choices = assumption_choices(revision)
     return render_template(
         "plans/show.html", scenario=scenario, revision=revision, doc=doc, charts=charts,
         error=error, strategy=strategy, payback=payback(doc) if doc else {},
@@ -91,7 +92,7 @@ def show(scenario_id: int, number: int):
         texts=chart_texts(charts, doc) if doc else {},
         latest=scenario.latest, editable=can_edit(g.user, scenario),
         may_review=can_review(g.user, revision), approved=approved_revisions(scenario),
-        assumptions=assumption_choices(revision), done_words=DONE)
+        assumptions=choices, assumption_labels=dict(choices), done_words=DONE)
 
 
 def approved_revisions(scenario: ScenarioRecord) -> list[int]:

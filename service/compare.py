@@ -7,7 +7,7 @@ from typing import Any, Optional
 
 from flask import abort, g, render_template, request
 
-from service.access import revision_or_404, scenario_or_404
+from service.access import id_or_404, revision_or_404, scenario_or_404
 from service.attribution import Waterfall, revision_waterfall
 from service.auth import login_required
 from service.db import Revision, get_session
@@ -90,20 +90,16 @@ def compare_page(rev_a: Revision, rev_b: Revision, numbers: list[int]):
 
 
 def revision_number(name: str, default: int) -> int:
-    try:
-        return int(request.args.get(name, default))
-    except ValueError:
-        abort(400, "Revision numbers must be integers.")
+    return id_or_404(request.args.get(name, default))
 
 
 @bp.get("/compare")
 @login_required
 def compare_scenarios():
     """The latest revisions (or ``ra``/``rb``) of scenarios ``a`` and ``b``."""
-    try:
-        ids = int(request.args.get("a", "")), int(request.args.get("b", ""))
-    except ValueError:
+    if not request.args.get("a") or not request.args.get("b"):
         abort(400, "Choose two scenarios to compare (a and b).")
+    ids = id_or_404(request.args["a"]), id_or_404(request.args["b"])
     sa, sb = (scenario_or_404(g.user, i) for i in ids)
     rev_a = revision_or_404(g.user, sa.id, revision_number("ra", sa.latest.number))
     rev_b = revision_or_404(g.user, sb.id, revision_number("rb", sb.latest.number))

@@ -15,6 +15,9 @@ from werkzeug.datastructures import MultiDict
 
 from models.fields import field_meta
 from service import form_values as fv
+from service.clip import clip
+
+SHOWN_INPUT = 1_000  # characters of a posted value shown again (names allow 200)
 
 
 @dataclass
@@ -131,7 +134,7 @@ def make_field(name: str, info, value: Any, raw: Optional[MultiDict], default: A
                      default=fv.show(default, display),
                      attrs=input_attrs(info, meta, kind, display))
     if raw is not None:
-        spec.value = raw.get(name, "")
+        spec.value = clip(raw.get(name, ""), SHOWN_INPUT)   # a re-shown post, bounded
         spec.checked = raw.get(name) == "true"
     else:
         spec.value = fv.show(value, display)

@@ -8,6 +8,7 @@ that each problem comes back as the field's own message.
 """
 from __future__ import annotations
 
+import re
 import typing
 from dataclasses import dataclass, field
 from typing import Any, Optional
@@ -18,7 +19,9 @@ from werkzeug.datastructures import MultiDict
 from models.fields import field_meta
 from models.scenario import CommitmentOffer, LoanFinancing, Scenario
 from service import form_values as fv
-from service.form_fields import FormField, _unwrap, format_value, make_field  # noqa: F401
+from service.clip import clip
+from service.form_fields import (SHOWN_INPUT, FormField, _unwrap, format_value,  # noqa: F401
+                                 make_field)
 
 GENERAL = "general"
 SECTION_TITLES = {
@@ -133,7 +136,7 @@ def build_form(data: dict, raw: Optional[MultiDict] = None,
                     name, f"{info_c.title} - {offer['id']}", "GPUs",
                     info_c.description or "", optional=True, kind="number",
                     attrs={"min": "0", "step": "1", "inputmode": "numeric"},
-                    value=raw.get(name, "") if raw is not None
+                    value=clip(raw.get(name, ""), SHOWN_INPUT) if raw is not None
                     else format_value(committed.get(offer["id"]))))
         sections.append(section)
     for section in sections:
@@ -152,10 +155,37 @@ def form_currency(data: dict, raw: Optional[MultiDict]) -> str:
     return text.strip()[:3].upper() or DEFAULTS["finance"]["currency"]
 
 
+def max_offers() -> int:
+    """The schema's limit on commitment offers (``max_length`` of ``Scenario.commitments``)."""
+    limits = [m.max_length for m in Scenario.model_fields["commitments"].metadata
+              if hasattr(m, "max_length")]
+    return limits[0]
+
+
+def max_commitment_rows() -> int:
+    """Rows a form may post: every offer the schema allows, plus the blank rows shown."""
+    return max_offers() + EXTRA_COMMITMENT_ROWS
+
+
+ROW_INDEX = re.compile(r"commitments\.([0-9]+)\.")
+
+
 def commitment_row_count(raw: MultiDict) -> int:
-    indices = [int(k.split(".")[1]) for k in raw if k.startswith("commitments.")
-               and k.split(".")[1].isdigit()]
-    return max(indices) + 1 if indices else 0
+    """Rows posted, from the highest index; never more than :func:`max_commitment_rows` (a
+    post naming row 99999999999 must not make the form build that many rows)."""
+    indices = [int(m.group(1)[:6]) for k in raw if (m := ROW_INDEX.match(k))]
+    return min(max(indices) + 1, max_commitment_rows()) if indices else 0
+
+
+def too_many_rows(raw: MultiDict) -> Optional[str]:
+    """The message for a post with a commitment row beyond the schema's limit, else None."""
+    limit = max_commitment_rows()
+    for key in raw:
+        m = ROW_INDEX.match(key)
+        if m and (len(m.group(1)) > 6 or int(m.group(1)) >= limit):
+            return (f"At most {max_offers()} commitment offers: the form posted row "
+                    f"{clip(m.group(1))} (rows are numbered 0 to {limit - 1}).")
+    return None
 
 
 def form_to_data(raw: MultiDict) -> tuple[dict, list[int]]:
@@ -243,6 +273,10 @@ def field_names(sections: list[FormSection]) -> set[str]:
 
 def validate_form(raw: MultiDict) -> tuple[Optional[Scenario], list[FormSection]]:
     """(scenario, sections): the scenario when valid, else None and sections with messages."""
+    beyond = too_many_rows(raw)
+    if beyond is not None:   # refused before any row is built
+        data, _ = form_to_data(raw)
+        return None, build_form(data, raw, {"commitments": [beyond]})
     data, rows = form_to_data(raw)
     try:
         return Scenario.model_validate(data), build_form(data, raw)

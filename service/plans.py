@@ -1,6 +1,7 @@
 """Plan pages (summary cards, charts, monthly table, downloads), reviews and the audit log."""
 from __future__ import annotations
 
+import base64
 import json
 from typing import Any
 
@@ -17,6 +18,7 @@ from service.ingest import usage_template_csv, usage_template_xlsx
 from service import progress as progress_store
 from service.planning import PlanningError, cached_plan, cached_xlsx
 from service.review_flow import ReviewInputError, parse_review
+from service.usage_download import is_xlsx, safe_csv
 
 bp = Blueprint("plans", __name__)
 XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
@@ -108,8 +110,16 @@ def download_json(scenario_id: int, number: int):
     except PlanningError as exc:
         abort(409, str(exc))
     name = download_stem(revision) + ".json"
+    audit_download(revision, "plan.json")
     return Response(json.dumps(doc, indent=1), mimetype="application/json",
                     headers={"Content-Disposition": f'attachment; filename="{name}"'})
+
+
+def audit_download(revision: Revision, what: str) -> None:
+    """Who downloaded what of which revision (design 7: reviewers read others' numbers)."""
+    with write_session() as s:
+        audit(s, s.get(User, g.user.id), "download", revision=s.get(Revision, revision.id),
+              details=what)
 
 
 def download_stem(revision: Revision) -> str:
@@ -124,6 +134,7 @@ def download_xlsx(scenario_id: int, number: int):
         data = cached_xlsx(revision, progress_store.from_request())
     except PlanningError as exc:
         abort(409, str(exc))
+    audit_download(revision, "plan.xlsx")
     return Response(data, mimetype=XLSX, headers={
         "Content-Disposition": f'attachment; filename="{download_stem(revision)}.xlsx"'})
 
@@ -131,16 +142,35 @@ def download_xlsx(scenario_id: int, number: int):
 @bp.get("/scenarios/<int:scenario_id>/revisions/<int:number>/usage")
 @login_required
 def download_usage(scenario_id: int, number: int):
+    """The usage file as CSV with formula-looking cells escaped (service.usage_download)."""
     revision = revision_or_404(g.user, scenario_id, number)
-    if revision.usage_file is None:
+    usage = revision.usage_file
+    if usage is None:
         abort(404)
-    return Response(revision.usage_file.data, mimetype="application/octet-stream", headers={
-        "Content-Disposition": f'attachment; filename="usage-{revision.usage_sha256[:12]}'
-                               f'{suffix(revision.usage_file.filename)}"'})
+    data = safe_csv(usage.data, usage.filename)
+    audit_download(revision, "usage (formulas escaped)")
+    return Response(data, mimetype="text/csv", headers={
+        "Content-Disposition": f'attachment; filename="usage-{usage.sha256[:12]}.csv"'})
+
+
+@bp.get("/scenarios/<int:scenario_id>/revisions/<int:number>/usage/original")
+@login_required
+def download_usage_original(scenario_id: int, number: int):
+    """The usage file byte for byte, as uploaded and hashed into the revision's SHA-256."""
+    revision = revision_or_404(g.user, scenario_id, number)
+    usage = revision.usage_file
+    if usage is None:
+        abort(404)
+    audit_download(revision, f"usage original sha256={usage.sha256}")
+    digest = base64.b64encode(bytes.fromhex(usage.sha256)).decode()
+    return Response(usage.data, mimetype="application/octet-stream", headers={
+        "Content-Disposition": f'attachment; filename="usage-{usage.sha256[:12]}-original'
+                               f'{suffix(usage.filename)}"',
+        "X-Content-SHA256": usage.sha256, "Repr-Digest": f"sha-256=:{digest}:"})
 
 
 def suffix(filename: str) -> str:
-    return ".xlsx" if filename.lower().endswith(".xlsx") else ".csv"
+    return ".xlsx" if is_xlsx(filename) else ".csv"
 
 
 @bp.get("/usage-template.<fmt>")
@@ -165,8 +195,11 @@ def review(scenario_id: int, number: int):
     done = idempotency.replay()
     if done is not None:
         return done
-    expected = request.form.get("revision_hash")
-    if expected and expected != revision.content_hash:
+    expected = request.form.get("revision_hash", "")
+    if not expected:
+        abort(400, "A review must name the SHA-256 of the revision it reviews "
+                   "(revision_hash); reload the page and review again.")
+    if expected != revision.content_hash:
         abort(409, "This revision is not the one the review form was showing.")
     try:
         review_input = parse_review(revision, request.form.get("decision", "comment"),
@@ -179,10 +212,13 @@ def review(scenario_id: int, number: int):
     except ValueError as exc:
         abort(400, str(exc))
     decision = review_input.decision
+    if decision == "approve":
+        approvable(revision)
     with write_session() as s:
         idempotency.claim(s)
-        s.add(Review(revision_id=revision.id, reviewer_id=g.user.id, decision=decision,
-                     comment=review_input.comment, field_path=review_input.field_path))
+        s.add(Review(revision_id=revision.id, revision_hash=revision.content_hash,
+                     reviewer_id=g.user.id, decision=decision, comment=review_input.comment,
+                     field_path=review_input.field_path))
         about = f"[{review_input.field_path}] " if review_input.field_path else ""
         audit(s, s.get(User, g.user.id), f"review.{decision}", revision=s.get(Revision,
                                                                             revision.id),
@@ -193,6 +229,17 @@ def review(scenario_id: int, number: int):
            "changes": f"Changes requested on revision {number}.",
            "comment": "Comment added."}[decision])
     return redirect(url_for("plans.show", scenario_id=scenario_id, number=number))
+
+
+def approvable(revision: Revision) -> None:
+    """409 unless the revision has a usage file and a plan (computed now if not cached yet):
+    an approval binds to numbers someone could see."""
+    if revision.usage_file_id is None:
+        abort(409, "A revision without a usage file cannot be approved: upload one first.")
+    try:
+        cached_plan(get_session(), revision)
+    except PlanningError as exc:
+        abort(409, f"A revision without a plan cannot be approved: {exc}")
 
 
 @bp.get("/audit")

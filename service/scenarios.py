@@ -12,6 +12,7 @@ from service import presets as preset_catalog
 from service.access import (can_edit, editable_scenario, revision_or_404, scenario_or_404,
                             visible_scenarios)
 from service.auth import login_required
+from service.clip import MESSAGE, clip_message
 from service.db import ScenarioRecord, UsageFile, User, get_session, write_session
 from service import progress as progress_store
 from service.form_layout import arrange
@@ -155,7 +156,8 @@ def upload(scenario_id: int):
                    UsageFile(data=data, filename=file.filename), report)
     except (IngestError, ProfileError, PlanningError) as exc:
         report("failed")
-        return upload_refused(scenario, str(exc), getattr(exc, "problems", []))
+        return upload_refused(scenario, clip_message(str(exc), 4 * MESSAGE),
+                              getattr(exc, "problems", []))
     with write_session() as s:
         stored = store_usage(s, s.get(User, g.user.id), data, file.filename)
     report("done")
@@ -249,7 +251,7 @@ def import_workbook(scenario_id: int):
     data = upload.read() if upload else b""
     try:
         model = scenario_from_xlsx(data)
-    except (WorkbookError, ValueError) as exc:
+    except WorkbookError as exc:   # its messages never carry a library's exception text
         sections = build_form(scenario.latest.assumptions_dict)
         sections[0].errors.append(f"Cannot read the workbook: {exc}")
         return form_page(scenario, {}, sections, 422)

@@ -9,6 +9,7 @@ before anything is parsed.
 from __future__ import annotations
 
 import io
+import logging
 import re
 import zipfile
 from typing import Any
@@ -18,6 +19,8 @@ from openpyxl.utils.escape import unescape
 from pydantic import ValidationError
 
 from models.scenario import Scenario
+from service.clip import clip, clip_repr
+from service.ingest.guards import unsafe_part_name
 from service.xlsx.assumptions import EXACT_COL, HEADERS, SHEET, stored_number
 
 MAX_BYTES = 50 * 1024 * 1024            # compressed upload
@@ -25,6 +28,9 @@ MAX_UNCOMPRESSED = 500 * 1024 * 1024    # all members together
 MAX_RATIO = 200                         # per member: zip bombs compress far better than this
 PATH_RE = re.compile(r"^(name|[a-z_]+(\[[A-Za-z0-9_-]+\])?(\.[a-z_]+(\[[A-Za-z0-9_-]+\])?)*)$")
 OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
+
+
+log = logging.getLogger(__name__)
 
 
 class WorkbookError(ValueError):
@@ -41,17 +47,20 @@ def _check_container(data: bytes) -> None:
                             "an unencrypted .xlsx")
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
-    except zipfile.BadZipFile:
+    except Exception:  # BadZipFile, and whatever else a forged directory makes zipfile raise
         raise WorkbookError("the file is not an .xlsx workbook (not a zip container)") from None
     with archive:
         total = 0
         for info in archive.infolist():
+            if unsafe_part_name(info.filename):
+                raise WorkbookError(f"the workbook has an unsafe part name "
+                                    f"{clip_repr(info.filename)}: refused")
             total += info.file_size
             if info.flag_bits & 0x1:
                 raise WorkbookError("the workbook is encrypted")
             if info.compress_size and info.file_size / info.compress_size > MAX_RATIO \
                     and info.file_size > 10 * 1024 * 1024:
-                raise WorkbookError(f"the workbook member {info.filename} expands "
+                raise WorkbookError(f"the workbook member {clip(info.filename)} expands "
                                     f"{info.file_size / info.compress_size:,.0f}-fold: refused")
         if total > MAX_UNCOMPRESSED:
             raise WorkbookError(f"the workbook expands to {total:,} bytes: refused")
@@ -78,7 +87,7 @@ def _set(doc: dict, path: str, value: Any) -> None:
         last = k == len(parts) - 1
         m = re.fullmatch(r"([a-z_]+)(?:\[([A-Za-z0-9_-]+)\])?", part)
         if not m:
-            raise WorkbookError(f"unknown path {path!r}")
+            raise WorkbookError(f"unknown path {clip_repr(path)}")
         key, index = m.group(1), m.group(2)
         if index is None:
             if last:
@@ -128,10 +137,12 @@ def _read_rows(data: bytes) -> tuple[dict[str, Any], dict[str, str]]:
                 continue
             path = str(row[0]).strip()
             if not PATH_RE.match(path):
-                raise WorkbookError(f"{ws.title}!A{r}: {path!r} is not a scenario field path")
+                raise WorkbookError(f"{clip(ws.title)}!A{r}: {clip_repr(path)} is not a "
+                                    "scenario field path")
             value = row[2] if len(row) > 2 else None
             if isinstance(value, str) and value.startswith("#"):
-                raise WorkbookError(f"{ws.title}!C{r} ({path}) holds an error value {value}")
+                raise WorkbookError(f"{clip(ws.title)}!C{r} ({clip(path)}) holds an error "
+                                    f"value {clip(value)}")
             exact = row[EXACT_COL] if len(row) > EXACT_COL else None
             _set(doc, path, _exact(_cell_value(value), exact))
             where[path] = f"{ws.title}!C{r}"
@@ -159,14 +170,22 @@ def scenario_from_xlsx(data: bytes) -> Scenario:
         doc, where = _read_rows(data)
     except WorkbookError:
         raise
-    except Exception as exc:  # openpyxl and defusedxml raise many types for damaged files
-        raise WorkbookError(f"the workbook cannot be read ({type(exc).__name__}: {exc})") from None
+    except Exception:  # openpyxl and defusedxml raise many types for damaged files
+        # their text names library internals (and sometimes quotes the file): logged, not shown
+        log.warning("unreadable workbook import", exc_info=True)
+        raise WorkbookError("the workbook cannot be read: it is damaged or not an .xlsx "
+                            "saved by Excel, LibreOffice or buyrent") from None
     if not where:
         raise WorkbookError(f"the {SHEET} sheet has no scenario rows")
     try:
         return Scenario.model_validate(_listify(doc))
     except ValidationError as exc:
-        raise WorkbookError("; ".join(_message(item, where) for item in exc.errors())) from None
+        raise WorkbookError("; ".join(_message(item, where) for item in exc.errors()[:20])) \
+            from None
+    except (TypeError, ValueError, KeyError, AttributeError):
+        # e.g. rows "owned" and "owned.pue" (a value and a section at one path)
+        raise WorkbookError(f"the {SHEET} sheet's paths do not form a scenario (a path is "
+                            "both a value and a section, or an index is not a number)") from None
 
 
 def _message(item: dict, where: dict[str, str]) -> str:
@@ -179,4 +198,4 @@ def _message(item: dict, where: dict[str, str]) -> str:
         else:
             path += ("." if path else "") + str(part)
     cell = where.get(path)
-    return f"{cell + ' ' if cell else ''}({path or 'scenario'}): {item['msg']}"
+    return f"{cell + ' ' if cell else ''}({clip(path) or 'scenario'}): {item['msg']}"

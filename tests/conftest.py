@@ -123,6 +123,17 @@ def user_id(app):
     return _id
 
 
+def revision_hash(app, scenario_id: int = 1, number: int = 1) -> str:
+    """The SHA-256 of a revision, which every review form carries (and must)."""
+    from sqlalchemy import select
+
+    from service.db import Revision
+    with app.app_context():
+        with write_session() as s:
+            return s.scalar(select(Revision.content_hash).where(
+                Revision.scenario_id == scenario_id, Revision.number == number))
+
+
 def form_data(data: dict) -> dict:
     """What the scenario form posts for scenario ``data`` (every generated input)."""
     from service.forms import build_form

@@ -12,6 +12,7 @@ As a program: ``python -m tests.live_server '<JSON config for create_app>'``.
 from __future__ import annotations
 
 import json
+import resource
 import select
 import subprocess
 import sys
@@ -25,6 +26,10 @@ from service.paths import ROOT
 
 START_TIMEOUT = 60     # seconds for the child to import the app, migrate and listen
 STOP_TIMEOUT = 10      # seconds after SIGTERM before SIGKILL
+# Address space of the child. A plan takes about 0.5 GB; a request that makes the engine ask
+# for 20 GB (Schemathesis found one) then fails with MemoryError, a 500 the test reports with
+# its request, instead of the kernel's OOM killer ending the test run or other processes.
+MEMORY_LIMIT = 4 << 30
 
 
 @contextmanager
@@ -67,6 +72,7 @@ def main(argv: list[str]) -> None:
     from service import create_app
     config = json.loads(argv[0])
     threads = int(argv[1]) if len(argv) > 1 else 4
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
     Path(config["INSTANCE_PATH"]).mkdir(parents=True, exist_ok=True)
     app = create_app(config)
     server = create_server(app, host="127.0.0.1", port=0, threads=threads)

@@ -112,7 +112,7 @@ def seed(instance: Path) -> dict:
             token = create_token(s, ana, "crash")
     app.extensions["buyrent_engine"].dispose()
     return {"token": token, "with_usage": with_usage.scenario_id, "bare": bare.scenario_id,
-            "assumptions": model.model_dump(mode="json")}
+            "assumptions": model.model_dump(mode="json"), "hash": with_usage.content_hash}
 
 
 class Server:
@@ -178,7 +178,8 @@ def make_request(kind: str, key: str, seq: int, ctx: dict) -> tuple:
         return ("POST", f"/api/v1/scenarios/{scenario}/revisions",
                 {"body": body, "headers": {"Idempotency-Key": key}})
     return ("POST", f"/scenarios/{ctx['with_usage']}/revisions/1/reviews",
-            {"form": {"decision": "comment", "comment": key, "idempotency_key": key}})
+            {"form": {"decision": "comment", "comment": key, "idempotency_key": key,
+                      "revision_hash": ctx["hash"]}})
 
 
 def client_loop(kind: str, client: Client, ctx: dict, ledger: Ledger,

@@ -9,7 +9,7 @@ from sqlalchemy import text
 
 from service.db import (AuditEvent, PlanRecord, Revision, ScenarioRecord, UsageFile,
                         write_session)
-from tests.conftest import SAMPLE_USAGE, count, form_data
+from tests.conftest import SAMPLE_USAGE, count, form_data, revision_hash
 
 R1 = "/scenarios/1/revisions/1"
 
@@ -54,12 +54,16 @@ CASES = [(m, u, who, status) for m, u, table in MATRIX for who, status in table.
 
 @pytest.mark.parametrize("method,url,who,status", CASES,
                          ids=[f"{m} {u} as {w}" for m, u, w, _ in CASES])
-def test_permission_matrix(login, method, url, who, status):
+def test_permission_matrix(app, login, method, url, who, status):
     client = login(who)
     if method == "GET":
         response = client.get(url)
     else:
-        response = client.post(url, {"decision": "approve", "comment": "ok"})
+        data = {"decision": "approve", "comment": "ok"}
+        if url.endswith("/reviews"):
+            scenario_id, number = map(int, re.findall(r"/(\d+)", url)[:2])
+            data["revision_hash"] = revision_hash(app, scenario_id, number)
+        response = client.post(url, data)
     response.close()
     assert response.status_code == status, response.get_data(as_text=True)[:500]
     if who is None and status == 302:
@@ -332,7 +336,8 @@ def test_upload_over_the_size_limit_is_refused(login, app):
 
 def test_review_binds_to_revision_and_new_revision_is_unapproved(login, app):
     reviewer = login("rita")
-    assert reviewer.post(R1 + "/reviews", {"decision": "approve", "comment": "fine"}
+    assert reviewer.post(R1 + "/reviews", {"decision": "approve", "comment": "fine",
+                                           "revision_hash": revision_hash(app)}
                          ).status_code == 302
     html = reviewer.get(R1).get_data(as_text=True)
     assert "binds to revision 1" in html and "rita</strong> approved revision 1" in html
@@ -369,7 +374,8 @@ def test_author_as_reviewer_sees_no_review_form(login):
 def test_empty_comment_is_not_saved(login, app):
     client = login("rita")
     before = count(app, AuditEvent)
-    client.post(R1 + "/reviews", {"decision": "comment", "comment": "  "})
+    client.post(R1 + "/reviews", {"decision": "comment", "comment": "  ",
+                                  "revision_hash": revision_hash(app)})
     assert count(app, AuditEvent) == before
 
 

@@ -75,7 +75,7 @@ def _kind(headers: list) -> str:
 
 def _text(data: bytes, name: str, limits: Limits) -> IngestResult:
     text = csv_reader.text_of(data, name)
-    headers, sep = csv_reader.header(text)
+    headers, sep = csv_reader.header(text, name)
     kind = _kind(headers)
     if kind != "csv":
         return _export(kind).read(data, text, headers, sep, name, limits)

@@ -10,6 +10,7 @@ from collections.abc import Callable
 import numpy as np
 import pandas as pd
 
+from service.clip import clip_repr
 from service.ingest.build import Records, build
 from service.ingest.core import IngestResult, Limits, fail, fail_one, problem
 from service.ingest.table import normalise
@@ -89,7 +90,7 @@ def times(values: pd.Series, rows: np.ndarray, col: str, mask: np.ndarray
         parsed = pd.to_datetime(values.str.strip(), format="ISO8601", utc=True, errors="coerce")
     out = parsed.dt.tz_localize(None).to_numpy().astype("datetime64[s]")
     bad = np.flatnonzero(np.isnat(out) & mask)
-    return out, [problem(rows[i], col, f"cannot read {values.iat[i]!r} as a date-time")
+    return out, [problem(rows[i], col, f"cannot read {clip_repr(values.iat[i])} as a date-time")
                  for i in bad]
 
 
@@ -98,7 +99,8 @@ def numbers(values: pd.Series, rows: np.ndarray, col: str, mask: np.ndarray
     out = pd.to_numeric(values.str.strip(), errors="coerce").to_numpy(dtype=float)
     bad = np.flatnonzero((~np.isfinite(out) | (out < 0)) & mask)
     return out, [problem(rows[i], col, "missing quantity (empty or NULL)" if pd.isna(values.iat[i])
-                         else f"expected a quantity >= 0, got {values.iat[i]!r}") for i in bad]
+                         else f"expected a quantity >= 0, got {clip_repr(values.iat[i])}")
+                 for i in bad]
 
 
 def team_from_tags(tags: pd.Series) -> tuple[np.ndarray, int]:

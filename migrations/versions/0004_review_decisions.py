@@ -1,22 +1,22 @@
 """Review UX (issue 16): "request changes" decisions, comments on one assumption, progress.
 
-Revision ID: 0003
-Revises: 0002
+Revision ID: 0004
+Revises: 0003
 Create Date: 2026-12-01
 
 Additive for the data: reviews gain ``field_path`` (the assumption a comment is about, e.g.
 ``owned.server_price``) and the decision ``changes`` (request changes); every decision stays a
-new row. Where the CHECK constraint ``ck_reviews_decision`` of 0001 still exists it is widened
-to the new decision (a migration that guards reviews may have dropped it instead: then nothing
-is rebuilt): on PostgreSQL in place; on SQLite by Alembic's batch mode, which copies the table,
-so every trigger on ``reviews`` (append-only guards) is read first and created again
-afterwards, unchanged. ``progress`` holds the phase of long requests (service.progress).
+new row. 0003 (append-only reviews) dropped the CHECK constraint ``ck_reviews_decision`` of
+0001, so adding the column is all ``reviews`` needs here. Should the constraint still exist
+(a database migrated along another path), it is widened to the new decision: on PostgreSQL
+in place; on SQLite by Alembic's batch mode, which copies the table, so every trigger on
+``reviews`` (the append-only guards of 0003) is read first and created again afterwards. ``progress`` holds the phase of long requests (service.progress).
 """
 from alembic import op
 import sqlalchemy as sa
 
-revision = "0003"
-down_revision = "0002"
+revision = "0004"
+down_revision = "0003"
 branch_labels = None
 depends_on = None
 

@@ -201,6 +201,8 @@ def review(scenario_id: int, number: int):
                    "(revision_hash); reload the page and review again.")
     if expected != revision.content_hash:
         abort(409, "This revision is not the one the review form was showing.")
+    if request.form.get("decision") == "approve":
+        approvable(revision)   # 409 before anything else: no reason makes it approvable
     try:
         review_input = parse_review(revision, request.form.get("decision", "comment"),
                                     request.form.get("comment", ""),
@@ -212,8 +214,6 @@ def review(scenario_id: int, number: int):
     except ValueError as exc:
         abort(400, str(exc))
     decision = review_input.decision
-    if decision == "approve":
-        approvable(revision)
     with write_session() as s:
         idempotency.claim(s)
         s.add(Review(revision_id=revision.id, revision_hash=revision.content_hash,

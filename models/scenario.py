@@ -41,6 +41,16 @@ class Finance(Section):
         0.0, "Power price inflation", "fraction per year", ge=-0.5, le=1)
     staff_cost_inflation_annual: float = field(
         0.0, "Staff cost inflation", "fraction per year", ge=-0.5, le=1)
+    horizon_end: Literal["liquidate", "prorate"] = field(
+        "liquidate", "Horizon end rule", "liquidate | prorate",
+        "liquidate: servers are sold at resale value and loans paid off at the end of the last "
+        "month, and every commitment payment still owed is counted in its month and discounted "
+        "(a commitment cannot be exited). prorate: a window on a going concern; commitment "
+        "payments after the last month are left out and an upfront payment counts in proportion "
+        "to its months inside the horizon.")
+    tax_payment_lag_months: int = field(
+        0, "Tax payment lag", "months", "Tax effects of a month are paid this many months "
+        "later.", ge=0, le=24)
 
 
 class CashFinancing(Section):
@@ -96,7 +106,7 @@ class Owned(Section):
                                    source="estimate", ge=0, le=1e7)
     availability: float = field(0.99, "Availability", "fraction of hours",
                                 "Hours a server can take work after repairs and maintenance.",
-                                LLAMA3, gt=0, le=1)
+                                LLAMA3, ge=0.01, le=1)
     hardware_price_trend_annual: float = field(0.0, "Hardware price trend", "fraction per year",
                                                "Applies to replacements at end of life.",
                                                ge=-0.9, le=1)
@@ -104,7 +114,15 @@ class Owned(Section):
                                             "Interrupt gang jobs with no notice (design 4.4).",
                                             LLAMA3, ge=0, le=1000)
     relative_throughput: float = field(1.0, "Relative throughput", "work per GPU-hour vs "
-                                       "the measured GPU", gt=0, le=100)
+                                       "the measured GPU", ge=0.01, le=100)
+    storage_price_per_tb_month: float = field(
+        10.0, "Owned storage price", "currency per TB-month",
+        "Storage next to owned servers: disks, their power and support.",
+        "estimate: enterprise NAS over 5 years", ge=0, le=10_000)
+    network_price_per_tb: float = field(
+        5.0, "Owned network price", "currency per TB out",
+        "Data sent out from the owned hall.", "estimate: colocation IP transit", ge=0,
+        le=10_000)
     financing: Financing = Field(default_factory=CashFinancing, title="Financing",
                                  description="cash, or a loan with APR, term and down payment")
 
@@ -136,10 +154,15 @@ class OnDemand(Section):
     billing_increment_seconds: float = field(1, "Billing increment", "seconds",
                                              "Rounding overhead = increment/2 per session.",
                                              "EC2 bills per second", ge=0, le=86_400)
-    mean_session_hours: float = field(24, "Mean session length", "hours", gt=0, le=8760)
+    billing_minimum_seconds: float = field(
+        60, "Billing minimum", "seconds per session",
+        "A session shorter than this is billed for this long (on demand and spot).",
+        "EC2 bills per second with a 60 s minimum", ge=0, le=86_400)
+    mean_session_hours: float = field(24, "Mean session length", "hours",
+                                      "At least one second.", ge=1 / 3600, le=8760)
     relative_throughput: float = field(1.0, "Relative throughput", "work per GPU-hour vs the "
                                        "measured GPU", "Commitments and spot rent the same GPU.",
-                                       gt=0, le=100)
+                                       ge=0.01, le=100)
 
 
 class CommitmentOffer(Section):
@@ -210,6 +233,21 @@ class ProfileOptions(Section):
     peak_to_average: float = field(1.0, "Peak-to-average", "ratio",
                                    "Busiest hour over the average hour of a day, for daily "
                                    "and monthly rows.", ge=1, le=24)
+    job_gpu_hours: Optional[float] = field(
+        None, "Typical job size", "GPU-hours per job",
+        "When set, the plan reports the expected cost per completed job, retries included.",
+        gt=0, le=1e9)
+    demand_basis: Literal["allocated", "busy"] = field(
+        "allocated", "Demand basis", "allocated | busy",
+        "allocated: plan for the GPU-hours of the usage file (what is billed). busy: plan for "
+        "the GPU-hours the GPUs were working, from a GPU busy-time file uploaded with the "
+        "usage, divided by the target utilization.")
+    target_utilization: float = field(
+        0.8, "Target GPU utilization", "fraction of allocated time busy",
+        "With demand basis 'busy': how busy owned GPUs will be once their input pipelines keep "
+        "them fed; demand = busy GPU-hours / this, never more than was allocated.",
+        "planning choice, not a measurement; seed 002 calls GPUs under 50 % busy starved",
+        ge=0.05, le=1)
 
 
 class Proposed(Section):

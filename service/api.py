@@ -19,6 +19,7 @@ from service.clip import clip
 from service.db import audit, get_session, sha256, write_session
 from service.errors import ApiError
 from service.export_xlsx import plan_xlsx_bytes, safe_download_name
+from service.ingest import make_bundle
 from service.openapi import (MAX_JSON_ROWS, PLAN_RESPONSES, SPEC, XLSX, PlanForm, PlanRequest,
                              UsageRow, openapi_document)
 from service.planning import PlanningError, plan_for
@@ -112,8 +113,13 @@ def read_plan_request() -> tuple[Scenario, bytes, str]:
         upload = request.files.get("usage")
         if upload is None or not upload.filename:
             raise ApiError(400, "multipart requests need a 'usage' file part.")
-        form = PlanForm.model_validate({"usage": upload, "scenario": request.form.get("scenario")})
-        return parse_scenario(form.scenario), upload.read(), upload.filename
+        form = PlanForm.model_validate({"usage": upload, "scenario": request.form.get("scenario"),
+                                        "busy": request.files.get("busy")})
+        data, filename = upload.read(), upload.filename
+        busy = form.busy      # optional GPU busy time beside the usage file
+        if busy is not None and busy.filename:
+            filename, data = make_bundle(filename, data, busy.filename, busy.read())
+        return parse_scenario(form.scenario), data, filename
     if not request.is_json:
         raise ApiError(415, "Send multipart/form-data (usage file + scenario field) or "
                             "application/json.")

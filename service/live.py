@@ -11,6 +11,7 @@ import threading
 from collections import OrderedDict
 from typing import Any
 
+from models.document import plan_document
 from models.plan import compute_plan
 from models.profile import ProfileError, UsageProfile
 from models.scenario import Scenario
@@ -52,7 +53,7 @@ def live_document(model: Scenario, usage: UsageFile) -> dict[str, Any]:
         plan = compute_plan(without_uncertainty(model), usage_profile(usage))
     except (PlanError, ProfileError) as exc:
         raise PlanningError(str(exc)) from None
-    return plan.document()
+    return plan_document(plan)
 
 
 def cumulative_chart(doc: dict[str, Any]) -> dict[str, Any]:

@@ -77,6 +77,8 @@ class PlanForm(BaseModel):
     """A usage file (CSV, XLSX, FOCUS, AWS CUR or Slurm sacct) and a scenario as JSON text."""
     usage: BaseFile
     scenario: Optional[str] = Field(None, description="a Scenario as JSON text (default {})")
+    busy: Optional[BaseFile] = Field(None, description="optional GPU busy time (DCGM exporter "
+                                     "text or CSV, nvidia-smi CSV) for the same hours")
 
 
 class RevisionRequest(BaseModel):

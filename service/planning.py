@@ -18,6 +18,8 @@ from flask import current_app
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from models.document import plan_document
+from models.messages import Message
 from models.plan import Plan, compute_plan
 from models.profile import ProfileError
 from models.scenario import Scenario
@@ -67,8 +69,8 @@ def plan_for(scenario: Scenario, data: bytes, filename: str,
     except (IngestError, ProfileError, PlanError) as exc:
         progress("failed")
         raise PlanningError(str(exc), getattr(exc, "problems", None)) from None
-    plan.warnings[:0] = ingested.warnings
-    document = plan.document()
+    plan.input_warnings = [Message.plain(w) for w in ingested.warnings]
+    document = plan_document(plan)
     json.dumps(document, allow_nan=False)  # the document must be strict JSON
     return PlanResult(plan, document, chart_data(plan, document))
 
@@ -108,10 +110,11 @@ def cached_xlsx(revision: Revision, progress: Callable[[str], None] = _nothing) 
         return data
     except OSError:
         pass
-    plan = plan_for_revision(revision, progress).plan
+    result = plan_for_revision(revision, progress)
     progress("workbook")
-    data = plan_xlsx_bytes(plan, PrintLabel(revision.scenario.name, revision.number,
-                                            revision.content_hash))
+    data = plan_xlsx_bytes(result.plan, result.document,
+                           PrintLabel(revision.scenario.name, revision.number,
+                                      revision.content_hash))
     progress("done")
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -174,15 +177,16 @@ def uncertainty_chart(doc: dict[str, Any]) -> dict[str, Any] | None:
     section = doc.get("uncertainty")
     if not section:
         return None
-    judged = section.get("judged", "optimal")
+    tornado_judged = section.get("tornado_judged", "optimal")
     base = (doc["strategies"][section.get("tornado_baseline", "on_demand")]["pv_cost"]
-            - doc["strategies"][judged]["pv_cost"])
+            - doc["strategies"][tornado_judged]["pv_cost"])
     return {"tornado": [{"label": row["label"], "unit": row["unit"],
                          "low": f"{row['low']:.4g}", "high": f"{row['high']:.4g}",
                          "saving_low": row["saving_low"], "saving_high": row["saving_high"]}
                         for row in section["tornado"]],
             "base_saving": base,
             "tornado_baseline": section.get("tornado_baseline", "on_demand"),
+            "tornado_judged": tornado_judged,
             "histogram": section["histogram"], "judged": section.get("judged", "optimal"),
             "baseline": section.get("baseline", "cloud_only")}
 
@@ -191,15 +195,24 @@ def profile_chart(profile) -> dict[str, Any]:
     """GPU-hours per period of an uploaded profile (daily sums when hourly, for the preview)."""
     starts = profile.starts
     total = profile.steady + profile.interruptible
+    busy = getattr(profile, "busy", None)          # busy GPU-hours, NaN where not measured
     if profile.period == "hour" and len(total) > 24 * 14:
         days = starts.astype("datetime64[D]")
         keys, position = np.unique(days, return_inverse=True)
-        return {"x": [str(k) for k in keys],
-                "steady": np.bincount(position, profile.steady).tolist(),
-                "interruptible": np.bincount(position, profile.interruptible).tolist(),
-                "per": "day"}
-    return {"x": [str(s) for s in starts], "steady": profile.steady.tolist(),
-            "interruptible": profile.interruptible.tolist(), "per": profile.period}
+        out = {"x": [str(k) for k in keys],
+               "steady": np.bincount(position, profile.steady).tolist(),
+               "interruptible": np.bincount(position, profile.interruptible).tolist(),
+               "per": "day"}
+        if busy is not None:
+            measured = np.bincount(position, ~np.isnan(busy)) > 0
+            out["busy"] = [v if m else None for v, m in zip(
+                np.bincount(position, np.nan_to_num(busy)).tolist(), measured)]
+        return out
+    out = {"x": [str(s) for s in starts], "steady": profile.steady.tolist(),
+           "interruptible": profile.interruptible.tolist(), "per": profile.period}
+    if busy is not None:
+        out["busy"] = [None if np.isnan(v) else float(v) for v in busy]
+    return out
 
 
 def usage_file(session: Session, file_id: int) -> Optional[UsageFile]:

@@ -24,7 +24,8 @@ bp = Blueprint("plans", __name__)
 XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 STRATEGY_LABELS = {"on_demand": "All on demand", "cloud_only": "Cloud only (best mix)",
                    "buy_for_peak": "Buy for peak", "optimal": "Optimal mix",
-                   "proposed": "Proposed"}
+                   "proposed": "Proposed", "best_with_servers": "Best plan with servers",
+                   "spot": "Spot"}
 
 
 def money(value: Any) -> str:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import math
 
+from models.document import plan_document
 from models.plan import Plan
 
 PERIOD_WORD = {"hour": "hourly", "day": "daily", "month": "monthly"}
@@ -12,31 +13,62 @@ def money(x: float) -> str:
     return f"{x:,.0f}"
 
 
+def rate(x: float) -> str:
+    return f"{x:.4f}" if x is not None and math.isfinite(x) else "-"
+
+
+def share(x) -> str:
+    return "-" if x is None else f"{x:.1%}"
+
+
 def plan_table(plan: Plan, source: str) -> str:
     s, cal = plan.scenario, plan.calendar
     cur = s.finance.currency
+    doc = plan_document(plan)
     base = plan.strategies["on_demand"].pv_cost
     lines = [f"{s.name}",
-             f"Usage: {source} ({PERIOD_WORD[plan.profile.period]}, {plan.profile.gpu_hours:,.0f} GPU-hours)",
+             f"Usage: {source} ({PERIOD_WORD[plan.profile.period]}, "
+             f"{plan.profile.gpu_hours:,.0f} GPU-hours in the file)",
              f"Plan: {cal.months[0]} .. {cal.months[-1]} ({len(cal.months)} months), "
-             f"discount rate {s.finance.discount_rate_annual:.1%}, {cur}",
+             f"discount rate {s.finance.discount_rate_annual:.1%}, {cur}, horizon end: "
+             f"{s.finance.horizon_end}",
              ""]
-    header = (f"{'strategy':<13}{'servers':>8}{'committed':>11}{'PV cost':>15}{'total cost':>15}"
-              f"{'per useful GPU-h':>18}{'owned util':>11}{'PV saving':>15}")
+    header = (f"{'strategy':<13}{'servers':>8}{'committed':>11}{'PV cost':>14}{'normal PV':>14}"
+              f"{'failure PV':>12}{'total cost':>14}{'levelized/h':>12}{'nominal/h':>11}"
+              f"{'owned util':>11}{'PV saving':>14}")
     lines += [header, "-" * len(header)]
     for name, r in plan.strategies.items():
         committed = "+".join(f"{v}x{k}" for k, v in r.capacity.committed.items() if v) or "-"
-        util = f"{r.owned_utilization:.1%}" if r.owned_utilization is not None else "-"
         mark = " *" if name == plan.recommendation else ""
-        per_hour = (f"{r.cost_per_useful_gpu_hour:.4f}"
-                    if math.isfinite(r.cost_per_useful_gpu_hour) else "-")
-        lines.append(f"{name:<13}{r.capacity.servers:>8}{committed:>11}{money(r.pv_cost):>15}"
-                     f"{money(r.total_cost):>15}{per_hour:>18}{util:>11}"
-                     f"{money(base - r.pv_cost):>15}{mark}")
-    lines += ["", f"Recommended (*): {plan.recommendation}"]
-    explanation = plan.extras.get("explanation")
-    if explanation:
-        lines.append(explanation)
-    if plan.warnings:
-        lines += ["", "Warnings:"] + [f"- {w}" for w in plan.warnings]
+        lines.append(f"{name:<13}{r.capacity.servers:>8}{committed:>11}{money(r.pv_cost):>14}"
+                     f"{money(r.normal_cost_pv):>14}{money(r.failure_cost_pv):>12}"
+                     f"{money(r.total_cost):>14}{rate(r.cost_per_useful_gpu_hour):>12}"
+                     f"{rate(r.cost_per_useful_gpu_hour_nominal):>11}"
+                     f"{share(r.owned_utilization):>11}{money(base - r.pv_cost):>14}{mark}")
+    lines += ["", "Cost per useful GPU-hour: levelized = PV cost / PV of useful GPU-hours; "
+              "nominal = total cost / useful GPU-hours.",
+              "", f"Recommended (*): {plan.recommendation}", plan.explanation.text]
+    lines += [""] + breakeven_lines(doc)
+    if plan.all_warnings:
+        lines += ["", "Warnings:"] + [f"- {w.text}" for w in plan.all_warnings]
     return "\n".join(lines)
+
+
+def breakeven_lines(doc: dict) -> list[str]:
+    be = doc["breakeven"]
+    out = ["Breakevens (owned utilization; marginal without data charges, setup fee and "
+           "support minimum; all-in with every charge):"]
+    for name, value in be["utilization"].items():
+        all_in = be["utilization_all_in"].get(name)
+        out.append(f"  vs {name:<10} marginal {share(value):>7}  all-in {share(all_in):>7}")
+        for basis, figure in (("utilization", value), ("utilization_all_in", all_in)):
+            key = f"{basis}.{name}"
+            if figure is not None and key in be["directions"]:
+                out.append(f"      {basis.replace('_', ' ')}: {be['directions'][key]['text']}")
+            elif key in be["reasons"]:
+                out.append(f"      {basis.replace('_', ' ')}: {be['reasons'][key]}")
+    for key in ("on_demand_price", "server_price"):
+        value = be[key]
+        out.append(f"  {key.replace('_', ' ')} tie: " + (f"{value:,.4f}" if value is not None
+                                                           else f"none ({be['reasons'][key]})"))
+    return out

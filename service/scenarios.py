@@ -17,7 +17,7 @@ from service.db import ScenarioRecord, UsageFile, User, get_session, write_sessi
 from service import progress as progress_store
 from service.form_layout import arrange
 from service.forms import build_form, validate_form
-from service.ingest import IngestError, read_usage
+from service.ingest import ContractResult, IngestError, make_bundle, read_upload
 from service.planning import PlanningError, profile_chart
 from service.xlsx_roundtrip import WorkbookError, scenario_from_xlsx
 from service.revisions import add_revision, check_plan, create_scenario, store_usage
@@ -147,19 +147,30 @@ def upload(scenario_id: int):
     file = request.files.get("usage")
     if file is None or not file.filename:
         return upload_refused(scenario, "Choose a usage file (.csv or .xlsx).", [])
-    data = file.read()
+    data, filename = file.read(), file.filename
+    busy = request.files.get("busy")         # optional GPU busy time beside the usage file
+    if busy is not None and busy.filename:
+        filename, data = make_bundle(filename, data, busy.filename, busy.read())
     report = progress_store.from_request()
     try:
         report("reading")
-        ingested = read_usage(data, file.filename)
+        ingested = read_upload(data, filename)
+        if isinstance(ingested, ContractResult):
+            # commitments, not usage: shown; attaching them waits for position (issue 14)
+            report("done")
+            if wants_json():
+                return jsonify({"result_html": render_template(
+                    "scenarios/_contracts.html", filename=filename, result=ingested)})
+            return render_template("scenarios/contracts.html", scenario=scenario,
+                                   filename=filename, result=ingested)
         check_plan(Scenario.model_validate_json(scenario.latest.assumptions),
-                   UsageFile(data=data, filename=file.filename), report)
+                   UsageFile(data=data, filename=filename), report)
     except (IngestError, ProfileError, PlanningError) as exc:
         report("failed")
         return upload_refused(scenario, clip_message(str(exc), 4 * MESSAGE),
                               getattr(exc, "problems", []))
     with write_session() as s:
-        stored = store_usage(s, s.get(User, g.user.id), data, file.filename)
+        stored = store_usage(s, s.get(User, g.user.id), data, filename)
     report("done")
     if wants_json():  # the page's upload script: it shows bytes and phases, then goes there
         return jsonify({"location": url_for("scenarios.usage_preview", scenario_id=scenario.id,
@@ -198,9 +209,11 @@ def usage_preview(scenario_id: int, file_id: int):
     if usage is None or usage.uploaded_by != g.user.id:
         abort(404)
     try:
-        ingested = read_usage(usage.data, usage.filename)
+        ingested = read_upload(usage.data, usage.filename)
     except (IngestError, ProfileError) as exc:
         abort(422, str(exc))
+    if isinstance(ingested, ContractResult):
+        abort(404)  # commitments are shown, never stored as usage
     return preview_page(scenario, usage, ingested)
 
 

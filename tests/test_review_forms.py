@@ -12,7 +12,8 @@ from service import form_values as fv
 from service.db import Revision
 from service.form_layout import arrange
 from service.forms import DEFAULTS, build_form, validate_form
-from tests.conftest import SAMPLE_USAGE, count, form_data
+from service.paths import SAMPLES
+from tests.conftest import count, form_data
 
 # The list: GPUs per server, server price, power, electricity price, colocation,
 # on-demand price, commitment discounts, spot discount, horizon, discount rate, growth.
@@ -179,14 +180,15 @@ def test_progress_phases_of_a_save_and_a_workbook(login, app):
 def test_upload_by_script_answers_json_and_lands_on_the_preview(login):
     client = login("ana")
     headers = {"Accept": "application/json"}
-    response = client.post("/scenarios/1/usage", {"usage": (SAMPLE_USAGE.open("rb"), "u.csv"),
+    import io
+    daily = (SAMPLES / "usage_daily.csv").read_bytes()   # small: the test client keeps it in
+    response = client.post("/scenarios/1/usage", {"usage": (io.BytesIO(daily), "u.csv"),  # RAM
                                                   "progress_id": "u" * 20},
                            content_type="multipart/form-data", headers=headers)
     location = response.get_json()["location"]
     assert re.fullmatch(r"/scenarios/1/usage/\d+", location)
-    assert "hours, 8760 rows" in client.get(location).get_data(as_text=True)
+    assert "days, 365 rows" in client.get(location).get_data(as_text=True)
     assert client.get("/scenarios/progress/" + "u" * 20).get_json()["phase"] == "done"
-    import io
     bad = client.post("/scenarios/1/usage", {"usage": (io.BytesIO(b"x,y\n1,2\n"), "u.csv")},
                       content_type="multipart/form-data", headers=headers)
     assert bad.status_code == 422 and 'id="upload-error"' in bad.get_json()["error_html"]

@@ -80,3 +80,4 @@ class IngestResult:
     profile: UsageProfile
     warnings: list[str] = field(default_factory=list)
     summary: dict = field(default_factory=dict)
+    team_periods: dict | None = None     # team -> GPU-hours per profile period (when teams)

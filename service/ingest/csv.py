@@ -31,6 +31,12 @@ def text_of(data: bytes, filename: str) -> str:
                        f"{SAVE_UTF8}", line) from None
 
 
+def head_text(data: bytes, filename: str) -> str:
+    """The first line as text, without decoding a possibly very large rest of the file."""
+    end = data.find(b"\n", 0, 4_000_000)
+    return text_of(data[:end if end >= 0 else 4_000_000], filename)
+
+
 def first_line(text: str) -> str:
     end = text.find("\n")
     return (text if end < 0 else text[:end]).lstrip("\ufeff").rstrip("\r")

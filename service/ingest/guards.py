@@ -64,7 +64,7 @@ def check_size(data: bytes, filename: str, limits: Limits) -> None:
     if len(data) > limits.max_bytes:
         raise fail_one(filename, f"the file is {len(data):,} bytes; the limit is "
                        f"{limits.max_bytes:,} bytes")
-    if not data.strip(b" \t\r\n\xef\xbb\xbf"):
+    if not re.search(rb"[^ \t\r\n\xef\xbb\xbf]", data):   # stops at the first character
         raise fail_one(filename, "the file is empty")
 
 

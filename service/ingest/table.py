@@ -148,6 +148,8 @@ def read_table(frame: pd.DataFrame, filename: str, rows: np.ndarray,
         start = timestamps.from_datetimes(column)
         for i in np.flatnonzero(np.isnat(start)):
             problems.append(problem(rows[i], str(ts_col), "empty timestamp"))
+        if raw is not None:   # parsed by the reader: the text tells how each row was written
+            problems += timestamps.mixed_written_periods(raw(ts_col), rows, str(ts_col))
     else:
         start, found = timestamps.parse(column, rows, str(ts_col))
         problems += found

@@ -12,7 +12,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from service.clip import clip_repr
+from service.clip import clip, clip_repr
 from service.ingest.core import problem
 
 EXCEL_EPOCH = np.datetime64("1899-12-30T00:00:00", "s")
@@ -84,8 +84,38 @@ def parse(values: pd.Series, rows: np.ndarray, column: str) -> tuple[np.ndarray,
             problems.append(problem(rows[i], column, "empty timestamp"))
         else:
             problems.append(problem(rows[i], column, NOT_A_DATE.format(value=clip_repr(obj[i]))))
+    problems += mixed_written_periods(text, rows, column)
     problems.sort(key=lambda p: p["row"])
     return out, problems
+
+
+WRITTEN = {"month": r"\d{4}-\d{2}", "day": r"\d{4}-\d{2}-\d{2}"}
+
+
+def mixed_written_periods(text: pd.Series, rows: np.ndarray, column: str) -> list[dict]:
+    """A problem when rows are written as different period lengths: a month (2027-02), a day
+    (2027-01-02, 02/01/2027) and an hour (anything with a time of day). Serials and date
+    cells carry no written period and are left to the inference from the timestamps."""
+    text = text.astype(str).str.strip().reset_index(drop=True)
+    iso = text.str.fullmatch(ISO).to_numpy()
+    slash = text.str.extract(SLASH).to_numpy()
+    is_slash = ~pd.isna(slash[:, 0]) & ~iso
+    kind = np.full(len(text), "", dtype=object)
+    kind[iso] = "hour"
+    kind[iso & text.str.fullmatch(WRITTEN["day"]).to_numpy()] = "day"
+    kind[iso & text.str.fullmatch(WRITTEN["month"]).to_numpy()] = "month"
+    if is_slash.any():
+        kind[is_slash] = np.where(pd.isna(slash[is_slash, 3]), "day", "hour")
+    seen = {k: np.flatnonzero(kind == k) for k in ("hour", "day", "month")}
+    seen = {k: where for k, where in seen.items() if where.size}
+    if len(seen) < 2:
+        return []
+    parts = [f"row {rows[where[0]]} ({clip(text.iat[where[0]])}) is {'an' if k == 'hour' else 'a'} "
+             f"{k}" + (f" like {where.size - 1:,} more" if where.size > 1 else "")
+             for k, where in sorted(seen.items(), key=lambda item: item[1][0])]
+    second = sorted(where[0] for where in seen.values())[1]
+    return [problem(rows[second], column, "mixed periods: " + "; ".join(parts) + ". Use one "
+                    "period length per file (hours, days or months).")]
 
 
 def _slash_dates(parts: np.ndarray, rows: np.ndarray, column: str, raw: np.ndarray

@@ -26,9 +26,9 @@ def _number(ws, row, column, value: Any, style) -> None:
         write_text(ws, row, column, value)
 
 
-def write_sensitivity(workbook, fmt: dict, plan: Plan) -> None:
+def write_sensitivity(workbook, fmt: dict, plan: Plan, doc: dict) -> None:
     """Written only when the plan carries an "uncertainty" section."""
-    u = plan.extras.get("uncertainty")
+    u = doc.get("uncertainty")
     if not u:
         return
     ws = add_sheet(workbook, SHEET)

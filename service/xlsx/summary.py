@@ -28,8 +28,8 @@ STRATEGY_TEXT = {
 }
 
 
-def write_summary(workbook, fmt: dict, plan: Plan, sheets: dict[str, SheetInfo], ws=None,
-                  print_label: Optional[PrintLabel] = None) -> None:
+def write_summary(workbook, fmt: dict, plan: Plan, doc: dict, sheets: dict[str, SheetInfo],
+                  ws=None, print_label: Optional[PrintLabel] = None) -> None:
     ws = ws if ws is not None else add_sheet(workbook, SUMMARY)
     s, cal = plan.scenario, plan.calendar
     cur = s.finance.currency
@@ -43,8 +43,10 @@ def write_summary(workbook, fmt: dict, plan: Plan, sheets: dict[str, SheetInfo],
     ws.write_formula(3, 1, "=finance_discount_rate_annual", fmt["percent"],
                      s.finance.discount_rate_annual)
     heads = ["Strategy", "Description", "Servers", "Committed GPUs", f"PV cost [{cur}]",
-             f"Total cost [{cur}]", f"Cost per useful GPU-hour [{cur}]", "Owned utilization",
-             f"PV saving vs on_demand [{cur}]", "Recommended"]
+             f"Total cost [{cur}]", f"Cost per useful GPU-hour, levelized [{cur}]",
+             "Owned utilization", f"PV saving vs on_demand [{cur}]", "Recommended",
+             f"Cost per useful GPU-hour, nominal [{cur}]", f"Normal-run PV [{cur}]",
+             f"Failures and interruptions add [{cur}]"]
     for c, h in enumerate(heads):
         write_text(ws, TABLE_ROW, c, h, fmt["header"])
     base = sheets["on_demand"]
@@ -55,10 +57,10 @@ def write_summary(workbook, fmt: dict, plan: Plan, sheets: dict[str, SheetInfo],
         ref = lambda key: sheet_ref(info.name, info.cells[key])  # noqa: E731
         write_text(ws, row, 0, name, fmt["bold"] if name == plan.recommendation else None)
         write_text(ws, row, 1, STRATEGY_TEXT.get(name, ""))
-        ws.write_formula(row, 2, "=" + ref("servers"), fmt["int"], r.capacity.servers)
+        ws.write_formula(row, 2, "=" + ref("servers"), fmt["int"], r.servers)
         commits = [sheet_ref(info.name, f"$E${2 + k}") for k in range(1, len(s.commitments) + 1)]
         ws.write_formula(row, 3, "=" + ("+".join(commits) or "0"), fmt["int"],
-                         sum(r.capacity.committed.values()))
+                         float(r.committed_gpus_by_month.max(initial=0)))
         ws.write_formula(row, 4, "=" + ref("pv_cost"), fmt["money"], r.pv_cost)
         ws.write_formula(row, 5, "=" + ref("total_cost"), fmt["money"], r.total_cost)
         ws.write_formula(row, 6, "=" + ref("cost_per_hour"), fmt["rate"],
@@ -68,12 +70,16 @@ def write_summary(workbook, fmt: dict, plan: Plan, sheets: dict[str, SheetInfo],
         ws.write_formula(row, 8, f"={base_pv}-{ref('pv_cost')}", fmt["money"],
                          baseline_value - r.pv_cost)
         write_text(ws, row, 9, "yes" if name == plan.recommendation else "")
+        ws.write_formula(row, 10, "=" + ref("cost_per_hour_nominal"), fmt["rate"],
+                         _num_or_dash(r.cost_per_useful_gpu_hour_nominal))
+        ws.write_formula(row, 11, "=" + ref("normal_pv"), fmt["money"], r.normal_cost_pv)
+        ws.write_formula(row, 12, "=" + ref("failure_pv"), fmt["money"], r.failure_cost_pv)
     row = TABLE_ROW + 2 + len(plan.strategies)
     write_text(ws, row, 0, "Recommendation", fmt["bold"])
     write_text(ws, row, 1, f"{plan.recommendation}: lowest PV cost at export "
                f"({STRATEGY_TEXT.get(plan.recommendation, '')})")
     row += 1
-    explanation = plan.extras.get("explanation")
+    explanation = doc.get("explanation")
     if explanation:
         write_text(ws, row, 1, explanation, fmt["wrap"])
         ws.set_row(row, 15 * min(12, 1 + len(str(explanation)) // 90))
@@ -81,7 +87,7 @@ def write_summary(workbook, fmt: dict, plan: Plan, sheets: dict[str, SheetInfo],
     row += 1
     write_text(ws, row, 0, "Breakevens (engine results)", fmt["bold"])
     row += 1
-    breakeven = plan.extras.get("breakeven")
+    breakeven = doc.get("breakeven")
     if breakeven:
         for label, value in _flatten(breakeven):
             write_text(ws, row, 0, label)
@@ -96,14 +102,14 @@ def write_summary(workbook, fmt: dict, plan: Plan, sheets: dict[str, SheetInfo],
     write_text(ws, row + 1, 0, NOTE, fmt["note"])
     ws.set_row(row + 1, 75)
     row += 3
-    if plan.warnings:
+    if doc["warnings"]:
         write_text(ws, row, 0, "Warnings", fmt["bold"])
-        for w in plan.warnings:
+        for w in doc["warnings"]:
             row += 1
             write_text(ws, row, 0, w)
     ws.set_column(0, 0, 26)
     ws.set_column(1, 1, 44)
-    ws.set_column(2, 9, 16)
+    ws.set_column(2, 12, 16)
     ws.set_row(TABLE_ROW, 45)
     ws.freeze_panes(TABLE_ROW + 1, 0)
     print_setup(ws, print_label or PrintLabel(s.name), (0, 1))
@@ -175,29 +181,12 @@ def _summary_charts(workbook, ws, plan: Plan, sheets: dict[str, SheetInfo], row:
     ws.insert_chart(row + 20, 0, stacked)
 
 
-def _load_duration(plan: Plan) -> dict[str, Any]:
-    """The optimizer's load-duration data, or one computed from the plan's demand."""
-    charts = plan.extras.get("charts") or {}
-    if charts.get("load_duration"):
-        return charts["load_duration"]
-    demand = np.sort(plan.context.demand.total)[::-1]
-    n = len(demand)
-    idx = np.unique(np.linspace(0, n - 1, min(n, 400)).round().astype(int))
-    r = plan.strategies[plan.recommendation]
-    s = plan.scenario
-    committed = sum(r.capacity.committed.values()) * s.on_demand.relative_throughput
-    owned = (r.capacity.servers * s.owned.gpus_per_server * s.owned.availability
-             * s.owned.relative_throughput)
-    return {"fraction_of_hours": ((idx + 1) / n).tolist(), "gpus": demand[idx].tolist(),
-            "levels": {"committed": committed, "committed + owned": committed + owned}}
-
-
 CHART_ROWS = 21     # a 400-pixel chart spans about 20 rows of the default height
 SECOND_CHART_COL = 7  # the load-duration chart sits right of the screening chart
 
 
-def write_breakeven(workbook, fmt: dict, plan: Plan, label: Optional[PrintLabel] = None
-                    ) -> None:
+def write_breakeven(workbook, fmt: dict, plan: Plan, doc: dict,
+                    label: Optional[PrintLabel] = None) -> None:
     """Charts and breakeven crossings on top (the print area); the data behind the charts
     below it, outside the print area."""
     ws = add_sheet(workbook, BREAKEVEN)
@@ -206,7 +195,7 @@ def write_breakeven(workbook, fmt: dict, plan: Plan, label: Optional[PrintLabel]
     write_text(ws, 1, 0, "Engine results (values): cost per GPU-year of each source against "
                "the hours a GPU is used per year, and the hourly demand sorted from the busiest "
                "hour down with the chosen capacities.", fmt["note"])
-    charts = plan.extras.get("charts") or {}
+    charts = doc.get("charts") or {}
     screening = charts.get("screening")
     crossings = (screening or {}).get("crossings") or []
     chart_row = 3
@@ -261,7 +250,7 @@ def write_breakeven(workbook, fmt: dict, plan: Plan, label: Optional[PrintLabel]
         write_text(ws, chart_row, 0, "Screening curves: not computed for this plan (no "
                    "optimizer results).", fmt["note"])
         ld_col = 0
-    ld = _load_duration(plan)
+    ld = doc["charts"]["load_duration"]
     fractions, gpus = list(ld["fraction_of_hours"]), list(ld["gpus"])
     levels = dict(ld.get("levels") or {})
     write_text(ws, data_row, ld_col, "Fraction of hours", fmt["header"])

@@ -15,10 +15,16 @@
 
   var BUILDERS = {
     usage: function (d) {
-      return {data: [
+      var traces = [
         {type: "bar", name: "steady", x: d.x, y: d.steady},
-        {type: "bar", name: "interruptible", x: d.x, y: d.interruptible}],
-        layout: layout("GPU-hours per " + d.per, d.per, "GPU-hours", {barmode: "stack"})};
+        {type: "bar", name: "interruptible", x: d.x, y: d.interruptible}];
+      if (d.busy) {   // GPU busy time joined with the usage: allocated bars, busy line
+        traces.push({type: "scatter", mode: "lines", name: "busy", x: d.x, y: d.busy,
+                     connectgaps: false, line: {color: "#222"}});
+      }
+      return {data: traces,
+        layout: layout("GPU-hours per " + d.per + (d.busy ? ": allocated and busy" : ""),
+                       d.per, "GPU-hours", {barmode: "stack"})};
     },
     cumulative: function (d) {
       return {data: Object.keys(d.cumulative).map(function (name) {
@@ -75,7 +81,7 @@
       }
       return {data: [side("saving_low", "low", "low value"),
                      side("saving_high", "high", "high value")],
-        layout: layout("PV saving of " + d.uncertainty.judged + " over " +
+        layout: layout("PV saving of " + d.uncertainty.tornado_judged + " over " +
                        d.uncertainty.tornado_baseline + " by assumption", "PV saving", "",
                        {barmode: "overlay", hovermode: "closest",
                         margin: {t: 40, r: 20, b: 50, l: 190},

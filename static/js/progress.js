@@ -99,6 +99,11 @@
         window.location.assign(body.location);
         return;
       }
+      if (request.status === 200 && body.result_html) {  // commitments: shown, not stored
+        view.text.textContent = "Read.";
+        document.getElementById("upload-errors").innerHTML = body.result_html;
+        return;
+      }
       view.text.textContent = "The file was not accepted.";
       document.getElementById("upload-errors").innerHTML = body.error_html ||
         "<p class='error' role='alert'>The upload failed (status " + request.status + ").</p>";

@@ -7,11 +7,33 @@ import shutil
 from pathlib import Path
 
 import pytest
+from flask import Flask
+from flask.testing import FlaskClient
 
 from models.scenario import Scenario
 from service import create_app
 from service.db import User, write_session
 from service.paths import SAMPLES
+
+class ClosingClient(FlaskClient):
+    """The Flask test client, closing each request body it built.
+
+    werkzeug's test client spools a multipart body over 500 kB to a temporary file and never
+    closes it; the garbage collector later closes it with a ResourceWarning inside whichever
+    test happens to run, which warnings-as-errors turns into a random failure.
+    """
+
+    def open(self, *args, **kwargs):
+        response = super().open(*args, **kwargs)
+        body = getattr(response, "request", None)
+        stream = body.environ.get("wsgi.input") if body is not None else None
+        if stream is not None and hasattr(stream, "close"):
+            stream.close()
+        return response
+
+
+Flask.test_client_class = ClosingClient   # every app the tests create
+
 
 SAMPLE_USAGE = SAMPLES / "usage_hourly.csv"
 SAMPLE_SCENARIO = SAMPLES / "scenario_h100.json"

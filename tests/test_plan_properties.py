@@ -6,9 +6,9 @@ schema field drawn up to its bound). For every draw: a plan comes back; the docu
 JSON (no NaN or infinity); GPU-hours are conserved; ``optimal`` costs no more than any other
 strategy; and the optimizer's PV of its choice equals the engine's evaluation of it.
 
-The one input a plan cannot be made for is interruptible work whose gangs lose all their time
-to hardware failures: the engine refuses it with a message (PlanError), and such draws are
-left out here.
+Two inputs cannot be planned and are refused with a message instead: interruptible work whose
+gangs lose all their time to hardware failures (PlanError), and the "busy" demand basis without
+a GPU busy-time file (ProfileError); such draws are left out here.
 """
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ from numpy.testing import assert_allclose
 from models.document import plan_document
 from models.optimize import best_capacity
 from models.plan import build_context, compute_plan
+from models.profile import ProfileError
 from models.strategies import PlanError
 from tests.scenario_strategies import profiles, scenarios
 
@@ -34,6 +35,9 @@ def test_every_valid_input_gets_a_sound_plan(scenario, profile):
         ctx = build_context(scenario, profile)
     except PlanError as exc:
         assert "cannot finish" in str(exc)
+        assume(False)
+    except ProfileError as exc:   # demand basis "busy" needs a busy-time file beside the usage
+        assert "busy time" in str(exc)
         assume(False)
     plan = compute_plan(scenario, profile)
     doc = plan_document(plan)

@@ -143,7 +143,7 @@ def _table(text: str, filename: str, **options) -> pd.DataFrame:
 
 
 def _dcgm_csv(text: str, filename: str) -> Samples:
-    headers, sep = csv_reader.header(text)
+    headers, sep = csv_reader.header(text, filename)
     frame = _table(text, filename, sep=sep, skipinitialspace=True)
     lookup = {normalise(c): c for c in frame.columns}
     metric = ENGINE if normalise(ENGINE) in lookup else UTIL

@@ -89,7 +89,7 @@ def write_summary(workbook, fmt: dict, plan: Plan, doc: dict, sheets: dict[str, 
     row += 1
     breakeven = doc.get("breakeven")
     if breakeven:
-        for label, value in _flatten(breakeven):
+        for label, value in _flatten(printable_breakeven(breakeven)):
             write_text(ws, row, 0, label)
             _write_any(ws, row, 1, value, fmt, label)
             row += 1
@@ -115,6 +115,17 @@ def write_summary(workbook, fmt: dict, plan: Plan, doc: dict, sheets: dict[str, 
     print_setup(ws, print_label or PrintLabel(s.name), (0, 1))
     _summary_charts(workbook, ws, plan, sheets, row + 3)
     ws.activate()
+
+
+def printable_breakeven(breakeven: dict) -> dict:
+    """The breakeven section as people read it: each direction as its sentence, and the
+    reasons once (``reason_messages`` repeats them as templates for translation), so that the
+    Summary prints on two pages."""
+    out = {key: value for key, value in breakeven.items() if key != "reason_messages"}
+    if isinstance(out.get("directions"), dict):
+        out["directions"] = {key: d.get("text", "") if isinstance(d, dict) else d
+                             for key, d in out["directions"].items()}
+    return out
 
 
 def _num_or_dash(x):

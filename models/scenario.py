@@ -25,10 +25,11 @@ class Finance(Section):
     start_month: Optional[str] = field(
         None, "Start month", "YYYY-MM", "First month of the plan; empty = the month after the "
         "usage profile's last period.", pattern=MONTH_PATTERN)
-    horizon_months: int = field(60, "Horizon", "months", "Length of the plan.", ge=1, le=240)
+    horizon_months: int = field(60, "Horizon", "months", "Length of the plan.",
+                                essential=True, ge=1, le=240)
     discount_rate_annual: float = field(
         0.10, "Discount rate", "fraction per year", "Monthly rate is (1+r)^(1/12)-1.",
-        "typical corporate hurdle rate (estimate)", ge=0, le=1)
+        "typical corporate hurdle rate (estimate)", essential=True, ge=0, le=1)
     currency: str = field("USD", "Currency", "ISO 4217 code", "One currency per scenario.",
                           pattern=r"^[A-Z]{3}$")
     tax_rate: float = field(0.0, "Tax rate", "fraction", "Profit tax rate for the tax shield "
@@ -68,9 +69,10 @@ Financing = Annotated[Union[CashFinancing, LoanFinancing], Field(discriminator="
 
 
 class Owned(Section):
-    gpus_per_server: int = field(8, "GPUs per server", "GPUs", source="DGX/HGX H100", ge=1, le=64)
+    gpus_per_server: int = field(8, "GPUs per server", "GPUs", source="DGX/HGX H100",
+                                 essential=True, ge=1, le=64)
     server_price: float = field(300_000, "Server price", "currency per server",
-                                source=H100_QUOTES, ge=0, le=1e8)
+                                source=H100_QUOTES, essential=True, ge=0, le=1e8)
     install_cost_per_server: float = field(30_000, "Install and network capex",
                                            "currency per server", source="estimate", ge=0, le=1e8)
     lead_time_months: int = field(0, "Lead time", "months",
@@ -83,17 +85,18 @@ class Owned(Section):
         "At the end of each year of age; linear by month in between, age 0 = 1.0.",
         "market reports (low confidence)", min_length=1, max_length=20)
     power_kw_max: float = field(10.2, "Maximum power", "kW per server", source="DGX H100 spec",
-                                gt=0, le=200)
+                                essential=True, gt=0, le=200)
     power_kw_idle: float = field(3.0, "Idle power", "kW per server",
                                  source="about 30 % of max (estimate)", ge=0, le=200)
     pue: float = field(1.3, "PUE", "ratio", source="new AI halls < 1.3; Uptime Institute 2024",
                        ge=1, le=3)
     electricity_price_per_kwh: float = field(0.08, "Electricity price", "currency per kWh",
                                              source="EIA 2023 US industrial average $0.0806",
-                                             ge=0, le=5)
+                                             essential=True, ge=0, le=5)
     space_price_per_kw_month: float = field(184.06, "Colocation price",
                                             "currency per kW-month of maximum power",
-                                            source="CBRE H2 2024 wholesale", ge=0, le=10_000)
+                                            source="CBRE H2 2024 wholesale", essential=True,
+                                            ge=0, le=10_000)
     maintenance_fraction_annual: float = field(0.08, "Maintenance and support",
                                                "fraction of server price per year",
                                                source="HPC rule of thumb 4-8 %", ge=0, le=1)
@@ -144,7 +147,7 @@ class Owned(Section):
 class OnDemand(Section):
     price_per_gpu_hour: float = field(6.88, "On-demand price", "currency per GPU-hour",
                                       source="AWS p5.48xlarge us-east-1 $55.04/h, SkyPilot "
-                                      "catalog 00148f2", ge=0, le=1000)
+                                      "catalog 00148f2", essential=True, ge=0, le=1000)
     price_trend_annual: float = field(0.0, "On-demand price trend", "fraction per year",
                                       "Cloud prices tend to fall: -0.2 = 20 % cheaper a year.",
                                       ge=-0.9, le=1)
@@ -166,7 +169,8 @@ class CommitmentOffer(Section):
     id: str = field("1y", "Offer id", "text", pattern=r"^[A-Za-z0-9_-]{1,20}$")
     term_months: int = field(12, "Term", "months", ge=1, le=120)
     discount: float = field(0.41, "Discount", "fraction of on-demand price",
-                            source="Epoch AI cost model (1y 41 %, 3y 64 %)", ge=0, lt=1)
+                            source="Epoch AI cost model (1y 41 %, 3y 64 %)", essential=True,
+                            ge=0, lt=1)
     price_per_gpu_hour: Optional[float] = field(
         None, "Committed price", "currency per GPU-hour",
         "Absolute price at first signing; overrides the discount.", ge=0, le=1000)
@@ -182,7 +186,7 @@ DEFAULT_OFFERS = (CommitmentOffer(id="1y", term_months=12, discount=0.41),
 class Spot(Section):
     discount: float = field(0.70, "Spot discount", "fraction of on-demand price",
                             source="AWS p5 spot from $11.25/h vs $55.04/h (us-east-2)",
-                            ge=0, lt=1)
+                            essential=True, ge=0, lt=1)
     price_per_gpu_hour: Optional[float] = field(
         None, "Spot price", "currency per GPU-hour", "Overrides the discount.", ge=0, le=1000)
     availability: float = field(0.8, "Spot availability", "fraction of interruptible demand",
@@ -224,7 +228,8 @@ class ProfileOptions(Section):
     interruptible_share: Optional[float] = field(
         None, "Interruptible share", "fraction of demand",
         "When set, replaces the profile's own steady/interruptible split.", ge=0, le=1)
-    growth_annual: float = field(0.0, "Demand growth", "fraction per year", ge=-0.9, le=10)
+    growth_annual: float = field(0.0, "Demand growth", "fraction per year", essential=True,
+                                 ge=-0.9, le=10)
     peak_to_average: float = field(1.0, "Peak-to-average", "ratio",
                                    "Busiest hour over the average hour of a day, for daily "
                                    "and monthly rows.", ge=1, le=24)

@@ -22,7 +22,7 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, rela
 from service.paths import MIGRATIONS
 
 ROLES = ("analyst", "reviewer", "admin")
-DECISIONS = ("comment", "approve", "reject")
+DECISIONS = ("comment", "approve", "reject", "changes")  # changes = request changes
 
 
 def utc_now() -> str:
@@ -124,10 +124,12 @@ class Revision(Base):
 
     @property
     def status(self) -> str:
-        """'approved', 'rejected' or 'unreviewed': the last decision on this revision."""
+        """'approved', 'rejected', 'changes requested' or 'unreviewed': the last decision on
+        this revision (each decision is a new review row; none is ever changed)."""
         decisions = [r.decision for r in self.reviews if r.decision != "comment"]
-        return {"approve": "approved", "reject": "rejected"}.get(
-            decisions[-1] if decisions else "", "unreviewed")
+        return {"approve": "approved", "reject": "rejected",
+                "changes": "changes requested"}.get(decisions[-1] if decisions else "",
+                                                    "unreviewed")
 
 
 def revision_hash(assumptions: str, usage_sha256: Optional[str]) -> str:
@@ -154,6 +156,7 @@ class Review(Base):
     reviewer_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
     decision: Mapped[str] = mapped_column(String(40))   # one of DECISIONS (no CHECK: 0003)
     comment: Mapped[str] = mapped_column(Text, default="")
+    field_path: Mapped[Optional[str]] = mapped_column(String(200))  # assumption it is about
     created_at: Mapped[str] = mapped_column(String(20), default=utc_now)
     reviewer: Mapped[User] = relationship()
 

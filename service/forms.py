@@ -1,23 +1,27 @@
 """Scenario forms generated from the pydantic schema (one source of truth, design 9.2).
 
-Every input comes from a ``Scenario`` field: its label, unit, help, source, bounds and default
-are read through ``field_meta``; nothing is retyped here. Submitted values go to pydantic as
-strings (lax mode parses them) so that each problem comes back as the field's own message.
+Every input comes from a ``Scenario`` field: its label, unit, help, source, bounds, default,
+input type and whether it is one of the essentials are read through ``field_meta`` and the
+field's annotation; nothing is retyped here. Percentages and money are shown and read back by
+``service.form_values``. Submitted values go to pydantic as strings (lax mode parses them) so
+that each problem comes back as the field's own message.
 """
 from __future__ import annotations
 
 import re
-import types
 import typing
 from dataclasses import dataclass, field
-from typing import Any, Literal, Optional
+from typing import Any, Optional
 
 from pydantic import BaseModel, ValidationError
 from werkzeug.datastructures import MultiDict
 
 from models.fields import field_meta
 from models.scenario import CommitmentOffer, LoanFinancing, Scenario
+from service import form_values as fv
 from service.clip import clip
+from service.form_fields import (SHOWN_INPUT, FormField, _unwrap, format_value,  # noqa: F401
+                                 make_field)
 
 GENERAL = "general"
 SECTION_TITLES = {
@@ -25,27 +29,11 @@ SECTION_TITLES = {
     "on_demand": "On demand", "commitments": "Cloud commitments", "spot": "Spot",
     "cloud_data": "Cloud storage and egress", "cloud_terms": "Cloud provider terms",
     "profile": "Usage profile options", "proposed": "Proposed capacity",
+    "uncertainty": "Uncertainty ranges",
 }
 EXTRA_COMMITMENT_ROWS = 1  # blank rows offered for a new commitment offer
 NEW_OFFER = CommitmentOffer().model_dump(mode="json")  # defaults shown in a blank offer row
-SHOWN_INPUT = 1_000  # characters of a posted value shown again (names allow 200)
-
-
-@dataclass
-class FormField:
-    name: str            # dotted path, also the HTML name: "owned.pue", "commitments.0.id"
-    label: str
-    unit: str = ""
-    help: str = ""
-    source: str = ""
-    bounds: str = ""
-    kind: str = "text"   # text | select | checkbox | list
-    options: tuple = ()
-    optional: bool = False
-    value: str = ""
-    checked: bool = False
-    error: str = ""
-    preset: str = ""     # source of a value a preset just filled in
+DEFAULTS = Scenario().model_dump(mode="json")
 
 
 @dataclass
@@ -56,82 +44,42 @@ class FormSection:
     rows: list[list[FormField]] = field(default_factory=list)  # commitments only
     errors: list[str] = field(default_factory=list)
 
-
-def _unwrap(annotation: Any) -> tuple[Any, bool]:
-    """(inner type, optional?) of ``Optional[X]``."""
-    if typing.get_origin(annotation) in (typing.Union, types.UnionType):
-        args = [a for a in typing.get_args(annotation) if a is not type(None)]
-        if len(args) == 1:
-            return args[0], True
-    return annotation, False
-
-
-def format_value(value: Any) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float):
-        text = repr(value)
-        return text[:-2] if text.endswith(".0") else text
-    if isinstance(value, (list, tuple)):
-        return ", ".join(format_value(v) for v in value)
-    return str(value)
-
-
-def bounds_text(meta: dict) -> str:
-    parts = []
-    for key, symbol in (("ge", ">="), ("gt", ">"), ("le", "<="), ("lt", "<")):
-        if key in meta:
-            parts.append(f"{symbol} {format_value(meta[key])}")
-    return ", ".join(parts)
-
-
-def make_field(name: str, info, value: Any, raw: Optional[MultiDict]) -> FormField:
-    meta = field_meta(info)
-    inner, optional = _unwrap(info.annotation)
-    spec = FormField(name=name, label=meta["label"] or name.rsplit(".", 1)[-1],
-                     unit=meta["unit"], help=meta["help"], source=meta["source"],
-                     bounds=bounds_text(meta), optional=optional)
-    if typing.get_origin(inner) is Literal:
-        spec.kind, spec.options = "select", typing.get_args(inner)
-    elif inner is bool:
-        spec.kind = "checkbox"
-    elif typing.get_origin(inner) is tuple:
-        spec.kind = "list"
-    if raw is not None:
-        spec.value = clip(raw.get(name, ""), SHOWN_INPUT)   # a re-shown post, bounded
-        spec.checked = raw.get(name) == "true"
-    else:
-        spec.value = format_value(value)
-        spec.checked = value is True
-    return spec
+    @property
+    def all_fields(self) -> list[FormField]:
+        return self.fields + [f for row in self.rows for f in row]
 
 
 def section_fields(model: type[BaseModel], prefix: str, values: dict,
-                   raw: Optional[MultiDict]) -> list[FormField]:
+                   raw: Optional[MultiDict], currency: str) -> list[FormField]:
     out = []
+    defaults = DEFAULTS.get(prefix) or {}
     for key, info in model.model_fields.items():
         if prefix == "owned" and key == "financing":
-            out.extend(financing_fields(values.get("financing") or {}, raw))
+            out.extend(financing_fields(values.get("financing") or {}, raw, currency))
             continue
         if prefix == "proposed" and key == "committed_gpus":
             continue  # one input per offer, added by build_form
-        out.append(make_field(f"{prefix}.{key}", info, values.get(key), raw))
+        out.append(make_field(f"{prefix}.{key}", info, values.get(key), raw,
+                              defaults.get(key), currency))
     return out
 
 
-def financing_fields(values: dict, raw: Optional[MultiDict]) -> list[FormField]:
+LOAN_DEFAULTS = LoanFinancing().model_dump(mode="json")
+
+
+def financing_fields(values: dict, raw: Optional[MultiDict], currency: str
+                     ) -> list[FormField]:
     info = Scenario.model_fields["owned"].annotation.model_fields["financing"]
     kind = FormField("owned.financing.kind", info.title or "Financing", "method",
                      info.description or "", kind="select", options=("cash", "loan"),
                      value=raw.get("owned.financing.kind", "cash") if raw is not None
-                     else values.get("kind", "cash"))
-    loan = {**LoanFinancing().model_dump(), **values}
+                     else values.get("kind", "cash"), default="cash")
+    loan = {**LOAN_DEFAULTS, **values}
     out = [kind]
     for key, sub in LoanFinancing.model_fields.items():
         if key != "kind":
-            spec = make_field(f"owned.financing.{key}", sub, loan.get(key), raw)
+            spec = make_field(f"owned.financing.{key}", sub, loan.get(key), raw,
+                              LOAN_DEFAULTS.get(key), currency)
             spec.help = (spec.help + " Used when financing is 'loan'.").strip()
             out.append(spec)
     return out
@@ -143,11 +91,13 @@ def build_form(data: dict, raw: Optional[MultiDict] = None,
     """Sections of form fields for scenario ``data`` (a model_dump), or for a re-shown post."""
     errors = errors or {}
     sections: list[FormSection] = []
-    general = FormSection(GENERAL, SECTION_TITLES[GENERAL],
-                          [make_field("name", Scenario.model_fields["name"], data.get("name"),
-                                      raw)])
-    sections.append(general)
+    currency = form_currency(data, raw)
+    name = make_field("name", Scenario.model_fields["name"], data.get("name"), raw,
+                      DEFAULTS["name"])
+    name.essential = True  # every scenario needs a name people recognise
+    sections.append(FormSection(GENERAL, SECTION_TITLES[GENERAL], [name]))
     offers = list(data.get("commitments") or [])
+    default_offers = DEFAULTS["commitments"]
     for key, info in Scenario.model_fields.items():
         if key == "name":
             continue
@@ -157,15 +107,26 @@ def build_form(data: dict, raw: Optional[MultiDict] = None,
                      else len(offers) + EXTRA_COMMITMENT_ROWS)
             for i in range(count):
                 values = offers[i] if i < len(offers) else {**NEW_OFFER, "id": ""}
-                row = [make_field(f"commitments.{i}.{k}", sub, values.get(k), raw)
+                base = (default_offers[i] if i < len(default_offers)
+                        else {**NEW_OFFER, "id": ""})
+                row = [make_field(f"commitments.{i}.{k}", sub, values.get(k), raw,
+                                  base.get(k), currency)
                        for k, sub in CommitmentOffer.model_fields.items()]
+                offer_id = row[0].value.strip()
+                for spec in row[1:]:
+                    # an offer's essential input names its offer; a blank row has none yet
+                    spec.essential = spec.essential and bool(offer_id)
+                    if spec.essential:
+                        spec.label = f"{spec.label} ({offer_id} commitment)"
+                row[0].essential = False
                 row.append(FormField(f"commitments.{i}.remove", "Remove this offer",
                                      kind="checkbox",
                                      checked=raw is not None and
                                      raw.get(f"commitments.{i}.remove") == "true"))
                 section.rows.append(row)
         else:
-            section.fields = section_fields(info.annotation, key, data.get(key) or {}, raw)
+            section.fields = section_fields(info.annotation, key, data.get(key) or {}, raw,
+                                            currency)
         if key == "proposed":
             committed = (data.get("proposed") or {}).get("committed_gpus") or {}
             info_c = info.annotation.model_fields["committed_gpus"]
@@ -173,17 +134,25 @@ def build_form(data: dict, raw: Optional[MultiDict] = None,
                 name = f"proposed.committed_gpus.{offer['id']}"
                 section.fields.append(FormField(
                     name, f"{info_c.title} - {offer['id']}", "GPUs",
-                    info_c.description or "", optional=True,
+                    info_c.description or "", optional=True, kind="number",
+                    attrs={"min": "0", "step": "1", "inputmode": "numeric"},
                     value=clip(raw.get(name, ""), SHOWN_INPUT) if raw is not None
                     else format_value(committed.get(offer["id"]))))
         sections.append(section)
     for section in sections:
-        for spec in section.fields + [f for row in section.rows for f in row]:
+        for spec in section.all_fields:
             spec.error = "; ".join(errors.get(spec.name, []))
             if preset_fields and spec.name in preset_fields:
                 spec.preset = preset_fields[spec.name]
         section.errors = errors.get(section.key, [])
     return sections
+
+
+def form_currency(data: dict, raw: Optional[MultiDict]) -> str:
+    """The currency money inputs are labelled with (the posted one when re-showing a form)."""
+    text = (raw.get("finance.currency", "") if raw is not None else
+            (data.get("finance") or {}).get("currency", "")) or DEFAULTS["finance"]["currency"]
+    return text.strip()[:3].upper() or DEFAULTS["finance"]["currency"]
 
 
 def max_offers() -> int:
@@ -263,16 +232,22 @@ def parse_value(info, text: Optional[str]) -> Any:
     if inner is bool:
         return text == "true"
     text = (text or "").strip()
+    kind = field_meta(info)["kind"]
     if typing.get_origin(inner) is tuple:
-        return [part.strip() for part in text.split(",") if part.strip()]
+        return fv.read_list(text, kind)
     if optional and text == "":
         return None
+    if inner in (int, float):
+        return fv.read_number(text, kind)
     return text
 
 
-def error_map(exc: ValidationError, rows: list[int], names: set[str]) -> dict[str, list[str]]:
-    """Pydantic errors keyed by form field name (or section key for cross-field rules)."""
+def error_map(exc: ValidationError, rows: list[int], names: set[str],
+              displays: Optional[dict[str, str]] = None) -> dict[str, list[str]]:
+    """Pydantic errors keyed by form field name (or section key for cross-field rules);
+    bounds of percent fields are said in percent, as they were typed."""
     out: dict[str, list[str]] = {}
+    displays = displays or {}
     for item in exc.errors():
         loc = [str(part) for part in item["loc"]]
         if loc[:1] == ["commitments"] and len(loc) > 1 and loc[1].isdigit():
@@ -286,13 +261,14 @@ def error_map(exc: ValidationError, rows: list[int], names: set[str]) -> dict[st
                 break
         if loc[:2] == ["owned", "financing"] and target == "owned":
             target = "owned.financing.kind"
-        message = item["msg"].removeprefix("Value error, ")
+        message = (fv.bound_message(item, displays.get(target, fv.PLAIN))
+                   or item["msg"].removeprefix("Value error, "))
         out.setdefault(target, []).append(message)
     return out
 
 
 def field_names(sections: list[FormSection]) -> set[str]:
-    return {f.name for s in sections for f in s.fields + [f for row in s.rows for f in row]}
+    return {f.name for s in sections for f in s.all_fields}
 
 
 def validate_form(raw: MultiDict) -> tuple[Optional[Scenario], list[FormSection]]:
@@ -305,8 +281,9 @@ def validate_form(raw: MultiDict) -> tuple[Optional[Scenario], list[FormSection]
     try:
         return Scenario.model_validate(data), build_form(data, raw)
     except ValidationError as exc:
-        names = field_names(build_form(data, raw))
-        return None, build_form(data, raw, error_map(exc, rows, names))
+        plain = build_form(data, raw)
+        displays = {f.name: f.display for s in plain for f in s.all_fields}
+        return None, build_form(data, raw, error_map(exc, rows, set(displays), displays))
 
 
 def flatten(data: Any, prefix: str = "") -> dict[str, Any]:
@@ -324,11 +301,11 @@ def flatten(data: Any, prefix: str = "") -> dict[str, Any]:
     return {prefix: data}
 
 
-def label_for(path: str) -> str:
-    """Human label of a dotted scenario path, from the schema."""
+def _path_info(path: str):
+    """(section title, FieldInfo or None) of a dotted scenario path."""
     parts = path.split(".")
     if parts[0] == "name":
-        return Scenario.model_fields["name"].title or "name"
+        return "", Scenario.model_fields["name"]
     section_title = SECTION_TITLES.get(parts[0], parts[0])
     info = None
     if parts[0] == "commitments" and len(parts) >= 3:
@@ -339,4 +316,26 @@ def label_for(path: str) -> str:
         info = getattr(model, "model_fields", {}).get(parts[1])
         if parts[1] == "financing" and len(parts) >= 3:
             info = LoanFinancing.model_fields.get(parts[2]) if parts[2] != "kind" else info
-    return f"{section_title}: {info.title or parts[-1]}" if info else path
+    return section_title, info
+
+
+def label_for(path: str) -> str:
+    """Human label of a dotted scenario path, from the schema."""
+    section_title, info = _path_info(path)
+    if path == "name":
+        return info.title or "name"
+    return f"{section_title}: {info.title or path.rsplit('.', 1)[-1]}" if info else path
+
+
+def show_value(path: str, value: Any, currency: str = "") -> str:
+    """A scenario value as the form shows it, with its unit: "70 %", "300,000 USD"."""
+    _, info = _path_info(path)
+    if info is None or value is None or isinstance(value, (bool, dict, str)):
+        return "-" if value is None else format_value(value)
+    meta = field_meta(info)
+    text = fv.show(value, meta["kind"])
+    if meta["kind"] == fv.PERCENT:
+        return text + " %"
+    if meta["kind"] == fv.MONEY:
+        return f"{text} {currency}".strip()
+    return text

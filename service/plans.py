@@ -11,11 +11,13 @@ from sqlalchemy import or_, select
 from service import idempotency
 from service.access import can_edit, can_review, revision_or_404
 from service.auth import login_required
-from service.db import (DECISIONS, AuditEvent, Review, Revision, ScenarioRecord, User, audit,
-                        get_session, write_session)
+from service.db import (AuditEvent, Review, Revision, ScenarioRecord, User, audit, get_session,
+                        write_session)
 from service.export_xlsx import safe_download_name
 from service.ingest import usage_template_csv, usage_template_xlsx
+from service import progress as progress_store
 from service.planning import PlanningError, cached_plan, cached_xlsx
+from service.review_flow import ReviewInputError, parse_review
 from service.usage_download import is_xlsx, safe_csv
 
 bp = Blueprint("plans", __name__)
@@ -83,12 +85,17 @@ def show(scenario_id: int, number: int):
     strategy = request.args.get("strategy") or (doc["recommendation"] if doc else None)
     if doc and strategy not in doc["strategies"]:
         abort(404)
+    from service.chart_text import chart_texts
+    from service.review_flow import DONE, assumption_choices
+    choices = assumption_choices(revision)
     return render_template(
         "plans/show.html", scenario=scenario, revision=revision, doc=doc, charts=charts,
         error=error, strategy=strategy, payback=payback(doc) if doc else {},
         recommendation=recommendation_text(doc) if doc else "",
+        texts=chart_texts(charts, doc) if doc else {},
         latest=scenario.latest, editable=can_edit(g.user, scenario),
-        may_review=can_review(g.user, revision), approved=approved_revisions(scenario))
+        may_review=can_review(g.user, revision), approved=approved_revisions(scenario),
+        assumptions=choices, assumption_labels=dict(choices), done_words=DONE)
 
 
 def approved_revisions(scenario: ScenarioRecord) -> list[int]:
@@ -125,7 +132,7 @@ def download_stem(revision: Revision) -> str:
 def download_xlsx(scenario_id: int, number: int):
     revision = revision_or_404(g.user, scenario_id, number)
     try:
-        data = cached_xlsx(revision)
+        data = cached_xlsx(revision, progress_store.from_request())
     except PlanningError as exc:
         abort(409, str(exc))
     audit_download(revision, "plan.xlsx")
@@ -195,25 +202,32 @@ def review(scenario_id: int, number: int):
                    "(revision_hash); reload the page and review again.")
     if expected != revision.content_hash:
         abort(409, "This revision is not the one the review form was showing.")
-    decision = request.form.get("decision", "comment")
-    comment = request.form.get("comment", "").strip()
-    if decision not in DECISIONS:
-        abort(400, f"decision must be one of {', '.join(DECISIONS)}")
-    if decision == "comment" and not comment:
-        flash("Write a comment, or approve or reject.")
-        return redirect(url_for("plans.show", scenario_id=scenario_id, number=number))
-    if decision == "approve":
-        approvable(revision)
+    if request.form.get("decision") == "approve":
+        approvable(revision)   # 409 before anything else: no reason makes it approvable
+    try:
+        review_input = parse_review(revision, request.form.get("decision", "comment"),
+                                    request.form.get("comment", ""),
+                                    request.form.get("field_path", ""))
+    except ReviewInputError as exc:
+        flash(str(exc))
+        return redirect(url_for("plans.show", scenario_id=scenario_id, number=number)
+                        + "#review")
+    except ValueError as exc:
+        abort(400, str(exc))
+    decision = review_input.decision
     with write_session() as s:
         idempotency.claim(s)
         s.add(Review(revision_id=revision.id, revision_hash=revision.content_hash,
-                     reviewer_id=g.user.id, decision=decision, comment=comment[:5000]))
+                     reviewer_id=g.user.id, decision=decision, comment=review_input.comment,
+                     field_path=review_input.field_path))
+        about = f"[{review_input.field_path}] " if review_input.field_path else ""
         audit(s, s.get(User, g.user.id), f"review.{decision}", revision=s.get(Revision,
                                                                             revision.id),
-              details=comment[:500])
+              details=(about + review_input.comment)[:500])
         idempotency.remember(s, location=url_for("plans.show", scenario_id=scenario_id,
                                                  number=number))
     flash({"approve": f"Revision {number} approved.", "reject": f"Revision {number} rejected.",
+           "changes": f"Changes requested on revision {number}.",
            "comment": "Comment added."}[decision])
     return redirect(url_for("plans.show", scenario_id=scenario_id, number=number))
 

@@ -104,7 +104,7 @@ def test_revise_keeps_the_old_revision_and_compare_shows_the_diff(db_app, as_use
     client = as_user("ana")
     old = assumptions(db_app, 1)
     data = form_data(old)
-    data["spot.discount"] = "0.6"
+    data["spot.discount"] = "60"  # percent, as typed
     assert client.post("/scenarios/1/edit", data).status_code == 302
     assert assumptions(db_app, 1) == old                      # revision 1 never changes
     assert assumptions(db_app, 3)["spot"]["discount"] == 0.6  # scenario 1's revision 2 (id 3)
@@ -141,7 +141,7 @@ def test_review_binds_to_its_revision(db_app, as_user):
                                {"decision": "approve", "revision_hash": revision_hash(db_app, 2)}
                                ).status_code == 403
     data = form_data(assumptions(db_app, 1))
-    data["spot.discount"] = "0.6"
+    data["spot.discount"] = "60"  # percent, as typed
     assert as_user("ana").post("/scenarios/1/edit", data).status_code == 302
     html = rita.get("/scenarios/1/revisions/2").get_data(as_text=True)
     assert "Not approved: revision 2 has no approval" in html

@@ -158,6 +158,8 @@ def test_bad_input_in_the_browser_shows_messages(server, browser):
     page = new_page(browser, problems)
     login(page, server, "ana")
     page.goto(f"{server}/scenarios/new")
+    page.click("#advanced > summary")        # PUE is folded under advanced > owned servers
+    page.click("#section-owned > summary")
     page.fill("[name='owned.pue']", "0.4")
     page.click("#save")
     message = page.inner_text("[data-field='owned.pue']")

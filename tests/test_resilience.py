@@ -274,7 +274,7 @@ def test_storage_failure_on_review_and_api_uses_the_json_shape(app, login, token
     fault = StorageFault(app)
     rita, bearer = login("rita"), token()
     before, body = snapshot(app), {"scenario": {**assumptions(app), "name": "x"}}
-    approve = {"decision": "approve", "revision_hash": revision_hash(app)}
+    approve = {"decision": "approve", "comment": "ok", "revision_hash": revision_hash(app)}
     fault.mode = "readonly"
     assert rita.post(R1 + "/reviews", approve).status_code == 503
     response = app.test_client().post(
@@ -324,6 +324,6 @@ def test_other_database_errors_stay_500(app, login, monkeypatch):
     def broken(*_a, **_k):
         raise RuntimeError("boom")
     monkeypatch.setattr(service.plans, "audit", broken)
-    assert login("rita").post(R1 + "/reviews", {"decision": "approve",
+    assert login("rita").post(R1 + "/reviews", {"decision": "approve", "comment": "ok",
                                                 "revision_hash": revision_hash(app)}
                               ).status_code == 500

@@ -211,11 +211,11 @@ def _default():
 BAD_FIELDS = [
     ("owned.pue", "0.5", "greater than or equal to 1"),                 # PUE below 1
     ("finance.horizon_months", "0", "greater than or equal to 1"),      # horizon 0
-    ("spot.availability", "1.5", "less than or equal to 1"),            # > 100 %
+    ("spot.availability", "150", "less than or equal to 100 %"),        # > 100 %, typed in %
     ("on_demand.price_per_gpu_hour", "-3", "greater than or equal to 0"),  # negative price
     ("owned.server_price", "lots", "valid number"),                     # not a number
-    ("commitments.0.discount", "1", "less than 1"),                     # offer row field
-    ("owned.resale_fraction_by_year", "0.5, 0.7", "must not increase"),  # list rule
+    ("commitments.0.discount", "100", "less than 100 %"),               # offer row field
+    ("owned.resale_fraction_by_year", "50, 70", "must not increase"),   # list rule
 ]
 
 
@@ -342,7 +342,7 @@ def test_review_binds_to_revision_and_new_revision_is_unapproved(login, app):
     html = reviewer.get(R1).get_data(as_text=True)
     assert "binds to revision 1" in html and "rita</strong> approved revision 1" in html
     data = form_data(_revision_assumptions(app, 1))
-    data["spot.discount"] = "0.6"
+    data["spot.discount"] = "60"
     assert login("ana").post("/scenarios/1/edit", data).status_code == 302
     html = reviewer.get("/scenarios/1/revisions/2").get_data(as_text=True)
     assert "Not approved: revision 2 has no approval" in html and ">r1</a>" in html
@@ -447,7 +447,7 @@ def test_commitment_offers_can_be_added_and_removed(login, app):
     data = form_data(_revision_assumptions(app, 1))
     assert data["commitments.2.id"] == ""                  # the blank row for a new offer
     data.update({"commitments.2.id": "6m", "commitments.2.term_months": "6",
-                 "commitments.2.discount": "0.2", "commitments.1.remove": "true"})
+                 "commitments.2.discount": "20", "commitments.1.remove": "true"})
     assert client.post("/scenarios/1/edit", data).status_code == 302
     offers = _revision_assumptions(app, 3)["commitments"]
     assert [o["id"] for o in offers] == ["1y", "6m"] and offers[1]["term_months"] == 6

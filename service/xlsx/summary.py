@@ -1,12 +1,13 @@
 """Summary and Breakeven sheets, and the native charts."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Optional
 
 import numpy as np
 
 from models.plan import Plan
 from service.xlsx.cells import add_sheet, sheet_ref, write_text
+from service.xlsx.print_setup import PrintLabel, print_setup
 from service.xlsx.strategy_sheet import LINE_TITLES, SheetInfo
 
 SUMMARY, BREAKEVEN = "Summary", "Breakeven"
@@ -28,7 +29,7 @@ STRATEGY_TEXT = {
 
 
 def write_summary(workbook, fmt: dict, plan: Plan, doc: dict, sheets: dict[str, SheetInfo],
-                  ws=None) -> None:
+                  ws=None, print_label: Optional[PrintLabel] = None) -> None:
     ws = ws if ws is not None else add_sheet(workbook, SUMMARY)
     s, cal = plan.scenario, plan.calendar
     cur = s.finance.currency
@@ -95,7 +96,7 @@ def write_summary(workbook, fmt: dict, plan: Plan, doc: dict, sheets: dict[str, 
     row += 1
     breakeven = doc.get("breakeven")
     if breakeven:
-        for label, value in _flatten(breakeven):
+        for label, value in _flatten(printable_breakeven(breakeven)):
             write_text(ws, row, 0, label)
             _write_any(ws, row, 1, value, fmt, label)
             row += 1
@@ -118,10 +119,20 @@ def write_summary(workbook, fmt: dict, plan: Plan, doc: dict, sheets: dict[str, 
     ws.set_column(2, 12, 16)
     ws.set_row(TABLE_ROW, 45)
     ws.freeze_panes(TABLE_ROW + 1, 0)
-    ws.set_landscape()
-    ws.fit_to_pages(1, 0)
+    print_setup(ws, print_label or PrintLabel(s.name), (0, 1))
     _summary_charts(workbook, ws, plan, sheets, row + 3)
     ws.activate()
+
+
+def printable_breakeven(breakeven: dict) -> dict:
+    """The breakeven section as people read it: each direction as its sentence, and the
+    reasons once (``reason_messages`` repeats them as templates for translation), so that the
+    Summary prints on two pages."""
+    out = {key: value for key, value in breakeven.items() if key != "reason_messages"}
+    if isinstance(out.get("directions"), dict):
+        out["directions"] = {key: d.get("text", "") if isinstance(d, dict) else d
+                             for key, d in out["directions"].items()}
+    return out
 
 
 def _num_or_dash(x):
@@ -189,87 +200,99 @@ def _summary_charts(workbook, ws, plan: Plan, sheets: dict[str, SheetInfo], row:
     ws.insert_chart(row + 20, 0, stacked)
 
 
-def write_breakeven(workbook, fmt: dict, plan: Plan, doc: dict) -> None:
+CHART_ROWS = 21     # a 400-pixel chart spans about 20 rows of the default height
+SECOND_CHART_COL = 7  # the load-duration chart sits right of the screening chart
+
+
+def write_breakeven(workbook, fmt: dict, plan: Plan, doc: dict,
+                    label: Optional[PrintLabel] = None) -> None:
+    """Charts and breakeven crossings on top (the print area); the data behind the charts
+    below it, outside the print area."""
     ws = add_sheet(workbook, BREAKEVEN)
     write_text(ws, 0, 0, "Breakeven: screening curves and load duration", fmt["title"])
+    ws.merge_range(1, 0, 1, SECOND_CHART_COL + 6, "", fmt["note"])
     write_text(ws, 1, 0, "Engine results (values): cost per GPU-year of each source against "
                "the hours a GPU is used per year, and the hourly demand sorted from the busiest "
                "hour down with the chosen capacities.", fmt["note"])
     charts = doc.get("charts") or {}
     screening = charts.get("screening")
-    row = 3
+    crossings = (screening or {}).get("crossings") or []
+    chart_row = 3
+    table_row = chart_row + CHART_ROWS + 1          # crossings: last part of the print area
+    data_row = table_row + len(crossings) + 4       # the data behind the charts
+    write_text(ws, data_row - 1, 0, "Data behind the charts (outside the print area)",
+               fmt["bold"])
     if screening and screening.get("hours_per_year"):
         xs = list(screening["hours_per_year"])
         curves = screening.get("curves", {})
-        write_text(ws, row, 0, "Hours used per year", fmt["header"])
+        write_text(ws, data_row, 0, "Hours used per year", fmt["header"])
         for j, name in enumerate(curves, start=1):
-            write_text(ws, row, j, f"{name} [per GPU-year]", fmt["header"])
+            write_text(ws, data_row, j, f"{name} [per GPU-year]", fmt["header"])
         for i, x in enumerate(xs):
-            ws.write_number(row + 1 + i, 0, float(x), fmt["hours"])
+            ws.write_number(data_row + 1 + i, 0, float(x), fmt["hours"])
             for j, values in enumerate(curves.values(), start=1):
                 v = values[i]
                 if v is not None and np.isfinite(v):
-                    ws.write_number(row + 1 + i, j, float(v), fmt["money"])
+                    ws.write_number(data_row + 1 + i, j, float(v), fmt["money"])
         chart = workbook.add_chart({"type": "scatter", "subtype": "straight"})
         for j, name in enumerate(curves, start=1):
             chart.add_series({"name": str(name),
-                              "categories": [BREAKEVEN, row + 1, 0, row + len(xs), 0],
-                              "values": [BREAKEVEN, row + 1, j, row + len(xs), j]})
-        crossings = screening.get("crossings") or []
-        cross_col = len(curves) + 2
+                              "categories": [BREAKEVEN, data_row + 1, 0, data_row + len(xs), 0],
+                              "values": [BREAKEVEN, data_row + 1, j, data_row + len(xs), j]})
         if crossings:
             heads = ["Crossing", "Hours per year", "Utilization", "Cost per GPU-year"]
             for k, h in enumerate(heads):
-                write_text(ws, row, cross_col + k, h, fmt["header"])
+                write_text(ws, table_row, k, h, fmt["header"])
             for i, cr in enumerate(crossings):
-                r_ = row + 1 + i
-                write_text(ws, r_, cross_col, " = ".join(str(x) for x in cr.get("sources", [])))
+                r_ = table_row + 1 + i
+                write_text(ws, r_, 0, " = ".join(str(x) for x in cr.get("sources", [])))
                 for k, key in enumerate(("hours_per_year", "utilization", "cost_per_gpu_year"),
                                         start=1):
                     value = cr.get(key)
                     if isinstance(value, (int, float)) and np.isfinite(value):
-                        ws.write_number(r_, cross_col + k, float(value),
+                        ws.write_number(r_, k, float(value),
                                         fmt["percent"] if key == "utilization" else fmt["money"])
             chart.add_series({"name": "crossings",
-                              "categories": [BREAKEVEN, row + 1, cross_col + 1,
-                                             row + len(crossings), cross_col + 1],
-                              "values": [BREAKEVEN, row + 1, cross_col + 3,
-                                         row + len(crossings), cross_col + 3],
+                              "categories": [BREAKEVEN, table_row + 1, 1,
+                                             table_row + len(crossings), 1],
+                              "values": [BREAKEVEN, table_row + 1, 3,
+                                         table_row + len(crossings), 3],
                               "marker": {"type": "diamond", "size": 8},
                               "line": {"none": True}})
         chart.set_title({"name": "Screening curves: cost per GPU-year"})
         chart.set_x_axis({"name": "Hours used per year", "min": 0, "max": 8760})
         chart.set_y_axis({"name": plan.scenario.finance.currency, "num_format": "#,##0"})
         chart.set_size({"width": 760, "height": 400})
-        ws.insert_chart(row, cross_col + 5, chart)
-        row += len(xs) + 3
+        ws.insert_chart(chart_row, 0, chart)
+        ld_col = len(curves) + 2
     else:
-        write_text(ws, row, 0, "Screening curves: not computed for this plan (no optimizer "
-                   "results).", fmt["note"])
-        row += 2
+        write_text(ws, chart_row, 0, "Screening curves: not computed for this plan (no "
+                   "optimizer results).", fmt["note"])
+        ld_col = 0
     ld = doc["charts"]["load_duration"]
     fractions, gpus = list(ld["fraction_of_hours"]), list(ld["gpus"])
     levels = dict(ld.get("levels") or {})
-    write_text(ws, row, 0, "Fraction of hours", fmt["header"])
-    write_text(ws, row, 1, "Demand [GPUs]", fmt["header"])
-    for j, name in enumerate(levels, start=2):
-        write_text(ws, row, j, f"{name} capacity [GPUs]", fmt["header"])
+    write_text(ws, data_row, ld_col, "Fraction of hours", fmt["header"])
+    write_text(ws, data_row, ld_col + 1, "Demand [GPUs]", fmt["header"])
+    for j, name in enumerate(levels, start=ld_col + 2):
+        write_text(ws, data_row, j, f"{name} capacity [GPUs]", fmt["header"])
     for i, (fr, g) in enumerate(zip(fractions, gpus)):
-        ws.write_number(row + 1 + i, 0, float(fr), fmt["percent"])
-        ws.write_number(row + 1 + i, 1, float(g), fmt["hours"])
-        for j, level in enumerate(levels.values(), start=2):
-            ws.write_number(row + 1 + i, j, float(level or 0.0), fmt["hours"])
+        ws.write_number(data_row + 1 + i, ld_col, float(fr), fmt["percent"])
+        ws.write_number(data_row + 1 + i, ld_col + 1, float(g), fmt["hours"])
+        for j, level in enumerate(levels.values(), start=ld_col + 2):
+            ws.write_number(data_row + 1 + i, j, float(level or 0.0), fmt["hours"])
     n = len(fractions)
     chart = workbook.add_chart({"type": "scatter", "subtype": "straight"})
     for j, name in enumerate(["demand"] + [f"{k} capacity" for k in levels], start=1):
         chart.add_series({"name": name,
-                          "categories": [BREAKEVEN, row + 1, 0, row + n, 0],
-                          "values": [BREAKEVEN, row + 1, j, row + n, j]})
+                          "categories": [BREAKEVEN, data_row + 1, ld_col, data_row + n, ld_col],
+                          "values": [BREAKEVEN, data_row + 1, ld_col + j, data_row + n,
+                                     ld_col + j]})
     chart.set_title({"name": "Load duration with the chosen capacities"})
     chart.set_x_axis({"name": "Fraction of hours", "min": 0, "max": 1, "num_format": "0%"})
     chart.set_y_axis({"name": "GPUs"})
     chart.set_size({"width": 760, "height": 400})
-    ws.insert_chart(row, 2 + len(levels) + 1, chart)
-    ws.set_column(0, 12, 16)
-    ws.set_landscape()
-    ws.fit_to_pages(1, 0)
+    ws.insert_chart(chart_row, SECOND_CHART_COL, chart)
+    ws.set_column(0, 13, 16)
+    ws.print_area(0, 0, table_row + max(len(crossings), 1), SECOND_CHART_COL + 6)
+    print_setup(ws, label or PrintLabel(plan.scenario.name), (0, 1))

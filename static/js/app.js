@@ -3,8 +3,9 @@
 (function () {
   "use strict";
 
+  // the legend sits below the axis title (small charts overlapped them)
   var LAYOUT = {margin: {t: 40, r: 20, b: 50, l: 70}, hovermode: "x unified",
-                legend: {orientation: "h"}, font: {size: 12}};
+                legend: {orientation: "h", y: -0.18, yanchor: "top"}, font: {size: 12}};
 
   function layout(title, xTitle, yTitle, extra) {
     var l = Object.assign({}, LAYOUT, {title: {text: title},
@@ -87,6 +88,20 @@
                         shapes: [{type: "line", x0: base, x1: base, y0: 0, y1: 1,
                                   yref: "paper", line: {dash: "dot"}}]})};
     },
+    compare: function (d) {
+      return {data: d.compare.series.map(function (s) {
+        return {type: "scatter", mode: "lines", name: s.name, x: s.x, y: s.y,
+                line: {dash: s.dash}};
+      }), layout: layout("Cumulative cost of both plans", "month", "cost")};
+    },
+    waterfall: function (d) {
+      var w = d.waterfall;
+      return {data: [{type: "waterfall", x: w.labels, y: w.values, measure: w.measures,
+                      connector: {line: {dash: "dot"}}}],
+        layout: layout("What changed the saving of the recommended plan", "",
+                       "PV saving vs on demand", {hovermode: "closest", showlegend: false,
+                       margin: {t: 40, r: 20, b: 140, l: 80}})};
+    },
     histogram: function (d) {
       var h = d.uncertainty.histogram;
       var mids = h.counts.map(function (_, i) { return (h.edges[i] + h.edges[i + 1]) / 2; });
@@ -97,16 +112,22 @@
     }
   };
 
+  function draw(el, data) {
+    var figure = BUILDERS[el.dataset.chart](data);
+    // react() redraws in place: the live plan calls it on every edit
+    window.Plotly.react(el, figure.data, figure.layout,
+                        {responsive: true, displaylogo: false});
+  }
+
   function drawCharts() {
     document.querySelectorAll("[data-chart]").forEach(function (el) {
       var source = document.getElementById(el.dataset.source);
       if (!source || !window.Plotly) { return; }
-      var data = JSON.parse(source.textContent);
-      var figure = BUILDERS[el.dataset.chart](data);
-      window.Plotly.newPlot(el, figure.data, figure.layout,
-                            {responsive: true, displaylogo: false});
+      draw(el, JSON.parse(source.textContent));
     });
   }
+
+  window.buyrentCharts = {draw: draw, builders: BUILDERS};
 
   function presetChooser() {
     var select = document.getElementById("preset");
@@ -116,7 +137,8 @@
   }
 
   function busyForms() {
-    document.querySelectorAll("form[data-busy]").forEach(function (form) {
+    // forms with data-progress show the server's phases instead (progress.js)
+    document.querySelectorAll("form[data-busy]:not([data-progress])").forEach(function (form) {
       form.addEventListener("submit", function () {
         var note = document.createElement("p");
         note.className = "busy";

@@ -1,0 +1,133 @@
+"""Text alternatives of the charts: one summary sentence each and a small data table.
+
+A chart is a picture of numbers; people who cannot see it (screen readers, a printout in black
+and white, a reviewer who wants the figure) get the same numbers here. Tables are sampled so
+that they stay readable (every 12th month, the crossings, the tornado rows).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from service.plans import STRATEGY_LABELS, money, percent
+
+
+@dataclass
+class ChartText:
+    summary: str
+    head: list[str] = field(default_factory=list)
+    rows: list[list[str]] = field(default_factory=list)
+
+
+def label(name: str) -> str:
+    return STRATEGY_LABELS.get(name, name)
+
+
+def _yearly(months: list[str]) -> list[int]:
+    """Indices of every 12th month and the last one."""
+    picks = list(range(11, len(months), 12))
+    if not picks or picks[-1] != len(months) - 1:
+        picks.append(len(months) - 1)
+    return picks
+
+
+def cumulative(charts: dict, doc: dict) -> ChartText:
+    months, curves = charts["months"], charts["cumulative"]
+    currency = doc["scenario"]["finance"]["currency"]
+    ends = sorted(((values[-1], name) for name, values in curves.items()))
+    best = ends[0]
+    text = (f"Cumulative cost over {len(months)} months ({months[0]} to {months[-1]}). "
+            f"Lowest at the end: {label(best[1])}, {money(best[0])} {currency}; highest: "
+            f"{label(ends[-1][1])}, {money(ends[-1][0])} {currency}.")
+    picks = _yearly(months)
+    head = ["Month"] + [label(n) for n in curves]
+    rows = [[months[i]] + [money(curves[n][i]) for n in curves] for i in picks]
+    return ChartText(text, head, rows)
+
+
+def by_source(charts: dict, doc: dict) -> ChartText:
+    lines = charts["by_source"]["lines"]
+    currency = doc["scenario"]["finance"]["currency"]
+    totals = sorted(((sum(v), name) for name, v in lines.items()), reverse=True)
+    top = ", ".join(f"{name} {money(total)}" for total, name in totals[:3])
+    text = (f"Monthly cost of {label(charts['by_source']['strategy'])} by cost line; the "
+            f"largest over the plan: {top} {currency} (credits shown below zero).")
+    rows = [[name, money(total)] for total, name in totals]
+    return ChartText(text, ["Cost line", f"Total over the plan [{currency}]"], rows)
+
+
+def load_duration(charts: dict, doc: dict) -> ChartText:
+    ld = charts["load_duration"]
+    gpus, fractions = ld["gpus"], ld["fraction_of_hours"]
+    levels = ", ".join(f"{name} {value:,.1f} GPUs" for name, value in (ld.get("levels") or {})
+                       .items())
+    text = (f"Hourly demand sorted from the busiest hour: peak {gpus[0]:,.1f} GPUs, median "
+            f"{_at(fractions, gpus, 0.5):,.1f} GPUs; chosen capacities: {levels or 'none'}.")
+    rows = [[f"{share:.0%}", f"{_at(fractions, gpus, share):,.1f}"]
+            for share in (0.01, 0.1, 0.25, 0.5, 0.75, 0.9, 1.0)]
+    return ChartText(text, ["Share of hours", "Demand at least [GPUs]"], rows)
+
+
+def _at(fractions: list[float], values: list[float], share: float) -> float:
+    for f, v in zip(fractions, values):
+        if f >= share:
+            return v
+    return values[-1]
+
+
+def screening(charts: dict, doc: dict) -> ChartText:
+    sc = charts["screening"]
+    crossings = sc.get("crossings") or []
+    currency = doc["scenario"]["finance"]["currency"]
+    if crossings:
+        parts = "; ".join(f"{' = '.join(c['sources'])} at {percent(c['utilization'])} "
+                          "utilization" for c in crossings)
+        text = f"Cost per GPU-year of each source against hours used a year. Breakevens: {parts}."
+    else:
+        text = "Cost per GPU-year of each source against hours used a year; no two cross."
+    rows = [[" = ".join(c["sources"]), f"{c['hours_per_year']:,.0f}",
+             percent(c["utilization"]), money(c["cost_per_gpu_year"])] for c in crossings]
+    return ChartText(text, ["Crossing", "Hours per year", "Utilization",
+                            f"Cost per GPU-year [{currency}]"], rows)
+
+
+def tornado(charts: dict, doc: dict) -> Optional[ChartText]:
+    u = charts.get("uncertainty")
+    if not u:
+        return None
+    rows = u["tornado"]
+    widest = rows[0]["label"] if rows else "none"
+    text = (f"PV saving of {label(u['judged'])} over {label(u['tornado_baseline'])} is "
+            f"{money(u['base_saving'])} in the base case; the widest swing comes from {widest}.")
+    return ChartText(text, ["Assumption", "Low value", "Saving at low", "High value",
+                            "Saving at high"],
+                     [[r["label"], r["low"], money(r["saving_low"]), r["high"],
+                       money(r["saving_high"])] for r in rows])
+
+
+def histogram(charts: dict, doc: dict) -> Optional[ChartText]:
+    u = charts.get("uncertainty")
+    section = doc.get("uncertainty")
+    if not u or not section:
+        return None
+    h = u["histogram"]
+    text = (f"Distribution of the PV saving of {label(u['judged'])} over {label(u['baseline'])} "
+            f"in {section['draws']:,} draws: P10 {money(section['saving_p10'])}, median "
+            f"{money(section['saving_p50'])}, P90 {money(section['saving_p90'])}.")
+    rows = [[f"{money(lo)} to {money(hi)}", str(n)]
+            for lo, hi, n in zip(h["edges"], h["edges"][1:], h["counts"])]
+    return ChartText(text, ["PV saving", "Draws"], rows)
+
+
+BUILDERS = {"cumulative": cumulative, "by_source": by_source, "load_duration": load_duration,
+            "screening": screening, "tornado": tornado, "histogram": histogram}
+
+
+def chart_texts(charts: dict, doc: dict) -> dict[str, Any]:
+    """Every chart's text alternative that this plan has, by chart key."""
+    out = {}
+    for key, build in BUILDERS.items():
+        text = build(charts, doc)
+        if text is not None:
+            out[key] = text
+    return out

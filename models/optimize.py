@@ -28,6 +28,7 @@ import numpy as np
 from models.capacity import Capacity, CapacityPlan
 from models.costs import cost_lines, present_value
 from models.dispatch import Volumes, dispatch
+from models.scenario import MAX_SERVERS
 from models.splits import CommitmentSplits
 from models.strategies import PlanContext, StrategyResult
 
@@ -137,7 +138,7 @@ def _grid_bounds(ctx: PlanContext, lc: LinearCosts, use_spot: bool) -> tuple[int
     theta_c = ctx.scenario.on_demand.relative_throughput
     unit = o.gpus_per_server * o.availability * o.relative_throughput
     peak = ctx.tables.peak_gross_gpus
-    n_max = max(0, math.ceil(peak / unit - 1e-9))
+    n_max = min(max(0, math.ceil(peak / unit - 1e-9)), MAX_SERVERS)
     if lc.idle_data_pv < 0:   # one server keeps the data of months with no work at owned prices
         n_max = max(n_max, 1)
     c_max = max(0, math.ceil(peak / theta_c - 1e-9))

@@ -8,6 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional
 
+import math
+
 import numpy as np
 
 from models.breakeven import BreakevenSection, Charts, breakeven_section
@@ -18,7 +20,7 @@ from models.messages import Message, Money, Months, Number, Percent
 from models.optimize import find_optimal
 from models.profile import (PlanCalendar, UsageProfile, default_start_month, plan_calendar,
                             demand_for)
-from models.scenario import Decision, Scenario
+from models.scenario import MAX_SERVERS, Decision, Scenario
 from models.staged import StagedError, staged_optimum
 from models.strategies import (PlanContext, PlanError, StrategyResult, buy_for_peak_capacity,
                                on_demand_capacity, proposed_capacity)
@@ -211,6 +213,11 @@ def plan_warnings(ctx: PlanContext, results: dict[str, StrategyResult]) -> list[
         out.append(Message("The grid of server counts and committed totals is too large to "
                            "cost point by point: the optimum was searched coarse to fine and "
                            "is not proven exact."))
+    needed = ctx.tables.peak_gross_gpus / max(ctx.owned_per_server(), 1e-300)
+    if needed > MAX_SERVERS:
+        out.append(Message("Peak demand would need {needed} servers; plans own at most {limit} "
+                           "(the largest fleet a scenario can name) and rent the rest.",
+                           {"needed": Number(math.ceil(needed)), "limit": Number(MAX_SERVERS)}))
     if s.owned.lead_time_months and s.owned.lead_time_months >= ctx.horizon:
         out.append(Message("The lead time is as long as the horizon: owned servers never come "
                            "online."))

@@ -11,6 +11,9 @@ from pydantic import BaseModel, Field, field_validator, model_validator
 
 from models.fields import SECTION_CONFIG, field
 
+# The largest fleet a scenario can name (owned, proposed, bought in one decision); the optimizers
+# stop there too, so that every plan they find can be typed back in as a proposal.
+MAX_SERVERS = 100_000
 MONTH_PATTERN = r"^\d{4}-(0[1-9]|1[0-2])$"
 H100_QUOTES = "8x H100 SXM quotes $270k-$317k, 2023-2024"
 LLAMA3 = ("Llama 3 405B training: 419 unexpected interruptions in 54 days on 16,384 H100 GPUs, "
@@ -253,7 +256,7 @@ class ProfileOptions(Section):
 class PositionServers(Section):
     """Servers already owned when the plan starts."""
 
-    count: int = field(1, "Servers owned", "servers", ge=1, le=100_000)
+    count: int = field(1, "Servers owned", "servers", ge=1, le=MAX_SERVERS)
     purchased: str = field("2025-01", "Purchased", "YYYY-MM",
                            "Month of purchase: sets their age (resale value, remaining life, "
                            "depreciation already taken).", pattern=MONTH_PATTERN)
@@ -285,6 +288,14 @@ class Position(Section):
     commitments: tuple[PositionCommitment, ...] = Field(default=(), max_length=50,
                                                         title="Commitments signed")
 
+    @model_validator(mode="after")
+    def _fleet_within_limit(self) -> "Position":
+        total = sum(c.count for c in self.servers)
+        if total > MAX_SERVERS:
+            raise ValueError(f"position.servers: {total:,} servers in all; at most "
+                             f"{MAX_SERVERS:,}")
+        return self
+
 
 class Staging(Section):
     """The staged plan: when to buy servers and sign commitments."""
@@ -301,15 +312,15 @@ class Staging(Section):
         ge=0, le=1e11)
     max_servers: Optional[int] = field(None, "Hall limit", "servers",
                                        "Servers online at once (space or power).", ge=0,
-                                       le=1_000_000)
+                                       le=MAX_SERVERS)
 
 
 class Decision(Section):
     """One month of a schedule: buy or sell servers, sign commitments (blocks of an offer)."""
 
     month: str = field("2027-01", "Month", "YYYY-MM", pattern=MONTH_PATTERN)
-    buy_servers: int = field(0, "Buy servers", "servers", ge=0, le=100_000)
-    sell_servers: int = field(0, "Sell servers", "servers", ge=0, le=100_000)
+    buy_servers: int = field(0, "Buy servers", "servers", ge=0, le=MAX_SERVERS)
+    sell_servers: int = field(0, "Sell servers", "servers", ge=0, le=MAX_SERVERS)
     sell_from: dict[str, int] = Field(
         default_factory=dict, title="Sold servers by purchase month",
         description="Purchase month (YYYY-MM) -> servers sold from it; empty: oldest first.")
@@ -318,7 +329,7 @@ class Decision(Section):
 
 
 class Proposed(Section):
-    servers: Optional[int] = field(None, "Proposed servers", "servers", ge=0, le=100_000)
+    servers: Optional[int] = field(None, "Proposed servers", "servers", ge=0, le=MAX_SERVERS)
     committed_gpus: dict[str, int] = Field(default_factory=dict, title="Proposed commitments",
                                            description="GPUs committed per offer id")
     schedule: tuple[Decision, ...] = Field(

@@ -19,7 +19,7 @@ from models.costs import (cost_lines, discounted_by_month, net_by_month, present
 from models.dispatch import DemandTables, Volumes, dispatch
 from models.prices import PriceBook
 from models.profile import PlanCalendar, PlanDemand
-from models.scenario import Scenario
+from models.scenario import MAX_SERVERS, Scenario
 
 __all__ = ["Capacity", "PlanContext", "PlanError", "StrategyResult", "on_demand_capacity",
            "buy_for_peak_capacity", "proposed_capacity", "failure_and_spot_waste"]
@@ -286,7 +286,7 @@ def buy_for_peak_capacity(ctx: PlanContext) -> Capacity:
     held = ctx.owned_capacity(0) + ctx.committed_capacity(0)
     short = float(np.max(ctx.tables.gross.peak - held, initial=0.0))
     servers = math.ceil(short / ctx.owned_per_server() - 1e-9)
-    return Capacity(max(servers, 0), {}, use_spot=False)
+    return Capacity(min(max(servers, 0), MAX_SERVERS), {}, use_spot=False)
 
 
 def proposed_capacity(s: Scenario) -> Optional[Capacity]:

@@ -32,7 +32,7 @@ def test_json_prints_the_plan_document_and_nothing_else():
                         "warnings"}
     assert doc["profile"]["period"] == "day"
     assert set(doc["strategies"]) == {"on_demand", "cloud_only", "buy_for_peak", "optimal",
-                                      "proposed"}
+                                      "proposed", "staged"}
     s = doc["strategies"]["proposed"]
     assert set(s) >= {"servers", "committed_gpus", "pv_cost", "total_cost",
                       "cost_per_useful_gpu_hour", "owned_utilization", "gpu_hours", "monthly"}

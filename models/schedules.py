@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from models.messages import Message, Money, Months
+from models.messages import Message, Money, Months, Number
 from models.scenario import Decision, Scenario
 from models.strategies import StrategyResult
 
@@ -75,30 +75,43 @@ def purchase_orders(s: Scenario, decisions, labels, r: StrategyResult) -> list[d
     return orders
 
 
+def buy_words(n: int, now: bool, month: str) -> Message:
+    """One purchase as a sentence (each wording a literal template, for the catalogs)."""
+    q = {"quarter": quarter(month)}
+    if now:
+        return Message("Buy 1 server now.") if n == 1 else Message(
+            "Buy {n} servers now.", {"n": Number(n)})
+    return Message("Buy 1 server in {quarter}.", q) if n == 1 else Message(
+        "Buy {n} servers in {quarter}.", {"n": Number(n), **q})
+
+
+def sell_words(n: int, now: bool, month: str) -> Message:
+    q = {"quarter": quarter(month)}
+    if now:
+        return Message("Sell 1 server now.") if n == 1 else Message(
+            "Sell {n} servers now.", {"n": Number(n)})
+    return Message("Sell 1 server in {quarter}.", q) if n == 1 else Message(
+        "Sell {n} servers in {quarter}.", {"n": Number(n), **q})
+
+
 def schedule_words(s: Scenario, decisions, first_month: str) -> list[Message]:
-    """The schedule in sentences: servers to buy and sell by quarter, commitments to sign."""
+    """The schedule in sentences, one per action in date order: servers to buy and sell by
+    quarter, commitments to sign by month."""
     out: list[Message] = []
-    buys = [(d.month, d.buy_servers) for d in decisions if d.buy_servers]
-    if buys:
-        first, *later = buys
-        when = "now" if first[0] == first_month else quarter(first[0])
-        if later:
-            rest = ", ".join(f"{n} in {quarter(m)}" for m, n in later)
-            out.append(Message("Buy {n} servers {when}, then {rest}.",
-                               {"n": first[1], "when": when, "rest": rest}))
-        else:
-            out.append(Message("Buy {n} servers {when}.", {"n": first[1], "when": when}))
-    sells = [(d.month, d.sell_servers) for d in decisions if d.sell_servers]
-    if sells:
-        out.append(Message("Sell {list}.", {"list": ", ".join(
-            f"{n} servers in {quarter(m)}" for m, n in sells)}))
-    for offer in s.commitments:
-        signed = [(d.month, d.commit.get(offer.id, 0)) for d in decisions
-                  if d.commit.get(offer.id, 0)]
-        if signed:
-            out.append(Message("Sign {offer} commitments of {term}: {list}.", {
-                "offer": offer.id, "term": Months(offer.term_months),
-                "list": ", ".join(f"{g} GPUs in {m}" for m, g in signed)}))
+    terms = {o.id: o.term_months for o in s.commitments}
+    for d in decisions:
+        now = d.month == first_month
+        if d.buy_servers:
+            out.append(buy_words(d.buy_servers, now, d.month))
+        if d.sell_servers:
+            out.append(sell_words(d.sell_servers, now, d.month))
+        for offer_id, gpus in d.commit.items():
+            if gpus:
+                params = {"gpus": Number(gpus), "offer": offer_id,
+                          "term": Months(terms.get(offer_id, 0))}
+                out.append(Message("Sign {gpus} GPUs of {offer} ({term}) now.", params) if now
+                           else Message("Sign {gpus} GPUs of {offer} ({term}) in {month}.",
+                                        {**params, "month": d.month}))
     return out
 
 

@@ -195,3 +195,76 @@ def test_sales_let_a_shrinking_team_sell_servers_at_resale():
     r = sold.strategies["staged"]
     assert any(d.sell_servers for d in r.schedule)
     assert r.pv_cost < kept.pv_cost
+
+
+# --- the growth sample, the form and the words --------------------------------------------
+
+SAMPLES = __import__("pathlib").Path(__file__).resolve().parents[1] / "samples"
+
+
+def growth_sample():
+    import json
+
+    from service.ingest import load_usage
+    s = Scenario.model_validate(json.loads((SAMPLES / "scenario_growth.json").read_text()))
+    profile = load_usage(SAMPLES / "usage_hourly.csv").profile
+    return s.with_changes(uncertainty=NO_DRAWS), profile
+
+
+def test_growth_sample_stages_within_its_budget_and_beats_the_static_plans():
+    s, profile = growth_sample()
+    plan = compute_plan(s, profile)
+    staged, optimal = plan.strategies["staged"], plan.strategies["optimal"]
+    assert plan.recommendation == "staged"
+    assert staged.pv_cost < optimal.pv_cost
+    doc = plan_document(plan)["strategies"]
+    for name in ("staged", "proposed"):            # both are schedules
+        assert doc[name]["schedule"] and doc[name]["purchase_orders"]
+        for year, paid in doc[name]["cash"]["by_year"].items():
+            if name == "staged":
+                assert paid <= s.staging.capital_budget_per_year * (1 + 1e-9), year
+    # the proposed schedule is the sample's own: 2 + 2 + 4 servers, 16 GPUs of 1y in 2027-07
+    assert [(d["month"], d["buy_servers"]) for d in doc["proposed"]["schedule"]] == [
+        ("2027-01", 2), ("2027-07", 2), ("2028-01", 4)]
+    # held servers (4, bought 2025-06) are online in every strategy from the first month
+    assert all(r.servers_online[0] >= 4 for r in plan.strategies.values())
+
+
+def test_schedule_words_name_each_action_in_its_own_sentence():
+    s = Scenario.model_validate({"finance": {"start_month": "2027-01"},
+                                 "staging": {"allow_sales": True}})
+    from models.schedules import schedule_words
+    decisions = (Decision(month="2027-01", buy_servers=1),
+                 Decision(month="2027-04", buy_servers=3, commit={"1y": 16}),
+                 Decision(month="2028-01", sell_servers=2))
+    words = [m.text for m in schedule_words(s, decisions, "2027-01")]
+    assert words == ["Buy 1 server now.", "Buy 3 servers in 2027-Q2.",
+                     "Sign 16 GPUs of 1y (1 year) in 2027-04.", "Sell 2 servers in 2028-Q1."]
+
+
+def test_the_form_round_trips_position_staging_and_a_schedule():
+    from werkzeug.datastructures import MultiDict
+
+    from service.forms import validate_form
+    from tests.conftest import form_data
+    s, _ = growth_sample()
+    data = s.model_dump(mode="json")
+    posted = form_data(data)
+    assert posted["position.servers.0.purchased"] == "2025-06"
+    assert posted["position.servers.0.price"] == "310,000"
+    assert posted["proposed.schedule.1.commit"] == "1y: 16"
+    assert posted["position.servers.1.purchased"] == ""      # a blank row for a new cohort
+    model, _ = validate_form(MultiDict(posted))
+    assert model is not None and model == Scenario.model_validate(data)
+    # a row removed, a decision added, a bad mapping named by its field
+    posted.update({"position.commitments.0.remove": "true",
+                   "proposed.schedule.3.month": "2029-01",
+                   "proposed.schedule.3.buy_servers": "1",
+                   "proposed.schedule.3.commit": "1y: many"})
+    model, sections = validate_form(MultiDict(posted))
+    errors = {f.name: f.error for sec in sections for f in sec.all_fields if f.error}
+    assert model is None and list(errors) == ["proposed.schedule.3.commit"]
+    posted["proposed.schedule.3.commit"] = "1y: 8"
+    model, _ = validate_form(MultiDict(posted))
+    assert model.position.commitments == () and model.proposed.schedule[-1] == Decision(
+        month="2029-01", buy_servers=1, commit={"1y": 8})

@@ -369,8 +369,10 @@ def payback(results: dict[str, StrategyResult], horizon: int) -> tuple[dict, dic
     n/a for a plan that invests nothing up front."""
     base = results["on_demand"]
     nominal, discounted, reasons = {}, {}, {}
-    for name in ("optimal", "proposed"):
+    for name in ("optimal", "staged", "proposed"):
         r = results.get(name)
+        if r is None and name == "staged":
+            continue
         if r is None:
             nominal[name] = discounted[name] = None
             reasons[f"payback_month.{name}"] = Message("no proposed plan was given")

@@ -90,15 +90,48 @@ class CapacityPlan:
 def server_chain(s: Scenario, count: int, horizon: int) -> tuple[ServerCohort, ...]:
     """``count`` servers from month 0, replaced at the end of each useful life.
 
-    The first generation takes work after the lead time; replacements are ordered ahead and
-    take work at once (but never before the first generation could have).
+    Every generation, like any purchase, takes work after the lead time (the staged plan can
+    order a replacement ahead to avoid the gap).
     """
     if count <= 0:
         return ()
     o = s.owned
     life, lead = o.useful_life_months, o.lead_time_months
-    return tuple(ServerCohort(count, start, max(start, lead), min(start + life, horizon))
+    return tuple(ServerCohort(count, start, start + lead, min(start + life, horizon))
                  for start in range(0, horizon, life))
+
+
+def month_index(month: str, first_month: str) -> int:
+    """Months from the plan's first month to ``month`` (both 'YYYY-MM'); negative before."""
+    return int((np.datetime64(month, "M") - np.datetime64(first_month, "M")).astype(int))
+
+
+def position_plan(s: Scenario, first_month: str, horizon: int, vat: float = 1.0
+                  ) -> CapacityPlan:
+    """What the team holds at the start: owned servers keep their age and retire at the end
+    of their useful life; signed commitments run to their end. Cohorts that ended before the
+    plan are left out."""
+    o = s.owned
+    servers = []
+    for held in s.position.servers:
+        bought = month_index(held.purchased, first_month)
+        sold = min(bought + o.useful_life_months, horizon)
+        if sold > 0:
+            servers.append(ServerCohort(held.count, bought, bought + o.lead_time_months, sold,
+                                        price=held.price, install=held.install_cost))
+    commitments = []
+    for c in s.position.commitments:
+        start = month_index(c.start, first_month)
+        if start + c.term_months > 0:
+            commitments.append(CommitmentCohort(c.id, c.gpus, start, c.term_months,
+                                                rate=c.price_per_gpu_hour / vat,
+                                                payment=c.payment))
+    return CapacityPlan(tuple(servers), tuple(commitments))
+
+
+def combined(*plans: CapacityPlan, use_spot: bool = True) -> CapacityPlan:
+    return CapacityPlan(sum((p.servers for p in plans), ()),
+                        sum((p.commitments for p in plans), ()), use_spot)
 
 
 def commitment_chain(s: Scenario, offer_id: str, gpus: int, horizon: int
@@ -111,11 +144,66 @@ def commitment_chain(s: Scenario, offer_id: str, gpus: int, horizon: int
                  for start in range(0, horizon, term))
 
 
-def static_plan(s: Scenario, capacity: Capacity, horizon: int) -> CapacityPlan:
-    """The cohorts of a static decision."""
+def static_plan(s: Scenario, capacity: Capacity, horizon: int,
+                position: CapacityPlan = CapacityPlan()) -> CapacityPlan:
+    """The cohorts of a static decision, on top of the position."""
     commitments: tuple[CommitmentCohort, ...] = ()
     for offer in s.commitments:
         commitments += commitment_chain(s, offer.id, capacity.committed.get(offer.id, 0),
                                         horizon)
-    return CapacityPlan(server_chain(s, capacity.servers, horizon), commitments,
-                        capacity.use_spot)
+    return combined(position, CapacityPlan(server_chain(s, capacity.servers, horizon),
+                                           commitments), use_spot=capacity.use_spot)
+
+
+class ScheduleError(ValueError):
+    """A schedule that cannot be carried out (selling servers not held, a month outside)."""
+
+
+def schedule_plan(s: Scenario, decisions, first_month: str, horizon: int,
+                  position: CapacityPlan = CapacityPlan(), use_spot: bool = True
+                  ) -> CapacityPlan:
+    """The cohorts of a schedule of decisions (models.scenario.Decision) on top of the
+    position: servers bought in a month take work after the lead time and retire at the end
+    of their useful life; sold servers leave at the start of the month of the sale (oldest
+    first unless ``sell_from`` names their purchase months); commitments run their term."""
+    o = s.owned
+    terms = {offer.id: offer.term_months for offer in s.commitments}
+    held: list[list] = [[c.bought, c.online, c.sold, c.count, c.price, c.install]
+                        for c in position.servers]
+    sold_cohorts: list[ServerCohort] = []
+    commitments: list[CommitmentCohort] = []
+    for d in sorted(decisions, key=lambda d: d.month):
+        m = month_index(d.month, first_month)
+        if not 0 <= m < horizon:
+            raise ScheduleError(f"schedule month {d.month} is outside the plan "
+                                f"({first_month} and {horizon} months)")
+        if d.sell_servers:
+            wanted = (dict(d.sell_from) if d.sell_from else None)
+            left = d.sell_servers
+            for cohort in sorted(held, key=lambda h: h[0]):
+                if left <= 0:
+                    break
+                if cohort[2] <= m or cohort[3] <= 0 or cohort[0] >= m:
+                    continue                       # retired already, empty, or not yet bought
+                label = str(np.datetime64(first_month, "M") + cohort[0])
+                take = min(cohort[3], left) if wanted is None else min(
+                    cohort[3], wanted.get(label, 0))
+                if take:
+                    sold_cohorts.append(ServerCohort(take, cohort[0], cohort[1], m,
+                                                     cohort[4], cohort[5]))
+                    cohort[3] -= take
+                    left -= take
+                    if wanted is not None:
+                        wanted[label] -= take
+            if left > 0 or (wanted is not None and any(v > 0 for v in wanted.values())):
+                raise ScheduleError(f"schedule month {d.month}: sells {d.sell_servers} servers "
+                                    "but fewer are held (or not from the months named)")
+        if d.buy_servers:
+            held.append([m, m + o.lead_time_months, min(m + o.useful_life_months, horizon),
+                         d.buy_servers, None, None])
+        for offer_id, gpus in d.commit.items():
+            if gpus:
+                commitments.append(CommitmentCohort(offer_id, gpus, m, terms[offer_id]))
+    servers = tuple(ServerCohort(c[3], c[0], c[1], c[2], c[4], c[5]) for c in held if c[3])
+    return CapacityPlan(servers + tuple(sold_cohorts),
+                        position.commitments + tuple(commitments), use_spot)

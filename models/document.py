@@ -13,6 +13,7 @@ from models.capacity import Capacity
 from models.costs import COST_LINES, CREDIT_LINES
 from models.messages import Message
 from models.plan import Plan, demand_summary
+from models.schedules import cash_by_period, purchase_orders, schedule_json
 from models.strategies import PlanContext, StrategyResult
 from models.uncertainty import UncertaintySection
 
@@ -89,10 +90,23 @@ def capacity_json(plan: Plan, capacity: Optional[Capacity]) -> dict[str, Any]:
             "uses_spot": capacity.use_spot}
 
 
+def schedule_document(plan: Plan, r: StrategyResult) -> dict[str, Any]:
+    """A scheduled strategy's decisions, purchase orders and cash by period."""
+    labels = plan.context.book.labels
+    return {"schedule": schedule_json(r.schedule),
+            "purchase_orders": purchase_orders(plan.scenario, r.schedule, labels, r),
+            "cash": cash_by_period(labels, r),
+            "servers": int(r.servers), "committed_gpus": {
+                o.id: int(max((d.commit.get(o.id, 0) for d in r.schedule), default=0))
+                for o in plan.scenario.commitments},
+            "uses_spot": r.plan.use_spot}
+
+
 def strategy_document(plan: Plan, r: StrategyResult) -> dict[str, Any]:
     job = plan.scenario.profile.job_gpu_hours
     out = {
-        **capacity_json(plan, r.capacity),
+        **(capacity_json(plan, r.capacity) if r.capacity is not None
+           else schedule_document(plan, r)),
         "pv_cost": r.pv_cost,
         "normal_cost_pv": r.normal_cost_pv,
         "failure_cost_pv": r.failure_cost_pv,
@@ -144,6 +158,7 @@ def uncertainty_document(plan: Plan, u: UncertaintySection) -> dict[str, Any]:
                                  "as its mode, not its median, so P50 can differ from the "
                                  "deterministic saving.",
             "regret": u.regret, **({"proposed": u.proposed} if u.proposed else {}),
+            **({"staged": u.staged} if u.staged else {}),
             "tornado_judged": "optimal", "tornado_baseline": u.tornado_baseline,
             "tornado": u.tornado}
 

@@ -12,6 +12,7 @@ import numpy as np
 
 from models.messages import Message, Money, Months, Number, Percent
 from models.scenario import Scenario
+from models.schedules import cash_by_period, cash_words, schedule_words
 from models.strategies import PlanContext, StrategyResult
 
 FRAGILE = 0.02
@@ -83,7 +84,16 @@ def explanation(ctx: PlanContext, strategies: dict[str, StrategyResult], chosen:
     s = ctx.scenario
     cur = s.finance.currency
     r = strategies[chosen]
-    parts = capacity_parts(s, r) or [Message("No capacity is needed.")]
+    if r.schedule:
+        parts = schedule_words(s, r.schedule, ctx.calendar.months[0])
+        parts += cash_words(cash_by_period(ctx.book.labels, r), cur)
+        if r.spot_gpu_hours_by_month.sum() > 0:
+            parts.append(Message("Run interruptible work on spot."))
+        if r.on_demand_gpu_hours_by_month.sum() > 0:
+            parts.append(Message("Burst on demand."))
+    else:
+        parts = capacity_parts(s, r)
+    parts = parts or [Message("No capacity is needed.")]
     base = strategies["on_demand"]
     saving = base.pv_cost - r.pv_cost
     months = Months(ctx.horizon)

@@ -52,6 +52,8 @@ def field_meta(info: FieldInfo) -> dict[str, Any]:
             if value is not None:
                 bounds[key] = value
     unit = extra.get("unit", "")
-    return {"label": info.title or "", "unit": unit, "help": extra.get("help", ""),
+    # a plain pydantic Field (mappings and tables of rows) says its help in its description
+    help_text = extra.get("help", "") if extra else (info.description or "")
+    return {"label": info.title or "", "unit": unit, "help": help_text,
             "source": extra.get("source", ""), "essential": bool(extra.get("essential")),
             "kind": unit_kind(unit), **bounds}

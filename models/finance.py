@@ -33,8 +33,15 @@ def trend_factors(months: int, annual_trend: float) -> np.ndarray:
 
 def level_payment(principal: float, apr: float, term_months: int) -> float:
     """The level monthly payment of a loan, numpy-financial ``pmt(apr/12, term, -principal)``
-    (Excel's PMT) [currency]."""
-    return float(npf.pmt(apr / 12.0, term_months, -principal))
+    (Excel's PMT) [currency].
+
+    A rate so small that (1 + r)^n - 1 rounds to zero is no interest (pmt would divide by
+    zero): principal / term, which is the limit of the formula.
+    """
+    rate = apr / 12.0
+    if rate * term_months < 1e-12:
+        return principal / term_months
+    return float(npf.pmt(rate, term_months, -principal))
 
 
 def loan_schedule(principal: float, apr: float, term_months: int, horizon_months: int

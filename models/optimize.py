@@ -28,6 +28,7 @@ import numpy as np
 from models.capacity import Capacity, CapacityPlan
 from models.costs import cost_lines, present_value
 from models.dispatch import Volumes, dispatch
+from models.scenario import MAX_SERVERS
 from models.splits import CommitmentSplits
 from models.strategies import PlanContext, StrategyResult
 
@@ -54,48 +55,64 @@ class LinearCosts:
     offer_outlay: dict[str, float]  # upfront payments per committed GPU, nominal
     setup_pv: float                # setup fee when any cloud GPU is rented
     idle_data_pv: float            # data charges of idle months at owned prices, if servers
+    idle_data_held_pv: float       # the same with no new server (servers of the position)
     support_min_pv: float          # upper bound of what a support minimum can add
 
 
 def linear_costs(ctx: PlanContext) -> LinearCosts:
+    """The coefficients, each the kernel's PV of a unit input minus that of none. The two sets
+    of lines are subtracted month by month before discounting: a unit's effect can be small
+    beside what every strategy pays (e.g. cloud egress), and a difference of two totals would
+    lose its digits."""
     s, book, H = ctx.scenario, ctx.book, ctx.horizon
     gross = ctx.tables.gross.totals.reshape(-1, 1)
     zero = np.zeros((H, 1))
     idle = Volumes(zero, zero, zero, zero, zero, zero, gross)
 
-    def pv(plan: CapacityPlan, v: Volumes = idle, **switches) -> np.ndarray:
-        return present_value(book, cost_lines(book, plan, v, linear=True, **switches))
+    def lines(plan: CapacityPlan, v: Volumes = idle, **switches):
+        return cost_lines(book, plan, v, linear=True, **switches)
 
-    empty = CapacityPlan()
-    base = float(pv(empty)[0])
-    one_server = ctx.capacity_plan(Capacity(1))
+    empty = ctx.position           # what every strategy holds before any decision
+    held = lines(empty)
+    base = float(present_value(book, held)[0])
+
+    def added(plan: CapacityPlan, v: Volumes = idle, against=held, **switches) -> np.ndarray:
+        """PV of the lines of ``plan`` minus the lines of ``against`` [currency, (n,)]."""
+        more = lines(plan, v, **switches)
+        diff = {name: more.get(name, 0.0) - against.get(name, 0.0)
+                for name in set(more) | set(against)}
+        return present_value(book, {k: np.broadcast_to(x, more.shape if k in more else
+                                                       against[k].shape)
+                                    for k, x in diff.items()})
 
     def unit_pv(source: str) -> np.ndarray:
-        eye = np.eye(H)
         parts = {"committed": zero, "owned": zero, "spot": zero, "on_demand": zero}
-        parts[source] = eye
+        parts[source] = np.eye(H)
         v = Volumes(parts["committed"], parts["owned"], parts["spot"], parts["on_demand"],
                     zero, zero, gross)
-        return pv(empty, v) - base
+        return added(empty, v)
 
+    one_server = ctx.capacity_plan(Capacity(1))
     offers = {o.id: ctx.capacity_plan(Capacity(0, {o.id: 1})) for o in s.commitments}
-    server_lines = cost_lines(book, one_server, idle, linear=True).full()
+    server_lines = lines(one_server).full()
+    first_offer = offers[s.commitments[0].id] if s.commitments else None
     return LinearCosts(
-        base_pv=base, server_pv=float(pv(one_server)[0]) - base,
+        base_pv=base, server_pv=float(added(one_server)[0]),
         server_outlay=float(server_lines["capex"].sum()),
         owned_unit_pv=unit_pv("owned"), on_demand_unit_pv=unit_pv("on_demand"),
         spot_unit_pv=unit_pv("spot"),
-        offer_pv={k: float(pv(plan)[0]) - base for k, plan in offers.items()},
-        offer_outlay={k: float(cost_lines(book, plan, idle, linear=True).full()[
-            "commitment_upfront"].sum()) for k, plan in offers.items()},
-        setup_pv=(float(pv(offers[s.commitments[0].id], setup=True)[0]
-                        - pv(offers[s.commitments[0].id])[0]) if s.commitments
-                  else _setup_pv(ctx, pv)),
-        idle_data_pv=float(pv(one_server, idle_month_data=True)[0] - pv(one_server)[0]),
+        offer_pv={k: float(added(plan)[0]) for k, plan in offers.items()},
+        offer_outlay={k: float(lines(plan).full()["commitment_upfront"].sum())
+                      for k, plan in offers.items()},
+        setup_pv=(float(added(first_offer, setup=True, against=lines(first_offer))[0])
+                  if first_offer is not None else _setup_pv(ctx, added, lines)),
+        idle_data_pv=float(added(one_server, idle_month_data=True,
+                                 against=lines(one_server))[0]),
+        idle_data_held_pv=float(added(empty, idle_month_data=True)[0]),
         support_min_pv=book.support_minimum * float(book.end[:, 0].sum()))
 
 
-def _setup_pv(ctx: PlanContext, pv) -> float:
+def _setup_pv(ctx: PlanContext, added, lines) -> float:
     """The setup fee's PV when there is no commitment offer to mark cloud use with: price one
     on-demand GPU-hour in month 1 with and without the fee."""
     H = ctx.horizon
@@ -104,7 +121,7 @@ def _setup_pv(ctx: PlanContext, pv) -> float:
     one = zero.copy()
     one[0] = 1.0
     v = Volumes(zero, zero, zero, one, zero, zero, gross)
-    return float(pv(CapacityPlan(), v, setup=True)[0] - pv(CapacityPlan(), v)[0])
+    return float(added(ctx.position, v, setup=True, against=lines(ctx.position, v))[0])
 
 
 def grid_bounds(ctx: PlanContext, lc: LinearCosts, use_spot: bool) -> tuple[int, int]:
@@ -121,9 +138,12 @@ def _grid_bounds(ctx: PlanContext, lc: LinearCosts, use_spot: bool) -> tuple[int
     theta_c = ctx.scenario.on_demand.relative_throughput
     unit = o.gpus_per_server * o.availability * o.relative_throughput
     peak = ctx.tables.peak_gross_gpus
-    n_max = max(0, math.ceil(peak / unit - 1e-9))
+    n_max = min(max(0, math.ceil(peak / unit - 1e-9)), MAX_SERVERS)
+    if lc.idle_data_pv < 0:   # one server keeps the data of months with no work at owned prices
+        n_max = max(n_max, 1)
     c_max = max(0, math.ceil(peak / theta_c - 1e-9))
-    if lc.setup_pv > 0 or lc.support_min_pv > 0 or lc.idle_data_pv != 0 or (
+    if lc.setup_pv > 0 or lc.support_min_pv > 0 or lc.idle_data_pv != 0 or len(
+            ctx.position.servers) or len(ctx.position.commitments) or (
             lc.owned_unit_pv < 0).any():
         return n_max, c_max  # fixed terms or cheaper owned data: keep the full peak range
     # Dropping the top server saves its fixed cost and loses at most saving(x) per unit. Dropping
@@ -166,6 +186,7 @@ class Candidates:
     upper_pv: np.ndarray
     outlay: np.ndarray
     use_spot: bool
+    approximate: bool = False      # from a coarse-to-fine search, not a proof
 
     @classmethod
     def join(cls, parts: list["Candidates"]) -> "Candidates":
@@ -174,7 +195,8 @@ class Candidates:
                    parts[0].use_spot)
 
 
-LIMIT = 60_000   # candidates costed in one pass; larger grids are searched coarse to fine
+LIMIT = 60_000   # candidates costed point by point; larger grids: see search()
+LEVELS = 20_000  # committed totals searched one by one (exact); beyond: coarse to fine
 CHUNK = 15_000   # candidates dispatched at once: (months x CHUNK) arrays stay small
 
 
@@ -194,11 +216,12 @@ def price_candidates(ctx: PlanContext, lc: LinearCosts, splits: CommitmentSplits
                      spot_share=ctx.scenario.spot.availability if use_spot else 0.0)
         variable = (lc.owned_unit_pv @ v.owned + lc.on_demand_unit_pv @ v.on_demand
                     + lc.spot_unit_pv @ v.spot)
-        uses_cloud = (committed > 0) | (v.spot.sum(axis=0) > 0) | (
+        held_cloud = any(c.gpus > 0 for c in ctx.position.commitments)
+        uses_cloud = held_cloud | (committed > 0) | (v.spot.sum(axis=0) > 0) | (
             v.on_demand.sum(axis=0) > 1e-9)
         lower = (lc.base_pv + n * lc.server_pv + split_pv + variable
                  + np.where(uses_cloud, lc.setup_pv, 0.0)
-                 + np.where(n > 0, lc.idle_data_pv, 0.0))
+                 + np.where(n > 0, lc.idle_data_pv, lc.idle_data_held_pv))
         upper = lower + lc.support_min_pv  # any month with cloud spend (data too) may hit it
         parts.append(Candidates(n, committed, idx, lower, upper,
                                 n * lc.server_outlay + split_outlay, use_spot))
@@ -212,24 +235,61 @@ def axis(lo: int, hi: int, step: int) -> np.ndarray:
 
 def search(ctx: PlanContext, lc: LinearCosts, splits: CommitmentSplits, use_spot: bool,
            n_range: tuple[int, int], levels: int) -> Candidates:
-    """Every candidate of the grid when it has at most LIMIT points; else the final window of
-    a coarse-to-fine search (each pass keeps +-2 steps around the cheapest point and refines
-    the steps eightfold). The PV cost is convex in the two capacity levels (each month's
-    dispatch cost is a sum of convex terms of them, design 5.3), which is what lets the
-    coarse passes keep the optimum's neighbourhood."""
+    """Candidates that provably hold the optimum of the grid.
+
+    Up to LIMIT points: every point. Larger grids, up to LEVELS committed totals: for each
+    total, the cheapest server count by binary search, since with the committed level fixed
+    the PV is convex in the server count (the dispatch cost is a convex function of the
+    committed-plus-owned level, design 5.3, and the server costs are linear); the points
+    where the non-linear terms step (no server, and servers for the whole peak without any
+    cloud) are added. Beyond that (millions of committed totals): a coarse-to-fine search
+    of both counts, marked ``approximate``.
+    """
+    n_lo, n_hi = n_range
+    if (n_hi - n_lo + 1) * levels <= LIMIT:
+        grid_n, grid_c = np.meshgrid(np.arange(n_lo, n_hi + 1), np.arange(levels), indexing="ij")
+        return price_candidates(ctx, lc, splits, use_spot, grid_n.ravel(), grid_c.ravel())
+    if levels <= LEVELS:
+        return convex_in_servers(ctx, lc, splits, use_spot, n_range, levels)
+    return coarse_to_fine(ctx, lc, splits, use_spot, n_range, levels)
+
+
+def convex_in_servers(ctx: PlanContext, lc: LinearCosts, splits: CommitmentSplits,
+                      use_spot: bool, n_range: tuple[int, int], levels: int) -> Candidates:
+    """Per committed total, the server count where the PV stops falling (binary search on
+    the sign of PV(n + 1) - PV(n), exact for a convex sequence), with its neighbours and the
+    two ends of the range."""
+    n_lo, n_hi = n_range
+    c = np.arange(levels)
+    lo, hi = np.full(levels, n_lo), np.full(levels, n_hi)
+    while (hi > lo).any():
+        mid = (lo + hi) // 2
+        pair = price_candidates(ctx, lc, splits, use_spot, np.r_[mid, np.minimum(mid + 1, n_hi)],
+                                np.r_[c, c])
+        rising = pair.lower_pv[levels:] >= pair.lower_pv[:levels]
+        hi = np.where(rising & (hi > lo), mid, hi)
+        lo = np.where(~rising & (hi > lo), mid + 1, lo)
+    best = lo
+    n = np.concatenate([best, np.clip(best - 1, n_lo, n_hi), np.clip(best + 1, n_lo, n_hi),
+                        np.full(levels, n_lo), np.full(levels, n_hi)])
+    pairs = np.unique(np.stack([n, np.tile(c, 5)]), axis=1)
+    return price_candidates(ctx, lc, splits, use_spot, pairs[0], pairs[1])
+
+
+def coarse_to_fine(ctx: PlanContext, lc: LinearCosts, splits: CommitmentSplits,
+                   use_spot: bool, n_range: tuple[int, int], levels: int) -> Candidates:
+    """Each pass keeps +-2 steps around the cheapest point and refines the steps eightfold."""
     n_lo, n_hi = n_range
     c_lo, c_hi = 0, levels - 1
-    step_n, step_c = 1, 1
-    size = (n_hi - n_lo + 1) * (c_hi - c_lo + 1)
-    if size > LIMIT:
-        side = max(2, int(math.sqrt(LIMIT)))
-        step_n = max(1, math.ceil((n_hi - n_lo + 1) / side))
-        step_c = max(1, math.ceil((c_hi - c_lo + 1) / side))
+    side = max(2, int(math.sqrt(LIMIT)))
+    step_n = max(1, math.ceil((n_hi - n_lo + 1) / side))
+    step_c = max(1, math.ceil((c_hi - c_lo + 1) / side))
     while True:
         ns, cs = axis(n_lo, n_hi, step_n), axis(c_lo, c_hi, step_c)
         grid_n, grid_c = np.meshgrid(ns, cs, indexing="ij")
         cand = price_candidates(ctx, lc, splits, use_spot, grid_n.ravel(), grid_c.ravel())
         if step_n == 1 and step_c == 1:
+            cand.approximate = True
             return cand
         finite = np.where(np.isfinite(cand.lower_pv), cand.lower_pv, np.inf)
         best = int(np.argmin(finite))
@@ -285,6 +345,8 @@ def best_capacity(ctx: PlanContext, *, allow_servers: bool = True, min_servers: 
     n_range = (0, 0) if not allow_servers else (min_servers, 10**12)
     for use_spot in (True, False):
         cand = candidates(ctx, use_spot, n_range)
+        if cand.approximate:
+            ctx.optimizer_cache["approximate"] = True
         keep = cand.servers >= min_servers
         if not allow_servers:
             keep &= cand.servers == 0

@@ -8,21 +8,25 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional
 
+import math
+
 import numpy as np
 
 from models.breakeven import BreakevenSection, Charts, breakeven_section
+from models.capacity import ScheduleError, schedule_plan, static_plan
 from models.costs import commitment_schedule, server_schedule
 from models.explain import Explanation, explanation
 from models.messages import Message, Money, Months, Number, Percent
 from models.optimize import find_optimal
 from models.profile import (PlanCalendar, UsageProfile, default_start_month, plan_calendar,
                             demand_for)
-from models.scenario import Scenario
-from models.strategies import (PlanContext, StrategyResult, buy_for_peak_capacity,
+from models.scenario import MAX_SERVERS, Decision, Scenario
+from models.staged import StagedError, staged_optimum
+from models.strategies import (PlanContext, PlanError, StrategyResult, buy_for_peak_capacity,
                                on_demand_capacity, proposed_capacity)
 from models.uncertainty import UncertaintySection, uncertainty_section
 
-STRATEGY_ORDER = ("on_demand", "cloud_only", "buy_for_peak", "optimal", "proposed")
+STRATEGY_ORDER = ("on_demand", "cloud_only", "buy_for_peak", "optimal", "staged", "proposed")
 
 
 @dataclass
@@ -70,17 +74,84 @@ def compute_plan(scenario: Scenario, profile: UsageProfile) -> Plan:
         "buy_for_peak": ctx.evaluate("buy_for_peak", buy_for_peak_capacity(ctx)),
     }
     results.update(find_optimal(ctx))
-    proposed = proposed_capacity(scenario)
+    notes: list[Message] = []
+    staged = staged_strategy(ctx, results["optimal"], notes)
+    if staged is not None:
+        results["staged"] = staged
+    proposed = proposed_strategy(ctx)
     if proposed is not None:
-        results["proposed"] = ctx.evaluate("proposed", proposed)
+        results["proposed"] = proposed
     ordered = {name: results[name] for name in STRATEGY_ORDER if name in results}
     chosen = recommend(ordered)
     breakeven, charts = breakeven_section(ctx, ordered, chosen)
     text = explanation(ctx, ordered, chosen, breakeven.payback_month.get(chosen))
     uncertainty = (uncertainty_section(ctx, ordered, profile)
                    if scenario.uncertainty.draws > 0 else None)
-    return Plan(scenario, profile, ctx, ordered, chosen, plan_warnings(ctx, ordered),
+    return Plan(scenario, profile, ctx, ordered, chosen, notes + plan_warnings(ctx, ordered),
                 breakeven, charts, text, uncertainty)
+
+
+def staged_strategy(ctx: PlanContext, optimal: StrategyResult, notes: list[Message]
+                    ) -> Optional[StrategyResult]:
+    """The staged optimum (models/staged.py) costed by the engine; None, with a note, when
+    its optimum cannot be proven. A staged plan dearer than the best static plan is
+    impossible when proven (a static plan is a schedule) and is replaced by it."""
+    try:
+        found = staged_optimum(ctx)
+    except StagedError as exc:
+        notes.append(Message("No staged plan: {why}.", {"why": str(exc)}))
+        return None
+    result = ctx.evaluate("staged", found.plan)
+    result.schedule = found.decisions
+    cur = ctx.scenario.finance.currency
+    limits = ctx.scenario.staging
+    unlimited = limits.capital_budget_per_year is None and limits.max_servers is None
+    if unlimited and result.pv_cost > optimal.pv_cost + 1e-9 * max(1.0, abs(optimal.pv_cost)):
+        # a static plan is a schedule: the non-linear terms the optimum leaves out (setup fee,
+        # support minimum, data of months with no work) or an unproven optimum made it dearer
+        notes.append(Message("The staged plan follows the best static plan: the schedule "
+                             "found cost {more} more once every charge was counted.",
+                             {"more": Money(result.pv_cost - optimal.pv_cost, cur)}))
+        result = ctx.evaluate("staged", optimal.plan)
+        result.schedule = static_schedule(ctx, optimal.capacity)
+    elif found.gap > 1e-9 * max(1.0, abs(found.objective)):
+        notes.append(Message("The staged plan is within {gap} of the cheapest schedule but not "
+                             "proven the cheapest: owned data is so much cheaper than cloud data "
+                             "that a commitment's cost is not convex in its size.",
+                             {"gap": Money(found.gap, cur)}))
+    return result
+
+
+def static_schedule(ctx: PlanContext, capacity) -> tuple:
+    """A static decision as a schedule: servers bought at each generation's start, commitments
+    signed at each term's start."""
+    s, H = ctx.scenario, ctx.horizon
+    plan = static_plan(s, capacity, H)
+    first = np.datetime64(ctx.calendar.months[0], "M")
+    by_month: dict[int, dict] = {}
+    for c in plan.servers:
+        by_month.setdefault(c.bought, {"buy": 0, "commit": {}})["buy"] += c.count
+    for c in plan.commitments:
+        entry = by_month.setdefault(c.start, {"buy": 0, "commit": {}})
+        entry["commit"][c.offer] = entry["commit"].get(c.offer, 0) + c.gpus
+    return tuple(Decision(month=str(first + m), buy_servers=e["buy"], commit=e["commit"])
+                 for m, e in sorted(by_month.items()))
+
+
+def proposed_strategy(ctx: PlanContext) -> Optional[StrategyResult]:
+    """The analyst's capacity: a schedule from the position, or static servers and GPUs."""
+    s = ctx.scenario
+    if s.proposed.schedule:
+        try:
+            plan = schedule_plan(s, s.proposed.schedule, ctx.calendar.months[0], ctx.horizon,
+                                 ctx.position)
+        except ScheduleError as exc:
+            raise PlanError(f"proposed.schedule: {exc}") from None
+        result = ctx.evaluate("proposed", plan)
+        result.schedule = tuple(sorted(s.proposed.schedule, key=lambda d: d.month))
+        return result
+    capacity = proposed_capacity(s)
+    return None if capacity is None else ctx.evaluate("proposed", capacity)
 
 
 def plan_warnings(ctx: PlanContext, results: dict[str, StrategyResult]) -> list[Message]:
@@ -138,6 +209,15 @@ def plan_warnings(ctx: PlanContext, results: dict[str, StrategyResult]) -> list[
             out.append(Message("{plan}: loan balances of {amount} are paid off early (at a "
                                "sale or at the end of the horizon).",
                                {"plan": name, "amount": Money(payoff, cur)}))
+    if ctx.optimizer_cache.get("approximate"):
+        out.append(Message("The grid of server counts and committed totals is too large to "
+                           "cost point by point: the optimum was searched coarse to fine and "
+                           "is not proven exact."))
+    needed = ctx.tables.peak_gross_gpus / max(ctx.owned_per_server(), 1e-300)
+    if needed > MAX_SERVERS:
+        out.append(Message("Peak demand would need {needed} servers; plans own at most {limit} "
+                           "(the largest fleet a scenario can name) and rent the rest.",
+                           {"needed": Number(math.ceil(needed)), "limit": Number(MAX_SERVERS)}))
     if s.owned.lead_time_months and s.owned.lead_time_months >= ctx.horizon:
         out.append(Message("The lead time is as long as the horizon: owned servers never come "
                            "online."))

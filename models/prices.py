@@ -29,11 +29,18 @@ PRICED = ("on_demand_price", "on_demand_trend", "hardware_trend", "server_price"
           "spot_interruptions", "commitment_discount")
 
 
-def tail_months(s: Scenario) -> int:
-    """Months after the horizon in which a plan can still owe payments [months]."""
+def tail_months(s: Scenario, first_month: str | None = None) -> int:
+    """Months after the horizon in which a plan can still owe payments [months]: a term
+    signed in the last month, a signed contract of the position, and the tax lag."""
     tail = 0
-    if s.finance.horizon_end == "liquidate" and s.commitments:
-        tail = max(o.term_months for o in s.commitments) - 1
+    if s.finance.horizon_end == "liquidate":
+        if s.commitments:
+            tail = max(o.term_months for o in s.commitments) - 1
+        if first_month is not None:
+            start = np.datetime64(first_month, "M")
+            for c in s.position.commitments:
+                end = int((np.datetime64(c.start, "M") - start).astype(int)) + c.term_months
+                tail = max(tail, end - s.finance.horizon_months)
     return tail + s.finance.tax_payment_lag_months
 
 
@@ -71,7 +78,7 @@ class PriceBook:
         values = dict(values or {})
         self.scenario, self.calendar = s, calendar
         self.horizon = len(calendar.hours)
-        self.tail = tail_months(s)
+        self.tail = tail_months(s, calendar.months[0])
         long = plan_calendar(calendar.months[0], self.horizon + self.tail)
         self.hours = long.hours                      # (T,)
         self.labels = long.months

@@ -11,6 +11,9 @@ from pydantic import BaseModel, Field, field_validator, model_validator
 
 from models.fields import SECTION_CONFIG, field
 
+# The largest fleet a scenario can name (owned, proposed, bought in one decision); the optimizers
+# stop there too, so that every plan they find can be typed back in as a proposal.
+MAX_SERVERS = 100_000
 MONTH_PATTERN = r"^\d{4}-(0[1-9]|1[0-2])$"
 H100_QUOTES = "8x H100 SXM quotes $270k-$317k, 2023-2024"
 LLAMA3 = ("Llama 3 405B training: 419 unexpected interruptions in 54 days on 16,384 H100 GPUs, "
@@ -250,10 +253,89 @@ class ProfileOptions(Section):
         ge=0.05, le=1)
 
 
+class PositionServers(Section):
+    """Servers already owned when the plan starts."""
+
+    count: int = field(1, "Servers owned", "servers", ge=1, le=MAX_SERVERS)
+    purchased: str = field("2025-01", "Purchased", "YYYY-MM",
+                           "Month of purchase: sets their age (resale value, remaining life, "
+                           "depreciation already taken).", pattern=MONTH_PATTERN)
+    price: float = field(300_000, "Purchase price", "currency per server", ge=0, le=1e8)
+    install_cost: float = field(0.0, "Install cost", "currency per server", ge=0, le=1e8)
+
+
+class PositionCommitment(Section):
+    """A commitment already signed when the plan starts: paid to its end whatever the plan
+    does."""
+
+    id: str = field("signed", "Contract id", "text", pattern=r"^[A-Za-z0-9_.:/-]{1,80}$")
+    gpus: int = field(8, "GPUs committed", "GPUs", ge=1, le=1_000_000)
+    start: str = field("2025-01", "Term start", "YYYY-MM", pattern=MONTH_PATTERN)
+    term_months: int = field(12, "Term", "months", ge=1, le=120)
+    price_per_gpu_hour: float = field(2.0, "Committed price", "currency per GPU-hour",
+                                      "As billed (with VAT if cloud prices include it).",
+                                      ge=0, le=1000)
+    payment: Literal["none", "partial", "all"] = field("none", "Upfront payment", "option",
+                                                       "What was paid at signing (already "
+                                                       "spent before the plan).")
+
+
+class Position(Section):
+    """What the team holds when the plan starts; every strategy starts from it."""
+
+    servers: tuple[PositionServers, ...] = Field(default=(), max_length=50,
+                                                 title="Servers owned")
+    commitments: tuple[PositionCommitment, ...] = Field(default=(), max_length=50,
+                                                        title="Commitments signed")
+
+    @model_validator(mode="after")
+    def _fleet_within_limit(self) -> "Position":
+        total = sum(c.count for c in self.servers)
+        if total > MAX_SERVERS:
+            raise ValueError(f"position.servers: {total:,} servers in all; at most "
+                             f"{MAX_SERVERS:,}")
+        return self
+
+
+class Staging(Section):
+    """The staged plan: when to buy servers and sign commitments."""
+
+    decision_interval_months: Literal[1, 3, 6, 12] = field(
+        3, "Decision interval", "months",
+        "Decisions every this many months from the plan's first month (also at the end of a "
+        "useful life and of a commitment term, so that every static plan is a schedule).")
+    allow_sales: bool = field(False, "Allow selling servers", "yes/no",
+                              "Servers may be sold at resale value at a decision point.")
+    capital_budget_per_year: Optional[float] = field(
+        None, "Capital budget", "currency per calendar year",
+        "Purchases and upfront commitment payments in each calendar year stay within it.",
+        ge=0, le=1e11)
+    max_servers: Optional[int] = field(None, "Hall limit", "servers",
+                                       "Servers online at once (space or power).", ge=0,
+                                       le=MAX_SERVERS)
+
+
+class Decision(Section):
+    """One month of a schedule: buy or sell servers, sign commitments (blocks of an offer)."""
+
+    month: str = field("2027-01", "Month", "YYYY-MM", pattern=MONTH_PATTERN)
+    buy_servers: int = field(0, "Buy servers", "servers", ge=0, le=MAX_SERVERS)
+    sell_servers: int = field(0, "Sell servers", "servers", ge=0, le=MAX_SERVERS)
+    sell_from: dict[str, int] = Field(
+        default_factory=dict, title="Sold servers by purchase month",
+        description="Purchase month (YYYY-MM) -> servers sold from it; empty: oldest first.")
+    commit: dict[str, int] = Field(default_factory=dict, title="Commit",
+                                   description="GPUs committed per offer id this month")
+
+
 class Proposed(Section):
-    servers: Optional[int] = field(None, "Proposed servers", "servers", ge=0, le=100_000)
+    servers: Optional[int] = field(None, "Proposed servers", "servers", ge=0, le=MAX_SERVERS)
     committed_gpus: dict[str, int] = Field(default_factory=dict, title="Proposed commitments",
                                            description="GPUs committed per offer id")
+    schedule: tuple[Decision, ...] = Field(
+        default=(), max_length=240, title="Proposed schedule",
+        description="Decisions by month (months without one omitted); when given, the "
+                    "proposed strategy is this schedule from the position.")
 
 
 CATALOG_H100 = ("SkyPilot catalog, 8x H100 on demand per GPU-hour: Nebius $2.95, Lambda $3.99, "
@@ -377,6 +459,8 @@ class Scenario(Section):
     cloud_data: CloudData = Field(default_factory=CloudData)
     cloud_terms: CloudTerms = Field(default_factory=CloudTerms)
     profile: ProfileOptions = Field(default_factory=ProfileOptions)
+    position: Position = Field(default_factory=Position)
+    staging: Staging = Field(default_factory=Staging)
     proposed: Proposed = Field(default_factory=Proposed)
     uncertainty: Uncertainty = Field(default_factory=Uncertainty)
 
@@ -394,6 +478,25 @@ class Scenario(Section):
                 raise ValueError(f"proposed.committed_gpus[{offer_id!r}] = {gpus} must be a "
                                  f"non-negative multiple of block_gpus "
                                  f"{offers[offer_id].block_gpus}")
+        months = [d.month for d in self.proposed.schedule]
+        if len(set(months)) != len(months):
+            raise ValueError("proposed.schedule has two decisions for the same month")
+        if self.proposed.schedule and (self.proposed.servers is not None
+                                       or self.proposed.committed_gpus):
+            raise ValueError("proposed: give either a schedule or servers and committed_gpus")
+        for d in self.proposed.schedule:
+            for offer_id, gpus in d.commit.items():
+                if offer_id not in offers:
+                    raise ValueError(f"proposed.schedule[{d.month}].commit names unknown offer "
+                                     f"{offer_id!r}; offers are {ids}")
+                if gpus < 0 or gpus % offers[offer_id].block_gpus:
+                    raise ValueError(f"proposed.schedule[{d.month}].commit[{offer_id!r}] = "
+                                     f"{gpus} must be a non-negative multiple of block_gpus "
+                                     f"{offers[offer_id].block_gpus}")
+            if d.sell_from and sum(d.sell_from.values()) != d.sell_servers:
+                raise ValueError(f"proposed.schedule[{d.month}]: sell_from adds up to "
+                                 f"{sum(d.sell_from.values())}, sell_servers is "
+                                 f"{d.sell_servers}")
         return self
 
     def with_changes(self, **sections: dict) -> "Scenario":

@@ -64,8 +64,9 @@ class CommitmentSplits:
         self.block_price, self.block_spend = price[best], spend[best]
 
     def levels(self, c_max: int) -> int:
-        """How many committed totals (0, g, 2g, ...) fit under c_max GPUs (1 with no offer)."""
-        return c_max // self.step + 1 if self.offers else 1
+        """How many committed totals 0, g, 2g, ... it takes to reach c_max GPUs (1 with no
+        offer): the last one may pass c_max, since a block is bought whole."""
+        return -(-c_max // self.step) + 1 if self.offers else 1
 
     def at(self, index: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """PV cost, upfront outlay and blocks per offer of totals ``index`` x g

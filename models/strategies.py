@@ -12,14 +12,14 @@ from typing import Optional, Union
 
 import numpy as np
 
-from models.capacity import Capacity, CapacityPlan, static_plan
+from models.capacity import Capacity, CapacityPlan, position_plan, static_plan
 from models.checkpoint import HOURS_PER_YEAR, Waste, waste_fraction
 from models.costs import (cost_lines, discounted_by_month, net_by_month, present_value,
                           uses_cloud)
 from models.dispatch import DemandTables, Volumes, dispatch
 from models.prices import PriceBook
 from models.profile import PlanCalendar, PlanDemand
-from models.scenario import Scenario
+from models.scenario import MAX_SERVERS, Scenario
 
 __all__ = ["Capacity", "PlanContext", "PlanError", "StrategyResult", "on_demand_capacity",
            "buy_for_peak_capacity", "proposed_capacity", "failure_and_spot_waste"]
@@ -67,6 +67,7 @@ class StrategyResult:
     servers_online: np.ndarray
     committed_gpus_by_month: np.ndarray
     uses_cloud: bool
+    schedule: tuple = ()             # the decisions of a staged or scheduled strategy
 
     @property
     def failure_cost_pv(self) -> float:
@@ -118,6 +119,8 @@ class PlanContext:
         self.tables = DemandTables.build(demand, calendar, self.tables_failure_waste)
         self.book = PriceBook(scenario, calendar)
         self.horizon = len(calendar.hours)
+        self.position = position_plan(scenario, calendar.months[0], self.horizon,
+                                      self.book.vat)
         self.end_factors = self.book.end[:self.horizon, 0]
         self.start_factors = self.book.start[:self.horizon, 0]
         self.useful_pv = float(self.tables.useful_by_month @ self.end_factors)
@@ -166,9 +169,10 @@ class PlanContext:
         return self.price(plan, self.volumes(plan))[1]
 
     def capacity_plan(self, capacity: Union[Capacity, CapacityPlan]) -> CapacityPlan:
+        """The cohorts of a static decision on top of the position (a CapacityPlan as is)."""
         if isinstance(capacity, CapacityPlan):
             return capacity
-        return static_plan(self.scenario, capacity, self.horizon)
+        return static_plan(self.scenario, capacity, self.horizon, self.position)
 
     # capacities in demand units (GPUs of the measured type) by month
     def owned_per_server(self) -> float:
@@ -176,13 +180,21 @@ class PlanContext:
         return o.gpus_per_server * o.availability * o.relative_throughput
 
     def owned_capacity(self, servers: int | np.ndarray) -> np.ndarray:
-        """Owned capacity of a static server count, by month [(months,) or (months, k)]."""
-        online = self.capacity_plan(Capacity(1)).servers_online(self.horizon)
-        return np.multiply.outer(online, np.asarray(servers) * self.owned_per_server())
+        """Owned capacity of the position plus a static count of new servers, by month
+        [(months,) or (months, k)]."""
+        H = self.horizon
+        online = static_plan(self.scenario, Capacity(1), H).servers_online(H)
+        held = self.position.servers_online(H) * self.owned_per_server()
+        new = np.multiply.outer(online, np.asarray(servers) * self.owned_per_server())
+        return new + (held if new.ndim == 1 else held[:, None])
 
     def committed_capacity(self, committed_gpus: float | np.ndarray) -> np.ndarray:
+        """Committed capacity of the position plus a constant number of new committed GPUs,
+        by month [(months,) or (months, k)]."""
         theta = self.scenario.on_demand.relative_throughput
-        return np.multiply.outer(np.ones(self.horizon), np.asarray(committed_gpus) * theta)
+        held = self.position.committed_gpus(self.horizon) * theta
+        new = np.multiply.outer(np.ones(self.horizon), np.asarray(committed_gpus) * theta)
+        return new + (held if new.ndim == 1 else held[:, None])
 
     def volumes(self, plan: CapacityPlan, normal: bool = False) -> Volumes:
         """Monthly volumes of a set of cohorts; cached, since re-priced contexts share the
@@ -269,11 +281,12 @@ def on_demand_capacity() -> Capacity:
 
 
 def buy_for_peak_capacity(ctx: PlanContext) -> Capacity:
-    """ceil(peak GPUs / (GPUs per server x availability)); shortfalls on demand."""
-    o = ctx.scenario.owned
-    peak = ctx.tables.peak_gross_gpus / o.relative_throughput
-    servers = math.ceil(peak / (o.gpus_per_server * o.availability) - 1e-9)
-    return Capacity(max(servers, 0), {}, use_spot=False)
+    """Enough new servers for the peak hour above what the position holds that month,
+    ceil(peak GPUs / (GPUs per server x availability)); shortfalls on demand."""
+    held = ctx.owned_capacity(0) + ctx.committed_capacity(0)
+    short = float(np.max(ctx.tables.gross.peak - held, initial=0.0))
+    servers = math.ceil(short / ctx.owned_per_server() - 1e-9)
+    return Capacity(min(max(servers, 0), MAX_SERVERS), {}, use_spot=False)
 
 
 def proposed_capacity(s: Scenario) -> Optional[Capacity]:

@@ -28,7 +28,7 @@ class FormField:
     help: str = ""
     source: str = ""
     bounds: str = ""
-    kind: str = "text"   # widget: text | number | money | select | checkbox | list
+    kind: str = "text"   # widget: text | number | money | select | checkbox | list | pairs
     display: str = fv.PLAIN  # percent | money | plain (service.form_values)
     options: tuple = ()
     optional: bool = False
@@ -90,6 +90,8 @@ def input_kind(annotation: Any, display: str) -> tuple[str, tuple]:
         return "checkbox", ()
     if typing.get_origin(inner) is tuple:
         return "list", ()
+    if typing.get_origin(inner) is dict:
+        return "pairs", ()
     if inner is int:
         return "number", ()
     if inner is float:
@@ -123,7 +125,7 @@ def make_field(name: str, info, value: Any, raw: Optional[MultiDict], default: A
                currency: str = "USD") -> FormField:
     meta = field_meta(info)
     inner, optional = _unwrap(info.annotation)
-    numeric = inner in (int, float) or typing.get_origin(inner) is tuple
+    numeric = inner in (int, float) or typing.get_origin(inner) in (tuple, dict)
     display = meta["kind"] if numeric else fv.PLAIN
     kind, options = input_kind(info.annotation, display)
     spec = FormField(name=name, label=meta["label"] or name.rsplit(".", 1)[-1],

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from service.forms import GENERAL, FormField, FormSection
+from service.forms import GENERAL, FormField, FormRow, FormSection, RowTable
 
 
 @dataclass
@@ -16,12 +16,12 @@ class Group:
     key: str
     title: str
     fields: list[FormField] = field(default_factory=list)
-    rows: list[list[FormField]] = field(default_factory=list)
+    tables: list[RowTable] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
 
     @property
     def all_fields(self) -> list[FormField]:
-        return self.fields + [f for row in self.rows for f in row]
+        return self.fields + [f for t in self.tables for row in t.rows for f in row.fields]
 
     @property
     def changed(self) -> int:
@@ -50,12 +50,17 @@ def arrange(sections: list[FormSection]) -> Layout:
         rest = Group(section.key, section.title, errors=list(section.errors))
         for spec in section.fields:
             (essentials.fields if spec.essential else rest.fields).append(spec)
-        for row in section.rows:
-            essentials.fields.extend(f for f in row if f.essential)
-            rest.rows.append([f for f in row if not f.essential])
+        for table in section.tables:
+            rest_table = RowTable(table.spec, table.title, table.help)
+            for row in table.rows:
+                essentials.fields.extend(f for f in row.fields if f.essential)
+                rest_table.rows.append(FormRow(row.index,
+                                               [f for f in row.fields if not f.essential],
+                                               row.blank))
+            rest.tables.append(rest_table)
         if section.key == GENERAL:
             essentials.errors.extend(rest.errors)
             continue
-        if rest.fields or rest.rows or rest.errors:
+        if rest.fields or rest.tables or rest.errors:
             advanced.append(rest)
     return Layout(essentials, advanced)

@@ -53,6 +53,8 @@ def show(value: Any, kind: str) -> str:
         return "true" if value else "false"
     if isinstance(value, (list, tuple)):
         return ", ".join(show(v, kind) for v in value)
+    if isinstance(value, dict):
+        return ", ".join(f"{k}: {show(v, kind)}" for k, v in value.items())
     return show_number(value, kind)
 
 
@@ -84,6 +86,19 @@ def read_list(text: str, kind: str) -> list[str]:
     """A comma-separated list of numbers; with separators inside numbers it cannot be told
     apart, so list items are plain numbers (or percentages) separated by commas."""
     return [read_number(part, kind) for part in text.split(",") if part.strip()]
+
+
+def read_pairs(text: str, kind: str) -> dict[str, str]:
+    """``key: number`` items separated by commas ("2025-01: 2, 2025-06: 1") as a mapping.
+    An item without a colon keeps its text as the value, so that pydantic names the item it
+    cannot read instead of the whole mapping disappearing."""
+    out: dict[str, str] = {}
+    for part in text.split(","):
+        if not part.strip():
+            continue
+        key, colon, value = part.partition(":")
+        out[key.strip()] = read_number(value, kind) if colon else part.strip()
+    return out
 
 
 def same_value(a: str, b: str) -> bool:

@@ -11,13 +11,14 @@ from __future__ import annotations
 import re
 import typing
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any, Literal, Optional
 
 from pydantic import BaseModel, ValidationError
 from werkzeug.datastructures import MultiDict
 
 from models.fields import field_meta
-from models.scenario import CommitmentOffer, LoanFinancing, Scenario
+from models.scenario import (CommitmentOffer, Decision, LoanFinancing, PositionCommitment,
+                             PositionServers, Scenario)
 from service import form_values as fv
 from service.clip import clip
 from service.form_fields import (SHOWN_INPUT, FormField, _unwrap, format_value,  # noqa: F401
@@ -28,12 +29,55 @@ SECTION_TITLES = {
     GENERAL: "Scenario", "finance": "Finance", "owned": "Owned servers",
     "on_demand": "On demand", "commitments": "Cloud commitments", "spot": "Spot",
     "cloud_data": "Cloud storage and egress", "cloud_terms": "Cloud provider terms",
-    "profile": "Usage profile options", "proposed": "Proposed capacity",
+    "profile": "Usage profile options", "position": "What you hold today",
+    "staging": "Staged plan", "proposed": "Proposed capacity",
     "uncertainty": "Uncertainty ranges",
 }
-EXTRA_COMMITMENT_ROWS = 1  # blank rows offered for a new commitment offer
-NEW_OFFER = CommitmentOffer().model_dump(mode="json")  # defaults shown in a blank offer row
+EXTRA_ROWS = 1  # blank rows offered at the end of every table, for a new row
 DEFAULTS = Scenario().model_dump(mode="json")
+
+
+@dataclass(frozen=True)
+class TableSpec:
+    """A scenario field that is a list of rows, edited as one block of inputs per row."""
+
+    path: str                  # dotted path of the field: "position.servers"
+    model: type[BaseModel]     # one row
+    key_field: str             # a row with this blank is a blank row and is not kept
+    row_title: str             # "Offer 2"
+    noun: str                  # "commitment offers", in the message about too many rows
+    blank_hint: str            # what to fill in to add a blank row
+    remove_label: str = "Remove this row"
+    essential_label: str = ""  # "{key} commitment": label suffix of a row's essential inputs
+
+
+TABLES = (
+    TableSpec("commitments", CommitmentOffer, "id", "Commitment offer", "commitment offers",
+              "fill in an id to add it", "Remove this offer", "{key} commitment"),
+    TableSpec("position.servers", PositionServers, "purchased", "Servers owned",
+              "server purchases", "fill in the purchase month to add them"),
+    TableSpec("position.commitments", PositionCommitment, "id", "Signed commitment",
+              "signed commitments", "fill in a contract id to add it"),
+    TableSpec("proposed.schedule", Decision, "month", "Decision", "schedule decisions",
+              "fill in a month to add it"),
+)
+TABLE_BY_PATH = {t.path: t for t in TABLES}
+ROW_INDEX = re.compile(r"(%s)\.([0-9]+)\." % "|".join(re.escape(t.path) for t in TABLES))
+
+
+@dataclass
+class FormRow:
+    index: int
+    fields: list[FormField]
+    blank: bool = False
+
+
+@dataclass
+class RowTable:
+    spec: TableSpec
+    title: str
+    help: str
+    rows: list[FormRow] = field(default_factory=list)
 
 
 @dataclass
@@ -41,12 +85,29 @@ class FormSection:
     key: str
     title: str
     fields: list[FormField] = field(default_factory=list)
-    rows: list[list[FormField]] = field(default_factory=list)  # commitments only
+    tables: list[RowTable] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
 
     @property
     def all_fields(self) -> list[FormField]:
-        return self.fields + [f for row in self.rows for f in row]
+        return self.fields + [f for t in self.tables for row in t.rows for f in row.fields]
+
+
+def schema_field(path: str):
+    """The FieldInfo of a dotted path of sections ("position.servers")."""
+    model: Any = Scenario
+    info = None
+    for part in path.split("."):
+        info = model.model_fields[part]
+        model = info.annotation
+    return info
+
+
+def default_at(path: str) -> Any:
+    value: Any = DEFAULTS
+    for part in path.split("."):
+        value = (value or {}).get(part)
+    return value
 
 
 def section_fields(model: type[BaseModel], prefix: str, values: dict,
@@ -54,6 +115,8 @@ def section_fields(model: type[BaseModel], prefix: str, values: dict,
     out = []
     defaults = DEFAULTS.get(prefix) or {}
     for key, info in model.model_fields.items():
+        if f"{prefix}.{key}" in TABLE_BY_PATH:
+            continue  # a table of rows, built by build_table
         if prefix == "owned" and key == "financing":
             out.extend(financing_fields(values.get("financing") or {}, raw, currency))
             continue
@@ -85,6 +148,40 @@ def financing_fields(values: dict, raw: Optional[MultiDict], currency: str
     return out
 
 
+def blank_row(spec: TableSpec) -> dict:
+    """The values a blank row shows: the row model's defaults without its key."""
+    return {**spec.model().model_dump(mode="json"), spec.key_field: ""}
+
+
+def build_table(spec: TableSpec, values: Optional[list], raw: Optional[MultiDict],
+                currency: str) -> RowTable:
+    """One block of inputs per row, and blank rows for new ones."""
+    info = schema_field(spec.path)
+    values = list(values or [])
+    defaults = list(default_at(spec.path) or [])
+    table = RowTable(spec, info.title or spec.path, field_meta(info)["help"])
+    count = row_count(raw, spec) if raw is not None else len(values) + EXTRA_ROWS
+    for i in range(count):
+        row_values = values[i] if i < len(values) else blank_row(spec)
+        base = defaults[i] if i < len(defaults) else blank_row(spec)
+        fields = [make_field(f"{spec.path}.{i}.{k}", sub, row_values.get(k), raw,
+                             base.get(k), currency)
+                  for k, sub in spec.model.model_fields.items()]
+        key = next(f for f in fields if f.name.endswith(f".{spec.key_field}")).value.strip()
+        for f in fields:
+            # a row's essential input names its row; a blank row has none yet
+            f.essential = f.essential and bool(key) and not f.name.endswith(
+                f".{spec.key_field}")
+            if f.essential and spec.essential_label:
+                f.label = f"{f.label} ({spec.essential_label.format(key=key)})"
+        fields.append(FormField(f"{spec.path}.{i}.remove", spec.remove_label,
+                                kind="checkbox",
+                                checked=raw is not None and
+                                raw.get(f"{spec.path}.{i}.remove") == "true"))
+        table.rows.append(FormRow(i, fields, blank=not key))
+    return table
+
+
 def build_form(data: dict, raw: Optional[MultiDict] = None,
                errors: Optional[dict[str, list[str]]] = None,
                preset_fields: Optional[dict[str, str]] = None) -> list[FormSection]:
@@ -97,36 +194,20 @@ def build_form(data: dict, raw: Optional[MultiDict] = None,
     name.essential = True  # every scenario needs a name people recognise
     sections.append(FormSection(GENERAL, SECTION_TITLES[GENERAL], [name]))
     offers = list(data.get("commitments") or [])
-    default_offers = DEFAULTS["commitments"]
     for key, info in Scenario.model_fields.items():
         if key == "name":
             continue
         section = FormSection(key, SECTION_TITLES.get(key, key))
-        if key == "commitments":
-            count = (commitment_row_count(raw) if raw is not None
-                     else len(offers) + EXTRA_COMMITMENT_ROWS)
-            for i in range(count):
-                values = offers[i] if i < len(offers) else {**NEW_OFFER, "id": ""}
-                base = (default_offers[i] if i < len(default_offers)
-                        else {**NEW_OFFER, "id": ""})
-                row = [make_field(f"commitments.{i}.{k}", sub, values.get(k), raw,
-                                  base.get(k), currency)
-                       for k, sub in CommitmentOffer.model_fields.items()]
-                offer_id = row[0].value.strip()
-                for spec in row[1:]:
-                    # an offer's essential input names its offer; a blank row has none yet
-                    spec.essential = spec.essential and bool(offer_id)
-                    if spec.essential:
-                        spec.label = f"{spec.label} ({offer_id} commitment)"
-                row[0].essential = False
-                row.append(FormField(f"commitments.{i}.remove", "Remove this offer",
-                                     kind="checkbox",
-                                     checked=raw is not None and
-                                     raw.get(f"commitments.{i}.remove") == "true"))
-                section.rows.append(row)
+        if key in TABLE_BY_PATH:
+            section.tables.append(build_table(TABLE_BY_PATH[key], data.get(key), raw,
+                                              currency))
         else:
-            section.fields = section_fields(info.annotation, key, data.get(key) or {}, raw,
-                                            currency)
+            values = data.get(key) or {}
+            section.fields = section_fields(info.annotation, key, values, raw, currency)
+            for sub in info.annotation.model_fields:
+                if f"{key}.{sub}" in TABLE_BY_PATH:
+                    section.tables.append(build_table(TABLE_BY_PATH[f"{key}.{sub}"],
+                                                      values.get(sub), raw, currency))
         if key == "proposed":
             committed = (data.get("proposed") or {}).get("committed_gpus") or {}
             info_c = info.annotation.model_fields["committed_gpus"]
@@ -145,6 +226,8 @@ def build_form(data: dict, raw: Optional[MultiDict] = None,
             if preset_fields and spec.name in preset_fields:
                 spec.preset = preset_fields[spec.name]
         section.errors = errors.get(section.key, [])
+        for table in section.tables:
+            section.errors = section.errors + errors.get(table.spec.path, [])
     return sections
 
 
@@ -155,49 +238,71 @@ def form_currency(data: dict, raw: Optional[MultiDict]) -> str:
     return text.strip()[:3].upper() or DEFAULTS["finance"]["currency"]
 
 
-def max_offers() -> int:
-    """The schema's limit on commitment offers (``max_length`` of ``Scenario.commitments``)."""
-    limits = [m.max_length for m in Scenario.model_fields["commitments"].metadata
-              if hasattr(m, "max_length")]
-    return limits[0]
+def table_limit(spec: TableSpec) -> int:
+    """The schema's limit on rows of a table (``max_length`` of its field)."""
+    return [m.max_length for m in schema_field(spec.path).metadata
+            if hasattr(m, "max_length")][0]
 
 
-def max_commitment_rows() -> int:
-    """Rows a form may post: every offer the schema allows, plus the blank rows shown."""
-    return max_offers() + EXTRA_COMMITMENT_ROWS
+def max_table_rows(spec: TableSpec) -> int:
+    """Rows a form may post: every row the schema allows, plus the blank rows shown."""
+    return table_limit(spec) + EXTRA_ROWS
 
 
-ROW_INDEX = re.compile(r"commitments\.([0-9]+)\.")
+def row_count(raw: MultiDict, spec: TableSpec) -> int:
+    """Rows of a table posted, from the highest index; never more than
+    :func:`max_table_rows` (a post naming row 99999999999 must not make the form build that
+    many rows)."""
+    indices = [int(m.group(2)[:6]) for k in raw
+               if (m := ROW_INDEX.match(k)) and m.group(1) == spec.path]
+    return min(max(indices) + 1, max_table_rows(spec)) if indices else 0
 
 
-def commitment_row_count(raw: MultiDict) -> int:
-    """Rows posted, from the highest index; never more than :func:`max_commitment_rows` (a
-    post naming row 99999999999 must not make the form build that many rows)."""
-    indices = [int(m.group(1)[:6]) for k in raw if (m := ROW_INDEX.match(k))]
-    return min(max(indices) + 1, max_commitment_rows()) if indices else 0
-
-
-def too_many_rows(raw: MultiDict) -> Optional[str]:
-    """The message for a post with a commitment row beyond the schema's limit, else None."""
-    limit = max_commitment_rows()
+def too_many_rows(raw: MultiDict) -> Optional[tuple[str, str]]:
+    """(table path, message) for a post with a row beyond the schema's limit, else None."""
     for key in raw:
         m = ROW_INDEX.match(key)
-        if m and (len(m.group(1)) > 6 or int(m.group(1)) >= limit):
-            return (f"At most {max_offers()} commitment offers: the form posted row "
-                    f"{clip(m.group(1))} (rows are numbered 0 to {limit - 1}).")
+        if not m:
+            continue
+        spec = TABLE_BY_PATH[m.group(1)]
+        limit = max_table_rows(spec)
+        if len(m.group(2)) > 6 or int(m.group(2)) >= limit:
+            return spec.path, (f"At most {table_limit(spec)} {spec.noun}: the form posted row "
+                               f"{clip(m.group(2))} (rows are numbered 0 to {limit - 1}).")
     return None
 
 
-def form_to_data(raw: MultiDict) -> tuple[dict, list[int]]:
-    """Nested scenario data from a posted form, and the form row of each kept offer."""
+def read_table(raw: MultiDict, spec: TableSpec) -> tuple[list[dict], list[int]]:
+    """The kept rows of a posted table (not removed, key filled in) and their form rows."""
+    kept, rows = [], []
+    for i in range(row_count(raw, spec)):
+        prefix = f"{spec.path}.{i}."
+        if raw.get(prefix + "remove") == "true" or not raw.get(prefix + spec.key_field,
+                                                                 "").strip():
+            continue
+        kept.append({k: parse_value(sub, raw.get(prefix + k))
+                     for k, sub in spec.model.model_fields.items()})
+        rows.append(i)
+    return kept, rows
+
+
+def form_to_data(raw: MultiDict) -> tuple[dict, dict[str, list[int]]]:
+    """Nested scenario data from a posted form, and for each table the form row of each kept
+    row (pydantic's row numbers are of the kept rows)."""
     data: dict[str, Any] = {"name": raw.get("name", "")}
+    row_maps: dict[str, list[int]] = {}
     for key, info in Scenario.model_fields.items():
-        if key in ("name", "commitments"):
+        if key == "name":
+            continue
+        if key in TABLE_BY_PATH:
+            data[key], row_maps[key] = read_table(raw, TABLE_BY_PATH[key])
             continue
         section: dict[str, Any] = {}
         for sub, sub_info in info.annotation.model_fields.items():
             name = f"{key}.{sub}"
-            if key == "owned" and sub == "financing":
+            if name in TABLE_BY_PATH:
+                section[sub], row_maps[name] = read_table(raw, TABLE_BY_PATH[name])
+            elif key == "owned" and sub == "financing":
                 kind = raw.get("owned.financing.kind", "cash")
                 financing: dict[str, Any] = {"kind": kind}
                 if kind == "loan":
@@ -212,19 +317,10 @@ def form_to_data(raw: MultiDict) -> tuple[dict, list[int]]:
             else:
                 section[sub] = parse_value(sub_info, raw.get(name))
         data[key] = section
-    offers, rows = [], []
-    for i in range(commitment_row_count(raw)):
-        if raw.get(f"commitments.{i}.remove") == "true" or not raw.get(f"commitments.{i}.id",
-                                                                         "").strip():
-            continue
-        offers.append({k: parse_value(sub, raw.get(f"commitments.{i}.{k}"))
-                       for k, sub in CommitmentOffer.model_fields.items()})
-        rows.append(i)
-    data["commitments"] = offers
-    kept = {offer["id"] for offer in offers}
+    kept = {offer["id"] for offer in data["commitments"]}
     data["proposed"]["committed_gpus"] = {k: v for k, v in
                                           data["proposed"]["committed_gpus"].items() if k in kept}
-    return data, rows
+    return data, row_maps
 
 
 def parse_value(info, text: Optional[str]) -> Any:
@@ -235,14 +331,19 @@ def parse_value(info, text: Optional[str]) -> Any:
     kind = field_meta(info)["kind"]
     if typing.get_origin(inner) is tuple:
         return fv.read_list(text, kind)
+    if typing.get_origin(inner) is dict:
+        return fv.read_pairs(text, kind)
     if optional and text == "":
         return None
     if inner in (int, float):
         return fv.read_number(text, kind)
+    options = typing.get_args(inner) if typing.get_origin(inner) is Literal else ()
+    if options and all(isinstance(o, int) for o in options) and text.isdigit():
+        return int(text[:12])  # a choice of numbers (months) comes back as the number
     return text
 
 
-def error_map(exc: ValidationError, rows: list[int], names: set[str],
+def error_map(exc: ValidationError, row_maps: dict[str, list[int]], names: set[str],
               displays: Optional[dict[str, str]] = None) -> dict[str, list[str]]:
     """Pydantic errors keyed by form field name (or section key for cross-field rules);
     bounds of percent fields are said in percent, as they were typed."""
@@ -250,12 +351,17 @@ def error_map(exc: ValidationError, rows: list[int], names: set[str],
     displays = displays or {}
     for item in exc.errors():
         loc = [str(part) for part in item["loc"]]
-        if loc[:1] == ["commitments"] and len(loc) > 1 and loc[1].isdigit():
-            loc[1] = str(rows[int(loc[1])]) if int(loc[1]) < len(rows) else loc[1]
+        for path, rows in row_maps.items():
+            n = path.count(".") + 1
+            if ".".join(loc[:n]) == path and len(loc) > n and loc[n].isdigit():
+                loc[n] = str(rows[int(loc[n])]) if int(loc[n]) < len(rows) else loc[n]
         if loc[:2] == ["owned", "financing"] and len(loc) > 2 and loc[2] in ("cash", "loan"):
             del loc[2]
         target = loc[0] if loc else GENERAL
         for end in range(len(loc), 0, -1):
+            if ".".join(loc[:end]) in TABLE_BY_PATH:
+                target = ".".join(loc[:end])   # the table as a whole (too many rows)
+                break
             if ".".join(loc[:end]) in names:
                 target = ".".join(loc[:end])
                 break
@@ -276,14 +382,14 @@ def validate_form(raw: MultiDict) -> tuple[Optional[Scenario], list[FormSection]
     beyond = too_many_rows(raw)
     if beyond is not None:   # refused before any row is built
         data, _ = form_to_data(raw)
-        return None, build_form(data, raw, {"commitments": [beyond]})
-    data, rows = form_to_data(raw)
+        return None, build_form(data, raw, {beyond[0]: [beyond[1]]})
+    data, row_maps = form_to_data(raw)
     try:
         return Scenario.model_validate(data), build_form(data, raw)
     except ValidationError as exc:
         plain = build_form(data, raw)
         displays = {f.name: f.display for s in plain for f in s.all_fields}
-        return None, build_form(data, raw, error_map(exc, rows, set(displays), displays))
+        return None, build_form(data, raw, error_map(exc, row_maps, set(displays), displays))
 
 
 def flatten(data: Any, prefix: str = "") -> dict[str, Any]:
@@ -302,20 +408,28 @@ def flatten(data: Any, prefix: str = "") -> dict[str, Any]:
 
 
 def _path_info(path: str):
-    """(section title, FieldInfo or None) of a dotted scenario path."""
+    """(section title, FieldInfo or None) of a dotted scenario path: a row of a table is
+    titled by its row ("Offer 2"), a key of a mapping by the mapping's field."""
     parts = path.split(".")
     if parts[0] == "name":
         return "", Scenario.model_fields["name"]
     section_title = SECTION_TITLES.get(parts[0], parts[0])
+    model: Any = Scenario
     info = None
-    if parts[0] == "commitments" and len(parts) >= 3:
-        info = CommitmentOffer.model_fields.get(parts[2])
-        section_title = f"Commitment offer {int(parts[1]) + 1}"
-    elif parts[0] in Scenario.model_fields and len(parts) >= 2:
-        model = Scenario.model_fields[parts[0]].annotation
-        info = getattr(model, "model_fields", {}).get(parts[1])
-        if parts[1] == "financing" and len(parts) >= 3:
-            info = LoanFinancing.model_fields.get(parts[2]) if parts[2] != "kind" else info
+    table: Optional[TableSpec] = None
+    for i, part in enumerate(parts):
+        if part.isdigit() and table is not None:
+            section_title, model, table = f"{table.row_title} {int(part) + 1}", table.model, None
+            continue
+        fields = getattr(model, "model_fields", None)
+        if not fields or part not in fields:
+            return section_title, (info if i > 0 else None)
+        info = fields[part]
+        walked = ".".join(parts[:i + 1])
+        table = TABLE_BY_PATH.get(walked)
+        model = LoanFinancing if walked == "owned.financing" else info.annotation
+        if walked == "owned.financing" and parts[i + 1:i + 2] == ["kind"]:
+            break
     return section_title, info
 
 

@@ -38,9 +38,15 @@ def plan_table(plan: Plan, source: str) -> str:
               f"{'owned util':>11}{'PV saving':>14}")
     lines += [header, "-" * len(header)]
     for name, r in plan.strategies.items():
-        committed = "+".join(f"{v}x{k}" for k, v in r.capacity.committed.items() if v) or "-"
+        if r.capacity is not None:
+            servers = str(r.capacity.servers)
+            committed = "+".join(f"{v}x{k}" for k, v in r.capacity.committed.items() if v) or "-"
+        else:   # a schedule: the most servers online and the most GPUs committed at once
+            servers = f"<={r.servers}"
+            most = int(r.committed_gpus_by_month.max(initial=0))
+            committed = f"<={most}" if most else "-"
         mark = " *" if name == plan.recommendation else ""
-        lines.append(f"{name:<13}{r.capacity.servers:>8}{committed:>11}{money(r.pv_cost):>14}"
+        lines.append(f"{name:<13}{servers:>8}{committed:>11}{money(r.pv_cost):>14}"
                      f"{money(r.normal_cost_pv):>14}{money(r.failure_cost_pv):>12}"
                      f"{money(r.total_cost):>14}{rate(r.cost_per_useful_gpu_hour):>12}"
                      f"{rate(r.cost_per_useful_gpu_hour_nominal):>11}"
@@ -48,10 +54,27 @@ def plan_table(plan: Plan, source: str) -> str:
     lines += ["", "Cost per useful GPU-hour: levelized = PV cost / PV of useful GPU-hours; "
               "nominal = total cost / useful GPU-hours.",
               "", f"Recommended (*): {plan.recommendation}", plan.explanation.text]
+    for name in ("staged", "proposed"):
+        if doc["strategies"].get(name, {}).get("schedule"):
+            lines += [""] + schedule_lines(name, doc["strategies"][name], cur)
     lines += [""] + breakeven_lines(doc)
     if plan.all_warnings:
         lines += ["", "Warnings:"] + [f"- {w.text}" for w in plan.all_warnings]
     return "\n".join(lines)
+
+
+def schedule_lines(name: str, strategy: dict, currency: str) -> list[str]:
+    """The decisions of a scheduled strategy as a table, then its cash by year."""
+    out = [f"Schedule of {name} (servers bought take work after the lead time):",
+           f"  {'month':<9}{'buy':>6}{'sell':>6}  commit"]
+    for d in strategy["schedule"]:
+        commits = ", ".join(f"{g} GPUs {k}" for k, g in d["commit"].items()) or "-"
+        out.append(f"  {d['month']:<9}{d['buy_servers']:>6}{d['sell_servers']:>6}  {commits}")
+    cash = strategy["cash"]["by_year"]
+    if cash:
+        out.append("  purchases and upfront payments by year [" + currency + "]: "
+                   + ", ".join(f"{y} {money(v)}" for y, v in cash.items()))
+    return out
 
 
 def breakeven_lines(doc: dict) -> list[str]:

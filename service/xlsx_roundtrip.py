@@ -11,12 +11,13 @@ from __future__ import annotations
 import io
 import logging
 import re
+import typing
 import zipfile
 from typing import Any
 
 import openpyxl
 from openpyxl.utils.escape import unescape
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from models.scenario import Scenario
 from service.clip import clip, clip_repr
@@ -102,14 +103,40 @@ def _set(doc: dict, path: str, value: Any) -> None:
             node = container.setdefault(index, {})
 
 
+def _table_fields() -> list[tuple[str, str]]:
+    """(section, field) of every scenario field that is a tuple of rows (models)."""
+    out = []
+    for section, info in Scenario.model_fields.items():
+        for name, sub in getattr(info.annotation, "model_fields", {}).items():
+            args = typing.get_args(sub.annotation)
+            if typing.get_origin(sub.annotation) is tuple and args and isinstance(
+                    args[0], type) and issubclass(args[0], BaseModel):
+                out.append((section, name))
+    return out
+
+
+TABLE_FIELDS = _table_fields()
+
+
+def _row_number(key: str) -> int:
+    if not key.isdigit() or len(key) > 6:
+        raise WorkbookError(f"row number {clip_repr(key)} is not a row number")
+    return int(key)
+
+
 def _listify(doc: dict) -> dict:
     """Numbered dict items back to lists (commitments, resale fractions)."""
     owned = doc.get("owned", {})
     if "resale_fraction_by_year" in owned:
         items = owned["resale_fraction_by_year"]
-        owned["resale_fraction_by_year"] = [items[k] for k in sorted(items, key=int)]
+        owned["resale_fraction_by_year"] = [items[k] for k in sorted(items, key=_row_number)]
     offers = doc.get("commitments", {})
-    doc["commitments"] = [offers[k] for k in sorted(offers, key=int)]
+    doc["commitments"] = [offers[k] for k in sorted(offers, key=_row_number)]
+    for section, field in TABLE_FIELDS:   # position.servers[1].count ... back to lists
+        node = doc.get(section, {})
+        if isinstance(node.get(field), dict):
+            rows = node[field]
+            node[field] = [rows[k] for k in sorted(rows, key=_row_number)]
     financing = owned.get("financing")
     if financing and financing.get("kind") == "cash":
         owned["financing"] = {"kind": "cash"}

@@ -161,7 +161,7 @@ def form_data(data: dict) -> dict:
     from service.forms import build_form
     out = {}
     for section in build_form(data):
-        for f in section.fields + [f for row in section.rows for f in row]:
+        for f in section.all_fields:
             if f.kind == "checkbox":
                 if f.checked:
                     out[f.name] = "true"

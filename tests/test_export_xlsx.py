@@ -26,7 +26,8 @@ from models.document import plan_document
 from models.plan import build_context, compute_plan
 from models.profile import UsageProfile
 from models.scenario import Scenario
-from service.export_xlsx import plan_xlsx_bytes, safe_download_name, write_plan_xlsx
+from service.export_xlsx import (plan_xlsx_bytes, safe_download_name, sheet_can_express,
+                                 write_plan_xlsx)
 from service.xlsx.assumptions import defined_name, scenario_rows
 from service.xlsx.libreoffice import recalculate, soffice
 from service.xlsx.strategy_sheet import FIRST, TABLE_HEADER_ROW, LINE_TITLES
@@ -154,7 +155,7 @@ def test_every_formula_equals_engine_after_recalculation(recalculated, name):
     plan = recalculated["plans"][name]
     lo = openpyxl.load_workbook(out, data_only=True)
     summary = lo["Summary"]
-    for name_, r in plan.strategies.items():
+    for name_, r in sheet_strategies(plan).items():
         ws = lo[name_]
         assert ws["B6"].value == pytest.approx(r.pv_cost, rel=REL)
         assert ws["B7"].value == pytest.approx(r.pv_cost, rel=REL)  # Excel NPV() route
@@ -169,7 +170,7 @@ def test_every_formula_equals_engine_after_recalculation(recalculated, name):
                for m in range(len(r.total_by_month))]
         np.testing.assert_allclose(got, r.discounted_cumulative, rtol=REL, atol=ABS)
     pv = {summary.cell(r, 1).value: summary.cell(r, 5).value for r in range(8, 14)}
-    for name_, r in plan.strategies.items():
+    for name_, r in sheet_strategies(plan).items():
         assert pv[name_] == pytest.approx(r.pv_cost, rel=REL)
 
 
@@ -183,7 +184,7 @@ def test_changed_assumption_moves_money_as_the_engine_says(recalculated, name, f
     ctx = build_context(changed, plan.profile)
     lo = openpyxl.load_workbook(recalculated["out"][f"{name}-changed"], data_only=True)
     moved = 0
-    for name_, r in plan.strategies.items():
+    for name_, r in sheet_strategies(plan).items():
         expected = ctx.evaluate(name_, r.capacity)   # same capacity, new prices
         ws = lo[name_]
         assert ws["B6"].value == pytest.approx(expected.pv_cost, rel=REL)
@@ -221,10 +222,16 @@ def h100():
     return plan, data, openpyxl.load_workbook(io.BytesIO(data))
 
 
+def sheet_strategies(plan):
+    """The strategies the workbook has a monthly sheet for."""
+    return {n: r for n, r in plan.strategies.items() if sheet_can_express(plan, r)}
+
+
 def test_sheets_in_order(h100):
     plan, _, wb = h100
     extra = ["Sensitivity"] if plan.uncertainty is not None else []
-    assert wb.sheetnames == ["Summary", "Assumptions", "Profile", *plan.strategies, "Breakeven",
+    assert wb.sheetnames == ["Summary", "Assumptions", "Profile", *sheet_strategies(plan),
+                             "Breakeven",
                              *extra]
 
 
@@ -256,7 +263,7 @@ def _leaves(d):
 
 def test_money_columns_are_formulas_and_volumes_are_values(h100):
     plan, _, wb = h100
-    for name in plan.strategies:
+    for name in sheet_strategies(plan):
         ws = wb[name]
         cols = header_columns(ws)
         for header, c in cols.items():
@@ -275,7 +282,7 @@ def test_money_columns_are_formulas_and_volumes_are_values(h100):
 def test_cached_values_are_the_engines(h100):
     plan, data, _ = h100
     wb = openpyxl.load_workbook(io.BytesIO(data), data_only=True)
-    for name, r in plan.strategies.items():
+    for name, r in sheet_strategies(plan).items():
         ws = wb[name]
         cols = header_columns(ws)
         got = [ws.cell(FIRST + 1 + m, cols["Total cost"]).value

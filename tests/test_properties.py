@@ -122,5 +122,8 @@ def test_optimal_is_never_above_any_other_strategy(case):
     plan = compute_plan(s, profile)
     best = plan.strategies["optimal"].pv_cost
     for name, r in plan.strategies.items():
-        assert best <= r.pv_cost * (1 + 1e-9) + 1e-6, name
+        if name == "staged":   # a schedule may beat every static plan, never the other way
+            assert r.pv_cost <= best * (1 + 1e-9) + 1e-6, name
+        else:
+            assert best <= r.pv_cost * (1 + 1e-9) + 1e-6, name
     assert plan.strategies["cloud_only"].pv_cost <= plan.strategies["on_demand"].pv_cost + 1e-6

@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Union
 
 import numpy as np
 import pytest
@@ -17,6 +18,7 @@ from models.document import plan_document
 from models.plan import build_context, compute_plan
 from models.profile import UsageProfile
 from models.scenario import Scenario, Uncertainty
+from models.capacity import CapacityPlan
 from models.strategies import Capacity, PlanContext, on_demand_capacity
 from models.uncertainty import draw_context, monte_carlo, tornado, what_if_context
 from service.ingest import load_usage
@@ -50,8 +52,10 @@ def flat_profile(gpus: float = 64.0, hours: int = 24 * 365, interruptible: float
                         has_workload=interruptible > 0)
 
 
-def capacities(plan) -> dict[str, Capacity]:
-    return {name: r.capacity for name, r in plan.strategies.items()}
+def capacities(plan) -> dict[str, Union[Capacity, CapacityPlan]]:
+    """Each strategy's decision: static capacity, or the cohorts of a schedule (staged)."""
+    return {name: r.capacity if r.capacity is not None else r.plan
+            for name, r in plan.strategies.items()}
 
 
 # --- scenario section ---------------------------------------------------------------------

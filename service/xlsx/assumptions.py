@@ -67,6 +67,10 @@ def _walk_model(model: BaseModel, prefix: str, section: str, label_prefix: str =
             continue
         if isinstance(value, BaseModel):
             yield from _walk_model(value, f"{path}.", section)
+        elif isinstance(value, tuple) and value and isinstance(value[0], BaseModel):
+            for i, item in enumerate(value, start=1):   # a table: one block of rows per item
+                yield from _walk_model(item, f"{path}[{i}].", section,
+                                       f"{label_prefix}{info.title or name} {i}: ")
         elif isinstance(value, tuple):
             meta = field_meta(info)
             for i, item in enumerate(value, start=1):
@@ -74,7 +78,8 @@ def _walk_model(model: BaseModel, prefix: str, section: str, label_prefix: str =
                           meta["source"], meta["help"], section)
         elif isinstance(value, dict):
             for key, item in value.items():
-                yield Row(f"{path}[{key}]", f"{info.title}: offer {key}", item, "GPUs", "",
+                yield Row(f"{path}[{key}]", f"{label_prefix}{info.title}: {key}", item,
+                          "servers" if name == "sell_from" else "GPUs", "",
                           info.description or "", section)
         else:
             yield _meta_row(path, info, value, section, label_prefix)

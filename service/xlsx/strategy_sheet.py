@@ -122,8 +122,8 @@ def build_columns(plan: Plan, r: StrategyResult, c: Callable[[str, int], str],
                sch["gen_start"], lambda x: _inside(c, x, f"INT(({c('m', x)}-1)/owned_useful_"
                                                          "life_months)*owned_useful_life_months")),
         Column("svc", "Generation in service from (month index)", "schedule", "int",
-               sch["svc"], lambda x: _inside(c, x, f"MAX({c('gen_start', x)},owned_lead_time_"
-                                                   "months)")),
+               sch["svc"], lambda x: _inside(c, x, f"{c('gen_start', x)}+owned_lead_time_"
+                                                   "months")),
         Column("age", "Generation age at month start [months]", "schedule", "int", sch["age"],
                lambda x: _inside(c, x, f"{c('m', x)}-1-{c('gen_start', x)}")),
         Column("span", "Generation months in horizon", "schedule", "int", sch["span"],

@@ -49,14 +49,32 @@ def write_summary(workbook, fmt: dict, plan: Plan, doc: dict, sheets: dict[str, 
              f"Failures and interruptions add [{cur}]"]
     for c, h in enumerate(heads):
         write_text(ws, TABLE_ROW, c, h, fmt["header"])
-    base = sheets["on_demand"]
-    base_pv = sheet_ref(base.name, base.cells["pv_cost"])
     baseline_value = plan.strategies["on_demand"].pv_cost
-    for i, (name, r) in enumerate(plan.strategies.items()):
-        row, info = TABLE_ROW + 1 + i, sheets[name]
-        ref = lambda key: sheet_ref(info.name, info.cells[key])  # noqa: E731
+    base = sheets.get("on_demand")
+    base_pv = sheet_ref(base.name, base.cells["pv_cost"]) if base else None
+    shown = list(plan.strategies.items())
+    for i, (name, r) in enumerate(shown):
+        row = TABLE_ROW + 1 + i
         write_text(ws, row, 0, name, fmt["bold"] if name == plan.recommendation else None)
         write_text(ws, row, 1, STRATEGY_TEXT.get(name, ""))
+        write_text(ws, row, 9, "yes" if name == plan.recommendation else "")
+        info = sheets.get(name)
+        if info is None:     # no formula sheet: the engine's figures as values
+            for col, value, style in (
+                    (2, float(r.servers), "int"),
+                    (3, float(r.committed_gpus_by_month.max(initial=0)), "int"),
+                    (4, r.pv_cost, "money"), (5, r.total_cost, "money"),
+                    (6, _num_or_dash(r.cost_per_useful_gpu_hour), "rate"),
+                    (7, _num_or_dash(r.owned_utilization), "percent"),
+                    (8, baseline_value - r.pv_cost, "money"),
+                    (10, _num_or_dash(r.cost_per_useful_gpu_hour_nominal), "rate"),
+                    (11, r.normal_cost_pv, "money"), (12, r.failure_cost_pv, "money")):
+                if isinstance(value, str):
+                    write_text(ws, row, col, value)
+                else:
+                    ws.write_number(row, col, value, fmt[style])
+            continue
+        ref = lambda key: sheet_ref(info.name, info.cells[key])  # noqa: E731
         ws.write_formula(row, 2, "=" + ref("servers"), fmt["int"], r.servers)
         commits = [sheet_ref(info.name, f"$E${2 + k}") for k in range(1, len(s.commitments) + 1)]
         ws.write_formula(row, 3, "=" + ("+".join(commits) or "0"), fmt["int"],
@@ -67,14 +85,20 @@ def write_summary(workbook, fmt: dict, plan: Plan, doc: dict, sheets: dict[str, 
                          _num_or_dash(r.cost_per_useful_gpu_hour))
         ws.write_formula(row, 7, "=" + ref("utilization"), fmt["percent"],
                          _num_or_dash(r.owned_utilization))
-        ws.write_formula(row, 8, f"={base_pv}-{ref('pv_cost')}", fmt["money"],
+        baseline = base_pv or repr(float(baseline_value))
+        ws.write_formula(row, 8, f"={baseline}-{ref('pv_cost')}", fmt["money"],
                          baseline_value - r.pv_cost)
-        write_text(ws, row, 9, "yes" if name == plan.recommendation else "")
         ws.write_formula(row, 10, "=" + ref("cost_per_hour_nominal"), fmt["rate"],
                          _num_or_dash(r.cost_per_useful_gpu_hour_nominal))
         ws.write_formula(row, 11, "=" + ref("normal_pv"), fmt["money"], r.normal_cost_pv)
         ws.write_formula(row, 12, "=" + ref("failure_pv"), fmt["money"], r.failure_cost_pv)
-    row = TABLE_ROW + 2 + len(plan.strategies)
+    row = TABLE_ROW + 2 + len(shown)
+    missing = [name for name in plan.strategies if name not in sheets]
+    if missing:
+        write_text(ws, row - 1, 0, "Figures as values, without a formula sheet (a schedule or "
+                   "a starting position, which the sheet formulas do not express yet): "
+                   + ", ".join(missing), fmt["note"])
+        row += 1
     write_text(ws, row, 0, "Recommendation", fmt["bold"])
     write_text(ws, row, 1, f"{plan.recommendation}: lowest PV cost at export "
                f"({STRATEGY_TEXT.get(plan.recommendation, '')})")
@@ -159,6 +183,8 @@ def _write_any(ws, row, column, value, fmt, label: str = "") -> None:
 
 def _summary_charts(workbook, ws, plan: Plan, sheets: dict[str, SheetInfo], row: int) -> None:
     cur = plan.scenario.finance.currency
+    if not sheets:
+        return   # charts draw from the strategy sheets
     cumulative = workbook.add_chart({"type": "line"})
     for name, info in sheets.items():
         c = info.columns["cumulative"]
@@ -173,6 +199,7 @@ def _summary_charts(workbook, ws, plan: Plan, sheets: dict[str, SheetInfo], row:
     cumulative.set_size({"width": 760, "height": 380})
     ws.insert_chart(row, 0, cumulative)
     rec = plan.recommendation
+    rec = rec if rec in sheets else ("optimal" if "optimal" in sheets else next(iter(sheets)))
     info, result = sheets[rec], plan.strategies[rec]
     stacked = workbook.add_chart({"type": "column", "subtype": "stacked"})
     for line, title in LINE_TITLES.items():

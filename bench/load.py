@@ -55,6 +55,7 @@ ANALYST = ("demo-analyst", "analyst-demo-pw")
 REVIEWER = ("demo-reviewer", "reviewer-demo-pw")
 PLAN = "/scenarios/1/revisions/1"
 CSRF = re.compile(r'name="csrf_token" value="([^"]+)"')
+REVISION_HASH = re.compile(r'name="revision_hash" value="([0-9a-f]{64})"')  # reviews name it
 DAILY = [{"timestamp": f"2026-02-{d:02d}", "gpu_hours": 200.0 + d} for d in range(1, 29)]
 TIMEOUT_S = 60
 
@@ -146,6 +147,7 @@ class Client:
         self.conn: http.client.HTTPConnection | None = None
         self.cookies: dict[str, str] = {}
         self.csrf = ""
+        self.revision_hash = ""
 
     def _send(self, method, path, body, headers):
         if self.conn is None:
@@ -182,10 +184,13 @@ class Client:
             return None, b""
         ok = status in expect
         self.record(kind, time.perf_counter() - start, ok, None if ok else f"HTTP {status}")
-        found = CSRF.search(data.decode("utf-8", "replace")) if data[:1] in (b"<", b"\n") \
-            else None
+        page = data.decode("utf-8", "replace") if data[:1] in (b"<", b"\n") else ""
+        found = CSRF.search(page)
         if found:
             self.csrf = found.group(1)
+        found = REVISION_HASH.search(page)
+        if found:
+            self.revision_hash = found.group(1)
         return status, data
 
     def close(self):
@@ -231,7 +236,7 @@ class User:
         elif action == "review_comment":
             c.call("plan_page", "GET", PLAN)     # the form the comment is posted from
             c.call("review_comment", "POST", PLAN + "/reviews", urlencode({
-                "csrf_token": c.csrf, "decision": "comment",
+                "csrf_token": c.csrf, "decision": "comment", "revision_hash": c.revision_hash,
                 "comment": f"load test comment {secrets.token_hex(4)}"}),
                 {"Content-Type": "application/x-www-form-urlencoded"}, expect=(302,))
         elif action == "api_plan":

@@ -8,11 +8,13 @@ assumptions is one line and every marginal keeps its own shape.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Optional
 
 import numpy as np
 from scipy.special import ndtr, ndtri
 
 from models.checkpoint import HOURS_PER_YEAR, waste_fraction
+from models.fields import field_meta
 from models.scenario import Scenario, Uncertainty
 
 STRATA = 8  # failure and spot-interruption draws: midpoints of equal-probability strata
@@ -21,63 +23,75 @@ STRATA = 8  # failure and spot-interruption draws: midpoints of equal-probabilit
 @dataclass(frozen=True)
 class Assumption:
     key: str              # prefix of its fields in Scenario.uncertainty
-    label: str
-    unit: str             # unit of the value itself (tornado low/high)
     relative: bool        # range is a fraction of the base, else added to it
-    bounds: tuple[float, float]
-    stratified: bool = False  # changes demand tables or waste: drawn from a few strata
+    path: Optional[str] = None   # the scenario field it moves; None: resale multiplier, offer shift
+    stratified: bool = False     # changes demand tables or waste: drawn from a few strata
+    label_unit: tuple[str, str] = ("", "")   # only for the two without a field
+
+    def field(self):
+        section, name = self.path.split(".")
+        return Scenario.model_fields[section].annotation.model_fields[name]
+
+    @property
+    def label(self) -> str:
+        return field_meta(self.field())["label"] if self.path else self.label_unit[0]
+
+    @property
+    def unit(self) -> str:
+        return field_meta(self.field())["unit"] if self.path else self.label_unit[1]
 
 
 ASSUMPTIONS = (
-    Assumption("on_demand_price", "On-demand price", "currency per GPU-hour", True, (0, 1000)),
-    Assumption("on_demand_trend", "On-demand price trend", "fraction per year", False,
-               (-0.9, 1)),
-    Assumption("hardware_trend", "Hardware price trend", "fraction per year", False, (-0.9, 1)),
-    Assumption("server_price", "Server price", "currency per server", True, (0, 1e8)),
-    Assumption("electricity_price", "Electricity price", "currency per kWh", True, (0, 5)),
-    Assumption("pue", "PUE", "ratio", False, (1, 3)),
-    Assumption("demand_growth", "Demand growth", "fraction per year", False, (-0.9, 10)),
-    Assumption("discount_rate", "Discount rate", "fraction per year", False, (0, 1)),
-    Assumption("resale_value", "Resale value", "multiple of the base resale fractions", True,
-               (0, 1e9)),
-    Assumption("availability", "Availability", "fraction of hours", False, (1e-6, 1)),
-    Assumption("spot_discount", "Spot discount", "fraction of on-demand price", False,
-               (0, 0.999)),
-    Assumption("spot_interruptions", "Spot interruption rate", "per instance-hour", True,
-               (0, 10), stratified=True),
-    Assumption("commitment_discount", "Commitment discounts",
-               "points added to every offer's discount", False, (-1, 1)),
-    Assumption("failure_rate", "Failure rate", "per server-year", True, (0, 1000),
+    Assumption("on_demand_price", True, "on_demand.price_per_gpu_hour"),
+    Assumption("on_demand_trend", False, "on_demand.price_trend_annual"),
+    Assumption("hardware_trend", False, "owned.hardware_price_trend_annual"),
+    Assumption("server_price", True, "owned.server_price"),
+    Assumption("electricity_price", True, "owned.electricity_price_per_kwh"),
+    Assumption("pue", False, "owned.pue"),
+    Assumption("demand_growth", False, "profile.growth_annual"),
+    Assumption("discount_rate", False, "finance.discount_rate_annual"),
+    Assumption("resale_value", True,
+               label_unit=("Resale value", "multiple of the base resale fractions")),
+    Assumption("availability", False, "owned.availability"),
+    Assumption("spot_discount", False, "spot.discount"),
+    Assumption("spot_interruptions", True, "spot.interruptions_per_instance_hour",
                stratified=True),
+    Assumption("commitment_discount", False,
+               label_unit=("Commitment discounts", "points added to every offer's discount")),
+    Assumption("failure_rate", True, "owned.failures_per_server_year", stratified=True),
 )
 BY_KEY = {a.key: a for a in ASSUMPTIONS}
 
 
 def base_value(s: Scenario, key: str) -> float:
     """The scenario's own value of an assumption (resale: multiplier 1; commitments: shift 0)."""
-    return {
-        "on_demand_price": s.on_demand.price_per_gpu_hour,
-        "on_demand_trend": s.on_demand.price_trend_annual,
-        "hardware_trend": s.owned.hardware_price_trend_annual,
-        "server_price": s.owned.server_price,
-        "electricity_price": s.owned.electricity_price_per_kwh,
-        "pue": s.owned.pue,
-        "demand_growth": s.profile.growth_annual,
-        "discount_rate": s.finance.discount_rate_annual,
-        "resale_value": 1.0,
-        "availability": s.owned.availability,
-        "spot_discount": s.spot.discount,
-        "spot_interruptions": s.spot.interruptions_per_instance_hour,
-        "commitment_discount": 0.0,
-        "failure_rate": s.owned.failures_per_server_year,
-    }[key]
+    a = BY_KEY[key]
+    if a.path is None:
+        return 1.0 if key == "resale_value" else 0.0
+    section, name = a.path.split(".")
+    return getattr(getattr(s, section), name)
+
+
+def field_bounds(a: Assumption) -> tuple[float, float]:
+    """The allowed range of the field an assumption moves, from the schema [its unit]."""
+    meta = field_meta(a.field())
+    lo = meta.get("ge", meta.get("gt", -np.inf))
+    hi = meta.get("le", meta.get("lt", np.inf))
+    if "gt" in meta:
+        lo = float(np.nextafter(lo, np.inf))
+    if "lt" in meta:
+        hi = float(np.nextafter(hi, -np.inf))
+    return float(lo), float(hi)
 
 
 def value_bounds(s: Scenario, key: str) -> tuple[float, float]:
-    lo, hi = BY_KEY[key].bounds
+    a = BY_KEY[key]
     if key == "resale_value":
         top = max(s.owned.resale_fraction_by_year)
-        hi = 1.0 / top if top > 0 else 1.0
+        return 0.0, (1.0 / top if top > 0 else 1.0)
+    if key == "commitment_discount":
+        return -1.0, 1.0            # every offer's discount is then kept in [0, 0.999]
+    lo, hi = field_bounds(a)
     if key == "failure_rate":
         hi = min(hi, feasible_failure_rate(s))
     return lo, hi
@@ -98,7 +112,7 @@ def feasible_failure_rate(s: Scenario) -> float:
                               checkpoint_seconds=sp.checkpoint_seconds,
                               restart_seconds=sp.restart_seconds).fraction
 
-    top = BY_KEY["failure_rate"].bounds[1]
+    top = field_bounds(BY_KEY["failure_rate"])[1]
     if waste(top) < 1:
         return top
     lo, hi = 0.0, top
@@ -125,33 +139,18 @@ def low_high(s: Scenario, key: str) -> tuple[float, float]:
 def with_values(s: Scenario, values: dict[str, float]) -> Scenario:
     """A what-if copy of the scenario with some assumptions at the given values, revalidated."""
     changes: dict[str, dict] = {}
-
-    def put(section: str, name: str, value) -> None:
-        changes.setdefault(section, {})[name] = value
-
-    paths = {"on_demand_price": ("on_demand", "price_per_gpu_hour"),
-             "on_demand_trend": ("on_demand", "price_trend_annual"),
-             "hardware_trend": ("owned", "hardware_price_trend_annual"),
-             "server_price": ("owned", "server_price"),
-             "electricity_price": ("owned", "electricity_price_per_kwh"),
-             "pue": ("owned", "pue"), "demand_growth": ("profile", "growth_annual"),
-             "discount_rate": ("finance", "discount_rate_annual"),
-             "availability": ("owned", "availability"), "spot_discount": ("spot", "discount"),
-             "spot_interruptions": ("spot", "interruptions_per_instance_hour"),
-             "failure_rate": ("owned", "failures_per_server_year")}
     for key, value in values.items():
         value = float(value)
-        if key in paths:
-            put(*paths[key], value)
+        a = BY_KEY[key]
+        if a.path is not None:
+            section, name = a.path.split(".")
+            changes.setdefault(section, {})[name] = value
         elif key == "resale_value":
-            put("owned", "resale_fraction_by_year",
-                tuple(min(1.0, f * value) for f in s.owned.resale_fraction_by_year))
-        elif key == "commitment_discount":
-            offers = [o.model_dump() | {"discount": offer_discount(o.discount, value)}
-                      for o in s.commitments]
-            changes["commitments"] = offers  # type: ignore[assignment]
-        else:
-            raise KeyError(key)
+            changes.setdefault("owned", {})["resale_fraction_by_year"] = tuple(
+                min(1.0, f * value) for f in s.owned.resale_fraction_by_year)
+        else:  # commitment_discount: a shift of every offer's discount
+            changes["commitments"] = [o.model_dump() | {"discount": float(offer_discount(
+                o.discount, value))} for o in s.commitments]  # type: ignore[assignment]
     return s.with_changes(**changes)
 
 

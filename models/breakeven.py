@@ -1,24 +1,31 @@
-"""Breakevens and the chart data behind them (design 5.2, 9.3).
+"""Breakevens and the chart data behind them (design 5.2, 9.3; issue 11 items 5, 8, 9).
 
-Screening curves give each source's levelized PV cost per GPU-year of capacity against the
-hours a year it is used: owned a_o + b_o h, on demand and spot b h, a commitment a flat a_k.
-Where two are linear their crossing is exact; breakeven prices, where a support minimum can make
-costs non-linear, are found by bracketed root-finding (scipy brentq).
+*Marginal* utilization breakevens are crossings of screening curves: each source's levelized
+PV cost per GPU-year of capacity against the hours a year it is used (owned a_o + b_o h, on
+demand and spot b h, a commitment a flat a_k). They leave out storage, egress, the setup fee and
+the support minimum. Owned capacity is compared with the cloud over the months a server is
+online (during a lead time both sides rent the same cloud). *All-in* breakevens run the whole
+engine on a flat profile and find the utilization of one server at which owning costs the same
+as the cloud option, every charge included. Every breakeven states its direction. Price
+breakevens (on-demand price, server price) tie the best plan that owns servers with the best
+cloud-only plan, searched inside the field's allowed range only.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Optional
+from dataclasses import dataclass, field
+from typing import Callable, Optional
 
 import numpy as np
 from scipy.optimize import brentq
 
+from models.capacity import Capacity, CapacityPlan, CommitmentCohort, static_plan
+from models.fields import field_meta
 from models.finance import payback_month
-from models.optimize import best_capacity, candidate_grid
-from models.strategies import Capacity, PlanContext
-
-if TYPE_CHECKING:
-    from models.plan import Plan
+from models.messages import Message, Percent
+from models.optimize import LinearCosts, best_capacity, optimizer_state
+from models.profile import PlanDemand
+from models.scenario import Scenario
+from models.strategies import PlanContext, StrategyResult
 
 HOURS = 8760.0
 
@@ -35,27 +42,84 @@ class Line:
         return self.fixed + self.per_hour * np.asarray(hours)
 
 
+@dataclass(frozen=True)
+class Direction:
+    """Which side is cheaper on which side of a breakeven."""
+
+    cheaper: str          # "owned", or a cloud option's name
+    when: str             # "above" | "below"
+    other: str
+
+    def message(self) -> Message:
+        if self.when == "above":
+            return Message("{cheaper} is cheaper than {other} above this utilization",
+                           {"cheaper": self.cheaper, "other": self.other})
+        return Message("{cheaper} is cheaper than {other} below this utilization",
+                       {"cheaper": self.cheaper, "other": self.other})
+
+    def as_json(self) -> dict:
+        return {"cheaper": self.cheaper, "when": self.when, "other": self.other,
+                "text": self.message().text}
+
+
+@dataclass
+class BreakevenSection:
+    """The plan document's "breakeven" section."""
+
+    utilization: dict[str, Optional[float]]
+    utilization_all_in: dict[str, Optional[float]]
+    commitment_vs_on_demand: dict[str, Optional[float]]
+    payback_month: dict[str, Optional[int]]
+    payback_month_discounted: dict[str, Optional[int]]
+    on_demand_price: Optional[float]
+    server_price: Optional[float]
+    directions: dict[str, Direction] = field(default_factory=dict)
+    reasons: dict[str, Message] = field(default_factory=dict)
+
+
+@dataclass
+class Charts:
+    screening: dict
+    load_duration: dict
+
+
+def online_months(ctx: PlanContext) -> np.ndarray:
+    """1 in the months one server of a static plan takes work [-]."""
+    return ctx.capacity_plan(Capacity(1)).servers_online(ctx.horizon)
+
+
 def screening_lines(ctx: PlanContext) -> dict[str, Line]:
-    """Screening curves of every source [currency per GPU-year vs hours used per year]."""
-    s, lc, cal = ctx.scenario, candidate_grid(ctx).linear, ctx.calendar
-    online = ctx.units.server.online
+    """Screening curves of every source [currency per GPU-year vs hours used per year].
+
+    Owned, on demand and spot are levelized over the months a server is online, so that their
+    crossings compare like with like; commitments over the whole horizon.
+    """
+    s, lc, cal = ctx.scenario, optimizer_state(ctx)[0], ctx.calendar
+    online = online_months(ctx)
     hours_pv = float(cal.hours @ ctx.end_factors)
     online_pv = float((cal.hours * online) @ ctx.end_factors)
     o = s.owned
     theta_c = s.on_demand.relative_throughput
     lines: dict[str, Line] = {}
+    weights, weights_pv = (cal.hours * online, online_pv) if online_pv > 0 else (cal.hours,
+                                                                                 hours_pv)
     if online_pv > 0:
         lines["owned"] = Line(
             HOURS * lc.server_pv / (o.gpus_per_server * o.relative_throughput * online_pv),
-            float(lc.owned_unit_pv @ (cal.hours * online)) / online_pv,
-            HOURS * o.availability)
-    lines["on_demand"] = Line(0.0, float(lc.on_demand_unit_pv @ cal.hours) / hours_pv)
+            float(lc.owned_unit_pv @ weights) / weights_pv, HOURS * o.availability)
+    lines["on_demand"] = Line(0.0, float(lc.on_demand_unit_pv @ weights) / weights_pv)
     if ctx.spot_waste.feasible:
-        lines["spot"] = Line(0.0, float(lc.spot_unit_pv @ cal.hours) / hours_pv
+        lines["spot"] = Line(0.0, float(lc.spot_unit_pv @ weights) / weights_pv
                              / (1.0 - ctx.spot_waste.fraction))
     for offer_id, pv in lc.offer_pv.items():
         lines[offer_id] = Line(HOURS * pv / (theta_c * hours_pv), 0.0)
     return lines
+
+
+def on_demand_line_all_months(ctx: PlanContext, lc: LinearCosts) -> Line:
+    cal = ctx.calendar
+    return Line(0.0, float(lc.on_demand_unit_pv @ cal.hours) / float(cal.hours @
+                                                                      ctx.end_factors))
 
 
 def crossing_hours(a: Line, b: Line) -> Optional[float]:
@@ -68,52 +132,177 @@ def crossing_hours(a: Line, b: Line) -> Optional[float]:
     return h if 0 < h <= limit + 1e-9 else None
 
 
-def utilization_breakevens(lines: dict[str, Line]) -> tuple[dict, dict, dict]:
+def direction(a_name: str, a: Line, b_name: str, b: Line) -> Direction:
+    """The side of the crossing on which ``a`` is cheaper (the steeper line wins below)."""
+    if a.per_hour < b.per_hour:
+        return Direction(a_name, "above", b_name)
+    return Direction(a_name, "below", b_name)
+
+
+def utilization_breakevens(ctx: PlanContext, lines: dict[str, Line]
+                           ) -> tuple[dict, dict, dict, dict]:
     """Owned vs each cloud option, and each commitment vs on demand [fraction of hours]."""
-    owned_vs, commit_vs, reasons = {}, {}, {}
+    owned_vs, commit_vs, directions, reasons = {}, {}, {}, {}
     owned = lines.get("owned")
     for name, line in lines.items():
         if name == "owned":
             continue
+        key = f"utilization.{name}"
         if owned is None:
             owned_vs[name] = None
-            reasons[f"utilization.{name}"] = "owned servers never come online in the horizon"
+            reasons[key] = Message("owned servers never come online in the horizon")
             continue
         h = crossing_hours(owned, line)
         owned_vs[name] = None if h is None else h / HOURS
+        directions[key] = direction("owned", owned, name, line)
         if h is None:
-            cheaper = owned.at(owned.max_hours) <= line.at(owned.max_hours)
-            reasons[f"utilization.{name}"] = (
-                f"owned is {'cheaper' if cheaper else 'dearer'} than {name} at every "
-                f"achievable utilization (0 to {owned.max_hours / HOURS:.0%})")
+            top = owned.max_hours
+            if owned.at(top) <= line.at(top):
+                reasons[key] = Message("owned is cheaper than {other} at every achievable "
+                                       "utilization (0 to {top})",
+                                       {"other": name, "top": Percent(top / HOURS)})
+            else:
+                reasons[key] = Message("owned is dearer than {other} at every achievable "
+                                       "utilization (0 to {top})",
+                                       {"other": name, "top": Percent(top / HOURS)})
+    on_demand = on_demand_line_all_months(ctx, optimizer_state(ctx)[0])
     for name, line in lines.items():
         if line.per_hour == 0 and line.fixed > 0:
-            h = crossing_hours(line, lines["on_demand"])
+            key = f"commitment_vs_on_demand.{name}"
+            h = crossing_hours(line, on_demand)
             commit_vs[name] = None if h is None else h / HOURS
+            directions[key] = direction(name, line, "on_demand", on_demand)
             if h is None:
-                reasons[f"commitment_vs_on_demand.{name}"] = (
-                    f"{name} costs more than on demand even when used every hour")
-    return owned_vs, commit_vs, reasons
+                reasons[key] = Message("{offer} costs more than on demand even when used "
+                                       "every hour", {"offer": name})
+    return owned_vs, commit_vs, directions, reasons
 
 
-def tie_value(f: Callable[[float], float], x0: float) -> tuple[Optional[float], str]:
-    """Root of f near x0: exact when f is linear, else brentq on a bracket; (None, reason)."""
-    x1 = x0 * 2 if x0 > 0 else 1.0
+# ---- all-in utilization breakevens on a flat profile ---------------------------------------
+
+def flat_context(ctx: PlanContext, gpus: float, interruptible: bool) -> PlanContext:
+    """The plan's context with a flat demand of ``gpus`` in every hour (prices unchanged)."""
+    hours = ctx.calendar.total_hours
+    flat, zero = np.full(hours, gpus), np.zeros(hours)
+    demand = PlanDemand(zero if interruptible else flat, flat if interruptible else zero,
+                        profile_hours_used=hours, repeated_hours=0)
+    return ctx.with_demand(demand)
+
+
+def all_in_breakevens(ctx: PlanContext, names: list[str]) -> tuple[dict, dict, dict]:
+    """Utilization of one owned server at which owning it costs what the cloud option does,
+    every charge included (storage, egress, setup fee, support minimum) [fraction]."""
+    s = ctx.scenario
+    o = s.owned
+    if not online_months(ctx).any():
+        why = Message("owned servers never come online in the horizon")
+        return ({n: None for n in names}, {}, {f"utilization_all_in.{n}": why for n in names})
+    server_gpus = o.gpus_per_server * o.relative_throughput   # demand units at 100 %
+    top = o.availability
+    own = static_plan(s, Capacity(1, {}, use_spot=False), ctx.horizon)
+    owned_pv: dict[tuple, tuple[PlanContext, float]] = {}   # shared by the cloud options
+
+    def owned_at(u: float, interruptible: bool) -> tuple[PlanContext, float]:
+        key = (u, interruptible)
+        if key not in owned_pv:
+            c = flat_context(ctx, u * server_gpus, interruptible)
+            owned_pv[key] = (c, c.pv(own))
+        return owned_pv[key]
+
+    values, directions, reasons = {}, {}, {}
+    for name in names:
+        interruptible = name == "spot"
+        cloud = cloud_plan(ctx, name)
+
+        def gap(u: float) -> float:
+            c, owned = owned_at(u, interruptible)
+            return owned - c.pv(cloud)
+
+        key = f"utilization_all_in.{name}"
+        lo_gap, hi_gap = gap(1e-9), gap(top)
+        cheaper_high = hi_gap < lo_gap
+        directions[key] = Direction("owned", "above" if cheaper_high else "below", name)
+        root = bracketed_root(gap, 1e-9, top, lo_gap, hi_gap)
+        values[name] = root
+        if root is None:
+            which = "cheaper" if hi_gap <= 0 else "dearer"
+            reasons[key] = Message("owning one server is {which} than {other} at every "
+                                   "utilization from 0 to {top}, all charges included",
+                                   {"which": which, "other": name, "top": Percent(top)})
+    return values, directions, reasons
+
+
+def cloud_plan(ctx: PlanContext, name: str) -> CapacityPlan:
+    """The cloud side of an all-in comparison: on demand, spot (with on demand for what spot
+    cannot take), or a commitment of as many GPUs as one server holds."""
+    s = ctx.scenario
+    if name == "on_demand":
+        return CapacityPlan(use_spot=False)
+    if name == "spot":
+        return CapacityPlan(use_spot=True)
+    o = s.owned
+    gpus = o.gpus_per_server * o.availability * o.relative_throughput / \
+        s.on_demand.relative_throughput
+    offer = next(x for x in s.commitments if x.id == name)
+    cohorts = tuple(CommitmentCohort(name, gpus, start, offer.term_months)
+                    for start in range(0, ctx.horizon, offer.term_months))
+    return CapacityPlan((), cohorts, use_spot=False)
+
+
+def bracketed_root(f: Callable[[float], float], lo: float, hi: float, f_lo: float,
+                   f_hi: float) -> Optional[float]:
+    """A root of f in [lo, hi] (exact for a linear f, else brentq), or None if f keeps its sign."""
+    if f_lo == 0:
+        return lo
+    if f_hi == 0:
+        return hi
+    if f_lo * f_hi > 0:
+        return None
+    guess = lo - f_lo * (hi - lo) / (f_hi - f_lo)   # exact when f is linear
+    f_guess = f(guess)
+    if abs(f_guess) <= 1e-9 * max(1.0, abs(f_lo), abs(f_hi)):
+        return float(guess)
+    a, b = (lo, guess) if f_lo * f_guess < 0 else (guess, hi)
+    return float(brentq(f, a, b, xtol=1e-12, rtol=1e-12))
+
+
+# ---- price breakevens ------------------------------------------------------------------------
+
+def field_range(section: str, key: str) -> tuple[float, float]:
+    """The allowed range of a scenario field [its unit]."""
+    info = Scenario.model_fields[section].annotation.model_fields[key]
+    meta = field_meta(info)
+    lo = meta.get("ge", meta.get("gt", 0.0))
+    hi = meta.get("le", meta.get("lt", np.inf))
+    return float(lo), float(hi)
+
+
+def tie_value(f: Callable[[float], float], x0: float, lo: float, hi: float
+              ) -> tuple[Optional[float], Optional[Message]]:
+    """A root of f inside [lo, hi] near x0: exact when f is linear, else brentq on a bracket
+    from a grid; (None, reason) when the two plans do not tie inside the allowed range."""
+    x0 = min(max(x0, lo), hi)
+    x1 = x0 * 2 if 0 < x0 * 2 <= hi else (x0 + hi) / 2 if x0 < hi else (lo + x0) / 2
     f0, f1 = f(x0), f(x1)
-    slope = (f1 - f0) / (x1 - x0)
-    if abs(slope) < 1e-12 * max(1.0, abs(f0)):
-        return None, "the two plans cost the same amount more or less at any value"
-    root = x0 - f0 / slope
-    if root >= 0 and abs(f(root)) <= 1e-6 * max(1.0, abs(f0), abs(f1)):
-        return root, ""
-    grid = np.concatenate([[0.0], x0 * np.geomspace(1e-3, 100, 40)])
+    if x1 == x0 or abs(f1 - f0) < 1e-12 * max(1.0, abs(f0)):
+        return None, Message("the two plans cost the same amount more or less at any value")
+    root = x0 - f0 * (x1 - x0) / (f1 - f0)
+    if lo <= root <= hi and abs(f(root)) <= 1e-6 * max(1.0, abs(f0), abs(f1)):
+        return float(root), None
+    grid = np.unique(np.clip(np.concatenate(
+        [[lo, x0, hi], x0 * np.geomspace(1e-3, 100, 40) if x0 > 0 else []]), lo, hi))
     values = [f(x) for x in grid]
-    for lo, hi, vlo, vhi in zip(grid, grid[1:], values, values[1:]):
-        if vlo == 0:
-            return float(lo), ""
-        if vlo * vhi < 0:
-            return float(brentq(f, lo, hi, xtol=1e-10 * max(1.0, x0))), ""
-    return None, f"no crossing between 0 and {100 * x0:,.4g}"
+    for a, b, fa, fb in zip(grid, grid[1:], values, values[1:]):
+        if fa == 0:
+            return float(a), None
+        if fa * fb < 0:
+            return float(brentq(f, a, b, xtol=1e-10 * max(1.0, x0))), None
+    if values[-1] == 0:
+        return float(grid[-1]), None
+    return None, Message("no tie within the allowed range ({lo} to {hi}): the plan that owns "
+                         "servers stays {which} throughout",
+                         {"lo": f"{lo:,.6g}", "hi": f"{hi:,.6g}",
+                          "which": "cheaper" if values[-1] < 0 else "dearer"})
 
 
 def price_breakevens(ctx: PlanContext, cloud: Capacity) -> tuple[dict, dict]:
@@ -122,15 +311,14 @@ def price_breakevens(ctx: PlanContext, cloud: Capacity) -> tuple[dict, dict]:
     try:
         owning, _ = best_capacity(ctx, min_servers=1)
     except ValueError:
+        why = Message("no plan with owned servers")
         return ({"on_demand_price": None, "server_price": None},
-                {"on_demand_price": "no plan with owned servers", "server_price":
-                 "no plan with owned servers"})
+                {"on_demand_price": why, "server_price": why})
 
     def gap(section: str, key: str) -> Callable[[float], float]:
         def f(x: float) -> float:
             priced = ctx.repriced(s.with_changes(**{section: {key: x}}))
-            return (priced.evaluate("own", owning).pv_cost
-                    - priced.evaluate("cloud", cloud).pv_cost)
+            return priced.pv(owning) - priced.pv(cloud)
         return f
 
     values, reasons = {}, {}
@@ -138,19 +326,22 @@ def price_breakevens(ctx: PlanContext, cloud: Capacity) -> tuple[dict, dict]:
             ("on_demand_price", "on_demand", "price_per_gpu_hour",
              s.on_demand.price_per_gpu_hour),
             ("server_price", "owned", "server_price", s.owned.server_price)):
-        root, why = tie_value(gap(section, key), x0)
+        root, why = tie_value(gap(section, key), x0, *field_range(section, key))
         values[name] = root
-        if root is None:
+        if why is not None:
             reasons[name] = why
     return values, reasons
 
 
-def load_duration(ctx: PlanContext, capacity: Capacity, points: int = 200) -> dict:
+# ---- charts and the section ------------------------------------------------------------------
+
+def load_duration(ctx: PlanContext, r: StrategyResult, points: int = 200) -> dict:
     demand = np.sort(ctx.tables.gross.sorted.ravel())[::-1]
     demand = demand[: ctx.calendar.total_hours]
     idx = np.unique(np.linspace(0, len(demand) - 1, points).round().astype(int))
-    committed = float(ctx.committed_capacity(sum(capacity.committed.values()))[0])
-    owned = float(ctx.owned_capacity(capacity.servers).max()) if capacity.servers else 0.0
+    theta_c = ctx.scenario.on_demand.relative_throughput
+    committed = float(r.committed_gpus_by_month.max(initial=0.0)) * theta_c
+    owned = float(r.servers_online.max(initial=0.0)) * ctx.owned_per_server()
     return {"fraction_of_hours": ((idx + 1) / len(demand)).tolist(),
             "gpus": demand[idx].tolist(),
             "levels": {"committed": committed, "owned": committed + owned}}
@@ -173,28 +364,41 @@ def screening_chart(lines: dict[str, Line], points: int = 25) -> dict:
             "crossings": crossings}
 
 
-def breakeven_sections(plan: "Plan") -> dict:
-    """The plan document's "breakeven" and "charts" sections."""
-    ctx, results = plan.context, plan.strategies
-    lines = screening_lines(ctx)
-    owned_vs, commit_vs, reasons = utilization_breakevens(lines)
+def payback(results: dict[str, StrategyResult], horizon: int) -> tuple[dict, dict, dict]:
+    """First month the cumulative cost of optimal and proposed is at or below on demand's;
+    n/a for a plan that invests nothing up front."""
     base = results["on_demand"]
-    payback, payback_discounted = {}, {}
-    for name in ("optimal", "proposed"):
-        if name in results:
-            payback[name] = payback_month(results[name].cumulative, base.cumulative)
-            payback_discounted[name] = payback_month(results[name].discounted_cumulative,
-                                                     base.discounted_cumulative)
+    nominal, discounted, reasons = {}, {}, {}
+    for name in ("optimal", "staged", "proposed"):
+        r = results.get(name)
+        if r is None and name == "staged":
+            continue
+        if r is None:
+            nominal[name] = discounted[name] = None
+            reasons[f"payback_month.{name}"] = Message("no proposed plan was given")
+        elif r.capital_outlay() <= 0:
+            nominal[name] = discounted[name] = None
+            reasons[f"payback_month.{name}"] = Message(
+                "n/a: {plan} invests nothing up front", {"plan": name})
         else:
-            payback[name] = payback_discounted[name] = None
-            reasons[f"payback_month.{name}"] = "no proposed plan was given"
+            nominal[name] = payback_month(r.cumulative[:horizon], base.cumulative[:horizon])
+            discounted[name] = payback_month(r.discounted_cumulative[:horizon],
+                                             base.discounted_cumulative[:horizon])
+    return nominal, discounted, reasons
+
+
+def breakeven_section(ctx: PlanContext, results: dict[str, StrategyResult],
+                      recommendation: str) -> tuple[BreakevenSection, Charts]:
+    lines = screening_lines(ctx)
+    owned_vs, commit_vs, directions, reasons = utilization_breakevens(ctx, lines)
+    all_in, all_in_directions, all_in_reasons = all_in_breakevens(ctx, list(owned_vs))
+    nominal, discounted, payback_reasons = payback(results, ctx.horizon)
     prices, price_reasons = price_breakevens(ctx, results["cloud_only"].capacity)
-    reasons.update(price_reasons)
-    chosen = results[plan.recommendation].capacity
-    return {
-        "breakeven": {"utilization": owned_vs, "commitment_vs_on_demand": commit_vs,
-                      "payback_month": payback, "payback_month_discounted": payback_discounted,
-                      **prices, "reasons": reasons},
-        "charts": {"screening": screening_chart(lines),
-                   "load_duration": load_duration(ctx, chosen)},
-    }
+    section = BreakevenSection(
+        utilization=owned_vs, utilization_all_in=all_in, commitment_vs_on_demand=commit_vs,
+        payback_month=nominal, payback_month_discounted=discounted,
+        on_demand_price=prices["on_demand_price"], server_price=prices["server_price"],
+        directions={**directions, **all_in_directions},
+        reasons={**reasons, **all_in_reasons, **payback_reasons, **price_reasons})
+    return section, Charts(screening_chart(lines),
+                           load_duration(ctx, results[recommendation]))

@@ -9,6 +9,7 @@ import math
 from dataclasses import dataclass
 
 SECONDS_PER_HOUR = 3600.0
+NEGLIGIBLE = 1e-200   # interruptions per second below which waste is nil
 HOURS_PER_YEAR = 8760.0
 
 
@@ -36,7 +37,7 @@ class Waste:
     fraction: float          # w: wasted share of billed time [-]
     mtbi_hours: float        # M: gang mean time between interruptions [h]
     interval_seconds: float  # tau [s]
-    lost_seconds: float      # L: work lost per interruption [s]
+    lost_seconds: float      # L: work lost per interruption, mean over both kinds [s]
 
     @property
     def feasible(self) -> bool:
@@ -55,21 +56,34 @@ def waste_fraction(*, nodes: int, noticed_rate_per_node_hour: float,
 
     Notes
     -----
-    M = 1 / (n (lambda_notice + lambda_none)); tau from Daly; w = delta/tau + (L + R)/M.
-    An interruption with notice >= delta loses no work (a final checkpoint is written);
-    any other loses L = tau/2 on average. With both kinds, L is their rate-weighted mean.
+    An interruption with notice >= delta is *noticed*: the job writes a final checkpoint and
+    restarts, losing no work, so it costs delta + R. Any other interruption (a hardware failure,
+    or a reclaim whose notice is shorter than a checkpoint write) loses on average half a
+    checkpoint interval, tau/2, plus the restart R. Periodic checkpoints guard only against the
+    unnoticed kind, so tau comes from their gang MTBI M_u = 1 / (n lambda_u) through Daly:
+
+        w = delta / tau + (tau/2 + R) / M_u + (delta + R) / M_n,   M_n = 1 / (n lambda_n).
+
+    With no unnoticed interruptions there are no periodic checkpoints (tau = inf).
     """
-    rate = nodes * (noticed_rate_per_node_hour + unnoticed_rate_per_node_hour)
-    if rate <= 0:
+    noticed, unnoticed = noticed_rate_per_node_hour, unnoticed_rate_per_node_hour
+    if notice_seconds < checkpoint_seconds:  # too short for a final checkpoint
+        noticed, unnoticed = 0.0, noticed + unnoticed
+    rate_n = nodes * noticed / SECONDS_PER_HOUR      # per second
+    rate_u = nodes * unnoticed / SECONDS_PER_HOUR
+    # a rate this small wastes less than 1e-90 of the time: none (and 1/rate would overflow)
+    rate_n, rate_u = (float(r) if r > NEGLIGIBLE else 0.0 for r in (rate_n, rate_u))
+    if rate_n + rate_u <= 0:
         return Waste(0.0, math.inf, math.inf, 0.0)
-    m = SECONDS_PER_HOUR / rate
-    tau = daly_interval(checkpoint_seconds, m)
-    total = noticed_rate_per_node_hour + unnoticed_rate_per_node_hour
-    noticed_share = noticed_rate_per_node_hour / total
-    noticed_loss = 0.0 if notice_seconds >= checkpoint_seconds else tau / 2
-    lost = noticed_share * noticed_loss + (1 - noticed_share) * tau / 2
-    w = checkpoint_seconds / tau + (lost + restart_seconds) / m
-    return Waste(w, m / SECONDS_PER_HOUR, tau, lost)
+    delta, restart = checkpoint_seconds, restart_seconds
+    if rate_u > 0:
+        tau = daly_interval(delta, 1.0 / rate_u)
+        w = delta / tau + (tau / 2 + restart) * rate_u
+    else:
+        tau, w = math.inf, 0.0
+    w += (delta + restart) * rate_n
+    lost = (rate_u * tau / 2) / (rate_n + rate_u) if rate_u > 0 else 0.0
+    return Waste(w, 1.0 / (rate_n + rate_u) / SECONDS_PER_HOUR, tau, lost)
 
 
 def spot_rate_from_monthly_bucket(fraction_per_month: float) -> float:

@@ -1,187 +1,374 @@
-"""Cost lines per source and month (design 3, 4.2, 9.2).
+"""The cost kernel: every cost rule of a plan, written once (design 3, 4.2, 9.2).
 
-``UnitCosts`` turns a scenario into per-month prices once; ``strategy_lines`` multiplies them by a
-strategy's capacities and volumes. Owned costs are per server and linear in the number of
-servers, except energy, whose busy part is priced per owned GPU-hour; commitments are per GPU
-committed. Costs are positive; resale and the tax shield are credit lines of their own.
+:func:`cost_lines` prices a set of capacity cohorts (models/capacity.py) and its monthly volumes
+(models/dispatch.py) with a price book (models/prices.py): one array per cost line, shape
+``(months, n)`` by *payment* month, over the horizon and its tail. ``n`` is 1 for a plan, the
+number of draws for the Monte Carlo, or the number of unit inputs when the optimizer reads its
+coefficients off these same rules. :func:`present_value` discounts the lines. Costs are positive;
+resale and the tax shield are credit lines of their own.
+
+Rules, each in one sentence (the README repeats them):
+
+- Owned servers: the purchase (price + install) is paid at the start of the month bought, or its
+  down payment with a loan whose ``pmt`` falls at each month end; energy, space, maintenance and
+  staff are paid in each month a server takes work; a server is sold at the end of its useful
+  life or of the horizon at its resale value, and a loan still running is paid off then.
+- Commitments: the rate is fixed at signing; committed GPU-hours are paid whether used or not;
+  upfront payments fall at the start of the term; under ``liquidate`` every payment of a term is
+  counted in its month, under ``prorate`` payments after the horizon are left out and an upfront
+  payment counts in proportion to its months inside the horizon.
+- Data: stored terabytes and egress are charged every month for every strategy, split between
+  cloud and owned prices in proportion to the month's gross GPU-hours run on owned servers
+  (a month with no work: owned prices if servers are online, else cloud prices).
+- Cloud terms: a setup fee at the start of month 1 for a strategy that uses cloud GPUs; support
+  costs a fraction of each month's cloud spend, at least the minimum in a month with any.
+- Tax: a month's deductible costs, loan interest, depreciation (from the month a server enters
+  service) and losses on sale shield tax, a gain on sale is taxed; prepaid commitments are
+  deducted evenly over their term; tax effects are paid ``tax_payment_lag_months`` later.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import Mapping
 
 import numpy as np
 
+from models.capacity import CapacityPlan, CommitmentCohort, ServerCohort
 from models.dispatch import Volumes
-from models.finance import (depreciation_schedule, loan_schedule, resale_fraction,
-                            trend_factors)
-from models.profile import PlanCalendar, plan_calendar
-from models.scenario import CommitmentOffer, Scenario
+from models.finance import depreciation_by_age, level_payment, loan_schedule, month_hours
+from models.prices import UPFRONT_SHARE, PriceBook
 
 COST_LINES = ("capex", "loan_payment", "energy", "space", "maintenance", "staff",
-              "commitment_upfront", "commitment", "spot", "on_demand", "storage", "egress",
-              "cloud_setup", "cloud_support", "tax_on_resale")
+              "owned_storage", "owned_network", "commitment_upfront", "commitment", "spot",
+              "on_demand", "storage", "egress", "cloud_setup", "cloud_support", "tax_on_resale")
 CREDIT_LINES = ("resale_credit", "tax_shield")
+LINES = COST_LINES + CREDIT_LINES
 START_OF_MONTH_LINES = ("capex", "commitment_upfront", "cloud_setup")
 CLOUD_SPEND_LINES = ("commitment_upfront", "commitment", "spot", "on_demand", "storage", "egress")
-DEDUCTIBLE_LINES = ("energy", "space", "maintenance", "staff", "commitment_upfront",
-                    "commitment", "spot", "on_demand", "storage", "egress", "cloud_setup",
-                    "cloud_support")
+# costs deducted in the month they are paid (prepaid commitments are deducted over the term)
+DEDUCTIBLE_LINES = ("energy", "space", "maintenance", "staff", "owned_storage",
+                    "owned_network", "commitment", "spot", "on_demand", "storage", "egress",
+                    "cloud_setup", "cloud_support")
+SERVER_LINES = ("capex", "loan_payment", "interest", "maintenance", "online", "resale",
+                "depreciation", "gain", "payoff")
 
 
-@dataclass(frozen=True)
-class ServerSchedule:
-    """Monthly cash flows of ONE owned server over the horizon, replacements included."""
-
-    online: np.ndarray        # 1 when the server can take work [-]
-    capex: np.ndarray         # purchases / down payments at the start of the month
-    loan_payment: np.ndarray  # end of month, outstanding balance paid off on sale / at the end
-    interest: np.ndarray      # interest part of loan payments (deductible)
-    maintenance: np.ndarray
-    space: np.ndarray
-    staff: np.ndarray
-    energy_idle: np.ndarray   # idle-power energy of an online server
-    resale: np.ndarray        # credit at the end of the month of sale
-    depreciation: np.ndarray  # tax depreciation
-    resale_gain: np.ndarray   # resale minus remaining book value at sale (signed)
-    loan_payoff: float        # loan balances settled early (at a sale or the horizon end)
-
-
-def server_schedule(s: Scenario, cal: PlanCalendar, power_price: np.ndarray,
-                    staff_factor: np.ndarray) -> ServerSchedule:
-    o, months = s.owned, len(cal.hours)
-    online = (np.arange(months) >= o.lead_time_months).astype(float)
-    z = np.zeros(months)
-    capex, loan, interest, maint, resale, dep, gain = (z.copy() for _ in range(7))
-    payoff_total = 0.0
-    for start in range(0, months, o.useful_life_months):
-        price = o.server_price * (1.0 + o.hardware_price_trend_annual) ** (start / 12.0)
-        basis = price + o.install_cost_per_server
-        end = min(start + o.useful_life_months, months)  # exclusive month index of sale
-        span = end - start
+def server_schedule(book: PriceBook, c: ServerCohort) -> dict[str, np.ndarray]:
+    """Cash flows and tax items of ONE server of a cohort, by month [(months, n)]."""
+    key = ("server", c.bought, c.online, c.sold, c.price, c.install)
+    cached = book.cache.get(key)
+    if cached is not None:
+        return cached
+    s, T, n = book.scenario, book.months, book.n
+    o = s.owned
+    out = {name: np.zeros((T, n)) for name in SERVER_LINES if name != "online"}
+    online = np.zeros(T)
+    online[max(c.online, 0):max(c.sold, 0)] = 1.0
+    out["online"] = online
+    price = np.full(n, c.price) if c.price is not None else book.server_price(c.bought)
+    basis = price + (o.install_cost_per_server if c.install is None else c.install)
+    last = c.sold - 1                     # month index at whose end the server is sold
+    if c.bought >= 0:
+        span = c.sold - c.bought
         if o.financing.kind == "loan":
             f = o.financing
-            capex[start] += basis * f.down_payment_fraction
-            pay, intr, payoff = loan_schedule(basis * (1 - f.down_payment_fraction), f.apr,
-                                              f.term_months, span)
-            loan[start:end] += pay
-            interest[start:end] += intr
-            payoff_total += payoff
+            out["capex"][c.bought] = basis * f.down_payment_fraction
+            pay, interest, payoff = loan_schedule(1.0, f.apr, f.term_months, span)
+            principal = basis * (1.0 - f.down_payment_fraction)
+            out["payoff"][c.sold - 1] = payoff * principal  # part of loan_payment
+            out["loan_payment"][c.bought:c.sold] = np.outer(pay, principal)
+            out["interest"][c.bought:c.sold] = np.outer(interest, principal)
         else:
-            capex[start] += basis
-        maint[start:end] = o.maintenance_fraction_annual * price / 12.0
-        value = price * resale_fraction(span, o.resale_fraction_by_year)
-        resale[end - 1] += value
-        d = depreciation_schedule(basis, s.finance.tax_depreciation, o.useful_life_months, span)
-        dep[start:end] += d
-        gain[end - 1] += value - (basis - d.sum())
-    return ServerSchedule(
-        online=online, capex=capex, loan_payment=loan, interest=interest,
-        maintenance=maint * online,
-        space=o.power_kw_max * o.space_price_per_kw_month * online,
-        staff=o.fte_cost_annual / 12.0 / o.servers_per_fte * staff_factor * online,
-        energy_idle=o.power_kw_idle * o.pue * cal.hours * power_price * online,
-        resale=resale, depreciation=dep, resale_gain=gain,
-        loan_payoff=payoff_total)
+            out["capex"][c.bought] = basis
+    out["maintenance"] += o.maintenance_fraction_annual / 12.0 * np.outer(online, price)
+    if last >= 0:
+        value = price * book.resale_fraction(c.sold - c.bought)
+        out["resale"][last] = value
+        by_age = depreciation_by_age(s.finance.tax_depreciation, o.useful_life_months,
+                                     c.sold - c.online)
+        first = max(c.online, 0)
+        ages = np.arange(first, c.sold) - c.online
+        out["depreciation"][first:c.sold] = np.outer(by_age[ages], basis)
+        out["gain"][last] = value - basis * (1.0 - by_age.sum())
+    book.cache[key] = out
+    return out
 
 
-@dataclass(frozen=True)
-class OfferCosts:
-    """Cash flows of ONE committed GPU of one offer, renewed at each term end."""
-
-    offer: CommitmentOffer
-    upfront: np.ndarray   # start of month
-    monthly: np.ndarray   # end of month
-    past_horizon: float   # committed payments of terms running past the horizon (not counted)
-
-
-def offer_costs(offer: CommitmentOffer, s: Scenario, cal: PlanCalendar, vat: float
-                ) -> OfferCosts:
-    months = len(cal.hours)
-    long_cal = plan_calendar(cal.months[0], months + offer.term_months)
-    base = (offer.price_per_gpu_hour if offer.price_per_gpu_hour is not None
-            else s.on_demand.price_per_gpu_hour * (1.0 - offer.discount)) / vat
-    upfront_share = {"none": 0.0, "partial": 0.5, "all": 1.0}[offer.payment]
-    upfront, monthly = np.zeros(months), np.zeros(months)
-    past = 0.0
-    for start in range(0, months, offer.term_months):
-        rate = base * (1.0 + s.on_demand.price_trend_annual) ** (start / 12.0)
-        term_hours = long_cal.hours[start:start + offer.term_months]
-        inside = min(offer.term_months, months - start)
-        upfront[start] += (upfront_share * rate * term_hours.sum() * inside / offer.term_months)
-        monthly[start:start + inside] = (1.0 - upfront_share) * rate * term_hours[:inside]
-        past += rate * term_hours[inside:].sum()
-    return OfferCosts(offer, upfront, monthly, past)
-
-
-class UnitCosts:
-    """Per-month prices of a scenario, computed once and shared by every strategy."""
-
-    def __init__(self, s: Scenario, cal: PlanCalendar):
-        months = len(cal.hours)
-        self.scenario, self.calendar = s, cal
-        vat = 1.0 + s.cloud_terms.vat_rate if s.cloud_terms.prices_include_vat else 1.0
-        self.vat = vat
-        od = s.on_demand
-        self.rounding = 1.0 + (od.billing_increment_seconds / 2.0) / (od.mean_session_hours * 3600)
-        trend = trend_factors(months, od.price_trend_annual)
-        self.on_demand_price = od.price_per_gpu_hour / vat * trend * self.rounding
-        spot_base = (s.spot.price_per_gpu_hour if s.spot.price_per_gpu_hour is not None
-                     else od.price_per_gpu_hour * (1.0 - s.spot.discount))
-        self.spot_price = spot_base / vat * trend * self.rounding
-        self.power_price = (s.owned.electricity_price_per_kwh
-                            * trend_factors(months, s.finance.power_price_inflation_annual))
-        staff_factor = trend_factors(months, s.finance.staff_cost_inflation_annual)
-        self.server = server_schedule(s, cal, self.power_price, staff_factor)
-        o = s.owned
-        # energy of one busy owned GPU-hour above idle [currency per own GPU-hour]
-        self.energy_per_busy_gpu_hour = ((o.power_kw_max - o.power_kw_idle) / o.gpus_per_server
-                                         * o.pue * self.power_price)
-        self.offers = {offer.id: offer_costs(offer, s, cal, vat) for offer in s.commitments}
-        cd = s.cloud_data
-        self.storage = np.full(months, cd.storage_tb * 1000 * cd.storage_price_per_gb_month / vat)
-        self.egress = np.full(months, cd.egress_tb_per_month * 1000 * cd.egress_price_per_gb / vat)
-        self.setup_fee = s.cloud_terms.setup_fee / vat
-        self.support_minimum = s.cloud_terms.support_minimum_per_month / vat
-
-
-def strategy_lines(u: UnitCosts, servers: int, committed: dict[str, int], v: Volumes
+def server_columns(book: PriceBook, cohorts: tuple[ServerCohort, ...], rows: int
                    ) -> dict[str, np.ndarray]:
-    """Every cost line of a strategy by month [currency], credits as positive numbers."""
-    s, months = u.scenario, len(u.calendar.hours)
-    o, sv = s.owned, u.server
-    theta_o, theta_c = o.relative_throughput, s.on_demand.relative_throughput
-    owned_gpu_hours = v.owned / theta_o
-    lines = {name: np.zeros(months) for name in COST_LINES + CREDIT_LINES}
-    if servers:
-        for name in ("capex", "loan_payment", "maintenance", "space", "staff"):
-            lines[name] = servers * getattr(sv, name)
-        lines["energy"] = servers * sv.energy_idle + u.energy_per_busy_gpu_hour * owned_gpu_hours
-        lines["resale_credit"] = servers * sv.resale
-    for offer_id, gpus in committed.items():
-        if gpus:
-            lines["commitment_upfront"] = lines["commitment_upfront"] + gpus * u.offers[offer_id].upfront
-            lines["commitment"] = lines["commitment"] + gpus * u.offers[offer_id].monthly
-    lines["spot"] = v.spot / theta_c * u.spot_price
-    lines["on_demand"] = v.on_demand / theta_c * u.on_demand_price
-    uses_cloud = (sum(committed.values()) > 0 or float(v.spot.sum()) > 0
-                  or float(v.on_demand.sum()) > 1e-9)
-    if uses_cloud:
-        lines["storage"], lines["egress"] = u.storage.copy(), u.egress.copy()
-        lines["cloud_setup"][0] = u.setup_fee
-        spend = sum(lines[name] for name in CLOUD_SPEND_LINES)
-        terms = s.cloud_terms
-        support = np.maximum(terms.support_fraction * spend, u.support_minimum)
-        lines["cloud_support"] = np.where(spend > 0, support, 0.0)
+    """Per-server schedule of a chain of generations by month, for the workbook's formulas to
+    reproduce [(rows,) each]: the generation's purchase month, in-service month, age, months
+    held, price, capex basis, resale fraction at sale, level loan payment, and the engine's
+    own per-server cash flows and tax items."""
+    o = book.scenario.owned
+    names = ("gen_start", "svc", "age", "span", "price", "basis", "frac", "pmt", "loan",
+             "interest", "dep", "cumdep", "resale", "gain")
+    out = {k: np.zeros(rows) for k in names}
+    for c in cohorts:
+        sch = server_schedule(book, c)
+        span = range(max(c.bought, 0), min(c.sold, rows))
+        price = float(book.server_price(c.bought)[0]) if c.price is None else c.price
+        basis = price + (o.install_cost_per_server if c.install is None else c.install)
+        financing = o.financing
+        pmt = (level_payment(basis * (1 - financing.down_payment_fraction), financing.apr,
+                             financing.term_months) if financing.kind == "loan" else 0.0)
+        cumulative = 0.0
+        for m in span:
+            cumulative += float(sch["depreciation"][m, 0])
+            values = {"gen_start": c.bought, "svc": c.online, "age": m - c.bought,
+                      "span": c.sold - c.bought, "price": price, "basis": basis,
+                      "frac": float(book.resale_fraction(c.sold - c.bought)[0]), "pmt": pmt,
+                      "loan": sch["loan_payment"][m, 0], "interest": sch["interest"][m, 0],
+                      "dep": sch["depreciation"][m, 0], "cumdep": cumulative,
+                      "resale": sch["resale"][m, 0], "gain": sch["gain"][m, 0]}
+            for k, v in values.items():
+                out[k][m] = v
+    return out
+
+
+def commitment_schedule(book: PriceBook, c: CommitmentCohort) -> dict[str, np.ndarray]:
+    """Payments and the prepaid deduction of ONE committed GPU of a cohort [(months, n)].
+
+    ``monthly_after_horizon`` (n,) is what the term pays monthly after the horizon (counted
+    in the tail months under ``liquidate``, left out under ``prorate``);
+    ``upfront_for_after_horizon`` the part of an upfront payment that covers those months
+    (paid at signing; left out under ``prorate``).
+    """
+    key = ("commitment", c.offer, c.start, c.term, c.rate, c.payment)
+    cached = book.cache.get(key)
+    if cached is not None:
+        return cached
+    s, T, n, H = book.scenario, book.months, book.n, book.horizon
+    offer = book.offers.get(c.offer)
+    rate = np.full(n, c.rate) if c.rate is not None else book.offer_rate(offer, c.start)
+    share = UPFRONT_SHARE[c.payment or offer.payment]
+    hours = month_hours(book.labels[0], c.start, c.term)
+    liquidate = s.finance.horizon_end == "liquidate"
+    limit = T if liquidate else H
+    first, end = max(c.start, 0), min(c.start + c.term, limit)
+    counted = max(end - first, 0)
+    upfront_total = share * rate * hours.sum()
+    out = {name: np.zeros((T, n)) for name in ("upfront", "monthly", "prepaid_deduction")}
+    if c.start >= 0:
+        inside = c.term if liquidate else min(c.term, H - c.start)
+        out["upfront"][c.start] = upfront_total * inside / c.term
+    if counted:
+        rows = np.arange(first, end) - c.start
+        out["monthly"][first:end] = np.outer(hours[rows], (1.0 - share) * rate)
+        out["prepaid_deduction"][first:end] = upfront_total / c.term
+    after = max(c.start + c.term - H, 0)
+    later = hours[c.term - after:].sum() if after else 0.0
+    out["monthly_after_horizon"] = (1.0 - share) * rate * later
+    out["upfront_for_after_horizon"] = (upfront_total * after / c.term if c.start >= 0
+                                        else 0.0 * rate)
+    book.cache[key] = out
+    return out
+
+
+def data_share(plan: CapacityPlan, v: Volumes, horizon: int, linear: bool) -> np.ndarray:
+    """Share of a month's data charges at owned prices [-, (horizon, n)].
+
+    The month's gross GPU-hours on owned servers over all its gross GPU-hours; a month with no
+    work keeps its data by the servers if any are online, else in the cloud. With ``linear``
+    such a month stays in the cloud (the optimizer adds the difference apart: it depends on the
+    server count only through whether there is any).
+    """
+    gross = np.asarray(v.gross, float)
+    owned = np.asarray(v.owned, float)
+    worked = gross > 0
+    share = np.divide(owned, gross, out=np.zeros(np.broadcast_shapes(owned.shape, gross.shape)),
+                      where=worked)
+    if linear:
+        return share
+    online = (plan.servers_online(horizon) > 0).astype(float)
+    return np.where(worked, share, online[:, None] if share.ndim == 2 else online)
+
+
+class Lines(dict):
+    """Cost lines by name, each ``(months, width)``; a line a strategy does not have is
+    absent (read as zero), which keeps many-draw pricing cheap. :meth:`full` fills them in."""
+
+    def __init__(self, months: int, width: int):
+        super().__init__()
+        self.shape = (months, width)
+
+    def add(self, name: str, value, rows: int | None = None) -> None:
+        """Add ``value`` to a line, on its first ``rows`` months (all when None)."""
+        line = self.get(name)
+        if line is None:
+            line = self[name] = np.zeros(self.shape)
+            if rows is None:
+                line[...] = value
+            else:
+                line[:rows] = value
+        elif rows is None:
+            line += value
+        else:
+            line[:rows] += value
+
+    def zero(self) -> np.ndarray:
+        return np.zeros(self.shape)
+
+    def total(self, names) -> np.ndarray:
+        present = [self[n] for n in names if n in self]
+        return sum(present[1:], present[0].copy()) if present else self.zero()
+
+    def full(self) -> dict[str, np.ndarray]:
+        return {name: self[name] if name in self else self.zero() for name in LINES}
+
+
+def cost_lines(book: PriceBook, plan: CapacityPlan, v: Volumes, *, linear: bool = False,
+               setup: bool | None = None, support_minimum: bool | None = None,
+               idle_month_data: bool | None = None) -> Lines:
+    """Every cost line of a strategy by payment month [currency, (months, n)].
+
+    ``linear`` leaves out the three terms that are not linear in the cohorts and volumes: the
+    setup fee (paid only by a strategy that rents cloud GPUs), the support minimum, and data
+    charges of months with no work at owned prices (they follow whether any server is online).
+    Each can be switched on or off alone; the optimizer reads its coefficients off the linear
+    lines and adds those terms exactly.
+    """
+    setup = not linear if setup is None else setup
+    support_minimum = not linear if support_minimum is None else support_minimum
+    idle_month_data = not linear if idle_month_data is None else idle_month_data
+    s, T, H = book.scenario, book.months, book.horizon
+    o, theta_c = s.owned, s.on_demand.relative_throughput
+    width = max(book.n, *(np.shape(x)[1] if np.ndim(x) == 2 else 1
+                          for x in (v.owned, v.spot, v.on_demand, v.gross)))
+    lines = Lines(T, width)
+    items = cohort_items(book, plan)
+    online = items.pop("online")
+    tax_items, gains = items.pop("tax_items", None), items.pop("gains", None)
+    items.pop("prepaid", None)
+    for name, value in items.items():
+        lines.add(name, value)
+    if online.any():
+        lines.add("space", (online * book.space)[:, None])
+        lines.add("staff", (online * book.staff)[:, None])
+        lines.add("energy", online[:, None] * book.energy_idle)
+    owned = _by_month(v.owned)
+    if owned.any():
+        lines.add("energy", book.energy_busy[:H] * owned / o.relative_throughput, H)
+    for name, volume, price in (("spot", v.spot, book.spot), ("on_demand", v.on_demand,
+                                                               book.on_demand)):
+        volume = _by_month(volume)
+        if volume.any():
+            lines.add(name, price[:H] * volume / theta_c, H)
+    if book.cloud_storage or book.cloud_egress or book.owned_storage or book.owned_network:
+        share = _by_month(data_share(plan, v, H, not idle_month_data))
+        for name, amount, part in (("storage", book.cloud_storage, 1.0 - share),
+                                   ("egress", book.cloud_egress, 1.0 - share),
+                                   ("owned_storage", book.owned_storage, share),
+                                   ("owned_network", book.owned_network, share)):
+            if amount:
+                lines.add(name, amount * part, H)
+    terms = s.cloud_terms
+    if setup and book.setup_fee:
+        setup_row = np.zeros((T, 1))
+        setup_row[0] = 1.0
+        lines.add("cloud_setup", setup_row * np.where(uses_cloud(plan, v), book.setup_fee, 0.0))
+    if terms.support_fraction or (support_minimum and book.support_minimum):
+        spend = lines.total(CLOUD_SPEND_LINES)
+        support = terms.support_fraction * spend
+        if support_minimum and book.support_minimum:
+            support = np.where(spend > 0, np.maximum(support, book.support_minimum), 0.0)
+        lines["cloud_support"] = support
     t = s.finance.tax_rate
     if t > 0:
-        deductible = sum(lines[name] for name in DEDUCTIBLE_LINES)
-        owned_tax = servers * (sv.interest + sv.depreciation + np.maximum(-sv.resale_gain, 0))
-        lines["tax_shield"] = t * (deductible + owned_tax)
-        lines["tax_on_resale"] = t * servers * np.maximum(sv.resale_gain, 0)
+        deductible = lines.total(DEDUCTIBLE_LINES)
+        if tax_items is not None:
+            deductible = deductible + tax_items
+        lag = s.finance.tax_payment_lag_months
+        shield = lines.zero()
+        shield[lag:] = t * deductible[:T - lag]
+        lines["tax_shield"] = shield
+        if gains is not None and gains.any():
+            taxed = lines.zero()
+            taxed[lag:] = t * gains[:T - lag]
+            lines["tax_on_resale"] = taxed
     return lines
 
 
-def line_timing_factors(lines: dict[str, np.ndarray], start: np.ndarray, end: np.ndarray
-                        ) -> dict[str, np.ndarray]:
-    """Each line's discount factors: start of month for purchases and upfront payments."""
-    return {name: start if name in START_OF_MONTH_LINES else end for name in lines}
+def cohort_items(book: PriceBook, plan: CapacityPlan) -> dict[str, np.ndarray]:
+    """What the cohorts themselves cost by month [(months, n); ``online`` (months,)]:
+    purchases, loans, maintenance, resale, commitment payments, and the tax items that are not
+    a cost line of their own (``tax_items``: interest, depreciation, losses on sale, prepaid
+    commitments deducted over the term, of which ``prepaid``; ``gains``: taxable gains).
+    Items a plan does not have are absent."""
+    T = book.months
+    out: dict[str, np.ndarray] = {"online": np.zeros(T)}
+
+    def add(name: str, value: np.ndarray) -> None:
+        out[name] = out[name] + value if name in out else value
+
+    for c in plan.servers:
+        if not c.count:
+            continue
+        sch = server_schedule(book, c)
+        out["online"] += c.count * sch["online"]
+        for name in ("capex", "loan_payment", "maintenance"):
+            if sch[name].any():
+                add(name, c.count * sch[name])
+        add("resale_credit", c.count * sch["resale"])
+        add("tax_items", c.count * (sch["interest"] + sch["depreciation"]
+                                    + np.maximum(-sch["gain"], 0.0)))
+        add("gains", c.count * np.maximum(sch["gain"], 0.0))
+    for c in plan.commitments:
+        if not c.gpus:
+            continue
+        sch = commitment_schedule(book, c)
+        if sch["upfront"].any():
+            add("commitment_upfront", c.gpus * sch["upfront"])
+            add("prepaid", c.gpus * sch["prepaid_deduction"])
+            add("tax_items", c.gpus * sch["prepaid_deduction"])
+        if sch["monthly"].any():
+            add("commitment", c.gpus * sch["monthly"])
+    return out
+
+
+def deductible_by_month(book: PriceBook, plan: CapacityPlan, lines: Mapping[str, np.ndarray]
+                        ) -> np.ndarray:
+    """What a month deducts from taxable profit, before the payment lag [currency, (months,)]
+    of a priced plan (1-D lines)."""
+    rows = len(lines["energy"])
+    items = cohort_items(book, plan).get("tax_items")
+    extra = items[:rows, 0] if items is not None else 0.0
+    return sum(lines[name] for name in DEDUCTIBLE_LINES) + extra
+
+
+def _by_month(x) -> np.ndarray:
+    """A volume or share by month as a (months, k) array."""
+    x = np.asarray(x, float)
+    return x[:, None] if x.ndim == 1 else x
+
+
+def uses_cloud(plan: CapacityPlan, v: Volumes) -> np.ndarray:
+    """Whether a strategy rents cloud GPUs at all (commitments, spot or on demand) [bool, (n,)]."""
+    committed = any(c.gpus > 0 for c in plan.commitments)
+    spot = _by_month(v.spot).sum(axis=0)
+    on_demand = _by_month(v.on_demand).sum(axis=0)
+    return committed | (spot > 0) | (on_demand > 1e-9)
+
+
+def present_value(book: PriceBook, lines: Mapping[str, np.ndarray]) -> np.ndarray:
+    """PV of cost lines net of credits [currency, (n,)]: start-of-month lines are discounted by
+    (1+r_m)^(m-1), the others by (1+r_m)^m (design 3). Absent lines are zero."""
+    pv = 0.0
+    for name, line in lines.items():
+        factors = book.start if name in START_OF_MONTH_LINES else book.end
+        weighted = np.einsum("mn,mn->n", line, np.broadcast_to(factors, line.shape)) \
+            if factors.shape[1] == line.shape[1] else (line * factors).sum(axis=0)
+        pv = pv - weighted if name in CREDIT_LINES else pv + weighted
+    return np.asarray(pv) * np.ones(1)
+
+
+def discounted_by_month(book: PriceBook, lines: Mapping[str, np.ndarray]) -> np.ndarray:
+    """Each month's net cost, discounted [currency, (months, n)]."""
+    start = sum(lines[name] for name in START_OF_MONTH_LINES)
+    end = sum(lines[name] for name in COST_LINES if name not in START_OF_MONTH_LINES)
+    end = end - sum(lines[name] for name in CREDIT_LINES)
+    return start * book.start + end * book.end
+
+
+def net_by_month(lines: Mapping[str, np.ndarray]) -> np.ndarray:
+    """Each month's costs minus credits, nominal [currency]."""
+    return sum(lines[name] for name in COST_LINES) - sum(lines[name] for name in CREDIT_LINES)

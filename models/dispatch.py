@@ -16,6 +16,27 @@ import numpy as np
 from models.profile import PlanCalendar, PlanDemand
 
 
+def rows_searchsorted(rows: np.ndarray, levels: np.ndarray) -> np.ndarray:
+    """For each row m of ascending values, where each of ``levels[m]`` would go (side left)
+    [index, (months, k)] -- one binary search over all months at once.
+
+    Notes
+    -----
+    Row m is shifted by m x S with S a power of two above every value and level, the rows are
+    laid end to end and searched together. The shift rounds values to multiples of
+    2^(log2(S) + log2(months) - 52): an index can only move for a level within that of a value,
+    where min(value, level) is the same either way to within it (e.g. 1e-11 GPU-hours).
+    """
+    months, width = rows.shape
+    levels = np.asarray(levels, float)
+    top = max(float(rows[:, -1].max()) if rows.size else 0.0, float(levels.max(initial=0.0)))
+    span = 2.0 ** np.ceil(np.log2(top + 2.0))
+    shift = (np.arange(months, dtype=float) * span)[:, None]
+    flat = (rows + shift).ravel()
+    found = np.searchsorted(flat, (np.minimum(levels, span - 1.0) + shift).ravel())
+    return found.reshape(levels.shape) - (np.arange(months) * width)[:, None]
+
+
 class MonthlySorted:
     """Each month's hourly values sorted ascending, with prefix sums, for sum(min(v, x))."""
 
@@ -44,11 +65,9 @@ class MonthlySorted:
         if level.ndim == 1:  # one level a month: count in one vectorised comparison
             idx = (self.sorted < level[:, None]).sum(axis=1)
             return self.prefix[np.arange(len(level)), idx] + level * (self.width - idx)
-        out = np.empty(level.shape)
-        for m in range(self.sorted.shape[0]):
-            idx = np.searchsorted(self.sorted[m], level[m])
-            out[m] = self.prefix[m, idx] + level[m] * (self.width - idx)
-        return out
+        idx = rows_searchsorted(self.sorted, level)
+        months = np.arange(self.sorted.shape[0])[:, None]
+        return self.prefix[months, idx] + level * (self.width - idx)
 
 
 @dataclass(frozen=True)
@@ -82,7 +101,8 @@ class Volumes:
     """GPU-hours by source and month, in demand units (arrays of shape (months,) or (months, k)).
 
     Interruptible volumes on owned, committed and on-demand capacity are gross (with failure
-    overhead); spot volumes are billed (with spot overhead).
+    overhead); spot volumes are billed (with spot overhead). ``gross`` is the month's whole
+    gross demand, the denominator of the data-location share (models/costs.py).
     """
 
     committed: np.ndarray
@@ -91,35 +111,49 @@ class Volumes:
     on_demand: np.ndarray
     overhead: np.ndarray
     spot_useful: np.ndarray
+    gross: np.ndarray
+
+
+def allocate(gross_c: np.ndarray, gross_all: np.ndarray, steady_c: np.ndarray,
+             steady_all: np.ndarray, d_total: np.ndarray, s_total: np.ndarray, *,
+             failure_waste, spot_waste, spot_share) -> Volumes:
+    """Monthly volumes by source from the sum-mins of committed and committed-plus-owned
+    capacity (design 4.3, 4.4) [GPU-hours of demand units].
+
+    Notes
+    -----
+    With A(x) = sum min(gross demand, x) and B(x) = sum min(steady demand, x), D and S their
+    totals: committed = A(C); owned = A(C+K) - A(C); leftover steady = S - B(C+K); leftover
+    interruptible (gross) = (D - A(C+K)) - leftover steady; spot takes ``spot_share`` of its
+    useful part, billed at 1/(1 - w_spot); the rest runs on demand. The wastes may be arrays
+    over the last axis (draws); a spot waste >= 1 sends everything on demand.
+    """
+    fw = np.asarray(failure_waste, float)
+    sw = np.asarray(spot_waste, float)
+    feasible = sw < 1
+    share = np.where(feasible, spot_share, 0.0)
+    left_steady = s_total - steady_all
+    left_int_gross = np.maximum((d_total - gross_all) - left_steady, 0.0)
+    spot_useful = share * left_int_gross * (1.0 - fw)
+    spot_billed = spot_useful / np.where(feasible, 1.0 - sw, 1.0)
+    on_demand_int_gross = (1.0 - share) * left_int_gross
+    owned = gross_all - gross_c
+    int_on_committed = np.maximum(gross_c - steady_c, 0.0)
+    int_on_owned = np.maximum(owned - (steady_all - steady_c), 0.0)
+    overhead = ((int_on_committed + int_on_owned + on_demand_int_gross) * fw
+                + (spot_billed - spot_useful))
+    return Volumes(gross_c, owned, spot_billed, left_steady + on_demand_int_gross, overhead,
+                   spot_useful, np.broadcast_to(d_total, owned.shape))
 
 
 def dispatch(tables: DemandTables, committed_cap: np.ndarray, owned_cap: np.ndarray, *,
              failure_waste: float, spot_waste: float, spot_share: float) -> Volumes:
-    """Monthly volumes for committed and owned capacity levels [GPUs of demand units].
-
-    Notes
-    -----
-    With A(x) = sum min(gross demand, x) and B(x) = sum min(steady demand, x):
-    committed = A(C); owned = A(C+K) - A(C); leftover steady = S - B(C+K);
-    leftover interruptible (gross) = (D - A(C+K)) - leftover steady; spot takes
-    spot_share of its useful part, billed at 1/(1-w_spot); the rest runs on demand.
-    """
+    """Monthly volumes for committed and owned capacity levels [GPUs of demand units], by month
+    (shape (months,)) or for k candidates at once (shape (months, k)); see :func:`allocate`."""
     cap = committed_cap + owned_cap
-    gross_c, gross_all = tables.gross.sum_min(committed_cap), tables.gross.sum_min(cap)
-    steady_c, steady_all = tables.steady.sum_min(committed_cap), tables.steady.sum_min(cap)
     d_total = tables.gross.totals.reshape(-1, *([1] * (np.ndim(cap) - 1)))
     s_total = tables.steady.totals.reshape(d_total.shape)
-    committed = gross_c
-    owned = gross_all - gross_c
-    left_steady = s_total - steady_all
-    left_int_gross = np.maximum((d_total - gross_all) - left_steady, 0.0)
-    share = spot_share if spot_waste < 1 else 0.0
-    spot_useful = share * left_int_gross * (1.0 - failure_waste)
-    spot_billed = spot_useful / (1.0 - spot_waste) if spot_waste < 1 else 0.0 * spot_useful
-    on_demand_int_gross = (1.0 - share) * left_int_gross
-    on_demand = left_steady + on_demand_int_gross
-    int_on_committed = np.maximum(gross_c - steady_c, 0.0)
-    int_on_owned = np.maximum(owned - (steady_all - steady_c), 0.0)
-    overhead = ((int_on_committed + int_on_owned + on_demand_int_gross) * failure_waste
-                + (spot_billed - spot_useful))
-    return Volumes(committed, owned, spot_billed, on_demand, overhead, spot_useful)
+    return allocate(tables.gross.sum_min(committed_cap), tables.gross.sum_min(cap),
+                    tables.steady.sum_min(committed_cap), tables.steady.sum_min(cap),
+                    d_total, s_total, failure_waste=failure_waste, spot_waste=spot_waste,
+                    spot_share=spot_share)

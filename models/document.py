@@ -1,26 +1,124 @@
-"""The plan document (design 9.3): plain JSON-ready dicts, the contract of every view."""
+"""The plan document (design 9.3): plain JSON-ready dicts, the contract of every view.
+
+Figures keep the engine's precision (views round at the edge). Sentences appear twice: as
+English text, and as ``*_messages`` (template and typed parameters) for views in other
+languages (models/messages.py).
+"""
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any
+from typing import Any, Optional
 
-from models.plan import demand_summary, month_rows
-from models.strategies import StrategyResult
+from models.capacity import Capacity
+from models.costs import COST_LINES, CREDIT_LINES
+from models.messages import Message
+from models.plan import Plan, demand_summary
+from models.schedules import cash_by_period, purchase_orders, schedule_json
+from models.strategies import PlanContext, StrategyResult
+from models.uncertainty import UncertaintySection
 
-if TYPE_CHECKING:
-    from models.plan import Plan
+DISTRIBUTION_NOTE = ("Each range is triangular (or log-normal) with the base case as its mode, "
+                     "not its median, so P50 can differ from the deterministic saving.")
+# The rules the figures follow, as the plan document states them (views translate these
+# texts: service/i18n/extract.py gives them to the catalogs).
+RULES = {
+    "horizon_end": {
+        "liquidate": "Servers are sold at their resale value and loans paid off at the end of "
+                     "the last month; every commitment payment still owed is counted in its "
+                     "month and discounted (a commitment cannot be exited).",
+        "prorate": "The horizon is a window on a going concern: commitment payments after the "
+                   "last month are left out and an upfront payment counts in proportion to its "
+                   "months inside the horizon; servers are sold at their resale value at the "
+                   "end."},
+    "data": "Stored terabytes and egress are charged every month for every strategy, split "
+            "between cloud and owned prices in proportion to the month's gross GPU-hours on "
+            "owned servers; a month with no work keeps its data by the servers if any are "
+            "online, else in the cloud.",
+    "cost_per_useful_gpu_hour": "Levelized: PV cost / PV of useful GPU-hours (each month's "
+                                "useful GPU-hours discounted like an end-of-month payment); "
+                                "the nominal figure is total cost / useful GPU-hours.",
+    "normal_and_failure_cost": "normal_cost_pv is the PV cost of the same capacity if nothing "
+                               "failed or was interrupted; failure_cost_pv is what failures "
+                               "and interruptions add (overhead GPU-hours at the price of the "
+                               "source that ran them, restarts); they sum to pv_cost.",
+    "utilization_breakeven": "Marginal: crossings of screening curves, without storage, "
+                             "egress, setup fee or support minimum, owned and cloud compared "
+                             "over the months a server is online. All-in: the utilization of "
+                             "one server at which owning it costs what the cloud option does "
+                             "on a flat profile, every charge included (against spot: all "
+                             "work interruptible, spot for the share it can take and on "
+                             "demand for the rest; against a commitment: as many committed "
+                             "GPUs as one server holds).",
+}
 
 
-def strategy_document(plan: "Plan", r: StrategyResult) -> dict[str, Any]:
-    return {
-        "servers": int(r.capacity.servers),
-        "committed_gpus": {k: int(v) for k, v in r.capacity.committed.items()},
-        "uses_spot": r.capacity.use_spot,
+def num(x: float) -> Optional[float]:
+    return float(x) if x is not None and math.isfinite(x) else None
+
+
+def month_rows(ctx: PlanContext, r: StrategyResult) -> list[dict[str, Any]]:
+    """The monthly table of a strategy (design 5.1, 9.3): the horizon, then the months after
+    it in which payments are still owed (``after_horizon``: true)."""
+    rows = []
+    cumulative, discounted = r.cumulative, r.discounted_cumulative
+    book, H = ctx.book, ctx.horizon
+    for m, month in enumerate(book.labels[:len(r.total_by_month)]):
+        inside = m < H
+        row: dict[str, Any] = {
+            "month": month, "after_horizon": not inside, "hours": float(book.hours[m]),
+            "demand_gpu_hours": float(ctx.tables.useful_by_month[m]) if inside else 0.0,
+            "owned_gpu_hours": float(r.owned_gpu_hours_by_month[m]) if inside else 0.0,
+            "committed_gpu_hours": float(r.committed_gpu_hours_by_month[m]) if inside else 0.0,
+            "spot_gpu_hours": float(r.spot_gpu_hours_by_month[m]) if inside else 0.0,
+            "on_demand_gpu_hours": float(r.on_demand_gpu_hours_by_month[m]) if inside else 0.0,
+            "overhead_gpu_hours": float(r.volumes.overhead[m]) if inside else 0.0,
+            "servers_online": float(r.servers_online[m]) if inside else 0.0,
+            "committed_gpus": float(r.committed_gpus_by_month[m]) if inside else 0.0,
+            "owned_utilization": float(r.utilization_by_month[m]) if inside else 0.0,
+        }
+        for name in COST_LINES + CREDIT_LINES:
+            row[name] = float(r.lines[name][m])
+        row["total_cost"] = float(r.total_by_month[m])
+        row["cumulative_cost"] = float(cumulative[m])
+        row["discounted_cumulative_cost"] = float(discounted[m])
+        rows.append(row)
+    return rows
+
+
+def capacity_json(plan: Plan, capacity: Optional[Capacity]) -> dict[str, Any]:
+    if capacity is None:
+        return {}
+    return {"servers": int(capacity.servers),
+            "committed_gpus": {o.id: int(capacity.committed.get(o.id, 0))
+                               for o in plan.scenario.commitments},
+            "uses_spot": capacity.use_spot}
+
+
+def schedule_document(plan: Plan, r: StrategyResult) -> dict[str, Any]:
+    """A scheduled strategy's decisions, purchase orders and cash by period."""
+    labels = plan.context.book.labels
+    return {"schedule": schedule_json(r.schedule),
+            "purchase_orders": purchase_orders(plan.scenario, r.schedule, labels, r),
+            "cash": cash_by_period(labels, r),
+            "servers": int(r.servers), "committed_gpus": {
+                o.id: int(max((d.commit.get(o.id, 0) for d in r.schedule), default=0))
+                for o in plan.scenario.commitments},
+            "uses_spot": r.plan.use_spot}
+
+
+def strategy_document(plan: Plan, r: StrategyResult) -> dict[str, Any]:
+    job = plan.scenario.profile.job_gpu_hours
+    out = {
+        **(capacity_json(plan, r.capacity) if r.capacity is not None
+           else schedule_document(plan, r)),
         "pv_cost": r.pv_cost,
+        "normal_cost_pv": r.normal_cost_pv,
+        "failure_cost_pv": r.failure_cost_pv,
         "total_cost": r.total_cost,
-        "cost_per_useful_gpu_hour": (r.cost_per_useful_gpu_hour
-                                     if math.isfinite(r.cost_per_useful_gpu_hour) else None),
+        "cost_per_useful_gpu_hour": num(r.cost_per_useful_gpu_hour),
+        "cost_per_useful_gpu_hour_nominal": num(r.cost_per_useful_gpu_hour_nominal),
         "owned_utilization": r.owned_utilization,
+        "uses_cloud": r.uses_cloud,
         "gpu_hours": {"owned": float(r.owned_gpu_hours_by_month.sum()),
                       "committed": float(r.committed_gpu_hours_by_month.sum()),
                       "spot": float(r.spot_gpu_hours_by_month.sum()),
@@ -29,28 +127,83 @@ def strategy_document(plan: "Plan", r: StrategyResult) -> dict[str, Any]:
         "cost_lines": {name: float(values.sum()) for name, values in r.lines.items()},
         "monthly": month_rows(plan.context, r),
     }
+    if job is not None:
+        levelized = r.cost_per_useful_gpu_hour
+        normal = r.normal_cost_pv / r.useful_pv if r.useful_pv > 0 else math.nan
+        out["cost_per_job"] = {"job_gpu_hours": job, "levelized": num(job * levelized),
+                               "nominal": num(job * r.cost_per_useful_gpu_hour_nominal),
+                               "normal_levelized": num(job * normal)}
+    return out
 
 
-def plan_document(plan: "Plan") -> dict[str, Any]:
-    ctx, profile = plan.context, plan.profile
+def messages_json(messages: list[Message]) -> list[dict[str, Any]]:
+    return [m.as_json() for m in messages]
+
+
+def breakeven_document(plan: Plan) -> dict[str, Any]:
+    b = plan.breakeven
+    return {"utilization": b.utilization, "utilization_all_in": b.utilization_all_in,
+            "commitment_vs_on_demand": b.commitment_vs_on_demand,
+            "payback_month": b.payback_month,
+            "payback_month_discounted": b.payback_month_discounted,
+            "on_demand_price": b.on_demand_price, "server_price": b.server_price,
+            "directions": {k: d.as_json() for k, d in b.directions.items()},
+            "reasons": {k: m.text for k, m in b.reasons.items()},
+            "reason_messages": {k: m.as_json() for k, m in b.reasons.items()},
+            "basis": {"utilization": "marginal", "utilization_all_in": "all-in"}}
+
+
+def uncertainty_document(plan: Plan, u: UncertaintySection) -> dict[str, Any]:
+    return {"draws": u.draws, "seed": u.seed, "judged": u.judged,
+            "judged_plan": capacity_json(plan, u.judged_capacity),
+            "baseline": u.baseline, "baseline_plan": capacity_json(plan, u.baseline_capacity),
+            "deterministic_saving": u.deterministic_saving, **u.summary,
+            "distribution_note": DISTRIBUTION_NOTE,
+            "regret": u.regret, **({"proposed": u.proposed} if u.proposed else {}),
+            **({"staged": u.staged} if u.staged else {}),
+            "tornado_judged": "optimal", "tornado_baseline": u.tornado_baseline,
+            "tornado": u.tornado}
+
+
+def profile_document(plan: Plan) -> dict[str, Any]:
+    """The usage as read from the file (``file_*``) and as laid over the plan (``plan_*``)."""
+    p, ctx = plan.profile, plan.context
+    total = p.steady + p.interruptible
+    hours = p.hours()
+    return {"period": p.period, "file_first_period": str(p.starts[0]),
+            "file_periods": int(len(p.starts)), "file_gpu_hours": p.gpu_hours,
+            "file_peak_gpus_per_period_hour": float((total / hours).max()),
+            "teams": dict(p.teams), **demand_summary(ctx)}
+
+
+def plan_document(plan: Plan) -> dict[str, Any]:
+    ctx = plan.context
     baseline = plan.strategies["on_demand"].pv_cost
     doc: dict[str, Any] = {
         "scenario": plan.scenario.model_dump(mode="json"),
-        "profile": {"hours": int(len(ctx.demand.steady)), "gpu_hours": profile.gpu_hours,
-                    "peak_gpus": float(ctx.demand.total.max()), "period": profile.period,
-                    "first_period": str(profile.starts[0]), "periods": len(profile.starts),
-                    "teams": dict(profile.teams), **demand_summary(ctx.demand)},
+        "profile": profile_document(plan),
         "months": list(ctx.calendar.months),
+        "months_after_horizon": list(ctx.book.labels[ctx.horizon:]),
+        "rules": {"horizon_end": plan.scenario.finance.horizon_end,
+                  "horizon_end_text": RULES["horizon_end"][plan.scenario.finance.horizon_end],
+                  **{k: v for k, v in RULES.items() if k != "horizon_end"}},
         "strategies": {name: strategy_document(plan, r) for name, r in plan.strategies.items()},
         "savings_vs_on_demand": {name: baseline - r.pv_cost
                                  for name, r in plan.strategies.items()},
         "recommendation": plan.recommendation,
         "waste": {"failure": ctx.failure_waste.fraction, "spot": ctx.spot_waste.fraction,
                   "spot_feasible": ctx.spot_waste.feasible,
-                  "spot_checkpoint_interval_seconds": ctx.spot_waste.interval_seconds
-                  if ctx.spot_waste.feasible and ctx.spot_waste.interval_seconds != float("inf")
-                  else None},
-        "warnings": list(plan.warnings),
+                  "spot_checkpoint_interval_seconds": num(ctx.spot_waste.interval_seconds)
+                  if ctx.spot_waste.feasible else None},
+        "warnings": [m.text for m in plan.all_warnings],
+        "warning_messages": messages_json(plan.all_warnings),
+        "breakeven": breakeven_document(plan),
+        "charts": {"screening": plan.charts.screening,
+                   "load_duration": plan.charts.load_duration},
+        "explanation": plan.explanation.text,
+        "explanation_messages": messages_json(plan.explanation.parts),
+        "fragile": plan.explanation.fragile,
     }
-    doc.update(plan.extras)
+    if plan.uncertainty is not None:
+        doc["uncertainty"] = uncertainty_document(plan, plan.uncertainty)
     return doc

@@ -14,10 +14,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from models.capacity import CapacityPlan
 from models.checkpoint import HOURS_PER_YEAR, waste_fraction
-from models.dispatch import MonthlySorted
+from models.dispatch import MonthlySorted, Volumes, allocate, rows_searchsorted
 from models.profile import PlanDemand
-from models.strategies import Capacity, PlanContext
+from models.strategies import PlanContext
 
 
 def growth_factors(ctx: PlanContext, growth: np.ndarray) -> np.ndarray:
@@ -46,7 +47,6 @@ class DrawDemand:
     gross: list[MonthlySorted]
     steady: MonthlySorted
     merged: list["MergedTable"]
-    cache: dict | None = None     # sum-mins of the capacities being costed, see level_table
 
 
 def draw_demand(ctx: PlanContext, v: dict[str, np.ndarray]) -> DrawDemand:
@@ -78,34 +78,6 @@ def draw_demand(ctx: PlanContext, v: dict[str, np.ndarray]) -> DrawDemand:
                       merged)
 
 
-def sum_min_by_stratum(tables: list[MonthlySorted], stratum: np.ndarray, level: np.ndarray,
-             growth: np.ndarray) -> np.ndarray:
-    """sum min(f d, x) = f sum min(d, x/f), table by stratum [GPU-hours], (months, n)."""
-    scaled = level / growth
-    if len(tables) == 1:
-        return growth * tables[0].sum_min(scaled)
-    out = np.empty_like(scaled)
-    for k, table in enumerate(tables):
-        cols = np.flatnonzero(stratum == k)
-        if cols.size:
-            out[:, cols] = table.sum_min(scaled[:, cols])
-    return growth * out
-
-
-def dispatch_levels(ctx: PlanContext, dd: DrawDemand, capacity: Capacity, availability: np.ndarray):
-    """A(C), A(C+K), B(C+K) and the totals D, S per month and draw (models/dispatch.py)."""
-    g = dd.growth
-    zero = np.zeros(g.shape)
-    c, n = sum(capacity.committed.values()), capacity.servers
-    table = dd.cache if dd.cache is not None else level_table(ctx, dd, [capacity], availability)
-    a_c = table["gross", c, 0] if c else zero
-    a_all = table["gross", c, n] if n else a_c
-    b_all = table["steady", c, n] if (c or n) else zero
-    d_total = g * np.stack([t.totals for t in dd.gross], axis=1)[:, dd.stratum]
-    s_total = g * dd.steady.totals[:, None]
-    return a_c, a_all, b_all, d_total, s_total
-
-
 class MergedTable:
     """A month's gross and steady demand merged into one sorted row, with prefix sums of each.
 
@@ -116,15 +88,10 @@ class MergedTable:
 
     def __init__(self, gross: MonthlySorted, steady: MonthlySorted):
         months, width = gross.sorted.shape
-        self.merged = np.empty((months, 2 * width))
-        is_gross = np.zeros((months, 2 * width), dtype=np.int64)
-        rank = np.arange(width)
-        for m in range(months):  # merge two sorted rows; on ties gross comes first
-            g_row, s_row = gross.sorted[m], steady.sorted[m]
-            at_g = rank + np.searchsorted(s_row, g_row, side="left")
-            at_s = rank + np.searchsorted(g_row, s_row, side="right")
-            self.merged[m, at_g], self.merged[m, at_s] = g_row, s_row
-            is_gross[m, at_g] = 1
+        both = np.concatenate([gross.sorted, steady.sorted], axis=1)
+        order = np.argsort(both, axis=1, kind="stable")   # on ties gross (first) comes first
+        self.merged = np.take_along_axis(both, order, axis=1)
+        is_gross = (order < width).astype(np.int64)
         self.gross_before = np.concatenate([np.zeros((months, 1), np.int64),
                                             np.cumsum(is_gross, axis=1)], axis=1)
         self.gross, self.steady, self.width = gross, steady, gross.width
@@ -132,55 +99,87 @@ class MergedTable:
     def sum_mins(self, level: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """sum min(gross, level) and sum min(steady, level) by month [GPU-hours], (months, k)."""
         level = np.maximum(level, 0.0)
-        a, b = np.empty(level.shape), np.empty(level.shape)
-        for m in range(len(level)):
-            pos = np.searchsorted(self.merged[m], level[m])
-            ia = self.gross_before[m, pos]
-            ib = pos - ia
-            a[m] = self.gross.prefix[m, ia] + level[m] * (self.width - ia)
-            b[m] = self.steady.prefix[m, ib] + level[m] * (self.width - ib)
+        pos = rows_searchsorted(self.merged, level)
+        months = np.arange(len(level))[:, None]
+        ia = self.gross_before[months, pos]
+        ib = pos - ia
+        a = self.gross.prefix[months, ia] + level * (self.width - ia)
+        b = self.steady.prefix[months, ib] + level * (self.width - ib)
         return a, b
 
 
-def level_table(ctx: PlanContext, dd: DrawDemand, capacities: list[Capacity],
-                 availability: np.ndarray) -> dict:
-    """Every sum-min a set of capacities needs, one binary search per level and month.
+def plan_levels(ctx: PlanContext, plan: CapacityPlan, availability: np.ndarray
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """Committed and committed-plus-owned capacity of a set of cohorts by month and draw
+    [GPUs of demand units, (months, n)]."""
+    o, theta_c = ctx.scenario.owned, ctx.scenario.on_demand.relative_throughput
+    H = ctx.horizon
+    committed = plan.committed_gpus(H)[:, None] * theta_c
+    per_server = o.gpus_per_server * availability * o.relative_throughput
+    owned = np.outer(plan.servers_online(H), per_server)
+    return np.broadcast_to(committed, owned.shape), committed + owned
+
+
+def draw_volumes(ctx: PlanContext, dd: DrawDemand, plans: dict[str, CapacityPlan],
+                 availability: np.ndarray) -> dict[str, Volumes]:
+    """Monthly volumes of sets of cohorts in every draw [GPU-hours, (months, n)]: the sum-mins
+    of their capacity levels (each distinct level searched once, zero levels not at all), then
+    models/dispatch.py's allocation."""
+    g = dd.growth
+    zero = np.zeros(g.shape)
+    levels: dict[tuple, np.ndarray] = {}
+    keys: dict[str, tuple] = {}
+    for name, plan in plans.items():
+        committed, total = plan_levels(ctx, plan, availability)
+        H = ctx.horizon
+        base = (plan.committed_gpus(H).tobytes(),)
+        k_c = base if committed.any() else None
+        k_t = base + (plan.servers_online(H).tobytes(),) if total.any() else None
+        for key, level in ((k_c, committed), (k_t, total)):
+            if key is not None and key not in levels:
+                levels[key] = level
+        keys[name] = (k_c, k_t)
+    sums: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
+    if levels:
+        a, b = sum_mins_by_stratum(dd, np.stack(list(levels.values()), axis=1))
+        sums = {key: (a[:, i], b[:, i]) for i, key in enumerate(levels)}
+    d_total = g * np.stack([t.totals for t in dd.gross], axis=1)[:, dd.stratum]
+    s_total = g * dd.steady.totals[:, None]
+    out = {}
+    for name, plan in plans.items():
+        (a_c, b_c), (a_t, b_t) = (sums.get(k, (zero, zero)) for k in keys[name])
+        spot_share = ctx.scenario.spot.availability if plan.use_spot else 0.0
+        out[name] = allocate(a_c, a_t, b_c, b_t, d_total, s_total,
+                             failure_waste=dd.failure_waste, spot_waste=dd.spot_waste,
+                             spot_share=spot_share)
+    return out
+
+
+def draw_slice(dd: DrawDemand, part: slice) -> DrawDemand:
+    """The draws ``part`` of a DrawDemand (tables shared)."""
+    return DrawDemand(dd.growth[:, part], dd.failure_waste[part], dd.spot_waste[part],
+                      dd.stratum[part], dd.gross, dd.steady, dd.merged)
+
+
+def sum_mins_by_stratum(dd: DrawDemand, levels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """sum min(gross, x) and sum min(steady, x) for levels of shape (months, k, n), each draw
+    with its growth and failure stratum [GPU-hours, (months, k, n) each].
 
     sum min(f d, x) = f sum min(d, x / f): growth f is a change of level; the gross table
-    depends on the failure stratum of the draw.
+    depends on the failure stratum of the draw. Draws are grouped by stratum so that each
+    merged table answers one block.
     """
-    o, theta_c = ctx.scenario.owned, ctx.scenario.on_demand.relative_throughput
     g = dd.growth
-    keys = set()
-    for cap in capacities:
-        c, k = sum(cap.committed.values()), cap.servers
-        if c:
-            keys.add((c, 0))
-        if k:
-            keys.add((c, k))
-    keys = sorted(keys)
-    if not keys:
-        return {}
-    # levels by (month, key, draw), draws grouped by failure stratum so each table sees a block
+    months, keys, n = levels.shape
     order = np.argsort(dd.stratum, kind="stable")
     bounds = np.searchsorted(dd.stratum[order], np.arange(len(dd.merged) + 1))
-    per_gpu = o.gpus_per_server * availability[order] * o.relative_throughput
-    online, grown = ctx.units.server.online, g[:, order]
-    levels = np.stack([(c * theta_c + np.outer(online, k * per_gpu)) / grown for c, k in keys],
-                      axis=1)
+    scaled = levels[:, :, order] / g[:, None, order]
     a, b = np.empty(levels.shape), np.empty(levels.shape)
-    months = len(online)
     for i, table in enumerate(dd.merged):
         lo, hi = bounds[i], bounds[i + 1]
         if hi > lo:
-            sa, sb = table.sum_mins(levels[:, :, lo:hi].reshape(months, -1))
-            a[:, :, lo:hi] = sa.reshape(months, len(keys), hi - lo)
-            b[:, :, lo:hi] = sb.reshape(months, len(keys), hi - lo)
+            sa, sb = table.sum_mins(scaled[:, :, lo:hi].reshape(months, -1))
+            a[:, :, lo:hi] = sa.reshape(months, keys, hi - lo)
+            b[:, :, lo:hi] = sb.reshape(months, keys, hi - lo)
     back = np.argsort(order)
-    a = g[:, None, :] * a[:, :, back]
-    b = g[:, None, :] * b[:, :, back]
-    out = {}
-    for i, (c, k) in enumerate(keys):
-        out["gross", c, k] = a[:, i]
-        out["steady", c, k] = b[:, i]
-    return out
+    return g[:, None, :] * a[:, :, back], g[:, None, :] * b[:, :, back]

@@ -1,91 +1,143 @@
-"""The recommendation in plain language, generated from the plan's numbers (issue 4)."""
+"""The recommendation in plain language, generated from the plan's numbers (issue 4).
+
+Sentences are :class:`models.messages.Message` templates, so every view can show them in its
+reader's language; :attr:`Explanation.text` is the English.
+"""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import Optional
 
 import numpy as np
 
-from models.strategies import StrategyResult
-
-if TYPE_CHECKING:
-    from models.plan import Plan
+from models.messages import Message, Money, Months, Number, Percent
+from models.scenario import Scenario
+from models.schedules import cash_by_period, cash_words, schedule_words
+from models.strategies import PlanContext, StrategyResult
 
 FRAGILE = 0.02
 
 
-def money(x: float, currency: str) -> str:
-    sign = "-" if x < 0 else ""
-    x = abs(x)
-    symbol = "$" if currency == "USD" else f"{currency} "
-    for size, suffix in ((1e9, "B"), (1e6, "M"), (1e3, "k")):
-        if x >= size:
-            return f"{sign}{symbol}{x / size:.1f}{suffix}"
-    return f"{sign}{symbol}{x:,.0f}"
+@dataclass
+class Explanation:
+    parts: list[Message]
+    fragile: bool
+    runner_up: Optional[str]
+
+    @property
+    def text(self) -> str:
+        return " ".join(m.text for m in self.parts)
 
 
-def term_words(months: int) -> str:
-    return f"{months // 12} year{'s' if months != 12 else ''}" if months % 12 == 0 \
-        else f"{months} months"
+def runner_up(strategies: dict[str, StrategyResult], chosen: str) -> Optional[str]:
+    """The cheapest strategy with another capacity than the chosen one."""
+    best = strategies[chosen]
+    others = [(n, r) for n, r in strategies.items() if not same_capacity(r, best)]
+    return min(others, key=lambda item: item[1].pv_cost)[0] if others else None
 
 
-def runner_up(plan: "Plan") -> tuple[str, StrategyResult] | None:
-    best = plan.strategies[plan.recommendation]
-    key = (best.capacity.servers, tuple(sorted(best.capacity.committed.items())))
-    others = [(n, r) for n, r in plan.strategies.items()
-              if (r.capacity.servers, tuple(sorted(r.capacity.committed.items()))) != key]
-    return min(others, key=lambda item: item[1].pv_cost) if others else None
+def same_capacity(a: StrategyResult, b: StrategyResult) -> bool:
+    """The same plan in effect: the same servers and commitments month by month (zero
+    commitments count as none) and the same spot use (spot allowed but never used is none)."""
+    return (np.array_equal(a.servers_online, b.servers_online)
+            and np.array_equal(a.committed_gpus_by_month, b.committed_gpus_by_month)
+            and np.allclose(a.spot_gpu_hours_by_month, b.spot_gpu_hours_by_month,
+                            rtol=1e-12, atol=1e-9))
 
 
-def explanation(plan: "Plan") -> tuple[str, bool]:
-    """The recommendation as sentences, and whether it is fragile (runner-up within 2 %)."""
-    s, ctx = plan.scenario, plan.context
-    cur, name = s.finance.currency, plan.recommendation
-    r = plan.strategies[name]
+def capacity_parts(s: Scenario, r: StrategyResult) -> list[Message]:
     cap = r.capacity
-    parts = []
-    if cap.servers:
-        g = cap.servers * s.owned.gpus_per_server
-        # top of the owned layer, as the load-duration chart of the chosen plan marks it
-        top = plan.extras["charts"]["load_duration"]["levels"]["owned"]
-        demand = ctx.demand.total
-        share = float(np.mean(demand > top - 1e-9)) if demand.size else 0.0
-        parts.append(f"Buy {cap.servers} server{'s' if cap.servers != 1 else ''} ({g} GPUs) "
-                     f"for the base load that runs more than {share:.0%} of hours")
+    parts: list[Message] = []
+    if cap is not None and cap.servers:
+        gpus = cap.servers * s.owned.gpus_per_server
+        util = Percent(r.owned_utilization or 0.0)
+        if cap.servers == 1:
+            parts.append(Message("Buy 1 server ({gpus} GPUs) for the base load, busy {util} "
+                                 "of its installed GPU-hours.", {"gpus": gpus, "util": util}))
+        else:
+            parts.append(Message("Buy {servers} servers ({gpus} GPUs) for the base load, busy "
+                                 "{util} of their installed GPU-hours.",
+                                 {"servers": cap.servers, "gpus": gpus, "util": util}))
     for offer in s.commitments:
-        gpus = cap.committed.get(offer.id, 0)
-        if gpus:
-            parts.append(f"commit {gpus} GPUs for {term_words(offer.term_months)} "
-                         f"({offer.id}, {offer.payment} upfront)")
+        gpus = cap.committed.get(offer.id, 0) if cap is not None else 0
+        if not gpus:
+            continue
+        params = {"gpus": gpus, "term": Months(offer.term_months), "offer": offer.id}
+        parts.append({
+            "none": Message("Commit {gpus} GPUs for {term} (offer {offer}, paid monthly).",
+                            params),
+            "partial": Message("Commit {gpus} GPUs for {term} (offer {offer}, half paid "
+                               "upfront).", params),
+            "all": Message("Commit {gpus} GPUs for {term} (offer {offer}, paid upfront).",
+                           params)}[offer.payment])
     if r.spot_gpu_hours_by_month.sum() > 0:
-        parts.append("run interruptible work on spot")
+        parts.append(Message("Run interruptible work on spot."))
     if r.on_demand_gpu_hours_by_month.sum() > 0:
-        parts.append("burst on demand" if parts else "run everything on demand")
-    text = "; ".join(parts)
-    text = (text[0].upper() + text[1:] + ".") if text else "No capacity is needed."
-    base = plan.strategies["on_demand"]
+        parts.append(Message("Burst on demand.") if parts else
+                     Message("Run everything on demand."))
+    return parts
+
+
+def explanation(ctx: PlanContext, strategies: dict[str, StrategyResult], chosen: str,
+                payback: Optional[int]) -> Explanation:
+    """The recommendation as sentences, and whether it is fragile (runner-up within 2 %)."""
+    s = ctx.scenario
+    cur = s.finance.currency
+    r = strategies[chosen]
+    if r.schedule:
+        parts = schedule_words(s, r.schedule, ctx.calendar.months[0])
+        parts += cash_words(cash_by_period(ctx.book.labels, r), cur)
+        if r.spot_gpu_hours_by_month.sum() > 0:
+            parts.append(Message("Run interruptible work on spot."))
+        if r.on_demand_gpu_hours_by_month.sum() > 0:
+            parts.append(Message("Burst on demand."))
+    else:
+        parts = capacity_parts(s, r)
+    parts = parts or [Message("No capacity is needed.")]
+    base = strategies["on_demand"]
     saving = base.pv_cost - r.pv_cost
-    months = len(ctx.calendar.months)
-    if name != "on_demand" and base.pv_cost > 0:
-        text += (f" PV saving {money(saving, cur)} ({saving / base.pv_cost:.0%}) over "
-                 f"{months} months against on demand")
-        payback = plan.extras.get("breakeven", {}).get("payback_month", {}).get(name)
-        text += f"; pays back in month {payback}." if payback else "."
+    months = Months(ctx.horizon)
+    if chosen != "on_demand" and base.pv_cost > 0:
+        params = {"saving": Money(saving, cur), "share": Percent(saving / base.pv_cost),
+                  "months": months}
+        if r.capital_outlay() <= 0:
+            parts.append(Message("PV saving {saving} ({share}) over {months} against on "
+                                 "demand; nothing is invested up front, so payback is n/a.",
+                                 params))
+        elif payback:
+            parts.append(Message("PV saving {saving} ({share}) over {months} against on "
+                                 "demand; pays back in month {payback}.",
+                                 {**params, "payback": payback}))
+        else:
+            parts.append(Message("PV saving {saving} ({share}) over {months} against on "
+                                 "demand; does not pay back within the horizon.", params))
     fragile = False
-    other = runner_up(plan)
-    if other and r.pv_cost > 0:
-        gap = (other[1].pv_cost - r.pv_cost) / r.pv_cost
+    other = runner_up(strategies, chosen)
+    if other is not None and r.pv_cost > 0:
+        gap = (strategies[other].pv_cost - r.pv_cost) / r.pv_cost
         if gap <= FRAGILE:
             fragile = True
-            text += (f" The answer is fragile: {other[0]} costs only {gap:.1%} more "
-                     f"(PV {money(other[1].pv_cost, cur)}), within the accuracy of the inputs.")
-    sw = ctx.spot_waste
-    if ctx.demand.interruptible.sum() > 0 and not sw.feasible:
-        text += (f" Spot is infeasible for the interruptible work: a gang of "
-                 f"{s.spot.nodes_per_job} nodes is interrupted every {sw.mtbi_hours * 60:.1f} "
-                 f"minutes on average, so checkpoints, lost work and restarts would waste "
-                 f"{sw.fraction:.0%} of billed time (waste >= 100 %).")
-    elif ctx.demand.interruptible.sum() > 0 and sw.fraction >= 0.05:
-        text += (f" Spot wastes {sw.fraction:.0%} of billed time for gangs of "
-                 f"{s.spot.nodes_per_job} nodes (checkpoint every "
-                 f"{sw.interval_seconds / 60:.0f} min).")
-    return text, fragile
+            parts.append(Message("The answer is fragile: {other} costs only {gap} more (PV "
+                                 "{pv}), within the accuracy of the inputs.",
+                                 {"other": other, "gap": Percent(gap, 1),
+                                  "pv": Money(strategies[other].pv_cost, cur)}))
+    parts += spot_sentences(ctx)
+    return Explanation(parts, fragile, other)
+
+
+def spot_sentences(ctx: PlanContext) -> list[Message]:
+    s, sw = ctx.scenario, ctx.spot_waste
+    if ctx.demand.interruptible.sum() <= 0:
+        return []
+    nodes = s.spot.nodes_per_job
+    if not sw.feasible:
+        return [Message("Spot is infeasible for the interruptible work: a gang of {nodes} nodes "
+                        "is interrupted every {minutes} minutes on average, so checkpoints, "
+                        "lost work and restarts would take all of its billed time; it runs on "
+                        "demand instead.",
+                        {"nodes": nodes, "minutes": Number(sw.mtbi_hours * 60, 1)})]
+    if sw.fraction >= 0.05:
+        return [Message("Spot wastes {waste} of billed time for gangs of {nodes} nodes on "
+                        "checkpoints, lost work and restarts.",
+                        {"waste": Percent(sw.fraction), "nodes": nodes})]
+    return []

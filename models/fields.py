@@ -16,13 +16,30 @@ SECTION_CONFIG = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False,
 
 
 def field(default: Any, label: str, unit: str, help: str = "", source: str = "",
-          **bounds: Any) -> Any:
-    """A scenario field: default, human label, unit, help text and the source of the default."""
+          essential: bool = False, **bounds: Any) -> Any:
+    """A scenario field: default, human label, unit, help text and the source of the default.
+
+    ``essential`` marks the dozen inputs a reviewer checks first: the short form shows them
+    and folds every other field under "advanced".
+    """
     description = f"{label} [{unit}]. {help}".strip()
     if source:
         description += f" Source: {source}."
-    return Field(default, title=label, description=description,
-                 json_schema_extra={"unit": unit, "source": source, "help": help}, **bounds)
+    extra = {"unit": unit, "source": source, "help": help}
+    if essential:
+        extra["essential"] = True
+    return Field(default, title=label, description=description, json_schema_extra=extra,
+                 **bounds)
+
+
+def unit_kind(unit: str) -> str:
+    """How a value of this unit is entered and shown: "percent" for fractions (0.1 is typed
+    and shown as 10 %), "money" for amounts of the scenario's currency, else "plain"."""
+    if unit.startswith("fraction"):
+        return "percent"
+    if unit.startswith("currency"):
+        return "money"
+    return "plain"
 
 
 def field_meta(info: FieldInfo) -> dict[str, Any]:
@@ -34,5 +51,9 @@ def field_meta(info: FieldInfo) -> dict[str, Any]:
             value = getattr(meta, key, None)
             if value is not None:
                 bounds[key] = value
-    return {"label": info.title or "", "unit": extra.get("unit", ""),
-            "help": extra.get("help", ""), "source": extra.get("source", ""), **bounds}
+    unit = extra.get("unit", "")
+    # a plain pydantic Field (mappings and tables of rows) says its help in its description
+    help_text = extra.get("help", "") if extra else (info.description or "")
+    return {"label": info.title or "", "unit": unit, "help": help_text,
+            "source": extra.get("source", ""), "essential": bool(extra.get("essential")),
+            "kind": unit_kind(unit), **bounds}

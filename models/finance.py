@@ -31,6 +31,19 @@ def trend_factors(months: int, annual_trend: float) -> np.ndarray:
     return (1.0 + annual_trend) ** (np.arange(months, dtype=float) / 12.0)
 
 
+def level_payment(principal: float, apr: float, term_months: int) -> float:
+    """The level monthly payment of a loan, numpy-financial ``pmt(apr/12, term, -principal)``
+    (Excel's PMT) [currency].
+
+    A rate so small that (1 + r)^n - 1 rounds to zero is no interest (pmt would divide by
+    zero): principal / term, which is the limit of the formula.
+    """
+    rate = apr / 12.0
+    if rate * term_months < 1e-12:
+        return principal / term_months
+    return float(npf.pmt(rate, term_months, -principal))
+
+
 def loan_schedule(principal: float, apr: float, term_months: int, horizon_months: int
                   ) -> tuple[np.ndarray, np.ndarray, float]:
     """Monthly payments, their interest part, and the balance paid off early [currency].
@@ -43,7 +56,7 @@ def loan_schedule(principal: float, apr: float, term_months: int, horizon_months
     if principal <= 0:
         return payments, interest, 0.0
     rate = apr / 12.0
-    payment = float(npf.pmt(rate, term_months, -principal))
+    payment = level_payment(principal, apr, term_months)
     balance = principal
     for m in range(min(term_months, horizon_months)):
         interest[m] = balance * rate
@@ -75,14 +88,25 @@ def resale_fraction(age_months: float, by_year: tuple[float, ...]) -> float:
 MACRS_5 = (0.20, 0.32, 0.192, 0.1152, 0.1152, 0.0576)
 
 
-def depreciation_schedule(basis: float, method: str, life_months: int, months: int
-                          ) -> np.ndarray:
-    """Tax depreciation per month from purchase at the start of month 1 [currency]."""
-    out = np.zeros(months)
+def depreciation_by_age(method: str, life_months: int, months: int) -> np.ndarray:
+    """Tax depreciation per month of service as a fraction of the depreciable basis [-].
+
+    Straight-line: 1/life for each of the first ``life_months`` months in service; US MACRS
+    5-year: each year's percentage over its 12 months (six years). Zero afterwards.
+    """
     if method == "macrs_5":
-        per_month = np.repeat(np.array(MACRS_5) / 12.0, 12) * basis
+        per_month = np.repeat(np.array(MACRS_5) / 12.0, 12)
     else:
-        per_month = np.full(life_months, basis / life_months)
-    n = min(months, len(per_month))
+        per_month = np.full(life_months, 1.0 / life_months)
+    out = np.zeros(max(months, 0))
+    n = min(len(out), len(per_month))
     out[:n] = per_month[:n]
     return out
+
+
+def month_hours(first_month: str, start: int, count: int) -> np.ndarray:
+    """Calendar hours of ``count`` months from month index ``start`` of a plan that begins in
+    ``first_month`` ('YYYY-MM'); ``start`` may be negative (before the plan) [h]."""
+    first = np.datetime64(first_month, "M") + start
+    edges = (first + np.arange(count + 1)).astype("datetime64[h]")
+    return np.diff(edges).astype(float)

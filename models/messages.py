@@ -93,6 +93,12 @@ class Message:
         values = {k: formatter(v) for k, v in self.params.items()}
         return (template or self.template).format(**values)
 
+    @classmethod
+    def plain(cls, text: str) -> "Message":
+        """A sentence with no parameters whose text may contain braces (e.g. read from a
+        file): the braces are escaped so that rendering gives the text back."""
+        return cls(text.replace("{", "{{").replace("}", "}}"))
+
     @property
     def text(self) -> str:
         return self.render()

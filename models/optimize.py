@@ -22,102 +22,130 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from functools import reduce
 
 import numpy as np
 
-from models.costs import START_OF_MONTH_LINES, strategy_lines
+from models.capacity import Capacity, CapacityPlan
+from models.costs import cost_lines, present_value
 from models.dispatch import Volumes, dispatch
-from models.strategies import Capacity, PlanContext, StrategyResult
+from models.scenario import MAX_SERVERS
+from models.splits import CommitmentSplits
+from models.strategies import PlanContext, StrategyResult
 
 
 @dataclass(frozen=True)
 class LinearCosts:
-    """PV cost coefficients of a plan context (after the tax shield)."""
+    """PV cost coefficients of a plan context, read off the cost kernel (models/costs.py).
 
-    server_pv: float               # one server's owned lines, no busy energy [currency]
+    The PV of a static capacity is ``base_pv + N server_pv + sum_k C_k offer_pv[k] + sum over
+    months and sources of volume x unit PV`` plus three terms that are not linear: the setup
+    fee of a strategy that rents cloud GPUs (``setup_pv``), data kept by the servers in months
+    with no work (``idle_data_pv``, when any server is online) and a support minimum (at most
+    ``support_min_pv``). Every coefficient is the kernel's own PV of a unit input, so the
+    optimizer prices exactly as the engine does (tax, support and timing included).
+    """
+
+    base_pv: float                 # what every strategy pays (data at cloud prices)
+    server_pv: float               # one server and its replacements, no busy energy
     server_outlay: float           # nominal capex of one server (tie-breaks)
-    owned_unit_pv: np.ndarray      # busy energy per demand-unit GPU-hour owned, by month
+    owned_unit_pv: np.ndarray      # per demand-unit GPU-hour owned, by month
     on_demand_unit_pv: np.ndarray  # per demand-unit GPU-hour on demand, by month
     spot_unit_pv: np.ndarray       # per demand-unit spot GPU-hour billed, by month
-    offer_pv: dict[str, float]     # per committed GPU over the horizon
+    offer_pv: dict[str, float]     # per committed GPU over the horizon, renewals included
     offer_outlay: dict[str, float]  # upfront payments per committed GPU, nominal
-    cloud_fixed_pv: float          # storage, egress and setup when any cloud is used
+    setup_pv: float                # setup fee when any cloud GPU is rented
+    idle_data_pv: float            # data charges of idle months at owned prices, if servers
+    idle_data_held_pv: float       # the same with no new server (servers of the position)
     support_min_pv: float          # upper bound of what a support minimum can add
 
 
 def linear_costs(ctx: PlanContext) -> LinearCosts:
-    s, u = ctx.scenario, ctx.units
-    end, start = ctx.end_factors, ctx.start_factors
-    keep = 1.0 - s.finance.tax_rate
-    support = 1.0 + s.cloud_terms.support_fraction
-    zero = np.zeros(len(end))
-    idle = Volumes(zero, zero, zero, zero, zero, zero)
-    one = strategy_lines(u, 1, {}, idle)
-    server_pv = sum(float(v @ (start if n in START_OF_MONTH_LINES else end))
-                    for n, v in one.items() if n not in ("resale_credit", "tax_shield"))
-    server_pv -= float((one["resale_credit"] + one["tax_shield"]) @ end)
-    theta_c = s.on_demand.relative_throughput
-    cloud = keep * support / theta_c
+    """The coefficients, each the kernel's PV of a unit input minus that of none. The two sets
+    of lines are subtracted month by month before discounting: a unit's effect can be small
+    beside what every strategy pays (e.g. cloud egress), and a difference of two totals would
+    lose its digits."""
+    s, book, H = ctx.scenario, ctx.book, ctx.horizon
+    gross = ctx.tables.gross.totals.reshape(-1, 1)
+    zero = np.zeros((H, 1))
+    idle = Volumes(zero, zero, zero, zero, zero, zero, gross)
+
+    def lines(plan: CapacityPlan, v: Volumes = idle, **switches):
+        return cost_lines(book, plan, v, linear=True, **switches)
+
+    empty = ctx.position           # what every strategy holds before any decision
+    held = lines(empty)
+    base = float(present_value(book, held)[0])
+
+    def added(plan: CapacityPlan, v: Volumes = idle, against=held, **switches) -> np.ndarray:
+        """PV of the lines of ``plan`` minus the lines of ``against`` [currency, (n,)]."""
+        more = lines(plan, v, **switches)
+        diff = {name: more.get(name, 0.0) - against.get(name, 0.0)
+                for name in set(more) | set(against)}
+        return present_value(book, {k: np.broadcast_to(x, more.shape if k in more else
+                                                       against[k].shape)
+                                    for k, x in diff.items()})
+
+    def unit_pv(source: str) -> np.ndarray:
+        parts = {"committed": zero, "owned": zero, "spot": zero, "on_demand": zero}
+        parts[source] = np.eye(H)
+        v = Volumes(parts["committed"], parts["owned"], parts["spot"], parts["on_demand"],
+                    zero, zero, gross)
+        return added(empty, v)
+
+    one_server = ctx.capacity_plan(Capacity(1))
+    offers = {o.id: ctx.capacity_plan(Capacity(0, {o.id: 1})) for o in s.commitments}
+    server_lines = lines(one_server).full()
+    first_offer = offers[s.commitments[0].id] if s.commitments else None
     return LinearCosts(
-        server_pv=server_pv, server_outlay=float(one["capex"].sum()),
-        owned_unit_pv=keep * u.energy_per_busy_gpu_hour / s.owned.relative_throughput * end,
-        on_demand_unit_pv=cloud * u.on_demand_price * end,
-        spot_unit_pv=cloud * u.spot_price * end,
-        offer_pv={k: keep * support * float(o.upfront @ start + o.monthly @ end)
-                  for k, o in u.offers.items()},
-        offer_outlay={k: float(o.upfront.sum()) for k, o in u.offers.items()},
-        cloud_fixed_pv=keep * support * float((u.storage + u.egress) @ end)
-        + keep * u.setup_fee,
-        support_min_pv=keep * u.support_minimum * float(end.sum()))
+        base_pv=base, server_pv=float(added(one_server)[0]),
+        server_outlay=float(server_lines["capex"].sum()),
+        owned_unit_pv=unit_pv("owned"), on_demand_unit_pv=unit_pv("on_demand"),
+        spot_unit_pv=unit_pv("spot"),
+        offer_pv={k: float(added(plan)[0]) for k, plan in offers.items()},
+        offer_outlay={k: float(lines(plan).full()["commitment_upfront"].sum())
+                      for k, plan in offers.items()},
+        setup_pv=(float(added(first_offer, setup=True, against=lines(first_offer))[0])
+                  if first_offer is not None else _setup_pv(ctx, added, lines)),
+        idle_data_pv=float(added(one_server, idle_month_data=True,
+                                 against=lines(one_server))[0]),
+        idle_data_held_pv=float(added(empty, idle_month_data=True)[0]),
+        support_min_pv=book.support_minimum * float(book.end[:, 0].sum()))
 
 
-def cheapest_splits(ctx: PlanContext, lc: LinearCosts, c_max: int
-                    ) -> tuple[int, np.ndarray, np.ndarray, list[dict[str, int]]]:
-    """For each total committed GPUs 0, g, 2g, ... <= c_max: the cheapest split over offers.
-
-    Returns the step g, PV cost and upfront outlay per total, and the splits. Min-cost coin
-    change over block sizes; ties go to the smaller upfront outlay.
-    """
-    offers = list(ctx.scenario.commitments)
-    if not offers:
-        return 1, np.zeros(1), np.zeros(1), [{}]
-    g = reduce(math.gcd, [o.block_gpus for o in offers])
-    n = c_max // g + 1
-    cost, outlay = np.full(n, np.inf), np.full(n, np.inf)
-    cost[0] = outlay[0] = 0.0
-    choice = np.full(n, -1)
-    for i in range(1, n):
-        for j, o in enumerate(offers):
-            b = o.block_gpus // g
-            if b <= i and np.isfinite(cost[i - b]):
-                c = cost[i - b] + lc.offer_pv[o.id] * o.block_gpus
-                a = outlay[i - b] + lc.offer_outlay[o.id] * o.block_gpus
-                if c < cost[i] - 1e-9 * max(1.0, abs(c)) or (abs(c - cost[i]) <= 1e-9 * max(
-                        1.0, abs(c)) and a < outlay[i]):
-                    cost[i], outlay[i], choice[i] = c, a, j
-    splits: list[dict[str, int]] = []
-    for i in range(n):
-        split = {o.id: 0 for o in offers}
-        k = i
-        while k > 0 and choice[k] >= 0:
-            o = offers[choice[k]]
-            split[o.id] += o.block_gpus
-            k -= o.block_gpus // g
-        splits.append(split if k == 0 else {})
-    return g, cost, outlay, splits
+def _setup_pv(ctx: PlanContext, added, lines) -> float:
+    """The setup fee's PV when there is no commitment offer to mark cloud use with: price one
+    on-demand GPU-hour in month 1 with and without the fee."""
+    H = ctx.horizon
+    gross = ctx.tables.gross.totals.reshape(-1, 1)
+    zero = np.zeros((H, 1))
+    one = zero.copy()
+    one[0] = 1.0
+    v = Volumes(zero, zero, zero, one, zero, zero, gross)
+    return float(added(ctx.position, v, setup=True, against=lines(ctx.position, v))[0])
 
 
 def grid_bounds(ctx: PlanContext, lc: LinearCosts, use_spot: bool) -> tuple[int, int]:
-    """Largest server count and committed GPUs worth considering (peak and screening bounds)."""
+    """Largest server count and committed GPUs worth considering (peak and screening bounds);
+    computed once per context."""
+    key = ("bounds", use_spot)
+    if key not in ctx.optimizer_cache:
+        ctx.optimizer_cache[key] = _grid_bounds(ctx, lc, use_spot)
+    return ctx.optimizer_cache[key]
+
+
+def _grid_bounds(ctx: PlanContext, lc: LinearCosts, use_spot: bool) -> tuple[int, int]:
     o = ctx.scenario.owned
     theta_c = ctx.scenario.on_demand.relative_throughput
     unit = o.gpus_per_server * o.availability * o.relative_throughput
     peak = ctx.tables.peak_gross_gpus
-    n_max = max(0, math.ceil(peak / unit - 1e-9))
+    n_max = min(max(0, math.ceil(peak / unit - 1e-9)), MAX_SERVERS)
+    if lc.idle_data_pv < 0:   # one server keeps the data of months with no work at owned prices
+        n_max = max(n_max, 1)
     c_max = max(0, math.ceil(peak / theta_c - 1e-9))
-    if lc.cloud_fixed_pv > 0 or lc.support_min_pv > 0:
-        return n_max, c_max  # using no cloud at all may pay: keep the full peak range
+    if lc.setup_pv > 0 or lc.support_min_pv > 0 or lc.idle_data_pv != 0 or len(
+            ctx.position.servers) or len(ctx.position.commitments) or (
+            lc.owned_unit_pv < 0).any():
+        return n_max, c_max  # fixed terms or cheaper owned data: keep the full peak range
     # Dropping the top server saves its fixed cost and loses at most saving(x) per unit. Dropping
     # a commitment block also moves the owned layer down, which can add busy energy in every
     # hour: the block must beat that too for the bound to hold.
@@ -131,8 +159,8 @@ def grid_bounds(ctx: PlanContext, lc: LinearCosts, use_spot: bool) -> tuple[int,
 
     def saving(level: float) -> float:
         """PV of the dearest variable price over the hours in which demand exceeds level."""
-        above = [table.width - np.searchsorted(row, level, side="right") for row in table.sorted]
-        return float(dearest @ np.array(above, dtype=float))
+        above = (table.sorted > level).sum(axis=1)
+        return float(dearest @ above.astype(float))
 
     # saving() falls as the level rises: bisect for the first level that cannot pay its way
     lo, hi = 0.0, float(peak)
@@ -158,75 +186,182 @@ class Candidates:
     upper_pv: np.ndarray
     outlay: np.ndarray
     use_spot: bool
+    approximate: bool = False      # from a coarse-to-fine search, not a proof
+
+    @classmethod
+    def join(cls, parts: list["Candidates"]) -> "Candidates":
+        fields = ("servers", "committed_total", "split_index", "lower_pv", "upper_pv", "outlay")
+        return cls(*(np.concatenate([getattr(p, f) for p in parts]) for f in fields),
+                   parts[0].use_spot)
 
 
-def cost_candidates(ctx: PlanContext, lc: LinearCosts, use_spot: bool,
-                    n_max: int | None = None, c_max: int | None = None
-                    ) -> tuple[Candidates, list[dict[str, int]]]:
-    """PV cost bounds of every (N, C) on the grid; exact when the bounds agree."""
-    bn, bc = grid_bounds(ctx, lc, use_spot)
-    n_max = bn if n_max is None else n_max
-    c_max = bc if c_max is None else c_max
-    g, split_pv, split_outlay, splits = cheapest_splits(ctx, lc, c_max)
-    c_levels = np.arange(len(split_pv)) * g
-    valid = np.isfinite(split_pv)
-    n_grid, c_idx = np.meshgrid(np.arange(n_max + 1), np.flatnonzero(valid), indexing="ij")
-    n_flat, c_flat = n_grid.ravel(), c_idx.ravel()
-    v = dispatch(ctx.tables, ctx.committed_capacity(c_levels[c_flat]),
-                 ctx.owned_capacity(n_flat), failure_waste=ctx.tables_failure_waste,
-                 spot_waste=ctx.spot_waste.fraction,
-                 spot_share=ctx.scenario.spot.availability if use_spot else 0.0)
-    variable = (lc.owned_unit_pv @ v.owned + lc.on_demand_unit_pv @ v.on_demand
-                + lc.spot_unit_pv @ v.spot)
-    uses_cloud = (c_levels[c_flat] > 0) | (v.spot.sum(axis=0) > 0) | (
-        v.on_demand.sum(axis=0) > 1e-9)
-    lower = (n_flat * lc.server_pv + split_pv[c_flat] + variable
-             + np.where(uses_cloud, lc.cloud_fixed_pv, 0.0))
-    upper = lower + np.where(uses_cloud, lc.support_min_pv, 0.0)
-    outlay = n_flat * lc.server_outlay + split_outlay[c_flat]
-    return Candidates(n_flat, c_levels[c_flat], c_flat, lower, upper, outlay, use_spot), splits
+LIMIT = 60_000   # candidates costed point by point; larger grids: see search()
+LEVELS = 20_000  # committed totals searched one by one (exact); beyond: coarse to fine
+CHUNK = 15_000   # candidates dispatched at once: (months x CHUNK) arrays stay small
 
 
-@dataclass(frozen=True)
-class CandidateGrid:
-    """Every (servers, committed GPUs) candidate of a context, with and without spot, costed."""
+def price_candidates(ctx: PlanContext, lc: LinearCosts, splits: CommitmentSplits,
+                     use_spot: bool, servers: np.ndarray, split_index: np.ndarray
+                     ) -> Candidates:
+    """PV cost bounds of (servers, committed total) pairs; exact when the bounds agree."""
+    parts = []
+    for lo in range(0, len(servers), CHUNK):
+        n = servers[lo:lo + CHUNK]
+        idx = split_index[lo:lo + CHUNK]
+        split_pv, split_outlay, _ = splits.at(idx)
+        committed = idx * splits.step
+        v = dispatch(ctx.tables, ctx.committed_capacity(committed), ctx.owned_capacity(n),
+                     failure_waste=ctx.tables_failure_waste,
+                     spot_waste=ctx.spot_waste.fraction,
+                     spot_share=ctx.scenario.spot.availability if use_spot else 0.0)
+        variable = (lc.owned_unit_pv @ v.owned + lc.on_demand_unit_pv @ v.on_demand
+                    + lc.spot_unit_pv @ v.spot)
+        held_cloud = any(c.gpus > 0 for c in ctx.position.commitments)
+        uses_cloud = held_cloud | (committed > 0) | (v.spot.sum(axis=0) > 0) | (
+            v.on_demand.sum(axis=0) > 1e-9)
+        lower = (lc.base_pv + n * lc.server_pv + split_pv + variable
+                 + np.where(uses_cloud, lc.setup_pv, 0.0)
+                 + np.where(n > 0, lc.idle_data_pv, lc.idle_data_held_pv))
+        upper = lower + lc.support_min_pv  # any month with cloud spend (data too) may hit it
+        parts.append(Candidates(n, committed, idx, lower, upper,
+                                n * lc.server_outlay + split_outlay, use_spot))
+    return Candidates.join(parts)
 
-    linear: LinearCosts
-    costed: tuple[tuple[Candidates, list[dict[str, int]]], ...]
+
+def axis(lo: int, hi: int, step: int) -> np.ndarray:
+    """lo, lo + step, ... and hi itself."""
+    return np.unique(np.r_[np.arange(lo, hi + 1, step), hi])
 
 
-def candidate_grid(ctx: PlanContext) -> CandidateGrid:
-    """The grid is costed once per context: cloud_only (no servers), optimal and the best plan
-    that owns servers (price breakevens) are all subsets of it, since the committed-GPU bound
-    does not depend on the server count."""
-    grid = ctx.optimizer_cache.get("grid")
-    if grid is None:
+def search(ctx: PlanContext, lc: LinearCosts, splits: CommitmentSplits, use_spot: bool,
+           n_range: tuple[int, int], levels: int) -> Candidates:
+    """Candidates that provably hold the optimum of the grid.
+
+    Up to LIMIT points: every point. Larger grids, up to LEVELS committed totals: for each
+    total, the cheapest server count by binary search, since with the committed level fixed
+    the PV is convex in the server count (the dispatch cost is a convex function of the
+    committed-plus-owned level, design 5.3, and the server costs are linear); the points
+    where the non-linear terms step (no server, and servers for the whole peak without any
+    cloud) are added. Beyond that (millions of committed totals): a coarse-to-fine search
+    of both counts, marked ``approximate``.
+    """
+    n_lo, n_hi = n_range
+    if (n_hi - n_lo + 1) * levels <= LIMIT:
+        grid_n, grid_c = np.meshgrid(np.arange(n_lo, n_hi + 1), np.arange(levels), indexing="ij")
+        return price_candidates(ctx, lc, splits, use_spot, grid_n.ravel(), grid_c.ravel())
+    if levels <= LEVELS:
+        return convex_in_servers(ctx, lc, splits, use_spot, n_range, levels)
+    return coarse_to_fine(ctx, lc, splits, use_spot, n_range, levels)
+
+
+def convex_in_servers(ctx: PlanContext, lc: LinearCosts, splits: CommitmentSplits,
+                      use_spot: bool, n_range: tuple[int, int], levels: int) -> Candidates:
+    """Per committed total, the server count where the PV stops falling (binary search on
+    the sign of PV(n + 1) - PV(n), exact for a convex sequence), with its neighbours and the
+    two ends of the range."""
+    n_lo, n_hi = n_range
+    c = np.arange(levels)
+    lo, hi = np.full(levels, n_lo), np.full(levels, n_hi)
+    while (hi > lo).any():
+        mid = (lo + hi) // 2
+        pair = price_candidates(ctx, lc, splits, use_spot, np.r_[mid, np.minimum(mid + 1, n_hi)],
+                                np.r_[c, c])
+        rising = pair.lower_pv[levels:] >= pair.lower_pv[:levels]
+        hi = np.where(rising & (hi > lo), mid, hi)
+        lo = np.where(~rising & (hi > lo), mid + 1, lo)
+    best = lo
+    n = np.concatenate([best, np.clip(best - 1, n_lo, n_hi), np.clip(best + 1, n_lo, n_hi),
+                        np.full(levels, n_lo), np.full(levels, n_hi)])
+    pairs = np.unique(np.stack([n, np.tile(c, 5)]), axis=1)
+    return price_candidates(ctx, lc, splits, use_spot, pairs[0], pairs[1])
+
+
+def coarse_to_fine(ctx: PlanContext, lc: LinearCosts, splits: CommitmentSplits,
+                   use_spot: bool, n_range: tuple[int, int], levels: int) -> Candidates:
+    """Each pass keeps +-2 steps around the cheapest point and refines the steps eightfold."""
+    n_lo, n_hi = n_range
+    c_lo, c_hi = 0, levels - 1
+    side = max(2, int(math.sqrt(LIMIT)))
+    step_n = max(1, math.ceil((n_hi - n_lo + 1) / side))
+    step_c = max(1, math.ceil((c_hi - c_lo + 1) / side))
+    while True:
+        ns, cs = axis(n_lo, n_hi, step_n), axis(c_lo, c_hi, step_c)
+        grid_n, grid_c = np.meshgrid(ns, cs, indexing="ij")
+        cand = price_candidates(ctx, lc, splits, use_spot, grid_n.ravel(), grid_c.ravel())
+        if step_n == 1 and step_c == 1:
+            cand.approximate = True
+            return cand
+        finite = np.where(np.isfinite(cand.lower_pv), cand.lower_pv, np.inf)
+        best = int(np.argmin(finite))
+        n_best, c_best = int(cand.servers[best]), int(cand.split_index[best])
+        n_lo, n_hi = max(n_range[0], n_best - 2 * step_n), min(n_range[1], n_best + 2 * step_n)
+        c_lo, c_hi = max(0, c_best - 2 * step_c), min(levels - 1, c_best + 2 * step_c)
+        step_n, step_c = max(1, step_n // 8), max(1, step_c // 8)
+
+
+def optimizer_state(ctx: PlanContext) -> tuple[LinearCosts, CommitmentSplits]:
+    """The PV coefficients and commitment splits of a context, built once."""
+    state = ctx.optimizer_cache.get("state")
+    if state is None:
         lc = linear_costs(ctx)
-        grid = ctx.optimizer_cache["grid"] = CandidateGrid(
-            lc, tuple(cost_candidates(ctx, lc, use_spot) for use_spot in (True, False)))
-    return grid
+        splits = CommitmentSplits(ctx.scenario.commitments, lc.offer_pv, lc.offer_outlay)
+        state = ctx.optimizer_cache["state"] = (lc, splits)
+    return state
+
+
+def candidates(ctx: PlanContext, use_spot: bool, n_range: tuple[int, int] | None = None
+               ) -> Candidates:
+    """Costed candidates (exhaustive, or the final window of a coarse-to-fine search) with
+    server counts in ``n_range`` (default: the whole bounded grid); cached per context."""
+    lc, splits = optimizer_state(ctx)
+    n_max, c_max = grid_bounds(ctx, lc, use_spot)
+    levels = splits.levels(c_max)
+    lo, hi = (0, n_max) if n_range is None else (n_range[0], min(n_range[1], n_max))
+    if lo > hi:
+        lo = hi = n_range[0]   # asked for more servers than the peak needs: the fewest
+    if (n_max + 1) * levels <= LIMIT and hi <= n_max:
+        # small grid: cost all of it once, every query is a subset (cloud_only, optimal,
+        # the best plan with servers for the price breakevens)
+        key = ("grid", use_spot)
+        if key not in ctx.optimizer_cache:
+            ctx.optimizer_cache[key] = search(ctx, lc, splits, use_spot, (0, n_max), levels)
+        grid = ctx.optimizer_cache[key]
+        keep = (grid.servers >= lo) & (grid.servers <= hi)
+        return Candidates(*(getattr(grid, f)[keep] for f in (
+            "servers", "committed_total", "split_index", "lower_pv", "upper_pv", "outlay")),
+            use_spot)
+    key = ("candidates", use_spot, lo, hi)
+    if key not in ctx.optimizer_cache:
+        ctx.optimizer_cache[key] = search(ctx, lc, splits, use_spot, (lo, hi), levels)
+    return ctx.optimizer_cache[key]
 
 
 def best_capacity(ctx: PlanContext, *, allow_servers: bool = True, min_servers: int = 0
                   ) -> tuple[Capacity, float]:
-    """The exact PV-cost minimum over the integer grid; ties go to the smaller capital outlay."""
-    grid = candidate_grid(ctx)
+    """The PV-cost minimum over whole servers and whole blocks; ties go to the smaller capital
+    outlay. Exact on grids of up to LIMIT points (every point costed)."""
+    lc, splits = optimizer_state(ctx)
     pool: list[tuple[float, float, Capacity]] = []
-    for cand, splits in grid.costed:
+    n_range = (0, 0) if not allow_servers else (min_servers, 10**12)
+    for use_spot in (True, False):
+        cand = candidates(ctx, use_spot, n_range)
+        if cand.approximate:
+            ctx.optimizer_cache["approximate"] = True
         keep = cand.servers >= min_servers
         if not allow_servers:
             keep &= cand.servers == 0
+        keep &= np.isfinite(cand.lower_pv)
         if not keep.any():
             continue
         best_upper = cand.upper_pv[keep].min()
         tolerance = 1e-9 * max(1.0, abs(best_upper))
         contenders = np.flatnonzero(keep & (cand.lower_pv <= best_upper + tolerance))
         for i in contenders:
-            capacity = Capacity(int(cand.servers[i]), dict(splits[cand.split_index[i]]),
-                                cand.use_spot)
+            committed = {k: v for k, v in splits.split(int(cand.split_index[i])).items()}
+            capacity = Capacity(int(cand.servers[i]), committed, cand.use_spot)
             pv = float(cand.lower_pv[i])
-            if grid.linear.support_min_pv > 0:  # the support minimum is not linear: exactly
-                pv = ctx.evaluate("candidate", capacity).pv_cost
+            if lc.support_min_pv > 0:  # the support minimum is not linear: exactly
+                pv = ctx.pv(capacity)
             pool.append((pv, float(cand.outlay[i]), capacity))
     if not pool:
         raise ValueError(f"no candidate with at least {min_servers} servers")

@@ -1,25 +1,32 @@
 """compute_plan: scenario + usage profile -> every strategy, breakevens, recommendation.
 
-The plan document (design 9.3) is the contract every view (CLI, pages, API, xlsx) reads.
+A :class:`Plan` holds typed sections; models/document.py turns it into the plan document
+(design 9.3), the contract every view (CLI, pages, API, xlsx) reads.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Optional
 
+import math
 
-from models.costs import COST_LINES, CREDIT_LINES
-from models.profile import (PlanCalendar, PlanDemand, UsageProfile, default_start_month,
-                            plan_calendar, plan_demand)
-from models.breakeven import breakeven_sections
-from models.explain import explanation
+import numpy as np
+
+from models.breakeven import BreakevenSection, Charts, breakeven_section
+from models.capacity import ScheduleError, schedule_plan, static_plan
+from models.costs import commitment_schedule, server_schedule
+from models.explain import Explanation, explanation
+from models.messages import Message, Money, Months, Number, Percent
 from models.optimize import find_optimal
-from models.scenario import Scenario
-from models.uncertainty import uncertainty_section
-from models.strategies import (PlanContext, StrategyResult, buy_for_peak_capacity,
+from models.profile import (PlanCalendar, UsageProfile, default_start_month, plan_calendar,
+                            demand_for)
+from models.scenario import MAX_SERVERS, Decision, Scenario
+from models.staged import StagedError, staged_optimum
+from models.strategies import (PlanContext, PlanError, StrategyResult, buy_for_peak_capacity,
                                on_demand_capacity, proposed_capacity)
+from models.uncertainty import UncertaintySection, uncertainty_section
 
-STRATEGY_ORDER = ("on_demand", "cloud_only", "buy_for_peak", "optimal", "proposed")
+STRATEGY_ORDER = ("on_demand", "cloud_only", "buy_for_peak", "optimal", "staged", "proposed")
 
 
 @dataclass
@@ -29,26 +36,34 @@ class Plan:
     context: PlanContext
     strategies: dict[str, StrategyResult]
     recommendation: str
-    warnings: list[str] = field(default_factory=list)
-    extras: dict[str, Any] = field(default_factory=dict)  # breakeven, charts, explanation...
+    warnings: list[Message]
+    breakeven: BreakevenSection
+    charts: Charts
+    explanation: Explanation
+    uncertainty: Optional[UncertaintySection] = None
+    input_warnings: list[Message] = field(default_factory=list)  # from reading the usage
 
     @property
     def calendar(self) -> PlanCalendar:
         return self.context.calendar
 
-    def document(self) -> dict[str, Any]:
-        from models.document import plan_document
-        return plan_document(self)
+    @property
+    def all_warnings(self) -> list[Message]:
+        return self.input_warnings + self.warnings
 
 
 def build_context(scenario: Scenario, profile: UsageProfile) -> PlanContext:
     f, p = scenario.finance, scenario.profile
     start = f.start_month or default_start_month(profile)
     calendar = plan_calendar(start, f.horizon_months)
-    demand = plan_demand(profile, calendar.total_hours, growth_annual=p.growth_annual,
-                         peak_to_average=p.peak_to_average,
-                         interruptible_share=p.interruptible_share)
+    demand = demand_for(p, profile, calendar.total_hours)
     return PlanContext(scenario, calendar, demand)
+
+
+def recommend(results: dict[str, StrategyResult]) -> str:
+    """The cheapest strategy by PV cost; ties go to the smaller capital outlay."""
+    return min(results, key=lambda n: (round(results[n].pv_cost, 6),
+                                       results[n].capital_outlay()))
 
 
 def compute_plan(scenario: Scenario, profile: UsageProfile) -> Plan:
@@ -59,92 +74,185 @@ def compute_plan(scenario: Scenario, profile: UsageProfile) -> Plan:
         "buy_for_peak": ctx.evaluate("buy_for_peak", buy_for_peak_capacity(ctx)),
     }
     results.update(find_optimal(ctx))
-    proposed = proposed_capacity(scenario)
+    notes: list[Message] = []
+    staged = staged_strategy(ctx, results["optimal"], notes)
+    if staged is not None:
+        results["staged"] = staged
+    proposed = proposed_strategy(ctx)
     if proposed is not None:
-        results["proposed"] = ctx.evaluate("proposed", proposed)
+        results["proposed"] = proposed
     ordered = {name: results[name] for name in STRATEGY_ORDER if name in results}
-    recommendation = min(ordered, key=lambda n: (round(ordered[n].pv_cost, 6),
-                                                 capital_outlay(ordered[n])))
-    plan = Plan(scenario, profile, ctx, ordered, recommendation, plan_warnings(ctx, ordered))
-    plan.extras.update(breakeven_sections(plan))
-    if scenario.uncertainty.draws > 0:
-        plan.extras["uncertainty"] = uncertainty_section(plan)
-    text, fragile = explanation(plan)
-    plan.extras.update(explanation=text, fragile=fragile)
-    return plan
+    chosen = recommend(ordered)
+    breakeven, charts = breakeven_section(ctx, ordered, chosen)
+    text = explanation(ctx, ordered, chosen, breakeven.payback_month.get(chosen))
+    uncertainty = (uncertainty_section(ctx, ordered, profile)
+                   if scenario.uncertainty.draws > 0 else None)
+    return Plan(scenario, profile, ctx, ordered, chosen, notes + plan_warnings(ctx, ordered),
+                breakeven, charts, text, uncertainty)
 
 
-def capital_outlay(result: StrategyResult) -> float:
-    """Undiscounted purchases and upfront payments: the tie-breaker between equal PV costs."""
-    return float(result.lines["capex"].sum() + result.lines["commitment_upfront"].sum())
+def staged_strategy(ctx: PlanContext, optimal: StrategyResult, notes: list[Message]
+                    ) -> Optional[StrategyResult]:
+    """The staged optimum (models/staged.py) costed by the engine; None, with a note, when
+    its optimum cannot be proven. A staged plan dearer than the best static plan is
+    impossible when proven (a static plan is a schedule) and is replaced by it."""
+    try:
+        found = staged_optimum(ctx)
+    except StagedError as exc:
+        notes.append(Message("No staged plan: {why}.", {"why": str(exc)}))
+        return None
+    result = ctx.evaluate("staged", found.plan)
+    result.schedule = found.decisions
+    cur = ctx.scenario.finance.currency
+    limits = ctx.scenario.staging
+    unlimited = limits.capital_budget_per_year is None and limits.max_servers is None
+    if unlimited and result.pv_cost > optimal.pv_cost + 1e-9 * max(1.0, abs(optimal.pv_cost)):
+        # a static plan is a schedule: the non-linear terms the optimum leaves out (setup fee,
+        # support minimum, data of months with no work) or an unproven optimum made it dearer
+        notes.append(Message("The staged plan follows the best static plan: the schedule "
+                             "found cost {more} more once every charge was counted.",
+                             {"more": Money(result.pv_cost - optimal.pv_cost, cur)}))
+        result = ctx.evaluate("staged", optimal.plan)
+        result.schedule = static_schedule(ctx, optimal.capacity)
+    elif found.gap > 1e-9 * max(1.0, abs(found.objective)):
+        notes.append(Message("The staged plan is within {gap} of the cheapest schedule but not "
+                             "proven the cheapest: owned data is so much cheaper than cloud data "
+                             "that a commitment's cost is not convex in its size.",
+                             {"gap": Money(found.gap, cur)}))
+    return result
 
 
-def plan_warnings(ctx: PlanContext, results: dict[str, StrategyResult]) -> list[str]:
+def static_schedule(ctx: PlanContext, capacity) -> tuple:
+    """A static decision as a schedule: servers bought at each generation's start, commitments
+    signed at each term's start."""
+    s, H = ctx.scenario, ctx.horizon
+    plan = static_plan(s, capacity, H)
+    first = np.datetime64(ctx.calendar.months[0], "M")
+    by_month: dict[int, dict] = {}
+    for c in plan.servers:
+        by_month.setdefault(c.bought, {"buy": 0, "commit": {}})["buy"] += c.count
+    for c in plan.commitments:
+        entry = by_month.setdefault(c.start, {"buy": 0, "commit": {}})
+        entry["commit"][c.offer] = entry["commit"].get(c.offer, 0) + c.gpus
+    return tuple(Decision(month=str(first + m), buy_servers=e["buy"], commit=e["commit"])
+                 for m, e in sorted(by_month.items()))
+
+
+def proposed_strategy(ctx: PlanContext) -> Optional[StrategyResult]:
+    """The analyst's capacity: a schedule from the position, or static servers and GPUs."""
+    s = ctx.scenario
+    if s.proposed.schedule:
+        try:
+            plan = schedule_plan(s, s.proposed.schedule, ctx.calendar.months[0], ctx.horizon,
+                                 ctx.position)
+        except ScheduleError as exc:
+            raise PlanError(f"proposed.schedule: {exc}") from None
+        result = ctx.evaluate("proposed", plan)
+        result.schedule = tuple(sorted(s.proposed.schedule, key=lambda d: d.month))
+        return result
+    capacity = proposed_capacity(s)
+    return None if capacity is None else ctx.evaluate("proposed", capacity)
+
+
+def plan_warnings(ctx: PlanContext, results: dict[str, StrategyResult]) -> list[Message]:
     s, d = ctx.scenario, ctx.demand
-    out: list[str] = []
+    cur = s.finance.currency
+    out: list[Message] = []
     if d.repeated_hours:
-        out.append(f"The usage profile covers {d.profile_hours_used:,} of the plan's "
-                   f"{ctx.calendar.total_hours:,} hours; its last "
-                   f"{min(8760, d.profile_hours_used):,} hours repeat for the rest.")
+        out.append(Message("The usage profile covers {used} of the plan's {total} hours; its "
+                           "last {loop} hours repeat for the rest.",
+                           {"used": Number(d.profile_hours_used),
+                            "total": Number(ctx.calendar.total_hours),
+                            "loop": Number(min(8760, d.profile_hours_used))}))
     if d.interruptible.sum() > 0:
         sw, fw = ctx.spot_waste, ctx.failure_waste
         if not sw.feasible:
-            out.append(f"Spot is infeasible for the interruptible work: gangs of "
-                       f"{s.spot.nodes_per_job} nodes are interrupted every "
-                       f"{sw.mtbi_hours * 60:.1f} minutes on average and would waste "
-                       f"{sw.fraction:.0%} of billed time; it runs on demand instead.")
+            out.append(Message("Spot is infeasible for the interruptible work: gangs of "
+                               "{nodes} nodes are interrupted every {minutes} minutes on "
+                               "average and would spend all of their billed time on "
+                               "checkpoints, lost work and restarts; it runs on demand "
+                               "instead.", {"nodes": s.spot.nodes_per_job,
+                                            "minutes": Number(sw.mtbi_hours * 60, 1)}))
         elif sw.fraction > 0.1:
-            out.append(f"Spot wastes {sw.fraction:.1%} of billed time on checkpoints, lost work "
-                       f"and restarts (gang of {s.spot.nodes_per_job} nodes, one interruption "
-                       f"every {sw.mtbi_hours:.2f} h).")
+            out.append(Message("Spot wastes {waste} of billed time on checkpoints, lost work "
+                               "and restarts (gang of {nodes} nodes, one interruption every "
+                               "{hours} h).", {"waste": Percent(sw.fraction, 1),
+                                               "nodes": s.spot.nodes_per_job,
+                                               "hours": Number(sw.mtbi_hours, 2)}))
         if fw.fraction > 0:
-            out.append(f"Hardware failures cost interruptible work {fw.fraction:.2%} extra "
-                       "GPU-hours on every source (overhead line).")
+            out.append(Message("Hardware failures cost interruptible work {waste} extra "
+                               "GPU-hours on every source (overhead line).",
+                               {"waste": Percent(fw.fraction, 2)}))
+    liquidate = s.finance.horizon_end == "liquidate"
     for name, r in results.items():
-        for offer_id, gpus in r.capacity.committed.items():
-            past = gpus * ctx.units.offers[offer_id].past_horizon
-            if past > 0.005:
-                out.append(f"{name}: commitment {offer_id} ({gpus} GPUs) runs past the horizon; "
-                           f"{past:,.0f} {s.finance.currency} of committed payments fall after "
-                           "it and are not counted.")
-        if r.capacity.servers and ctx.units.server.loan_payoff > 0:
-            payoff = r.capacity.servers * ctx.units.server.loan_payoff
-            out.append(f"{name}: loan balances of {payoff:,.0f} {s.finance.currency} are paid "
-                       "off early (at a sale or the end of the horizon).")
-    if s.owned.lead_time_months and s.owned.lead_time_months >= len(ctx.calendar.hours):
-        out.append("The lead time is as long as the horizon: owned servers never come online.")
+        for offer_id, (gpus, monthly, upfront, months) in commitments_past_horizon(
+                ctx, r).items():
+            params = {"plan": name, "offer": offer_id, "gpus": gpus, "months": Months(months),
+                      "monthly": Money(monthly, cur), "upfront": Money(upfront, cur)}
+            if liquidate and monthly > 0.005:
+                out.append(Message(
+                    "{plan}: commitment {offer} ({gpus} GPUs) runs {months} past the horizon; "
+                    "its {monthly} of monthly payments after the horizon are counted in their "
+                    "months (liquidate rule: a commitment cannot be exited).", params))
+            if not liquidate and monthly > 0.005:
+                out.append(Message(
+                    "{plan}: commitment {offer} ({gpus} GPUs) runs {months} past the horizon; "
+                    "{monthly} of its monthly payments fall after the horizon and are not "
+                    "counted (prorate rule).", params))
+            if not liquidate and upfront > 0.005:
+                out.append(Message(
+                    "{plan}: commitment {offer} ({gpus} GPUs) runs {months} past the horizon; "
+                    "{upfront} of its upfront payment covers those months and is not counted "
+                    "(prorate rule).", params))
+        payoff = loan_payoff(ctx, r)
+        if payoff > 0.005:
+            out.append(Message("{plan}: loan balances of {amount} are paid off early (at a "
+                               "sale or at the end of the horizon).",
+                               {"plan": name, "amount": Money(payoff, cur)}))
+    if ctx.optimizer_cache.get("approximate"):
+        out.append(Message("The grid of server counts and committed totals is too large to "
+                           "cost point by point: the optimum was searched coarse to fine and "
+                           "is not proven exact."))
+    needed = ctx.tables.peak_gross_gpus / max(ctx.owned_per_server(), 1e-300)
+    if needed > MAX_SERVERS:
+        out.append(Message("Peak demand would need {needed} servers; plans own at most {limit} "
+                           "(the largest fleet a scenario can name) and rent the rest.",
+                           {"needed": Number(math.ceil(needed)), "limit": Number(MAX_SERVERS)}))
+    if s.owned.lead_time_months and s.owned.lead_time_months >= ctx.horizon:
+        out.append(Message("The lead time is as long as the horizon: owned servers never come "
+                           "online."))
     return out
 
 
-def month_rows(ctx: PlanContext, r: StrategyResult) -> list[dict[str, Any]]:
-    """The monthly table of a strategy (design 5.1, 9.3)."""
-    rows = []
-    cumulative, discounted = r.cumulative, r.discounted_cumulative
-    committed_gpus = sum(r.capacity.committed.values())
-    for m, month in enumerate(ctx.calendar.months):
-        row: dict[str, Any] = {
-            "month": month, "hours": float(ctx.calendar.hours[m]),
-            "demand_gpu_hours": float(ctx.tables.useful_by_month[m]),
-            "owned_gpu_hours": float(r.owned_gpu_hours_by_month[m]),
-            "committed_gpu_hours": float(r.committed_gpu_hours_by_month[m]),
-            "spot_gpu_hours": float(r.spot_gpu_hours_by_month[m]),
-            "on_demand_gpu_hours": float(r.on_demand_gpu_hours_by_month[m]),
-            "overhead_gpu_hours": float(r.volumes.overhead[m]),
-            "servers_online": float(r.servers_online[m]),
-            "committed_gpus": committed_gpus,
-            "owned_utilization": float(r.utilization_by_month[m]),
-        }
-        for name in COST_LINES + CREDIT_LINES:
-            row[name] = float(r.lines[name][m])
-        row["total_cost"] = float(r.total_by_month[m])
-        row["cumulative_cost"] = float(cumulative[m])
-        row["discounted_cumulative_cost"] = float(discounted[m])
-        rows.append(row)
-    return rows
+def commitments_past_horizon(ctx: PlanContext, r: StrategyResult
+                             ) -> dict[str, tuple[int, float, float, int]]:
+    """Per offer running past the horizon: GPUs, nominal monthly payments after it, the part
+    of upfront payments that covers months after it, and how many months past it."""
+    out: dict[str, tuple[int, float, float, int]] = {}
+    for c in r.plan.commitments:
+        months = c.start + c.term - ctx.horizon
+        if c.gpus and months > 0:
+            sch = commitment_schedule(ctx.book, c)
+            gpus, monthly, upfront, longest = out.get(c.offer, (0, 0.0, 0.0, 0))
+            out[c.offer] = (max(gpus, c.gpus),
+                            monthly + float(c.gpus * sch["monthly_after_horizon"][0]),
+                            upfront + float(c.gpus * sch["upfront_for_after_horizon"][0]),
+                            max(longest, months))
+    return out
 
 
-def demand_summary(demand: PlanDemand) -> dict[str, float]:
-    total = demand.total
-    return {"plan_gpu_hours": float(total.sum()), "plan_peak_gpus": float(total.max()),
-            "interruptible_share": float(demand.interruptible.sum() / total.sum())
-            if total.sum() > 0 else 0.0}
+def loan_payoff(ctx: PlanContext, r: StrategyResult) -> float:
+    """Loan balances settled early, at a sale or at the end of the horizon [currency]."""
+    return float(sum(c.count * server_schedule(ctx.book, c)["payoff"][:, 0].sum()
+                     for c in r.plan.servers if c.count))
+
+
+def demand_summary(ctx: PlanContext) -> dict[str, float]:
+    total = ctx.demand.total
+    return {"plan_hours": int(ctx.calendar.total_hours),
+            "plan_gpu_hours": float(total.sum()),
+            "plan_peak_gpus": float(total.max()) if total.size else 0.0,
+            "plan_interruptible_share": float(ctx.demand.interruptible.sum() / total.sum())
+            if total.sum() > 0 else 0.0,
+            "plan_gross_gpu_hours": float(ctx.tables.gross.totals.sum()),
+            "months_with_no_work": int(np.sum(ctx.tables.gross.totals <= 0))}

@@ -27,6 +27,8 @@ class UsageProfile:
     starts        period start times [datetime64[h], UTC]
     steady        GPU-hours of work that cannot be interrupted, per period [GPU-hours]
     interruptible GPU-hours of checkpointed work, per period [GPU-hours]
+    busy          optional: GPU-hours the GPUs were working, per period, at most steady +
+                  interruptible; NaN where busy time was not measured [GPU-hours]
     """
 
     period: Period
@@ -35,6 +37,7 @@ class UsageProfile:
     interruptible: np.ndarray
     has_workload: bool = False
     teams: dict[str, float] = field(default_factory=dict)
+    busy: Optional[np.ndarray] = None
 
     def __post_init__(self) -> None:
         if self.period not in ("hour", "day", "month"):
@@ -63,6 +66,19 @@ class UsageProfile:
         over = np.flatnonzero(steady + interruptible > hours * 1e7)
         if over.size:
             raise ProfileError(f"period {over[0] + 1} uses more than 10 million GPUs")
+        if self.busy is not None:
+            self._check_busy(steady + interruptible)
+
+    def _check_busy(self, allocated: np.ndarray) -> None:
+        busy = np.asarray(self.busy, dtype=float)
+        object.__setattr__(self, "busy", busy)
+        if len(busy) != len(allocated):
+            raise ProfileError("busy must have one value per period")
+        bad = np.flatnonzero(np.isinf(busy) | (busy < 0) | (busy > allocated * (1 + 1e-9)))
+        if bad.size:
+            raise ProfileError(f"busy GPU-hours must be >= 0 and at most the allocated "
+                               f"GPU-hours; period {bad[0] + 1} has {busy[bad[0]]} busy of "
+                               f"{allocated[bad[0]]}")
 
     @property
     def gpu_hours(self) -> float:
@@ -171,11 +187,47 @@ class PlanDemand:
         return self.steady + self.interruptible
 
 
+def busy_factor(profile: UsageProfile, target_utilization: float) -> np.ndarray:
+    """Share of each period's allocated GPU-hours needed for its busy work [-].
+
+    Notes
+    -----
+    f = min(1, B / (A u)) for allocated A, busy B and target utilization u; f = 1 where busy
+    time was not measured (B is NaN) and where nothing was allocated. Demand never exceeds what
+    was allocated: the work was done with it.
+    """
+    if profile.busy is None:
+        raise ProfileError("demand basis 'busy' needs GPU busy time: upload a GPU busy-time "
+                           "file (DCGM or nvidia-smi) with the usage file")
+    if np.isnan(profile.busy).all():
+        raise ProfileError("demand basis 'busy': no period of the usage has busy time")
+    allocated = profile.steady + profile.interruptible
+    needed = profile.busy / (np.where(allocated > 0, allocated, 1.0) * target_utilization)
+    return np.where(np.isnan(profile.busy) | (allocated <= 0), 1.0, np.minimum(1.0, needed))
+
+
+def demand_for(options, profile: UsageProfile, total_hours: int) -> PlanDemand:
+    """The plan's demand as a scenario's ``profile`` section asks for it."""
+    return plan_demand(profile, total_hours, growth_annual=options.growth_annual,
+                       peak_to_average=options.peak_to_average,
+                       interruptible_share=options.interruptible_share,
+                       demand_basis=options.demand_basis,
+                       target_utilization=options.target_utilization)
+
+
 def plan_demand(profile: UsageProfile, total_hours: int, *, growth_annual: float = 0.0,
                 peak_to_average: float = 1.0,
-                interruptible_share: Optional[float] = None) -> PlanDemand:
-    """Lay the profile over ``total_hours`` plan hours (design 4.1)."""
+                interruptible_share: Optional[float] = None,
+                demand_basis: str = "allocated",
+                target_utilization: float = 1.0) -> PlanDemand:
+    """Lay the profile over ``total_hours`` plan hours (design 4.1); on the busy basis each
+    period's GPU-hours are first scaled by ``busy_factor``."""
     steady, interruptible = hourly_gpus(profile, peak_to_average)
+    if demand_basis == "busy":
+        factor = busy_factor(profile, target_utilization)
+        if profile.period != "hour":
+            factor = np.repeat(factor, profile.hours().astype(int))
+        steady, interruptible = steady * factor, interruptible * factor
     if interruptible_share is not None:
         total = steady + interruptible
         interruptible = total * interruptible_share

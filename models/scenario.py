@@ -11,6 +11,9 @@ from pydantic import BaseModel, Field, field_validator, model_validator
 
 from models.fields import SECTION_CONFIG, field
 
+# The largest fleet a scenario can name (owned, proposed, bought in one decision); the optimizers
+# stop there too, so that every plan they find can be typed back in as a proposal.
+MAX_SERVERS = 100_000
 MONTH_PATTERN = r"^\d{4}-(0[1-9]|1[0-2])$"
 H100_QUOTES = "8x H100 SXM quotes $270k-$317k, 2023-2024"
 LLAMA3 = ("Llama 3 405B training: 419 unexpected interruptions in 54 days on 16,384 H100 GPUs, "
@@ -25,10 +28,11 @@ class Finance(Section):
     start_month: Optional[str] = field(
         None, "Start month", "YYYY-MM", "First month of the plan; empty = the month after the "
         "usage profile's last period.", pattern=MONTH_PATTERN)
-    horizon_months: int = field(60, "Horizon", "months", "Length of the plan.", ge=1, le=240)
+    horizon_months: int = field(60, "Horizon", "months", "Length of the plan.",
+                                essential=True, ge=1, le=240)
     discount_rate_annual: float = field(
         0.10, "Discount rate", "fraction per year", "Monthly rate is (1+r)^(1/12)-1.",
-        "typical corporate hurdle rate (estimate)", ge=0, le=1)
+        "typical corporate hurdle rate (estimate)", essential=True, ge=0, le=1)
     currency: str = field("USD", "Currency", "ISO 4217 code", "One currency per scenario.",
                           pattern=r"^[A-Z]{3}$")
     tax_rate: float = field(0.0, "Tax rate", "fraction", "Profit tax rate for the tax shield "
@@ -40,6 +44,16 @@ class Finance(Section):
         0.0, "Power price inflation", "fraction per year", ge=-0.5, le=1)
     staff_cost_inflation_annual: float = field(
         0.0, "Staff cost inflation", "fraction per year", ge=-0.5, le=1)
+    horizon_end: Literal["liquidate", "prorate"] = field(
+        "liquidate", "Horizon end rule", "liquidate | prorate",
+        "liquidate: servers are sold at resale value and loans paid off at the end of the last "
+        "month, and every commitment payment still owed is counted in its month and discounted "
+        "(a commitment cannot be exited). prorate: a window on a going concern; commitment "
+        "payments after the last month are left out and an upfront payment counts in proportion "
+        "to its months inside the horizon.")
+    tax_payment_lag_months: int = field(
+        0, "Tax payment lag", "months", "Tax effects of a month are paid this many months "
+        "later.", ge=0, le=24)
 
 
 class CashFinancing(Section):
@@ -58,9 +72,10 @@ Financing = Annotated[Union[CashFinancing, LoanFinancing], Field(discriminator="
 
 
 class Owned(Section):
-    gpus_per_server: int = field(8, "GPUs per server", "GPUs", source="DGX/HGX H100", ge=1, le=64)
+    gpus_per_server: int = field(8, "GPUs per server", "GPUs", source="DGX/HGX H100",
+                                 essential=True, ge=1, le=64)
     server_price: float = field(300_000, "Server price", "currency per server",
-                                source=H100_QUOTES, ge=0, le=1e8)
+                                source=H100_QUOTES, essential=True, ge=0, le=1e8)
     install_cost_per_server: float = field(30_000, "Install and network capex",
                                            "currency per server", source="estimate", ge=0, le=1e8)
     lead_time_months: int = field(0, "Lead time", "months",
@@ -73,17 +88,18 @@ class Owned(Section):
         "At the end of each year of age; linear by month in between, age 0 = 1.0.",
         "market reports (low confidence)", min_length=1, max_length=20)
     power_kw_max: float = field(10.2, "Maximum power", "kW per server", source="DGX H100 spec",
-                                gt=0, le=200)
+                                essential=True, gt=0, le=200)
     power_kw_idle: float = field(3.0, "Idle power", "kW per server",
                                  source="about 0.3 of max (estimate)", ge=0, le=200)
     pue: float = field(1.3, "PUE", "ratio", source="new AI halls < 1.3; Uptime Institute 2024",
                        ge=1, le=3)
     electricity_price_per_kwh: float = field(0.08, "Electricity price", "currency per kWh",
                                              source="EIA 2023 US industrial average $0.0806",
-                                             ge=0, le=5)
+                                             essential=True, ge=0, le=5)
     space_price_per_kw_month: float = field(184.06, "Colocation price",
                                             "currency per kW-month of maximum power",
-                                            source="CBRE H2 2024 wholesale", ge=0, le=10_000)
+                                            source="CBRE H2 2024 wholesale", essential=True,
+                                            ge=0, le=10_000)
     maintenance_fraction_annual: float = field(0.08, "Maintenance and support",
                                                "fraction of server price per year",
                                                source="HPC rule of thumb 4-8 %", ge=0, le=1)
@@ -93,7 +109,7 @@ class Owned(Section):
                                    source="estimate", ge=0, le=1e7)
     availability: float = field(0.99, "Availability", "fraction of hours",
                                 "Hours a server can take work after repairs and maintenance.",
-                                LLAMA3, gt=0, le=1)
+                                LLAMA3, ge=0.01, le=1)
     hardware_price_trend_annual: float = field(0.0, "Hardware price trend", "fraction per year",
                                                "Applies to replacements at end of life.",
                                                ge=-0.9, le=1)
@@ -101,7 +117,15 @@ class Owned(Section):
                                             "Interrupt gang jobs with no notice (design 4.4).",
                                             LLAMA3, ge=0, le=1000)
     relative_throughput: float = field(1.0, "Relative throughput", "work per GPU-hour vs "
-                                       "the measured GPU", gt=0, le=100)
+                                       "the measured GPU", ge=0.01, le=100)
+    storage_price_per_tb_month: float = field(
+        10.0, "Owned storage price", "currency per TB-month",
+        "Storage next to owned servers: disks, their power and support.",
+        "estimate: enterprise NAS over 5 years", ge=0, le=10_000)
+    network_price_per_tb: float = field(
+        5.0, "Owned network price", "currency per TB out",
+        "Data sent out from the owned hall.", "estimate: colocation IP transit", ge=0,
+        le=10_000)
     financing: Financing = Field(default_factory=CashFinancing, title="Financing",
                                  description="cash, or a loan with APR, term and down payment")
 
@@ -126,24 +150,30 @@ class Owned(Section):
 class OnDemand(Section):
     price_per_gpu_hour: float = field(6.88, "On-demand price", "currency per GPU-hour",
                                       source="AWS p5.48xlarge us-east-1 $55.04/h, SkyPilot "
-                                      "catalog 00148f2", ge=0, le=1000)
+                                      "catalog 00148f2", essential=True, ge=0, le=1000)
     price_trend_annual: float = field(0.0, "On-demand price trend", "fraction per year",
                                       "Cloud prices tend to fall: -0.2 = prices fall by 20 % a year.",
                                       ge=-0.9, le=1)
     billing_increment_seconds: float = field(1, "Billing increment", "seconds",
                                              "Rounding overhead = increment/2 per session.",
                                              "EC2 bills per second", ge=0, le=86_400)
-    mean_session_hours: float = field(24, "Mean session length", "hours", gt=0, le=8760)
+    billing_minimum_seconds: float = field(
+        60, "Billing minimum", "seconds per session",
+        "A session shorter than this is billed for this long (on demand and spot).",
+        "EC2 bills per second with a 60 s minimum", ge=0, le=86_400)
+    mean_session_hours: float = field(24, "Mean session length", "hours",
+                                      "At least one second.", ge=1 / 3600, le=8760)
     relative_throughput: float = field(1.0, "Relative throughput", "work per GPU-hour vs the "
                                        "measured GPU", "Commitments and spot rent the same GPU.",
-                                       gt=0, le=100)
+                                       ge=0.01, le=100)
 
 
 class CommitmentOffer(Section):
     id: str = field("1y", "Offer id", "text", pattern=r"^[A-Za-z0-9_-]{1,20}$")
     term_months: int = field(12, "Term", "months", ge=1, le=120)
     discount: float = field(0.41, "Discount", "fraction of on-demand price",
-                            source="Epoch AI cost model (1y 41 %, 3y 64 %)", ge=0, lt=1)
+                            source="Epoch AI cost model (1y 41 %, 3y 64 %)", essential=True,
+                            ge=0, lt=1)
     price_per_gpu_hour: Optional[float] = field(
         None, "Committed price", "currency per GPU-hour",
         "Absolute price at first signing; overrides the discount.", ge=0, le=1000)
@@ -159,7 +189,7 @@ DEFAULT_OFFERS = (CommitmentOffer(id="1y", term_months=12, discount=0.41),
 class Spot(Section):
     discount: float = field(0.70, "Spot discount", "fraction of on-demand price",
                             source="AWS p5 spot from $11.25/h vs $55.04/h (us-east-2)",
-                            ge=0, lt=1)
+                            essential=True, ge=0, lt=1)
     price_per_gpu_hour: Optional[float] = field(
         None, "Spot price", "currency per GPU-hour", "Overrides the discount.", ge=0, le=1000)
     availability: float = field(0.8, "Spot availability", "fraction of interruptible demand",
@@ -201,16 +231,111 @@ class ProfileOptions(Section):
     interruptible_share: Optional[float] = field(
         None, "Interruptible share", "fraction of demand",
         "When set, replaces the profile's own steady/interruptible split.", ge=0, le=1)
-    growth_annual: float = field(0.0, "Demand growth", "fraction per year", ge=-0.9, le=10)
+    growth_annual: float = field(0.0, "Demand growth", "fraction per year", essential=True,
+                                 ge=-0.9, le=10)
     peak_to_average: float = field(1.0, "Peak-to-average", "ratio",
                                    "Busiest hour over the average hour of a day, for daily "
                                    "and monthly rows.", ge=1, le=24)
+    job_gpu_hours: Optional[float] = field(
+        None, "Typical job size", "GPU-hours per job",
+        "When set, the plan reports the expected cost per completed job, retries included.",
+        gt=0, le=1e9)
+    demand_basis: Literal["allocated", "busy"] = field(
+        "allocated", "Demand basis", "allocated | busy",
+        "allocated: plan for the GPU-hours of the usage file (what is billed). busy: plan for "
+        "the GPU-hours the GPUs were working, from a GPU busy-time file uploaded with the "
+        "usage, divided by the target utilization.")
+    target_utilization: float = field(
+        0.8, "Target GPU utilization", "fraction of allocated time busy",
+        "With demand basis 'busy': how busy owned GPUs will be once their input pipelines keep "
+        "them fed; demand = busy GPU-hours / this, never more than was allocated.",
+        "planning choice, not a measurement; seed 002 calls GPUs under 50 % busy starved",
+        ge=0.05, le=1)
+
+
+class PositionServers(Section):
+    """Servers already owned when the plan starts."""
+
+    count: int = field(1, "Servers owned", "servers", ge=1, le=MAX_SERVERS)
+    purchased: str = field("2025-01", "Purchased", "YYYY-MM",
+                           "Month of purchase: sets their age (resale value, remaining life, "
+                           "depreciation already taken).", pattern=MONTH_PATTERN)
+    price: float = field(300_000, "Purchase price", "currency per server", ge=0, le=1e8)
+    install_cost: float = field(0.0, "Install cost", "currency per server", ge=0, le=1e8)
+
+
+class PositionCommitment(Section):
+    """A commitment already signed when the plan starts: paid to its end whatever the plan
+    does."""
+
+    id: str = field("signed", "Contract id", "text", pattern=r"^[A-Za-z0-9_.:/-]{1,80}$")
+    gpus: int = field(8, "GPUs committed", "GPUs", ge=1, le=1_000_000)
+    start: str = field("2025-01", "Term start", "YYYY-MM", pattern=MONTH_PATTERN)
+    term_months: int = field(12, "Term", "months", ge=1, le=120)
+    price_per_gpu_hour: float = field(2.0, "Committed price", "currency per GPU-hour",
+                                      "As billed (with VAT if cloud prices include it).",
+                                      ge=0, le=1000)
+    payment: Literal["none", "partial", "all"] = field("none", "Upfront payment", "option",
+                                                       "What was paid at signing (already "
+                                                       "spent before the plan).")
+
+
+class Position(Section):
+    """What the team holds when the plan starts; every strategy starts from it."""
+
+    servers: tuple[PositionServers, ...] = Field(default=(), max_length=50,
+                                                 title="Servers owned")
+    commitments: tuple[PositionCommitment, ...] = Field(default=(), max_length=50,
+                                                        title="Commitments signed")
+
+    @model_validator(mode="after")
+    def _fleet_within_limit(self) -> "Position":
+        total = sum(c.count for c in self.servers)
+        if total > MAX_SERVERS:
+            raise ValueError(f"position.servers: {total:,} servers in all; at most "
+                             f"{MAX_SERVERS:,}")
+        return self
+
+
+class Staging(Section):
+    """The staged plan: when to buy servers and sign commitments."""
+
+    decision_interval_months: Literal[1, 3, 6, 12] = field(
+        3, "Decision interval", "months",
+        "Decisions every this many months from the plan's first month (also at the end of a "
+        "useful life and of a commitment term, so that every static plan is a schedule).")
+    allow_sales: bool = field(False, "Allow selling servers", "yes/no",
+                              "Servers may be sold at resale value at a decision point.")
+    capital_budget_per_year: Optional[float] = field(
+        None, "Capital budget", "currency per calendar year",
+        "Purchases and upfront commitment payments in each calendar year stay within it.",
+        ge=0, le=1e11)
+    max_servers: Optional[int] = field(None, "Hall limit", "servers",
+                                       "Servers online at once (space or power).", ge=0,
+                                       le=MAX_SERVERS)
+
+
+class Decision(Section):
+    """One month of a schedule: buy or sell servers, sign commitments (blocks of an offer)."""
+
+    month: str = field("2027-01", "Month", "YYYY-MM", pattern=MONTH_PATTERN)
+    buy_servers: int = field(0, "Buy servers", "servers", ge=0, le=MAX_SERVERS)
+    sell_servers: int = field(0, "Sell servers", "servers", ge=0, le=MAX_SERVERS)
+    sell_from: dict[str, int] = Field(
+        default_factory=dict, title="Sold servers by purchase month",
+        description="Purchase month (YYYY-MM) -> servers sold from it; empty: oldest first.")
+    commit: dict[str, int] = Field(default_factory=dict, title="Commit",
+                                   description="GPUs committed per offer id this month")
 
 
 class Proposed(Section):
-    servers: Optional[int] = field(None, "Proposed servers", "servers", ge=0, le=100_000)
+    servers: Optional[int] = field(None, "Proposed servers", "servers", ge=0, le=MAX_SERVERS)
     committed_gpus: dict[str, int] = Field(default_factory=dict, title="Proposed commitments",
                                            description="GPUs committed per offer id")
+    schedule: tuple[Decision, ...] = Field(
+        default=(), max_length=240, title="Proposed schedule",
+        description="Decisions by month (months without one omitted); when given, the "
+                    "proposed strategy is this schedule from the position.")
 
 
 CATALOG_H100 = ("SkyPilot catalog, 8x H100 on demand per GPU-hour: Nebius $2.95, Lambda $3.99, "
@@ -334,6 +459,8 @@ class Scenario(Section):
     cloud_data: CloudData = Field(default_factory=CloudData)
     cloud_terms: CloudTerms = Field(default_factory=CloudTerms)
     profile: ProfileOptions = Field(default_factory=ProfileOptions)
+    position: Position = Field(default_factory=Position)
+    staging: Staging = Field(default_factory=Staging)
     proposed: Proposed = Field(default_factory=Proposed)
     uncertainty: Uncertainty = Field(default_factory=Uncertainty)
 
@@ -351,6 +478,25 @@ class Scenario(Section):
                 raise ValueError(f"proposed.committed_gpus[{offer_id!r}] = {gpus} must be a "
                                  f"non-negative multiple of block_gpus "
                                  f"{offers[offer_id].block_gpus}")
+        months = [d.month for d in self.proposed.schedule]
+        if len(set(months)) != len(months):
+            raise ValueError("proposed.schedule has two decisions for the same month")
+        if self.proposed.schedule and (self.proposed.servers is not None
+                                       or self.proposed.committed_gpus):
+            raise ValueError("proposed: give either a schedule or servers and committed_gpus")
+        for d in self.proposed.schedule:
+            for offer_id, gpus in d.commit.items():
+                if offer_id not in offers:
+                    raise ValueError(f"proposed.schedule[{d.month}].commit names unknown offer "
+                                     f"{offer_id!r}; offers are {ids}")
+                if gpus < 0 or gpus % offers[offer_id].block_gpus:
+                    raise ValueError(f"proposed.schedule[{d.month}].commit[{offer_id!r}] = "
+                                     f"{gpus} must be a non-negative multiple of block_gpus "
+                                     f"{offers[offer_id].block_gpus}")
+            if d.sell_from and sum(d.sell_from.values()) != d.sell_servers:
+                raise ValueError(f"proposed.schedule[{d.month}]: sell_from adds up to "
+                                 f"{sum(d.sell_from.values())}, sell_servers is "
+                                 f"{d.sell_servers}")
         return self
 
     def with_changes(self, **sections: dict) -> "Scenario":

@@ -1,35 +1,32 @@
-"""Strategies: a capacity choice (servers, committed GPUs, spot or not) costed month by month.
+"""Strategies: a capacity choice costed month by month.
 
 ``PlanContext`` holds everything that depends only on the scenario and the profile (calendar,
-sorted demand, unit prices, discount factors, spot and failure waste); evaluating a strategy is
-then one dispatch and a few array products.
+sorted demand, the price book, spot and failure waste); evaluating a strategy is then one
+dispatch and one pass of the cost kernel (models/costs.py).
 """
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
-from typing import Optional
+from dataclasses import dataclass
+from typing import Optional, Union
 
 import numpy as np
 
+from models.capacity import Capacity, CapacityPlan, position_plan, static_plan
 from models.checkpoint import HOURS_PER_YEAR, Waste, waste_fraction
-from models.costs import (COST_LINES, CREDIT_LINES, START_OF_MONTH_LINES, UnitCosts,
-                          strategy_lines)
+from models.costs import (cost_lines, discounted_by_month, net_by_month, present_value,
+                          uses_cloud)
 from models.dispatch import DemandTables, Volumes, dispatch
-from models.finance import end_of_month_factors, start_of_month_factors
+from models.prices import PriceBook
 from models.profile import PlanCalendar, PlanDemand
-from models.scenario import Scenario
+from models.scenario import MAX_SERVERS, Scenario
+
+__all__ = ["Capacity", "PlanContext", "PlanError", "StrategyResult", "on_demand_capacity",
+           "buy_for_peak_capacity", "proposed_capacity", "failure_and_spot_waste"]
 
 
 class PlanError(ValueError):
     """A scenario and profile that cannot be planned."""
-
-
-@dataclass(frozen=True)
-class Capacity:
-    servers: int = 0
-    committed: dict[str, int] = field(default_factory=dict)
-    use_spot: bool = True
 
 
 def failure_and_spot_waste(s: Scenario) -> tuple[Waste, Waste]:
@@ -47,15 +44,20 @@ def failure_and_spot_waste(s: Scenario) -> tuple[Waste, Waste]:
 
 @dataclass
 class StrategyResult:
+    """A strategy costed: monthly volumes (horizon) and cost lines (horizon and tail)."""
+
     name: str
-    capacity: Capacity
+    capacity: Optional[Capacity]     # the static decision, when it is one
+    plan: CapacityPlan
     volumes: Volumes
     lines: dict[str, np.ndarray]
     total_by_month: np.ndarray
     discounted_by_month: np.ndarray
     pv_cost: float
     total_cost: float
-    cost_per_useful_gpu_hour: float
+    normal_cost_pv: float            # the same capacity if nothing failed or was interrupted
+    useful_gpu_hours: float
+    useful_pv: float
     owned_utilization: Optional[float]
     owned_gpu_hours_by_month: np.ndarray
     committed_gpu_hours_by_month: np.ndarray
@@ -63,6 +65,24 @@ class StrategyResult:
     on_demand_gpu_hours_by_month: np.ndarray
     utilization_by_month: np.ndarray
     servers_online: np.ndarray
+    committed_gpus_by_month: np.ndarray
+    uses_cloud: bool
+    schedule: tuple = ()             # the decisions of a staged or scheduled strategy
+
+    @property
+    def failure_cost_pv(self) -> float:
+        """What interruptions and hardware failures add to the PV cost [currency]."""
+        return self.pv_cost - self.normal_cost_pv
+
+    @property
+    def cost_per_useful_gpu_hour(self) -> float:
+        """Levelized: PV cost / PV of useful GPU-hours [currency per GPU-hour]."""
+        return self.pv_cost / self.useful_pv if self.useful_pv > 0 else math.nan
+
+    @property
+    def cost_per_useful_gpu_hour_nominal(self) -> float:
+        """Nominal: total cost / useful GPU-hours [currency per GPU-hour]."""
+        return self.total_cost / self.useful_gpu_hours if self.useful_gpu_hours > 0 else math.nan
 
     @property
     def cumulative(self) -> np.ndarray:
@@ -72,9 +92,14 @@ class StrategyResult:
     def discounted_cumulative(self) -> np.ndarray:
         return np.cumsum(self.discounted_by_month)
 
-    def uses_cloud(self) -> bool:
-        return bool(sum(self.capacity.committed.values()) or self.spot_gpu_hours_by_month.sum()
-                    or self.on_demand_gpu_hours_by_month.sum() > 1e-9)
+    @property
+    def servers(self) -> int:
+        """Most servers online in any month."""
+        return int(self.servers_online.max()) if self.servers_online.size else 0
+
+    def capital_outlay(self) -> float:
+        """Undiscounted purchases and upfront payments: the tie-breaker of equal PV costs."""
+        return float(self.lines["capex"].sum() + self.lines["commitment_upfront"].sum())
 
 
 class PlanContext:
@@ -83,91 +108,171 @@ class PlanContext:
     def __init__(self, scenario: Scenario, calendar: PlanCalendar, demand: PlanDemand):
         self.scenario, self.calendar, self.demand = scenario, calendar, demand
         self.failure_waste, self.spot_waste = failure_and_spot_waste(scenario)
-        if demand.interruptible.sum() > 0 and not self.failure_waste.feasible:
+        has_interruptible = demand.interruptible.sum() > 0
+        if has_interruptible and not self.failure_waste.feasible:
             raise PlanError(
                 f"interruptible gang jobs of {scenario.spot.nodes_per_job} nodes cannot finish: "
                 f"hardware failures alone waste {self.failure_waste.fraction:.0%} of their time "
                 "(owned.failures_per_server_year, spot.nodes_per_job)")
         # the failure overhead that owned, committed and on-demand capacity carry
-        self.tables_failure_waste = (self.failure_waste.fraction
-                                     if demand.interruptible.sum() > 0 else 0.0)
+        self.tables_failure_waste = self.failure_waste.fraction if has_interruptible else 0.0
         self.tables = DemandTables.build(demand, calendar, self.tables_failure_waste)
-        self.units = UnitCosts(scenario, calendar)
-        months, r = len(calendar.hours), scenario.finance.discount_rate_annual
-        self.end_factors = end_of_month_factors(months, r)
-        self.start_factors = start_of_month_factors(months, r)
+        self.book = PriceBook(scenario, calendar)
+        self.horizon = len(calendar.hours)
+        self.position = position_plan(scenario, calendar.months[0], self.horizon,
+                                      self.book.vat)
+        self.end_factors = self.book.end[:self.horizon, 0]
+        self.start_factors = self.book.start[:self.horizon, 0]
         self.useful_pv = float(self.tables.useful_by_month @ self.end_factors)
         self.volume_cache: dict[tuple, Volumes] = {}   # shared by re-priced contexts
         self.optimizer_cache: dict[str, object] = {}   # prices matter here: never shared
+        self._normal_tables: Optional[DemandTables] = None
 
     def repriced(self, scenario: Scenario) -> "PlanContext":
-        """The same demand and dispatch with other prices (a what-if on price fields only)."""
+        """The same demand with another scenario (a what-if on anything but the profile
+        section): prices are rebuilt; the sorted demand only if the failure waste moved."""
         new = object.__new__(PlanContext)
         new.__dict__.update(self.__dict__)
         new.scenario = scenario
-        new.units = UnitCosts(scenario, self.calendar)
+        new.failure_waste, new.spot_waste = failure_and_spot_waste(scenario)
+        has_interruptible = self.demand.interruptible.sum() > 0
+        if has_interruptible and not new.failure_waste.feasible:
+            raise PlanError("interruptible gang jobs cannot finish: hardware failures alone "
+                            f"waste {new.failure_waste.fraction:.0%} of their time")
+        new.tables_failure_waste = new.failure_waste.fraction if has_interruptible else 0.0
+        if new.tables_failure_waste != self.tables_failure_waste:
+            new.tables = DemandTables.build(self.demand, self.calendar,
+                                            new.tables_failure_waste)
+            new._normal_tables = None
+        new.book = PriceBook(scenario, self.calendar)
+        new.end_factors = new.book.end[:self.horizon, 0]
+        new.start_factors = new.book.start[:self.horizon, 0]
+        new.useful_pv = float(self.tables.useful_by_month @ new.end_factors)
         new.optimizer_cache = {}
         return new
 
+    def with_demand(self, demand: PlanDemand) -> "PlanContext":
+        """The same prices with another demand (breakevens on a flat profile)."""
+        new = object.__new__(PlanContext)
+        new.__dict__.update(self.__dict__)
+        new.demand = demand
+        has_interruptible = demand.interruptible.sum() > 0
+        new.tables_failure_waste = self.failure_waste.fraction if has_interruptible else 0.0
+        new.tables = DemandTables.build(demand, self.calendar, new.tables_failure_waste)
+        new.useful_pv = float(new.tables.useful_by_month @ self.end_factors)
+        new.volume_cache, new.optimizer_cache, new._normal_tables = {}, {}, None
+        return new
+
+    def pv(self, capacity: Union[Capacity, CapacityPlan]) -> float:
+        """PV cost of a capacity [currency] (what :meth:`evaluate` reports, computed alone)."""
+        plan = self.capacity_plan(capacity)
+        return self.price(plan, self.volumes(plan))[1]
+
+    def capacity_plan(self, capacity: Union[Capacity, CapacityPlan]) -> CapacityPlan:
+        """The cohorts of a static decision on top of the position (a CapacityPlan as is)."""
+        if isinstance(capacity, CapacityPlan):
+            return capacity
+        return static_plan(self.scenario, capacity, self.horizon, self.position)
+
     # capacities in demand units (GPUs of the measured type) by month
-    def owned_capacity(self, servers: int | np.ndarray) -> np.ndarray:
+    def owned_per_server(self) -> float:
         o = self.scenario.owned
-        per_server = o.gpus_per_server * o.availability * o.relative_throughput
-        return np.multiply.outer(self.units.server.online, np.asarray(servers) * per_server)
+        return o.gpus_per_server * o.availability * o.relative_throughput
+
+    def owned_capacity(self, servers: int | np.ndarray) -> np.ndarray:
+        """Owned capacity of the position plus a static count of new servers, by month
+        [(months,) or (months, k)]."""
+        H = self.horizon
+        online = static_plan(self.scenario, Capacity(1), H).servers_online(H)
+        held = self.position.servers_online(H) * self.owned_per_server()
+        new = np.multiply.outer(online, np.asarray(servers) * self.owned_per_server())
+        return new + (held if new.ndim == 1 else held[:, None])
 
     def committed_capacity(self, committed_gpus: float | np.ndarray) -> np.ndarray:
-        months = len(self.calendar.hours)
+        """Committed capacity of the position plus a constant number of new committed GPUs,
+        by month [(months,) or (months, k)]."""
         theta = self.scenario.on_demand.relative_throughput
-        return np.multiply.outer(np.ones(months), np.asarray(committed_gpus) * theta)
+        held = self.position.committed_gpus(self.horizon) * theta
+        new = np.multiply.outer(np.ones(self.horizon), np.asarray(committed_gpus) * theta)
+        return new + (held if new.ndim == 1 else held[:, None])
 
-    def volumes(self, capacity: Capacity) -> Volumes:
-        """Monthly volumes of a capacity; cached, since re-priced contexts share the demand."""
-        spot_share = self.scenario.spot.availability if capacity.use_spot else 0.0
-        o = self.scenario.owned
-        key = (capacity.servers, sum(capacity.committed.values()), spot_share,
-               self.tables_failure_waste, self.spot_waste.fraction, o.gpus_per_server,
-               o.availability, o.relative_throughput, o.lead_time_months,
-               self.scenario.on_demand.relative_throughput)
+    def volumes(self, plan: CapacityPlan, normal: bool = False) -> Volumes:
+        """Monthly volumes of a set of cohorts; cached, since re-priced contexts share the
+        demand. ``normal``: as if nothing failed or was interrupted."""
+        s, H = self.scenario, self.horizon
+        spot_share = s.spot.availability if plan.use_spot else 0.0
+        owned = plan.servers_online(H) * self.owned_per_server()
+        committed = plan.committed_gpus(H) * s.on_demand.relative_throughput
+        waste = (0.0, 0.0) if normal else (self.tables_failure_waste, self.spot_waste.fraction)
+        key = (owned.tobytes(), committed.tobytes(), spot_share, waste,
+               s.spot.availability)
         cached = self.volume_cache.get(key)
         if cached is None:
-            cached = self.volume_cache[key] = self._dispatch(capacity, spot_share)
+            tables = self.normal_tables() if normal else self.tables
+            cached = self.volume_cache[key] = dispatch(
+                tables, committed, owned, failure_waste=waste[0], spot_waste=waste[1],
+                spot_share=spot_share)
         return cached
 
-    def _dispatch(self, capacity: Capacity, spot_share: float) -> Volumes:
-        return dispatch(self.tables, self.committed_capacity(sum(capacity.committed.values())),
-                        self.owned_capacity(capacity.servers),
-                        failure_waste=self.tables_failure_waste,
-                        spot_waste=self.spot_waste.fraction, spot_share=spot_share)
+    def normal_tables(self) -> DemandTables:
+        if self._normal_tables is None:
+            self._normal_tables = (self.tables if self.tables_failure_waste == 0 else
+                                   DemandTables.build(self.demand, self.calendar, 0.0))
+        return self._normal_tables
 
-    def evaluate(self, name: str, capacity: Capacity) -> StrategyResult:
-        s, cal = self.scenario, self.calendar
-        v = self.volumes(capacity)
-        lines = strategy_lines(self.units, capacity.servers, capacity.committed, v)
-        costs = sum(lines[n] for n in COST_LINES)
-        credits = sum(lines[n] for n in CREDIT_LINES)
-        total = costs - credits
-        discounted = sum(lines[n] * (self.start_factors if n in START_OF_MONTH_LINES
-                                     else self.end_factors) for n in COST_LINES)
-        discounted = discounted - credits * self.end_factors
+    def price(self, plan: CapacityPlan, v: Volumes) -> tuple[dict[str, np.ndarray], float]:
+        """Cost lines of the plan (1-D by month) and their PV [currency]."""
+        lines = cost_lines(self.book, plan, _column(v))
+        pv = float(present_value(self.book, lines)[0])
+        return {k: x[:, 0] for k, x in lines.full().items()}, pv
+
+    def evaluate(self, name: str, capacity: Union[Capacity, CapacityPlan]) -> StrategyResult:
+        s, cal, H = self.scenario, self.calendar, self.horizon
+        plan = self.capacity_plan(capacity)
+        v = self.volumes(plan)
+        lines, pv = self.price(plan, v)
+        _, normal_pv = self.price(plan, self.volumes(plan, normal=True))
+        discounted = discounted_by_month(self.book, {k: x[:, None] for k, x in lines.items()})
+        keep = months_with_payments(lines, H)
+        lines = {k: x[:keep] for k, x in lines.items()}
+        total = net_by_month(lines)
+        discounted = discounted[:keep]
         o = s.owned
         theta_o, theta_c = o.relative_throughput, s.on_demand.relative_throughput
-        online = capacity.servers * self.units.server.online
+        online = plan.servers_online(H)
         installed = online * o.gpus_per_server * cal.hours
         owned_hours = v.owned / theta_o
         util = np.divide(owned_hours, installed, out=np.zeros_like(installed),
                          where=installed > 0)
-        pv = float(discounted.sum())
         return StrategyResult(
-            name=name, capacity=capacity, volumes=v, lines=lines, total_by_month=total,
-            discounted_by_month=discounted, pv_cost=pv, total_cost=float(total.sum()),
-            cost_per_useful_gpu_hour=pv / self.useful_pv if self.useful_pv > 0 else math.nan,
+            name=name, capacity=capacity if isinstance(capacity, Capacity) else None,
+            plan=plan, volumes=v, lines=lines, total_by_month=total,
+            discounted_by_month=discounted[:, 0], pv_cost=pv, total_cost=float(total.sum()),
+            normal_cost_pv=normal_pv,
+            useful_gpu_hours=float(self.tables.useful_by_month.sum()), useful_pv=self.useful_pv,
             owned_utilization=(float(owned_hours.sum() / installed.sum())
                                if installed.sum() > 0 else None),
             owned_gpu_hours_by_month=owned_hours,
             committed_gpu_hours_by_month=v.committed / theta_c,
             spot_gpu_hours_by_month=v.spot / theta_c,
             on_demand_gpu_hours_by_month=v.on_demand / theta_c,
-            utilization_by_month=util, servers_online=online)
+            utilization_by_month=util, servers_online=online,
+            committed_gpus_by_month=plan.committed_gpus(H),
+            uses_cloud=bool(uses_cloud(plan, _column(v))[0]))
+
+
+def months_with_payments(lines: dict[str, np.ndarray], horizon: int) -> int:
+    """The horizon, and the months after it up to the last one with any payment."""
+    stacked = np.abs(np.stack(list(lines.values())))
+    paid = np.flatnonzero(stacked[:, horizon:].max(axis=0) > 0) if stacked.shape[1] > horizon \
+        else np.array([], dtype=int)
+    return horizon + (int(paid[-1]) + 1 if paid.size else 0)
+
+
+def _column(v: Volumes) -> Volumes:
+    """Volumes by month as (months, 1) columns, the kernel's shape for one plan."""
+    return Volumes(*(np.asarray(x, float).reshape(-1, 1) for x in (
+        v.committed, v.owned, v.spot, v.on_demand, v.overhead, v.spot_useful, v.gross)))
 
 
 def on_demand_capacity() -> Capacity:
@@ -176,11 +281,12 @@ def on_demand_capacity() -> Capacity:
 
 
 def buy_for_peak_capacity(ctx: PlanContext) -> Capacity:
-    """ceil(peak GPUs / (GPUs per server x availability)); shortfalls on demand."""
-    o = ctx.scenario.owned
-    peak = ctx.tables.peak_gross_gpus / o.relative_throughput
-    servers = math.ceil(peak / (o.gpus_per_server * o.availability) - 1e-9)
-    return Capacity(max(servers, 0), {}, use_spot=False)
+    """Enough new servers for the peak hour above what the position holds that month,
+    ceil(peak GPUs / (GPUs per server x availability)); shortfalls on demand."""
+    held = ctx.owned_capacity(0) + ctx.committed_capacity(0)
+    short = float(np.max(ctx.tables.gross.peak - held, initial=0.0))
+    servers = math.ceil(short / ctx.owned_per_server() - 1e-9)
+    return Capacity(min(max(servers, 0), MAX_SERVERS), {}, use_spot=False)
 
 
 def proposed_capacity(s: Scenario) -> Optional[Capacity]:

@@ -9,19 +9,18 @@ judged plan [currency], positive when buying saves money: the tornado's baseline
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Optional
+from typing import Any, Optional
 
 import numpy as np
 
 from models.assumptions import ASSUMPTIONS, BY_KEY, base_value, low_high, sample, with_values
-from models.draw_dispatch import draw_demand, grown_demand
-from models.draws import draw_prices, draw_pvs
-from models.profile import UsageProfile, plan_demand
+from models.draw_dispatch import grown_demand
+from models.draws import draw_pvs
+from models.profile import UsageProfile, demand_for
 from models.scenario import Scenario
-from models.strategies import Capacity, PlanContext
-
-if TYPE_CHECKING:
-    from models.plan import Plan
+from models.capacity import Capacity
+from models.optimize import best_capacity
+from models.strategies import PlanContext, StrategyResult
 
 # assumptions that change the demand tables, the wastes or the discount factors
 REBUILD = ("demand_growth", "discount_rate", "spot_interruptions", "failure_rate")
@@ -34,9 +33,7 @@ def what_if_context(ctx: PlanContext, scenario: Scenario,
     if scenario.profile != s0.profile:
         p = scenario.profile
         if profile is not None:
-            demand = plan_demand(profile, ctx.calendar.total_hours, growth_annual=p.growth_annual,
-                                 peak_to_average=p.peak_to_average,
-                                 interruptible_share=p.interruptible_share)
+            demand = demand_for(p, profile, ctx.calendar.total_hours)
         else:  # rescale the plan's demand from the base growth to the new one, hour by hour
             t = np.arange(ctx.calendar.total_hours) / 8760.0
             f = ((1.0 + p.growth_annual) / (1.0 + s0.profile.growth_annual)) ** t
@@ -44,9 +41,6 @@ def what_if_context(ctx: PlanContext, scenario: Scenario,
             demand = type(d)(d.steady * f, d.interruptible * f, d.profile_hours_used,
                              d.repeated_hours)
         return PlanContext(scenario, ctx.calendar, demand)
-    if (scenario.finance != s0.finance or scenario.spot != s0.spot
-            or scenario.owned.failures_per_server_year != s0.owned.failures_per_server_year):
-        return PlanContext(scenario, ctx.calendar, ctx.demand)
     return ctx.repriced(scenario)
 
 
@@ -66,9 +60,9 @@ def tornado(ctx: PlanContext, capacities: dict[str, Capacity],
         savings: dict[str, list[float]] = {n: [] for n in judged}
         for value in (lo, hi):
             c = what_if_context(ctx, with_values(s, {a.key: value}), profile)
-            base_pv = c.evaluate(baseline, capacities[baseline]).pv_cost
+            base_pv = c.pv(capacities[baseline])
             for n in judged:
-                savings[n].append(base_pv - c.evaluate(n, capacities[n]).pv_cost)
+                savings[n].append(base_pv - c.pv(capacities[n]))
         row: dict[str, Any] = {
             "assumption": a.key, "label": a.label, "unit": a.unit,
             "base": float(base_value(s, a.key)), "low": lo, "high": hi,
@@ -96,9 +90,8 @@ def monte_carlo(ctx: PlanContext, capacities: dict[str, Capacity], draws: int,
                 seed: int) -> MonteCarlo:
     """PV cost of each fixed capacity over ``draws`` draws of the assumptions (vectorised)."""
     values = sample(ctx.scenario, draws, seed)
-    prices = draw_prices(ctx, values)
-    demand = draw_demand(ctx, values)
-    return MonteCarlo(values, draw_pvs(ctx, prices, demand, capacities, values["availability"]))
+    plans = {name: ctx.capacity_plan(c) for name, c in capacities.items()}
+    return MonteCarlo(values, draw_pvs(ctx, values, plans))
 
 
 def draw_context(ctx: PlanContext, values: dict[str, np.ndarray], i: int) -> PlanContext:
@@ -128,21 +121,67 @@ def regret(mc: MonteCarlo) -> dict[str, dict[str, float]]:
             for name, pv in mc.pv.items()}
 
 
-def uncertainty_section(plan: "Plan") -> dict[str, Any]:
+@dataclass
+class UncertaintySection:
     """The plan document's "uncertainty" section."""
-    ctx, u = plan.context, plan.scenario.uncertainty
-    capacities = {name: r.capacity for name, r in plan.strategies.items()}
+
+    draws: int
+    seed: int
+    judged: str                 # a strategy name, or "best_with_servers"
+    judged_capacity: Capacity
+    baseline: str               # "cloud_only"
+    baseline_capacity: Capacity
+    deterministic_saving: float
+    summary: dict[str, Any]
+    regret: dict[str, dict[str, float]]
+    proposed: Optional[dict[str, Any]]
+    staged: Optional[dict[str, Any]]
+    tornado_baseline: str
+    tornado: list[dict[str, Any]]
+
+
+def staged_summary(mc: MonteCarlo, bins: int) -> dict[str, Any]:
+    """The staged schedule held fixed under every draw: its saving against the best
+    cloud-only plan, and how often it beats that plan and the best static plan."""
+    out = summary(mc, "staged", bins)
+    out["probability_beats_cloud_only"] = float(np.mean(mc.pv["staged"] < mc.pv["cloud_only"]))
+    out["probability_beats_best_static"] = float(np.mean(mc.pv["staged"] < mc.pv["optimal"]))
+    return out
+
+
+def judged_capacity(ctx: PlanContext, strategies: dict[str, StrategyResult]
+                    ) -> tuple[str, Capacity]:
+    """The plan the Monte Carlo judges: the best plan that owns at least one server (the
+    optimal plan when it does)."""
+    optimal = strategies["optimal"].capacity
+    if optimal.servers > 0:
+        return "optimal", optimal
+    try:
+        capacity, _ = best_capacity(ctx, min_servers=1)
+    except ValueError:
+        return "optimal", optimal
+    return "best_with_servers", capacity
+
+
+def uncertainty_section(ctx: PlanContext, strategies: dict[str, StrategyResult],
+                        profile: Optional[UsageProfile] = None) -> UncertaintySection:
+    """Buying against renting under uncertainty: the best plan that owns servers against the
+    best cloud-only plan (Monte Carlo), and the tornado of design 5.4."""
+    u = ctx.scenario.uncertainty
+    capacities = {name: r.capacity if r.capacity is not None else r.plan
+                  for name, r in strategies.items()}
+    judged, judged_cap = judged_capacity(ctx, strategies)
+    capacities.setdefault(judged, judged_cap)
     mc = monte_carlo(ctx, capacities, u.draws, u.seed)
-    section: dict[str, Any] = {"draws": u.draws, "seed": u.seed, "judged": "optimal",
-                               "baseline": "cloud_only",
-                               **summary(mc, "optimal", u.histogram_bins)}
-    section["regret"] = regret(mc)
-    if "proposed" in capacities:
-        section["proposed"] = summary(mc, "proposed", u.histogram_bins)
-    section["tornado_baseline"] = "on_demand"
-    section["tornado"] = tornado(ctx, capacities, plan.profile)
-    return section
-
-
-__all__ = ["tornado", "monte_carlo", "uncertainty_section", "draw_context", "MonteCarlo",
-           "BY_KEY"]
+    baseline_cap = strategies["cloud_only"].capacity
+    return UncertaintySection(
+        draws=u.draws, seed=u.seed, judged=judged, judged_capacity=judged_cap,
+        baseline="cloud_only", baseline_capacity=baseline_cap,
+        deterministic_saving=ctx.pv(baseline_cap) - ctx.pv(judged_cap),
+        summary=summary(mc, judged, u.histogram_bins),
+        regret=regret(mc),
+        proposed=summary(mc, "proposed", u.histogram_bins) if "proposed" in strategies
+        else None,
+        staged=staged_summary(mc, u.histogram_bins) if "staged" in strategies else None,
+        tornado_baseline="on_demand",
+        tornado=tornado(ctx, capacities, profile))

@@ -13,6 +13,17 @@ from sqlalchemy import select
 from service.i18n import _
 from service.db import Revision, ScenarioRecord, User, get_session
 
+MAX_ID = 1_999_999_999   # Integer columns are int4 on PostgreSQL (2**31 - 1); SQLite overflows
+                         # past 2**63. app.RowId's pattern allows exactly up to this.
+
+
+def id_or_404(text: object) -> int:
+    """A row id or revision number given as text (a query argument): digits only, in range."""
+    value = str(text)
+    if not value.isascii() or not value.isdigit() or len(value) > 10 or int(value) > MAX_ID:
+        abort(404)
+    return int(value)
+
 
 def can_view(user: User, scenario: ScenarioRecord) -> bool:
     return scenario.owner_id == user.id or user.role in ("reviewer", "admin")

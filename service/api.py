@@ -1,10 +1,13 @@
-"""JSON API (design 9.4): ``POST /api/v1/plans`` with ``Authorization: Bearer <token>``."""
+"""JSON API (design 9.4): ``POST /api/v1/plans`` with ``Authorization: Bearer <token>``.
+
+Bodies are validated with the models of service.openapi, which also generate the OpenAPI
+document at ``/api/v1/openapi.json`` (the one route here that needs no token).
+"""
 from __future__ import annotations
 
 import csv
 import io
-import json
-from typing import Any
+from typing import Any, Optional
 
 from flask import Blueprint, Response, current_app, g, request
 from pydantic import ValidationError
@@ -12,20 +15,25 @@ from pydantic import ValidationError
 from models.scenario import Scenario
 from service import idempotency
 from service.auth import user_for_token
-from service.export_xlsx import plan_xlsx_bytes, safe_download_name
+from service.clip import clip
 from service.db import audit, get_session, sha256, write_session
 from service.errors import ApiError
-from service.i18n import _, current_locale
+from service.export_xlsx import plan_xlsx_bytes, safe_download_name
+from service.i18n import N_, _, current_locale
 from service.i18n.validation import error_message
+from service.ingest import make_bundle
+from service.openapi import (MAX_JSON_ROWS, PLAN_RESPONSES, SPEC, XLSX, PlanForm, PlanRequest,
+                             UsageRow, openapi_document)
 from service.planning import PlanningError, plan_for
 
 bp = Blueprint("api", __name__, url_prefix="/api/v1")
-XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
-MAX_JSON_ROWS = 200_000
+PUBLIC = {"api.openapi"}   # the contract itself is no secret
 
 
 @bp.before_request
 def bearer_auth() -> None:
+    if request.endpoint in PUBLIC:
+        return
     header = request.headers.get("Authorization", "")
     scheme, _sep, token = header.partition(" ")
     if scheme.lower() != "bearer" or not token.strip():
@@ -37,74 +45,127 @@ def bearer_auth() -> None:
     g.api_user = user
 
 
-def parse_scenario(value: Any) -> Scenario:
-    if isinstance(value, (str, bytes)):
-        try:
-            value = json.loads(value or "{}")
-        except json.JSONDecodeError as exc:
-            raise ApiError(400, _("scenario: invalid JSON at line %(line)s, column %(column)s "
-                                  "(%(reason)s)", line=exc.lineno, column=exc.colno,
-                                  reason=exc.msg)) from None
-    if value is None:
-        value = {}
+@bp.get("/openapi.json")
+def openapi():
+    return current_app.json.response(openapi_document())
+
+
+def json_body() -> dict:
+    """The request's JSON object: 415 for another media type, 400 for broken JSON, JSON
+    nested thousands of levels deep (app.BoundedJSONProvider) or anything but an object."""
+    if not request.is_json:
+        raise ApiError(415, _("Send the body as application/json."))
     try:
-        return Scenario.model_validate(value)
+        body = current_app.json.loads(request.get_data(cache=True) or b"null")
+    except ValueError as exc:   # JSONDecodeError, TooDeep, UnicodeDecodeError
+        raise ApiError(400, _("The body is not valid JSON (%(reason)s).",
+                              reason=clip(exc, 200))) from None
+    if not isinstance(body, dict):
+        raise ApiError(400, _("The body must be a JSON object."))
+    return body
+
+
+def field_errors(exc: ValidationError, strip: str = "", root: str = "body") -> list[dict]:
+    """pydantic errors as ``{"field", "message"}``; ``strip`` drops a leading location part
+    (scenario errors name the scenario's own fields, as in the form and the CLI); an error of
+    the whole value is named ``root``."""
+    out = []
+    for e in exc.errors()[:50]:
+        loc = [str(p) for p in e["loc"]]
+        if strip and loc[:1] == [strip] and len(loc) > 1:
+            loc = loc[1:]
+        out.append({"field": clip(".".join(loc) or root), "message": error_message(e)})
+    return out
+
+
+def invalid(exc: ValidationError, what: str) -> ApiError:
+    only_scenario = all(e["loc"][:1] == ("scenario",) for e in exc.errors())
+    if only_scenario:
+        return ApiError(422, _("The scenario is invalid."),
+                        field_errors(exc, "scenario", "scenario"))
+    return ApiError(422, _("The %(what)s is invalid.", what=_(what)), field_errors(exc))
+
+
+def parse_scenario(text: Optional[str]) -> Scenario:
+    """A scenario sent as JSON text (multipart field); empty means every default."""
+    try:
+        value = current_app.json.loads(text or "{}")
+    except ValueError as exc:
+        raise ApiError(400, _("scenario: invalid JSON (%(reason)s)",
+                              reason=clip(exc, 200))) from None
+    try:
+        return Scenario.model_validate(value if value is not None else {})
     except ValidationError as exc:
-        details = [{"field": ".".join(str(p) for p in e["loc"]) or "scenario",
-                    "message": error_message(e)} for e in exc.errors()]
-        raise ApiError(422, _("The scenario is invalid."), details) from None
+        raise ApiError(422, _("The scenario is invalid."),
+                       field_errors(exc, root="scenario")) from None
 
 
-def rows_to_csv(rows: Any) -> bytes:
-    if not isinstance(rows, list) or not rows or not all(isinstance(r, dict) for r in rows):
-        raise ApiError(422, _("usage must be a non-empty list of objects such as "
-                              '{"timestamp": "2026-01-01T00:00", "gpu_hours": 12.5}.'))
-    if len(rows) > MAX_JSON_ROWS:
-        count, limit = format(len(rows), ","), format(MAX_JSON_ROWS, ",")
-        raise ApiError(413, _("usage has %(rows)s rows; the limit is %(limit)s.",
-                              rows=count, limit=limit))
-    columns = list(dict.fromkeys(key for row in rows for key in row))
+def rows_to_csv(rows: list[UsageRow]) -> bytes:
+    """Usage rows as the CSV the ingest reads (columns by the names the client used)."""
+    dumped = [row.model_dump(exclude_unset=True) for row in rows]
+    columns = list(dict.fromkeys(key for row in dumped for key in row))
     out = io.StringIO()
     writer = csv.DictWriter(out, columns, lineterminator="\n")
     writer.writeheader()
-    writer.writerows(rows)
+    writer.writerows(dumped)
     return out.getvalue().encode()
 
 
-@bp.post("/plans")
-def create_plan():
-    done = idempotency.replay()  # Idempotency-Key header: a retry gets the first answer
-    if done is not None:
-        return done
+def read_plan_request() -> tuple[Scenario, bytes, str]:
+    """(scenario, usage bytes, file name) of a multipart or JSON plan request."""
     if request.mimetype == "multipart/form-data":
         upload = request.files.get("usage")
         if upload is None or not upload.filename:
             raise ApiError(400, _("multipart requests need a 'usage' file part."))
+        form = PlanForm.model_validate({"usage": upload, "scenario": request.form.get("scenario"),
+                                        "busy": request.files.get("busy")})
         data, filename = upload.read(), upload.filename
-        scenario = parse_scenario(request.form.get("scenario", "{}"))
-    elif request.is_json:
-        body = request.get_json(silent=True)
-        if not isinstance(body, dict):
-            raise ApiError(400, _("The body must be a JSON object with 'scenario' and "
-                                  "'usage'."))
-        scenario = parse_scenario(body.get("scenario"))
-        data, filename = rows_to_csv(body.get("usage")), "usage.csv"
-    else:
+        busy = form.busy      # optional GPU busy time beside the usage file
+        if busy is not None and busy.filename:
+            filename, data = make_bundle(filename, data, busy.filename, busy.read())
+        return parse_scenario(form.scenario), data, filename
+    if not request.is_json:
         raise ApiError(415, _("Send multipart/form-data (usage file + scenario field) or "
                               "application/json."))
+    body = json_body()
+    usage = body.get("usage")
+    if isinstance(usage, list) and len(usage) > MAX_JSON_ROWS:
+        count, limit = format(len(usage), ","), format(MAX_JSON_ROWS, ",")
+        raise ApiError(413, _("usage has %(rows)s rows; the limit is %(limit)s.",
+                              rows=count, limit=limit))
+    try:
+        plan = PlanRequest.model_validate(body)
+    except ValidationError as exc:
+        raise invalid(exc, N_("request body")) from None
+    return plan.scenario or Scenario(), rows_to_csv(plan.usage), "usage.csv"
+
+
+@bp.post("/plans")
+@SPEC.validate(json=PlanRequest, form=PlanForm, resp=PLAN_RESPONSES, skip_validation=True,
+               tags=["plans"], operation_id="createPlan")
+def create_plan():
+    """Plan usage under a scenario
+
+    JSON (scenario + usage rows) or multipart (a usage file + the scenario as JSON text).
+    Send an Idempotency-Key header to have a retry answered without planning twice.
+    """
+    done = idempotency.replay()  # Idempotency-Key header: a retry gets the first answer
+    if done is not None:
+        return done
+    scenario, data, filename = read_plan_request()
     try:
         result = plan_for(scenario, data, filename)
     except PlanningError as exc:
         raise ApiError(422, str(exc), exc.problems) from None
     wants_xlsx = request.accept_mimetypes.best_match(["application/json", XLSX]) == XLSX and \
         request.accept_mimetypes[XLSX] > request.accept_mimetypes["application/json"]
-    body = None if wants_xlsx else current_app.json.dumps(result.document)
+    body: Any = None if wants_xlsx else current_app.json.dumps(result.document)
     with write_session() as s:
-        audit(s, g.api_user, "api.plan", details=f"{filename[:100]} sha256={sha256(data)}")
+        audit(s, g.api_user, "api.plan", details=f"{clip(filename)} sha256={sha256(data)}")
         if body is not None:
             idempotency.remember(s, body=body, status=200)
     if wants_xlsx:
-        return Response(plan_xlsx_bytes(result.plan, current_locale()), mimetype=XLSX, headers={
+        return Response(plan_xlsx_bytes(result.plan, lang=current_locale()), mimetype=XLSX, headers={
             "Content-Disposition":
                 f'attachment; filename="{safe_download_name(scenario.name)}"'})
     return Response(body, mimetype="application/json")

@@ -1,22 +1,28 @@
 """API: save a new revision of a scenario (``POST /api/v1/scenarios/<id>/revisions``).
 
-Body ``{"scenario": {...}, "note": "..."}``; the revision keeps the latest revision's usage file.
-Answers 201 ``{"scenario_id", "number", "content_hash", "usage_sha256"}``. Honours the
-``Idempotency-Key`` header: a retry answers the same JSON and saves nothing again.
+Body ``{"scenario": {...}, "note": "..."}`` (service.openapi.RevisionRequest); the revision
+keeps the latest revision's usage file. Answers 201 ``{"scenario_id", "number", "content_hash",
+"usage_sha256"}``. Honours the ``Idempotency-Key`` header: a retry answers the same JSON and
+saves nothing again.
 """
 from __future__ import annotations
 
-from flask import current_app, g, request
+from flask import current_app, g
+from pydantic import ValidationError
+from spectree import Response
 from sqlalchemy import select
 
 from service import idempotency
 from service.access import can_edit, can_view
-from service.api import bp, parse_scenario
+from service.api import bp, invalid, json_body
 from service.db import Revision, ScenarioRecord, UsageFile, User, get_session, write_session
 from service.errors import ApiError
-from service.i18n import _
+from service.i18n import N_, _
+from service.openapi import SPEC, RevisionList, RevisionOut, RevisionRequest, errors
 from service.planning import PlanningError
 from service.revisions import add_revision, check_plan
+
+NOT_FOUND = N_("No scenario %(id)s (or not yours to see).")
 
 
 def revision_json(revision: Revision) -> dict:
@@ -24,25 +30,38 @@ def revision_json(revision: Revision) -> dict:
             "content_hash": revision.content_hash, "usage_sha256": revision.usage_sha256}
 
 
-@bp.post("/scenarios/<int:scenario_id>/revisions")
-def create_revision(scenario_id: int):
-    user = g.api_user
+def visible_scenario(scenario_id: int) -> ScenarioRecord:
     scenario = get_session().get(ScenarioRecord, scenario_id)
-    if scenario is None or not can_view(user, scenario):
-        raise ApiError(404, _("No scenario %(id)s.", id=scenario_id))
+    if scenario is None or not can_view(g.api_user, scenario):
+        raise ApiError(404, _(NOT_FOUND, id=scenario_id))
+    return scenario
+
+
+@bp.post("/scenarios/<int:scenario_id>/revisions")
+@SPEC.validate(json=RevisionRequest, skip_validation=True, tags=["scenarios"],
+               operation_id="createRevision",
+               resp=Response(HTTP_201=RevisionOut, **errors(400, 401, 403, 404, 409, 413, 415,
+                                                              422)))
+def create_revision(scenario_id: int):
+    """Save a new revision of a scenario
+
+    The new assumptions keep the latest revision's usage file; the plan is computed first and
+    a scenario the engine cannot plan is refused (422).
+    """
+    user = g.api_user
+    scenario = visible_scenario(scenario_id)
     if not can_edit(user, scenario):
         raise ApiError(403, _("Only the scenario's owner can add revisions."))
     done = idempotency.replay()
     if done is not None:
         return done
-    body = request.get_json(silent=True)
-    if not isinstance(body, dict):
-        raise ApiError(400, _("The body must be a JSON object with 'scenario' (and 'note')."))
-    model = parse_scenario(body.get("scenario"))
-    note = str(body.get("note") or "saved through the API")[:500]
+    try:
+        body = RevisionRequest.model_validate(json_body())
+    except ValidationError as exc:
+        raise invalid(exc, N_("request body")) from None
     latest = scenario.latest
     try:
-        result = check_plan(model, latest.usage_file if latest else None)
+        result = check_plan(body.scenario, latest.usage_file if latest else None)
     except PlanningError as exc:
         raise ApiError(422, str(exc), exc.problems) from None
     with write_session() as s:
@@ -50,17 +69,19 @@ def create_revision(scenario_id: int):
         usage = s.get(UsageFile, latest.usage_file_id) if latest and latest.usage_file_id \
             else None
         revision = add_revision(s, s.get(ScenarioRecord, scenario_id), s.get(User, user.id),
-                                model, usage, note=note, result=result)
+                                body.scenario, usage, note=body.note or "saved through the API",
+                                result=result)
         text = current_app.json.dumps(revision_json(revision))
         idempotency.remember(s, body=text, status=201)
     return current_app.response_class(text, status=201, mimetype="application/json")
 
 
 @bp.get("/scenarios/<int:scenario_id>/revisions")
+@SPEC.validate(skip_validation=True, tags=["scenarios"], operation_id="listRevisions",
+               resp=Response(HTTP_200=RevisionList, **errors(401, 404)))
 def list_revisions(scenario_id: int):
-    scenario = get_session().get(ScenarioRecord, scenario_id)
-    if scenario is None or not can_view(g.api_user, scenario):
-        raise ApiError(404, _("No scenario %(id)s.", id=scenario_id))
+    """List the revisions of a scenario"""
+    visible_scenario(scenario_id)
     rows = get_session().scalars(select(Revision).where(Revision.scenario_id == scenario_id)
                                  .order_by(Revision.number)).all()
     return {"revisions": [revision_json(r) for r in rows]}

@@ -5,10 +5,14 @@ from pathlib import Path
 from typing import Any, Mapping, Optional
 
 from flask import Flask, redirect, request, send_file, url_for
+from flask.json.provider import DefaultJSONProvider
 from flask.sessions import SecureCookieSessionInterface
 from flask_wtf.csrf import CSRFProtect
+from werkzeug.middleware.proxy_fix import ProxyFix
+from werkzeug.routing import IntegerConverter
 
 from service import config as cfg
+from service.access import MAX_ID
 from service.paths import STATIC, TEMPLATES
 
 csrf = CSRFProtect()
@@ -29,6 +33,40 @@ class SessionInterface(SecureCookieSessionInterface):
         return bool(app.config["SESSION_COOKIE_SECURE"] or request.is_secure)
 
 
+class RowId(IntegerConverter):
+    """``<int:...>`` in every route: ASCII digits up to 1,999,999,999, inside the range of the
+    Integer id columns (int4 on PostgreSQL). Anything larger is no id of ours: 404 by routing,
+    never an OverflowError (SQLite) or a DataError (PostgreSQL) inside a query. The bound is in
+    the pattern itself: a value that matches the pattern and then fails a ``max`` check made
+    werkzeug answer 405 instead of 404 on routes with one rule per method."""
+
+    regex = r"[0-9]{1,9}|1[0-9]{9}"
+
+    def __init__(self, map, *args, **kwargs):
+        kwargs.setdefault("max", MAX_ID)
+        super().__init__(map, *args, **kwargs)
+
+
+class TooDeep(ValueError):
+    """JSON nested deeper than the decoder's recursion limit."""
+
+
+class BoundedJSONProvider(DefaultJSONProvider):
+    """JSON bodies nested thousands of levels deep make the decoder raise RecursionError, which
+    is no ValueError and so became a 500. As a ValueError, Flask answers it like any other
+    broken JSON body (400), and ``request.get_json(silent=True)`` gives None."""
+
+    def loads(self, s, **kwargs):
+        try:
+            return super().loads(s, **kwargs)
+        except RecursionError:
+            raise TooDeep("the JSON is nested too deeply (about 1,000 levels or more)") \
+                from None
+
+
+CACHEABLE = {"static", "plotly_js"}   # the same public bytes for everyone
+
+
 def create_app(test_config: Optional[Mapping[str, Any]] = None) -> Flask:
     instance = Path(test_config.get("INSTANCE_PATH")) if test_config and \
         test_config.get("INSTANCE_PATH") else cfg.instance_path()
@@ -36,6 +74,8 @@ def create_app(test_config: Optional[Mapping[str, Any]] = None) -> Flask:
     app = Flask(__name__, instance_path=str(instance), instance_relative_config=True,
                 template_folder=str(TEMPLATES), static_folder=str(STATIC))
     app.session_interface = SessionInterface()
+    app.json = BoundedJSONProvider(app)
+    app.url_map.converters["int"] = RowId   # before any blueprint adds its rules
     app.config.from_mapping(cfg.defaults(instance))
     app.config.from_pyfile("config.py", silent=True)
     app.config.from_prefixed_env()
@@ -44,6 +84,10 @@ def create_app(test_config: Optional[Mapping[str, Any]] = None) -> Flask:
         app.config.update(test_config)
     if not app.config.get("SECRET_KEY"):
         app.config["SECRET_KEY"] = cfg.ensure_secret_key(instance)
+    hops = int(app.config.get("PROXY_HOPS") or 0)
+    if hops > 0:
+        # the client's own address behind nginx: the per-address login limit needs it
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops, x_host=hops)
 
     from service import (api, auth, db, errors, idempotency, plans,  # noqa: F401
                          resilience_db, scenarios)
@@ -79,7 +123,8 @@ def create_app(test_config: Optional[Mapping[str, Any]] = None) -> Flask:
         response.headers["X-Content-Type-Options"] = "nosniff"
         response.headers["X-Frame-Options"] = "DENY"
         response.headers["Referrer-Policy"] = "same-origin"
-        if response.mimetype == "text/html":
+        if request.endpoint not in CACHEABLE:
+            # pages, downloads and API answers hold one user's data: never in a shared cache
             response.headers["Cache-Control"] = "no-store"
         return response
 

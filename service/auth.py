@@ -3,14 +3,17 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import re
 import secrets
 from typing import Optional
+from urllib.parse import urlsplit
 
 from flask import (Blueprint, abort, current_app, flash, g, has_app_context, redirect,
                    render_template, request, session, url_for)
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 from werkzeug.security import check_password_hash, generate_password_hash
+from zxcvbn import zxcvbn
 
 from service import idempotency, throttle, websessions
 from service.db import ROLES, ApiToken, User, audit, get_session, write_session
@@ -43,14 +46,44 @@ def hash_token(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
+# Letters, digits and . _ - @ (e-mail addresses fit), starting with a letter or digit: no
+# markup, quotes, spaces or control characters, and nothing a spreadsheet reads as a formula.
+USERNAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@-]{0,79}")
+MIN_PASSWORD, MAX_PASSWORD = 12, 1_000
+MIN_SCORE = 3   # zxcvbn: "safely unguessable: moderate protection from an offline slow-hash"
+ZXCVBN_CHARACTERS = 72   # zxcvbn refuses longer input; the characters after only add strength
+
+
+def check_username(username: str) -> None:
+    if not USERNAME.fullmatch(username):
+        raise UserError("the user name must have 1 to 80 characters out of letters A-Z, digits "
+                        "and . _ - @, starting with a letter or digit")
+
+
+def check_password(username: str, password: str) -> None:
+    """Length 12 or more and a zxcvbn strength estimate of 3 or more out of 4, with the user
+    name and the product name counted as known words (a password 'ana-ana-ana' is weak)."""
+    if len(password) < MIN_PASSWORD:
+        raise UserError(f"the password must have at least {MIN_PASSWORD} characters")
+    if len(password) > MAX_PASSWORD:
+        raise UserError(f"the password may have at most {MAX_PASSWORD:,} characters")
+    if password.strip().lower() == username.lower():
+        raise UserError("the password must not be the user name")
+    words = [username, "buyrent", *re.split(r"[._@-]", username)]
+    estimate = zxcvbn(password[:ZXCVBN_CHARACTERS], user_inputs=[w for w in words if w])
+    if estimate["score"] < MIN_SCORE:
+        hint = estimate["feedback"]["warning"] or "it is too easy to guess"
+        tips = " ".join(estimate["feedback"]["suggestions"])
+        raise UserError(f"the password is too weak: {hint.rstrip('.')}." + (f" {tips}" if tips
+                                                                          else ""))
+
+
 def create_user(s: Session, username: str, password: str, role: str) -> User:
     username = username.strip()
-    if not username or len(username) > 80:
-        raise UserError("the user name must have 1 to 80 characters")
+    check_username(username)
     if role not in ROLES:
         raise UserError(f"role must be one of {', '.join(ROLES)}, got {role!r}")
-    if len(password) < 8:
-        raise UserError("the password must have at least 8 characters")
+    check_password(username, password)
     if s.scalar(select(User).where(User.username == username)):
         raise UserError(f"user {username!r} exists already")
     user = User(username=username, password_hash=password_hash(password), role=role)
@@ -92,9 +125,22 @@ def login_required(view):
 
 
 def safe_next(target: Optional[str]) -> str:
-    if target and target.startswith("/") and not target.startswith("//"):
-        return target
-    return url_for("scenarios.index")
+    """``target`` when it is a path on this site, else the scenarios list.
+
+    Browsers drop tabs, newlines and other control characters from a URL and read a backslash
+    as a slash, so ``/%09/evil.example`` or ``/\\evil.example`` would travel to another host as
+    ``//evil.example``; a CR or LF would split the Location header. Any such character, or
+    anything that is not a single leading slash followed by a path, is ignored.
+    """
+    fallback = url_for("scenarios.index")
+    if not target or len(target) > 2000:
+        return fallback
+    if any(ch.isspace() or not ch.isprintable() or ch == "\\" for ch in target):
+        return fallback
+    parts = urlsplit(target)
+    if not target.startswith("/") or target.startswith("//") or parts.scheme or parts.netloc:
+        return fallback
+    return target
 
 
 @bp.route("/login", methods=("GET", "POST"))
@@ -126,6 +172,9 @@ def login():
 
 @bp.post("/logout")
 def logout():
+    if g.user is not None:
+        with write_session() as s:
+            audit(s, s.get(User, g.user.id), "logout")
     websessions.revoke()
     session.clear()
     return redirect(url_for("auth.login"))

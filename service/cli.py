@@ -1,4 +1,5 @@
-"""Command line: ``buyrent plan [PROFILE] [--scenario FILE.json] [--xlsx OUT] [--json]``."""
+"""Command line: ``buyrent plan [PROFILE] [--busy FILE] [--scenario FILE.json] [--xlsx OUT]
+[--json]``."""
 from __future__ import annotations
 
 import argparse
@@ -9,6 +10,8 @@ from typing import Sequence
 
 from pydantic import ValidationError
 
+from models.document import plan_document
+from models.messages import Message
 from models.plan import compute_plan
 from models.profile import ProfileError
 from models.scenario import Scenario, validation_messages
@@ -43,7 +46,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
     profile_path = Path(args.profile) if args.profile else SAMPLE_USAGE
     scenario = load_scenario(Path(args.scenario) if args.scenario else None)
     try:
-        ingested = load_usage(profile_path)
+        ingested = load_usage(profile_path, busy_path=args.busy)
     except (IngestError, ProfileError) as exc:
         raise UsageError(str(exc) if str(exc).startswith(profile_path.name)
                          else f"{profile_path}: {exc}") from None
@@ -53,7 +56,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
         plan = compute_plan(scenario, ingested.profile)
     except (PlanError, ProfileError) as exc:
         raise UsageError(f"{profile_path}: {exc}") from None
-    plan.warnings[:0] = ingested.warnings
+    plan.input_warnings = [Message.plain(w) for w in ingested.warnings]
     if args.xlsx:
         from service.export_xlsx import write_plan_xlsx
         try:
@@ -61,7 +64,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
         except OSError as exc:
             raise UsageError(f"{args.xlsx}: cannot write the workbook ({exc.strerror})") from None
     if args.json:
-        json.dump(plan.document(), sys.stdout, allow_nan=False)
+        json.dump(plan_document(plan), sys.stdout, allow_nan=False)
         sys.stdout.write("\n")
     else:
         with using_locale(args.lang):
@@ -75,7 +78,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="buyrent", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     plan = sub.add_parser("plan", help="plan a usage profile (default: the bundled sample)")
-    plan.add_argument("profile", nargs="?", help="usage file (.csv or .xlsx)")
+    plan.add_argument("profile", nargs="?", help="usage file (.csv, .xlsx, or a .zip of a "
+                      "usage file and a GPU busy-time file)")
+    plan.add_argument("--busy", help="GPU busy-time file beside the usage file (DCGM exporter "
+                      "Prometheus text, DCGM CSV or nvidia-smi --query-gpu CSV)")
     plan.add_argument("--scenario", help="scenario JSON file (default: the built-in defaults)")
     plan.add_argument("--xlsx", help="also write the Excel plan to this path")
     plan.add_argument("--json", action="store_true", help="print the plan document only")

@@ -1,7 +1,8 @@
 """Configuration: defaults, then the instance folder, then the environment, then test values.
 
 Environment variables: ``SECRET_KEY``, ``DATABASE_URL``, ``BUYRENT_INSTANCE`` (instance folder:
-generated key, SQLite file), ``BUYRENT_MAX_UPLOAD_MB`` (request size limit) and any
+generated key, SQLite file), ``BUYRENT_MAX_UPLOAD_MB`` (request size limit),
+``BUYRENT_PROXY_HOPS`` (reverse proxies whose X-Forwarded-* headers are trusted) and any
 ``FLASK_``-prefixed setting.
 """
 from __future__ import annotations
@@ -33,6 +34,7 @@ def defaults(instance: Path) -> dict:
         "LOGIN_MAX_FAILURES_PER_USER": 10,    # brute-force limit (service.throttle)
         "LOGIN_MAX_FAILURES_PER_IP": 50,
         "LOGIN_WINDOW_SECONDS": 15 * 60,
+        "PROXY_HOPS": 0,                      # trusted reverse proxies in front (X-Forwarded-*)
     }
 
 
@@ -47,6 +49,8 @@ def from_environment() -> dict:
                 "LOGIN_WINDOW_SECONDS"):
         if os.environ.get("BUYRENT_" + key):
             out[key] = int(os.environ["BUYRENT_" + key])
+    if os.environ.get("BUYRENT_PROXY_HOPS"):
+        out["PROXY_HOPS"] = int(os.environ["BUYRENT_PROXY_HOPS"])
     if os.environ.get("BUYRENT_DEMO", "").lower() in ("1", "true", "yes"):
         out["BUYRENT_DEMO"] = True
     return out

@@ -1,8 +1,9 @@
 """Persistence: SQLAlchemy 2 engine, ORM tables, sessions and the Alembic upgrade on start.
 
 SQLite (default) runs in WAL mode with a busy timeout and foreign keys on; writes take the
-database lock up front (``BEGIN IMMEDIATE``) so two writers never deadlock half-way. Audit events
-and revisions are append-only: triggers created by the migrations refuse UPDATE and DELETE.
+database lock up front (``BEGIN IMMEDIATE``) so two writers never deadlock half-way. Audit events,
+revisions, reviews, plans and usage files are append-only, and so are scenarios that a review
+names: triggers created by the migrations (0001, 0003) refuse UPDATE and DELETE.
 """
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, rela
 from service.paths import MIGRATIONS
 
 ROLES = ("analyst", "reviewer", "admin")
-DECISIONS = ("comment", "approve", "reject")
+DECISIONS = ("comment", "approve", "reject", "changes")  # changes = request changes
 
 
 def utc_now() -> str:
@@ -65,7 +66,7 @@ class ApiToken(Base):
 
 
 class UsageFile(Base):
-    """An uploaded usage file, content-addressed by SHA-256 and never changed."""
+    """An uploaded usage file, content-addressed by SHA-256 and never changed (append-only)."""
     __tablename__ = "usage_files"
     id: Mapped[int] = mapped_column(primary_key=True)
     sha256: Mapped[str] = mapped_column(String(64))
@@ -125,10 +126,12 @@ class Revision(Base):
 
     @property
     def status(self) -> str:
-        """'approved', 'rejected' or 'unreviewed': the last decision on this revision."""
+        """'approved', 'rejected', 'changes requested' or 'unreviewed': the last decision on
+        this revision (each decision is a new review row; none is ever changed)."""
         decisions = [r.decision for r in self.reviews if r.decision != "comment"]
-        return {"approve": "approved", "reject": "rejected"}.get(
-            decisions[-1] if decisions else "", "unreviewed")
+        return {"approve": "approved", "reject": "rejected",
+                "changes": "changes requested"}.get(decisions[-1] if decisions else "",
+                                                    "unreviewed")
 
 
 def revision_hash(assumptions: str, usage_sha256: Optional[str]) -> str:
@@ -137,7 +140,8 @@ def revision_hash(assumptions: str, usage_sha256: Optional[str]) -> str:
 
 
 class PlanRecord(Base):
-    """The plan document of a revision, computed once (the cache key is the revision)."""
+    """The plan document of a revision, computed once (the cache key is the revision);
+    append-only: the plan a reviewer approved stays the plan on record."""
     __tablename__ = "plans"
     revision_id: Mapped[int] = mapped_column(ForeignKey("revisions.id"), primary_key=True)
     document: Mapped[str] = mapped_column(Text)
@@ -146,12 +150,15 @@ class PlanRecord(Base):
 
 
 class Review(Base):
+    """Append-only (migration 0003): names its revision and that revision's SHA-256."""
     __tablename__ = "reviews"
     id: Mapped[int] = mapped_column(primary_key=True)
     revision_id: Mapped[int] = mapped_column(ForeignKey("revisions.id"))
+    revision_hash: Mapped[Optional[str]] = mapped_column(String(64))
     reviewer_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
-    decision: Mapped[str] = mapped_column(String(10))
+    decision: Mapped[str] = mapped_column(String(40))   # one of DECISIONS (no CHECK: 0003)
     comment: Mapped[str] = mapped_column(Text, default="")
+    field_path: Mapped[Optional[str]] = mapped_column(String(200))  # assumption it is about
     created_at: Mapped[str] = mapped_column(String(20), default=utc_now)
     reviewer: Mapped[User] = relationship()
 

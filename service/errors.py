@@ -11,6 +11,7 @@ from typing import Any, Optional
 from flask import Flask, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
 
+from service.clip import MESSAGE, clip, clip_message
 from service.i18n import DEFAULT, N_, _, current_locale
 
 # Titles and generic descriptions of HTTP errors, for errors raised without a message of ours.
@@ -74,10 +75,32 @@ def wants_json() -> bool:
     return request.path.startswith("/api/")
 
 
+MAX_DETAILS = 50   # entries of "details"; ingest keeps 20 problems and a count anyway
+
+
+def bounded(value: Any, depth: int = 0) -> Any:
+    """A detail value with every text cut (service.clip) and no deep nesting: whatever an
+    error quotes, its body stays a few hundred kilobytes at most."""
+    if isinstance(value, str):
+        return clip_message(value)
+    if isinstance(value, dict) and depth < 3:
+        return {clip(k): bounded(v, depth + 1) for k, v in list(value.items())[:20]}
+    if isinstance(value, (list, tuple)) and depth < 3:
+        return [bounded(v, depth + 1) for v in value[:MAX_DETAILS]]
+    if value is None or isinstance(value, (bool, int, float)):
+        return value
+    return clip(value)
+
+
 def json_error(status: int, message: str, details: Optional[list] = None,
                code: Optional[str] = None) -> Any:
-    body = {"error": {"code": code or CODES.get(status, "error"), "message": message,
-                      "details": details or []}}
+    details = list(details or [])
+    if len(details) > MAX_DETAILS:
+        details = details[:MAX_DETAILS] + [{"message": f"... {len(details) - MAX_DETAILS} "
+                                                       "more not shown"}]
+    body = {"error": {"code": code or CODES.get(status, "error"),
+                      "message": clip_message(str(message), 4 * MESSAGE),
+                      "details": [bounded(d) for d in details]}}
     return jsonify(body), status
 
 
@@ -97,7 +120,8 @@ def init_app(app: Flask) -> None:
             response = json_error(status, message)
         else:
             response = (render_template("error.html", status=status, title=title,
-                                        message=message, error_id=None), status)
+                                        message=clip_message(message, 4 * MESSAGE),
+                                        error_id=None), status)
         return response
 
     @app.errorhandler(Exception)

@@ -11,20 +11,23 @@ import threading
 from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 import numpy as np
 from flask import current_app
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from models.document import plan_document
+from models.messages import Message
 from models.plan import Plan, compute_plan
 from models.profile import ProfileError
 from models.scenario import Scenario
 from models.strategies import PlanError
 from service.db import PlanRecord, Revision, UsageFile, write_session
 from service.export_xlsx import plan_xlsx_bytes
-from service.i18n import DEFAULT, normalize
+from service.xlsx.print_setup import PrintLabel
+from service.i18n import DEFAULT, _, normalize
 from service.ingest import IngestError, read_usage
 
 
@@ -44,23 +47,41 @@ class PlanResult:
     charts: dict[str, Any]
 
 
-def plan_for(scenario: Scenario, data: bytes, filename: str) -> PlanResult:
+def _nothing(_phase: str) -> None:
+    pass
+
+
+def plan_for(scenario: Scenario, data: bytes, filename: str,
+             progress: Callable[[str], None] = _nothing) -> PlanResult:
+    """The plan of a scenario on a usage file; ``progress`` hears each phase.
+
+    With a listener and an uncertainty section, the strategies are planned once without it
+    first ("planning"), then the whole plan ("uncertainty"): the phase a person waits on is
+    then true, for the price of one plan without draws (a fifth of the sample's full plan).
+    """
     try:
+        progress("reading")
         ingested = read_usage(data, filename)
+        progress("planning")
+        if progress is not _nothing and scenario.uncertainty.draws > 0:
+            compute_plan(scenario.with_changes(uncertainty={"draws": 0}), ingested.profile)
+            progress("uncertainty")
         plan = compute_plan(scenario, ingested.profile)
     except (IngestError, ProfileError, PlanError) as exc:
+        progress("failed")
         raise PlanningError(str(exc), getattr(exc, "problems", None)) from None
-    plan.warnings[:0] = ingested.warnings
-    document = plan.document()
+    plan.input_warnings = [Message.plain(w) for w in ingested.warnings]
+    document = plan_document(plan)
     json.dumps(document, allow_nan=False)  # the document must be strict JSON
     return PlanResult(plan, document, chart_data(plan, document))
 
 
-def plan_for_revision(revision: Revision) -> PlanResult:
+def plan_for_revision(revision: Revision, progress: Callable[[str], None] = _nothing
+                      ) -> PlanResult:
     if revision.usage_file is None:
-        raise PlanningError("This revision has no usage file yet.")
+        raise PlanningError(_("This revision has no usage file yet."))
     scenario = Scenario.model_validate_json(revision.assumptions)
-    return plan_for(scenario, revision.usage_file.data, revision.usage_file.filename)
+    return plan_for(scenario, revision.usage_file.data, revision.usage_file.filename, progress)
 
 
 def export_version() -> str:
@@ -71,11 +92,13 @@ def export_version() -> str:
 
 
 EXPORT_VERSION = export_version()
+LAYOUT = "print1"  # bumped when the workbook's layout changes without a version change
 
 
-def cached_xlsx(revision: Revision, lang: str = DEFAULT) -> bytes:
-    """The plan workbook of a revision in ``lang``, written once per revision content, language
-    and buyrent version.
+def cached_xlsx(revision: Revision, progress: Callable[[str], None] = _nothing,
+                lang: str = DEFAULT) -> bytes:
+    """The plan workbook of a revision in ``lang``, written once per revision content,
+    language and buyrent version.
 
     A revision is immutable and its content hash covers assumptions and usage file, so the file
     never goes stale; it lives in the instance folder, one per instance. Writing the workbook
@@ -84,12 +107,19 @@ def cached_xlsx(revision: Revision, lang: str = DEFAULT) -> bytes:
     """
     folder = Path(current_app.instance_path) / "xlsx-cache"
     lang = normalize(lang)
-    path = folder / f"{revision.content_hash}-{lang}-{EXPORT_VERSION}.xlsx"
+    path = folder / f"{revision.content_hash}-{lang}-{EXPORT_VERSION}-{LAYOUT}.xlsx"
     try:
-        return path.read_bytes()
+        data = path.read_bytes()
+        progress("done")
+        return data
     except OSError:
         pass
-    data = plan_xlsx_bytes(plan_for_revision(revision).plan, lang)
+    result = plan_for_revision(revision, progress)
+    progress("workbook")
+    data = plan_xlsx_bytes(result.plan, result.document,
+                           PrintLabel(revision.scenario.name, revision.number,
+                                      revision.content_hash), lang=lang)
+    progress("done")
     try:
         folder.mkdir(parents=True, exist_ok=True)
         partial = path.with_suffix(f".{os.getpid()}.{threading.get_ident()}.part")
@@ -151,15 +181,16 @@ def uncertainty_chart(doc: dict[str, Any]) -> dict[str, Any] | None:
     section = doc.get("uncertainty")
     if not section:
         return None
-    judged = section.get("judged", "optimal")
+    tornado_judged = section.get("tornado_judged", "optimal")
     base = (doc["strategies"][section.get("tornado_baseline", "on_demand")]["pv_cost"]
-            - doc["strategies"][judged]["pv_cost"])
+            - doc["strategies"][tornado_judged]["pv_cost"])
     return {"tornado": [{"label": row["label"], "unit": row["unit"],
                          "low": f"{row['low']:.4g}", "high": f"{row['high']:.4g}",
                          "saving_low": row["saving_low"], "saving_high": row["saving_high"]}
                         for row in section["tornado"]],
             "base_saving": base,
             "tornado_baseline": section.get("tornado_baseline", "on_demand"),
+            "tornado_judged": tornado_judged,
             "histogram": section["histogram"], "judged": section.get("judged", "optimal"),
             "baseline": section.get("baseline", "cloud_only")}
 
@@ -168,15 +199,24 @@ def profile_chart(profile) -> dict[str, Any]:
     """GPU-hours per period of an uploaded profile (daily sums when hourly, for the preview)."""
     starts = profile.starts
     total = profile.steady + profile.interruptible
+    busy = getattr(profile, "busy", None)          # busy GPU-hours, NaN where not measured
     if profile.period == "hour" and len(total) > 24 * 14:
         days = starts.astype("datetime64[D]")
         keys, position = np.unique(days, return_inverse=True)
-        return {"x": [str(k) for k in keys],
-                "steady": np.bincount(position, profile.steady).tolist(),
-                "interruptible": np.bincount(position, profile.interruptible).tolist(),
-                "per": "day"}
-    return {"x": [str(s) for s in starts], "steady": profile.steady.tolist(),
-            "interruptible": profile.interruptible.tolist(), "per": profile.period}
+        out = {"x": [str(k) for k in keys],
+               "steady": np.bincount(position, profile.steady).tolist(),
+               "interruptible": np.bincount(position, profile.interruptible).tolist(),
+               "per": "day"}
+        if busy is not None:
+            measured = np.bincount(position, ~np.isnan(busy)) > 0
+            out["busy"] = [v if m else None for v, m in zip(
+                np.bincount(position, np.nan_to_num(busy)).tolist(), measured)]
+        return out
+    out = {"x": [str(s) for s in starts], "steady": profile.steady.tolist(),
+           "interruptible": profile.interruptible.tolist(), "per": profile.period}
+    if busy is not None:
+        out["busy"] = [None if np.isnan(v) else float(v) for v in busy]
+    return out
 
 
 def usage_file(session: Session, file_id: int) -> Optional[UsageFile]:

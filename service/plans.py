@@ -1,6 +1,7 @@
 """Plan pages (summary cards, charts, monthly table, downloads), reviews and the audit log."""
 from __future__ import annotations
 
+import base64
 import json
 from typing import Any
 
@@ -10,13 +11,16 @@ from sqlalchemy import or_, select
 from service import idempotency
 from service.access import can_edit, can_review, revision_or_404
 from service.auth import login_required
-from service.db import (DECISIONS, AuditEvent, Review, Revision, ScenarioRecord, User, audit,
-                        get_session, write_session)
+from service.db import (AuditEvent, Review, Revision, ScenarioRecord, User, audit, get_session,
+                        write_session)
 from service.export_xlsx import safe_download_name
 from service.i18n import _, current_locale, formats, labels, sentences
 from service.i18n.charts import plan_chart_text
 from service.ingest import usage_template_csv, usage_template_xlsx
+from service import progress as progress_store
 from service.planning import PlanningError, cached_plan, cached_xlsx
+from service.review_flow import ReviewInputError, parse_review
+from service.usage_download import is_xlsx, safe_csv
 
 bp = Blueprint("plans", __name__)
 XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
@@ -43,8 +47,7 @@ def recommendation_text(doc: dict) -> str:
     return text + "."
 
 
-def payback_text(month) -> str:
-    return _("never") if month is None else _("month %(month)s", month=month)
+payback_text = labels.payback_month
 
 
 def payback(doc: dict) -> dict:
@@ -69,6 +72,9 @@ def show(scenario_id: int, number: int):
     strategy = request.args.get("strategy") or (doc["recommendation"] if doc else None)
     if doc and strategy not in doc["strategies"]:
         abort(404)
+    from service.chart_text import chart_texts
+    from service.review_flow import DONE, assumption_choices
+    choices = assumption_choices(revision)
     return render_template(
         "plans/show.html", scenario=scenario, revision=revision, doc=doc,
         charts=plan_chart_text(charts, doc["scenario"]["finance"]["currency"]) if doc else None,
@@ -76,8 +82,10 @@ def show(scenario_id: int, number: int):
         payback_text=payback_text, recommendation=recommendation_text(doc) if doc else "",
         recommendation_translated=sentences.explanation_translated(doc) if doc else True,
         warnings=sentences.document_warnings(doc) if doc else [],
+        texts=chart_texts(charts, doc) if doc else {},
         latest=scenario.latest, editable=can_edit(g.user, scenario),
-        may_review=can_review(g.user, revision), approved=approved_revisions(scenario))
+        may_review=can_review(g.user, revision), approved=approved_revisions(scenario),
+        assumptions=choices, assumption_labels=dict(choices), done_words=DONE)
 
 
 def approved_revisions(scenario: ScenarioRecord) -> list[int]:
@@ -89,12 +97,20 @@ def approved_revisions(scenario: ScenarioRecord) -> list[int]:
 def download_json(scenario_id: int, number: int):
     revision = revision_or_404(g.user, scenario_id, number)
     try:
-        doc, _ = cached_plan(get_session(), revision)
+        doc, _charts = cached_plan(get_session(), revision)
     except PlanningError as exc:
         abort(409, str(exc))
     name = download_stem(revision) + ".json"
+    audit_download(revision, "plan.json")
     return Response(json.dumps(doc, indent=1), mimetype="application/json",
                     headers={"Content-Disposition": f'attachment; filename="{name}"'})
+
+
+def audit_download(revision: Revision, what: str) -> None:
+    """Who downloaded what of which revision (design 7: reviewers read others' numbers)."""
+    with write_session() as s:
+        audit(s, s.get(User, g.user.id), "download", revision=s.get(Revision, revision.id),
+              details=what)
 
 
 def download_stem(revision: Revision) -> str:
@@ -106,9 +122,10 @@ def download_stem(revision: Revision) -> str:
 def download_xlsx(scenario_id: int, number: int):
     revision = revision_or_404(g.user, scenario_id, number)
     try:
-        data = cached_xlsx(revision, current_locale())
+        data = cached_xlsx(revision, progress_store.from_request(), current_locale())
     except PlanningError as exc:
         abort(409, str(exc))
+    audit_download(revision, "plan.xlsx")
     return Response(data, mimetype=XLSX, headers={
         "Content-Disposition": f'attachment; filename="{download_stem(revision)}.xlsx"'})
 
@@ -116,16 +133,35 @@ def download_xlsx(scenario_id: int, number: int):
 @bp.get("/scenarios/<int:scenario_id>/revisions/<int:number>/usage")
 @login_required
 def download_usage(scenario_id: int, number: int):
+    """The usage file as CSV with formula-looking cells escaped (service.usage_download)."""
     revision = revision_or_404(g.user, scenario_id, number)
-    if revision.usage_file is None:
+    usage = revision.usage_file
+    if usage is None:
         abort(404)
-    return Response(revision.usage_file.data, mimetype="application/octet-stream", headers={
-        "Content-Disposition": f'attachment; filename="usage-{revision.usage_sha256[:12]}'
-                               f'{suffix(revision.usage_file.filename)}"'})
+    data = safe_csv(usage.data, usage.filename)
+    audit_download(revision, "usage (formulas escaped)")
+    return Response(data, mimetype="text/csv", headers={
+        "Content-Disposition": f'attachment; filename="usage-{usage.sha256[:12]}.csv"'})
+
+
+@bp.get("/scenarios/<int:scenario_id>/revisions/<int:number>/usage/original")
+@login_required
+def download_usage_original(scenario_id: int, number: int):
+    """The usage file byte for byte, as uploaded and hashed into the revision's SHA-256."""
+    revision = revision_or_404(g.user, scenario_id, number)
+    usage = revision.usage_file
+    if usage is None:
+        abort(404)
+    audit_download(revision, f"usage original sha256={usage.sha256}")
+    digest = base64.b64encode(bytes.fromhex(usage.sha256)).decode()
+    return Response(usage.data, mimetype="application/octet-stream", headers={
+        "Content-Disposition": f'attachment; filename="usage-{usage.sha256[:12]}-original'
+                               f'{suffix(usage.filename)}"',
+        "X-Content-SHA256": usage.sha256, "Repr-Digest": f"sha-256=:{digest}:"})
 
 
 def suffix(filename: str) -> str:
-    return ".xlsx" if filename.lower().endswith(".xlsx") else ".csv"
+    return ".xlsx" if is_xlsx(filename) else ".csv"
 
 
 @bp.get("/usage-template.<fmt>")
@@ -150,29 +186,52 @@ def review(scenario_id: int, number: int):
     done = idempotency.replay()
     if done is not None:
         return done
-    expected = request.form.get("revision_hash")
-    if expected and expected != revision.content_hash:
+    expected = request.form.get("revision_hash", "")
+    if not expected:
+        abort(400, _("A review must name the SHA-256 of the revision it reviews "
+                     "(revision_hash); reload the page and review again."))
+    if expected != revision.content_hash:
         abort(409, _("This revision is not the one the review form was showing."))
-    decision = request.form.get("decision", "comment")
-    comment = request.form.get("comment", "").strip()
-    if decision not in DECISIONS:
-        abort(400, _("decision must be one of %(choices)s", choices=", ".join(DECISIONS)))
-    if decision == "comment" and not comment:
-        flash(_("Write a comment, or approve or reject."))
-        return redirect(url_for("plans.show", scenario_id=scenario_id, number=number))
+    if request.form.get("decision") == "approve":
+        approvable(revision)   # 409 before anything else: no reason makes it approvable
+    try:
+        review_input = parse_review(revision, request.form.get("decision", "comment"),
+                                    request.form.get("comment", ""),
+                                    request.form.get("field_path", ""))
+    except ReviewInputError as exc:
+        flash(str(exc))
+        return redirect(url_for("plans.show", scenario_id=scenario_id, number=number)
+                        + "#review")
+    except ValueError as exc:
+        abort(400, str(exc))
+    decision = review_input.decision
     with write_session() as s:
         idempotency.claim(s)
-        s.add(Review(revision_id=revision.id, reviewer_id=g.user.id, decision=decision,
-                     comment=comment[:5000]))
+        s.add(Review(revision_id=revision.id, revision_hash=revision.content_hash,
+                     reviewer_id=g.user.id, decision=decision, comment=review_input.comment,
+                     field_path=review_input.field_path))
+        about = f"[{review_input.field_path}] " if review_input.field_path else ""
         audit(s, s.get(User, g.user.id), f"review.{decision}", revision=s.get(Revision,
                                                                             revision.id),
-              details=comment[:500])
+              details=(about + review_input.comment)[:500])
         idempotency.remember(s, location=url_for("plans.show", scenario_id=scenario_id,
                                                  number=number))
     flash({"approve": _("Revision %(number)s approved.", number=number),
            "reject": _("Revision %(number)s rejected.", number=number),
+           "changes": _("Changes requested on revision %(number)s.", number=number),
            "comment": _("Comment added.")}[decision])
     return redirect(url_for("plans.show", scenario_id=scenario_id, number=number))
+
+
+def approvable(revision: Revision) -> None:
+    """409 unless the revision has a usage file and a plan (computed now if not cached yet):
+    an approval binds to numbers someone could see."""
+    if revision.usage_file_id is None:
+        abort(409, _("A revision without a usage file cannot be approved: upload one first."))
+    try:
+        cached_plan(get_session(), revision)
+    except PlanningError as exc:
+        abort(409, _("A revision without a plan cannot be approved: %(reason)s", reason=exc))
 
 
 @bp.get("/audit")

@@ -3,56 +3,130 @@ from __future__ import annotations
 
 import math
 
+from models.document import plan_document
 from models.plan import Plan
 from service.i18n import _, formats, sentences
-from service.i18n.labels import PERIODS
+from service.i18n.labels import PERIODS, option_word
 
 
 def money(x: float) -> str:
     return formats.number(x, 0)
 
 
-def _cell(text: str, width: int, left: bool = False) -> str:
+def rate(x: float) -> str:
+    return formats.number(x, 4) if x is not None and math.isfinite(x) else "-"
+
+
+def share(x) -> str:
+    return "-" if x is None else formats.percent(x)
+
+
+def cell(text: str, width: int, left: bool = False) -> str:
     """Pad to a display width: Hangul takes two terminal columns."""
     shown = sum(2 if ord(ch) >= 0x1100 else 1 for ch in text)
     pad = " " * max(0, width - shown)
     return text + pad if left else pad + text
 
 
+def row(cells: list[str], heads: list[tuple[str, int, bool]]) -> str:
+    return "".join(cell(text, width, left) for text, (_h, width, left) in zip(cells, heads))
+
+
 def plan_table(plan: Plan, source: str) -> str:
     s, cal = plan.scenario, plan.calendar
     cur = s.finance.currency
+    doc = plan_document(plan)
     base = plan.strategies["on_demand"].pv_cost
     period = plan.profile.period
     lines = [f"{s.name}",
-             _("Usage: %(source)s (%(period)s, %(hours)s GPU-hours)", source=source,
+             _("Usage: %(source)s (%(period)s, %(hours)s GPU-hours in the file)", source=source,
                period=_(PERIODS[period]) if period in PERIODS else period,
                hours=formats.number(plan.profile.gpu_hours, 0)),
              _("Plan: %(first)s .. %(last)s (%(count)s months), discount rate %(rate)s, "
-               "%(currency)s", first=cal.months[0], last=cal.months[-1], count=len(cal.months),
-               rate=formats.percent(s.finance.discount_rate_annual), currency=cur),
+               "%(currency)s, horizon end: %(end)s", first=cal.months[0], last=cal.months[-1],
+               count=len(cal.months), rate=formats.percent(s.finance.discount_rate_annual),
+               currency=cur, end=option_word(s.finance.horizon_end)),
              ""]
     heads = [(_("strategy"), 13, True), (_("servers"), 8, False), (_("committed"), 11, False),
-             (_("PV cost"), 15, False), (_("total cost"), 15, False),
-             (_("per useful GPU-h"), 18, False), (_("owned util"), 11, False),
-             (_("PV saving"), 15, False)]
-    header = "".join(_cell(text, width, left) for text, width, left in heads)
+             (_("PV cost"), 14, False), (_("normal PV"), 14, False),
+             (_("failure PV"), 12, False), (_("total cost"), 14, False),
+             (_("levelized/h"), 12, False), (_("nominal/h"), 11, False),
+             (_("owned util"), 11, False), (_("PV saving"), 14, False)]
+    header = row([h for h, _w, _l in heads], heads)
     lines += [header, "-" * len(header)]
     for name, r in plan.strategies.items():
-        committed = "+".join(f"{v}x{k}" for k, v in r.capacity.committed.items() if v) or "-"
-        util = formats.percent(r.owned_utilization) if r.owned_utilization is not None else "-"
+        if r.capacity is not None:
+            servers = str(r.capacity.servers)
+            committed = "+".join(f"{v}x{k}" for k, v in r.capacity.committed.items() if v) or "-"
+        else:   # a schedule: the most servers online and the most GPUs committed at once
+            servers = f"<={r.servers}"
+            most = int(r.committed_gpus_by_month.max(initial=0))
+            committed = f"<={most}" if most else "-"
         mark = " *" if name == plan.recommendation else ""
-        per_hour = (formats.number(r.cost_per_useful_gpu_hour, 4)
-                    if math.isfinite(r.cost_per_useful_gpu_hour) else "-")
-        cells = [name, str(r.capacity.servers), committed, money(r.pv_cost),
-                 money(r.total_cost), per_hour, util, money(base - r.pv_cost)]
-        lines.append("".join(_cell(text, width, left) for text, (_h, width, left)
-                             in zip(cells, heads)) + mark)
-    lines += ["", _("Recommended (*): %(strategy)s", strategy=plan.recommendation)]
-    explanation = sentences.plan_explanation(plan)
-    if explanation:
-        lines.append(explanation)
-    warnings = sentences.plan_warnings(plan)
+        lines.append(row([name, servers, committed, money(r.pv_cost), money(r.normal_cost_pv),
+                          money(r.failure_cost_pv), money(r.total_cost),
+                          rate(r.cost_per_useful_gpu_hour),
+                          rate(r.cost_per_useful_gpu_hour_nominal),
+                          share(r.owned_utilization), money(base - r.pv_cost)], heads) + mark)
+    lines += ["", _("Cost per useful GPU-hour: levelized = PV cost / PV of useful GPU-hours; "
+                    "nominal = total cost / useful GPU-hours."),
+              "", _("Recommended (*): %(strategy)s", strategy=plan.recommendation),
+              sentences.explanation(doc)]
+    for name in ("staged", "proposed"):
+        if doc["strategies"].get(name, {}).get("schedule"):
+            lines += [""] + schedule_lines(name, doc["strategies"][name], cur)
+    lines += [""] + breakeven_lines(doc)
+    warnings = [text for text, _ok in sentences.document_warnings(doc)]
     if warnings:
         lines += ["", _("Warnings:")] + [f"- {w}" for w in warnings]
     return "\n".join(lines)
+
+
+def schedule_lines(name: str, strategy: dict, currency: str) -> list[str]:
+    """The decisions of a scheduled strategy as a table, then its cash by year."""
+    heads = [(_("month"), 9, True), (_("buy"), 6, False), (_("sell"), 6, False),
+             ("  " + _("commit"), 0, True)]
+    out = [_("Schedule of %(strategy)s (servers bought take work after the lead time):",
+             strategy=name),
+           "  " + row([h for h, _w, _l in heads], heads)]
+    for d in strategy["schedule"]:
+        commits = ", ".join(_("%(gpus)s GPUs %(offer)s", gpus=g, offer=k)
+                            for k, g in d["commit"].items()) or "-"
+        out.append("  " + row([d["month"], str(d["buy_servers"]), str(d["sell_servers"]),
+                               "  " + commits], heads))
+    cash = strategy["cash"]["by_year"]
+    if cash:
+        out.append("  " + _("purchases and upfront payments by year [%(currency)s]: %(years)s",
+                            currency=currency,
+                            years=", ".join(f"{y} {money(v)}" for y, v in cash.items())))
+    return out
+
+
+def breakeven_lines(doc: dict) -> list[str]:
+    be = doc["breakeven"]
+    reasons = sentences.breakeven_reasons(be)
+    basis_words = {"utilization": _("marginal"), "utilization_all_in": _("all-in")}
+    out = [_("Breakevens (owned utilization; marginal without data charges, setup fee and "
+             "support minimum; all-in with every charge):")]
+    for name, value in be["utilization"].items():
+        all_in = be["utilization_all_in"].get(name)
+        out.append("  " + _("vs %(name)s marginal %(marginal)s  all-in %(all_in)s",
+                            name=cell(name, 10, left=True), marginal=cell(share(value), 7),
+                            all_in=cell(share(all_in), 7)))
+        for basis, figure in (("utilization", value), ("utilization_all_in", all_in)):
+            key = f"{basis}.{name}"
+            if figure is not None and key in be["directions"]:
+                text = sentences.direction_text(be["directions"][key])
+            elif key in be["reasons"]:
+                text = reasons[key]
+            else:
+                continue
+            out.append(f"      {basis_words[basis]}: {text}")
+    for key in ("on_demand_price", "server_price"):
+        value = be[key]
+        shown = (formats.number(value, 4) if value is not None
+                 else _("none (%(reason)s)", reason=reasons.get(key, "")))
+        out.append("  " + (_("on-demand price tie: %(value)s", value=shown)
+                           if key == "on_demand_price"
+                           else _("server price tie: %(value)s", value=shown)))
+    return out

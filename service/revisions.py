@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Optional
+from typing import Callable, Optional
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
@@ -63,11 +63,16 @@ def add_revision(s: Session, scenario: ScenarioRecord, author: User, model: Scen
     return revision
 
 
-def check_plan(model: Scenario, usage: Optional[UsageFile]) -> Optional[PlanResult]:
+def _nothing(_phase: str) -> None:
+    pass
+
+
+def check_plan(model: Scenario, usage: Optional[UsageFile],
+               progress: Callable[[str], None] = _nothing) -> Optional[PlanResult]:
     """The plan of a would-be revision, or None without usage; raises PlanningError."""
     if usage is None:
         return None
-    return plan_for(model, usage.data, usage.filename)
+    return plan_for(model, usage.data, usage.filename, progress)
 
 
 def create_scenario(s: Session, owner: User, model: Scenario, usage: Optional[UsageFile] = None,

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from typing import Optional
 
-from flask import (Blueprint, abort, flash, g, redirect, render_template, request, url_for)
+from flask import (Blueprint, abort, flash, g, jsonify, redirect, render_template, request,
+                   url_for)
 from models.profile import ProfileError
 from models.scenario import Scenario
 from service import idempotency
@@ -11,14 +12,17 @@ from service import presets as preset_catalog
 from service.access import (can_edit, editable_scenario, revision_or_404, scenario_or_404,
                             visible_scenarios)
 from service.auth import login_required
+from service.clip import MESSAGE, clip_message
 from service.db import ScenarioRecord, UsageFile, User, get_session, write_session
-from service.forms import build_form, flatten, label_for, validate_form
+from service import progress as progress_store
+from service.form_layout import arrange
+from service.forms import build_form, validate_form
 from service.i18n import _
 from service.i18n.charts import usage_chart_text
 from service.i18n.ingest_summary import summary_rows
 from service.i18n.sentences import warning_items
-from service.ingest import IngestError, read_usage
-from service.planning import PlanningError, cached_plan, profile_chart
+from service.ingest import ContractResult, IngestError, make_bundle, read_upload
+from service.planning import PlanningError, profile_chart
 from service.xlsx_roundtrip import WorkbookError, scenario_from_xlsx
 from service.revisions import add_revision, check_plan, create_scenario, store_usage
 
@@ -47,16 +51,22 @@ def preset_marks(preset: Optional[preset_catalog.Preset], data: dict) -> dict[st
 
 def form_page(scenario: Optional[ScenarioRecord], data: dict, sections=None, status=200,
               preset=None):
+    from service.scenario_live import initial_panel
     if sections is None:
         sections = build_form(data, preset_fields=preset_marks(preset, data))
-    return render_template("scenarios/form.html", scenario=scenario, sections=sections,
-                           presets=preset_catalog.grouped(), preset=preset), status
+    return render_template("scenarios/form.html", scenario=scenario, layout=arrange(sections),
+                           live=initial_panel(scenario), presets=preset_catalog.grouped(),
+                           preset=preset), status
 
 
 @bp.get("/")
 @login_required
 def index():
-    return render_template("scenarios/index.html", scenarios=visible_scenarios(g.user))
+    from service.review_flow import awaiting_review, changes_requested
+    scenarios = visible_scenarios(g.user)
+    return render_template("scenarios/index.html", scenarios=scenarios,
+                           awaiting=awaiting_review(g.user, scenarios),
+                           changes=changes_requested(g.user, scenarios))
 
 
 @bp.route("/new", methods=("GET", "POST"))
@@ -115,7 +125,7 @@ def edit(scenario_id: int):
         flash(_("No assumption changed: no new revision."))
         return redirect(url_for("scenarios.show", scenario_id=scenario.id))
     try:
-        result = check_plan(model, latest.usage_file)
+        result = check_plan(model, latest.usage_file, progress_store.from_request())
     except PlanningError as exc:
         sections[0].errors.append(_("The engine cannot plan these assumptions: %(reason)s",
                                     reason=exc))
@@ -142,25 +152,77 @@ def upload(scenario_id: int):
                                message=None)
     file = request.files.get("usage")
     if file is None or not file.filename:
-        return render_template("scenarios/upload.html", scenario=scenario, problems=[],
-                               message=_("Choose a usage file (.csv or .xlsx).")), 422
-    data = file.read()
+        return upload_refused(scenario, _("Choose a usage file (.csv or .xlsx)."), [])
+    data, filename = file.read(), file.filename
+    busy = request.files.get("busy")         # optional GPU busy time beside the usage file
+    if busy is not None and busy.filename:
+        filename, data = make_bundle(filename, data, busy.filename, busy.read())
+    report = progress_store.from_request()
     try:
-        ingested = read_usage(data, file.filename)
+        report("reading")
+        ingested = read_upload(data, filename)
+        if isinstance(ingested, ContractResult):
+            # commitments, not usage: shown; attaching them waits for position (issue 14)
+            report("done")
+            if wants_json():
+                return jsonify({"result_html": render_template(
+                    "scenarios/_contracts.html", filename=filename, result=ingested)})
+            return render_template("scenarios/contracts.html", scenario=scenario,
+                                   filename=filename, result=ingested)
         check_plan(Scenario.model_validate_json(scenario.latest.assumptions),
-                   UsageFile(data=data, filename=file.filename))
+                   UsageFile(data=data, filename=filename), report)
     except (IngestError, ProfileError, PlanningError) as exc:
-        return render_template("scenarios/upload.html", scenario=scenario,
-                               problems=getattr(exc, "problems", []), message=str(exc)), 422
+        report("failed")
+        return upload_refused(scenario, clip_message(str(exc), 4 * MESSAGE),
+                              getattr(exc, "problems", []))
     with write_session() as s:
-        stored = store_usage(s, s.get(User, g.user.id), data, file.filename)
+        stored = store_usage(s, s.get(User, g.user.id), data, filename)
+    report("done")
+    if wants_json():  # the page's upload script: it shows bytes and phases, then goes there
+        return jsonify({"location": url_for("scenarios.usage_preview", scenario_id=scenario.id,
+                                            file_id=stored.id)})
+    return preview_page(scenario, stored, ingested)
+
+
+def wants_json() -> bool:
+    return request.accept_mimetypes.best == "application/json"
+
+
+def upload_refused(scenario: ScenarioRecord, message: str, problems: list):
+    if wants_json():
+        html = render_template("scenarios/_upload_errors.html", message=message,
+                               problems=problems)
+        return jsonify({"error_html": html, "message": message}), 422
+    return render_template("scenarios/upload.html", scenario=scenario, problems=problems,
+                           message=message), 422
+
+
+def preview_page(scenario: ScenarioRecord, stored: UsageFile, ingested):
     profile = ingested.profile
     return render_template("scenarios/preview.html", scenario=scenario, usage=stored,
                            profile=profile, warnings=warning_items(ingested.warnings, None),
                            summary=summary_rows(ingested.summary),
+                           busy=(ingested.summary or {}).get("busy"),
                            chart=usage_chart_text(profile_chart(profile)),
                            peak=float((profile.steady + profile.interruptible).max()),
                            last=str(profile.starts[-1]))
+
+
+@bp.get("/<int:scenario_id>/usage/<int:file_id>")
+@login_required
+def usage_preview(scenario_id: int, file_id: int):
+    """The preview of a file this user uploaded (where the upload script lands)."""
+    scenario = editable_scenario(g.user, scenario_id)
+    usage = get_session().get(UsageFile, file_id)
+    if usage is None or usage.uploaded_by != g.user.id:
+        abort(404)
+    try:
+        ingested = read_upload(usage.data, usage.filename)
+    except (IngestError, ProfileError) as exc:
+        abort(422, str(exc))
+    if isinstance(ingested, ContractResult):
+        abort(404)  # commitments are shown, never stored as usage
+    return preview_page(scenario, usage, ingested)
 
 
 @bp.post("/<int:scenario_id>/usage/<int:file_id>/attach")
@@ -176,7 +238,7 @@ def attach(scenario_id: int, file_id: int):
     latest = scenario.latest
     model = Scenario.model_validate_json(latest.assumptions)
     try:
-        result = check_plan(model, usage)
+        result = check_plan(model, usage, progress_store.from_request())
     except PlanningError as exc:
         abort(422, str(exc))
     with write_session() as s:
@@ -192,33 +254,13 @@ def attach(scenario_id: int, file_id: int):
 @bp.get("/<int:scenario_id>/compare")
 @login_required
 def compare(scenario_id: int):
+    from service.compare import compare_page, revision_number
     scenario = scenario_or_404(g.user, scenario_id)
     numbers = [r.number for r in scenario.revisions]
-    try:
-        a = int(request.args.get("a", numbers[-2] if len(numbers) > 1 else numbers[-1]))
-        b = int(request.args.get("b", numbers[-1]))
-    except ValueError:
-        abort(400, _("Revision numbers must be integers."))
-    rev_a = revision_or_404(g.user, scenario_id, a)
-    rev_b = revision_or_404(g.user, scenario_id, b)
-    flat_a, flat_b = flatten(rev_a.assumptions_dict), flatten(rev_b.assumptions_dict)
-    diffs = [(label_for(k), k, flat_a.get(k), flat_b.get(k))
-             for k in sorted(set(flat_a) | set(flat_b)) if flat_a.get(k) != flat_b.get(k)]
-    results = []
-    docs = []
-    for revision in (rev_a, rev_b):
-        try:
-            docs.append(cached_plan(get_session(), revision)[0])
-        except PlanningError:
-            docs.append(None)
-    if all(docs):
-        for name in dict.fromkeys(list(docs[0]["strategies"]) + list(docs[1]["strategies"])):
-            sa, sb = docs[0]["strategies"].get(name), docs[1]["strategies"].get(name)
-            results.append((name, sa and sa["pv_cost"], sb and sb["pv_cost"],
-                            sa and sb and sb["pv_cost"] - sa["pv_cost"]))
-    return render_template("scenarios/compare.html", scenario=scenario, a=rev_a, b=rev_b,
-                           diffs=diffs, results=results, docs=docs, numbers=numbers)
-
+    a = revision_number("a", numbers[-2] if len(numbers) > 1 else numbers[-1])
+    b = revision_number("b", numbers[-1])
+    return compare_page(revision_or_404(g.user, scenario_id, a),
+                        revision_or_404(g.user, scenario_id, b), numbers)
 
 
 @bp.post("/<int:scenario_id>/import")
@@ -230,9 +272,13 @@ def import_workbook(scenario_id: int):
     data = upload.read() if upload else b""
     try:
         model = scenario_from_xlsx(data)
-    except (WorkbookError, ValueError) as exc:
+    except WorkbookError as exc:   # its messages never carry a library's exception text
         sections = build_form(scenario.latest.assumptions_dict)
         sections[0].errors.append(_("Cannot read the workbook: %(reason)s", reason=exc))
         return form_page(scenario, {}, sections, 422)
     flash(_("Assumptions loaded from the workbook: check them, then save a new revision."))
     return form_page(scenario, model.model_dump(mode="json"))
+
+
+from service import compare as compare_routes  # noqa: E402,F401  (more routes on this bp)
+from service import scenario_live  # noqa: E402,F401

@@ -2,11 +2,13 @@
 sharing it sees the same count.
 
 Each failed login adds a row to ``login_failures``. A login (even with the right password) is
-refused with 429 while the user name has ``LOGIN_MAX_FAILURES_PER_USER`` or the client address
-``LOGIN_MAX_FAILURES_PER_IP`` failures within the last ``LOGIN_WINDOW_SECONDS``. Nothing resets
-a counter early: failures simply age out of the window (a success of one user never touches
-another user's or address's count). Rows older than the window are pruned when failures are
-recorded.
+refused with 429 while this client address has ``LOGIN_MAX_FAILURES_PER_USER`` failures for
+this user name, or ``LOGIN_MAX_FAILURES_PER_IP`` failures for any names, within the last
+``LOGIN_WINDOW_SECONDS``. Both counts belong to the address: failures from a stranger's address
+never lock the user out at theirs (a per-name count would let anyone lock out any reviewer with
+ten wrong passwords), while one address still gets 10 guesses per name and 50 in all per
+window. Nothing resets a counter early: failures age out of the window. Rows older than the
+window are pruned when failures are recorded.
 """
 from __future__ import annotations
 
@@ -24,8 +26,8 @@ from service.resilience_db import LoginFailure
 
 DEFAULTS = {"LOGIN_MAX_FAILURES_PER_USER": 10, "LOGIN_MAX_FAILURES_PER_IP": 50,
             "LOGIN_WINDOW_SECONDS": 15 * 60}
-MESSAGE = N_("Too many failed logins for this account or from this address. Wait "
-              "%(minutes)s before trying again.")
+MESSAGE = N_("Too many failed logins from this address. Wait %(minutes)s before trying "
+             "again.")
 
 
 def settings() -> tuple[int, int, float]:
@@ -39,12 +41,13 @@ def client_ip() -> str:
     return (request.remote_addr or "unknown")[:64]
 
 
-def _retry_after(s: Session, column, value: str, limit: int, since: float,
-                 window: float, now: float) -> Optional[int]:
-    """Seconds until fewer than ``limit`` failures remain in the window, or None if below."""
+def _retry_after(s: Session, which, limit: int, since: float, window: float,
+                 now: float) -> Optional[int]:
+    """Seconds until fewer than ``limit`` failures matching ``which`` remain in the window,
+    or None if below."""
     if limit <= 0:
         return None
-    times = s.scalars(select(LoginFailure.at).where(column == value, LoginFailure.at > since)
+    times = s.scalars(select(LoginFailure.at).where(which, LoginFailure.at > since)
                       .order_by(LoginFailure.at.desc()).limit(limit)).all()
     if len(times) < limit:
         return None
@@ -58,8 +61,10 @@ def blocked(username: str) -> Optional[int]:
     now = time.time()
     since = now - window
     s = get_session()
-    waits = [_retry_after(s, LoginFailure.username, username[:80], per_user, since, window, now),
-             _retry_after(s, LoginFailure.ip, client_ip(), per_ip, since, window, now)]
+    ip = client_ip()
+    waits = [_retry_after(s, (LoginFailure.ip == ip) & (LoginFailure.username == username[:80]),
+                          per_user, since, window, now),
+             _retry_after(s, LoginFailure.ip == ip, per_ip, since, window, now)]
     s.rollback()  # end the read snapshot: the next check must see newer failures
     waits = [w for w in waits if w is not None]
     return max(waits) if waits else None

@@ -9,15 +9,19 @@ before anything is parsed.
 from __future__ import annotations
 
 import io
+import logging
 import re
+import typing
 import zipfile
 from typing import Any
 
 import openpyxl
 from openpyxl.utils.escape import unescape
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from models.scenario import Scenario
+from service.clip import clip, clip_repr
+from service.ingest.guards import unsafe_part_name
 from service.xlsx.assumptions import EXACT_COL, HEADERS, SHEET, stored_number
 
 MAX_BYTES = 50 * 1024 * 1024            # compressed upload
@@ -25,6 +29,9 @@ MAX_UNCOMPRESSED = 500 * 1024 * 1024    # all members together
 MAX_RATIO = 200                         # per member: zip bombs compress far better than this
 PATH_RE = re.compile(r"^(name|[a-z_]+(\[[A-Za-z0-9_-]+\])?(\.[a-z_]+(\[[A-Za-z0-9_-]+\])?)*)$")
 OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
+
+
+log = logging.getLogger(__name__)
 
 
 class WorkbookError(ValueError):
@@ -41,17 +48,20 @@ def _check_container(data: bytes) -> None:
                             "an unencrypted .xlsx")
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
-    except zipfile.BadZipFile:
+    except Exception:  # BadZipFile, and whatever else a forged directory makes zipfile raise
         raise WorkbookError("the file is not an .xlsx workbook (not a zip container)") from None
     with archive:
         total = 0
         for info in archive.infolist():
+            if unsafe_part_name(info.filename):
+                raise WorkbookError(f"the workbook has an unsafe part name "
+                                    f"{clip_repr(info.filename)}: refused")
             total += info.file_size
             if info.flag_bits & 0x1:
                 raise WorkbookError("the workbook is encrypted")
             if info.compress_size and info.file_size / info.compress_size > MAX_RATIO \
                     and info.file_size > 10 * 1024 * 1024:
-                raise WorkbookError(f"the workbook member {info.filename} expands "
+                raise WorkbookError(f"the workbook member {clip(info.filename)} expands "
                                     f"{info.file_size / info.compress_size:,.0f}-fold: refused")
         if total > MAX_UNCOMPRESSED:
             raise WorkbookError(f"the workbook expands to {total:,} bytes: refused")
@@ -87,7 +97,7 @@ def _set(doc: dict, path: str, value: Any) -> None:
         last = k == len(parts) - 1
         m = re.fullmatch(r"([a-z_]+)(?:\[([A-Za-z0-9_-]+)\])?", part)
         if not m:
-            raise WorkbookError(f"unknown path {path!r}")
+            raise WorkbookError(f"unknown path {clip_repr(path)}")
         key, index = m.group(1), m.group(2)
         if index is None:
             if last:
@@ -102,14 +112,40 @@ def _set(doc: dict, path: str, value: Any) -> None:
             node = container.setdefault(index, {})
 
 
+def _table_fields() -> list[tuple[str, str]]:
+    """(section, field) of every scenario field that is a tuple of rows (models)."""
+    out = []
+    for section, info in Scenario.model_fields.items():
+        for name, sub in getattr(info.annotation, "model_fields", {}).items():
+            args = typing.get_args(sub.annotation)
+            if typing.get_origin(sub.annotation) is tuple and args and isinstance(
+                    args[0], type) and issubclass(args[0], BaseModel):
+                out.append((section, name))
+    return out
+
+
+TABLE_FIELDS = _table_fields()
+
+
+def _row_number(key: str) -> int:
+    if not key.isdigit() or len(key) > 6:
+        raise WorkbookError(f"row number {clip_repr(key)} is not a row number")
+    return int(key)
+
+
 def _listify(doc: dict) -> dict:
     """Numbered dict items back to lists (commitments, resale fractions)."""
     owned = doc.get("owned", {})
     if "resale_fraction_by_year" in owned:
         items = owned["resale_fraction_by_year"]
-        owned["resale_fraction_by_year"] = [items[k] for k in sorted(items, key=int)]
+        owned["resale_fraction_by_year"] = [items[k] for k in sorted(items, key=_row_number)]
     offers = doc.get("commitments", {})
-    doc["commitments"] = [offers[k] for k in sorted(offers, key=int)]
+    doc["commitments"] = [offers[k] for k in sorted(offers, key=_row_number)]
+    for section, field in TABLE_FIELDS:   # position.servers[1].count ... back to lists
+        node = doc.get(section, {})
+        if isinstance(node.get(field), dict):
+            rows = node[field]
+            node[field] = [rows[k] for k in sorted(rows, key=_row_number)]
     financing = owned.get("financing")
     if financing and financing.get("kind") == "cash":
         owned["financing"] = {"kind": "cash"}
@@ -137,10 +173,12 @@ def _read_rows(data: bytes) -> tuple[dict[str, Any], dict[str, str]]:
                 continue
             path = str(row[0]).strip()
             if not PATH_RE.match(path):
-                raise WorkbookError(f"{ws.title}!A{r}: {path!r} is not a scenario field path")
+                raise WorkbookError(f"{clip(ws.title)}!A{r}: {clip_repr(path)} is not a "
+                                    "scenario field path")
             value = row[2] if len(row) > 2 else None
             if isinstance(value, str) and value.startswith("#"):
-                raise WorkbookError(f"{ws.title}!C{r} ({path}) holds an error value {value}")
+                raise WorkbookError(f"{clip(ws.title)}!C{r} ({clip(path)}) holds an error "
+                                    f"value {clip(value)}")
             exact = row[EXACT_COL] if len(row) > EXACT_COL else None
             _set(doc, path, _exact(_cell_value(value), exact))
             where[path] = f"{ws.title}!C{r}"
@@ -168,14 +206,22 @@ def scenario_from_xlsx(data: bytes) -> Scenario:
         doc, where = _read_rows(data)
     except WorkbookError:
         raise
-    except Exception as exc:  # openpyxl and defusedxml raise many types for damaged files
-        raise WorkbookError(f"the workbook cannot be read ({type(exc).__name__}: {exc})") from None
+    except Exception:  # openpyxl and defusedxml raise many types for damaged files
+        # their text names library internals (and sometimes quotes the file): logged, not shown
+        log.warning("unreadable workbook import", exc_info=True)
+        raise WorkbookError("the workbook cannot be read: it is damaged or not an .xlsx "
+                            "saved by Excel, LibreOffice or buyrent") from None
     if not where:
         raise WorkbookError(f"the {SHEET} sheet has no scenario rows")
     try:
         return Scenario.model_validate(_listify(doc))
     except ValidationError as exc:
-        raise WorkbookError("; ".join(_message(item, where) for item in exc.errors())) from None
+        raise WorkbookError("; ".join(_message(item, where) for item in exc.errors()[:20])) \
+            from None
+    except (TypeError, ValueError, KeyError, AttributeError):
+        # e.g. rows "owned" and "owned.pue" (a value and a section at one path)
+        raise WorkbookError(f"the {SHEET} sheet's paths do not form a scenario (a path is "
+                            "both a value and a section, or an index is not a number)") from None
 
 
 def _message(item: dict, where: dict[str, str]) -> str:
@@ -188,4 +234,4 @@ def _message(item: dict, where: dict[str, str]) -> str:
         else:
             path += ("." if path else "") + str(part)
     cell = where.get(path)
-    return f"{cell + ' ' if cell else ''}({path or 'scenario'}): {item['msg']}"
+    return f"{cell + ' ' if cell else ''}({clip(path) or 'scenario'}): {item['msg']}"

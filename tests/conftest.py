@@ -7,11 +7,33 @@ import shutil
 from pathlib import Path
 
 import pytest
+from flask import Flask
+from flask.testing import FlaskClient
 
 from models.scenario import Scenario
 from service import create_app
 from service.db import User, write_session
 from service.paths import SAMPLES
+
+class ClosingClient(FlaskClient):
+    """The Flask test client, closing each request body it built.
+
+    werkzeug's test client spools a multipart body over 500 kB to a temporary file and never
+    closes it; the garbage collector later closes it with a ResourceWarning inside whichever
+    test happens to run, which warnings-as-errors turns into a random failure.
+    """
+
+    def open(self, *args, **kwargs):
+        response = super().open(*args, **kwargs)
+        body = getattr(response, "request", None)
+        stream = body.environ.get("wsgi.input") if body is not None else None
+        if stream is not None and hasattr(stream, "close"):
+            stream.close()
+        return response
+
+
+Flask.test_client_class = ClosingClient   # every app the tests create
+
 
 SAMPLE_USAGE = SAMPLES / "usage_hourly.csv"
 SAMPLE_SCENARIO = SAMPLES / "scenario_h100.json"
@@ -123,12 +145,23 @@ def user_id(app):
     return _id
 
 
+def revision_hash(app, scenario_id: int = 1, number: int = 1) -> str:
+    """The SHA-256 of a revision, which every review form carries (and must)."""
+    from sqlalchemy import select
+
+    from service.db import Revision
+    with app.app_context():
+        with write_session() as s:
+            return s.scalar(select(Revision.content_hash).where(
+                Revision.scenario_id == scenario_id, Revision.number == number))
+
+
 def form_data(data: dict) -> dict:
     """What the scenario form posts for scenario ``data`` (every generated input)."""
     from service.forms import build_form
     out = {}
     for section in build_form(data):
-        for f in section.fields + [f for row in section.rows for f in row]:
+        for f in section.all_fields:
             if f.kind == "checkbox":
                 if f.checked:
                     out[f.name] = "true"

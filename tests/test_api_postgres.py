@@ -19,7 +19,7 @@ from sqlalchemy.exc import DatabaseError
 from service.db import (AuditEvent, PlanRecord, Review, Revision, ScenarioRecord, UsageFile,
                         User, write_session)
 from tests.conftest import (PASSWORD, SAMPLE_SCENARIO, SAMPLE_USAGE, TEST_CONFIG, USERS,
-                            Browser, count, form_data)
+                            Browser, count, form_data, revision_hash)
 
 pytestmark = pytest.mark.postgres
 R1 = "/scenarios/1/revisions/1"
@@ -104,7 +104,7 @@ def test_revise_keeps_the_old_revision_and_compare_shows_the_diff(db_app, as_use
     client = as_user("ana")
     old = assumptions(db_app, 1)
     data = form_data(old)
-    data["spot.discount"] = "0.6"
+    data["spot.discount"] = "60"  # percent, as typed
     assert client.post("/scenarios/1/edit", data).status_code == 302
     assert assumptions(db_app, 1) == old                      # revision 1 never changes
     assert assumptions(db_app, 3)["spot"]["discount"] == 0.6  # scenario 1's revision 2 (id 3)
@@ -126,18 +126,22 @@ def test_upload_attach_stores_the_file_by_content(db_app, as_user):
         with write_session() as s:
             stored = s.get(UsageFile, file_id)
             assert stored.data == csv and stored.filename == "x.csv"
-    assert client.get("/scenarios/1/revisions/2/usage").get_data() == csv
+    assert client.get("/scenarios/1/revisions/2/usage/original").get_data() == csv
+    safe = client.get("/scenarios/1/revisions/2/usage").get_data()   # quoted, formulas escaped
+    assert safe.replace(b'"', b"") == csv
 
 
 def test_review_binds_to_its_revision(db_app, as_user):
     rita = as_user("rita")
-    assert rita.post(R1 + "/reviews", {"decision": "approve", "comment": "fine"}
+    assert rita.post(R1 + "/reviews", {"decision": "approve", "comment": "fine",
+                                       "revision_hash": revision_hash(db_app)}
                      ).status_code == 302
     assert "binds to revision 1" in rita.get(R1).get_data(as_text=True)
     assert as_user("rex").post("/scenarios/2/revisions/1/reviews",
-                               {"decision": "approve"}).status_code == 403
+                               {"decision": "approve", "revision_hash": revision_hash(db_app, 2)}
+                               ).status_code == 403
     data = form_data(assumptions(db_app, 1))
-    data["spot.discount"] = "0.6"
+    data["spot.discount"] = "60"  # percent, as typed
     assert as_user("ana").post("/scenarios/1/edit", data).status_code == 302
     html = rita.get("/scenarios/1/revisions/2").get_data(as_text=True)
     assert "Not approved: revision 2 has no approval" in html

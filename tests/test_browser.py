@@ -6,13 +6,13 @@ Screenshots of the main pages go to test-artifacts/.
 from __future__ import annotations
 
 import io
-import threading
 from pathlib import Path
 
 import pytest
 
 from service.paths import ROOT
 from tests.conftest import PASSWORD, SAMPLE_USAGE
+from tests.live_server import live_server
 
 pytestmark = pytest.mark.browser
 CHROMIUM = "/usr/bin/chromium"
@@ -24,39 +24,21 @@ PRESET = "aws/p5.48xlarge/us-east-1"
 
 @pytest.fixture
 def server(tmp_path):
-    """The app behind waitress on a free loopback port, with an analyst and a reviewer."""
-    from waitress import create_server
-
+    """The app behind waitress in a child process (tests/live_server.py: terminated, never
+    closed from another thread), with an analyst and a reviewer."""
     from service import create_app
     from service.auth import create_user
     from service.db import write_session
-    app = create_app({"INSTANCE_PATH": str(tmp_path / "instance"),
-                      "PASSWORD_HASH_METHOD": "pbkdf2:sha256:1000"})
+    config = {"INSTANCE_PATH": str(tmp_path / "instance"),
+              "PASSWORD_HASH_METHOD": "pbkdf2:sha256:1000"}
+    app = create_app(config)
     with app.app_context():
         with write_session() as s:
             create_user(s, "ana", PASSWORD, "analyst")
             create_user(s, "rita", PASSWORD, "reviewer")
-    httpd = create_server(app, host="127.0.0.1", port=0, threads=4)
-    thread = threading.Thread(target=httpd.run, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.effective_port}"
-    stop_server(httpd, thread)
     app.extensions["buyrent_engine"].dispose()
-
-
-def stop_server(httpd, thread) -> None:
-    """Stop waitress and close what its open connections still hold.
-
-    Closing the server closes its sockets but not the output buffers of keep-alive
-    connections; a response over 1 MB (a workbook download) sits in a temporary file there,
-    which would otherwise be collected, unclosed, during some later test (ResourceWarning).
-    """
-    channels = [c for c in list(httpd._map.values()) if hasattr(c, "outbufs")]
-    httpd.close()
-    thread.join(timeout=10)
-    for channel in channels:
-        for buffer in list(channel.outbufs):
-            buffer.close()
+    with live_server(config) as url:
+        yield url
 
 
 @pytest.fixture
@@ -176,6 +158,8 @@ def test_bad_input_in_the_browser_shows_messages(server, browser):
     page = new_page(browser, problems)
     login(page, server, "ana")
     page.goto(f"{server}/scenarios/new")
+    page.click("#advanced > summary")        # PUE is folded under advanced > owned servers
+    page.click("#section-owned > summary")
     page.fill("[name='owned.pue']", "0.4")
     page.click("#save")
     message = page.inner_text("[data-field='owned.pue']")

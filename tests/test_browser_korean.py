@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import PASSWORD, SAMPLE_USAGE
-from tests.test_browser import ARTIFACTS, ARGS, CHROMIUM, assert_charts_rendered, stop_server
+from tests.live_server import live_server
+from tests.test_browser import ARTIFACTS, ARGS, CHROMIUM, assert_charts_rendered
 
 pytestmark = pytest.mark.browser
 SCENARIO = "서울 H100 구매 검토"
@@ -49,27 +50,23 @@ def english_words(page) -> list[str]:
 
 @pytest.fixture
 def korean_server(tmp_path):
-    from waitress import create_server
-
+    """The app behind waitress in a child process (tests/live_server.py)."""
     from models.scenario import Scenario
     from service import create_app
     from service.auth import create_user
     from service.db import write_session
     from service.revisions import create_scenario
-    app = create_app({"INSTANCE_PATH": str(tmp_path / "instance"),
-                      "PASSWORD_HASH_METHOD": "pbkdf2:sha256:1000"})
+    config = {"INSTANCE_PATH": str(tmp_path / "instance"),
+              "PASSWORD_HASH_METHOD": "pbkdf2:sha256:1000"}
+    app = create_app(config)
     with app.app_context():
         with write_session() as s:
             ana = create_user(s, "ana", PASSWORD, "analyst")
             create_user(s, "rita", PASSWORD, "reviewer")
             create_scenario(s, ana, Scenario().model_copy(update={"name": SCENARIO}))
-    httpd = create_server(app, host="127.0.0.1", port=0, threads=4)
-    import threading
-    thread = threading.Thread(target=httpd.run, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.effective_port}"
-    stop_server(httpd, thread)
     app.extensions["buyrent_engine"].dispose()
+    with live_server(config) as url:
+        yield url
 
 
 @pytest.fixture
@@ -151,23 +148,61 @@ def test_korean_reviewer_flow_meets_no_english(korean_server, korean_browser):
     plan_url = page.url
     page.context.close()
 
+    # The reviewer asks for a change of one assumption (issue 16's review form, in Korean).
     page = korean_page(korean_browser, problems)
     log_in(page, base, "rita", found)
+    assert SCENARIO in page.inner_text("#awaiting-review")
+    check(page, "07-awaiting-review", found)
     page.goto(plan_url)
     assert_charts_rendered(page, CHARTS)
-    page.fill("textarea[name=comment]", "견적과 대조해 확인했습니다.")
+    page.fill("#review-comment", "이번 분기 서버 견적으로 바꿔 주세요.")
+    page.select_option("#review-field", "owned.server_price")
+    page.click("#request-changes")
+    page.wait_for_selector("text=리비전 2에 수정을 요청했습니다.")
+    assert "수정 요청" in page.inner_text("#approval")
+    check(page, "08-changes-requested", found)
+    page.context.close()
+
+    # The analyst follows the request on the short form (essentials, live plan) and saves r3.
+    page = korean_page(korean_browser, problems)
+    log_in(page, base, "ana", found)
+    assert "이번 분기 서버 견적" in page.inner_text("#changes-requested")
+    check(page, "09-scenarios-changes", found)
+    page.click("#changes-requested a[href*='#field-owned.server_price']")
+    page.wait_for_selector("#live-status[data-seq='1']")
+    assert_charts_rendered(page, ["chart-live-cumulative"])
+    page.fill("[id='owned.server_price']", "260,000")
+    page.wait_for_selector("#live-status[data-seq='2']")
+    page.click("#advanced > summary")
+    check(page, "10-form", found)
+    page.click("#save")
+    page.wait_for_selector("text=리비전 3(으)로 저장했습니다.")
+    check(page, "11-saved", found)
+    page.context.close()
+
+    # The reviewer reads what changed (both curves and the waterfall) and approves r3.
+    page = korean_page(korean_browser, problems)
+    log_in(page, base, "rita", found)
+    page.click("#awaiting-review a:has-text('r2 이후 바뀐 점')")
+    assert_charts_rendered(page, ["chart-compare", "chart-waterfall"])
+    assert "절감액을 바꾼 요인" in page.inner_text("main")
+    check(page, "12-compare", found)
+    page.click("text=r3 열기")
+    assert_charts_rendered(page, CHARTS)
+    plan_url = page.url
+    page.fill("#review-comment", "견적과 대조해 확인했습니다.")
     page.click("#approve")
-    page.wait_for_selector("text=리비전 2을(를) 승인했습니다.")
-    assert "리비전 2" in page.inner_text("#approval")
-    check(page, "07-approved", found)
+    page.wait_for_selector("text=리비전 3을(를) 승인했습니다.")
+    assert "리비전 3" in page.inner_text("#approval")
+    check(page, "13-approved", found)
     page.click("text=감사 로그")
     # The audit log's cells are records as written (actor names with their role, details
     # such as "sha256=..."): screenshot only, its headings are checked on the other pages.
     ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / "ko-08-audit.png"), full_page=True)
+    page.screenshot(path=str(ARTIFACTS / "ko-14-audit.png"), full_page=True)
     assert "리비전 승인" in page.inner_text("#audit")
     page.goto(f"{base}/profile")
-    check(page, "09-profile", found)
+    check(page, "15-profile", found)
     with page.expect_download() as download:
         page.goto(plan_url)
         page.click("#download-xlsx")

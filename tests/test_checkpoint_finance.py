@@ -7,7 +7,7 @@ import pytest
 from numpy.testing import assert_allclose
 
 from models.checkpoint import daly_interval, spot_rate_from_monthly_bucket, waste_fraction
-from models.finance import (depreciation_schedule, end_of_month_factors, loan_schedule,
+from models.finance import (depreciation_by_age, end_of_month_factors, loan_schedule,
                             monthly_rate, payback_month, resale_fraction,
                             start_of_month_factors, trend_factors)
 
@@ -92,10 +92,34 @@ def test_resale_fraction_interpolates_by_month():
 
 
 def test_macrs_and_straight_line_depreciation():
-    macrs = depreciation_schedule(1000, "macrs_5", 60, 72)
-    assert_allclose(macrs[:12].sum(), 200) and assert_allclose(macrs.sum(), 1000)
-    assert_allclose(depreciation_schedule(1200, "straight_line", 12, 24)[[0, 11, 12]],
+    # fractions of the basis per month in service
+    macrs = 1000 * depreciation_by_age("macrs_5", 60, 72)
+    assert_allclose(macrs[:12].sum(), 200)   # year 1: 20 %
+    assert_allclose(macrs.sum(), 1000)       # six years add up to the basis
+    assert_allclose(1200 * depreciation_by_age("straight_line", 12, 24)[[0, 11, 12]],
                     [100, 100, 0])
+
+
+@pytest.mark.parametrize("case, noticed, unnoticed, notice, expected", [
+    # noticed only (notice 120 >= delta 60): each costs delta + R = 60 + 300 s; rate 0.002/h
+    # w = 360 x 0.002 / 3600 = 0.0002; no periodic checkpoints
+    ("noticed only", 0.002, 0.0, 120, 0.0002),
+    # a notice shorter than a checkpoint write is no notice: work is lost as on a failure,
+    # M = 1,800,000 s: tau = 14,656.97 s; w = 60/tau + (tau/2 + 300)/M
+    #   = 0.0040936 + 0.0042381 = 0.0083317
+    ("notice too short", 0.002, 0.0, 30, 0.0083317),
+    # both kinds: tau from the unnoticed rate alone (0.001/h, M_u = 3,600,000 s):
+    # tau_u = sqrt(2 x 60 x M_u)(1 + sqrt(60/2M_u)/3 + (60/2M_u)/9) - 60 = 20,744.6 s;
+    # w = 60/tau_u + (tau_u/2 + 300)/M_u + (60 + 300)/M_n with M_n = 3,600,000 s
+    #   = 0.0028923 + 0.0029645 + 0.0001 = 0.0059568
+    ("both kinds", 0.001, 0.001, 120, 0.0059568),
+])
+def test_noticed_interruptions_cost_a_final_checkpoint_and_a_restart(case, noticed, unnoticed,
+                                                                      notice, expected):
+    w = waste_fraction(nodes=1, noticed_rate_per_node_hour=noticed,
+                       unnoticed_rate_per_node_hour=unnoticed, notice_seconds=notice,
+                       checkpoint_seconds=60, restart_seconds=300)
+    assert_allclose(w.fraction, expected, atol=5e-8)
 
 
 def test_payback_month():

@@ -32,7 +32,7 @@ def test_json_prints_the_plan_document_and_nothing_else():
                         "warnings"}
     assert doc["profile"]["period"] == "day"
     assert set(doc["strategies"]) == {"on_demand", "cloud_only", "buy_for_peak", "optimal",
-                                      "proposed"}
+                                      "proposed", "staged"}
     s = doc["strategies"]["proposed"]
     assert set(s) >= {"servers", "committed_gpus", "pv_cost", "total_cost",
                       "cost_per_useful_gpu_hour", "owned_utilization", "gpu_hours", "monthly"}
@@ -67,3 +67,17 @@ def test_bad_usage_row_names_file_row_and_column(tmp_path):
 def test_missing_profile_file(tmp_path):
     out = buyrent("plan", str(tmp_path / "nope.csv"))
     assert out.returncode == 2 and "nope.csv" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_growth_sample_prints_its_schedules_and_nothing_on_stderr():
+    """The staged plan of samples/scenario_growth.json: the recommendation in words, the
+    schedule table of staged and proposed, cash by year; the solver writes nothing."""
+    out = buyrent("plan", str(SAMPLES / "usage_hourly.csv"), "--scenario",
+                  str(SAMPLES / "scenario_growth.json"))
+    assert out.returncode == 0, out.stderr
+    assert out.stderr == ""
+    assert "Recommended (*): staged" in out.stdout
+    assert "Schedule of staged" in out.stdout and "Schedule of proposed" in out.stdout
+    assert "Buy 1 server now." in out.stdout
+    assert "purchases and upfront payments by year [USD]: 2027 1,320,000, 2028 1,320,000" \
+        in out.stdout

@@ -115,8 +115,8 @@ def test_on_demand_falling_price_and_billing_rounding():
 OFFER = {"id": "1y", "term_months": 12, "discount": 0.5, "block_gpus": 4}
 
 
-def commitment(payment, months=12, **offer):
-    r, plan = proposed(servers=0, committed={"1y": 4}, months=months,
+def commitment(payment, months=12, finance=None, **offer):
+    r, plan = proposed(servers=0, committed={"1y": 4}, months=months, finance=finance or {},
                        commitments=[{**OFFER, "payment": payment, **offer}])
     return r, plan
 
@@ -148,12 +148,18 @@ def test_commitment_renews_at_the_then_current_price():
     assert_allclose(r.lines["commitment"][[11, 12]], [4 * 744 * 1.0, 4 * 744 * 0.8])
 
 
-def test_upfront_term_past_the_horizon_counts_its_months_inside():
-    # 36-month term, all upfront, 12-month horizon: 12/36 of the term's total is counted
-    r, plan = commitment("all", term_months=36)
+@pytest.mark.parametrize("rule, counted", [
+    # liquidate: a commitment cannot be exited, the whole upfront payment is counted
+    ("liquidate", 1.0),
+    # prorate: 12 of the 36 months fall inside the 12-month horizon: 12/36 of it
+    ("prorate", 12 / 36)])
+def test_upfront_term_past_the_horizon(rule, counted):
+    r, plan = commitment("all", term_months=36, finance={"horizon_end": rule})
     hours_36 = (np.datetime64("2030-01", "h") - np.datetime64("2027-01", "h")).astype(float)
-    assert_allclose(r.lines["commitment_upfront"][0], 4 * hours_36 * 1.0 * 12 / 36)
-    assert any("runs past the horizon" in w for w in plan.warnings)
+    assert_allclose(r.lines["commitment_upfront"][0], 4 * hours_36 * 1.0 * counted)
+    # liquidate counts all of it, so only prorate has something left out to warn about
+    warned = any("runs 2 years past the horizon" in w.text for w in plan.warnings)
+    assert warned == (rule == "prorate")
 
 
 def test_loan_payments_equal_numpy_financial_and_excel_pmt():
@@ -177,7 +183,7 @@ def test_loan_balance_is_paid_off_at_the_horizon():
     payment = npf.pmt(rate, 36, -100_000)
     balance = -npf.fv(rate, 12, -payment, 100_000)  # what is still owed after 12 payments
     assert_allclose(r.lines["loan_payment"][11], payment + balance, rtol=1e-10)
-    assert any("paid off early" in w for w in plan.warnings)
+    assert any("paid off early" in w.text for w in plan.warnings)
 
 
 def test_straight_line_tax_shield():

@@ -22,10 +22,12 @@ import xlsxwriter
 from openpyxl.utils.escape import unescape
 
 from models.costs import COST_LINES, CREDIT_LINES
+from models.document import plan_document
 from models.plan import build_context, compute_plan
 from models.profile import UsageProfile
 from models.scenario import Scenario
-from service.export_xlsx import plan_xlsx_bytes, safe_download_name, write_plan_xlsx
+from service.export_xlsx import (plan_xlsx_bytes, safe_download_name, sheet_can_express,
+                                 write_plan_xlsx)
 from service.xlsx.assumptions import defined_name, scenario_rows
 from service.xlsx.libreoffice import recalculate, soffice
 from service.xlsx.strategy_sheet import FIRST, TABLE_HEADER_ROW, LINE_TITLES
@@ -153,7 +155,7 @@ def test_every_formula_equals_engine_after_recalculation(recalculated, name):
     plan = recalculated["plans"][name]
     lo = openpyxl.load_workbook(out, data_only=True)
     summary = lo["Summary"]
-    for name_, r in plan.strategies.items():
+    for name_, r in sheet_strategies(plan).items():
         ws = lo[name_]
         assert ws["B6"].value == pytest.approx(r.pv_cost, rel=REL)
         assert ws["B7"].value == pytest.approx(r.pv_cost, rel=REL)  # Excel NPV() route
@@ -162,13 +164,13 @@ def test_every_formula_equals_engine_after_recalculation(recalculated, name):
         cols = header_columns(ws)
         for line in COST_LINES + CREDIT_LINES:
             got = [ws.cell(FIRST + 1 + m, cols[LINE_TITLES[line]]).value
-                   for m in range(len(plan.calendar.months))]
+                   for m in range(len(r.total_by_month))]
             np.testing.assert_allclose(got, r.lines[line], rtol=REL, atol=ABS, err_msg=line)
         got = [ws.cell(FIRST + 1 + m, cols["Discounted cumulative cost"]).value
-               for m in range(len(plan.calendar.months))]
+               for m in range(len(r.total_by_month))]
         np.testing.assert_allclose(got, r.discounted_cumulative, rtol=REL, atol=ABS)
     pv = {summary.cell(r, 1).value: summary.cell(r, 5).value for r in range(8, 14)}
-    for name_, r in plan.strategies.items():
+    for name_, r in sheet_strategies(plan).items():
         assert pv[name_] == pytest.approx(r.pv_cost, rel=REL)
 
 
@@ -182,7 +184,7 @@ def test_changed_assumption_moves_money_as_the_engine_says(recalculated, name, f
     ctx = build_context(changed, plan.profile)
     lo = openpyxl.load_workbook(recalculated["out"][f"{name}-changed"], data_only=True)
     moved = 0
-    for name_, r in plan.strategies.items():
+    for name_, r in sheet_strategies(plan).items():
         expected = ctx.evaluate(name_, r.capacity)   # same capacity, new prices
         ws = lo[name_]
         assert ws["B6"].value == pytest.approx(expected.pv_cost, rel=REL)
@@ -190,7 +192,7 @@ def test_changed_assumption_moves_money_as_the_engine_says(recalculated, name, f
         cols = header_columns(ws)
         for line in COST_LINES + CREDIT_LINES:
             got = [ws.cell(FIRST + 1 + m, cols[LINE_TITLES[line]]).value
-                   for m in range(len(plan.calendar.months))]
+                   for m in range(len(r.total_by_month))]
             np.testing.assert_allclose(got, expected.lines[line], rtol=REL, atol=ABS,
                                        err_msg=f"{name_} {line}")
         moved += not math.isclose(expected.pv_cost, r.pv_cost, rel_tol=1e-6)
@@ -220,10 +222,16 @@ def h100():
     return plan, data, openpyxl.load_workbook(io.BytesIO(data))
 
 
+def sheet_strategies(plan):
+    """The strategies the workbook has a monthly sheet for."""
+    return {n: r for n, r in plan.strategies.items() if sheet_can_express(plan, r)}
+
+
 def test_sheets_in_order(h100):
     plan, _, wb = h100
-    extra = ["Sensitivity"] if plan.extras.get("uncertainty") else []
-    assert wb.sheetnames == ["Summary", "Assumptions", "Profile", *plan.strategies, "Breakeven",
+    extra = ["Sensitivity"] if plan.uncertainty is not None else []
+    assert wb.sheetnames == ["Summary", "Assumptions", "Profile", *sheet_strategies(plan),
+                             "Breakeven",
                              *extra]
 
 
@@ -255,7 +263,7 @@ def _leaves(d):
 
 def test_money_columns_are_formulas_and_volumes_are_values(h100):
     plan, _, wb = h100
-    for name in plan.strategies:
+    for name in sheet_strategies(plan):
         ws = wb[name]
         cols = header_columns(ws)
         for header, c in cols.items():
@@ -274,10 +282,11 @@ def test_money_columns_are_formulas_and_volumes_are_values(h100):
 def test_cached_values_are_the_engines(h100):
     plan, data, _ = h100
     wb = openpyxl.load_workbook(io.BytesIO(data), data_only=True)
-    for name, r in plan.strategies.items():
+    for name, r in sheet_strategies(plan).items():
         ws = wb[name]
         cols = header_columns(ws)
-        got = [ws.cell(FIRST + 1 + m, cols["Total cost"]).value for m in range(60)]
+        got = [ws.cell(FIRST + 1 + m, cols["Total cost"]).value
+               for m in range(len(r.total_by_month))]
         np.testing.assert_allclose(got, r.total_by_month, rtol=1e-15)
         assert ws["B6"].value == r.pv_cost
 
@@ -292,10 +301,11 @@ def test_charts_are_native(h100):
     assert "<c:scatterChart>" in xml
 
 
-def test_optimizer_extras_are_used_when_present():
+def test_document_sections_are_used_when_present():
     plan = case_plan("W1")
-    plan.extras.pop("uncertainty", None)   # its two charts are counted in the Sensitivity test
-    plan.extras.update({
+    doc = plan_document(plan)
+    doc.pop("uncertainty", None)   # its two charts are counted in the Sensitivity test
+    doc.update({
         "breakeven": {"utilization": {"on_demand": 0.41, "1y": 0.7},
                       "payback_month": {"optimal": 7, "proposed": None},
                       "reasons": ["=cmd"]},
@@ -309,21 +319,26 @@ def test_optimizer_extras_are_used_when_present():
                    "load_duration": {"fraction_of_hours": [0.0, 0.5, 1.0],
                                      "gpus": [8, 6, 4], "levels": {"committed": 0, "owned": 7.76}}},
     })
-    wb = openpyxl.load_workbook(io.BytesIO(plan_xlsx_bytes(plan)))
+    wb = openpyxl.load_workbook(io.BytesIO(plan_xlsx_bytes(plan, doc)))
     texts = [c.value for row in wb["Summary"].iter_rows() for c in row if c.value]
     assert "Buy one server: it pays back in 7 months." in texts
     assert "utilization / on_demand" in texts
     reasons = [c for row in wb["Summary"].iter_rows() for c in row if c.value == "=cmd"]
     assert reasons and reasons[0].data_type == "s"
     be = wb["Breakeven"]
-    assert be["A4"].value == "Hours used per year" and be["C6"].value == 13000
-    with zipfile.ZipFile(io.BytesIO(plan_xlsx_bytes(plan))) as z:
+    # the data behind the charts sits below the print area (charts and crossings on top)
+    head = next(c for row in be.iter_rows() for c in row if c.value == "Hours used per year"
+                and c.column == 1)
+    assert be.cell(head.row + 2, 3).value == 13000
+    assert head.row > int(be.print_area.rsplit("$", 1)[1])
+    with zipfile.ZipFile(io.BytesIO(plan_xlsx_bytes(plan, doc))) as z:
         assert sum(n.startswith("xl/charts/chart") for n in z.namelist()) == 4
 
 
 def test_sensitivity_sheet_holds_the_tornado_and_monte_carlo():
     plan = case_plan("W1")
-    plan.extras["uncertainty"] = {
+    doc = plan_document(plan)
+    doc["uncertainty"] = {
         "draws": 10, "judged": "optimal", "baseline": "cloud_only",
         "tornado_baseline": "on_demand", "saving_p10": -5.0, "saving_p50": 1.0,
         "saving_p90": 7.0, "saving_mean": 1.5, "probability_buy_cheaper": 0.6,
@@ -331,14 +346,15 @@ def test_sensitivity_sheet_holds_the_tornado_and_monte_carlo():
         "tornado": [{"assumption": "power", "label": "=Power price", "unit": "per kWh",
                      "base": 0.08, "low": 0.05, "high": 0.2, "saving_low": 3.0,
                      "saving_high": -2.0, "swing": 5.0}]}
-    data = plan_xlsx_bytes(plan)
+    data = plan_xlsx_bytes(plan, doc)
     ws = openpyxl.load_workbook(io.BytesIO(data))["Sensitivity"]
     assert ws["A5"].value == "=Power price" and ws["A5"].data_type == "s"
     assert ws["H5"].value == 5.0
     cells = {c.value for row in ws.iter_rows() for c in row}
     assert {"Saving P90", 7.0, 0.6, "Draws"} <= cells
-    plan.extras.pop("uncertainty")
-    assert "Sensitivity" not in openpyxl.load_workbook(io.BytesIO(plan_xlsx_bytes(plan))).sheetnames
+    doc.pop("uncertainty")
+    assert "Sensitivity" not in openpyxl.load_workbook(
+        io.BytesIO(plan_xlsx_bytes(plan, doc))).sheetnames
 
 
 def test_injected_text_is_never_a_formula():
@@ -347,7 +363,10 @@ def test_injected_text_is_never_a_formula():
         sheets = "".join(z.read(n).decode() for n in z.namelist()
                          if n.startswith("xl/worksheets/"))
         strings = z.read("xl/sharedStrings.xml").decode()
-    assert "HYPERLINK" not in sheets and "cmd|" not in sheets  # no <f> with user text
+    formulas = " ".join(re.findall(r"<f>(.*?)</f>", sheets))
+    assert "HYPERLINK" not in formulas and "cmd|" not in formulas  # no <f> with user text
+    assert "HYPERLINK" not in re.sub(r"<oddFooter>.*?</oddFooter>", "", sheets)
+    # the printed footer names the scenario as text (header/footer text is never evaluated)
     assert "HYPERLINK(&quot;http://x&quot;" in strings or 'HYPERLINK("http://x"' in strings
 
 

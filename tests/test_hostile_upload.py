@@ -178,3 +178,162 @@ def test_external_entity_xxe_is_refused(login, app):
 def raw_workbook_with(prologue: str) -> str:
     from tests.ingest_fixtures import WORKBOOK
     return WORKBOOK.replace("\n", "\n" + prologue, 1)
+
+
+# -- issue 12: the outside security test (index in tests/test_hostile_web.py) ------------------
+
+def test_csv_header_field_over_the_csv_limit_is_422_naming_the_column(login, app):
+    """A CSV header field of 131,073 characters raised _csv.Error: 500."""
+    name = "x" * 131_073
+    data = f"timestamp,{name}\n2026-01-01,5\n".encode()
+    page = refused(app, login("ana"), data, "usage.csv", 422, "Nothing was saved",
+                   "the header's column 2 is 131,073 characters long",
+                   "x" * 80 + "... (131,073 characters)")
+    assert len(page) < 50_000
+    quoted = f'timestamp,"{name},{name}"\n2026-01-01,5\n'.encode()   # the csv module's own limit
+    refused(app, login("ana"), quoted, "usage.csv", 422, "characters long")
+
+
+def test_api_usage_column_name_over_the_limit_is_422(app):
+    from service.auth import create_token
+    from service.db import write_session
+    with app.app_context():
+        with write_session() as s:
+            token = create_token(s, s.query(User).filter_by(username="ana").one(), "t")
+    response = app.test_client().post(
+        "/api/v1/plans", headers={"Authorization": f"Bearer {token}"},
+        json={"usage": [{"timestamp": "2026-01", "gpu_hours": 1, "y" * 131_073: 1}]})
+    assert response.status_code == 422
+    assert "column 3 is 131,073 characters long" in response.get_json()["error"]["message"]
+    assert len(response.get_data()) < 10_000
+
+
+def test_a_15_mb_cell_is_echoed_cut_to_80_characters(login, app):
+    """One 15 MB cell came back in a 31.4 MB 422 page (in the message and the details)."""
+    cell = "9" * 7 + "z" * 14_999_993
+    data = f"timestamp,gpu_hours\n2026-01-01,{cell}\n2026-01-02,5\n".encode()
+    page = refused(app, login("ana"), data, "usage.csv", 422, "row 2",
+                   f"got '{cell[:80]}'... (15,000,000 characters)")
+    assert len(page) < 50_000
+    from service.auth import create_token
+    from service.db import write_session
+    with app.app_context():
+        with write_session() as s:
+            token = create_token(s, s.query(User).filter_by(username="ana").one(), "t")
+    response = app.test_client().post(
+        "/api/v1/plans", headers={"Authorization": f"Bearer {token}"},
+        data={"usage": (io.BytesIO(data), "u.csv")}, content_type="multipart/form-data")
+    assert response.status_code == 422 and len(response.get_data()) < 50_000
+    assert "(15,000,000 characters)" in response.get_json()["error"]["details"][0]["message"]
+
+
+def test_error_bodies_are_bounded_whatever_they_quote(login, app):
+    """Thousands of bad cells, each long: 20 problems and a count, each value cut."""
+    rows = "".join(f"2026-01-{1 + d % 28:02d},{'q' * 5000}{d}\n" for d in range(3000))
+    data = ("timestamp,gpu_hours\n" + rows).encode()
+    page = refused(app, login("ana"), data, "usage.csv", 422, "more problems")
+    assert len(page) < 100_000
+
+
+FORMULAS = ['=HYPERLINK("http://x","y")', "+1+cmd|' /C calc'!A0", "@SUM(1)", "-3+4", "\t=5",
+            "\r=6", "  =7"]
+
+
+def test_downloaded_usage_file_cannot_run_formulas(login, app):
+    """Team cells such as =HYPERLINK(...), +1+cmd|' /C calc'!A0 or @SUM(1) came back byte for
+    byte and ran when a reviewer opened the file in a spreadsheet."""
+    from tests.test_hostile_web import attach_usage, usage_csv
+    import csv
+    import hashlib
+    ana = login("ana")
+    original = usage_csv(FORMULAS + ["plain team", "-2"], days=40)
+    number = attach_usage(ana, 1, original, "teams.csv")
+    rita = login("rita")
+    base = f"/scenarios/1/revisions/{number}"
+    safe = rita.get(base + "/usage")
+    assert safe.status_code == 200 and safe.mimetype == "text/csv"
+    assert re.fullmatch(r'attachment; filename="usage-[0-9a-f]{12}\.csv"',
+                        safe.headers["Content-Disposition"])
+    rows = list(csv.reader(io.StringIO(safe.get_data(as_text=True))))
+    teams = {row[3] for row in rows[1:]}
+    assert {"'" + f for f in FORMULAS} <= teams, teams
+    assert "plain team" in teams and "-2" in teams       # plain text and numbers unchanged
+    assert not any(t[:1] in "=+-@\t\r" and t != "-2" for t in teams)
+    assert [row[:3] for row in rows] == [row[:3] for row in csv.reader(
+        io.StringIO(original.decode()))]                   # the usage itself is unchanged
+    # the original bytes, named as such, with the SHA-256 the approval binds to
+    raw = rita.get(base + "/usage/original")
+    digest = hashlib.sha256(original).hexdigest()
+    assert raw.get_data() == original
+    assert raw.headers["X-Content-SHA256"] == digest
+    assert '-original.csv"' in raw.headers["Content-Disposition"]
+    page = rita.get(base).get_data(as_text=True)
+    assert digest in page and "formulas escaped" in page
+
+
+def test_downloaded_xlsx_usage_is_values_only_csv(login, app):
+    from tests.test_hostile_web import attach_usage
+    rows = [["timestamp", "gpu_hours", "team"]] + \
+        [[46023 + d, 100 + d, FORMULAS[d % len(FORMULAS)].strip()] for d in range(28)]
+    workbook = raw_xlsx(sheet_xml(rows))
+    number = attach_usage(login("ana"), 1, workbook, "teams.xlsx")
+    safe = login("rita").get(f"/scenarios/1/revisions/{number}/usage")
+    import csv
+    table = list(csv.reader(io.StringIO(safe.get_data(as_text=True))))
+    assert safe.mimetype == "text/csv" and table[0] == ["timestamp", "gpu_hours", "team"]
+    assert table[1] == ["46023", "100", '\'=HYPERLINK("http://x","y")']
+    assert all(row[2].startswith("'") for row in table[1:])
+    original = login("rita").get(f"/scenarios/1/revisions/{number}/usage/original")
+    assert original.get_data() == workbook
+    assert '-original.xlsx"' in original.headers["Content-Disposition"]
+
+
+def test_safe_copy_of_a_plain_file_plans_the_same(login, app):
+    from service.ingest import read_usage
+    data = login("ana").get("/scenarios/1/revisions/1/usage").get_data()
+    assert read_usage(data, "u.csv").profile.gpu_hours == \
+        read_usage(GOOD_CSV, "u.csv").profile.gpu_hours
+
+
+IMPORT = "/scenarios/1/import"
+
+
+def import_workbook(client, data: bytes):
+    return client.post(IMPORT, {"workbook": (io.BytesIO(data), "plan.xlsx")},
+                       content_type="multipart/form-data")
+
+
+def test_workbook_import_refuses_parts_outside_the_archive(login, app):
+    """The workbook import took a zip part named ../x.xml (the upload route refuses it)."""
+    ana = login("ana")
+    for name in ("../x.xml", "/etc/x.xml", "xl/../../x.xml", "C:x.xml"):
+        data = raw_xlsx(sheet_xml(GOOD_ROWS), {name: "<x/>"})
+        before = snapshot(app)
+        response = import_workbook(ana, data)
+        text = html.unescape(response.get_data(as_text=True))
+        assert response.status_code == 422, name
+        assert "unsafe part name" in text, name
+        assert snapshot(app) == before
+
+
+def test_workbook_import_never_shows_library_exception_text(login, app):
+    """Damaged workbooks showed openpyxl's exception text (type, message, file internals)."""
+    from openpyxl import Workbook
+    ana = login("ana")
+    broken = raw_xlsx(sheet_xml(GOOD_ROWS), {"xl/workbook.xml": "<workbook><sheets><sheet"})
+    mixed = Workbook()
+    sheet = mixed.active
+    sheet.title = "Assumptions"
+    sheet.append(["Path", "Setting", "Value"])
+    sheet.append(["owned", "", 1])           # a value and a section at one path
+    sheet.append(["owned.pue", "", 1.2])
+    buffer = io.BytesIO()
+    mixed.save(buffer)
+    for data in (broken, buffer.getvalue()):
+        response = import_workbook(ana, data)
+        text = html.unescape(response.get_data(as_text=True))
+        assert response.status_code == 422
+        assert "Cannot read the workbook" in text
+        for leak in ("Error:", "ParseError", "KeyError", "TypeError", "object does not support",
+                     "Traceback", "line 1, column"):
+            assert leak not in text, leak

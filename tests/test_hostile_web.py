@@ -2,6 +2,10 @@
 
 Each test asserts the status, the message and that nothing was saved (every table's row count).
 Brute-force login and replayed session cookies belong to the resilience suite.
+
+The defects an outside security test found (issue 12) have their tests in the hostile suite:
+``DEFECTS`` below lists each with the tests that reproduce it, and
+``test_every_defect_of_the_security_test_has_its_tests`` keeps the list true.
 """
 from __future__ import annotations
 
@@ -17,6 +21,65 @@ from tests.conftest import PASSWORD, Browser, form_data
 from tests.test_hostile_upload import snapshot
 
 R1 = "/scenarios/1/revisions/1"
+
+# issue 12 defect -> "module::test" that reproduces it (modules under tests/)
+DEFECTS = {
+    "1 one form post pins a core (commitment rows from the highest index)": [
+        "test_hostile_requests::test_commitment_row_beyond_the_schema_limit_is_422_in_milliseconds",
+        "test_hostile_requests::test_row_index_in_other_digits_is_no_row"],
+    "2 open redirect after login (/%09/evil.example, CR LF in next)": [
+        "test_hostile_requests::test_login_next_is_only_a_same_site_path"],
+    "3 huge integer ids -> OverflowError": [
+        "test_hostile_requests::test_huge_integer_ids_are_404_on_every_route"],
+    "3 JSON nested 5,000-100,000 deep -> RecursionError": [
+        "test_hostile_requests::test_deeply_nested_json_is_400"],
+    "3 CSV header field of 131,073 characters -> _csv.Error": [
+        "test_hostile_upload::test_csv_header_field_over_the_csv_limit_is_422_naming_the_column",
+        "test_hostile_upload::test_api_usage_column_name_over_the_limit_is_422"],
+    "4 error responses echo whole values (15 MB cell -> 31.4 MB page)": [
+        "test_hostile_upload::test_a_15_mb_cell_is_echoed_cut_to_80_characters",
+        "test_hostile_upload::test_error_bodies_are_bounded_whatever_they_quote"],
+    "5 approval records can be changed": [
+        "test_hostile_records::"
+        "test_reviews_plans_usage_files_and_reviewed_scenarios_refuse_update_and_delete",
+        "test_hostile_records::test_a_review_row_must_name_its_revision_hash",
+        "test_hostile_records::test_every_append_only_trigger_exists_at_head"],
+    "5 a review POST without the revision hash approves": [
+        "test_hostile_records::"
+        "test_review_post_without_the_revision_hash_is_400_and_saves_nothing"],
+    "5 a revision without usage file or plan can be approved": [
+        "test_hostile_records::test_a_revision_without_usage_or_plan_cannot_be_approved"],
+    "6 downloads and logouts are not audited": [
+        "test_hostile_records::test_downloads_and_logouts_are_audited"],
+    "7 a downloaded usage file can run formulas": [
+        "test_hostile_upload::test_downloaded_usage_file_cannot_run_formulas",
+        "test_hostile_upload::test_downloaded_xlsx_usage_is_values_only_csv"],
+    "8 anyone can lock any account": [
+        "test_hostile_accounts::test_a_stranger_cannot_lock_a_reviewer_out",
+        "test_hostile_accounts::test_brute_force_from_one_address_stays_limited",
+        "test_hostile_accounts::test_behind_a_proxy_the_limit_counts_the_forwarded_address"],
+    "9 weak credentials accepted": [
+        "test_hostile_accounts::test_weak_passwords_are_refused",
+        "test_hostile_accounts::test_password_equal_to_the_user_name_is_refused",
+        "test_hostile_accounts::test_unsafe_user_names_are_refused",
+        "test_hostile_accounts::test_users_add_on_the_command_line_refuses_a_weak_password"],
+    "10 downloads lack Cache-Control: no-store": [
+        "test_hostile_requests::test_downloads_and_api_answers_are_not_stored_by_caches"],
+    "10 workbook import accepts a zip part named ../x.xml": [
+        "test_hostile_upload::test_workbook_import_refuses_parts_outside_the_archive"],
+    "10 workbook import shows openpyxl's exception text": [
+        "test_hostile_upload::test_workbook_import_never_shows_library_exception_text"],
+}
+
+
+def test_every_defect_of_the_security_test_has_its_tests():
+    import importlib
+    assert len({key.split()[0] for key in DEFECTS}) == 10
+    for defect, tests in DEFECTS.items():
+        assert tests, defect
+        for name in tests:
+            module, function = name.split("::")
+            assert callable(getattr(importlib.import_module(f"tests.{module}"), function)), name
 
 
 def page_text(response) -> str:
@@ -54,6 +117,12 @@ def usage_csv(teams: list[str], days: int = 60) -> bytes:
             team = teams[(d * 24 + h) % len(teams)].replace('"', '""')
             lines.append(f'{day(d)}T{h:02d}:00:00,{20 + (h % 7)},steady,"{team}"')
     return ("\n".join(lines) + "\n").encode()
+
+
+def revision_hash(client, plan_url: str) -> str:
+    """The SHA-256 the plan page's review form carries (every review must name it)."""
+    page = client.get(plan_url).get_data(as_text=True)
+    return re.search(r'name="revision_hash" value="([0-9a-f]{64})"', page).group(1)
 
 
 def day(d: int) -> str:
@@ -111,18 +180,22 @@ XSS["file"] = "<img src=x onerror=xss_file()>"   # a "/" would end the name at t
 
 
 def test_script_in_every_displayed_name_is_escaped(login, app):
-    from service.auth import create_user
+    # create_user refuses such a name now (test_hostile_accounts); an account made before
+    # that rule may still carry one, and every page must still escape it
+    from service.auth import password_hash
     with app.app_context():
         with write_session() as s:
-            create_user(s, XSS["user"], PASSWORD, "reviewer")
+            s.add(User(username=XSS["user"], password_hash=password_hash(PASSWORD),
+                       role="reviewer"))
     ana = login("ana")
     sid = new_scenario(ana, name=XSS["scenario"])
     number = attach_usage(ana, sid, usage_csv([XSS["team"], "ok"]), XSS["file"] + ".csv")
     evil = Browser(app.test_client())
     assert evil.login(XSS["user"]).status_code == 302
     plan = f"/scenarios/{sid}/revisions/{number}"
-    assert evil.post(plan + "/reviews", {"decision": "comment",
-                                         "comment": XSS["comment"]}).status_code == 302
+    assert evil.post(plan + "/reviews", {"decision": "comment", "comment": XSS["comment"],
+                                         "revision_hash": revision_hash(evil, plan)}
+                     ).status_code == 302
     pages = {"/scenarios/": ("scenario",), f"/scenarios/{sid}": ("scenario", "file"),
              plan: ("scenario", "comment", "user"),
              f"/scenarios/{sid}/compare?a=1&b={number}": ("scenario",),

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import subprocess
 import sys
 
@@ -115,7 +116,7 @@ def test_documents_with_and_without_messages(engine_catalog):
 def korean_workbook(tmp_path_factory, sample_plan):
     from service.export_xlsx import plan_xlsx_bytes
     path = tmp_path_factory.mktemp("ko") / "plan-ko.xlsx"
-    path.write_bytes(plan_xlsx_bytes(sample_plan[1].plan, "ko"))
+    path.write_bytes(plan_xlsx_bytes(sample_plan[1].plan, lang="ko"))
     return path
 
 
@@ -170,3 +171,27 @@ def test_using_locale_is_scoped():
         with using_locale("en"):
             assert i18n.gettext("Scenarios") == "Scenarios"
     assert i18n.current_locale() == "en"
+
+
+@pytest.mark.parametrize("name", [
+    "aws_cur_sample.csv", "azure_cost_details_actual_sample.csv",
+    "azure_cost_details_amortized_sample.csv", "focus_1.1_sample.csv", "focus_1.2_sample.csv",
+    "focus_1.3_sample.csv", "gcp_billing_export_sample.csv", "slurm_sacct_sample.txt",
+    "usage_busy_sample.zip", "usage_sample.xlsx"])
+def test_ingest_preview_is_korean(name):
+    """Every warning and every row label of the upload preview of the sample billing exports
+    (FOCUS, AWS CUR, Azure, Google Cloud), Slurm, XLSX and GPU busy time (DCGM) reads in
+    Korean; the English text stays what the reader wrote (it is what plans store)."""
+    from service.i18n.ingest_summary import summary_rows
+    from service.ingest import read_upload
+    result = read_upload((SAMPLES / name).read_bytes(), name)
+    assert result.warnings, name   # each sample exercises at least one warning
+    with using_locale("ko"):
+        for text in result.warnings:
+            assert sentences.is_translated(text), text
+            korean = sentences.warnings([text], None)[0]
+            assert re.search("[가-힣]", korean) and korean != text, korean
+        for label, _value, translated in summary_rows(result.summary):
+            assert translated and re.search("[가-힣]", label), label
+    with using_locale("en"):
+        assert sentences.warnings(result.warnings, None) == result.warnings

@@ -70,15 +70,18 @@ def test_plan_page_in_korean_formats_numbers_and_money(login, sample_plan):
     assert charts["names"]["strategy:optimal"] == "최적 조합"
     labels = [row["label"] for row in charts["uncertainty"]["tornado"]]
     assert "수요 증가율" in labels and all(re.search("[가-힣]", x) for x in labels if x != "PUE")
-    # engine sentences without messages are marked as English until the engine gives messages
-    assert 'id="recommendation" lang="en"' in html
+    # the engine's sentences come as messages: the recommendation is rendered in Korean
+    recommendation = re.search(r'id="recommendation"[^>]*>(.*?)</p>', html, re.S)
+    assert 'id="recommendation" lang="en"' not in html
+    assert re.search("[가-힣]", recommendation.group(1)) and "Buy" not in recommendation.group(1)
 
 
 def test_flash_and_error_page_are_translated(login):
     ana = login("ana")
     ana.post("/language", {"lang": "ko", "next": "/profile"})
     page = ana.get("/scenarios/1/edit").get_data(as_text=True)
-    assert "온디맨드 가격" in page and "GPU 시간당 금액" in page and "재무" in page
+    # units name the currency of the money they are in ("금액" -> USD), percent fields "%"
+    assert "온디맨드 가격" in page and "GPU 시간당 USD" in page and "재무" in page
     response = ana.get("/scenarios/999")
     assert response.status_code == 404 and "찾을 수 없음" in response.get_data(as_text=True)
     data = {"csrf_token": ana.token()}

@@ -42,18 +42,30 @@ def test_not_on_the_hour():
 def test_mixed_hourly_then_daily():
     rows = [f"2027-01-01T{h:02d}:00:00,1" for h in range(5)] + \
         [f"2027-01-{d:02d},24" for d in range(2, 7)]
-    with pytest.raises(IngestError, match=r"mixed periods: the file is hourly but from row 7 "
-                                          r"the timestamps are daily") as info:
+    with pytest.raises(IngestError, match=r"mixed periods: row 2 \(2027-01-01T00:00:00\) is an "
+                                          r"hour like 4 more; row 7 \(2027-01-02\) is a day "
+                                          r"like 4 more") as info:
         read_usage(csv_bytes("timestamp,gpu_hours", *rows), "mixed.csv")
     assert info.value.problems[0] == {"row": 7, "column": "timestamp",
                                       "message": info.value.problems[0]["message"]}
 
 
+def test_mixed_periods_written_row_by_row_are_refused():
+    # issue 11 item A.3: an hour, a day and a month were read as three hours with a
+    # 2,000-GPU peak; the error names every row and the period it is written as
+    data = csv_bytes("timestamp,gpu_hours", "2027-01-01T00,4", "2027-01-02,96", "2027-02,2000")
+    with pytest.raises(IngestError) as info:
+        read_usage(data, "mixed.csv")
+    message = info.value.problems[0]["message"]
+    assert ("row 2 (2027-01-01T00) is an hour; row 3 (2027-01-02) is a day; row 4 (2027-02) "
+            "is a month") in message
+
+
 def test_mixed_daily_then_monthly():
     rows = [f"2027-01-{d:02d},24" for d in range(1, 6)] + \
         [f"2027-{m:02d},700" for m in range(2, 7)]
-    with pytest.raises(IngestError, match=r"mixed periods: the file is daily but from row 7 "
-                                          r"the timestamps are monthly"):
+    with pytest.raises(IngestError, match=r"mixed periods: row 2 \(2027-01-01\) is a day like 4 "
+                                          r"more; row 7 \(2027-02\) is a month like 4 more"):
         read_usage(csv_bytes("timestamp,gpu_hours", *rows), "mixed.csv")
 
 

@@ -96,7 +96,7 @@ def test_bad_time_on_gpu_row_named():
 
 
 def test_no_gpu_rows():
-    with pytest.raises(IngestError, match="no GPU instance usage found in this FOCUS export"):
+    with pytest.raises(IngestError, match="no GPU instance usage found in this FOCUS 1.0 export"):
         read_usage(focus(gpu_row(0, usage_type="USE1-BoxUsage:m5.xlarge")), "focus.csv")
 
 

@@ -6,6 +6,7 @@ from numpy.testing import assert_allclose
 from models.breakeven import screening_lines
 from models.finance import end_of_month_factors
 from models.optimize import best_capacity
+from models.document import plan_document
 from models.plan import build_context, compute_plan
 from models.scenario import Scenario
 from models.strategies import Capacity
@@ -67,7 +68,7 @@ def test_spot_for_a_2048_node_gang_wastes_about_16_percent_and_the_plan_says_so(
                           "notice_seconds": 0, "checkpoint_seconds": 60,
                           "restart_seconds": 600})
     assert_allclose(plan.context.spot_waste.fraction, 0.158, atol=0.001)
-    text = " ".join(plan.warnings) + plan.extras["explanation"]
+    text = " ".join(w.text for w in plan.warnings) + plan.explanation.text
     assert "Spot wastes 15.8% of billed time" in text
 
 
@@ -77,8 +78,8 @@ def test_infeasible_spot_is_explained():
                           "notice_seconds": 0})
     assert not plan.context.spot_waste.feasible
     assert plan.strategies["optimal"].spot_gpu_hours_by_month.sum() == 0
-    assert "Spot is infeasible for the interruptible work" in plan.extras["explanation"]
-    assert plan.document()["waste"]["spot_feasible"] is False
+    assert "Spot is infeasible for the interruptible work" in plan.explanation.text
+    assert plan_document(plan)["waste"]["spot_feasible"] is False
 
 
 def test_lead_time_of_six_months_keeps_the_first_six_months_on_cloud():
@@ -117,7 +118,7 @@ def test_default_h100_utilization_breakeven_is_about_28_percent():
 
     plan = compute_plan(Scenario.model_validate({"finance": {"start_month": "2027-01"}}),
                         flat_profile(40, "2026-01", 12))
-    u_engine = plan.extras["breakeven"]["utilization"]["on_demand"]
+    u_engine = plan_document(plan)["breakeven"]["utilization"]["on_demand"]
     assert_allclose(u_engine, u_independent, rtol=1e-9)
 
 
@@ -125,23 +126,23 @@ def test_commitment_breakeven_against_on_demand_is_one_minus_discount_without_tr
     plan = plan_for(flat_profile(16, "2027-01", 12),
                     commitments=[{"id": "1y", "term_months": 12, "discount": 0.41}],
                     on_demand={"billing_increment_seconds": 0})
-    assert_allclose(plan.extras["breakeven"]["commitment_vs_on_demand"]["1y"], 0.59)
+    assert_allclose(plan_document(plan)["breakeven"]["commitment_vs_on_demand"]["1y"], 0.59)
 
 
 def test_screening_crossings_match_the_breakevens():
     plan = compute_plan(Scenario.model_validate({"finance": {"start_month": "2027-01"}}),
                         flat_profile(40, "2026-01", 12))
-    crossing = [c for c in plan.extras["charts"]["screening"]["crossings"]
+    crossing = [c for c in plan_document(plan)["charts"]["screening"]["crossings"]
                 if c["sources"] == ["owned", "on_demand"]][0]
     assert_allclose(crossing["utilization"],
-                    plan.extras["breakeven"]["utilization"]["on_demand"])
+                    plan_document(plan)["breakeven"]["utilization"]["on_demand"])
 
 
 def test_price_breakevens_tie_the_owning_plan_with_cloud_only():
     profile = flat_profile(40, "2026-01", 12)
     s = Scenario.model_validate({"finance": {"start_month": "2027-01"}})
     plan = compute_plan(s, profile)
-    be = plan.extras["breakeven"]
+    be = plan_document(plan)["breakeven"]
     owning = plan.strategies["optimal"].capacity
     cloud = plan.strategies["cloud_only"].capacity
     for field, section, key in (("on_demand_price", "on_demand", "price_per_gpu_hour"),
@@ -156,20 +157,22 @@ def test_price_breakevens_tie_the_owning_plan_with_cloud_only():
 def test_payback_month_is_the_first_month_at_or_below_on_demand():
     plan = compute_plan(Scenario.model_validate({"finance": {"start_month": "2027-01"}}),
                         flat_profile(40, "2026-01", 12))
-    m = plan.extras["breakeven"]["payback_month"]["optimal"]
+    m = plan_document(plan)["breakeven"]["payback_month"]["optimal"]
     opt, od = plan.strategies["optimal"], plan.strategies["on_demand"]
     assert opt.cumulative[m - 1] <= od.cumulative[m - 1]
     assert (opt.cumulative[: m - 1] > od.cumulative[: m - 1]).all()
-    assert f"pays back in month {m}" in plan.extras["explanation"]
+    assert f"pays back in month {m}" in plan.explanation.text
 
 
-def test_recommendation_text_names_servers_share_of_hours_and_saving():
+def test_recommendation_text_names_servers_their_utilization_and_saving():
     plan = compute_plan(Scenario.model_validate({"finance": {"start_month": "2027-01"}}),
                         flat_profile(40, "2026-01", 12))
-    text = plan.extras["explanation"]
-    n = plan.strategies["optimal"].capacity.servers
-    assert text.startswith(f"Buy {n} servers ({8 * n} GPUs) for the base load that runs more "
-                           "than ")
+    text = plan.explanation.text
+    r = plan.strategies["optimal"]
+    n = r.capacity.servers
+    # busy share of installed GPU-hours, as the plan's owned utilization reports it
+    assert text.startswith(f"Buy {n} servers ({8 * n} GPUs) for the base load, busy "
+                           f"{r.owned_utilization:.0%} of their installed GPU-hours.")
     assert "PV saving $" in text and "against on demand" in text
 
 
@@ -177,10 +180,10 @@ def test_fragile_answer_is_flagged():
     # choose an on-demand price where owning and renting are within 2 %
     profile = flat_profile(8, "2026-01", 12)
     s = Scenario.model_validate({"finance": {"start_month": "2027-01"}, "commitments": []})
-    tie = compute_plan(s, profile).extras["breakeven"]["on_demand_price"]
+    tie = plan_document(compute_plan(s, profile))["breakeven"]["on_demand_price"]
     plan = compute_plan(s.with_changes(on_demand={"price_per_gpu_hour": tie * 1.005}), profile)
-    assert plan.extras["fragile"] is True
-    assert "The answer is fragile" in plan.extras["explanation"]
+    assert plan.explanation.fragile is True
+    assert "The answer is fragile" in plan.explanation.text
 
 
 def test_lowering_the_on_demand_price_never_buys_more_servers():
@@ -212,7 +215,7 @@ def test_zero_demand_buys_nothing_and_reports_no_cost_per_hour():
     plan = plan_for(flat_profile(0, "2027-01", 12))
     opt = plan.strategies["optimal"]
     assert opt.capacity.servers == 0 and sum(opt.capacity.committed.values()) == 0
-    assert plan.document()["strategies"]["optimal"]["cost_per_useful_gpu_hour"] is None
+    assert plan_document(plan)["strategies"]["optimal"]["cost_per_useful_gpu_hour"] is None
 
 
 def test_screening_lines_are_per_gpu_year():

@@ -33,7 +33,7 @@ import scipy.sparse as sp
 from scipy.optimize import Bounds, LinearConstraint, milp
 
 from models.optimize import best_capacity
-from models.plan import build_context, capital_outlay, compute_plan
+from models.plan import build_context, compute_plan
 from models.profile import UsageProfile
 from models.scenario import Scenario
 from models.strategies import Capacity
@@ -147,17 +147,27 @@ def month_hours(start: str, months: int) -> np.ndarray:
 
 def daly_waste(rate_per_node_hour: float, nodes: int, notice: float, delta: float,
                restart: float) -> float:
-    """w = delta/tau + (L+R)/M with Daly's tau; L = 0 when notice >= delta (design 4.4)."""
+    """Spot reclaims only (failures are 0 here), issue 11 item 16: with notice >= delta each
+    costs a final checkpoint and the restart, w = (delta + R)/M, no periodic checkpoints;
+    otherwise w = delta/tau + (tau/2 + R)/M with Daly's tau (design 4.4)."""
     if rate_per_node_hour <= 0:
         return 0.0
     M = 3600.0 / (nodes * rate_per_node_hour)
+    if notice >= delta:
+        return (delta + restart) / M
     if delta < 2 * M:
         tau = math.sqrt(2 * delta * M) * (1 + math.sqrt(delta / (2 * M)) / 3
                                           + delta / (2 * M) / 9) - delta
     else:
         tau = M
-    lost = 0.0 if notice >= delta else tau / 2
-    return delta / tau + (lost + restart) / M
+    return delta / tau + (tau / 2 + restart) / M
+
+
+def billed_per_used(increment: float, minimum: float, session_hours: float) -> float:
+    """A session of S seconds is billed max(S, minimum), plus half an increment when it
+    outlasts the minimum (issue 11 item 17)."""
+    S = session_hours * 3600
+    return (max(S, minimum) + (increment / 2 if S > minimum else 0.0)) / S
 
 
 @dataclass
@@ -202,7 +212,12 @@ def independent_model(s: Scenario, profile: UsageProfile) -> Independent:
     trend = (1 + od.price_trend_annual) ** ((m1 - 1) / 12)
     power = o.electricity_price_per_kwh * (1 + f.power_price_inflation_annual) ** ((m1 - 1) / 12)
     staff = o.fte_cost_annual * (1 + f.staff_cost_inflation_annual) ** ((m1 - 1) / 12)
-    rounding = 1 + (od.billing_increment_seconds / 2) / (od.mean_session_hours * 3600)
+    rounding = billed_per_used(od.billing_increment_seconds, od.billing_minimum_seconds,
+                               od.mean_session_hours)
+    # spot sessions end at an interruption when that comes sooner than the mean session
+    spot_session = min(od.mean_session_hours, 1 / spt.interruptions_per_instance_hour)
+    spot_rounding = billed_per_used(od.billing_increment_seconds, od.billing_minimum_seconds,
+                                    spot_session)
 
     # owned: capex at the start of month 1; fixed costs while online; resale at the end
     online = (m1 > o.lead_time_months).astype(float)
@@ -225,22 +240,23 @@ def independent_model(s: Scenario, profile: UsageProfile) -> Independent:
     w = daly_waste(spt.interruptions_per_instance_hour, spt.nodes_per_job,
                    spt.notice_seconds, spt.checkpoint_seconds, spt.restart_seconds)
     spot_price = od.price_per_gpu_hour * (1 - spt.discount) * trend
-    spot_pv = spot_price * rounding / (1 - w) * end if w < 1 else np.full(months, np.inf)
+    spot_pv = (spot_price * spot_rounding / (1 - w) * end if w < 1
+               else np.full(months, np.inf))
 
-    # commitments: rate fixed at each signing, paid on calendar hours, renewed at term end
+    # commitments: rate fixed at each signing, paid on calendar hours, renewed at term end;
+    # liquidate (the default horizon rule): a term is paid to its end, after the horizon too
     offer_pv, blocks = {}, {}
     long_hours = month_hours(f.start_month, months + 120)
+    long_end = (1 + r_m) ** -np.arange(1, months + 121, dtype=float)
     for c in s.commitments:
         upfront_share = {"none": 0.0, "partial": 0.5, "all": 1.0}[c.payment]
         pv = 0.0
         for sign in range(0, months, c.term_months):      # 0-based month index of signing
             rate = od.price_per_gpu_hour * (1 - c.discount) * trend[sign]
             term_hours = long_hours[sign:sign + c.term_months]
-            inside = min(c.term_months, months - sign)
-            # upfront: at the start of the term, in proportion to the term's months inside
-            pv += upfront_share * rate * term_hours.sum() * inside / c.term_months * start[sign]
-            for j in range(sign, sign + inside):
-                pv += (1 - upfront_share) * rate * long_hours[j] * end[j]
+            pv += upfront_share * rate * term_hours.sum() * start[sign]
+            for j in range(sign, sign + c.term_months):
+                pv += (1 - upfront_share) * rate * long_hours[j] * long_end[j]
         offer_pv[c.id], blocks[c.id] = pv, c.block_gpus
     return Independent(hours, steady, interruptible, month, end, start, server_pv,
                        o.gpus_per_server * o.availability, online, owned_busy, od_pv, spot_pv,
@@ -491,14 +507,14 @@ def test_brute_force_grid_with_nonlinear_terms(seed):
             committed = {c.id: b * c.block_gpus for c, b in zip(scenario.commitments, blocks)}
             for use_spot in (True, False):
                 r = ctx.evaluate("grid", Capacity(servers, committed, use_spot))
-                grid.append((r.pv_cost, capital_outlay(r), r.capacity))
+                grid.append((r.pv_cost, r.capital_outlay(), r.capacity))
     best_pv = min(g[0] for g in grid)
     capacity, pv = best_capacity(ctx)
     assert rel_close(pv, best_pv, 1e-9), (pv, best_pv, capacity)
     evaluated = ctx.evaluate("optimal", capacity)
     assert rel_close(evaluated.pv_cost, best_pv, 1e-9)
     tied_outlay = min(g[1] for g in grid if rel_close(g[0], best_pv, 1e-9))
-    assert capital_outlay(evaluated) <= tied_outlay + 1e-6 * max(1.0, tied_outlay)
+    assert evaluated.capital_outlay() <= tied_outlay + 1e-6 * max(1.0, tied_outlay)
 
 
 def test_independent_demand_layout_repeats_the_last_year():

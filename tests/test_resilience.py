@@ -16,7 +16,8 @@ from service.db import (AuditEvent, PlanRecord, Review, Revision, ScenarioRecord
                         User, write_session)
 from service.resilience_db import IdempotencyKey, LoginFailure, WebSession
 from service.unavailable import MESSAGE as STORAGE_MESSAGE
-from tests.conftest import SAMPLE_USAGE, TEST_CONFIG, Browser, count, form_data
+from tests.conftest import (SAMPLE_USAGE, TEST_CONFIG, Browser, count, form_data,
+                            revision_hash)
 
 R1 = "/scenarios/1/revisions/1"
 
@@ -146,7 +147,8 @@ def test_resent_new_scenario_review_attach_and_token_save_once(app, login):
         ana.post("/scenarios/new", data).headers["Location"]
     assert count(app, ScenarioRecord) == 3
     rita = login("rita")
-    review = {"decision": "approve", "comment": "ok", "idempotency_key": "review-key-01"}
+    review = {"decision": "approve", "comment": "ok", "idempotency_key": "review-key-01",
+              "revision_hash": revision_hash(app)}
     assert rita.post(R1 + "/reviews", review).status_code == 302
     assert rita.post(R1 + "/reviews", review).status_code == 302
     assert count(app, Review) == 1
@@ -272,8 +274,9 @@ def test_storage_failure_on_review_and_api_uses_the_json_shape(app, login, token
     fault = StorageFault(app)
     rita, bearer = login("rita"), token()
     before, body = snapshot(app), {"scenario": {**assumptions(app), "name": "x"}}
+    approve = {"decision": "approve", "comment": "ok", "revision_hash": revision_hash(app)}
     fault.mode = "readonly"
-    assert rita.post(R1 + "/reviews", {"decision": "approve"}).status_code == 503
+    assert rita.post(R1 + "/reviews", approve).status_code == 503
     response = app.test_client().post(
         "/api/v1/scenarios/1/revisions", json=body,
         headers={"Authorization": f"Bearer {bearer}"})
@@ -282,7 +285,7 @@ def test_storage_failure_on_review_and_api_uses_the_json_shape(app, login, token
                                             "message": STORAGE_MESSAGE, "details": []}
     fault.mode = None
     assert snapshot(app) == before
-    assert rita.post(R1 + "/reviews", {"decision": "approve"}).status_code == 302
+    assert rita.post(R1 + "/reviews", approve).status_code == 302
 
 
 def test_login_while_the_database_is_read_only(app, browser):
@@ -321,4 +324,6 @@ def test_other_database_errors_stay_500(app, login, monkeypatch):
     def broken(*_a, **_k):
         raise RuntimeError("boom")
     monkeypatch.setattr(service.plans, "audit", broken)
-    assert login("rita").post(R1 + "/reviews", {"decision": "approve"}).status_code == 500
+    assert login("rita").post(R1 + "/reviews", {"decision": "approve", "comment": "ok",
+                                                "revision_hash": revision_hash(app)}
+                              ).status_code == 500

@@ -71,7 +71,11 @@ REJECTED = [
     ("peak-to-average below 1", {"profile": {"peak_to_average": 0.5}}, r"peak_to_average"),
     ("interruptible share over 1", {"profile": {"interruptible_share": 1.2}},
      r"interruptible_share"),
-    ("availability 0", {"owned": {"availability": 0}}, r"greater than 0"),
+    ("availability 0", {"owned": {"availability": 0}}, r"greater than or equal to 0.01"),
+    # a throughput or session so small it made server counts and prices overflow (issue 12)
+    ("throughput 5e-324", {"on_demand": {"relative_throughput": 5e-324}},
+     r"greater than or equal to 0.01"),
+    ("session 5e-324 h", {"on_demand": {"mean_session_hours": 5e-324}}, r"greater than or equal to"),
     ("tax method", {"finance": {"tax_depreciation": "double_declining"}}, r"tax_depreciation"),
 ]
 

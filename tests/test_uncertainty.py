@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Union
 
 import numpy as np
 import pytest
@@ -13,9 +14,11 @@ from pydantic import ValidationError
 from models.assumptions import ASSUMPTIONS, inverse_cdf, low_high, sample, with_values
 from models.draw_dispatch import MergedTable, grown_demand
 from models.fields import field_meta
+from models.document import plan_document
 from models.plan import build_context, compute_plan
 from models.profile import UsageProfile
 from models.scenario import Scenario, Uncertainty
+from models.capacity import CapacityPlan
 from models.strategies import Capacity, PlanContext, on_demand_capacity
 from models.uncertainty import draw_context, monte_carlo, tornado, what_if_context
 from service.ingest import load_usage
@@ -49,8 +52,10 @@ def flat_profile(gpus: float = 64.0, hours: int = 24 * 365, interruptible: float
                         has_workload=interruptible > 0)
 
 
-def capacities(plan) -> dict[str, Capacity]:
-    return {name: r.capacity for name, r in plan.strategies.items()}
+def capacities(plan) -> dict[str, Union[Capacity, CapacityPlan]]:
+    """Each strategy's decision: static capacity, or the cohorts of a schedule (staged)."""
+    return {name: r.capacity if r.capacity is not None else r.plan
+            for name, r in plan.strategies.items()}
 
 
 # --- scenario section ---------------------------------------------------------------------
@@ -125,7 +130,7 @@ def test_trend_correlation_is_applied():
 
 def test_tornado_on_demand_price_swing_equals_two_engine_runs(sample_plan, sample_scenario,
                                                               sample_profile):
-    rows = {r["assumption"]: r for r in sample_plan.extras["uncertainty"]["tornado"]}
+    rows = {r["assumption"]: r for r in plan_document(sample_plan)["uncertainty"]["tornado"]}
     row = rows["on_demand_price"]
     optimal = sample_plan.strategies["optimal"].capacity
     direct = []
@@ -141,7 +146,7 @@ def test_tornado_on_demand_price_swing_equals_two_engine_runs(sample_plan, sampl
 
 def test_tornado_rows_sorted_by_swing_and_growth_redispatches(sample_plan, sample_scenario,
                                                               sample_profile):
-    rows = sample_plan.extras["uncertainty"]["tornado"]
+    rows = plan_document(sample_plan)["uncertainty"]["tornado"]
     swings = [r["swing"] for r in rows]
     assert swings == sorted(swings, reverse=True)
     assert {r["assumption"] for r in rows} == {a.key for a in ASSUMPTIONS}
@@ -279,7 +284,7 @@ def test_certain_case_probability_one():
                                  "finance": {"start_month": "2027-01", "horizon_months": 36},
                                  "uncertainty": {"draws": 3_000}})
     plan = compute_plan(s, flat_profile())
-    u = plan.extras["uncertainty"]
+    u = plan_document(plan)["uncertainty"]
     assert plan.strategies["optimal"].capacity.servers > 0
     assert u["probability_buy_cheaper"] == 1.0
     assert u["saving_p10"] > 0 and u["saving_p10"] <= u["saving_p50"] <= u["saving_p90"]
@@ -311,7 +316,7 @@ def test_symmetric_case_near_breakeven_is_about_one_half():
 
 
 def test_document_section_shape(sample_plan):
-    u = sample_plan.document()["uncertainty"]
+    u = plan_document(sample_plan)["uncertainty"]
     for key in ("draws", "seed", "saving_p10", "saving_p50", "saving_p90",
                 "probability_buy_cheaper", "histogram", "regret", "judged", "tornado"):
         assert key in u
@@ -332,13 +337,13 @@ def test_failure_range_is_cut_where_gang_jobs_stop_finishing():
                                  "finance": {"start_month": "2027-01", "horizon_months": 12},
                                  "uncertainty": {"draws": 500}})
     plan = compute_plan(s, flat_profile(interruptible=0.5))
-    row = next(r for r in plan.extras["uncertainty"]["tornado"]
+    row = next(r for r in plan_document(plan)["uncertainty"]["tornado"]
                if r["assumption"] == "failure_rate")
     assert row["high"] > 1.4 and row["high"] < 2.8  # capped below the infeasible 2.8
-    assert np.isfinite(plan.extras["uncertainty"]["saving_p90"])
+    assert np.isfinite(plan_document(plan)["uncertainty"]["saving_p90"])
 
 
 def test_zero_draws_leaves_the_section_out():
     s = Scenario.model_validate({"uncertainty": {"draws": 0},
                                  "finance": {"start_month": "2027-01", "horizon_months": 12}})
-    assert "uncertainty" not in compute_plan(s, flat_profile()).document()
+    assert "uncertainty" not in plan_document(compute_plan(s, flat_profile()))

@@ -9,7 +9,7 @@ from sqlalchemy import text
 
 from service.db import (AuditEvent, PlanRecord, Revision, ScenarioRecord, UsageFile,
                         write_session)
-from tests.conftest import SAMPLE_USAGE, count, form_data
+from tests.conftest import SAMPLE_USAGE, count, form_data, revision_hash
 
 R1 = "/scenarios/1/revisions/1"
 
@@ -54,12 +54,16 @@ CASES = [(m, u, who, status) for m, u, table in MATRIX for who, status in table.
 
 @pytest.mark.parametrize("method,url,who,status", CASES,
                          ids=[f"{m} {u} as {w}" for m, u, w, _ in CASES])
-def test_permission_matrix(login, method, url, who, status):
+def test_permission_matrix(app, login, method, url, who, status):
     client = login(who)
     if method == "GET":
         response = client.get(url)
     else:
-        response = client.post(url, {"decision": "approve", "comment": "ok"})
+        data = {"decision": "approve", "comment": "ok"}
+        if url.endswith("/reviews"):
+            scenario_id, number = map(int, re.findall(r"/(\d+)", url)[:2])
+            data["revision_hash"] = revision_hash(app, scenario_id, number)
+        response = client.post(url, data)
     response.close()
     assert response.status_code == status, response.get_data(as_text=True)[:500]
     if who is None and status == 302:
@@ -207,11 +211,11 @@ def _default():
 BAD_FIELDS = [
     ("owned.pue", "0.5", "greater than or equal to 1"),                 # PUE below 1
     ("finance.horizon_months", "0", "greater than or equal to 1"),      # horizon 0
-    ("spot.availability", "1.5", "less than or equal to 1"),            # > 100 %
+    ("spot.availability", "150", "less than or equal to 100 %"),        # > 100 %, typed in %
     ("on_demand.price_per_gpu_hour", "-3", "greater than or equal to 0"),  # negative price
     ("owned.server_price", "lots", "valid number"),                     # not a number
-    ("commitments.0.discount", "1", "less than 1"),                     # offer row field
-    ("owned.resale_fraction_by_year", "0.5, 0.7", "must not increase"),  # list rule
+    ("commitments.0.discount", "100", "less than 100 %"),               # offer row field
+    ("owned.resale_fraction_by_year", "50, 70", "must not increase"),   # list rule
 ]
 
 
@@ -332,12 +336,13 @@ def test_upload_over_the_size_limit_is_refused(login, app):
 
 def test_review_binds_to_revision_and_new_revision_is_unapproved(login, app):
     reviewer = login("rita")
-    assert reviewer.post(R1 + "/reviews", {"decision": "approve", "comment": "fine"}
+    assert reviewer.post(R1 + "/reviews", {"decision": "approve", "comment": "fine",
+                                           "revision_hash": revision_hash(app)}
                          ).status_code == 302
     html = reviewer.get(R1).get_data(as_text=True)
     assert "binds to revision 1" in html and "rita</strong> approved revision 1" in html
     data = form_data(_revision_assumptions(app, 1))
-    data["spot.discount"] = "0.6"
+    data["spot.discount"] = "60"
     assert login("ana").post("/scenarios/1/edit", data).status_code == 302
     html = reviewer.get("/scenarios/1/revisions/2").get_data(as_text=True)
     assert "Not approved: revision 2 has no approval" in html and ">r1</a>" in html
@@ -369,7 +374,8 @@ def test_author_as_reviewer_sees_no_review_form(login):
 def test_empty_comment_is_not_saved(login, app):
     client = login("rita")
     before = count(app, AuditEvent)
-    client.post(R1 + "/reviews", {"decision": "comment", "comment": "  "})
+    client.post(R1 + "/reviews", {"decision": "comment", "comment": "  ",
+                                  "revision_hash": revision_hash(app)})
     assert count(app, AuditEvent) == before
 
 
@@ -441,7 +447,7 @@ def test_commitment_offers_can_be_added_and_removed(login, app):
     data = form_data(_revision_assumptions(app, 1))
     assert data["commitments.2.id"] == ""                  # the blank row for a new offer
     data.update({"commitments.2.id": "6m", "commitments.2.term_months": "6",
-                 "commitments.2.discount": "0.2", "commitments.1.remove": "true"})
+                 "commitments.2.discount": "20", "commitments.1.remove": "true"})
     assert client.post("/scenarios/1/edit", data).status_code == 302
     offers = _revision_assumptions(app, 3)["commitments"]
     assert [o["id"] for o in offers] == ["1y", "6m"] and offers[1]["term_months"] == 6

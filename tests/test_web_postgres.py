@@ -43,7 +43,9 @@ def check_postgres_app(app, sample_plan):
     rita = Browser(app.test_client())
     assert rita.login("pg-rita").status_code == 302
     assert rita.get(url).status_code == 200
-    assert rita.post(url + "/reviews", {"decision": "approve"}).status_code == 302
+    assert rita.post(url + "/reviews", {"decision": "approve", "comment": "ok",
+                                        "revision_hash": revision.content_hash}
+                     ).status_code == 302
     assert "binds to revision 1" in rita.get(url).get_data(as_text=True)
     for statement in ("UPDATE audit_events SET actor = 'x'", "DELETE FROM audit_events",
                       "TRUNCATE audit_events CASCADE", "UPDATE revisions SET note = 'x'"):

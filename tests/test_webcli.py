@@ -39,7 +39,7 @@ def test_users_add_reads_password_from_stdin_and_token_prints_one(instance, monk
 
 
 @pytest.mark.parametrize("argv,stdin,message", [
-    (["users", "add", "dave", "--role", "analyst"], "short\n", "at least 8"),   # weak password
+    (["users", "add", "dave", "--role", "analyst"], "short\n", "at least 12"),   # weak password
     (["users", "token", "nobody"], "", "no user named"),                        # unknown user
 ])
 def test_users_errors_exit_2(instance, monkeypatch, capsys, argv, stdin, message):

@@ -72,5 +72,17 @@ def usage_chart_text(chart: dict[str, Any], per: Optional[str] = None) -> dict[s
                 "month": gettext("month")}.get(chart.get("per"), chart.get("per", ""))
     return {**chart, "text": {"title": gettext("GPU-hours per %(period)s", period=per_word),
                               "x": per_word, "y": gettext("GPU-hours"),
+                              "title_busy": gettext("GPU-hours per %(period)s: allocated and "
+                                                    "busy", period=per_word),
                               "steady": gettext("steady"),
-                              "interruptible": gettext("interruptible")}}
+                              "interruptible": gettext("interruptible"),
+                              "busy": gettext("busy")}}
+
+
+def cumulative_chart_text(charts: dict[str, Any], currency: str) -> dict[str, Any]:
+    """The live plan's cumulative-cost chart with its words."""
+    return {**charts, "text": {"cumulative": gettext("Cumulative cost by strategy"),
+                               "month": gettext("month"),
+                               "cost": gettext("cost [%(currency)s]", currency=currency)},
+            "names": {f"strategy:{name}": strategy_label(name)
+                      for name in charts.get("cumulative", {})}}

@@ -90,3 +90,36 @@ def scenario_fields(fileobj, keywords, comment_tags, options) -> Iterator[Extrac
 def assumption_labels(fileobj, keywords, comment_tags, options) -> Iterator[Extracted]:
     """Babel extraction method for models/assumptions.py."""
     yield from _extract(assumption_texts(), fileobj)
+
+
+def document_texts() -> Iterator[tuple[str, str, str]]:
+    """The rules and notes the plan document states in words (models/document.py)."""
+    from models.document import DISTRIBUTION_NOTE, RULES
+    for key, value in RULES.items():
+        if isinstance(value, dict):
+            for sub, text in value.items():
+                yield f"rules.{key}.{sub}", "rule", text
+        else:
+            yield f"rules.{key}", "rule", value
+    yield "uncertainty.distribution_note", "note", DISTRIBUTION_NOTE
+
+
+def document_rules(fileobj, keywords, comment_tags, options) -> Iterator[Extracted]:
+    """Babel extraction method for models/document.py: its rules, then the literals its
+    code marks (Message templates) as the Python extractor finds them."""
+    from babel.messages.extract import extract_python
+    data = fileobj.read()
+    for _line, _function, text, comments in _extract(document_texts(), _Bytes(data)):
+        yield 1, "gettext", text, comments
+    yield from extract_python(_Bytes(data), keywords, comment_tags, options)
+
+
+class _Bytes:
+    """A file object that can be read again (each extractor reads the whole file)."""
+
+    def __init__(self, data: bytes):
+        import io
+        self._io = io.BytesIO(data)
+
+    def __getattr__(self, name):
+        return getattr(self._io, name)

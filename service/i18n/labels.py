@@ -6,7 +6,8 @@ from service.i18n import N_, gettext
 
 STRATEGY_LABELS = {"on_demand": N_("All on demand"), "cloud_only": N_("Cloud only (best mix)"),
                    "buy_for_peak": N_("Buy for peak"), "optimal": N_("Optimal mix"),
-                   "proposed": N_("Proposed")}
+                   "proposed": N_("Proposed"), "best_with_servers": N_("Best plan with servers"),
+                   "spot": N_("Spot"), "staged": N_("Staged plan")}
 
 
 def strategy_label(name: str) -> str:
@@ -57,3 +58,33 @@ def timestamp(value) -> str:
     midnight of a date-only period start is left out."""
     text = str(value or "").replace("T", " ").removesuffix("Z")
     return text.removesuffix(" 00:00:00") if len(text) > 10 else text
+
+
+def display_unit(unit: str, kind: str, currency: str) -> str:
+    """The unit beside an input in the reader's language: "fraction per year" shown in percent
+    -> "% per year" (Korean "연간 %"), "currency per server" -> "USD per server" ("서버당 USD").
+    The translated unit names its quantity with the translation of "fraction" / "currency",
+    which is replaced here as form_values.display_unit does for English."""
+    from service import form_values as fv
+    from service.i18n import DEFAULT, current_locale
+    if current_locale() == DEFAULT or not unit:
+        return fv.display_unit(unit, kind, currency)
+    text = gettext(unit)
+    if kind == fv.PERCENT and unit.startswith("fraction"):
+        word = gettext("fraction")
+        return text.replace(word, "%", 1) if word in text else f"% ({text})"
+    if kind == fv.MONEY and unit.startswith("currency"):
+        word = gettext("currency")
+        return text.replace(word, currency, 1) if word in text else f"{currency} ({text})"
+    return text
+
+
+def option_word(value) -> str:
+    """A value of a Literal field (payment "partial", financing "loan") as select boxes show it."""
+    from service.form_fields import OPTION_WORDS
+    return gettext(OPTION_WORDS[value]) if value in OPTION_WORDS else str(value)
+
+
+def payback_month(month) -> str:
+    """A payback month of the plan document: "month 14", or "never"."""
+    return gettext("never") if month is None else gettext("month %(month)s", month=month)

@@ -14,7 +14,7 @@ from typing import Any, Iterable, Mapping, Optional, Union
 from babel.numbers import format_decimal
 
 from models.messages import Message, Money, Months, Number, Percent, message_from_json
-from service.i18n import N_, current_locale, gettext, using_locale
+from service.i18n import DEFAULT, N_, current_locale, gettext, using_locale
 from service.i18n import formats
 
 # Words the engine passes as plain string parameters that have a translation of their own.
@@ -23,6 +23,8 @@ WORDS = {
     "buy_for_peak": N_("buy for peak"), "optimal": N_("optimal mix"),
     "proposed": N_("proposed"),
     "none": N_("no"), "partial": N_("partial"), "all": N_("all"),
+    "staged": N_("staged plan"), "owned": N_("owned servers"), "spot": N_("spot"),
+    "cheaper": N_("cheaper"), "dearer": N_("dearer"),
 }
 
 MessageLike = Union[Message, Mapping[str, Any]]
@@ -66,8 +68,16 @@ def render(item: MessageLike, locale: Optional[str] = None) -> str:
 
 
 def _plain(text: str, locale: str) -> str:
+    """A plain English sentence in ``locale``: its catalog entry, else a reader's warning
+    rebuilt from its parts (service.i18n.ingest_warnings), else the English text."""
+    if locale == DEFAULT or not text:
+        return text
     with using_locale(locale):
-        return gettext(text)
+        translated = gettext(text)
+        if translated == text:
+            from service.i18n.ingest_warnings import translate_warning
+            translated = translate_warning(text) or text
+        return translated
 
 
 def is_translated(text: str, locale: Optional[str] = None) -> bool:
@@ -80,6 +90,8 @@ def explanation(doc: Mapping[str, Any], locale: Optional[str] = None) -> str:
     """The recommendation of a plan document (or a plan's extras) in ``locale``."""
     locale = locale or current_locale()
     items = doc.get("explanation_messages")
+    if locale == DEFAULT and doc.get("explanation"):
+        return doc["explanation"]   # the engine's own English words
     if items:
         return " ".join(render(m, locale) for m in items)
     return _plain(doc.get("explanation") or "", locale) if doc.get("explanation") else ""
@@ -92,6 +104,8 @@ def warning_items(texts: Iterable[str], items: Optional[Iterable[MessageLike]],
     without a message (ingest warnings) are looked up in the catalog as they are, and stay
     English (translated = False) when it has no entry."""
     locale = locale or current_locale()
+    if locale == DEFAULT:
+        return [(text, True) for text in texts]   # the engine's own English words
     messages = [as_message(m) for m in items or []]
     by_text = {m.text: m for m in messages}
     out, used = [], set()
@@ -123,12 +137,24 @@ def document_warnings(doc: Mapping[str, Any], locale: Optional[str] = None
     return warning_items(doc.get("warnings") or [], doc.get("warning_messages"), locale)
 
 
-def plan_explanation(plan, locale: Optional[str] = None) -> str:
-    """The recommendation of a computed Plan (the CLI, the workbook)."""
-    return explanation(plan.extras, locale)
+def breakeven_reasons(breakeven: Optional[Mapping[str, Any]],
+                      locale: Optional[str] = None) -> dict[str, str]:
+    """Why each missing breakeven is missing, by key, in ``locale`` (from the messages when the
+    document has them, else the English text looked up in the catalog)."""
+    breakeven = breakeven or {}
+    items = breakeven.get("reason_messages") or {}
+    out = {key: _plain(text, locale or current_locale())
+           for key, text in (breakeven.get("reasons") or {}).items()}
+    out.update({key: render(m, locale) for key, m in items.items()})
+    return out
 
 
-def plan_warnings(plan, locale: Optional[str] = None) -> list[str]:
-    items = plan.extras.get("warning_messages")
-    return warnings(plan.warnings, items, locale)
-
+def direction_text(direction: Any, locale: Optional[str] = None) -> str:
+    """A breakeven direction ("owned is cheaper than spot above this utilization")."""
+    if not isinstance(direction, Mapping):
+        return str(direction or "")
+    if {"cheaper", "when", "other"} <= direction.keys():
+        from models.breakeven import Direction
+        return render(Direction(direction["cheaper"], direction["when"],
+                                direction["other"]).message(), locale)
+    return str(direction.get("text", ""))

@@ -8,7 +8,7 @@ wrote it.
 from __future__ import annotations
 
 import re
-from typing import Any, Mapping
+from typing import Any, Mapping, Optional
 
 from service.i18n import DEFAULT, N_, current_locale, gettext
 
@@ -79,3 +79,17 @@ def error_message(item: Mapping[str, Any]) -> str:
             return gettext(template, **match.groupdict()) if match.groupdict() else \
                 gettext(template)
     return msg
+
+
+def bound_message(item: Mapping[str, Any], display: str) -> Optional[str]:
+    """A bound error of a field shown in percent, in the unit people typed ("at most 100 %"),
+    in the current language; None for other errors (service.form_values.bound_message)."""
+    from service import form_values as fv
+    english = fv.bound_message(dict(item), display)
+    if english is None or current_locale() == DEFAULT:
+        return english
+    kind = item.get("type")
+    key = {"greater_than_equal": "ge", "greater_than": "gt", "less_than_equal": "le",
+           "less_than": "lt"}[kind]
+    limit = (item.get("ctx") or {})[key]
+    return gettext(BY_TYPE[kind], **{key: f"{fv.show_number(limit, fv.PERCENT)} %"})

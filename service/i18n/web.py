@@ -10,8 +10,9 @@ from __future__ import annotations
 from flask import Blueprint, Flask, g, redirect, request, session, url_for
 from flask_babel import Babel
 
-from service.i18n import DEFAULT, LANGUAGES, TRANSLATIONS, current_locale, formats, translations
-from service.i18n import labels
+from service.i18n import (DEFAULT, LANGUAGES, TRANSLATIONS, N_, _, current_locale, formats,
+                          translations)
+from service.i18n import labels, sentences
 from service.i18n.labels import cost_line_label, strategy_label
 
 bp = Blueprint("i18n", __name__)
@@ -81,7 +82,38 @@ FILTERS = {
     "period_unit": labels.vocabulary(labels.PERIOD_UNITS),
     "revision_note": labels.revision_note,
     "when": labels.timestamp,
+    "option_word": labels.option_word,
+    "payback": labels.payback_month,
+    "breakeven_reasons": sentences.breakeven_reasons,
+    "direction": sentences.direction_text,
+    # whether a sentence from elsewhere (the ingest) has a translation: else lang="en"
+    "is_translated": lambda text: sentences.is_translated(str(text or "")),
 }
+
+
+# Words the page scripts (static/js/form.js, progress.js) write themselves; base.html hands
+# them over translated as JSON (#script-words), so the scripts hold no English of their own
+# beyond fallbacks. %(name)s placeholders are filled in by the script.
+SCRIPT_WORDS = {
+    "changed_one": N_("%(count)s value differs from the defaults"),
+    "changed_many": N_("%(count)s values differ from the defaults"),
+    "problems_one": N_("%(count)s problem to fix before saving."),
+    "problems_many": N_("%(count)s problems to fix before saving."),
+    "fix_to_update": N_("Fix the values marked in the form to update the plan."),
+    "updated": N_("Updated for the values in the form (not saved)."),
+    "progress": N_("Progress"),
+    "uploading": N_("Uploading: %(loaded)s of %(total)s bytes"),
+    "uploaded": N_("Uploaded; waiting for the server..."),
+    "opening_preview": N_("Done: opening the preview..."),
+    "read": N_("Read."),
+    "not_accepted": N_("The file was not accepted."),
+    "upload_failed": N_("The upload failed (status %(status)s)."),
+    "connection_lost": N_("The upload failed: the connection was lost."),
+}
+
+
+def script_words() -> dict[str, str]:
+    return {key: _(text) for key, text in SCRIPT_WORDS.items()}
 
 
 def init_app(app: Flask) -> None:
@@ -96,7 +128,8 @@ def init_app(app: Flask) -> None:
 
     @app.context_processor
     def languages():
-        return {"languages": LANGUAGES, "current_language": current_locale()}
+        return {"languages": LANGUAGES, "current_language": current_locale(),
+                "script_words": script_words}
 
     # Fail at start, not on the first Korean page, when the catalogs were never compiled.
     for lang in LANGUAGES:

@@ -17,6 +17,7 @@ from service.ingest.core import IngestResult, fail, fail_one, problem
 HOUR = np.timedelta64(3600, "s")
 DAY = np.timedelta64(86400, "s")
 MAX_PERIODS = 1_000_000
+MAX_TEAM_CELLS = 5_000_000   # per-team series per period are kept up to teams x periods
 MIXED_RUN = 3   # this many day (month) steps in a row in an hourly (daily) file = mixed periods
 
 
@@ -160,10 +161,15 @@ def build(rec: Records, filename: str, fmt: str, *, period: str | None = None,
         warnings.append(f"{duplicates} row{'s are' if duplicates > 1 else ' is'} identical to an "
                         "earlier row in every column: likely duplicates (they were counted)")
     teams: dict[str, float] = {}
+    team_periods = None
     if rec.team is not None:
         codes, names = pd.factorize(rec.team)
         totals = np.bincount(codes, amount, minlength=len(names))
         teams = {str(n): float(t) for n, t in zip(names, totals)}
+        if len(names) * count <= MAX_TEAM_CELLS:
+            flat = np.bincount(codes * count + position, amount, minlength=len(names) * count)
+            team_periods = {str(n): flat[i * count:(i + 1) * count]
+                            for i, n in enumerate(names)}
     try:
         profile = UsageProfile(period, starts, steady, inter, has_workload=rec.has_workload,
                                teams=teams)
@@ -181,4 +187,4 @@ def build(rec: Records, filename: str, fmt: str, *, period: str | None = None,
         "missing_periods": int(missing), "duplicates": int(duplicates),
     }
     result.update(summary or {})
-    return IngestResult(profile, warnings, result)
+    return IngestResult(profile, warnings, result, team_periods)

@@ -4,6 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from models.profile import UsageProfile
+from service.clip import clip, clip_message
 
 MAX_PROBLEMS = 20
 
@@ -23,7 +24,11 @@ class IngestError(ValueError):
 
 
 def problem(row: int | None, column: str | None, message: str) -> dict:
-    return {"row": None if row is None else int(row), "column": column, "message": message}
+    """One problem; a column name from the file is cut (service.clip), and so is a message
+    that quotes more than it should (each quoted value is cut where it is written)."""
+    return {"row": None if row is None else int(row),
+            "column": None if column is None else clip(column),
+            "message": clip_message(message)}
 
 
 def where(item: dict) -> str:
@@ -40,7 +45,7 @@ def fail(filename: str, problems: list[dict]) -> IngestError:
     total = len(problems)
     shown = [dict(p) for p in problems[:MAX_PROBLEMS]]
     texts = [f"{where(p)}: {p['message']}" if where(p) else p["message"] for p in shown]
-    message = f"{filename}: " + "; ".join(texts)
+    message = f"{clip(filename)}: " + "; ".join(texts)
     if total > MAX_PROBLEMS:
         more = f"... and {total - MAX_PROBLEMS} more problems ({total} in all)"
         message += f"; {more}"
@@ -75,3 +80,4 @@ class IngestResult:
     profile: UsageProfile
     warnings: list[str] = field(default_factory=list)
     summary: dict = field(default_factory=dict)
+    team_periods: dict | None = None     # team -> GPU-hours per profile period (when teams)

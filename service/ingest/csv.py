@@ -12,6 +12,7 @@ import pandas as pd
 from service.ingest.core import Limits, fail_one
 
 BOMS = {b"\xff\xfe": "UTF-16", b"\xfe\xff": "UTF-16", b"\xff\xfe\x00\x00": "UTF-32"}
+MAX_HEADER_FIELD = 1_000   # characters of one column name
 SAVE_UTF8 = ("save it as UTF-8 (Excel: File > Save As > 'CSV UTF-8 (Comma delimited)'; "
              "LibreOffice: Character set 'Unicode (UTF-8)')")
 
@@ -30,6 +31,12 @@ def text_of(data: bytes, filename: str) -> str:
                        f"{SAVE_UTF8}", line) from None
 
 
+def head_text(data: bytes, filename: str) -> str:
+    """The first line as text, without decoding a possibly very large rest of the file."""
+    end = data.find(b"\n", 0, 4_000_000)
+    return text_of(data[:end if end >= 0 else 4_000_000], filename)
+
+
 def first_line(text: str) -> str:
     end = text.find("\n")
     return (text if end < 0 else text[:end]).lstrip("\ufeff").rstrip("\r")
@@ -43,10 +50,27 @@ def separator(header_line: str) -> str:
     return best if counts[best] else ","
 
 
-def header(text: str) -> tuple[list[str], str]:
+def header(text: str, filename: str) -> tuple[list[str], str]:
+    """The header's fields and the separator; a field longer than a column name can be is
+    refused naming its column (the csv module itself raises past 131,072 characters)."""
     line = first_line(text)
     sep = separator(line)
-    return next(stdcsv.reader([line], delimiter=sep)), sep
+    try:
+        fields = next(stdcsv.reader([line], delimiter=sep))
+    except stdcsv.Error:
+        pieces = line.split(sep)
+        longest = max(range(len(pieces)), key=lambda k: len(pieces[k]))
+        raise long_header(filename, longest + 1, pieces[longest]) from None
+    for k, name in enumerate(fields, start=1):
+        if len(name) > MAX_HEADER_FIELD:
+            raise long_header(filename, k, name)
+    return fields, sep
+
+
+def long_header(filename: str, position: int, name: str):
+    return fail_one(filename, f"the header's column {position} is {len(name):,} characters "
+                    f"long; a column name may have at most {MAX_HEADER_FIELD:,} (is the first "
+                    "line a header?)", 1, name)
 
 
 def check_shape(text: str, headers: list[str], filename: str, limits: Limits,

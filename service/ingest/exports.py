@@ -1,8 +1,12 @@
-"""What billing exports (FOCUS, AWS CUR) share: reading only the needed columns of a wide
-file, charge-period times, tags carrying a team, and turning GPU rows into records."""
+"""What billing exports (FOCUS, AWS CUR, Azure, Google Cloud) share: their columns as categories,
+charge-period times and quantities of the rows that count, tags carrying a team, and the
+read entry point over CSV or a sheet.
+
+Text columns are categories (see arrowcsv): a function of the text is computed once per distinct
+value with ``by_value`` and spread to the rows by their codes.
+"""
 from __future__ import annotations
 
-import io
 import json
 import warnings as pywarnings
 from collections.abc import Callable
@@ -10,58 +14,65 @@ from collections.abc import Callable
 import numpy as np
 import pandas as pd
 
-from service.ingest.build import Records, build
-from service.ingest.core import IngestResult, Limits, fail, fail_one, problem
+from service.clip import clip_repr
+from service.ingest import arrowcsv
+from service.ingest.core import IngestResult, Limits, fail_one, problem
 from service.ingest.table import normalise
 
-CATEGORIES = ("on_demand", "committed", "spot", "other")
 
-
-def column_reader(wanted: Callable[[str], bool], from_frame: Callable[..., IngestResult]
-                  ) -> Callable[..., IngestResult]:
-    """The ``read`` entry point of a billing-export format: its wanted columns as text, then
-    the format's ``from_frame`` (the same one the xlsx path calls)."""
-    def read(data: bytes, text: str, headers: list[str], sep: str, filename: str,
+def column_reader(wanted: Callable[[str], bool], from_frame: Callable[..., IngestResult],
+                  numeric: frozenset[str] = frozenset()) -> Callable[..., IngestResult]:
+    """The ``read`` entry point of a billing-export format: its wanted columns, then the
+    format's ``from_frame`` (the same one the xlsx path calls)."""
+    def read(data: bytes, headers: list[str], sep: str, filename: str,
              limits: Limits) -> IngestResult:
-        frame, rows = read_columns(data, headers, sep, filename, limits, wanted)
+        frame, rows = arrowcsv.read_columns(data, headers, sep, filename, limits, wanted,
+                                            numeric)
+        frame.attrs["header"] = list(headers)    # every column, for telling versions apart
         return from_frame(frame, rows, filename, limits, [])
     return read
 
 
-def charge_periods(frame: pd.DataFrame, rows: np.ndarray, start_col: str, end_col: str,
-                   qty_col: str, candidate: np.ndarray):
-    """Start, end and quantity of the candidate GPU rows, the rows that count, and problems."""
-    problems = []
-    start, found = times(frame[start_col], rows, start_col, candidate)
-    problems += found
-    end, found = times(frame[end_col], rows, end_col, candidate)
-    problems += found
-    quantity, found = numbers(frame[qty_col], rows, qty_col, candidate)
-    problems += found
-    gpu_rows = candidate & np.isfinite(quantity) & (quantity > 0) & ~np.isnat(start)
-    return start, end, quantity, gpu_rows, problems
+def categories(frame: pd.DataFrame, numeric: frozenset[str] = frozenset()) -> pd.DataFrame:
+    """A sheet's cells as the CSV path has them: numbers in ``numeric`` columns as floats,
+    everything else as text categories (dates as ISO text, numbers as their shortest text)."""
+    out = {}
+    for name in frame.columns:
+        values = frame[name]
+        if normalise(name) in numeric:
+            # floats, or text where a cell was not a number (read by ``numbers`` per value)
+            out[name] = values.astype(float) if values.dtype.kind in "fiu" else values
+        elif isinstance(values.dtype, pd.CategoricalDtype):
+            out[name] = values
+        elif values.dtype.kind == "M":
+            out[name] = values.dt.strftime("%Y-%m-%dT%H:%M:%S").astype("category")
+        else:
+            out[name] = values.map(_cell_text, na_action="ignore").astype("category")
+    return pd.DataFrame(out, index=frame.index)
 
 
-def read_columns(data: bytes, headers: list[str], sep: str, filename: str, limits: Limits,
-                 wanted: Callable[[str], bool]) -> tuple[pd.DataFrame, np.ndarray]:
-    """Only the columns ``wanted(header)`` keeps, all as text (NULL and empty -> NaN)."""
-    if len(headers) > limits.max_export_columns:
-        raise fail_one(filename, f"the export has {len(headers)} columns; the limit is "
-                       f"{limits.max_export_columns}", 1)
-    text_lines = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
-    if text_lines - 1 > limits.max_rows:
-        raise fail_one(filename, f"the export has {text_lines - 1:,} data rows; the limit is "
-                       f"{limits.max_rows:,}")
-    keep = [h for h in headers if wanted(h)]
-    try:
-        frame = pd.read_csv(io.BytesIO(data), sep=sep, encoding="utf-8-sig", dtype=str,
-                            usecols=keep, skip_blank_lines=False, keep_default_na=False,
-                            na_values=["", "NULL", "null"])
-    except (pd.errors.ParserError, ValueError) as exc:
-        raise fail_one(filename, f"cannot read the export as CSV ({exc})") from None
-    rows = np.arange(2, len(frame) + 2)
-    blank = frame.isna().all(axis=1).to_numpy()
-    return frame[~blank].reset_index(drop=True), rows[~blank]
+def _cell_text(value) -> str:
+    if isinstance(value, float):
+        return repr(int(value)) if value.is_integer() else repr(value)
+    return value.isoformat() if hasattr(value, "isoformat") else str(value)
+
+
+def by_value(values: pd.Series, fn: Callable[[pd.Series], object], missing="") -> np.ndarray:
+    """``fn`` (vectorised over a Series of str) applied once per distinct value, per row."""
+    if not isinstance(values.dtype, pd.CategoricalDtype):
+        values = values.astype("category")
+    distinct = pd.Series(list(values.cat.categories.astype(str)) + [missing], dtype=object)
+    result = np.asarray(fn(distinct))
+    return result[values.cat.codes.to_numpy()]       # code -1 (missing) takes the last entry
+
+
+def lowered(values: pd.Series) -> np.ndarray:
+    return by_value(values, lambda s: s.str.strip().str.lower().to_numpy(dtype=object))
+
+
+def text(values: pd.Series) -> np.ndarray:
+    """The cells as str, missing as ''."""
+    return by_value(values, lambda s: s.to_numpy(dtype=object))
 
 
 def column(frame: pd.DataFrame, *names: str):
@@ -82,40 +93,115 @@ def require(frame: pd.DataFrame, filename: str, fmt: str, *names: str) -> list[s
     return found
 
 
-def times(values: pd.Series, rows: np.ndarray, col: str, mask: np.ndarray
-          ) -> tuple[np.ndarray, list[dict]]:
-    with pywarnings.catch_warnings():
-        pywarnings.simplefilter("ignore")
-        parsed = pd.to_datetime(values.str.strip(), format="ISO8601", utc=True, errors="coerce")
-    out = parsed.dt.tz_localize(None).to_numpy().astype("datetime64[s]")
+def times(values: pd.Series, rows: np.ndarray, col: str, mask: np.ndarray,
+          formats: tuple[str, ...] = ("ISO8601",)) -> tuple[np.ndarray, list[dict]]:
+    """UTC times [datetime64[s]] per row, and a problem for each row of ``mask`` that has none."""
+    def parse(cells: pd.Series) -> np.ndarray:
+        parsed = pd.Series(pd.NaT, index=cells.index, dtype="datetime64[s, UTC]")
+        with pywarnings.catch_warnings():
+            pywarnings.simplefilter("ignore")
+            for fmt in formats:
+                todo = parsed.isna() & (cells != "")
+                if todo.any():
+                    parsed[todo] = pd.to_datetime(cells[todo].str.strip(), format=fmt, utc=True,
+                                                  errors="coerce")
+        return parsed.dt.tz_localize(None).to_numpy().astype("datetime64[s]")
+    out = by_value(values, parse)
     bad = np.flatnonzero(np.isnat(out) & mask)
-    return out, [problem(rows[i], col, f"cannot read {values.iat[i]!r} as a date-time")
-                 for i in bad]
+    raw = text(values)
+    return out, [problem(rows[i], col, "missing date-time (empty or NULL)" if raw[i] == "" else
+                         f"cannot read {clip_repr(raw[i])} as a date-time") for i in bad]
 
 
-def numbers(values: pd.Series, rows: np.ndarray, col: str, mask: np.ndarray
-            ) -> tuple[np.ndarray, list[dict]]:
-    out = pd.to_numeric(values.str.strip(), errors="coerce").to_numpy(dtype=float)
+def numbers(values: pd.Series, rows: np.ndarray, col: str, mask: np.ndarray,
+            what: str = "quantity") -> tuple[np.ndarray, list[dict]]:
+    """Floats per row, and a problem for each row of ``mask`` without a number >= 0."""
+    if values.dtype.kind == "f":
+        out = values.to_numpy(dtype=float)
+        raw = None
+    else:
+        out = by_value(values, lambda s: pd.to_numeric(s.str.strip(), errors="coerce")
+                       .to_numpy(dtype=float), missing=None)
+        raw = values
     bad = np.flatnonzero((~np.isfinite(out) | (out < 0)) & mask)
-    return out, [problem(rows[i], col, "missing quantity (empty or NULL)" if pd.isna(values.iat[i])
-                         else f"expected a quantity >= 0, got {values.iat[i]!r}") for i in bad]
+
+    def message(i: int) -> str:
+        cell = None if raw is None or pd.isna(raw.iat[i]) else str(raw.iat[i])
+        if cell is None and np.isnan(out[i]):
+            return f"missing {what} (empty or NULL)"
+        if cell is None:
+            cell = _cell_text(float(out[i]))
+        return f"expected a {what} >= 0, got {clip_repr(cell)}"
+    return out, [problem(rows[i], col, message(i)) for i in bad]
+
+
+def amounts(frame: pd.DataFrame, name: str) -> np.ndarray | None:
+    """A money column as floats (NaN where missing or unreadable), or None without the column."""
+    col = column(frame, name)
+    if col is None:
+        return None
+    values = frame[col]
+    if values.dtype.kind == "f":
+        return values.to_numpy(dtype=float)
+    return by_value(values, lambda s: pd.to_numeric(s.str.strip(), errors="coerce")
+                    .to_numpy(dtype=float), missing=None).astype(float)
+
+
+def charge_periods(frame: pd.DataFrame, rows: np.ndarray, start_col: str, end_col: str,
+                   qty_col: str, candidate: np.ndarray, formats: tuple[str, ...] = ("ISO8601",)):
+    """Start, end and quantity of the candidate GPU rows, the rows that count, and problems."""
+    problems = []
+    start, found = times(frame[start_col], rows, start_col, candidate, formats)
+    problems += found
+    if end_col is None:
+        end = start
+    else:
+        end, found = times(frame[end_col], rows, end_col, candidate, formats)
+        problems += found
+    quantity, found = numbers(frame[qty_col], rows, qty_col, candidate)
+    problems += found
+    gpu_rows = candidate & np.isfinite(quantity) & (quantity > 0) & ~np.isnat(start)
+    return start, end, quantity, gpu_rows, problems
+
+
+def tag_value(cells: pd.Series, key_ends: str = "team") -> tuple[np.ndarray, int]:
+    """Per row, the value of a tag whose key ends in ``key_ends`` (team, user:team, Team) in JSON
+    tag cells: objects, [{"key": k, "value": v}] lists (Google Cloud labels), or Azure's
+    ``"k": "v", ...`` without braces. Also how many distinct non-empty cells are not JSON."""
+    unreadable = 0
+
+    def one(cell: str):
+        nonlocal unreadable
+        if cell == "":
+            return None
+        parsed = _json(cell)
+        if parsed is None:
+            unreadable += 1
+            return None
+        pairs = parsed.items() if isinstance(parsed, dict) else \
+            [(p.get("key"), p.get("value")) for p in parsed if isinstance(p, dict)] \
+            if isinstance(parsed, list) else []
+        return next((str(v) for k, v in pairs
+                     if k is not None and normalise(k).endswith(key_ends) and v not in (None, "")),
+                    None)
+    values = by_value(cells, lambda s: np.array([one(c) for c in s], dtype=object))
+    return values, unreadable
+
+
+def _json(cell: str):
+    for candidate in (cell, "{" + cell + "}"):
+        try:
+            parsed = json.loads(candidate)
+        except ValueError:
+            continue
+        if isinstance(parsed, (dict, list)):
+            return parsed
+    return None
 
 
 def team_from_tags(tags: pd.Series) -> tuple[np.ndarray, int]:
-    """The value of a tag whose key ends in 'team' (team, user:team, Team) in JSON tag cells."""
-    codes, uniques = pd.factorize(tags)
-    names, unreadable = [], 0
-    for cell in uniques:
-        try:
-            parsed = json.loads(cell)
-        except (TypeError, ValueError):
-            parsed, unreadable = None, unreadable + 1
-        value = None
-        if isinstance(parsed, dict):
-            value = next((str(v) for k, v in parsed.items()
-                          if normalise(k).endswith("team") and v not in (None, "")), None)
-        names.append(value or "(no team)")
-    return np.array(names + ["(no team)"], dtype=object)[codes], unreadable
+    values, unreadable = tag_value(tags)
+    return np.where(pd.isna(values), "(no team)", values).astype(object), unreadable
 
 
 def period_of(start: np.ndarray, end: np.ndarray) -> str:
@@ -124,52 +210,3 @@ def period_of(start: np.ndarray, end: np.ndarray) -> str:
     seconds = seconds[seconds > 0]
     typical = float(np.median(seconds)) if seconds.size else 3600.0
     return "hour" if typical <= 3600 else "day" if typical <= 86400 else "month"
-
-
-def finish(filename: str, fmt: str, label: str, rows: np.ndarray, gpu_rows: np.ndarray,
-           start: np.ndarray, end: np.ndarray, instance_hours: np.ndarray, gpus: np.ndarray,
-           pricing: np.ndarray, team: np.ndarray | None, problems: list[dict],
-           warnings: list[str]) -> IngestResult:
-    if problems:
-        raise fail(filename, problems)
-    if not gpu_rows.any():
-        raise fail_one(filename, f"no GPU instance usage found in this {label} export: none "
-                       "of its rows is an hourly charge for a GPU instance type we know "
-                       "(see service/ingest/instance_gpus.csv)")
-    gpu_hours = (instance_hours * gpus)[gpu_rows]
-    kind = pricing[gpu_rows]
-    spot = kind == "spot"
-    by_kind = {k: float(gpu_hours[kind == k].sum()) for k in CATEGORIES
-               if k != "other" or (kind == k).any()}
-    skipped = int(len(rows) - gpu_rows.sum())
-    warnings = list(warnings)
-    if skipped:
-        warnings.append(f"{skipped} rows are not GPU instance usage (other services, storage, "
-                        "fees, taxes, credits) and were skipped")
-    if spot.any():
-        warnings.append(f"{by_kind['spot']:,.0f} GPU-hours ran on spot: read as interruptible "
-                        "work")
-    records = Records(start=start[gpu_rows], amount=gpu_hours, interruptible=spot,
-                      team=pd.Categorical(team[gpu_rows]) if team is not None else None,
-                      rows=rows[gpu_rows], has_workload=bool(spot.any()),
-                      check_duplicates=False)
-    return build(records, filename, fmt, period=period_of(start[gpu_rows], end[gpu_rows]),
-                 warnings=warnings, summary={"pricing_categories": by_kind},
-                 skipped_rows=skipped)
-
-
-def as_text(frame: pd.DataFrame) -> pd.DataFrame:
-    """Every cell as text or NaN (sheet cells arrive as numbers and datetimes)."""
-    out = {}
-    for name in frame.columns:
-        values = frame[name]
-        if values.dtype.kind == "M":
-            out[name] = values.dt.strftime("%Y-%m-%dT%H:%M:%S").astype(object)
-        elif values.dtype != object and not pd.api.types.is_string_dtype(values):
-            out[name] = values.map(lambda v: None if pd.isna(v) else repr(float(v)))
-        else:
-            out[name] = values.map(lambda v: None if v is None or
-                                   (isinstance(v, float) and np.isnan(v)) else
-                                   v.isoformat() if hasattr(v, "isoformat") else str(v))
-        out[name] = out[name].astype(object).where(out[name].notna(), np.nan)
-    return pd.DataFrame(out)

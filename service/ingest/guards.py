@@ -14,6 +14,7 @@ import zipfile
 import zlib
 from pathlib import PurePosixPath
 
+from service.clip import clip_repr
 from service.ingest.core import Limits, fail, fail_one, problem
 
 ZIP = b"PK\x03\x04"
@@ -63,7 +64,7 @@ def check_size(data: bytes, filename: str, limits: Limits) -> None:
     if len(data) > limits.max_bytes:
         raise fail_one(filename, f"the file is {len(data):,} bytes; the limit is "
                        f"{limits.max_bytes:,} bytes")
-    if not data.strip(b" \t\r\n\xef\xbb\xbf"):
+    if not re.search(rb"[^ \t\r\n\xef\xbb\xbf]", data):   # stops at the first character
         raise fail_one(filename, "the file is empty")
 
 
@@ -89,9 +90,8 @@ def open_zip(data: bytes, filename: str, limits: Limits) -> zipfile.ZipFile:
     total = 0
     for info in infos:
         name = info.filename
-        path = PurePosixPath(name.replace("\\", "/"))
-        if path.is_absolute() or ".." in path.parts or re.match(r"^[A-Za-z]:", name):
-            raise fail_one(filename, f"the workbook has an unsafe part name {name!r}")
+        if unsafe_part_name(name):
+            raise fail_one(filename, f"the workbook has an unsafe part name {clip_repr(name)}")
         if info.flag_bits & 0x1:
             raise fail_one(filename, "the workbook has encrypted parts; remove the password "
                            "and save it as .xlsx or .csv")
@@ -104,6 +104,13 @@ def open_zip(data: bytes, filename: str, limits: Limits) -> zipfile.ZipFile:
         raise fail_one(filename, f"the workbook unpacks to {total:,} bytes; the limit is "
                        f"{limits.max_unzipped_bytes:,}")
     return archive
+
+
+def unsafe_part_name(name: str) -> bool:
+    """A zip part that would leave the archive's root if unpacked (``../x.xml``, ``/etc/x``,
+    ``C:x``): no workbook has one, so a file that does is refused whatever reads it."""
+    path = PurePosixPath(name.replace("\\", "/"))
+    return path.is_absolute() or ".." in path.parts or bool(re.match(r"^[A-Za-z]:", name))
 
 
 def workbook_kind(archive: zipfile.ZipFile) -> str:

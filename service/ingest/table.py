@@ -13,6 +13,7 @@ from collections.abc import Callable
 import numpy as np
 import pandas as pd
 
+from service.clip import clip_repr
 from service.ingest import timestamps
 from service.ingest.build import Records
 from service.ingest.core import fail, problem
@@ -43,10 +44,10 @@ def map_columns(headers: list, filename: str) -> dict[str, str]:
     for header in headers:
         name = CANONICAL.get(normalise(header))
         if name is None:
-            problems.append(problem(1, str(header), f"unknown column {str(header)!r}"))
+            problems.append(problem(1, str(header), f"unknown column {clip_repr(header)}"))
         elif name in found:
-            problems.append(problem(1, str(header), f"columns {found[name]!r} and "
-                                    f"{str(header)!r} both give the {name}"))
+            problems.append(problem(1, str(header), f"columns {clip_repr(found[name])} and "
+                                    f"{clip_repr(header)} both give the {name}"))
         else:
             found[name] = header
     for one, other in (("gpu_hours", "gpus"), ("workload", "interruptible")):
@@ -61,7 +62,9 @@ def map_columns(headers: list, filename: str) -> dict[str, str]:
         if not found and any(re.match(r"\s*[\d.]", h) for h in shown):
             problems.insert(0, problem(1, None, "the first row looks like data: the file needs a "
                                        "header row"))
-        problems.append(problem(1, None, f"expected {EXPECTED}; found {shown}"))
+        listed = ", ".join(clip_repr(h) for h in shown[:20])
+        more = f" and {len(shown) - 20} more" if len(shown) > 20 else ""
+        problems.append(problem(1, None, f"expected {EXPECTED}; found [{listed}]{more}"))
     if problems:
         raise fail(filename, problems)
     return found
@@ -85,13 +88,13 @@ def numbers(values: pd.Series, rows: np.ndarray, column: str,
         if isinstance(text, float) and np.isnan(text) or text is None or str(text).strip() == "":
             message = "empty cell; expected a number >= 0 (write 0 for no usage)"
         elif np.isnan(out[i]) and normalise(text) != "nan":
-            message = f"expected a number >= 0, got {text!r}"
+            message = f"expected a number >= 0, got {clip_repr(text)}"
         elif np.isnan(out[i]):
             message = "NaN is not a number of GPU-hours; expected a number >= 0"
         elif np.isinf(out[i]):
-            message = f"{text!r} is infinite; expected a finite number >= 0"
+            message = f"{clip_repr(text)} is infinite; expected a finite number >= 0"
         else:
-            message = f"negative value {text!r}; expected a number >= 0"
+            message = f"negative value {clip_repr(text)}; expected a number >= 0"
         problems.append(problem(rows[i], column, message))
     return out, problems
 
@@ -113,7 +116,7 @@ def flags(values: pd.Series, rows: np.ndarray, column: str, kind: str
                         else "true/false, yes/no or 1/0")
             for i in np.flatnonzero(codes == k):
                 problems.append(problem(rows[i], column,
-                                        f"expected {expected}, got {value!r}"))
+                                        f"expected {expected}, got {clip_repr(value)}"))
     return meaning[codes], problems
 
 
@@ -145,6 +148,8 @@ def read_table(frame: pd.DataFrame, filename: str, rows: np.ndarray,
         start = timestamps.from_datetimes(column)
         for i in np.flatnonzero(np.isnat(start)):
             problems.append(problem(rows[i], str(ts_col), "empty timestamp"))
+        if raw is not None:   # parsed by the reader: the text tells how each row was written
+            problems += timestamps.mixed_written_periods(raw(ts_col), rows, str(ts_col))
     else:
         start, found = timestamps.parse(column, rows, str(ts_col))
         problems += found

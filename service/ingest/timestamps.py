@@ -12,13 +12,14 @@ import warnings
 import numpy as np
 import pandas as pd
 
+from service.clip import clip, clip_repr
 from service.ingest.core import problem
 
 EXCEL_EPOCH = np.datetime64("1899-12-30T00:00:00", "s")
 SERIAL_RANGE = (25569.0, 73051.0)   # 1970-01-01 .. 2099-12-31: a bare year like 2027 is refused
 ISO = (r"\d{4}-\d{2}(-\d{2}([T ]\d{1,2}(:\d{2}(:\d{2}(\.\d+)?)?)?\s*(Z|[+-]\d{2}(:?\d{2})?)?)?)?")
 SLASH = r"(\d{1,2})[/.](\d{1,2})[/.](\d{4})(?:[ T](\d{1,2}:\d{2}(?::\d{2})?))?"
-NOT_A_DATE = ("cannot read {value!r} as a timestamp; write ISO dates such as 2027-01-31T13:00, "
+NOT_A_DATE = ("cannot read {value} as a timestamp; write ISO dates such as 2027-01-31T13:00, "
               "2027-01-31 or 2027-01")
 
 
@@ -58,8 +59,8 @@ def parse(values: pd.Series, rows: np.ndarray, column: str) -> tuple[np.ndarray,
     in_range = has_serial & (serial >= SERIAL_RANGE[0]) & (serial < SERIAL_RANGE[1])
     out[in_range] = from_serials(serial[in_range])
     for i in np.flatnonzero(has_serial & ~in_range):
-        problems.append(problem(rows[i], column, f"{obj[i]!r} is not an Excel date serial "
-                                                 f"(expected 25569 = 1970-01-01 to 73050 = 2099-12-31)"))
+        problems.append(problem(rows[i], column, f"{clip_repr(obj[i])} is not an Excel date "
+                                "serial (expected 25569 = 1970-01-01 to 73050 = 2099-12-31)"))
     todo = ~(is_dt | has_serial)
     iso = text.str.fullmatch(ISO).to_numpy() & todo
     if iso.any():
@@ -69,7 +70,7 @@ def parse(values: pd.Series, rows: np.ndarray, column: str) -> tuple[np.ndarray,
         out[iso] = from_datetimes(parsed)
         iso_bad = np.flatnonzero(iso)[parsed.isna().to_numpy()]
         for i in iso_bad:
-            problems.append(problem(rows[i], column, NOT_A_DATE.format(value=obj[i])))
+            problems.append(problem(rows[i], column, NOT_A_DATE.format(value=clip_repr(obj[i]))))
     slash = text.str.extract(SLASH).to_numpy()
     is_slash = ~pd.isna(slash[:, 0]) & todo & ~iso
     if is_slash.any():
@@ -82,9 +83,39 @@ def parse(values: pd.Series, rows: np.ndarray, column: str) -> tuple[np.ndarray,
         if text.iat[i] in ("", "nan", "NaT", "None"):
             problems.append(problem(rows[i], column, "empty timestamp"))
         else:
-            problems.append(problem(rows[i], column, NOT_A_DATE.format(value=obj[i])))
+            problems.append(problem(rows[i], column, NOT_A_DATE.format(value=clip_repr(obj[i]))))
+    problems += mixed_written_periods(text, rows, column)
     problems.sort(key=lambda p: p["row"])
     return out, problems
+
+
+WRITTEN = {"month": r"\d{4}-\d{2}", "day": r"\d{4}-\d{2}-\d{2}"}
+
+
+def mixed_written_periods(text: pd.Series, rows: np.ndarray, column: str) -> list[dict]:
+    """A problem when rows are written as different period lengths: a month (2027-02), a day
+    (2027-01-02, 02/01/2027) and an hour (anything with a time of day). Serials and date
+    cells carry no written period and are left to the inference from the timestamps."""
+    text = text.astype(str).str.strip().reset_index(drop=True)
+    iso = text.str.fullmatch(ISO).to_numpy()
+    slash = text.str.extract(SLASH).to_numpy()
+    is_slash = ~pd.isna(slash[:, 0]) & ~iso
+    kind = np.full(len(text), "", dtype=object)
+    kind[iso] = "hour"
+    kind[iso & text.str.fullmatch(WRITTEN["day"]).to_numpy()] = "day"
+    kind[iso & text.str.fullmatch(WRITTEN["month"]).to_numpy()] = "month"
+    if is_slash.any():
+        kind[is_slash] = np.where(pd.isna(slash[is_slash, 3]), "day", "hour")
+    seen = {k: np.flatnonzero(kind == k) for k in ("hour", "day", "month")}
+    seen = {k: where for k, where in seen.items() if where.size}
+    if len(seen) < 2:
+        return []
+    parts = [f"row {rows[where[0]]} ({clip(text.iat[where[0]])}) is {'an' if k == 'hour' else 'a'} "
+             f"{k}" + (f" like {where.size - 1:,} more" if where.size > 1 else "")
+             for k, where in sorted(seen.items(), key=lambda item: item[1][0])]
+    second = sorted(where[0] for where in seen.values())[1]
+    return [problem(rows[second], column, "mixed periods: " + "; ".join(parts) + ". Use one "
+                    "period length per file (hours, days or months).")]
 
 
 def _slash_dates(parts: np.ndarray, rows: np.ndarray, column: str, raw: np.ndarray
@@ -100,7 +131,7 @@ def _slash_dates(parts: np.ndarray, rows: np.ndarray, column: str, raw: np.ndarr
                        "write ISO dates such as 2027-02-01")
         else:
             row = rows[0]
-            message = (f"{raw[0]!r} is ambiguous: it could be day/month or month/day; "
+            message = (f"{clip_repr(raw[0])} is ambiguous: it could be day/month or month/day; "
                        "write ISO dates such as 2027-02-01")
         return np.full(len(parts), np.datetime64("NaT"), "datetime64[s]"), [
             problem(row, column, message)]
@@ -108,6 +139,6 @@ def _slash_dates(parts: np.ndarray, rows: np.ndarray, column: str, raw: np.ndarr
     iso = pd.Series([f"{y}-{m:02d}-{d:02d}" + (f" {t}" if isinstance(t, str) else "")
                      for y, m, d, t in zip(parts[:, 2], month, day, parts[:, 3])])
     parsed = pd.to_datetime(iso, format="ISO8601", errors="coerce")
-    problems = [problem(rows[i], column, NOT_A_DATE.format(value=raw[i]))
+    problems = [problem(rows[i], column, NOT_A_DATE.format(value=clip_repr(raw[i])))
                 for i in np.flatnonzero(parsed.isna().to_numpy())]
     return parsed.to_numpy().astype("datetime64[s]"), problems

@@ -12,6 +12,7 @@ import pandas as pd
 import python_calamine
 from defusedxml import DefusedXmlException, ElementTree
 
+from service.clip import clip_repr
 from service.ingest import guards
 from service.ingest.core import Limits, fail_one
 
@@ -57,18 +58,18 @@ def read_xlsx(data: bytes, filename: str, limits: Limits
     warnings = []
     others = [s[0] for s in found if s is not chosen]
     if others:
-        warnings.append(f"read sheet {chosen[0]!r}; ignored the other sheets: "
-                        + ", ".join(repr(o) for o in others))
+        warnings.append(f"read sheet {clip_repr(chosen[0])}; ignored the other sheets: "
+                        + ", ".join(clip_repr(o) for o in others[:20]))
     rows = guards.scan_parts(archive, filename, chosen[2], limits)
     if rows - 1 > limits.max_rows:
-        raise fail_one(filename, f"sheet {chosen[0]!r} has {rows - 1:,} data rows; the limit is "
-                       f"{limits.max_rows:,}")
+        raise fail_one(filename, f"sheet {clip_repr(chosen[0])} has {rows - 1:,} data rows; "
+                       f"the limit is {limits.max_rows:,}")
     try:
         book = python_calamine.CalamineWorkbook.from_filelike(io.BytesIO(data))
         sheet = book.get_sheet_by_name(chosen[0])
         width = sheet.end[1] + 1 if sheet.end else 0   # end is the 0-based last cell
         if width > limits.max_export_columns:   # plain tables: max_columns, once known
-            raise fail_one(filename, f"sheet {chosen[0]!r} has {width} columns; "
+            raise fail_one(filename, f"sheet {clip_repr(chosen[0])} has {width} columns; "
                            f"the limit is {limits.max_export_columns}", 1, None)
         values = sheet.to_python(skip_empty_area=False, nrows=limits.max_rows + 2)
     except python_calamine.CalamineError as exc:
@@ -102,7 +103,8 @@ def to_frame(values: list[list], filename: str) -> tuple[pd.DataFrame, np.ndarra
             continue
         name = str(name).strip()
         if name in seen:
-            raise fail_one(filename, f"column {_letter(j)} repeats the header {name!r}", 1, name)
+            raise fail_one(filename, f"column {_letter(j)} repeats the header "
+                           f"{clip_repr(name)}", 1, name)
         seen.add(name)
         column = raw[j]
         if blank[j].any():

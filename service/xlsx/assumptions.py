@@ -17,6 +17,8 @@ from pydantic import BaseModel
 
 from models.fields import field_meta
 from models.finance import monthly_rate
+from models.prices import UPFRONT_SHARE, PriceBook
+from models.profile import plan_calendar
 from models.scenario import LoanFinancing, Scenario
 from service.i18n import N_, _
 from service.xlsx.cells import add_sheet, col, sheet_ref, write_text, write_value
@@ -75,6 +77,10 @@ def _walk_model(model: BaseModel, prefix: str, section: str, label_prefix: str =
             continue
         if isinstance(value, BaseModel):
             yield from _walk_model(value, f"{path}.", section)
+        elif isinstance(value, tuple) and value and isinstance(value[0], BaseModel):
+            for i, item in enumerate(value, start=1):   # a table: one block of rows per item
+                yield from _walk_model(item, f"{path}[{i}].", section,
+                                       f"{label_prefix}{_(info.title or name)} {i}: ")
         elif isinstance(value, tuple):
             meta = field_meta(info)
             for i, item in enumerate(value, start=1):
@@ -83,10 +89,10 @@ def _walk_model(model: BaseModel, prefix: str, section: str, label_prefix: str =
                           _(meta["source"]), _(meta["help"]), section)
         elif isinstance(value, dict):
             for key, item in value.items():
-                yield Row(f"{path}[{key}]", _("%(label)s: offer %(offer)s",
-                                              label=_(info.title or ""), offer=key), item,
-                          _("GPUs"), "", _(info.description) if info.description else "",
-                          section)
+                yield Row(f"{path}[{key}]", label_prefix + _(
+                              "%(label)s: %(key)s", label=_(info.title or name), key=key), item,
+                          _("servers") if name == "sell_from" else _("GPUs"), "",
+                          _(info.description) if info.description else "", section)
         else:
             yield _meta_row(path, info, value, section, label_prefix)
 
@@ -114,24 +120,36 @@ SECTION_TITLES = {"finance": N_("Finance"), "owned": N_("Owned servers"),
                   "proposed": N_("Proposed capacity"), "uncertainty": N_("Uncertainty")}
 
 
+def billing_formula(session_hours: str) -> str:
+    """Billed time per used time of a session (models/prices.billing_factor)."""
+    secs = f"({session_hours})*3600"
+    return (f"=(MAX({secs},on_demand_billing_minimum_seconds)+IF({secs}>on_demand_billing_"
+            f"minimum_seconds,on_demand_billing_increment_seconds/2,0))/({secs})")
+
+
 def derived_rows(s: Scenario) -> list[tuple[str, str, str, float, str]]:
-    """(name, label, formula, engine value, unit) of quantities derived from the inputs."""
-    od, o, sp, ct = s.on_demand, s.owned, s.spot, s.cloud_terms
-    vat = 1.0 + ct.vat_rate if ct.prices_include_vat else 1.0
-    spot_base = (sp.price_per_gpu_hour if sp.price_per_gpu_hour is not None
-                 else od.price_per_gpu_hour * (1.0 - sp.discount))
+    """(name, label, formula, engine value, unit) of quantities derived from the inputs; the
+    values are the engine's own (models/prices.py), the formulas restate them for Excel."""
+    o = s.owned
+    book = PriceBook(s, plan_calendar(s.finance.start_month or "2000-01", 1))
+    spot_session = ("IF(spot_interruptions_per_instance_hour>0,MIN(on_demand_mean_session_hours,"
+                    "1/spot_interruptions_per_instance_hour),on_demand_mean_session_hours)")
     rows = [
         ("calc_monthly_rate", N_("Monthly discount rate r_m = (1+r)^(1/12)-1"),
          "=(1+finance_discount_rate_annual)^(1/12)-1",
          monthly_rate(s.finance.discount_rate_annual), N_("fraction per month")),
         ("calc_vat", N_("VAT divisor for cloud prices"), "=IF(cloud_terms_prices_include_vat,"
-         "1+cloud_terms_vat_rate,1)", vat, N_("ratio")),
-        ("calc_rounding", N_("Billing rounding factor 1 + (increment/2)/(session x 3600)"),
-         "=1+(on_demand_billing_increment_seconds/2)/(on_demand_mean_session_hours*3600)",
-         1.0 + (od.billing_increment_seconds / 2.0) / (od.mean_session_hours * 3600), N_("ratio")),
+         "1+cloud_terms_vat_rate,1)", book.vat, N_("ratio")),
+        ("calc_rounding", N_("On-demand billed time per used time: (max(session, minimum) + "
+                             "increment/2) / session"),
+         billing_formula("on_demand_mean_session_hours"), book.od_billing, N_("ratio")),
+        ("calc_spot_rounding", N_("Spot billed time per used time: a session ends at the mean "
+                                  "session length or at an interruption, if sooner"),
+         billing_formula(spot_session), float(book.spot_billing[0]), N_("ratio")),
         ("calc_spot_base", N_("Spot price before trend, VAT and rounding"),
          "=IF(ISBLANK(spot_price_per_gpu_hour),on_demand_price_per_gpu_hour*(1-spot_discount),"
-         "spot_price_per_gpu_hour)", spot_base, N_("currency per GPU-hour")),
+         "spot_price_per_gpu_hour)", float(book.spot_base[0] * book.vat),
+         N_("currency per GPU-hour")),
         ("calc_loan", N_("Financing is a loan (1) or cash (0)"),
          '=IF(owned_financing_kind="loan",1,0)', 1.0 if o.financing.kind == "loan" else 0.0,
          N_("flag")),
@@ -141,11 +159,11 @@ def derived_rows(s: Scenario) -> list[tuple[str, str, str, float, str]]:
     ]
     for i, offer in enumerate(s.commitments, start=1):
         p = f"commitments_{i}_"
-        base = (offer.price_per_gpu_hour if offer.price_per_gpu_hour is not None
-                else od.price_per_gpu_hour * (1.0 - offer.discount)) / vat
-        share = {"none": 0.0, "partial": 0.5, "all": 1.0}[offer.payment]
+        base = float(book.offer_base(offer)[0])
+        share = UPFRONT_SHARE[offer.payment]
         rows.append((f"calc_commit_{i}_base", _("Offer %(number)s: committed rate at first "
-                                                "signing, ex-VAT", number=i), f"=IF(ISBLANK({p}price_per_gpu_hour),on_demand_price_per_gpu_hour"
+                                                "signing, ex-VAT", number=i),
+                     f"=IF(ISBLANK({p}price_per_gpu_hour),on_demand_price_per_gpu_hour"
                      f"*(1-{p}discount),{p}price_per_gpu_hour)/calc_vat", base,
                      N_("currency per GPU-hour")))
         rows.append((f"calc_commit_{i}_upfront_share", _("Offer %(number)s: share paid upfront",

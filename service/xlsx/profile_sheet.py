@@ -75,3 +75,6 @@ def write_profile(workbook, fmt: dict, plan: Plan) -> None:
     ws.repeat_rows(3)
     ws.set_landscape()
     ws.fit_to_pages(1, 0)
+    # Print the monthly plan demand only: the usage as ingested (one row per hour, columns
+    # H onwards) would be hundreds of pages.
+    ws.print_area(0, 0, 3 + len(cal.months), 5)

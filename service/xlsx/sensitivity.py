@@ -29,9 +29,9 @@ def _number(ws, row, column, value: Any, style) -> None:
         write_text(ws, row, column, value)
 
 
-def write_sensitivity(workbook, fmt: dict, plan: Plan) -> None:
+def write_sensitivity(workbook, fmt: dict, plan: Plan, doc: dict) -> None:
     """Written only when the plan carries an "uncertainty" section."""
-    u = plan.extras.get("uncertainty")
+    u = doc.get("uncertainty")
     if not u:
         return
     sheet = tr(SHEET)
@@ -86,7 +86,7 @@ def write_sensitivity(workbook, fmt: dict, plan: Plan) -> None:
             ws.write_number(row + 1 + i, 1, float(edges[i + 1]), fmt["money"])
             ws.write_number(row + 1 + i, 2, float(count), fmt["int"])
         chart = workbook.add_chart({"type": "column"})
-        chart.add_series({"name": "Draws",
+        chart.add_series({"name": tr("Draws"),
                           "categories": [sheet, row + 1, 0, row + len(counts), 0],
                           "values": [sheet, row + 1, 2, row + len(counts), 2], "gap": 5})
         chart.set_title({"name": tr("Distribution of the PV saving")})

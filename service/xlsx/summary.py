@@ -1,15 +1,17 @@
 """Summary and Breakeven sheets, and the native charts."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Optional
 
 import numpy as np
 
+from models.breakeven import Direction
 from models.plan import Plan
 from service.i18n import N_, _, sentences
 from service.i18n.charts import source_label
 from service.i18n.labels import strategy_label
 from service.xlsx.cells import add_sheet, sheet_ref, write_text
+from service.xlsx.print_setup import PrintLabel, print_setup
 from service.xlsx.strategy_sheet import LINE_TITLES, SheetInfo
 
 SUMMARY, BREAKEVEN = N_("Summary"), N_("Breakeven")  # sheet names, through _()
@@ -27,6 +29,7 @@ STRATEGY_TEXT = {
     "buy_for_peak": N_("servers for the peak hour"),
     "optimal": N_("cheapest mix of owned, committed, spot and on demand"),
     "proposed": N_("the analyst's own capacity"),
+    "staged": N_("cheapest schedule of purchases, sales and commitments over time"),
 }
 
 
@@ -34,8 +37,8 @@ def strategy_text(name: str) -> str:
     return _(STRATEGY_TEXT[name]) if name in STRATEGY_TEXT else ""
 
 
-def write_summary(workbook, fmt: dict, plan: Plan, sheets: dict[str, SheetInfo], ws=None
-                  ) -> None:
+def write_summary(workbook, fmt: dict, plan: Plan, doc: dict, sheets: dict[str, SheetInfo],
+                  ws=None, print_label: Optional[PrintLabel] = None) -> None:
     ws = ws if ws is not None else add_sheet(workbook, _(SUMMARY))
     s, cal = plan.scenario, plan.calendar
     cur = s.finance.currency
@@ -50,40 +53,75 @@ def write_summary(workbook, fmt: dict, plan: Plan, sheets: dict[str, SheetInfo],
     ws.write_formula(3, 1, "=finance_discount_rate_annual", fmt["percent"],
                      s.finance.discount_rate_annual)
     heads = [_("Strategy"), _("Description"), _("Servers"), _("Committed GPUs"),
-             _("PV cost [%(currency)s]", currency=cur), _("Total cost [%(currency)s]",
-                                                          currency=cur),
-             _("Cost per useful GPU-hour [%(currency)s]", currency=cur), _("Owned utilization"),
-             _("PV saving vs on demand [%(currency)s]", currency=cur), _("Recommended")]
+             _("PV cost [%(currency)s]", currency=cur),
+             _("Total cost [%(currency)s]", currency=cur),
+             _("Cost per useful GPU-hour, levelized [%(currency)s]", currency=cur),
+             _("Owned utilization"),
+             _("PV saving vs on demand [%(currency)s]", currency=cur), _("Recommended"),
+             _("Cost per useful GPU-hour, nominal [%(currency)s]", currency=cur),
+             _("Normal-run PV [%(currency)s]", currency=cur),
+             _("Failures and interruptions add [%(currency)s]", currency=cur)]
     for c, h in enumerate(heads):
         write_text(ws, TABLE_ROW, c, h, fmt["header"])
-    base = sheets["on_demand"]
-    base_pv = sheet_ref(base.name, base.cells["pv_cost"])
     baseline_value = plan.strategies["on_demand"].pv_cost
-    for i, (name, r) in enumerate(plan.strategies.items()):
-        row, info = TABLE_ROW + 1 + i, sheets[name]
-        ref = lambda key: sheet_ref(info.name, info.cells[key])  # noqa: E731
-        write_text(ws, row, 0, info.name, fmt["bold"] if name == plan.recommendation else None)
+    base = sheets.get("on_demand")
+    base_pv = sheet_ref(base.name, base.cells["pv_cost"]) if base else None
+    shown = list(plan.strategies.items())
+    for i, (name, r) in enumerate(shown):
+        row = TABLE_ROW + 1 + i
+        info = sheets.get(name)
+        write_text(ws, row, 0, info.name if info is not None else strategy_label(name),
+                   fmt["bold"] if name == plan.recommendation else None)
         write_text(ws, row, 1, strategy_text(name))
-        ws.write_formula(row, 2, "=" + ref("servers"), fmt["int"], r.capacity.servers)
+        write_text(ws, row, 9, _("yes") if name == plan.recommendation else "")
+        if info is None:     # no formula sheet: the engine's figures as values
+            for col, value, style in (
+                    (2, float(r.servers), "int"),
+                    (3, float(r.committed_gpus_by_month.max(initial=0)), "int"),
+                    (4, r.pv_cost, "money"), (5, r.total_cost, "money"),
+                    (6, _num_or_dash(r.cost_per_useful_gpu_hour), "rate"),
+                    (7, _num_or_dash(r.owned_utilization), "percent"),
+                    (8, baseline_value - r.pv_cost, "money"),
+                    (10, _num_or_dash(r.cost_per_useful_gpu_hour_nominal), "rate"),
+                    (11, r.normal_cost_pv, "money"), (12, r.failure_cost_pv, "money")):
+                if isinstance(value, str):
+                    write_text(ws, row, col, value)
+                else:
+                    ws.write_number(row, col, value, fmt[style])
+            continue
+        ref = lambda key: sheet_ref(info.name, info.cells[key])  # noqa: E731
+        ws.write_formula(row, 2, "=" + ref("servers"), fmt["int"], r.servers)
         commits = [sheet_ref(info.name, f"$E${2 + k}") for k in range(1, len(s.commitments) + 1)]
         ws.write_formula(row, 3, "=" + ("+".join(commits) or "0"), fmt["int"],
-                         sum(r.capacity.committed.values()))
+                         float(r.committed_gpus_by_month.max(initial=0)))
         ws.write_formula(row, 4, "=" + ref("pv_cost"), fmt["money"], r.pv_cost)
         ws.write_formula(row, 5, "=" + ref("total_cost"), fmt["money"], r.total_cost)
         ws.write_formula(row, 6, "=" + ref("cost_per_hour"), fmt["rate"],
                          _num_or_dash(r.cost_per_useful_gpu_hour))
         ws.write_formula(row, 7, "=" + ref("utilization"), fmt["percent"],
                          _num_or_dash(r.owned_utilization))
-        ws.write_formula(row, 8, f"={base_pv}-{ref('pv_cost')}", fmt["money"],
+        baseline = base_pv or repr(float(baseline_value))
+        ws.write_formula(row, 8, f"={baseline}-{ref('pv_cost')}", fmt["money"],
                          baseline_value - r.pv_cost)
-        write_text(ws, row, 9, _("yes") if name == plan.recommendation else "")
-    row = TABLE_ROW + 2 + len(plan.strategies)
+        ws.write_formula(row, 10, "=" + ref("cost_per_hour_nominal"), fmt["rate"],
+                         _num_or_dash(r.cost_per_useful_gpu_hour_nominal))
+        ws.write_formula(row, 11, "=" + ref("normal_pv"), fmt["money"], r.normal_cost_pv)
+        ws.write_formula(row, 12, "=" + ref("failure_pv"), fmt["money"], r.failure_cost_pv)
+    row = TABLE_ROW + 2 + len(shown)
+    missing = [name for name in plan.strategies if name not in sheets]
+    if missing:
+        write_text(ws, row - 1, 0, _("Figures as values, without a formula sheet (a schedule or "
+                                     "a starting position, which the sheet formulas do not "
+                                     "express yet): %(strategies)s",
+                                     strategies=", ".join(strategy_label(m) for m in missing)),
+                   fmt["note"])
+        row += 1
     write_text(ws, row, 0, _("Recommendation"), fmt["bold"])
     write_text(ws, row, 1, _("%(strategy)s: lowest PV cost at export (%(description)s)",
                              strategy=strategy_label(plan.recommendation),
                              description=strategy_text(plan.recommendation)))
     row += 1
-    explanation = sentences.plan_explanation(plan)
+    explanation = sentences.explanation(doc)
     if explanation:
         write_text(ws, row, 1, explanation, fmt["wrap"])
         ws.set_row(row, 15 * min(12, 1 + len(str(explanation)) // 90))
@@ -91,9 +129,9 @@ def write_summary(workbook, fmt: dict, plan: Plan, sheets: dict[str, SheetInfo],
     row += 1
     write_text(ws, row, 0, _("Breakevens (engine results)"), fmt["bold"])
     row += 1
-    breakeven = plan.extras.get("breakeven")
+    breakeven = doc.get("breakeven")
     if breakeven:
-        for key, label, value in _flatten(breakeven):
+        for key, label, value in _flatten(printable_breakeven(breakeven)):
             write_text(ws, row, 0, label)
             _write_any(ws, row, 1, value, fmt, key)
             row += 1
@@ -107,7 +145,7 @@ def write_summary(workbook, fmt: dict, plan: Plan, sheets: dict[str, SheetInfo],
     write_text(ws, row + 1, 0, _(NOTE), fmt["note"])
     ws.set_row(row + 1, 75)
     row += 3
-    warnings = sentences.plan_warnings(plan)
+    warnings = [text for text, _ok in sentences.document_warnings(doc)]
     if warnings:
         write_text(ws, row, 0, _("Warnings"), fmt["bold"])
         for w in warnings:
@@ -115,13 +153,34 @@ def write_summary(workbook, fmt: dict, plan: Plan, sheets: dict[str, SheetInfo],
             write_text(ws, row, 0, w)
     ws.set_column(0, 0, 26)
     ws.set_column(1, 1, 44)
-    ws.set_column(2, 9, 16)
+    ws.set_column(2, 12, 16)
     ws.set_row(TABLE_ROW, 45)
     ws.freeze_panes(TABLE_ROW + 1, 0)
-    ws.set_landscape()
-    ws.fit_to_pages(1, 0)
+    print_setup(ws, print_label or PrintLabel(s.name), (0, 1))
     _summary_charts(workbook, ws, plan, sheets, row + 3)
     ws.activate()
+
+
+def printable_breakeven(breakeven: dict) -> dict:
+    """The breakeven section as people read it: each direction as its sentence, and the
+    reasons once (``reason_messages`` repeats them as templates for translation), so that the
+    Summary prints on two pages."""
+    out = {key: value for key, value in breakeven.items() if key != "reason_messages"}
+    if isinstance(out.get("directions"), dict):
+        out["directions"] = {key: _direction_text(d) for key, d in out["directions"].items()}
+    if breakeven.get("reason_messages"):   # the reasons in the workbook's language
+        out["reasons"] = {key: sentences.render(m)
+                          for key, m in breakeven["reason_messages"].items()}
+    return out
+
+
+def _direction_text(d: Any) -> str:
+    """A direction's sentence in the workbook's language (English: the stored text)."""
+    if not isinstance(d, dict):
+        return d
+    if {"cheaper", "when", "other"} <= d.keys():
+        return sentences.render(Direction(d["cheaper"], d["when"], d["other"]).message())
+    return d.get("text", "")
 
 
 def _num_or_dash(x):
@@ -177,6 +236,8 @@ def _write_any(ws, row, column, value, fmt, label: str = "") -> None:
 
 def _summary_charts(workbook, ws, plan: Plan, sheets: dict[str, SheetInfo], row: int) -> None:
     cur = plan.scenario.finance.currency
+    if not sheets:
+        return   # charts draw from the strategy sheets
     cumulative = workbook.add_chart({"type": "line"})
     for name, info in sheets.items():
         c = info.columns["cumulative"]
@@ -191,6 +252,7 @@ def _summary_charts(workbook, ws, plan: Plan, sheets: dict[str, SheetInfo], row:
     cumulative.set_size({"width": 760, "height": 380})
     ws.insert_chart(row, 0, cumulative)
     rec = plan.recommendation
+    rec = rec if rec in sheets else ("optimal" if "optimal" in sheets else next(iter(sheets)))
     info, result = sheets[rec], plan.strategies[rec]
     stacked = workbook.add_chart({"type": "column", "subtype": "stacked"})
     for line, title in LINE_TITLES.items():
@@ -210,110 +272,105 @@ def _summary_charts(workbook, ws, plan: Plan, sheets: dict[str, SheetInfo], row:
     ws.insert_chart(row + 20, 0, stacked)
 
 
-def _load_duration(plan: Plan) -> dict[str, Any]:
-    """The optimizer's load-duration data, or one computed from the plan's demand."""
-    charts = plan.extras.get("charts") or {}
-    if charts.get("load_duration"):
-        return charts["load_duration"]
-    demand = np.sort(plan.context.demand.total)[::-1]
-    n = len(demand)
-    idx = np.unique(np.linspace(0, n - 1, min(n, 400)).round().astype(int))
-    r = plan.strategies[plan.recommendation]
-    s = plan.scenario
-    committed = sum(r.capacity.committed.values()) * s.on_demand.relative_throughput
-    owned = (r.capacity.servers * s.owned.gpus_per_server * s.owned.availability
-             * s.owned.relative_throughput)
-    return {"fraction_of_hours": ((idx + 1) / n).tolist(), "gpus": demand[idx].tolist(),
-            "levels": {"committed": committed, "committed + owned": committed + owned}}
+CHART_ROWS = 21     # a 400-pixel chart spans about 20 rows of the default height
+SECOND_CHART_COL = 7  # the load-duration chart sits right of the screening chart
 
 
-def write_breakeven(workbook, fmt: dict, plan: Plan) -> None:
+def write_breakeven(workbook, fmt: dict, plan: Plan, doc: dict,
+                    label: Optional[PrintLabel] = None) -> None:
+    """Charts and breakeven crossings on top (the print area); the data behind the charts
+    below it, outside the print area."""
     sheet = _(BREAKEVEN)
     ws = add_sheet(workbook, sheet)
     write_text(ws, 0, 0, _("Breakeven: screening curves and load duration"), fmt["title"])
+    ws.merge_range(1, 0, 1, SECOND_CHART_COL + 6, "", fmt["note"])
     write_text(ws, 1, 0, _("Engine results (values): cost per GPU-year of each source against "
                            "the hours a GPU is used per year, and the hourly demand sorted from "
                            "the busiest hour down with the chosen capacities."), fmt["note"])
-    charts = plan.extras.get("charts") or {}
+    charts = doc.get("charts") or {}
     screening = charts.get("screening")
-    row = 3
+    crossings = (screening or {}).get("crossings") or []
+    chart_row = 3
+    table_row = chart_row + CHART_ROWS + 1          # crossings: last part of the print area
+    data_row = table_row + len(crossings) + 4       # the data behind the charts
+    write_text(ws, data_row - 1, 0, _("Data behind the charts (outside the print area)"),
+               fmt["bold"])
     if screening and screening.get("hours_per_year"):
         xs = list(screening["hours_per_year"])
         curves = screening.get("curves", {})
-        write_text(ws, row, 0, _("Hours used per year"), fmt["header"])
+        write_text(ws, data_row, 0, _("Hours used per year"), fmt["header"])
         for j, name in enumerate(curves, start=1):
-            write_text(ws, row, j, _("%(source)s [per GPU-year]", source=source_label(name)),
+            write_text(ws, data_row, j, _("%(source)s [per GPU-year]", source=source_label(name)),
                        fmt["header"])
         for i, x in enumerate(xs):
-            ws.write_number(row + 1 + i, 0, float(x), fmt["hours"])
+            ws.write_number(data_row + 1 + i, 0, float(x), fmt["hours"])
             for j, values in enumerate(curves.values(), start=1):
                 v = values[i]
                 if v is not None and np.isfinite(v):
-                    ws.write_number(row + 1 + i, j, float(v), fmt["money"])
+                    ws.write_number(data_row + 1 + i, j, float(v), fmt["money"])
         chart = workbook.add_chart({"type": "scatter", "subtype": "straight"})
         for j, name in enumerate(curves, start=1):
             chart.add_series({"name": source_label(name),
-                              "categories": [sheet, row + 1, 0, row + len(xs), 0],
-                              "values": [sheet, row + 1, j, row + len(xs), j]})
-        crossings = screening.get("crossings") or []
-        cross_col = len(curves) + 2
+                              "categories": [sheet, data_row + 1, 0, data_row + len(xs), 0],
+                              "values": [sheet, data_row + 1, j, data_row + len(xs), j]})
         if crossings:
             heads = [_("Crossing"), _("Hours per year"), _("Utilization"),
                      _("Cost per GPU-year")]
             for k, h in enumerate(heads):
-                write_text(ws, row, cross_col + k, h, fmt["header"])
+                write_text(ws, table_row, k, h, fmt["header"])
             for i, cr in enumerate(crossings):
-                r_ = row + 1 + i
-                write_text(ws, r_, cross_col, " = ".join(source_label(str(x))
-                                                         for x in cr.get("sources", [])))
+                r_ = table_row + 1 + i
+                write_text(ws, r_, 0, " = ".join(source_label(str(x))
+                                                 for x in cr.get("sources", [])))
                 for k, key in enumerate(("hours_per_year", "utilization", "cost_per_gpu_year"),
                                         start=1):
                     value = cr.get(key)
                     if isinstance(value, (int, float)) and np.isfinite(value):
-                        ws.write_number(r_, cross_col + k, float(value),
+                        ws.write_number(r_, k, float(value),
                                         fmt["percent"] if key == "utilization" else fmt["money"])
             chart.add_series({"name": _("crossings"),
-                              "categories": [sheet, row + 1, cross_col + 1,
-                                             row + len(crossings), cross_col + 1],
-                              "values": [sheet, row + 1, cross_col + 3,
-                                         row + len(crossings), cross_col + 3],
+                              "categories": [sheet, table_row + 1, 1,
+                                             table_row + len(crossings), 1],
+                              "values": [sheet, table_row + 1, 3,
+                                         table_row + len(crossings), 3],
                               "marker": {"type": "diamond", "size": 8},
                               "line": {"none": True}})
         chart.set_title({"name": _("Screening curves: cost per GPU-year")})
         chart.set_x_axis({"name": _("Hours used per year"), "min": 0, "max": 8760})
         chart.set_y_axis({"name": plan.scenario.finance.currency, "num_format": "#,##0"})
         chart.set_size({"width": 760, "height": 400})
-        ws.insert_chart(row, cross_col + 5, chart)
-        row += len(xs) + 3
+        ws.insert_chart(chart_row, 0, chart)
+        ld_col = len(curves) + 2
     else:
-        write_text(ws, row, 0, _("Screening curves: not computed for this plan (no optimizer "
-                                 "results)."), fmt["note"])
-        row += 2
-    ld = _load_duration(plan)
+        write_text(ws, chart_row, 0, _("Screening curves: not computed for this plan (no "
+                                       "optimizer results)."), fmt["note"])
+        ld_col = 0
+    ld = doc["charts"]["load_duration"]
     fractions, gpus = list(ld["fraction_of_hours"]), list(ld["gpus"])
     levels = dict(ld.get("levels") or {})
-    write_text(ws, row, 0, _("Fraction of hours"), fmt["header"])
-    write_text(ws, row, 1, _("Demand [GPUs]"), fmt["header"])
-    for j, name in enumerate(levels, start=2):
-        write_text(ws, row, j, _("%(source)s capacity [GPUs]", source=source_label(name)),
+    write_text(ws, data_row, ld_col, _("Fraction of hours"), fmt["header"])
+    write_text(ws, data_row, ld_col + 1, _("Demand [GPUs]"), fmt["header"])
+    for j, name in enumerate(levels, start=ld_col + 2):
+        write_text(ws, data_row, j, _("%(source)s capacity [GPUs]", source=source_label(name)),
                    fmt["header"])
     for i, (fr, g) in enumerate(zip(fractions, gpus)):
-        ws.write_number(row + 1 + i, 0, float(fr), fmt["percent"])
-        ws.write_number(row + 1 + i, 1, float(g), fmt["hours"])
-        for j, level in enumerate(levels.values(), start=2):
-            ws.write_number(row + 1 + i, j, float(level or 0.0), fmt["hours"])
+        ws.write_number(data_row + 1 + i, ld_col, float(fr), fmt["percent"])
+        ws.write_number(data_row + 1 + i, ld_col + 1, float(g), fmt["hours"])
+        for j, level in enumerate(levels.values(), start=ld_col + 2):
+            ws.write_number(data_row + 1 + i, j, float(level or 0.0), fmt["hours"])
     n = len(fractions)
     chart = workbook.add_chart({"type": "scatter", "subtype": "straight"})
     series = [_("demand")] + [_("%(name)s capacity", name=source_label(k)) for k in levels]
     for j, name in enumerate(series, start=1):
         chart.add_series({"name": name,
-                          "categories": [sheet, row + 1, 0, row + n, 0],
-                          "values": [sheet, row + 1, j, row + n, j]})
+                          "categories": [sheet, data_row + 1, ld_col, data_row + n, ld_col],
+                          "values": [sheet, data_row + 1, ld_col + j, data_row + n,
+                                     ld_col + j]})
     chart.set_title({"name": _("Load duration with the chosen capacities")})
     chart.set_x_axis({"name": _("Fraction of hours"), "min": 0, "max": 1, "num_format": "0%"})
     chart.set_y_axis({"name": _("GPUs")})
     chart.set_size({"width": 760, "height": 400})
-    ws.insert_chart(row, 2 + len(levels) + 1, chart)
-    ws.set_column(0, 12, 16)
-    ws.set_landscape()
-    ws.fit_to_pages(1, 0)
+    ws.insert_chart(chart_row, SECOND_CHART_COL, chart)
+    ws.set_column(0, 13, 16)
+    ws.print_area(0, 0, table_row + max(len(crossings), 1), SECOND_CHART_COL + 6)
+    print_setup(ws, label or PrintLabel(plan.scenario.name), (0, 1))

@@ -3,8 +3,9 @@
 (function () {
   "use strict";
 
+  // the legend sits below the axis title (small charts overlapped them)
   var LAYOUT = {margin: {t: 40, r: 20, b: 50, l: 70}, hovermode: "x unified",
-                legend: {orientation: "h"}, font: {size: 12}};
+                legend: {orientation: "h", y: -0.18, yanchor: "top"}, font: {size: 12}};
 
   // xFormat: dates on the x axis as numbers ("%Y-%m"), never as English month names.
   function layout(title, xTitle, yTitle, extra, xFormat) {
@@ -25,11 +26,17 @@
 
   var BUILDERS = {
     usage: function (d) {
-      return {data: [
+      var traces = [
         {type: "bar", name: t(d, "steady", "steady"), x: d.x, y: d.steady},
-        {type: "bar", name: t(d, "interruptible", "interruptible"), x: d.x, y: d.interruptible}],
-        layout: layout(t(d, "title", "GPU-hours per " + d.per), t(d, "x", d.per),
-                       t(d, "y", "GPU-hours"), {barmode: "stack"},
+        {type: "bar", name: t(d, "interruptible", "interruptible"), x: d.x, y: d.interruptible}];
+      if (d.busy) {   // GPU busy time joined with the usage: allocated bars, busy line
+        traces.push({type: "scatter", mode: "lines", name: t(d, "busy", "busy"), x: d.x,
+                     y: d.busy, connectgaps: false, line: {color: "#222"}});
+      }
+      var title = d.busy ? t(d, "title_busy", "GPU-hours per " + d.per + ": allocated and busy")
+                         : t(d, "title", "GPU-hours per " + d.per);
+      return {data: traces,
+        layout: layout(title, t(d, "x", d.per), t(d, "y", "GPU-hours"), {barmode: "stack"},
                        d.per === "month" ? "%Y-%m" : "%Y-%m-%d")};
     },
     cumulative: function (d) {
@@ -97,12 +104,28 @@
       }
       return {data: [side("saving_low", "low", t(d, "low_value", "low value")),
                      side("saving_high", "high", t(d, "high_value", "high value"))],
-        layout: layout(t(d, "tornado", "PV saving of " + d.uncertainty.judged + " over " +
+        layout: layout(t(d, "tornado", "PV saving of " + d.uncertainty.tornado_judged + " over " +
                          d.uncertainty.tornado_baseline + " by assumption"), saving, "",
                        {barmode: "overlay", hovermode: "closest",
                         margin: {t: 40, r: 20, b: 50, l: 190},
                         shapes: [{type: "line", x0: base, x1: base, y0: 0, y1: 1,
                                   yref: "paper", line: {dash: "dot"}}]})};
+    },
+    compare: function (d) {
+      return {data: d.compare.series.map(function (s) {
+        return {type: "scatter", mode: "lines", name: s.name, x: s.x, y: s.y,
+                line: {dash: s.dash}};
+      }), layout: layout(t(d, "compare", "Cumulative cost of both plans"), t(d, "month", "month"),
+                         t(d, "cost", "cost"), {}, "%Y-%m")};
+    },
+    waterfall: function (d) {
+      var w = d.waterfall;
+      return {data: [{type: "waterfall", x: w.labels, y: w.values, measure: w.measures,
+                      connector: {line: {dash: "dot"}}}],
+        layout: layout(t(d, "waterfall", "What changed the saving of the recommended plan"), "",
+                       t(d, "saving_vs_on_demand", "PV saving vs on demand"),
+                       {hovermode: "closest", showlegend: false,
+                       margin: {t: 40, r: 20, b: 140, l: 80}})};
     },
     histogram: function (d) {
       var h = d.uncertainty.histogram;
@@ -114,16 +137,22 @@
     }
   };
 
+  function draw(el, data) {
+    var figure = BUILDERS[el.dataset.chart](data);
+    // react() redraws in place: the live plan calls it on every edit
+    window.Plotly.react(el, figure.data, figure.layout,
+                        {responsive: true, displaylogo: false});
+  }
+
   function drawCharts() {
     document.querySelectorAll("[data-chart]").forEach(function (el) {
       var source = document.getElementById(el.dataset.source);
       if (!source || !window.Plotly) { return; }
-      var data = JSON.parse(source.textContent);
-      var figure = BUILDERS[el.dataset.chart](data);
-      window.Plotly.newPlot(el, figure.data, figure.layout,
-                            {responsive: true, displaylogo: false});
+      draw(el, JSON.parse(source.textContent));
     });
   }
+
+  window.buyrentCharts = {draw: draw, builders: BUILDERS};
 
   function presetChooser() {
     var select = document.getElementById("preset");
@@ -133,7 +162,8 @@
   }
 
   function busyForms() {
-    document.querySelectorAll("form[data-busy]").forEach(function (form) {
+    // forms with data-progress show the server's phases instead (progress.js)
+    document.querySelectorAll("form[data-busy]:not([data-progress])").forEach(function (form) {
       form.addEventListener("submit", function () {
         var note = document.createElement("p");
         note.className = "busy";

@@ -1,7 +1,7 @@
 """Languages (issue 15): each user's preferred language.
 
-Revision ID: 0003_i18n
-Revises: 0002
+Revision ID: 0005_i18n
+Revises: 0004
 Create Date: 2026-12-01
 
 Additive: one nullable column; NULL means "follow the browser's Accept-Language".
@@ -9,8 +9,8 @@ Additive: one nullable column; NULL means "follow the browser's Accept-Language"
 from alembic import op
 import sqlalchemy as sa
 
-revision = "0003_i18n"
-down_revision = "0002"
+revision = "0005_i18n"
+down_revision = "0004"
 branch_labels = None
 depends_on = None
 

@@ -1,0 +1,209 @@
+"""Capacity a plan holds, month by month: cohorts of servers and of committed GPUs.
+
+A *cohort* is one decision with its own dates: servers bought in a month (online after the lead
+time, sold at the end of their useful life or of the horizon), or GPUs committed under one offer
+from a month for a term. Every strategy is a set of cohorts. The static strategies hold one
+level for the whole horizon (:func:`static_plan`: a chain of generations or renewals); the staged
+plan varies it; contracts and servers held before the plan are cohorts that start before
+month 0. The cost rules (models/costs.py) price any set of cohorts, so they are written once.
+Month indices are 0-based from the plan's first month.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+import numpy as np
+
+from models.scenario import Scenario
+
+
+@dataclass(frozen=True)
+class Capacity:
+    """A static decision: servers and committed GPUs per offer held for the whole horizon."""
+
+    servers: int = 0
+    committed: dict[str, int] = field(default_factory=dict)
+    use_spot: bool = True
+
+    def key(self) -> tuple:
+        """Identity of the decision: zero commitments are the same as none."""
+        return (self.servers, tuple(sorted((k, v) for k, v in self.committed.items() if v)),
+                self.use_spot)
+
+
+@dataclass(frozen=True)
+class ServerCohort:
+    """``count`` servers bought at the start of month ``bought``, taking work from month
+    ``online`` and sold at the end of month ``sold - 1``."""
+
+    count: int
+    bought: int
+    online: int
+    sold: int
+    price: Optional[float] = None    # per server; None: the price book's price at ``bought``
+    install: Optional[float] = None  # per server; None: the scenario's install cost
+
+
+@dataclass(frozen=True)
+class CommitmentCohort:
+    """``gpus`` GPUs committed under offer ``offer`` for ``term`` months from month ``start``."""
+
+    offer: str
+    gpus: int
+    start: int
+    term: int
+    rate: Optional[float] = None      # per GPU-hour ex VAT; None: the offer's rate at signing
+    payment: Optional[str] = None     # none | partial | all; None: the offer's
+
+
+@dataclass(frozen=True)
+class CapacityPlan:
+    """Every cohort of a strategy, and whether interruptible overflow may run on spot."""
+
+    servers: tuple[ServerCohort, ...] = ()
+    commitments: tuple[CommitmentCohort, ...] = ()
+    use_spot: bool = True
+
+    def servers_online(self, months: int) -> np.ndarray:
+        """Servers taking work in each month [servers, (months,)]."""
+        out = np.zeros(months)
+        for c in self.servers:
+            out[max(c.online, 0):max(min(c.sold, months), 0)] += c.count
+        return out
+
+    def committed_gpus(self, months: int) -> np.ndarray:
+        """GPUs under commitment in each month [GPUs, (months,)]."""
+        out = np.zeros(months)
+        for c in self.commitments:
+            out[max(c.start, 0):max(min(c.start + c.term, months), 0)] += c.gpus
+        return out
+
+    def committed_by_offer(self, months: int) -> dict[str, np.ndarray]:
+        out: dict[str, np.ndarray] = {}
+        for c in self.commitments:
+            row = out.setdefault(c.offer, np.zeros(months))
+            row[max(c.start, 0):max(min(c.start + c.term, months), 0)] += c.gpus
+        return out
+
+
+def server_chain(s: Scenario, count: int, horizon: int) -> tuple[ServerCohort, ...]:
+    """``count`` servers from month 0, replaced at the end of each useful life.
+
+    Every generation, like any purchase, takes work after the lead time (the staged plan can
+    order a replacement ahead to avoid the gap).
+    """
+    if count <= 0:
+        return ()
+    o = s.owned
+    life, lead = o.useful_life_months, o.lead_time_months
+    return tuple(ServerCohort(count, start, start + lead, min(start + life, horizon))
+                 for start in range(0, horizon, life))
+
+
+def month_index(month: str, first_month: str) -> int:
+    """Months from the plan's first month to ``month`` (both 'YYYY-MM'); negative before."""
+    return int((np.datetime64(month, "M") - np.datetime64(first_month, "M")).astype(int))
+
+
+def position_plan(s: Scenario, first_month: str, horizon: int, vat: float = 1.0
+                  ) -> CapacityPlan:
+    """What the team holds at the start: owned servers keep their age and retire at the end
+    of their useful life; signed commitments run to their end. Cohorts that ended before the
+    plan are left out."""
+    o = s.owned
+    servers = []
+    for held in s.position.servers:
+        bought = month_index(held.purchased, first_month)
+        sold = min(bought + o.useful_life_months, horizon)
+        if sold > 0:
+            servers.append(ServerCohort(held.count, bought, bought + o.lead_time_months, sold,
+                                        price=held.price, install=held.install_cost))
+    commitments = []
+    for c in s.position.commitments:
+        start = month_index(c.start, first_month)
+        if start + c.term_months > 0:
+            commitments.append(CommitmentCohort(c.id, c.gpus, start, c.term_months,
+                                                rate=c.price_per_gpu_hour / vat,
+                                                payment=c.payment))
+    return CapacityPlan(tuple(servers), tuple(commitments))
+
+
+def combined(*plans: CapacityPlan, use_spot: bool = True) -> CapacityPlan:
+    return CapacityPlan(sum((p.servers for p in plans), ()),
+                        sum((p.commitments for p in plans), ()), use_spot)
+
+
+def commitment_chain(s: Scenario, offer_id: str, gpus: int, horizon: int
+                     ) -> tuple[CommitmentCohort, ...]:
+    """``gpus`` committed from month 0 and renewed at each term end while the horizon lasts."""
+    if gpus <= 0:
+        return ()
+    term = next(o.term_months for o in s.commitments if o.id == offer_id)
+    return tuple(CommitmentCohort(offer_id, gpus, start, term)
+                 for start in range(0, horizon, term))
+
+
+def static_plan(s: Scenario, capacity: Capacity, horizon: int,
+                position: CapacityPlan = CapacityPlan()) -> CapacityPlan:
+    """The cohorts of a static decision, on top of the position."""
+    commitments: tuple[CommitmentCohort, ...] = ()
+    for offer in s.commitments:
+        commitments += commitment_chain(s, offer.id, capacity.committed.get(offer.id, 0),
+                                        horizon)
+    return combined(position, CapacityPlan(server_chain(s, capacity.servers, horizon),
+                                           commitments), use_spot=capacity.use_spot)
+
+
+class ScheduleError(ValueError):
+    """A schedule that cannot be carried out (selling servers not held, a month outside)."""
+
+
+def schedule_plan(s: Scenario, decisions, first_month: str, horizon: int,
+                  position: CapacityPlan = CapacityPlan(), use_spot: bool = True
+                  ) -> CapacityPlan:
+    """The cohorts of a schedule of decisions (models.scenario.Decision) on top of the
+    position: servers bought in a month take work after the lead time and retire at the end
+    of their useful life; sold servers leave at the start of the month of the sale (oldest
+    first unless ``sell_from`` names their purchase months); commitments run their term."""
+    o = s.owned
+    terms = {offer.id: offer.term_months for offer in s.commitments}
+    held: list[list] = [[c.bought, c.online, c.sold, c.count, c.price, c.install]
+                        for c in position.servers]
+    sold_cohorts: list[ServerCohort] = []
+    commitments: list[CommitmentCohort] = []
+    for d in sorted(decisions, key=lambda d: d.month):
+        m = month_index(d.month, first_month)
+        if not 0 <= m < horizon:
+            raise ScheduleError(f"schedule month {d.month} is outside the plan "
+                                f"({first_month} and {horizon} months)")
+        if d.sell_servers:
+            wanted = (dict(d.sell_from) if d.sell_from else None)
+            left = d.sell_servers
+            for cohort in sorted(held, key=lambda h: h[0]):
+                if left <= 0:
+                    break
+                if cohort[2] <= m or cohort[3] <= 0 or cohort[0] >= m:
+                    continue                       # retired already, empty, or not yet bought
+                label = str(np.datetime64(first_month, "M") + cohort[0])
+                take = min(cohort[3], left) if wanted is None else min(
+                    cohort[3], wanted.get(label, 0))
+                if take:
+                    sold_cohorts.append(ServerCohort(take, cohort[0], cohort[1], m,
+                                                     cohort[4], cohort[5]))
+                    cohort[3] -= take
+                    left -= take
+                    if wanted is not None:
+                        wanted[label] -= take
+            if left > 0 or (wanted is not None and any(v > 0 for v in wanted.values())):
+                raise ScheduleError(f"schedule month {d.month}: sells {d.sell_servers} servers "
+                                    "but fewer are held (or not from the months named)")
+        if d.buy_servers:
+            held.append([m, m + o.lead_time_months, min(m + o.useful_life_months, horizon),
+                         d.buy_servers, None, None])
+        for offer_id, gpus in d.commit.items():
+            if gpus:
+                commitments.append(CommitmentCohort(offer_id, gpus, m, terms[offer_id]))
+    servers = tuple(ServerCohort(c[3], c[0], c[1], c[2], c[4], c[5]) for c in held if c[3])
+    return CapacityPlan(servers + tuple(sold_cohorts),
+                        position.commitments + tuple(commitments), use_spot)

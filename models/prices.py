@@ -1,0 +1,180 @@
+"""Prices of a plan month by month, with a draws axis (the price book of the cost kernel).
+
+Everything the cost rules (models/costs.py) need that does not depend on the capacity chosen:
+unit prices per month, discount factors, the price of a server bought in a given month, the
+committed rate of an offer signed in a given month, resale fractions. Arrays have shape
+``(months, n)``: ``n = 1`` for the plan itself, ``n`` draws for the Monte Carlo, which overrides
+some assumptions with one value per draw (``values``, keyed as models/assumptions.py). So the
+plan, the tornado and the Monte Carlo price capacity with the same rules.
+
+The calendar runs past the horizon by ``tail`` months: payments that a plan still owes after its
+last month (commitments under the ``liquidate`` horizon rule, tax paid with a lag) are counted in
+their own month and discounted.
+"""
+from __future__ import annotations
+
+from typing import Mapping, Optional
+
+import numpy as np
+
+from models.assumptions import base_value, offer_discount
+from models.checkpoint import SECONDS_PER_HOUR
+from models.finance import resale_fraction
+from models.profile import PlanCalendar, plan_calendar
+from models.scenario import CommitmentOffer, Scenario
+
+UPFRONT_SHARE = {"none": 0.0, "partial": 0.5, "all": 1.0}
+PRICED = ("on_demand_price", "on_demand_trend", "hardware_trend", "server_price",
+          "electricity_price", "pue", "discount_rate", "resale_value", "spot_discount",
+          "spot_interruptions", "commitment_discount")
+
+
+def tail_months(s: Scenario, first_month: str | None = None) -> int:
+    """Months after the horizon in which a plan can still owe payments [months]: a term
+    signed in the last month, a signed contract of the position, and the tax lag."""
+    tail = 0
+    if s.finance.horizon_end == "liquidate":
+        if s.commitments:
+            tail = max(o.term_months for o in s.commitments) - 1
+        if first_month is not None:
+            start = np.datetime64(first_month, "M")
+            for c in s.position.commitments:
+                end = int((np.datetime64(c.start, "M") - start).astype(int)) + c.term_months
+                tail = max(tail, end - s.finance.horizon_months)
+    return tail + s.finance.tax_payment_lag_months
+
+
+def billing_factor(increment_seconds: float, minimum_seconds: float, session_hours: float
+                   ) -> float:
+    """Billed time per used time of a session [-].
+
+    Notes
+    -----
+    A session of S seconds is billed max(S, minimum) seconds, plus half an increment on
+    average when it outlasts the minimum (its last increment is rounded up).
+    """
+    s = session_hours * SECONDS_PER_HOUR
+    billed = max(s, minimum_seconds) + (increment_seconds / 2.0 if s > minimum_seconds else 0.0)
+    return billed / s
+
+
+def spot_session_hours(s: Scenario, rate_per_instance_hour: float) -> float:
+    """A spot session ends at the mean session length or at an interruption, if sooner [h]."""
+    session = s.on_demand.mean_session_hours
+    if rate_per_instance_hour * session > 1.0:   # written so that a tiny rate cannot overflow
+        session = 1.0 / rate_per_instance_hour
+    return float(session)
+
+
+class PriceBook:
+    """Month-by-month prices of one scenario, for ``n`` draws of its assumptions.
+
+    Attributes are arrays over months ``(months, n)`` or over draws ``(n,)``; ``months`` counts
+    the horizon and the tail. Prices exclude VAT (cloud prices entered with VAT are divided).
+    """
+
+    def __init__(self, s: Scenario, calendar: PlanCalendar,
+                 values: Optional[Mapping[str, np.ndarray]] = None):
+        values = dict(values or {})
+        self.scenario, self.calendar = s, calendar
+        self.horizon = len(calendar.hours)
+        self.tail = tail_months(s, calendar.months[0])
+        long = plan_calendar(calendar.months[0], self.horizon + self.tail)
+        self.hours = long.hours                      # (T,)
+        self.labels = long.months
+        n = max([len(np.atleast_1d(v)) for v in values.values()] + [1])
+        self.n = n
+
+        def v(key: str) -> np.ndarray:
+            if key in values:
+                return np.broadcast_to(np.asarray(values[key], float), (n,))
+            return np.full(n, float(base_value(s, key)))
+
+        self.values = {key: v(key) for key in PRICED}
+        months = self.horizon + self.tail
+        step = np.arange(months, dtype=float)[:, None]          # m - 1 for month m
+        rm = np.expm1(np.log1p(self.values["discount_rate"]) / 12.0)
+        self.end = np.exp(-(step + 1) * np.log1p(rm)[None, :])  # 1/(1+r_m)^m
+        self.start = np.exp(-step * np.log1p(rm)[None, :])      # 1/(1+r_m)^(m-1)
+        terms = s.cloud_terms
+        self.vat = 1.0 + terms.vat_rate if terms.prices_include_vat else 1.0
+        od = s.on_demand
+        self.cloud_trend = np.exp(step / 12.0 * np.log1p(self.values["on_demand_trend"]))
+        od_billing = billing_factor(od.billing_increment_seconds, od.billing_minimum_seconds,
+                                    od.mean_session_hours)
+        spot_billing = self._spot_billing()
+        odp = self.values["on_demand_price"]
+        spot_base = (np.full(n, s.spot.price_per_gpu_hour) if s.spot.price_per_gpu_hour is not None
+                     else odp * (1.0 - self.values["spot_discount"]))
+        self.on_demand = (odp * od_billing / self.vat)[None, :] * self.cloud_trend
+        self.spot = (spot_base * spot_billing / self.vat)[None, :] * self.cloud_trend
+        self.spot_base = spot_base / self.vat        # per GPU-hour, month 1, no billing factor
+        self.od_billing, self.spot_billing = od_billing, spot_billing
+        f = s.finance
+        o = s.owned
+        self.power = (self.values["electricity_price"][None, :]
+                      * np.exp(step * np.log1p(f.power_price_inflation_annual) / 12.0))
+        self.staff_factor = np.exp(step[:, 0] * np.log1p(f.staff_cost_inflation_annual) / 12.0)
+        pue = self.values["pue"][None, :]
+        # energy of one busy owned GPU-hour above idle [currency per own GPU-hour]
+        self.energy_busy = (o.power_kw_max - o.power_kw_idle) / o.gpus_per_server * pue * self.power
+        # per online server-month
+        self.energy_idle = o.power_kw_idle * pue * self.hours[:, None] * self.power
+        self.space = o.power_kw_max * o.space_price_per_kw_month
+        self.staff = o.fte_cost_annual / 12.0 / o.servers_per_fte * self.staff_factor
+        cd = s.cloud_data
+        # data charges per month [currency], split between cloud and owned by costs.data_share
+        self.cloud_storage = cd.storage_tb * 1000 * cd.storage_price_per_gb_month / self.vat
+        self.cloud_egress = cd.egress_tb_per_month * 1000 * cd.egress_price_per_gb / self.vat
+        self.owned_storage = cd.storage_tb * o.storage_price_per_tb_month
+        self.owned_network = cd.egress_tb_per_month * o.network_price_per_tb
+        self.setup_fee = terms.setup_fee / self.vat
+        self.support_minimum = terms.support_minimum_per_month / self.vat
+        self.offers = {offer.id: offer for offer in s.commitments}
+        self.cache: dict = {}   # cohort schedules, shared by every strategy of this book
+
+    def _spot_billing(self) -> np.ndarray:
+        """billing_factor of each draw's spot session (few distinct rates: each computed once)."""
+        rates, inverse = np.unique(self.values["spot_interruptions"], return_inverse=True)
+        od = self.scenario.on_demand
+        each = np.array([billing_factor(od.billing_increment_seconds, od.billing_minimum_seconds,
+                                        spot_session_hours(self.scenario, r)) for r in rates])
+        return each[inverse.ravel()]
+
+    # ---- prices of things bought or signed in a given month -------------------------------
+    def server_price(self, month: int) -> np.ndarray:
+        """Purchase price of a server bought at the start of month index ``month`` [(n,)]."""
+        return self.values["server_price"] * np.exp(
+            month / 12.0 * np.log1p(self.values["hardware_trend"]))
+
+    def resale_fraction(self, age_months: float) -> np.ndarray:
+        """Resale value as a fraction of the purchase price at an age [(n,)].
+
+        The year-end fractions are scaled by the drawn resale multiplier; age 0 stays 1.0.
+        """
+        by_year = self.scenario.owned.resale_fraction_by_year
+        anchor = resale_fraction(age_months, tuple(0.0 for _ in by_year))
+        scaled = resale_fraction(age_months, by_year) - anchor
+        return anchor + scaled * self.values["resale_value"]
+
+    def offer_base(self, offer: CommitmentOffer) -> np.ndarray:
+        """Committed rate of an offer signed in month 1, ex VAT [currency per GPU-hour, (n,)]."""
+        if offer.price_per_gpu_hour is not None:
+            return np.full(self.n, offer.price_per_gpu_hour / self.vat)
+        discount = offer_discount(offer.discount, self.values["commitment_discount"])
+        return self.values["on_demand_price"] * (1.0 - discount) / self.vat
+
+    def offer_rate(self, offer: CommitmentOffer, month: int) -> np.ndarray:
+        """Committed rate fixed at signing in month index ``month`` (follows the on-demand
+        trend) [currency per GPU-hour, (n,)]."""
+        return self.offer_base(offer) * np.exp(
+            month / 12.0 * np.log1p(self.values["on_demand_trend"]))
+
+    @property
+    def months(self) -> int:
+        return self.horizon + self.tail
+
+    def spot_rate_is_finite(self) -> bool:
+        return bool(np.all(np.isfinite(self.spot)))
+
+

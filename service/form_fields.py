@@ -1,0 +1,160 @@
+"""One input of the scenario form, generated from one pydantic field.
+
+The widget comes from the field's annotation (int, float, Literal, bool, tuple, str), the unit,
+bounds, help, source and essential marker from ``models.fields.field_meta``, and how numbers are
+shown (percent, money) from ``service.form_values``.
+"""
+from __future__ import annotations
+
+import types
+import typing
+from dataclasses import dataclass, field
+from typing import Any, Literal, Optional
+
+from werkzeug.datastructures import MultiDict
+
+from models.fields import field_meta
+from service import form_values as fv
+from service.clip import clip
+from service.i18n import N_, gettext as _
+from service.i18n.labels import display_unit
+
+SHOWN_INPUT = 1_000  # characters of a posted value shown again (names allow 200)
+# Values of the schema's Literal fields, as the select boxes show them.
+OPTION_WORDS = {
+    "straight_line": N_("straight-line"), "macrs_5": N_("MACRS 5-year"), "cash": N_("cash"),
+    "loan": N_("loan"), "none": N_("none"), "partial": N_("partial"), "all": N_("all"),
+    "triangular": N_("triangular"), "lognormal": N_("log-normal"),
+    "liquidate": N_("liquidate"), "prorate": N_("prorate"), "allocated": N_("allocated"),
+    "busy": N_("busy"),
+}
+
+
+@dataclass
+class FormField:
+    name: str            # dotted path, also the HTML name: "owned.pue", "commitments.0.id"
+    label: str
+    unit: str = ""       # as shown beside the input: "% per year", "USD per server"
+    help: str = ""
+    source: str = ""
+    bounds: str = ""
+    kind: str = "text"   # widget: text | number | money | select | checkbox | list | pairs
+    display: str = fv.PLAIN  # percent | money | plain (service.form_values)
+    options: tuple = ()
+    optional: bool = False
+    essential: bool = False
+    value: str = ""
+    checked: bool = False
+    default: str = ""    # the default's input text ("" for none)
+    error: str = ""
+    preset: str = ""     # source of a value a preset just filled in
+    attrs: dict = field(default_factory=dict)  # min, max, step, pattern, maxlength
+
+    @property
+    def choices(self) -> list[tuple[str, str]]:
+        """(value, shown text) of a select box's options."""
+        return [(str(o), _(OPTION_WORDS[o]) if o in OPTION_WORDS else str(o))
+                for o in self.options]
+
+    @property
+    def changed(self) -> bool:
+        if self.kind == "checkbox":
+            return self.checked != (self.default == "true")
+        return not fv.same_value(self.value, self.default)
+
+
+def _unwrap(annotation: Any) -> tuple[Any, bool]:
+    """(inner type, optional?) of ``Optional[X]``."""
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType):
+        args = [a for a in typing.get_args(annotation) if a is not type(None)]
+        if len(args) == 1:
+            return args[0], True
+    return annotation, False
+
+
+
+def format_value(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        text = repr(value)
+        return text[:-2] if text.endswith(".0") else text
+    if isinstance(value, (list, tuple)):
+        return ", ".join(format_value(v) for v in value)
+    return str(value)
+
+
+
+def bounds_text(meta: dict, display: str = fv.PLAIN) -> str:
+    parts = []
+    suffix = " %" if display == fv.PERCENT else ""
+    for key, symbol in (("ge", ">="), ("gt", ">"), ("le", "<="), ("lt", "<")):
+        if key in meta:
+            parts.append(f"{symbol} {fv.show_number(meta[key], display)}{suffix}")
+    return ", ".join(parts)
+
+
+
+def input_kind(annotation: Any, display: str) -> tuple[str, tuple]:
+    """(widget, options) from the field's annotation: the type decides, never the unit."""
+    inner, _ = _unwrap(annotation)
+    if typing.get_origin(inner) is Literal:
+        return "select", typing.get_args(inner)
+    if inner is bool:
+        return "checkbox", ()
+    if typing.get_origin(inner) is tuple:
+        return "list", ()
+    if typing.get_origin(inner) is dict:
+        return "pairs", ()
+    if inner is int:
+        return "number", ()
+    if inner is float:
+        return ("money" if display == fv.MONEY else "number"), ()
+    return "text", ()
+
+
+
+def input_attrs(info, meta: dict, kind: str, display: str) -> dict:
+    """HTML attributes that tell the browser (and assistive technology) what fits."""
+    attrs: dict[str, str] = {}
+    inner, _ = _unwrap(info.annotation)
+    if kind == "number":
+        attrs["step"] = "1" if inner is int else "any"
+        for key, attr in (("ge", "min"), ("gt", "min"), ("le", "max"), ("lt", "max")):
+            if key in meta:
+                attrs[attr] = fv.show_number(meta[key], fv.PERCENT if display == fv.PERCENT
+                                             else fv.PLAIN)
+    if kind in ("money", "number", "list"):
+        attrs["inputmode"] = "numeric" if inner is int else "decimal"
+    for item in info.metadata:
+        if getattr(item, "pattern", None) and kind == "text":
+            attrs["pattern"] = item.pattern
+        if getattr(item, "max_length", None) and kind == "text":
+            attrs["maxlength"] = str(item.max_length)
+    return attrs
+
+
+
+def make_field(name: str, info, value: Any, raw: Optional[MultiDict], default: Any = None,
+               currency: str = "USD") -> FormField:
+    meta = field_meta(info)
+    inner, optional = _unwrap(info.annotation)
+    numeric = inner in (int, float) or typing.get_origin(inner) in (tuple, dict)
+    display = meta["kind"] if numeric else fv.PLAIN
+    kind, options = input_kind(info.annotation, display)
+    spec = FormField(name=name, label=_(meta["label"]) or name.rsplit(".", 1)[-1],
+                     unit=display_unit(meta["unit"], display, currency),
+                     help=_(meta["help"]), source=_(meta["source"]),
+                     bounds=bounds_text(meta, display), optional=optional, kind=kind,
+                     display=display, options=options, essential=meta["essential"],
+                     default=fv.show(default, display),
+                     attrs=input_attrs(info, meta, kind, display))
+    if raw is not None:
+        spec.value = clip(raw.get(name, ""), SHOWN_INPUT)   # a re-shown post, bounded
+        spec.checked = raw.get(name) == "true"
+    else:
+        spec.value = fv.show(value, display)
+        spec.checked = value is True
+    return spec

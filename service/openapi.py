@@ -1,0 +1,148 @@
+"""The JSON API's contract: pydantic models of its requests and answers, and the OpenAPI 3.1
+document generated from them (served at ``/api/v1/openapi.json``, no login needed).
+
+The API views validate their bodies with these very models (``PlanRequest``, ``PlanForm``,
+``RevisionRequest``, whose ``scenario`` is the engine's own ``Scenario``), so the document and
+the validation cannot drift apart. spectree reads the models and the Flask routes it decorates
+(``SPEC.validate(...)``, with its own validation left off: the views answer errors in the
+house shape ``{"error": {...}}``) and writes the document; its Swagger pages are not used (they
+load scripts from a CDN, which the Content-Security-Policy forbids).
+"""
+from __future__ import annotations
+
+import copy
+import functools
+from typing import Any, Optional, Union
+
+from pydantic import BaseModel, ConfigDict, Field
+from spectree import Response, SecurityScheme, SecuritySchemeData, SpecTree
+from spectree.models import SecureType
+from spectree.model_adapter.pydantic_adapter import BaseFile
+
+from models.scenario import Scenario
+
+XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+MAX_JSON_ROWS = 200_000
+Cell = Union[float, bool, str, None]   # one CSV cell of a usage row
+
+
+class ErrorDetail(BaseModel):
+    """A field of a request (``field``) or a row / column of a usage file that is wrong."""
+    model_config = ConfigDict(extra="allow")
+    message: str
+    field: Optional[str] = None
+    row: Optional[int] = None
+    column: Optional[str] = None
+
+
+class ErrorInfo(BaseModel):
+    code: str = Field(description="bad_request, unauthorized, forbidden, not_found, conflict, "
+                                  "too_large, unsupported_media_type, invalid_input, ...")
+    message: str
+    details: list[ErrorDetail]
+
+
+class ErrorBody(BaseModel):
+    """Every error answer of the API."""
+    error: ErrorInfo
+
+
+class UsageRow(BaseModel):
+    """One period of usage, the columns of a usage CSV by name (docs/README-ingest.md):
+    ``timestamp`` and ``gpu_hours`` (or ``gpus``), optionally ``workload`` (steady |
+    interruptible) or ``interruptible``, and ``team``."""
+    model_config = ConfigDict(extra="allow", allow_inf_nan=False)
+    __pydantic_extra__: dict[str, Cell]
+    timestamp: str = Field(max_length=64, examples=["2026-02-01T13:00", "2026-02-01", "2026-02"])
+    gpu_hours: Optional[float] = Field(None, ge=0)
+    gpus: Optional[float] = Field(None, ge=0)
+    workload: Optional[str] = Field(None, max_length=20)
+    interruptible: Optional[Union[bool, str]] = None
+    team: Optional[str] = Field(None, max_length=200)
+
+
+DAILY_EXAMPLE = [{"timestamp": f"2026-02-{d:02d}", "gpu_hours": 200.0 + d} for d in range(1, 29)]
+
+
+class PlanRequest(BaseModel):
+    """A plan of usage rows under a scenario (every scenario field has a default)."""
+    model_config = ConfigDict(extra="forbid", json_schema_extra={
+        "examples": [{"scenario": {"finance": {"horizon_months": 12}},
+                      "usage": DAILY_EXAMPLE}]})
+    scenario: Optional[Scenario] = None
+    usage: list[UsageRow] = Field(min_length=1, max_length=MAX_JSON_ROWS)
+
+
+class PlanForm(BaseModel):
+    """A usage file (CSV, XLSX, FOCUS, AWS CUR or Slurm sacct) and a scenario as JSON text."""
+    usage: BaseFile
+    scenario: Optional[str] = Field(None, description="a Scenario as JSON text (default {})")
+    busy: Optional[BaseFile] = Field(None, description="optional GPU busy time (DCGM exporter "
+                                     "text or CSV, nvidia-smi CSV) for the same hours")
+
+
+class RevisionRequest(BaseModel):
+    """A new revision of a stored scenario; it keeps the latest revision's usage file."""
+    model_config = ConfigDict(extra="forbid")
+    scenario: Scenario
+    note: Optional[str] = Field(None, max_length=500)
+
+
+class RevisionOut(BaseModel):
+    scenario_id: int
+    number: int
+    content_hash: str = Field(description="SHA-256 of the assumptions and the usage file")
+    usage_sha256: Optional[str]
+
+
+class RevisionList(BaseModel):
+    revisions: list[RevisionOut]
+
+
+class PlanDocument(BaseModel):
+    """The plan document (design 9.3); the engine adds sections (breakeven, uncertainty,
+    charts, explanation) that are listed here only as further properties."""
+    model_config = ConfigDict(extra="allow")
+    scenario: dict[str, Any]
+    profile: dict[str, Any]
+    months: list[str]
+    strategies: dict[str, dict[str, Any]]
+    savings_vs_on_demand: dict[str, float]
+    recommendation: str
+    waste: dict[str, Any]
+    warnings: list[str]
+
+
+def errors(*statuses: int) -> dict[str, type[BaseModel]]:
+    return {f"HTTP_{status}": ErrorBody for status in statuses}
+
+
+SPEC = SpecTree(
+    "flask", mode="strict", title="buyrent API", version="1",
+    description="Buy-vs-rent plans for GPU compute. Authenticate with "
+                "'Authorization: Bearer <token>' (profile page or 'buyrent users token NAME').",
+    validation_error_status=422, validation_error_model=ErrorBody,
+    security_schemes=[SecurityScheme(name="bearer", data=SecuritySchemeData(
+        type=SecureType.HTTP, scheme="bearer", description="an API token (br_...)"))],
+    security={"bearer": []},
+    # plain model names; nested models (Scenario and its sections) shared by every request
+    naming_strategy=lambda model: model.__name__,
+    nested_naming_strategy=lambda _parent, child: child)
+
+
+@functools.cache
+def _document() -> dict[str, Any]:
+    doc = copy.deepcopy(SPEC.spec)
+    plan = doc["paths"]["/api/v1/plans"]["post"]["responses"]["200"]
+    plan["description"] = ("The plan document, or the Excel plan when the Accept header "
+                           "prefers " + XLSX)
+    plan["content"][XLSX] = {"schema": {"type": "string", "format": "binary"}}
+    return doc
+
+
+def openapi_document() -> dict[str, Any]:
+    """The document (built once per process, within an application context)."""
+    return _document()
+
+
+PLAN_RESPONSES = Response(HTTP_200=PlanDocument, **errors(400, 401, 413, 415, 422))

@@ -21,7 +21,7 @@ def cost_line_label(name: str) -> str:
 
 ROLES = {"analyst": N_("analyst"), "reviewer": N_("reviewer"), "admin": N_("admin")}
 STATUSES = {"approved": N_("approved"), "rejected": N_("rejected"),
-            "unreviewed": N_("unreviewed")}
+            "unreviewed": N_("unreviewed"), "changes requested": N_("changes requested")}
 DECISIONS = {"approve": N_("approved"), "reject": N_("rejected"), "comment": N_("commented")}
 AUDIT_ACTIONS = {
     "login": N_("logged in"), "user.create": N_("user created"),

@@ -9,6 +9,7 @@ catalog knows the exact sentence).
 """
 from __future__ import annotations
 
+import re
 from typing import Any, Iterable, Mapping, Optional, Union
 
 from babel.numbers import format_decimal
@@ -27,6 +28,7 @@ WORDS = {
     "cheaper": N_("cheaper"), "dearer": N_("dearer"),
 }
 
+QUARTER = re.compile(r"(\d{4})-Q([1-4])")   # a quarter as models/schedules.py names it
 MessageLike = Union[Message, Mapping[str, Any]]
 
 
@@ -48,6 +50,10 @@ def format_param(value: Any, locale: Optional[str] = None) -> str:
     if isinstance(value, str) and value in WORDS:
         with using_locale(locale):
             return gettext(WORDS[value])
+    quarter = QUARTER.fullmatch(value) if isinstance(value, str) else None
+    if quarter and locale != DEFAULT:   # models/schedules.quarter: "2027-Q2"
+        with using_locale(locale):
+            return gettext("%(year)s Q%(quarter)s", year=quarter[1], quarter=quarter[2])
     return str(value)
 
 

@@ -195,3 +195,17 @@ def test_ingest_preview_is_korean(name):
             assert translated and re.search("[가-힣]", label), label
     with using_locale("en"):
         assert sentences.warnings(result.warnings, None) == result.warnings
+
+
+def test_schedule_words_and_engine_reasons_in_korean():
+    """The staged plan's schedule sentences name quarters the Korean way; the engine's fixed
+    reasons for a missing staged plan are translated inside the sentence."""
+    buy = Message("Buy {n} servers in {quarter}.", {"n": Number(3), "quarter": "2027-Q2"})
+    assert sentences.render(buy, "ko") == "2027년 2분기에 서버 3대를 구매하세요."
+    assert sentences.render(buy, "en") == "Buy 3 servers in 2027-Q2."
+    why = ("spot costs more than on demand in some month; without spot: spot costs more than "
+           "on demand in some month")
+    korean = sentences.render(Message("No staged plan: {why}.", {"why": why}), "ko")
+    assert korean.startswith("단계별 계획 없음: 어떤 달에는 스팟이") and "spot" not in korean
+    solver = Message("No staged plan: {why}.", {"why": "the staged MILP did not solve: x"})
+    assert "the staged MILP" in sentences.render(solver, "ko")   # the solver's words stay

@@ -22,14 +22,16 @@ def cost_line_label(name: str) -> str:
 ROLES = {"analyst": N_("analyst"), "reviewer": N_("reviewer"), "admin": N_("admin")}
 STATUSES = {"approved": N_("approved"), "rejected": N_("rejected"),
             "unreviewed": N_("unreviewed"), "changes requested": N_("changes requested")}
-DECISIONS = {"approve": N_("approved"), "reject": N_("rejected"), "comment": N_("commented")}
+DECISIONS = {"approve": N_("approved"), "reject": N_("rejected"), "comment": N_("commented"),
+             "changes": N_("changes requested")}
 AUDIT_ACTIONS = {
     "login": N_("logged in"), "user.create": N_("user created"),
     "token.create": N_("API token created"), "token.revoke": N_("API token revoked"),
     "scenario.create": N_("scenario created"), "revision.create": N_("revision saved"),
     "usage.upload": N_("usage file uploaded"), "api.plan": N_("plan computed through the API"),
     "review.approve": N_("revision approved"), "review.reject": N_("revision rejected"),
-    "review.comment": N_("review comment"),
+    "review.comment": N_("review comment"), "review.changes": N_("changes requested"),
+    "download": N_("downloaded"),
 }
 # Notes the service itself writes on revisions (scenarios.py, revisions.py).
 NOTES = {"created": N_("created"), "assumptions edited": N_("assumptions edited"),

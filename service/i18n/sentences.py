@@ -50,11 +50,33 @@ def format_param(value: Any, locale: Optional[str] = None) -> str:
     if isinstance(value, str) and value in WORDS:
         with using_locale(locale):
             return gettext(WORDS[value])
+    if isinstance(value, str) and locale != DEFAULT and value:
+        reason = engine_reason(value, locale)
+        if reason is not None:
+            return reason
     quarter = QUARTER.fullmatch(value) if isinstance(value, str) else None
     if quarter and locale != DEFAULT:   # models/schedules.quarter: "2027-Q2"
         with using_locale(locale):
             return gettext("%(year)s Q%(quarter)s", year=quarter[1], quarter=quarter[2])
     return str(value)
+
+
+# Why the engine found no staged plan (models/staged.py StagedError), passed as {why}.
+ENGINE_REASONS = (
+    N_("a busy owned GPU-hour costs more than cloud overflow in some month: the staged "
+       "optimum cannot be proven"),
+    N_("spot costs more than on demand in some month"),
+)
+WITHOUT_SPOT = "; without spot: "
+
+
+def engine_reason(text: str, locale: str) -> Optional[str]:
+    """A known engine reason (or two joined by "; without spot: ") in ``locale``, else None."""
+    parts = text.split(WITHOUT_SPOT)
+    if not all(part in ENGINE_REASONS for part in parts):
+        return None
+    with using_locale(locale):
+        return gettext("; without spot: ").join(gettext(part) for part in parts)
 
 
 def as_message(item: MessageLike) -> Message:

@@ -51,6 +51,24 @@ RULES = [
                 r"non-negative multiple of block_gpus (?P<block>.*)"),
      N_("proposed.committed_gpus[%(offer)s] = %(gpus)s must be a non-negative multiple of "
         "block_gpus %(block)s")),
+    (re.compile(r"position\.servers: (?P<total>.*) servers in all; at most (?P<limit>.*)"),
+     N_("position.servers: %(total)s servers in all; at most %(limit)s")),
+    (re.compile(r"proposed\.schedule has two decisions for the same month"),
+     N_("proposed.schedule has two decisions for the same month")),
+    (re.compile(r"proposed: give either a schedule or servers and committed_gpus"),
+     N_("proposed: give either a schedule or servers and committed_gpus")),
+    (re.compile(r"proposed\.schedule\[(?P<month>[^]]*)\]\.commit names unknown offer "
+                r"(?P<offer>.*); offers are (?P<ids>.*)"),
+     N_("proposed.schedule[%(month)s].commit names unknown offer %(offer)s; offers are "
+        "%(ids)s")),
+    (re.compile(r"proposed\.schedule\[(?P<month>[^]]*)\]\.commit\[(?P<offer>.*)\] = "
+                r"(?P<gpus>.*) must be a non-negative multiple of block_gpus (?P<block>.*)"),
+     N_("proposed.schedule[%(month)s].commit[%(offer)s] = %(gpus)s must be a non-negative "
+        "multiple of block_gpus %(block)s")),
+    (re.compile(r"proposed\.schedule\[(?P<month>[^]]*)\]: sell_from adds up to "
+                r"(?P<total>.*), sell_servers is (?P<sell>.*)"),
+     N_("proposed.schedule[%(month)s]: sell_from adds up to %(total)s, sell_servers is "
+        "%(sell)s")),
 ]
 
 

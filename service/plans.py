@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import base64
 import json
-from typing import Any
 
 from flask import Blueprint, Response, abort, flash, g, redirect, render_template, request, url_for
 from sqlalchemy import or_, select

@@ -10,7 +10,7 @@ from models.plan import Plan
 from service.i18n import N_, _, sentences
 from service.i18n.charts import source_label
 from service.i18n.labels import strategy_label
-from service.xlsx.cells import add_sheet, sheet_ref, write_text
+from service.xlsx.cells import add_sheet, sheet_ref, strategy_sheet_name, write_text
 from service.xlsx.print_setup import PrintLabel, print_setup
 from service.xlsx.strategy_sheet import LINE_TITLES, SheetInfo
 
@@ -70,7 +70,7 @@ def write_summary(workbook, fmt: dict, plan: Plan, doc: dict, sheets: dict[str, 
     for i, (name, r) in enumerate(shown):
         row = TABLE_ROW + 1 + i
         info = sheets.get(name)
-        write_text(ws, row, 0, info.name if info is not None else strategy_label(name),
+        write_text(ws, row, 0, info.name if info is not None else strategy_sheet_name(name),
                    fmt["bold"] if name == plan.recommendation else None)
         write_text(ws, row, 1, strategy_text(name))
         write_text(ws, row, 9, _("yes") if name == plan.recommendation else "")

@@ -209,3 +209,31 @@ def test_schedule_words_and_engine_reasons_in_korean():
     assert korean.startswith("단계별 계획 없음: 어떤 달에는 스팟이") and "spot" not in korean
     solver = Message("No staged plan: {why}.", {"why": "the staged MILP did not solve: x"})
     assert "the staged MILP" in sentences.render(solver, "ko")   # the solver's words stay
+
+
+def test_korean_workbook_labels_have_no_english_words(sample_plan):
+    """Labels, headers and notes of the Korean workbook read in Korean: what stays English is
+    a proper name, a unit or code, an input value the round trip reads back, or user data."""
+    import openpyxl
+    from service.export_xlsx import plan_xlsx_bytes
+    book = openpyxl.load_workbook(io.BytesIO(plan_xlsx_bytes(sample_plan[1].plan, lang="ko")))
+    allowed = {"GPU", "AWS", "H100", "USD", "US", "PUE", "kW", "kWh", "TB", "GB", "FTE", "ID",
+               "APR", "ISO", "MACRS", "YYYY", "MM", "Excel", "NPV", "P10", "P50", "P90", "PV",
+               "VAT", "UTC", "CSV", "triangular", "lognormal",   # input codes
+               "r_m", "max", "ln",                                # formula notation
+               "Spot", "Advisor",                                 # AWS Spot Advisor
+               "serving", "research"}                             # the sample's teams
+    found = {}
+    for ws in book.worksheets:
+        for row in ws.iter_rows():
+            for c in row:
+                # the Path, Source, Value, Defined-name and Exact-value columns of the
+                # Assumptions sheet are codes, citations and inputs
+                skip = ws.title == "가정" and c.column in (1, 3, 5, 7, 8)
+                if isinstance(c.value, str) and not c.value.startswith("=") and not skip \
+                        and not (ws.title == "요약" and c.coordinate == "B2"):  # scenario name
+                    text = c.value.split("출처:")[0]   # a citation names its source
+                    words = set(re.findall(r"[A-Za-z][A-Za-z0-9_]+", text)) - allowed
+                    if words:
+                        found[f"{ws.title}!{c.coordinate}"] = (sorted(words), c.value[:60])
+    assert found == {}

@@ -20,7 +20,7 @@ from models.finance import monthly_rate
 from models.prices import UPFRONT_SHARE, PriceBook
 from models.profile import plan_calendar
 from models.scenario import LoanFinancing, Scenario
-from service.i18n import N_, _
+from service.i18n import DEFAULT, N_, _, current_locale
 from service.xlsx.cells import add_sheet, col, sheet_ref, write_text, write_value
 
 SHEET = N_("Assumptions")   # sheet name and headers: English here, written through _()
@@ -58,7 +58,19 @@ def defined_name(path: str) -> str:
 def _meta_row(path: str, info, value: Any, section: str, label_prefix: str = "") -> Row:
     meta = field_meta(info)
     return Row(path, label_prefix + (_(meta["label"]) or path), value, _(meta["unit"]),
-               _(meta["source"]), _(meta["help"] or (info.description or "")), section)
+               _(meta["source"]), _help(info, meta), section)
+
+
+def _help(info, meta: dict) -> str:
+    """The help column: the field's help, else its description ("Label [unit]. Source: x.",
+    models/fields.field()), composed again from the translated parts in other languages."""
+    if meta["help"] or not info.description:
+        return _(meta["help"])
+    if current_locale() == DEFAULT or not meta["label"]:
+        return info.description
+    text = f"{_(meta['label'])} [{_(meta['unit'])}]."
+    return text + (" " + _("Source: %(source)s.", source=_(meta["source"]))
+                   if meta["source"] else "")
 
 
 def _walk_model(model: BaseModel, prefix: str, section: str, label_prefix: str = ""
@@ -117,7 +129,8 @@ SECTION_TITLES = {"finance": N_("Finance"), "owned": N_("Owned servers"),
                   "on_demand": N_("On demand"), "commitments": N_("Commitments"),
                   "spot": N_("Spot"), "cloud_data": N_("Cloud data"),
                   "cloud_terms": N_("Cloud terms"), "profile": N_("Profile options"),
-                  "proposed": N_("Proposed capacity"), "uncertainty": N_("Uncertainty")}
+                  "proposed": N_("Proposed capacity"), "uncertainty": N_("Uncertainty"),
+                  "position": N_("What you hold today"), "staging": N_("Staged plan")}
 
 
 def billing_formula(session_hours: str) -> str:

@@ -194,7 +194,11 @@ BREAKEVEN_WORDS = {
     "payback_month_discounted": N_("payback month (discounted)"),
     "on_demand_price": N_("on-demand price at which buying ties"),
     "server_price": N_("server price at which buying ties"), "reasons": N_("why missing"),
+    "utilization_all_in": N_("utilization breakeven, all-in"),
+    "directions": N_("which side is cheaper"), "basis": N_("basis"),
 }
+STRATEGY_KEYS = ("optimal", "proposed", "cloud_only", "buy_for_peak", "staged",
+                 "best_with_servers")
 
 
 def _key_word(key: str) -> str:
@@ -204,8 +208,12 @@ def _key_word(key: str) -> str:
         return key
     if key in BREAKEVEN_WORDS:
         return _(BREAKEVEN_WORDS[key])
-    return strategy_label(key) if key in ("optimal", "proposed", "cloud_only",
-                                          "buy_for_peak") else source_label(key)
+    if key in STRATEGY_KEYS:
+        return strategy_label(key)
+    if "." in key:   # "utilization.spot": a breakeven and what it is against
+        section, _dot, name = key.partition(".")
+        return f"{_key_word(section)} · {_key_word(name)}"
+    return source_label(key)   # a cloud option: on demand, spot, or a commitment offer
 
 
 def _flatten(d: dict, prefix: str = "", shown: str = "") -> list[tuple[str, str, Any]]:

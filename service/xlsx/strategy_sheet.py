@@ -15,11 +15,13 @@ import numpy as np
 
 from models.costs import (COST_LINES, CREDIT_LINES, START_OF_MONTH_LINES, cohort_items,
                           data_share, deductible_by_month, server_columns)
-from models.capacity import Capacity
+from models.capacity import Capacity, CapacityPlan, server_chain
 from models.finance import MACRS_5
 from models.plan import Plan
 from models.strategies import StrategyResult
 from service.xlsx.cells import add_sheet, col, write_text
+from service.xlsx.cohort_block import COHORT_TOTALS, CohortBlock, cohort_sums
+from service.xlsx.cohort_sources import DecisionRef, strategy_cohorts
 
 LINE_TITLES = {
     "capex": "Capex (purchase + install)", "loan_payment": "Loan payments", "energy": "Energy",
@@ -65,22 +67,46 @@ def padded(values, rows: int) -> np.ndarray:
     return out
 
 
+def held(values, rows: int) -> np.ndarray:
+    """A cumulative engine array over the sheet's rows (its last value held after it)."""
+    values = np.asarray(values, float)[:rows]
+    return np.concatenate([values, np.full(rows - len(values), values[-1] if len(values) else 0.0)])
+
+
 def build_columns(plan: Plan, r: StrategyResult, c: Callable[[str, int], str],
-                  params: dict[str, str]) -> list[Column]:
+                  params: dict[str, str], rows: int,
+                  cohorts: Optional[Callable[[str, int], str]] = None,
+                  cohort_values: Optional[dict[str, np.ndarray]] = None) -> list[Column]:
     """The monthly table's columns. ``c(key, row)`` is the address of another column's cell;
-    ``params`` holds absolute addresses of the strategy's figures (servers, uses_cloud, ...).
-    Cached values are the engine's own (models/costs.py), never recomputed here."""
+    ``params`` holds absolute addresses of the strategy's figures (servers, uses_cloud, ...);
+    ``cohorts(key, row)``, when the strategy has cohorts beyond its static chain, sums their
+    monthly column ``key`` (cohort_values: the engine's sums). Cached values are the engine's
+    own (models/costs.py), never recomputed here."""
     ctx, s = plan.context, plan.scenario
     book, L = ctx.book, r.lines
-    rows = len(r.total_by_month)
-    sch = server_columns(book, ctx.capacity_plan(Capacity(1)).servers, rows)  # per server
+    H = ctx.horizon
+    sch = server_columns(book, server_chain(s, 1, H), rows)  # one server of the static chain
     servers, uses = params["servers"], params["uses_cloud"]
+    chain_servers = r.capacity.servers if r.capacity is not None else 0
+    chain_online = padded(CapacityPlan(server_chain(s, chain_servers, H)).servers_online(H),
+                          rows)
+    commits = "+".join(params[f"commit_{i}"] for i in range(1, len(s.commitments) + 1)) or "0"
+
+    def add(key: str, x: int) -> str:
+        """'+' the cohorts' sum of ``key`` in row x, or nothing without cohorts."""
+        return f"+{c('c_' + key, x)}" if cohorts is not None else ""
+    totals = []
+    if cohorts is not None:
+        totals = [Column(f"c_{key}", f"All cohorts: {title}", "cohort", style,
+                         padded(cohort_values[key], rows),
+                         lambda x, key=key: "=" + cohorts(key, x))
+                  for key, title, style in COHORT_TOTALS]
     month_start = np.array([(np.datetime64(mo, "D") - np.datetime64("1899-12-30", "D"))
                             .astype(int) for mo in book.labels[:rows]], dtype=float)
-    start_lines = sum(L[k] for k in START_OF_MONTH_LINES)
+    start_lines = padded(sum(L[k] for k in START_OF_MONTH_LINES), rows)
     m = np.arange(1, rows + 1, dtype=float)
     inside = "finance_horizon_months"
-    ded = deductible_by_month(book, r.plan, L)
+    ded = padded(deductible_by_month(book, r.plan, L), rows)
     cols = [
         Column("m", "Month no.", "volume", "int", m),
         Column("start", "Month start", "volume", "date", month_start),
@@ -99,7 +125,15 @@ def build_columns(plan: Plan, r: StrategyResult, c: Callable[[str, int], str],
                padded(r.on_demand_gpu_hours_by_month, rows)),
         Column("overhead_h", "Overhead [GPU-h]", "volume", "hours",
                padded(r.volumes.overhead, rows)),
-        Column("online", "Servers online", "volume", "number", padded(r.servers_online, rows)),
+        # capacity by month: the static chain and the cohorts (formulas)
+        Column("chain_online", "Servers online, static chain", "schedule", "number",
+               chain_online, lambda x: f"=IF(AND({c('m', x)}<={inside},{c('m', x)}-1>="
+                                       f"{c('svc', x)}),{servers},0)"),
+        Column("online", "Servers online", "schedule", "number", padded(r.servers_online, rows),
+               lambda x: f"={c('chain_online', x)}{add('online', x)}"),
+        Column("committed", "Committed GPUs", "schedule", "number",
+               padded(r.committed_gpus_by_month, rows),
+               lambda x: f"=IF({c('m', x)}<={inside},{commits},0){add('gpus', x)}"),
         # schedule columns: formulas over Assumptions names
         Column("ef", "Discount factor, end of month", "schedule", "fraction",
                book.end[:rows, 0], lambda x: f"=(1+calc_monthly_rate)^-{c('m', x)}"),
@@ -166,27 +200,33 @@ def build_columns(plan: Plan, r: StrategyResult, c: Callable[[str, int], str],
         Column("prepaid", "Prepaid commitments deducted this month", "server", "money",
                padded(cohort_items(book, r.plan).get("prepaid", np.zeros((rows, 1)))[:rows, 0],
                       rows),
-               lambda x: _prepaid_formula(s, params, c, x)),
-    ]
+               lambda x: _prepaid_formula(s, params, c, x) + add("prepaid", x)),
+        Column("taxable_gain", "Taxable gain on sales this month", "server", "money",
+               padded(cohort_items(book, r.plan).get("gains", np.zeros((rows, 1)))[:rows, 0],
+                      rows),
+               lambda x: f"={servers}*MAX({c('srv_gain', x)},0){add('gain', x)}"),
+    ] + totals
     f = {
         "capex": lambda x: f"=IF(AND({c('m', x)}<={inside},{c('age', x)}=0),{servers}*"
                            f"{c('basis', x)}*IF(calc_loan=1,owned_financing_down_payment_"
-                           "fraction,1),0)",
-        "loan_payment": lambda x: f"={servers}*{c('srv_loan', x)}",
+                           f"fraction,1),0){add('capex', x)}",
+        "loan_payment": lambda x: f"={servers}*{c('srv_loan', x)}{add('loan', x)}",
         "energy": lambda x: f"={c('online', x)}*owned_power_kw_idle*owned_pue*{c('hours', x)}*"
                             f"{c('power', x)}+calc_busy_kw_per_gpu*{c('power', x)}*"
                             f"{c('owned_h', x)}",
         "space": lambda x: f"={c('online', x)}*owned_power_kw_max*owned_space_price_per_kw_month",
-        "maintenance": lambda x: f"={c('online', x)}*owned_maintenance_fraction_annual*"
-                                 f"{c('price', x)}/12",
+        "maintenance": lambda x: f"={c('chain_online', x)}*owned_maintenance_fraction_annual*"
+                                 f"{c('price', x)}/12{add('maint', x)}",
         "staff": lambda x: f"={c('online', x)}*owned_fte_cost_annual/12/owned_servers_per_fte*"
                            f"{c('staff_f', x)}",
         "owned_storage": lambda x: f"=IF({c('m', x)}>{inside},0,cloud_data_storage_tb*owned_"
                                    f"storage_price_per_tb_month*{c('share', x)})",
         "owned_network": lambda x: f"=IF({c('m', x)}>{inside},0,cloud_data_egress_tb_per_month"
                                    f"*owned_network_price_per_tb*{c('share', x)})",
-        "commitment_upfront": lambda x: _commitment_formula(s, params, c, x, upfront=True),
-        "commitment": lambda x: _commitment_formula(s, params, c, x, upfront=False),
+        "commitment_upfront": lambda x: _commitment_formula(s, params, c, x, upfront=True)
+        + add("upfront", x),
+        "commitment": lambda x: _commitment_formula(s, params, c, x, upfront=False)
+        + add("monthly", x),
         "spot": lambda x: f"={c('spot_h', x)}*calc_spot_base/calc_vat*{c('trend', x)}*"
                           "calc_spot_rounding",
         "on_demand": lambda x: f"={c('od_h', x)}*on_demand_price_per_gpu_hour/calc_vat*"
@@ -200,34 +240,36 @@ def build_columns(plan: Plan, r: StrategyResult, c: Callable[[str, int], str],
             f"=IF(SUM({c('commitment_upfront', x)}:{c('egress', x)})>0,MAX("
             f"cloud_terms_support_fraction*SUM({c('commitment_upfront', x)}:{c('egress', x)}),"
             "cloud_terms_support_minimum_per_month/calc_vat),0)"),
-        "tax_on_resale": lambda x: _lagged(c, x, f"{servers}*MAX({{}},0)", "srv_gain"),
-        "resale_credit": lambda x: f"={servers}*{c('srv_resale', x)}",
+        "tax_on_resale": lambda x: _lagged(c, x, "{}", "taxable_gain"),
+        "resale_credit": lambda x: f"={servers}*{c('srv_resale', x)}{add('resale', x)}",
         "tax_shield": lambda x: _lagged(c, x, "{}", "deductible"),
     }
     for name in COST_LINES + CREDIT_LINES:
-        cols.append(Column(name, LINE_TITLES[name], "money", "money", L[name], f[name]))
+        cols.append(Column(name, LINE_TITLES[name], "money", "money", padded(L[name], rows),
+                           f[name]))
     first_cost, last_cost = COST_LINES[0], COST_LINES[-1]
     cols += [
         Column("deductible", "Tax-deductible this month (before the lag)", "total", "money",
                ded, lambda x: (f"=SUM({c('energy', x)}:{c('owned_network', x)})+SUM("
                                f"{c('commitment', x)}:{c('cloud_support', x)})+{c('prepaid', x)}"
                                f"+{servers}*({c('srv_interest', x)}+{c('srv_dep', x)}+MAX(-"
-                               f"{c('srv_gain', x)},0))")),
-        Column("total", "Total cost", "total", "money_bold", r.total_by_month,
+                               f"{c('srv_gain', x)},0)){add('interest', x)}{add('dep', x)}"
+                               f"{add('loss', x)}")),
+        Column("total", "Total cost", "total", "money_bold", padded(r.total_by_month, rows),
                lambda x: f"=SUM({c(first_cost, x)}:{c(last_cost, x)})-{c('resale_credit', x)}"
                          f"-{c('tax_shield', x)}"),
-        Column("cumulative", "Cumulative cost", "total", "money", r.cumulative,
+        Column("cumulative", "Cumulative cost", "total", "money", held(r.cumulative, rows),
                lambda x: (f"={c('total', x)}" if x == FIRST + 1
                           else f"={c('cumulative', x - 1)}+{c('total', x)}")),
         Column("start_pay", "Paid at month start", "total", "money", start_lines,
                lambda x: "=" + "+".join(c(k, x) for k in START_OF_MONTH_LINES)),
         Column("end_net", "Paid at month end (net of credits)", "total", "money",
-               r.total_by_month - start_lines,
+               padded(r.total_by_month, rows) - start_lines,
                lambda x: f"={c('total', x)}-{c('start_pay', x)}"),
-        Column("discounted", "Discounted cost", "total", "money", r.discounted_by_month,
+        Column("discounted", "Discounted cost", "total", "money", padded(r.discounted_by_month, rows),
                lambda x: f"={c('end_net', x)}*{c('ef', x)}+{c('start_pay', x)}*{c('sf', x)}"),
         Column("disc_cum", "Discounted cumulative cost", "total", "money",
-               r.discounted_cumulative,
+               held(r.discounted_cumulative, rows),
                lambda x: (f"={c('discounted', x)}" if x == FIRST + 1
                           else f"={c('disc_cum', x - 1)}+{c('discounted', x)}")),
     ]
@@ -332,42 +374,58 @@ def _prepaid_formula(s, params, c, x: int) -> str:
     return "=" + ("+".join(terms) if terms else "0")
 
 
-def write_strategy_sheet(workbook, fmt: dict, plan: Plan, name: str, r: StrategyResult
-                         ) -> SheetInfo:
+def write_strategy_sheet(workbook, fmt: dict, plan: Plan, name: str, r: StrategyResult,
+                         decisions: Optional[list[DecisionRef]] = None) -> SheetInfo:
+    """The strategy's sheet. ``decisions``: the rows of its schedule (Schedule sheet or
+    proposed.schedule), whose cohorts the sheet reads; the sheet then runs to the end of the
+    price book so that an edited decision's payments still have their months."""
     ws = add_sheet(workbook, name)
     s, ctx = plan.scenario, plan.context
+    book, H = ctx.book, ctx.horizon
     cur = s.finance.currency
     months = len(r.total_by_month)   # the horizon and the months after it still paid
+    if decisions is not None:
+        months = max(months, book.months)
     write_text(ws, 0, 0, f"Strategy {name}: monthly cash flows [{cur}]", fmt["title"])
-    # Strategy figures: capacity (engine decisions) and totals (formulas).
+    # Strategy figures: the static chain's capacity (engine decisions) and totals (formulas).
+    static = r.capacity if r.capacity is not None else Capacity(0, {})
     params = {"servers": "$B$3"}
-    write_text(ws, 2, 0, "Servers (engine decision)")
-    ws.write_number(2, 1, r.capacity.servers, fmt["input"])
+    write_text(ws, 2, 0, "Servers, static chain (engine decision)")
+    ws.write_number(2, 1, static.servers, fmt["input"])
     for i, offer in enumerate(s.commitments, start=1):
         write_text(ws, 1 + i, 3, f"Committed GPUs, offer {offer.id}")
-        ws.write_number(1 + i, 4, r.capacity.committed.get(offer.id, 0), fmt["input"])
+        ws.write_number(1 + i, 4, static.committed.get(offer.id, 0), fmt["input"])
         params[f"commit_{i}"] = f"$E${2 + i}"
     params["uses_cloud"] = "$B$4"
+    servers_c, commits_c, notes = strategy_cohorts(book, r, decisions, "{first_start}", months)
+    cohorts = servers_c + commits_c
     cols_index: dict[str, int] = {}
 
     def c(key: str, row: int) -> str:
         return f"{col(cols_index[key])}{row}"
 
     # Column positions first (a dry run with dummy addresses), then the real formulas.
-    for i, column in enumerate(build_columns(plan, r, lambda k, x: "", params), start=1):
+    dummy = (lambda k, x: "") if cohorts else None
+    sums = cohort_sums(cohorts, months) if cohorts else None
+    for i, column in enumerate(build_columns(plan, r, lambda k, x: "", params, months, dummy,
+                                             sums), start=1):
         cols_index[column.key] = i
-    columns_holder = build_columns(plan, r, c, params)
     first, last = FIRST + 1, FIRST + months   # 1-based excel rows of the data
+    first_start = f"${col(cols_index['start'])}${first}"
+    block = CohortBlock(cohorts, first_col=len(cols_index) + 2, table_row=FIRST + months + 3,
+                        first_start=first_start)
+    columns_holder = build_columns(plan, r, c, params, months,
+                                   block.sum if cohorts else None, sums)
 
-    def rng(key: str) -> str:
+    def rng(key: str, rows: int = months) -> str:
         letter = col(cols_index[key])
-        return f"${letter}${first}:${letter}${last}"
+        return f"${letter}${first}:${letter}${first + rows - 1}"
 
     commits = "+".join(params[f"commit_{i}"] for i in range(1, len(s.commitments) + 1)) or "0"
     figures = [
         ("uses_cloud", "Uses cloud capacity (1/0)",
-         f"=IF(OR({commits}>0,SUM({rng('spot_h')})>0,SUM({rng('od_h')})>1E-9),1,0)",
-         1.0 if r.uses_cloud else 0.0, "int"),
+         f"=IF(OR({commits}>0,{block.any_commitment()}SUM({rng('spot_h')})>0,"
+         f"SUM({rng('od_h')})>1E-9),1,0)", 1.0 if r.uses_cloud else 0.0, "int"),
         ("total_cost", "Total cost (nominal)", f"=SUM({rng('total')})", r.total_cost,
          "money_bold"),
         ("pv_cost", "PV cost", f"=SUM({rng('discounted')})", r.pv_cost, "money_bold"),
@@ -399,6 +457,10 @@ def write_strategy_sheet(workbook, fmt: dict, plan: Plan, name: str, r: Strategy
          r.normal_cost_pv, "money"),
         ("failure_pv", "What failures and interruptions add to the PV cost", "=$B$6-$H$5",
          r.failure_cost_pv, "money"),
+        ("servers_max", "Most servers online in a month", f"=MAX({rng('online', H)})",
+         float(r.servers), "int"),
+        ("committed_max", "Most GPUs committed in a month", f"=MAX({rng('committed', H)})",
+         float(r.committed_gpus_by_month.max(initial=0)), "int"),
     ]
     for i, (key, label, formula, value, f_) in enumerate(extra):
         row = 3 + i
@@ -409,13 +471,22 @@ def write_strategy_sheet(workbook, fmt: dict, plan: Plan, name: str, r: Strategy
             ws.write_formula(row, 7, formula, fmt[f_], value)
         cells[key] = f"$H${row + 1}"
     assert cells["normal_pv"] == "$H$5"
-    write_text(ws, 10, 0, "Columns under 'Engine volumes (values)' are the engine's numbers; "
-               "everything else is a formula over the Assumptions sheet and those volumes.",
-               fmt["note"])
+    note = ("Columns under 'Engine volumes (values)' are the engine's numbers; everything else "
+            "is a formula over the Assumptions sheet and those volumes.")
+    if cohorts:
+        note += (" Servers online and committed GPUs add the cohorts listed under the monthly "
+                 "table (their inputs: the Assumptions sheet" + (" and the Schedule sheet"
+                                                                 if name == "staged" else "")
+                 + "); editing one moves the cash lines, while the dispatch (GPU-hours by "
+                 "source, a sorted-demand computation) stays the engine's at export.")
+    write_text(ws, 10, 0, note, fmt["note"])
+    for k, text in enumerate(notes):
+        write_text(ws, 1, 6 * k, text, fmt["note"])
     # Monthly table.
     group_titles = {"volume": "Engine volumes (values)", "schedule": "Schedules (formulas)",
                     "server": "Per owned server (formulas)", "money": "Cost lines (formulas)",
-                    "total": "Totals (formulas)"}
+                    "total": "Totals (formulas)",
+                    "cohort": "All cohorts (formulas: sums of the cohort columns at the right)"}
     hdr = TABLE_HEADER_ROW
     write_text(ws, hdr, 0, "Month", fmt["header"])
     seen = set()
@@ -425,8 +496,8 @@ def write_strategy_sheet(workbook, fmt: dict, plan: Plan, name: str, r: Strategy
             seen.add(column.group)
             write_text(ws, hdr - 1, ci, group_titles[column.group], fmt["group"])
         write_text(ws, hdr, ci, column.header, fmt["header"])
-    for m, label in enumerate(ctx.book.labels[:months]):
-        write_text(ws, FIRST + m, 0, label if m < ctx.horizon else f"{label} (after horizon)")
+    for m, label in enumerate(book.labels[:months]):
+        write_text(ws, FIRST + m, 0, label if m < H else f"{label} (after horizon)")
     for column in columns_holder:
         ci, style = cols_index[column.key], fmt[column.fmt]
         values = column.values
@@ -437,6 +508,8 @@ def write_strategy_sheet(workbook, fmt: dict, plan: Plan, name: str, r: Strategy
             for m in range(months):
                 ws.write_formula(FIRST + m, ci, column.formula(FIRST + m + 1), style,
                                  float(values[m]))
+    if cohorts:
+        block.write(ws, fmt, c, months)
     # Totals row under the table: sums of volumes and money columns.
     total_row = FIRST + months
     write_text(ws, total_row, 0, "Total", fmt["bold"])

@@ -117,7 +117,10 @@ def commitment_cohort(book: PriceBook, label: str, source: str, c: CommitmentCoh
     active[max(c.start, 0):max(min(c.start + c.term, book.horizon, rows), 0)] = c.gpus
     monthly = {"gpus": active, "upfront": c.gpus * sch["upfront"][:rows, 0],
                "monthly": c.gpus * sch["monthly"][:rows, 0],
-               "prepaid": c.gpus * sch["prepaid_deduction"][:rows, 0]}
+               # the engine deducts a prepayment over the term only when it was paid in the
+               # plan (models/costs.cohort_items): a contract's upfront paid before is sunk
+               "prepaid": c.gpus * sch["prepaid_deduction"][:rows, 0] * bool(
+                   sch["upfront"].any())}
     return Cohort("commitment", label, source, formulas, values, monthly)
 
 
@@ -197,5 +200,5 @@ def commit_month_formulas(p: Callable[[str], str], a: str, hours: str) -> dict[s
         "gpus": f"=IF(AND({active},{a}<finance_horizon_months),{gpus},0)",
         "upfront": f"=IF({a}={start},{gpus}*{p('upfront')}*{p('inside')}/{term},0)",
         "monthly": f"=IF({counted},{gpus}*(1-{p('share')})*{p('rate')}*{hours},0)",
-        "prepaid": f"=IF({counted},{gpus}*{p('upfront')}/{term},0)",
+        "prepaid": f"=IF(AND({counted},{start}>=0),{gpus}*{p('upfront')}/{term},0)",
     }

@@ -26,8 +26,7 @@ from models.document import plan_document
 from models.plan import build_context, compute_plan
 from models.profile import UsageProfile
 from models.scenario import Scenario
-from service.export_xlsx import (plan_xlsx_bytes, safe_download_name, sheet_can_express,
-                                 write_plan_xlsx)
+from service.export_xlsx import plan_xlsx_bytes, safe_download_name, write_plan_xlsx
 from service.xlsx.assumptions import defined_name, scenario_rows
 from service.xlsx.libreoffice import recalculate, soffice
 from service.xlsx.strategy_sheet import FIRST, TABLE_HEADER_ROW, LINE_TITLES
@@ -169,9 +168,13 @@ def test_every_formula_equals_engine_after_recalculation(recalculated, name):
         got = [ws.cell(FIRST + 1 + m, cols["Discounted cumulative cost"]).value
                for m in range(len(r.total_by_month))]
         np.testing.assert_allclose(got, r.discounted_cumulative, rtol=REL, atol=ABS)
-    pv = {summary.cell(r, 1).value: summary.cell(r, 5).value for r in range(8, 14)}
+    rows = range(8, 8 + len(plan.strategies))
+    pv = {summary.cell(r, 1).value: summary.cell(r, 5).value for r in rows}
+    servers = {summary.cell(r, 1).value: summary.cell(r, 3).value for r in rows}
+    assert set(pv) == set(plan.strategies)      # every strategy has a sheet the Summary reads
     for name_, r in sheet_strategies(plan).items():
         assert pv[name_] == pytest.approx(r.pv_cost, rel=REL)
+        assert servers[name_] == r.servers
 
 
 @pytest.mark.libreoffice
@@ -185,7 +188,8 @@ def test_changed_assumption_moves_money_as_the_engine_says(recalculated, name, f
     lo = openpyxl.load_workbook(recalculated["out"][f"{name}-changed"], data_only=True)
     moved = 0
     for name_, r in sheet_strategies(plan).items():
-        expected = ctx.evaluate(name_, r.capacity)   # same capacity, new prices
+        # same capacity (a static decision, or the cohorts of a schedule), new prices
+        expected = ctx.evaluate(name_, r.capacity if r.capacity is not None else r.plan)
         ws = lo[name_]
         assert ws["B6"].value == pytest.approx(expected.pv_cost, rel=REL)
         assert ws["B5"].value == pytest.approx(expected.total_cost, rel=REL)
@@ -223,15 +227,16 @@ def h100():
 
 
 def sheet_strategies(plan):
-    """The strategies the workbook has a monthly sheet for."""
-    return {n: r for n, r in plan.strategies.items() if sheet_can_express(plan, r)}
+    """The strategies the workbook has a monthly sheet for: every one."""
+    return dict(plan.strategies)
 
 
 def test_sheets_in_order(h100):
     plan, _, wb = h100
     extra = ["Sensitivity"] if plan.uncertainty is not None else []
-    assert wb.sheetnames == ["Summary", "Assumptions", "Profile", *sheet_strategies(plan),
-                             "Breakeven",
+    strategies = [s for name in plan.strategies
+                  for s in (["Schedule", name] if name == "staged" else [name])]
+    assert wb.sheetnames == ["Summary", "Assumptions", "Profile", *strategies, "Breakeven",
                              *extra]
 
 
@@ -271,7 +276,7 @@ def test_money_columns_are_formulas_and_volumes_are_values(h100):
             if header in MONEY_HEADERS:
                 assert cell.data_type == "f", (name, header)
             if header in ("Hours in month", "Owned [GPU-h]", "On demand [GPU-h]",
-                          "Overhead [GPU-h]", "Servers online"):
+                          "Overhead [GPU-h]"):
                 assert cell.data_type == "n", (name, header)
         assert ws.freeze_panes == f"B{FIRST + 1}"
         assert ws.page_setup.orientation == "landscape"
@@ -397,13 +402,13 @@ def test_cli_writes_the_workbook(tmp_path):
 
 ALLOWED_FUNCTIONS = {"IF", "SUM", "MIN", "MAX", "INT", "MOD", "AND", "OR", "PMT", "FV", "NPV",
                      "SUMPRODUCT", "CHOOSE", "INDEX", "COUNT", "ISBLANK", "DATE", "YEAR",
-                     "MONTH"}
+                     "MONTH", "SUMIF", "VALUE", "LEFT", "MID"}
 
 
 def test_formulas_use_only_classic_functions():
     """service.xlsx.cells.PlanWorksheet skips XlsxWriter's _xlfn. prefixing: that is only
     right while no formula calls a function introduced after Excel 2007."""
-    for name in ("loan_tax_replacement", "W2"):
+    for name in ("loan_tax_replacement", "W2", "schedule_loan_tax"):
         data = plan_xlsx_bytes(case_plan(name))
         with zipfile.ZipFile(io.BytesIO(data)) as z:
             xml = "".join(z.read(n).decode() for n in z.namelist()

@@ -68,7 +68,8 @@ SCHEDULE_LOAN_TAX = {
     **LOAN_TAX_REPLACEMENT,
     "name": "Schedule + position + loan + MACRS + prorate",
     "finance": {**LOAN_TAX_REPLACEMENT["finance"], "horizon_end": "prorate",
-                "start_month": "2027-01"},
+                "start_month": "2027-01", "horizon_months": 40},
+    "staging": {"decision_interval_months": 6},   # keeps the staged MILP of this case short
     "position": {"servers": [{"count": 3, "purchased": "2026-03", "price": 250000,
                               "install_cost": 10000},
                              {"count": 2, "purchased": "2024-11", "price": 200000}],

@@ -24,6 +24,7 @@ bp = Blueprint("plans", __name__)
 XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 STRATEGY_LABELS = {"on_demand": "All on demand", "cloud_only": "Cloud only (best mix)",
                    "buy_for_peak": "Buy for peak", "optimal": "Optimal mix",
+                   "staged": "Staged plan",
                    "proposed": "Proposed", "best_with_servers": "Best plan with servers",
                    "spot": "Spot"}
 
@@ -87,12 +88,14 @@ def show(scenario_id: int, number: int):
         abort(404)
     from service.chart_text import chart_texts
     from service.review_flow import DONE, assumption_choices
+    from service.schedule_view import page_sections
     choices = assumption_choices(revision)
     return render_template(
         "plans/show.html", scenario=scenario, revision=revision, doc=doc, charts=charts,
         error=error, strategy=strategy, payback=payback(doc) if doc else {},
         recommendation=recommendation_text(doc) if doc else "",
         texts=chart_texts(charts, doc) if doc else {},
+        schedule=page_sections(doc, charts),
         latest=scenario.latest, editable=can_edit(g.user, scenario),
         may_review=can_review(g.user, revision), approved=approved_revisions(scenario),
         assumptions=choices, assumption_labels=dict(choices), done_words=DONE)

@@ -90,8 +90,10 @@ def show(scenario_id: int, number: int):
     from service.review_flow import DONE, assumption_choices
     from service.schedule_view import page_sections
     choices = assumption_choices(revision)
+    # the schedule timelines go in their own JSON blocks (templates/plans/_schedule.html)
+    page_charts = {k: v for k, v in charts.items() if k != "schedules"} if charts else charts
     return render_template(
-        "plans/show.html", scenario=scenario, revision=revision, doc=doc, charts=charts,
+        "plans/show.html", scenario=scenario, revision=revision, doc=doc, charts=page_charts,
         error=error, strategy=strategy, payback=payback(doc) if doc else {},
         recommendation=recommendation_text(doc) if doc else "",
         texts=chart_texts(charts, doc) if doc else {},

@@ -6,6 +6,7 @@ parallel workers never collide and teardown has no thread to race.
 """
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 
@@ -80,6 +81,14 @@ def test_growth_plan_shows_the_schedule_and_a_row_added_with_the_button_is_saved
         "Staged plan is the cheapest")
     shot(page, "schedule-01-plan")
     assert axe_violations(page) == []
+    from pypdf import PdfReader
+    for paper in ("A4", "Letter"):                        # the print stays within 4 pages
+        pdf = PdfReader(io.BytesIO(page.pdf(format=paper, print_background=True)))
+        text = " ".join(p.extract_text() for p in pdf.pages)
+        assert 1 <= len(pdf.pages) <= 4, (paper, len(pdf.pages))
+        for expected in ("Schedule", "What you hold today", "Purchase orders",
+                         "Capacity by month", "Compare schedules", "Buy 1 server now."):
+            assert expected in text, (paper, expected)
 
     page.goto(server + "/scenarios/1/edit")
     page.click("#advanced > summary")

@@ -219,8 +219,16 @@ def comparison_sentence(rows: list[CompareRow], doc: dict) -> str:
         parts.append(f"{money(other.difference)} {currency} ({share:.1%}) less than "
                      f"{other.label}" if other.difference > 0.005 else
                      f"the same as {other.label}")
-    return (f"{best.label} is the cheapest of these schedules at a PV cost of "
+    text = (f"{best.label} is the cheapest of these schedules at a PV cost of "
             f"{money(best.pv_cost)} {currency}: " + "; ".join(parts) + ".")
+    budget = doc["scenario"].get("staging", {}).get("capital_budget_per_year")
+    if budget is not None:
+        for r in rows:
+            over = [y for y, v in sorted(r.capex.items()) if v > budget * (1 + 1e-9) + 1e-6]
+            if over:
+                text += (f" {r.label} spends more than the yearly budget of {money(budget)} "
+                         f"{currency} in {', '.join(over)}.")
+    return text
 
 
 def page_sections(doc: Optional[dict], charts: Optional[dict]) -> dict[str, Any]:

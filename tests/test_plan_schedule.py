@@ -195,6 +195,21 @@ def test_compare_schedules_staged_proposed_and_best_static(growth):
     assert sentence.startswith("Staged plan is the cheapest")
     assert money(pv["proposed"] - pv["staged"]) in sentence
     assert money(pv[static] - pv["staged"]) in sentence
+    # the best static plan buys its 13 servers at once: over the sample's yearly budget
+    budget = doc["scenario"]["staging"]["capital_budget_per_year"]
+    over = [y for y, v in sorted(capex_of(doc, static).items()) if v > budget]
+    assert over == ["2027"]
+    assert (f"Optimal mix (best static) spends more than the yearly budget of {money(budget)} "
+            "USD in 2027.") in sentence
+    assert "Staged plan spends more" not in sentence
+
+
+def capex_of(doc: dict, name: str) -> dict[str, float]:
+    out: dict[str, float] = {}
+    for row in doc["strategies"][name]["monthly"]:
+        out[row["month"][:4]] = (out.get(row["month"][:4], 0.0) + row["capex"]
+                                 + row["commitment_upfront"])
+    return out
 
 
 def test_plan_without_position_or_proposed_schedule_has_no_held_table(login):

@@ -320,3 +320,22 @@ def test_a_reviewer_cannot_attach_commitments(growth):
     value = json.dumps({"id": "x", "gpus": 8, "start": "2026-01", "term_months": 12,
                         "price_per_gpu_hour": 1.0, "payment": "none", "currency": "USD"})
     assert rita.post("/scenarios/1/commitments", {"attach": [value]}).status_code in (403, 404)
+
+
+def test_an_upfront_payment_shared_by_two_signatures_is_shown_once():
+    """Two offers paid upfront, signed in the same month: the document's orders carry the
+    month's whole upfront each; the page shows it once, for both."""
+    from service.schedule_view import order_rows
+    strategy = {"purchase_orders": [
+        {"month": "2027-01", "action": "sign", "what": "1y", "quantity": 8, "term_months": 12,
+         "payment": "all", "cash": 805666.7},
+        {"month": "2027-01", "action": "sign", "what": "3y", "quantity": 8, "term_months": 36,
+         "payment": "all", "cash": 805666.7},
+        {"month": "2028-01", "action": "sign", "what": "1y", "quantity": 8, "term_months": 12,
+         "payment": "all", "cash": 400000.0}]}
+    rows = order_rows(strategy, {"1y": 12, "3y": 36}, "USD")
+    assert [r.amount for r in rows] == [805666.7, None, 400000.0]
+    assert rows[0].paid.startswith("805,667 USD at signing for the 2 commitments signed in "
+                                   "2027-01 together")
+    assert rows[1].paid.startswith("upfront paid with the first commitment of 2027-01")
+    assert rows[2].paid == "all at signing, 2028-01"

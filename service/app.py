@@ -102,6 +102,8 @@ def create_app(test_config: Optional[Mapping[str, Any]] = None) -> Flask:
     app.register_blueprint(plans.bp)
     app.register_blueprint(api.bp)
     csrf.exempt(api.bp)  # bearer tokens, no cookies: CSRF cannot apply
+    from service.contracts_attach import choice_value
+    app.jinja_env.filters["commitment_choice"] = choice_value
 
     from service.auth import login_required
 

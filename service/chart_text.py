@@ -166,3 +166,39 @@ def chart_texts(charts: dict, doc: dict) -> dict[str, Any]:
         if text is not None:
             out[key] = text
     return out
+
+
+def timeline(t: dict, name: str) -> ChartText:
+    """The capacity timeline of a schedule: a sentence and the figures of every 12th month."""
+    months = t["months"]
+    committed = [sum(c["gpus"][i] for c in t["cohorts"]) for i in range(len(months))]
+    peak = t["demand"]["peak"]
+    q = f"P{t['quantile'] * 100:.0f}"
+    most = max(range(len(months)), key=lambda i: committed[i]) if months else 0
+    text = (f"Capacity of {label(name)} by month, {months[0]} to {months[-1]}, in GPUs: owned "
+            f"servers online from {t['servers'][0]:,.0f} to {max(t['servers']):,.0f} at most "
+            f"({t['owned'][0]:,.1f} to {max(t['owned']):,.1f} GPUs), "
+            f"{len(t['cohorts'])} commitment cohorts adding up to {committed[most]:,.1f} GPUs "
+            f"at most ({months[most]}); the busiest hour of a month rises from "
+            f"{peak[0]:,.1f} to {max(peak):,.1f} GPUs.")
+    rows = [[months[i], f"{t['servers'][i]:,.0f}", f"{t['owned'][i]:,.1f}",
+             f"{committed[i]:,.1f}", f"{t['spot'][i]:,.1f}", f"{t['on_demand'][i]:,.1f}",
+             f"{t['demand']['mean'][i]:,.1f}", f"{t['demand']['p90'][i]:,.1f}",
+             f"{peak[i]:,.1f}"] for i in _yearly(months)]
+    return ChartText(text, ["Month", "Servers online", "Owned GPUs", "Committed GPUs",
+                            "Spot GPUs (average)", "On-demand GPUs (average)",
+                            "Demand average", f"Demand {q}", "Demand peak"], rows)
+
+
+def cash_budget(years: list, currency: str, budget: Optional[float]) -> ChartText:
+    """Purchases and upfront payments by calendar year against the yearly budget."""
+    top = max(years, key=lambda y: y.amount)
+    text = (f"Purchases and upfront payments by calendar year; the most is {money(top.amount)} "
+            f"{currency} in {top.year}")
+    if budget is not None:
+        over = [y.year for y in years if not y.within]
+        text += (f"; the yearly budget is {money(budget)} {currency}, "
+                 + (f"exceeded in {', '.join(over)}." if over else "never exceeded."))
+    else:
+        text += "; no yearly budget is set."
+    return ChartText(text, [], [])

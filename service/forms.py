@@ -97,6 +97,15 @@ class RowTable:
     title: str
     help: str
     rows: list[FormRow] = field(default_factory=list)
+    # a blank row with the index ROW_SLOT, for the "add row" button (static/js/rows.js)
+    template: Optional[FormRow] = None
+
+    @property
+    def max_rows(self) -> int:
+        return table_limit(self.spec)
+
+
+ROW_SLOT = "__row__"   # stands for a row index in the template row; never posted
 
 
 @dataclass
@@ -184,22 +193,30 @@ def build_table(spec: TableSpec, values: Optional[list], raw: Optional[MultiDict
     for i in range(count):
         row_values = values[i] if i < len(values) else blank_row(spec)
         base = defaults[i] if i < len(defaults) else blank_row(spec)
-        fields = [make_field(f"{spec.path}.{i}.{k}", sub, row_values.get(k), raw,
-                             base.get(k), currency)
-                  for k, sub in spec.model.model_fields.items()]
-        key = next(f for f in fields if f.name.endswith(f".{spec.key_field}")).value.strip()
-        for f in fields:
-            # a row's essential input names its row; a blank row has none yet
-            f.essential = f.essential and bool(key) and not f.name.endswith(
-                f".{spec.key_field}")
-            if f.essential and spec.essential_label:
-                f.label = f"{f.label} ({_(spec.essential_label, key=key)})"
-        fields.append(FormField(f"{spec.path}.{i}.remove", _(spec.remove_label),
-                                kind="checkbox",
-                                checked=raw is not None and
-                                raw.get(f"{spec.path}.{i}.remove") == "true"))
+        fields, key = row_fields(spec, str(i), row_values, base, raw, currency)
         table.rows.append(FormRow(i, fields, blank=not key))
+    blank = blank_row(spec)
+    table.template = FormRow(-1, row_fields(spec, ROW_SLOT, blank, blank, None, currency)[0],
+                             blank=True)
     return table
+
+
+def row_fields(spec: TableSpec, index: str, row_values: dict, base: dict,
+               raw: Optional[MultiDict], currency: str) -> tuple[list[FormField], str]:
+    """The inputs of one row (named ``{path}.{index}.{key}``) and the row's key value."""
+    fields = [make_field(f"{spec.path}.{index}.{k}", sub, row_values.get(k), raw,
+                         base.get(k), currency)
+              for k, sub in spec.model.model_fields.items()]
+    key = next(f for f in fields if f.name.endswith(f".{spec.key_field}")).value.strip()
+    for f in fields:
+        # a row's essential input names its row; a blank row has none yet
+        f.essential = f.essential and bool(key) and not f.name.endswith(f".{spec.key_field}")
+        if f.essential and spec.essential_label:
+            f.label = f"{f.label} ({_(spec.essential_label, key=key)})"
+    fields.append(FormField(f"{spec.path}.{index}.remove", _(spec.remove_label), kind="checkbox",
+                            checked=raw is not None and
+                            raw.get(f"{spec.path}.{index}.remove") == "true"))
+    return fields, key
 
 
 def build_form(data: dict, raw: Optional[MultiDict] = None,

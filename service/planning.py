@@ -26,6 +26,7 @@ from models.scenario import Scenario
 from models.strategies import PlanError
 from service.db import PlanRecord, Revision, UsageFile, write_session
 from service.export_xlsx import plan_xlsx_bytes
+from service.schedule_charts import schedule_charts
 from service.xlsx.print_setup import PrintLabel
 from service.i18n import DEFAULT, _, normalize
 from service.ingest import IngestError, read_usage
@@ -173,6 +174,7 @@ def chart_data(plan: Plan, doc: dict[str, Any]) -> dict[str, Any]:
         "load_duration": doc["charts"]["load_duration"],
         "screening": doc["charts"]["screening"],
         "uncertainty": uncertainty_chart(doc),
+        "schedules": schedule_charts(plan),
     }
 
 

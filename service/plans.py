@@ -73,15 +73,20 @@ def show(scenario_id: int, number: int):
         abort(404)
     from service.chart_text import chart_texts
     from service.review_flow import DONE, assumption_choices
+    from service.schedule_view import page_sections
     choices = assumption_choices(revision)
+    # the schedule timelines go in their own JSON blocks (templates/plans/_schedule.html)
+    page_charts = {k: v for k, v in charts.items() if k != "schedules"} if charts else charts
     return render_template(
         "plans/show.html", scenario=scenario, revision=revision, doc=doc,
-        charts=plan_chart_text(charts, doc["scenario"]["finance"]["currency"]) if doc else None,
+        charts=plan_chart_text(page_charts, doc["scenario"]["finance"]["currency"])
+        if doc else None,
         error=error, strategy=strategy, payback=payback(doc) if doc else {},
         payback_text=payback_text, recommendation=recommendation_text(doc) if doc else "",
         recommendation_translated=sentences.explanation_translated(doc) if doc else True,
         warnings=sentences.document_warnings(doc) if doc else [],
         texts=chart_texts(charts, doc) if doc else {},
+        schedule=page_sections(doc, charts),
         latest=scenario.latest, editable=can_edit(g.user, scenario),
         may_review=can_review(g.user, revision), approved=approved_revisions(scenario),
         assumptions=choices, assumption_labels=dict(choices), done_words=DONE)

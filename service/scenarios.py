@@ -162,13 +162,16 @@ def upload(scenario_id: int):
         report("reading")
         ingested = read_upload(data, filename)
         if isinstance(ingested, ContractResult):
-            # commitments, not usage: shown; attaching them waits for position (issue 14)
+            # commitments, not usage: shown, and attachable to the position
+            # (service/contracts_attach.py)
             report("done")
             if wants_json():
                 return jsonify({"result_html": render_template(
-                    "scenarios/_contracts.html", filename=filename, result=ingested)})
+                    "scenarios/_contracts.html", scenario=scenario, filename=filename,
+                    result=ingested, currency=scenario_currency(scenario))})
             return render_template("scenarios/contracts.html", scenario=scenario,
-                                   filename=filename, result=ingested)
+                                   filename=filename, result=ingested,
+                                   currency=scenario_currency(scenario))
         check_plan(Scenario.model_validate_json(scenario.latest.assumptions),
                    UsageFile(data=data, filename=filename), report)
     except (IngestError, ProfileError, PlanningError) as exc:
@@ -182,6 +185,10 @@ def upload(scenario_id: int):
         return jsonify({"location": url_for("scenarios.usage_preview", scenario_id=scenario.id,
                                             file_id=stored.id)})
     return preview_page(scenario, stored, ingested)
+
+
+def scenario_currency(scenario: ScenarioRecord) -> str:
+    return Scenario.model_validate_json(scenario.latest.assumptions).finance.currency
 
 
 def wants_json() -> bool:
@@ -282,3 +289,4 @@ def import_workbook(scenario_id: int):
 
 from service import compare as compare_routes  # noqa: E402,F401  (more routes on this bp)
 from service import scenario_live  # noqa: E402,F401
+from service import contracts_attach  # noqa: E402,F401  (attach commitments to a position)

@@ -127,6 +127,43 @@
                        {hovermode: "closest", showlegend: false,
                        margin: {t: 40, r: 20, b: 140, l: 80}})};
     },
+    timeline: function (d) {
+      // capacity of a schedule by month: owned, each commitment cohort, spot and on demand
+      // stacked, against the month's demand (peak hour, P90 hour, average)
+      var t = d.timeline, traces = [];
+      function stack(name, y, extra) {
+        traces.push(Object.assign({type: "scatter", mode: "lines", stackgroup: "capacity",
+          name: name, x: t.months, y: y, line: {width: 0.5}}, extra || {}));
+      }
+      stack("owned servers", t.owned);
+      t.cohorts.forEach(function (c) {
+        stack((c.held ? "" : "committed ") + c.name, c.gpus,
+              c.held ? {fillpattern: {shape: "/"}} : {});
+      });
+      stack("spot (average)", t.spot);
+      stack("on demand (average)", t.on_demand);
+      var q = "P" + Math.round(t.quantile * 100);
+      [["demand peak", t.demand.peak, "solid"], ["demand " + q, t.demand.p90, "dash"],
+       ["demand average", t.demand.mean, "dot"]].forEach(function (line) {
+        traces.push({type: "scatter", mode: "lines", name: line[0], x: t.months, y: line[1],
+                     line: {color: "#222", dash: line[2], width: 1.5}});
+      });
+      return {data: traces, layout: layout("Capacity by month: " + d.cash.strategy, "month",
+                                           "GPUs")};
+    },
+    cash_budget: function (d) {
+      var c = d.cash;
+      var traces = [{type: "bar", name: "purchases and upfront payments", x: c.years,
+                     y: c.amounts}];
+      if (c.budget !== null) {
+        traces.push({type: "scatter", mode: "lines", name: "yearly budget", x: c.years,
+                     y: c.years.map(function () { return c.budget; }),
+                     line: {dash: "dash", color: "#b71c1c"}});
+      }
+      return {data: traces, layout: layout("Cash by year: " + c.strategy, "year",
+                                           c.currency, {xaxis: {type: "category",
+                                           title: {text: "year"}}})};
+    },
     histogram: function (d) {
       var h = d.uncertainty.histogram;
       var mids = h.counts.map(function (_, i) { return (h.edges[i] + h.edges[i + 1]) / 2; });

@@ -175,30 +175,38 @@ def timeline(t: dict, name: str) -> ChartText:
     peak = t["demand"]["peak"]
     q = f"P{t['quantile'] * 100:.0f}"
     most = max(range(len(months)), key=lambda i: committed[i]) if months else 0
-    text = (f"Capacity of {label(name)} by month, {months[0]} to {months[-1]}, in GPUs: owned "
-            f"servers online from {t['servers'][0]:,.0f} to {max(t['servers']):,.0f} at most "
-            f"({t['owned'][0]:,.1f} to {max(t['owned']):,.1f} GPUs), "
-            f"{len(t['cohorts'])} commitment cohorts adding up to {committed[most]:,.1f} GPUs "
-            f"at most ({months[most]}); the busiest hour of a month rises from "
-            f"{peak[0]:,.1f} to {max(peak):,.1f} GPUs.")
-    rows = [[months[i], f"{t['servers'][i]:,.0f}", f"{t['owned'][i]:,.1f}",
-             f"{committed[i]:,.1f}", f"{t['spot'][i]:,.1f}", f"{t['on_demand'][i]:,.1f}",
-             f"{t['demand']['mean'][i]:,.1f}", f"{t['demand']['p90'][i]:,.1f}",
-             f"{peak[i]:,.1f}"] for i in _yearly(months)]
-    return ChartText(text, ["Month", "Servers online", "Owned GPUs", "Committed GPUs",
-                            "Spot GPUs (average)", "On-demand GPUs (average)",
-                            "Demand average", f"Demand {q}", "Demand peak"], rows)
+    text = _("Capacity of %(strategy)s by month, %(first)s to %(last)s, in GPUs: owned servers "
+             "online from %(servers_first)s to %(servers_most)s at most (%(owned_first)s to "
+             "%(owned_most)s GPUs), %(cohorts)s commitment cohorts adding up to "
+             "%(committed)s GPUs at most (%(committed_month)s); the busiest hour of a month "
+             "rises from %(peak_first)s to %(peak_most)s GPUs.",
+             strategy=label(name), first=months[0], last=months[-1],
+             servers_first=number(t["servers"][0], 0), servers_most=number(max(t["servers"]), 0),
+             owned_first=number(t["owned"][0]), owned_most=number(max(t["owned"])),
+             cohorts=len(t["cohorts"]), committed=number(committed[most]),
+             committed_month=months[most], peak_first=number(peak[0]),
+             peak_most=number(max(peak)))
+    rows = [[months[i], number(t["servers"][i], 0), number(t["owned"][i]),
+             number(committed[i]), number(t["spot"][i]), number(t["on_demand"][i]),
+             number(t["demand"]["mean"][i]), number(t["demand"]["p90"][i]),
+             number(peak[i])] for i in _yearly(months)]
+    return ChartText(text, [_("Month"), _("Servers online"), _("Owned GPUs"),
+                            _("Committed GPUs"), _("Spot GPUs (average)"),
+                            _("On-demand GPUs (average)"), _("Demand average"),
+                            _("Demand %(quantile)s", quantile=q), _("Demand peak")], rows)
 
 
 def cash_budget(years: list, currency: str, budget: Optional[float]) -> ChartText:
     """Purchases and upfront payments by calendar year against the yearly budget."""
     top = max(years, key=lambda y: y.amount)
-    text = (f"Purchases and upfront payments by calendar year; the most is {money(top.amount)} "
-            f"{currency} in {top.year}")
+    text = _("Purchases and upfront payments by calendar year; the most is %(amount)s in "
+             "%(year)s", amount=money(top.amount, currency), year=top.year)
     if budget is not None:
         over = [y.year for y in years if not y.within]
-        text += (f"; the yearly budget is {money(budget)} {currency}, "
-                 + (f"exceeded in {', '.join(over)}." if over else "never exceeded."))
+        text += (_("; the yearly budget is %(budget)s, exceeded in %(years)s.",
+                   budget=money(budget, currency), years=", ".join(over)) if over else
+                 _("; the yearly budget is %(budget)s, never exceeded.",
+                   budget=money(budget, currency)))
     else:
-        text += "; no yearly budget is set."
+        text += _("; no yearly budget is set.")
     return ChartText(text, [], [])

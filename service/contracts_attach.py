@@ -21,6 +21,7 @@ from service import progress as progress_store
 from service.access import editable_scenario
 from service.auth import login_required
 from service.clip import clip, clip_message
+from service.i18n import _, ngettext
 from service.db import ScenarioRecord, UsageFile, User, write_session
 from service.ingest import CommitmentError, attach_commitments_to_scenario
 from service.ingest.commitment_record import KEYS, validate_commitment
@@ -50,30 +51,31 @@ def position_id(text: str) -> str:
 
 def posted_records(values: list[str], currency: str) -> list[dict]:
     if not values:
-        raise AttachError("Choose at least one commitment to attach.")
+        raise AttachError(_("Choose at least one commitment to attach."))
     if len(values) > MAX_RECORDS:
-        raise AttachError(f"At most {MAX_RECORDS} commitments can be held; "
-                          f"{len(values)} were chosen.")
+        raise AttachError(_("At most %(limit)s commitments can be held; %(count)s were chosen.",
+                            limit=MAX_RECORDS, count=len(values)))
     records = []
     for text in values:
         if len(text) > MAX_RECORD_CHARS:
-            raise AttachError("A posted commitment is too long to be one of the preview's.")
+            raise AttachError(_("A posted commitment is too long to be one of the preview's."))
         try:
             item = json.loads(text)
         except ValueError:
-            raise AttachError("A posted commitment is not one of the preview's.") from None
+            raise AttachError(_("A posted commitment is not one of the preview's.")) from None
         if not isinstance(item, dict):
-            raise AttachError("A posted commitment is not one of the preview's.")
+            raise AttachError(_("A posted commitment is not one of the preview's."))
         theirs = str(item.pop("currency", "") or "").upper()
         if theirs and theirs != currency:
-            raise AttachError(f"Commitment {clip(str(item.get('id')))} is in {clip(theirs)}; "
-                              f"the scenario is in {currency}.")
+            raise AttachError(_("Commitment %(id)s is in %(theirs)s; the scenario is in "
+                                "%(currency)s.", id=clip(str(item.get("id"))),
+                                theirs=clip(theirs), currency=currency))
         if isinstance(item.get("id"), str):
             item["id"] = position_id(item["id"])
         try:
             records.append(validate_commitment(item))
         except CommitmentError as exc:
-            raise AttachError(str(exc)) from None
+            raise AttachError(_(str(exc))) from None   # ingest reasons: English unless listed
     return records
 
 
@@ -93,16 +95,17 @@ def attach_commitments(scenario_id: int):
     except AttachError as exc:
         abort(422, str(exc))
     except ValidationError as exc:
-        abort(422, clip_message("These commitments do not fit the scenario: "
-                                + "; ".join(e["msg"] for e in exc.errors())))
+        abort(422, clip_message(_("These commitments do not fit the scenario: %(reasons)s",
+                                  reasons="; ".join(e["msg"] for e in exc.errors()))))
     if model == current:
-        flash("These commitments are already held: no new revision.")
+        flash(_("These commitments are already held: no new revision."))
         return redirect(url_for("scenarios.show", scenario_id=scenario.id))
     usage = latest.usage_file
     try:
         result = check_plan(model, usage, progress_store.from_request())
     except PlanningError as exc:
-        abort(422, clip_message(f"The engine cannot plan with these commitments: {exc}"))
+        abort(422, clip_message(_("The engine cannot plan with these commitments: %(reason)s",
+                                  reason=exc)))
     filename = clip(request.form.get("filename", "a contract file"))
     with write_session() as s:
         idempotency.claim(s)
@@ -113,5 +116,7 @@ def attach_commitments(scenario_id: int):
                   + "#schedule" if usage else
                   url_for("scenarios.show", scenario_id=scenario.id))
         idempotency.remember(s, location=target)
-    flash(f"{len(records)} commitment(s) held from revision {revision.number} on.")
+    flash(ngettext("%(num)s commitment held from revision %(number)s on.",
+                   "%(num)s commitments held from revision %(number)s on.", len(records),
+                   number=revision.number))
     return redirect(target)

@@ -14,9 +14,11 @@ import numpy as np
 from models.scenario import Scenario
 from models.schedules import cash_words, decisions_from_json, schedule_words
 from service import chart_text
-from service.plans import STRATEGY_LABELS, money
+from service.i18n import N_, _, formats, sentences
+from service.i18n.labels import strategy_label
 
 SCHEDULED = ("staged", "proposed")
+ACTIONS = {"buy": N_("buy"), "sell": N_("sell"), "sign": N_("sign")}
 
 
 @dataclass
@@ -27,6 +29,10 @@ class OrderRow:
     quantity: int
     amount: Optional[float]   # cash paid in the order's month [currency]; None: shown above
     paid: str          # when the rest is paid, in words
+
+    @property
+    def action_text(self) -> str:
+        return _(ACTIONS[self.action]) if self.action in ACTIONS else self.action
 
 
 @dataclass
@@ -89,7 +95,11 @@ class Comparison:
 
 
 def label(name: str) -> str:
-    return STRATEGY_LABELS.get(name, name)
+    return strategy_label(name)
+
+
+def money(value: float, currency: str) -> str:
+    return formats.money(value, currency)
 
 
 def add_months(month: str, n: int) -> str:
@@ -113,25 +123,34 @@ def order_rows(strategy: dict, terms: dict[str, int], currency: str) -> list[Ord
     for o in strategy["purchase_orders"]:
         month, cash = o["month"], float(o["cash"])
         if o["action"] == "buy":
-            paid = f"{month}" if cash > 0 else "through the financing's payments"
-            what = "servers"
+            paid = f"{month}" if cash > 0 else _("through the financing's payments")
+            what = _("servers")
         elif o["action"] == "sell":
-            paid, what = f"resale credit in {month}", "servers"
+            paid, what = _("resale credit in %(month)s", month=month), _("servers")
         else:
             term = o.get("term_months", terms.get(o["what"], 0))
             end = add_months(month, term - 1)
-            what = f"GPUs of {o['what']} ({term} months, to {end})"
-            paid = {"none": f"monthly, {month} to {end}",
-                    "partial": f"{money(cash)} {currency} at signing, the rest monthly to {end}",
-                    "all": f"all at signing, {month}"}.get(o.get("payment", "none"),
-                                                          f"monthly to {end}")
+            what = _("GPUs of %(offer)s (%(term)s, to %(end)s)", offer=o["what"],
+                     term=formats.months(term), end=end)
+            payment = o.get("payment", "none")
+            if payment == "none":
+                paid = _("monthly, %(month)s to %(end)s", month=month, end=end)
+            elif payment == "partial":
+                paid = _("%(amount)s at signing, the rest monthly to %(end)s",
+                         amount=money(cash, currency), end=end)
+            elif payment == "all":
+                paid = _("all at signing, %(month)s", month=month)
+            else:
+                paid = _("monthly to %(end)s", end=end)
             if month in shared:
                 if month in shown:
                     cash = None
-                    paid = f"upfront paid with the first commitment of {month}; " + paid
+                    paid = _("upfront paid with the first commitment of %(month)s; %(rest)s",
+                             month=month, rest=paid)
                 else:
-                    paid = (f"{money(cash)} {currency} at signing for the {shared[month]} "
-                            f"commitments signed in {month} together; " + paid)
+                    paid = _("%(amount)s at signing for the %(count)s commitments signed in "
+                             "%(month)s together; %(rest)s", amount=money(cash, currency),
+                             count=shared[month], month=month, rest=paid)
                 shown.add(month)
         out.append(OrderRow(month, o["action"], what, int(o["quantity"]), cash, paid))
     return out
@@ -162,8 +181,9 @@ def schedule_views(doc: dict, charts: dict) -> list[ScheduleView]:
     for name in names:
         s = doc["strategies"][name]
         decisions = decisions_from_json(s["schedule"])
-        words = [m.text for m in schedule_words(scenario, decisions, doc["months"][0])]
-        words += [m.text for m in cash_words(s["cash"], currency)]
+        words = [sentences.render(m)
+                 for m in schedule_words(scenario, decisions, doc["months"][0])]
+        words += [sentences.render(m) for m in cash_words(s["cash"], currency)]
         # the optimum is held to the budget; a proposed schedule is shown against it
         years = year_rows(doc, s["cash"]["by_year"], budget)
         view = ScheduleView(name, label(name), words, order_rows(s, terms, currency),
@@ -172,11 +192,39 @@ def schedule_views(doc: dict, charts: dict) -> list[ScheduleView]:
         view.chart_data = {"timeline": t, "cash": {
             "strategy": label(name), "years": [y.year for y in years],
             "amounts": [y.amount for y in years], "budget": budget, "currency": currency}}
+        view.chart_data.update(chart_words(t, label(name), currency))
         view.texts = {"cash_budget": chart_text.cash_budget(years, currency, budget)}
         if t is not None:
             view.texts["timeline"] = chart_text.timeline(t, name)
         views.append(view)
     return views
+
+
+def cohort_label(name: str, held: bool) -> str:
+    """A cohort series of static/js/app.js's timeline in words: schedule_charts names it
+    "held OFFER" or "OFFER from YYYY-MM" (cached with the plan, language-free)."""
+    if held and name.startswith("held "):
+        return _("held %(offer)s", offer=name[len("held "):])
+    offer, sep, month = name.rpartition(" from ")
+    if sep:
+        return _("committed %(offer)s from %(month)s", offer=offer, month=month)
+    return name
+
+
+def chart_words(t: Optional[dict], strategy: str, currency: str) -> dict[str, Any]:
+    """Titles, axes and series names of a schedule's two charts in the page's language."""
+    quantile = f"P{(t or {}).get('quantile', 0.9) * 100:.0f}"
+    text = {"timeline": _("Capacity by month: %(strategy)s", strategy=strategy),
+            "cash_budget": _("Cash by year: %(strategy)s", strategy=strategy),
+            "month": _("month"), "year": _("year"), "gpus": _("GPUs"),
+            "owned": _("owned servers"), "spot": _("spot (average)"),
+            "on_demand": _("on demand (average)"), "demand_peak": _("demand peak"),
+            "demand_quantile": _("demand %(quantile)s", quantile=quantile),
+            "demand_average": _("demand average"),
+            "cash": _("purchases and upfront payments"), "budget": _("yearly budget")}
+    names = {f"cohort:{c['name']}": cohort_label(c["name"], c["held"])
+             for c in (t or {}).get("cohorts", [])}
+    return {"text": text, "names": names}
 
 
 def held_rows(doc: dict) -> list[HeldRow]:
@@ -186,7 +234,7 @@ def held_rows(doc: dict) -> list[HeldRow]:
                     add_months(c["start"], c["term_months"] - 1), c["price_per_gpu_hour"],
                     c["payment"]) for c in position.get("commitments", [])]
     life = doc["scenario"]["owned"]["useful_life_months"]
-    rows += [HeldRow("servers", f"bought {s['purchased']}", s["count"], s["purchased"],
+    rows += [HeldRow("servers", _("bought %(month)s", month=s['purchased']), s["count"], s["purchased"],
                      add_months(s["purchased"], life - 1), s["price"], "owned")
              for s in position.get("servers", [])]
     return rows
@@ -220,7 +268,8 @@ def compare_schedules(doc: dict) -> Optional[Comparison]:
     if static is not None:
         names.append(static)
     cheapest = min(strategies[n]["pv_cost"] for n in names)
-    rows = [CompareRow(n, label(n) + (" (best static)" if n == static else ""),
+    rows = [CompareRow(n, _("%(strategy)s (best static)", strategy=label(n)) if n == static
+                       else label(n),
                        strategies[n]["pv_cost"], strategies[n]["pv_cost"] - cheapest,
                        capex_by_year(strategies[n])) for n in names]
     years = sorted({y for r in rows for y in r.capex} | {m[:4] for m in doc["months"]})
@@ -232,22 +281,27 @@ def comparison_sentence(rows: list[CompareRow], doc: dict) -> str:
     ranked = sorted(rows, key=lambda r: r.pv_cost)
     best = ranked[0]
     if len(ranked) == 1:
-        return f"{best.label}: PV cost {money(best.pv_cost)} {currency}."
+        return _("%(strategy)s: PV cost %(amount)s.", strategy=best.label,
+                 amount=money(best.pv_cost, currency))
     parts = []
     for other in ranked[1:]:
         share = other.difference / other.pv_cost if other.pv_cost else 0.0
-        parts.append(f"{money(other.difference)} {currency} ({share:.1%}) less than "
-                     f"{other.label}" if other.difference > 0.005 else
-                     f"the same as {other.label}")
-    text = (f"{best.label} is the cheapest of these schedules at a PV cost of "
-            f"{money(best.pv_cost)} {currency}: " + "; ".join(parts) + ".")
+        parts.append(_("%(amount)s (%(share)s) less than %(strategy)s",
+                       amount=money(other.difference, currency),
+                       share=formats.percent(share, 1), strategy=other.label)
+                     if other.difference > 0.005 else
+                     _("the same as %(strategy)s", strategy=other.label))
+    text = _("%(strategy)s is the cheapest of these schedules at a PV cost of %(amount)s: "
+             "%(parts)s.", strategy=best.label, amount=money(best.pv_cost, currency),
+             parts="; ".join(parts))
     budget = doc["scenario"].get("staging", {}).get("capital_budget_per_year")
     if budget is not None:
         for r in rows:
             over = [y for y, v in sorted(r.capex.items()) if v > budget * (1 + 1e-9) + 1e-6]
             if over:
-                text += (f" {r.label} spends more than the yearly budget of {money(budget)} "
-                         f"{currency} in {', '.join(over)}.")
+                text += " " + _("%(strategy)s spends more than the yearly budget of "
+                                "%(amount)s in %(years)s.", strategy=r.label,
+                                amount=money(budget, currency), years=", ".join(over))
     return text
 
 

@@ -19,8 +19,13 @@ from models.scenario import Scenario
 from service import create_app
 from service.db import Revision, write_session
 from service.paths import SAMPLES
-from service.plans import money
+from service.i18n import formats
 from tests.conftest import PASSWORD, TEST_CONFIG, Browser, form_data
+
+
+def money(value: float) -> str:
+    """An amount as the English plan page shows it (the sample scenarios are in USD)."""
+    return formats.money(value, "USD", locale="en")
 
 GROWTH = SAMPLES / "scenario_growth.json"
 USAGE = SAMPLES / "usage_hourly.csv"
@@ -200,7 +205,7 @@ def test_compare_schedules_staged_proposed_and_best_static(growth):
     over = [y for y, v in sorted(capex_of(doc, static).items()) if v > budget]
     assert over == ["2027"]
     assert (f"Optimal mix (best static) spends more than the yearly budget of {money(budget)} "
-            "USD in 2027.") in sentence
+            "in 2027.") in sentence
     assert "Staged plan spends more" not in sentence
 
 
@@ -335,7 +340,7 @@ def test_an_upfront_payment_shared_by_two_signatures_is_shown_once():
          "payment": "all", "cash": 400000.0}]}
     rows = order_rows(strategy, {"1y": 12, "3y": 36}, "USD")
     assert [r.amount for r in rows] == [805666.7, None, 400000.0]
-    assert rows[0].paid.startswith("805,667 USD at signing for the 2 commitments signed in "
+    assert rows[0].paid.startswith("$805,667 at signing for the 2 commitments signed in "
                                    "2027-01 together")
     assert rows[1].paid.startswith("upfront paid with the first commitment of 2027-01")
     assert rows[2].paid == "all at signing, 2028-01"

@@ -83,6 +83,7 @@ FILTERS = {
     "revision_note": labels.revision_note,
     "when": labels.timestamp,
     "option_word": labels.option_word,
+    "quarter": lambda q: sentences.format_param(str(q)),   # "2027-Q2" -> "2027년 2분기"
     "payback": labels.payback_month,
     "breakeven_reasons": sentences.breakeven_reasons,
     "direction": sentences.direction_text,
@@ -109,6 +110,13 @@ SCRIPT_WORDS = {
     "not_accepted": N_("The file was not accepted."),
     "upload_failed": N_("The upload failed (status %(status)s)."),
     "connection_lost": N_("The upload failed: the connection was lost."),
+    # static/js/rows.js: the scenario form's tables of rows
+    "add_row": N_("Add a row: %(table)s"),
+    "remove_row": N_("Remove"),
+    "remove_row_label": N_("Remove %(table)s row %(number)s"),
+    "row_removed": N_("%(table)s: row removed, %(count)s left."),
+    "row_added": N_("%(table)s: row %(number)s added."),
+    "at_most_rows": N_("At most %(count)s rows"),
 }
 
 

@@ -130,39 +130,39 @@
     timeline: function (d) {
       // capacity of a schedule by month: owned, each commitment cohort, spot and on demand
       // stacked, against the month's demand (peak hour, P90 hour, average)
-      var t = d.timeline, traces = [];
+      var tl = d.timeline, traces = [];
       function stack(name, y, extra) {
         traces.push(Object.assign({type: "scatter", mode: "lines", stackgroup: "capacity",
-          name: name, x: t.months, y: y, line: {width: 0.5}}, extra || {}));
+          name: name, x: tl.months, y: y, line: {width: 0.5}}, extra || {}));
       }
-      stack("owned servers", t.owned);
-      t.cohorts.forEach(function (c) {
-        stack((c.held ? "" : "committed ") + c.name, c.gpus,
-              c.held ? {fillpattern: {shape: "/"}} : {});
+      stack(t(d, "owned", "owned servers"), tl.owned);
+      tl.cohorts.forEach(function (c) {
+        stack(nm(d, "cohort", c.name), c.gpus, c.held ? {fillpattern: {shape: "/"}} : {});
       });
-      stack("spot (average)", t.spot);
-      stack("on demand (average)", t.on_demand);
-      var q = "P" + Math.round(t.quantile * 100);
-      [["demand peak", t.demand.peak, "solid"], ["demand " + q, t.demand.p90, "dash"],
-       ["demand average", t.demand.mean, "dot"]].forEach(function (line) {
-        traces.push({type: "scatter", mode: "lines", name: line[0], x: t.months, y: line[1],
+      stack(t(d, "spot", "spot (average)"), tl.spot);
+      stack(t(d, "on_demand", "on demand (average)"), tl.on_demand);
+      [[t(d, "demand_peak", "demand peak"), tl.demand.peak, "solid"],
+       [t(d, "demand_quantile", "demand P90"), tl.demand.p90, "dash"],
+       [t(d, "demand_average", "demand average"), tl.demand.mean, "dot"]].forEach(function (line) {
+        traces.push({type: "scatter", mode: "lines", name: line[0], x: tl.months, y: line[1],
                      line: {color: "#222", dash: line[2], width: 1.5}});
       });
-      return {data: traces, layout: layout("Capacity by month: " + d.cash.strategy, "month",
-                                           "GPUs")};
+      return {data: traces, layout: layout(t(d, "timeline", "Capacity by month"),
+                                           t(d, "month", "month"), t(d, "gpus", "GPUs"))};
     },
     cash_budget: function (d) {
       var c = d.cash;
-      var traces = [{type: "bar", name: "purchases and upfront payments", x: c.years,
-                     y: c.amounts}];
+      var traces = [{type: "bar", name: t(d, "cash", "purchases and upfront payments"),
+                     x: c.years, y: c.amounts}];
       if (c.budget !== null) {
-        traces.push({type: "scatter", mode: "lines", name: "yearly budget", x: c.years,
-                     y: c.years.map(function () { return c.budget; }),
+        traces.push({type: "scatter", mode: "lines", name: t(d, "budget", "yearly budget"),
+                     x: c.years, y: c.years.map(function () { return c.budget; }),
                      line: {dash: "dash", color: "#b71c1c"}});
       }
-      return {data: traces, layout: layout("Cash by year: " + c.strategy, "year",
-                                           c.currency, {xaxis: {type: "category",
-                                           title: {text: "year"}}})};
+      return {data: traces, layout: layout(t(d, "cash_budget", "Cash by year"),
+                                           t(d, "year", "year"), c.currency,
+                                           {xaxis: {type: "category",
+                                           title: {text: t(d, "year", "year")}}})};
     },
     histogram: function (d) {
       var h = d.uncertainty.histogram;

@@ -10,6 +10,17 @@
 
   var SLOT = /__row__/g;
 
+  // words in the page's language, from base.html (#script-words), as form.js reads them
+  var WORDS = (function () {
+    var el = document.getElementById("script-words");
+    return el ? JSON.parse(el.textContent) : {};
+  }());
+  function word(key, fallback, values) {
+    return (WORDS[key] || fallback).replace(/%\((\w+)\)s/g, function (_, k) {
+      return values[k];
+    });
+  }
+
   function rows(table) {
     return Array.prototype.filter.call(table.children, function (el) {
       return el.classList && el.classList.contains("table-row");
@@ -29,13 +40,15 @@
       if (n) { n.textContent = String(i + 1); }
       var button = row.querySelector("button.remove-row");
       if (button) {
-        button.setAttribute("aria-label", "Remove " + table.dataset.title + " row " + (i + 1));
+        button.setAttribute("aria-label", word("remove_row_label", "Remove %(table)s row %(number)s",
+                                                {table: table.dataset.title, number: i + 1}));
       }
     });
     var add = table.querySelector("button.add-row");
     var full = list.length >= Number(table.dataset.maxRows);
     add.disabled = full;
-    add.title = full ? "At most " + table.dataset.maxRows + " " + table.dataset.noun : "";
+    add.title = full ? word("at_most_rows", "At most %(count)s rows",
+                           {count: table.dataset.maxRows}) : "";
   }
 
   function changed(table) {
@@ -50,11 +63,12 @@
     var button = document.createElement("button");
     button.type = "button";
     button.className = "remove-row";
-    button.textContent = "Remove";
+    button.textContent = word("remove_row", "Remove", {});
     button.addEventListener("click", function () {
       row.remove();
       renumber(table);
-      announce(table, table.dataset.title + ": row removed, " + rows(table).length + " left.");
+      announce(table, word("row_removed", "%(table)s: row removed, %(count)s left.",
+                           {table: table.dataset.title, count: rows(table).length}));
       table.querySelector("button.add-row").focus();
       changed(table);
     });
@@ -79,7 +93,8 @@
     table.insertBefore(row, template);
     enhanceRow(table, row);
     renumber(table);
-    announce(table, table.dataset.title + ": row " + rows(table).length + " added.");
+    announce(table, word("row_added", "%(table)s: row %(number)s added.",
+                         {table: table.dataset.title, number: rows(table).length}));
     var first = row.querySelector("input:not([type=checkbox]), select");
     if (first) { first.focus(); }
   }
@@ -95,7 +110,7 @@
     add.type = "button";
     add.className = "add-row";
     add.id = "add-row-" + table.dataset.path;
-    add.textContent = "Add a row: " + table.dataset.title;
+    add.textContent = word("add_row", "Add a row: %(table)s", {table: table.dataset.title});
     add.addEventListener("click", function () { addRow(table, template); });
     table.appendChild(add);
     table.appendChild(status);

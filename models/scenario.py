@@ -454,7 +454,8 @@ class Scenario(Section):
     finance: Finance = Field(default_factory=Finance)
     owned: Owned = Field(default_factory=Owned)
     on_demand: OnDemand = Field(default_factory=OnDemand)
-    commitments: tuple[CommitmentOffer, ...] = Field(default=DEFAULT_OFFERS, max_length=8)
+    commitments: tuple[CommitmentOffer, ...] = Field(default=DEFAULT_OFFERS, max_length=8,
+                                                  title="Commitment offers")
     spot: Spot = Field(default_factory=Spot)
     cloud_data: CloudData = Field(default_factory=CloudData)
     cloud_terms: CloudTerms = Field(default_factory=CloudTerms)

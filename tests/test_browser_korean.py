@@ -158,6 +158,10 @@ def test_korean_reviewer_flow_meets_no_english(korean_server, korean_browser):
     assert_charts_rendered(page, CHARTS)
     assert "현재가치 비용" in page.inner_text("#summary")
     assert "전략별 누적 비용" in page.inner_text("#chart-cumulative")
+    # the staged plan's Schedule section (issue 14): words, orders, cash, both charts
+    assert page.inner_text("#schedule-heading") == "일정"
+    assert_charts_rendered(page, ["chart-timeline-staged", "chart-cash-staged"])
+    assert "월별 용량" in page.inner_text("#chart-timeline-staged")
     check(page, "06-plan", found)
     with page.expect_download() as download:
         page.click("#download-xlsx")
@@ -193,6 +197,8 @@ def test_korean_reviewer_flow_meets_no_english(korean_server, korean_browser):
     page.fill("[id='owned.server_price']", "260,000")
     page.wait_for_selector("#live-status[data-seq='2']")
     page.click("#advanced > summary")
+    # static/js/rows.js's buttons take their words from the page
+    assert page.text_content("#add-row-commitments") == "행 추가: 약정 상품"
     check(page, "10-form", found, SOURCES)
     page.click("#save")
     page.wait_for_selector("text=리비전 3(으)로 저장했습니다.")

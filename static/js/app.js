@@ -148,7 +148,8 @@
                      line: {color: "#222", dash: line[2], width: 1.5}});
       });
       return {data: traces, layout: layout(t(d, "timeline", "Capacity by month"),
-                                           t(d, "month", "month"), t(d, "gpus", "GPUs"))};
+                                           t(d, "month", "month"), t(d, "gpus", "GPUs"), {},
+                                           "%Y-%m")};
     },
     cash_budget: function (d) {
       var c = d.cash;

@@ -98,29 +98,23 @@ def label(name: str) -> str:
     return strategy_label(name)
 
 
-def money(value: float, currency: str) -> str:
-    return formats.money(value, currency)
+def money(value: float) -> str:
+    """An amount in whole units, as the section shows them under a currency header."""
+    return formats.number(value, 0)
+
+
+def amount(value: float, currency: str) -> str:
+    """An amount in a sentence: whole units and the currency's code ("2,500,000 USD")."""
+    return f"{money(value)} {currency}"
 
 
 def add_months(month: str, n: int) -> str:
     return str(np.datetime64(month, "M") + n)
 
 
-def shared_upfront(orders: list[dict]) -> dict[str, int]:
-    """Months in which more than one commitment with an upfront payment is signed: the
-    document gives each of them the month's whole upfront payment (models.schedules reads it
-    off the month's total), so the page shows it once for all of them."""
-    count: dict[str, int] = {}
-    for o in orders:
-        if o["action"] == "sign" and o["cash"]:
-            count[o["month"]] = count.get(o["month"], 0) + 1
-    return {m: n for m, n in count.items() if n > 1}
-
-
 def order_rows(strategy: dict, terms: dict[str, int], currency: str) -> list[OrderRow]:
     out = []
-    shared, shown = shared_upfront(strategy["purchase_orders"]), set()
-    for o in strategy["purchase_orders"]:
+    for o in strategy["purchase_orders"]:   # each signing carries its own upfront payment
         month, cash = o["month"], float(o["cash"])
         if o["action"] == "buy":
             paid = f"{month}" if cash > 0 else _("through the financing's payments")
@@ -137,21 +131,11 @@ def order_rows(strategy: dict, terms: dict[str, int], currency: str) -> list[Ord
                 paid = _("monthly, %(month)s to %(end)s", month=month, end=end)
             elif payment == "partial":
                 paid = _("%(amount)s at signing, the rest monthly to %(end)s",
-                         amount=money(cash, currency), end=end)
+                         amount=amount(cash, currency), end=end)
             elif payment == "all":
                 paid = _("all at signing, %(month)s", month=month)
             else:
                 paid = _("monthly to %(end)s", end=end)
-            if month in shared:
-                if month in shown:
-                    cash = None
-                    paid = _("upfront paid with the first commitment of %(month)s; %(rest)s",
-                             month=month, rest=paid)
-                else:
-                    paid = _("%(amount)s at signing for the %(count)s commitments signed in "
-                             "%(month)s together; %(rest)s", amount=money(cash, currency),
-                             count=shared[month], month=month, rest=paid)
-                shown.add(month)
         out.append(OrderRow(month, o["action"], what, int(o["quantity"]), cash, paid))
     return out
 
@@ -282,17 +266,17 @@ def comparison_sentence(rows: list[CompareRow], doc: dict) -> str:
     best = ranked[0]
     if len(ranked) == 1:
         return _("%(strategy)s: PV cost %(amount)s.", strategy=best.label,
-                 amount=money(best.pv_cost, currency))
+                 amount=amount(best.pv_cost, currency))
     parts = []
     for other in ranked[1:]:
         share = other.difference / other.pv_cost if other.pv_cost else 0.0
         parts.append(_("%(amount)s (%(share)s) less than %(strategy)s",
-                       amount=money(other.difference, currency),
+                       amount=amount(other.difference, currency),
                        share=formats.percent(share, 1), strategy=other.label)
                      if other.difference > 0.005 else
                      _("the same as %(strategy)s", strategy=other.label))
     text = _("%(strategy)s is the cheapest of these schedules at a PV cost of %(amount)s: "
-             "%(parts)s.", strategy=best.label, amount=money(best.pv_cost, currency),
+             "%(parts)s.", strategy=best.label, amount=amount(best.pv_cost, currency),
              parts="; ".join(parts))
     budget = doc["scenario"].get("staging", {}).get("capital_budget_per_year")
     if budget is not None:
@@ -301,7 +285,7 @@ def comparison_sentence(rows: list[CompareRow], doc: dict) -> str:
             if over:
                 text += " " + _("%(strategy)s spends more than the yearly budget of "
                                 "%(amount)s in %(years)s.", strategy=r.label,
-                                amount=money(budget, currency), years=", ".join(over))
+                                amount=amount(budget, currency), years=", ".join(over))
     return text
 
 

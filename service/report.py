@@ -33,10 +33,9 @@ def plan_table(plan: Plan, source: str) -> str:
              f"discount rate {s.finance.discount_rate_annual:.1%}, {cur}, horizon end: "
              f"{s.finance.horizon_end}",
              ""]
-    header = (f"{'strategy':<13}{'servers':>8}{'committed':>11}{'PV cost':>14}{'normal PV':>14}"
-              f"{'failure PV':>12}{'total cost':>14}{'levelized/h':>12}{'nominal/h':>11}"
-              f"{'owned util':>11}{'PV saving':>14}")
-    lines += [header, "-" * len(header)]
+    columns = ("strategy", "servers", "committed", "PV cost", "normal PV", "failure PV",
+               "total cost", "levelized/h", "nominal/h", "owned util", "PV saving")
+    rows = []
     for name, r in plan.strategies.items():
         if r.capacity is not None:
             servers = str(r.capacity.servers)
@@ -45,12 +44,22 @@ def plan_table(plan: Plan, source: str) -> str:
             servers = f"<={r.servers}"
             most = int(r.committed_gpus_by_month.max(initial=0))
             committed = f"<={most}" if most else "-"
-        mark = " *" if name == plan.recommendation else ""
-        lines.append(f"{name:<13}{servers:>8}{committed:>11}{money(r.pv_cost):>14}"
-                     f"{money(r.normal_cost_pv):>14}{money(r.failure_cost_pv):>12}"
-                     f"{money(r.total_cost):>14}{rate(r.cost_per_useful_gpu_hour):>12}"
-                     f"{rate(r.cost_per_useful_gpu_hour_nominal):>11}"
-                     f"{share(r.owned_utilization):>11}{money(base - r.pv_cost):>14}{mark}")
+        rows.append([name, servers, committed, money(r.pv_cost), money(r.normal_cost_pv),
+                     money(r.failure_cost_pv), money(r.total_cost),
+                     rate(r.cost_per_useful_gpu_hour), rate(r.cost_per_useful_gpu_hour_nominal),
+                     share(r.owned_utilization), money(base - r.pv_cost)])
+    # columns as wide as their widest cell (amounts in won run to 15 characters)
+    widths = [max(len(c), *(len(row[i]) for row in rows)) + (0 if i == 0 else 2)
+              for i, c in enumerate(columns)]
+
+    def line(cells: list[str]) -> str:
+        return "".join(c.ljust(w) if i == 0 else c.rjust(w)
+                       for i, (c, w) in enumerate(zip(cells, widths)))
+
+    header = line(list(columns))
+    lines += [header, "-" * len(header)]
+    for (name, *_), row in zip(plan.strategies.items(), rows):
+        lines.append(line(row) + (" *" if name == plan.recommendation else ""))
     lines += ["", "Cost per useful GPU-hour: levelized = PV cost / PV of useful GPU-hours; "
               "nominal = total cost / useful GPU-hours.",
               "", f"Recommended (*): {plan.recommendation}", plan.explanation.text]

@@ -188,3 +188,16 @@ def test_won_prices_fit_the_schema():
         "server_price": 420_000_000, "electricity_price_per_kwh": 170,
         "fte_cost_annual": 120_000_000}})
     assert s.owned.server_price == 420_000_000
+
+
+def test_the_recommendation_says_how_it_converted():
+    s = scenario(finance={"currency": "KRW"}, cloud_terms={"currency": "USD"},
+                 fx={"rate": 1400, "trend_annual": 0.03})
+    doc = plan_document(compute_plan(s, flat_profile(16, START, 24)))
+    text = doc["explanation"]
+    assert doc["currencies"] == {"reporting": "KRW", "owned": "KRW", "cloud": "USD", "fx": {
+        "foreign": "USD", "rate": 1400, "trend_annual": 0.03, "as_of": None}}
+    assert ("cloud prices in USD are converted at 1,400.00 KRW per USD in 2027-01, changing "
+            "3.0% a year") in text
+    plain = plan_document(compute_plan(scenario(), flat_profile(16, START, 24)))
+    assert "converted at" not in plain["explanation"] and plain["currencies"]["fx"] is None

@@ -91,7 +91,7 @@ def export_version() -> str:
 
 
 EXPORT_VERSION = export_version()
-LAYOUT = "print1"  # bumped when the workbook's layout changes without a version change
+LAYOUT = "cohorts1"  # bumped when the workbook's layout changes without a version change
 
 
 def cached_xlsx(revision: Revision, progress: Callable[[str], None] = _nothing) -> bytes:

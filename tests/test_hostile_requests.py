@@ -43,7 +43,9 @@ def test_commitment_row_beyond_the_schema_limit_is_422_in_milliseconds(login, ap
         elapsed = time.perf_counter() - start
         assert response.status_code == 422, url
         assert "At most 8 commitment offers" in page_text(response)
-        assert elapsed < 1.0, elapsed                  # milliseconds, with room for a busy CI
+        # milliseconds on a quiet machine; the bound tells "bounded" from the minutes the
+        # unbounded row count took, with room for a CI whose two cores run other test workers
+        assert elapsed < 5.0, elapsed
         assert len(response.get_data()) < 200_000      # the form with at most 9 offer rows
     assert snapshot(app) == before
 

@@ -61,6 +61,37 @@ STRAIGHT_LINE_CASH = {
     "proposed": {"servers": 5, "committed_gpus": {"1y": 8}},
 }
 
+# Cohorts as formulas: a position bought before the plan (no loan on it, depreciation already
+# taken), a signed contract with a partial upfront payment, a proposed schedule with a loan,
+# MACRS tax, all three offers (partial, all upfront, absolute price), the prorate horizon rule.
+SCHEDULE_LOAN_TAX = {
+    **LOAN_TAX_REPLACEMENT,
+    "name": "Schedule + position + loan + MACRS + prorate",
+    "finance": {**LOAN_TAX_REPLACEMENT["finance"], "horizon_end": "prorate",
+                "start_month": "2027-01", "horizon_months": 40},
+    "staging": {"decision_interval_months": 6},   # keeps the staged MILP of this case short
+    "position": {"servers": [{"count": 3, "purchased": "2026-03", "price": 250000,
+                              "install_cost": 10000},
+                             {"count": 2, "purchased": "2024-11", "price": 200000}],
+                 "commitments": [{"id": "old", "gpus": 8, "start": "2026-09", "term_months": 12,
+                                  "price_per_gpu_hour": 3.5, "payment": "partial"}]},
+    "proposed": {"schedule": [{"month": "2027-01", "buy_servers": 2, "commit": {"1y": 8}},
+                              {"month": "2027-07", "buy_servers": 3, "commit": {"3y-all": 8}},
+                              {"month": "2028-04", "commit": {"abs": 4}},
+                              {"month": "2029-01", "buy_servers": 1}]},
+    "uncertainty": {"draws": 0},
+}
+# A proposed schedule that sells servers: its server cohorts are the engine's values.
+SCHEDULE_SALES = {
+    **STRAIGHT_LINE_CASH,
+    "name": "Schedule with a sale",
+    "position": {"servers": [{"count": 4, "purchased": "2026-06", "price": 280000}]},
+    "proposed": {"schedule": [{"month": "2027-02", "buy_servers": 3, "commit": {"1y": 8}},
+                              {"month": "2027-10", "sell_servers": 5}]},
+    "uncertainty": {"draws": 0},
+}
+GROWTH_DRAWS = 200   # the Sensitivity sheet's staged Monte Carlo, kept short for the tests
+
 
 def sample_scenario(name: str) -> Scenario:
     return Scenario.model_validate(json.loads((SAMPLES / name).read_text(encoding="utf-8")))
@@ -74,7 +105,8 @@ def daily_profile() -> UsageProfile:
     return load_usage(DAILY).profile
 
 
-CASES = ("h100", "l40s", "W1", "W2", "W3", "loan_tax_replacement", "straight_line_cash")
+CASES = ("h100", "l40s", "W1", "W2", "W3", "loan_tax_replacement", "straight_line_cash",
+         "growth", "schedule_loan_tax", "schedule_sales")
 
 
 def case(name: str) -> tuple[Scenario, UsageProfile]:
@@ -86,6 +118,13 @@ def case(name: str) -> tuple[Scenario, UsageProfile]:
         return worked(name)
     if name == "loan_tax_replacement":
         return Scenario.model_validate(LOAN_TAX_REPLACEMENT), daily_profile()
+    if name == "growth":
+        s = sample_scenario("scenario_growth.json")
+        return s.with_changes(uncertainty={"draws": GROWTH_DRAWS}), hourly_profile()
+    if name == "schedule_loan_tax":
+        return Scenario.model_validate(SCHEDULE_LOAN_TAX), daily_profile()
+    if name == "schedule_sales":
+        return Scenario.model_validate(SCHEDULE_SALES), daily_profile()
     return Scenario.model_validate(STRAIGHT_LINE_CASH), daily_profile()
 
 

@@ -1,4 +1,5 @@
-"""The Sensitivity sheet: tornado and Monte Carlo results of the engine (design 5.4, 6)."""
+"""The Sensitivity sheet: tornado and Monte Carlo results of the engine (design 5.4, 6), with
+the Monte Carlo of the staged schedule and of the proposed capacity, each held fixed."""
 from __future__ import annotations
 
 from typing import Any
@@ -18,12 +19,37 @@ MC_ROWS = (("saving_p10", "Saving P10", "money"), ("saving_p50", "Saving P50", "
            ("probability_buy_cheaper", "Probability that buying beats the baseline",
             "percent"))
 
+HELD_ROWS = {"staged": (("probability_beats_cloud_only",
+                         "Probability it beats the best cloud-only plan", "percent"),
+                        ("probability_beats_best_static",
+                         "Probability it beats the best static plan", "percent")),
+             "proposed": (("probability_buy_cheaper", "Probability it beats the baseline",
+                           "percent"),)}
+
 
 def _number(ws, row, column, value: Any, style) -> None:
     if isinstance(value, (int, float)) and not isinstance(value, bool) and np.isfinite(value):
         ws.write_number(row, column, float(value), style)
     elif value is not None:
         write_text(ws, row, column, value)
+
+
+def _held_schedules(ws, fmt: dict, u: dict, row: int) -> int:
+    """The Monte Carlo of plans held fixed under every draw (the staged schedule, the
+    proposed capacity): P10/P50/P90 of the saving against the baseline and how often they
+    win. Returns the next free row."""
+    for key, title in (("staged", "Staged schedule held fixed"),
+                       ("proposed", "Proposed capacity held fixed")):
+        figures = u.get(key)
+        if not figures:
+            continue
+        write_text(ws, row, 0, f"{title} (against {u.get('baseline', '?')})", fmt["bold"])
+        rows = MC_ROWS[:4] + HELD_ROWS[key]
+        for i, (name, label, style) in enumerate(rows):
+            write_text(ws, row + 1 + i, 0, label)
+            _number(ws, row + 1 + i, 2, figures.get(name), fmt[style])
+        row += len(rows) + 2
+    return row
 
 
 def write_sensitivity(workbook, fmt: dict, plan: Plan, doc: dict) -> None:
@@ -67,6 +93,7 @@ def write_sensitivity(workbook, fmt: dict, plan: Plan, doc: dict) -> None:
         write_text(ws, row + 1 + i, 0, label)
         _number(ws, row + 1 + i, 2, u.get(key), fmt[style])
     row += len(MC_ROWS) + 2
+    row = _held_schedules(ws, fmt, u, row)
     histogram = u.get("histogram") or {}
     edges, counts = histogram.get("edges") or [], histogram.get("counts") or []
     if counts and len(edges) == len(counts) + 1:

@@ -14,16 +14,19 @@ SUMMARY, BREAKEVEN = "Summary", "Breakeven"
 TABLE_ROW = 6   # 0-based header row of the strategy table
 NOTE = ("What is a formula and what is a value: the Assumptions sheet holds every input "
         "(yellow cells, each a defined name). Each strategy sheet holds the engine's volumes as "
-        "values (hours, demand, GPU-hours by source, overhead, servers online) and the "
-        "strategy's capacity (servers, committed GPUs); every money figure, total, cumulative "
-        "and discounted figure there, and every money figure in this table, is a formula over "
-        "those. Change an input and the money follows; volumes, capacities, breakevens and the "
-        "recommendation are the engine's results at export time and do not re-optimize.")
+        "values (hours, demand, GPU-hours by source, overhead) and the strategy's capacity: a "
+        "static chain (servers, committed GPUs) and cohorts (servers owned, contracts signed, "
+        "the schedule's purchases and commitments, whose inputs are Assumptions and Schedule "
+        "cells); servers online, every money figure, total, cumulative and discounted figure "
+        "there, and every figure in this table, is a formula over those. Change an input and "
+        "the money follows; the dispatch, breakevens and the recommendation are the engine's "
+        "results at export time and do not re-optimize.")
 STRATEGY_TEXT = {
     "on_demand": "everything on demand (baseline)",
     "cloud_only": "cheapest cloud-only mix",
     "buy_for_peak": "servers for the peak hour",
     "optimal": "cheapest mix of owned, committed, spot and on demand",
+    "staged": "cheapest schedule of purchases and commitments",
     "proposed": "the analyst's own capacity",
 }
 
@@ -58,26 +61,10 @@ def write_summary(workbook, fmt: dict, plan: Plan, doc: dict, sheets: dict[str, 
         write_text(ws, row, 0, name, fmt["bold"] if name == plan.recommendation else None)
         write_text(ws, row, 1, STRATEGY_TEXT.get(name, ""))
         write_text(ws, row, 9, "yes" if name == plan.recommendation else "")
-        info = sheets.get(name)
-        if info is None:     # no formula sheet: the engine's figures as values
-            for col, value, style in (
-                    (2, float(r.servers), "int"),
-                    (3, float(r.committed_gpus_by_month.max(initial=0)), "int"),
-                    (4, r.pv_cost, "money"), (5, r.total_cost, "money"),
-                    (6, _num_or_dash(r.cost_per_useful_gpu_hour), "rate"),
-                    (7, _num_or_dash(r.owned_utilization), "percent"),
-                    (8, baseline_value - r.pv_cost, "money"),
-                    (10, _num_or_dash(r.cost_per_useful_gpu_hour_nominal), "rate"),
-                    (11, r.normal_cost_pv, "money"), (12, r.failure_cost_pv, "money")):
-                if isinstance(value, str):
-                    write_text(ws, row, col, value)
-                else:
-                    ws.write_number(row, col, value, fmt[style])
-            continue
+        info = sheets[name]
         ref = lambda key: sheet_ref(info.name, info.cells[key])  # noqa: E731
-        ws.write_formula(row, 2, "=" + ref("servers"), fmt["int"], r.servers)
-        commits = [sheet_ref(info.name, f"$E${2 + k}") for k in range(1, len(s.commitments) + 1)]
-        ws.write_formula(row, 3, "=" + ("+".join(commits) or "0"), fmt["int"],
+        ws.write_formula(row, 2, "=" + ref("servers_max"), fmt["int"], float(r.servers))
+        ws.write_formula(row, 3, "=" + ref("committed_max"), fmt["int"],
                          float(r.committed_gpus_by_month.max(initial=0)))
         ws.write_formula(row, 4, "=" + ref("pv_cost"), fmt["money"], r.pv_cost)
         ws.write_formula(row, 5, "=" + ref("total_cost"), fmt["money"], r.total_cost)
@@ -93,12 +80,6 @@ def write_summary(workbook, fmt: dict, plan: Plan, doc: dict, sheets: dict[str, 
         ws.write_formula(row, 11, "=" + ref("normal_pv"), fmt["money"], r.normal_cost_pv)
         ws.write_formula(row, 12, "=" + ref("failure_pv"), fmt["money"], r.failure_cost_pv)
     row = TABLE_ROW + 2 + len(shown)
-    missing = [name for name in plan.strategies if name not in sheets]
-    if missing:
-        write_text(ws, row - 1, 0, "Figures as values, without a formula sheet (a schedule or "
-                   "a starting position, which the sheet formulas do not express yet): "
-                   + ", ".join(missing), fmt["note"])
-        row += 1
     write_text(ws, row, 0, "Recommendation", fmt["bold"])
     write_text(ws, row, 1, f"{plan.recommendation}: lowest PV cost at export "
                f"({STRATEGY_TEXT.get(plan.recommendation, '')})")

@@ -1,0 +1,87 @@
+"""The Schedule sheet: the staged plan's decisions as input cells (issue 14).
+
+One row per decision point of the staged plan (every ``staging.decision_interval_months`` from
+the first month, and the ends of useful lives and terms) and per month the engine decided
+something in: the month, its index, servers to buy, servers sold, GPUs to commit per offer.
+The staged strategy sheet has one cohort per row (and per row and offer) whose count reads
+these cells, so moving a purchase by a quarter moves the cash lines. The dispatch stays the
+engine's: the workbook re-prices a schedule, it does not re-dispatch or re-optimize it.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+import numpy as np
+
+from models.plan import Plan
+from models.staged import decision_months
+from service.xlsx.cells import add_sheet, col, sheet_ref, write_text
+from service.xlsx.cohort_sources import DecisionRef
+from service.xlsx.cohorts import month_index
+from service.xlsx.print_setup import PrintLabel, print_setup
+
+SHEET = "Schedule"
+HEADER_ROW = 5     # 0-based
+START_CELL = "$B$4"
+
+
+def schedule_rows(plan: Plan, decisions) -> list[tuple[str, object]]:
+    """(month, the engine's decision or None) for every decision point and decided month."""
+    first = np.datetime64(plan.calendar.months[0], "M")
+    by_month = {d.month: d for d in decisions}
+    months = {str(first + m) for m in decision_months(plan.scenario, plan.context.horizon)}
+    return [(m, by_month.get(m)) for m in sorted(months | set(by_month))]
+
+
+def write_schedule(workbook, fmt: dict, plan: Plan, decisions,
+                   label: Optional[PrintLabel] = None) -> list[DecisionRef]:
+    """Write the sheet; return its rows as the cells the staged sheet's cohorts read."""
+    ws = add_sheet(workbook, SHEET)
+    s = plan.scenario
+    sales = any(d.sell_servers for d in decisions)
+    write_text(ws, 0, 0, "Schedule of the staged plan: decisions by month", fmt["title"])
+    note = ("Yellow cells are inputs: the staged sheet has one server cohort per row and one "
+            "commitment cohort per row and offer, reading these cells. Change a purchase or a "
+            "commitment (or move it to another row) and the staged sheet's cash lines and PV "
+            "follow. The dispatch (GPU-hours owned, committed, spot, on demand) stays the "
+            "engine's at export: the workbook re-prices a schedule, it does not re-dispatch or "
+            "re-optimize it. Months are text YYYY-MM; rows without a decision are decision "
+            "points where one may be added.")
+    if sales:
+        note += (" This schedule sells servers: the staged sheet's server cohorts are the "
+                 "engine's values, so only the commitment cells move it.")
+    ws.merge_range(1, 0, 2, 7, "", fmt["note"])
+    write_text(ws, 1, 0, note, fmt["note"])
+    write_text(ws, 3, 0, "Plan's first month", fmt["bold"])
+    first = np.datetime64(plan.calendar.months[0], "D")
+    ws.write_number(3, 1, float((first - np.datetime64("1899-12-30", "D")).astype(int)),
+                    fmt["date"])
+    heads = ["Month", "Month index", "Buy servers", "Sell servers (engine)"] + [
+        f"Commit {o.id} [GPUs, {o.term_months} months]" for o in s.commitments]
+    for j, head in enumerate(heads):
+        write_text(ws, HEADER_ROW, j, head, fmt["header"])
+    refs = []
+    for i, (month, d) in enumerate(schedule_rows(plan, decisions)):
+        row = HEADER_ROW + 1 + i
+        x = row + 1
+        write_text(ws, row, 0, month, fmt["input"])
+        index = int((np.datetime64(month, "M") - np.datetime64(plan.calendar.months[0], "M"))
+                    .astype(int))
+        ws.write_formula(row, 1, "=" + month_index(f"$A${x}", START_CELL), fmt["derived"], index)
+        buy = d.buy_servers if d else 0
+        ws.write_number(row, 2, buy, fmt["input"] if not sales else fmt["int"])
+        ws.write_number(row, 3, d.sell_servers if d else 0, fmt["int"])
+        commit = {}
+        for k, offer in enumerate(s.commitments):
+            gpus = (d.commit.get(offer.id, 0) if d else 0)
+            ws.write_number(row, 4 + k, gpus, fmt["input"])
+            commit[offer.id] = (gpus, sheet_ref(SHEET, f"${col(4 + k)}${x}"))
+        refs.append(DecisionRef(month, sheet_ref(SHEET, f"$B${x}"), buy,
+                                None if sales else sheet_ref(SHEET, f"$C${x}"), commit))
+    ws.set_column(0, 0, 16)
+    ws.set_column(1, 3, 14)
+    ws.set_column(4, 4 + len(s.commitments), 18)
+    ws.set_row(HEADER_ROW, 30)
+    ws.freeze_panes(HEADER_ROW + 1, 0)
+    print_setup(ws, label or PrintLabel(s.name), (HEADER_ROW, HEADER_ROW))
+    return refs

@@ -222,8 +222,8 @@ def build_columns(plan: Plan, r: StrategyResult, c: Callable[[str, int], str],
                                    f"storage_price_per_tb_month*{c('share', x)}*{c('fx_o', x)})",
         "owned_network": lambda x: f"=IF({c('m', x)}>{inside},0,cloud_data_egress_tb_per_month"
                                    f"*owned_network_price_per_tb*{c('share', x)}*{c('fx_o', x)})",
-        "commitment_upfront": lambda x: f"=({commitment_formula(s, params, c, x, upfront=True)[1:]})"
-        f"*{c('fx_c', x)}" + add("upfront", x),
+        "commitment_upfront": lambda x: "=(" + commitment_formula(
+            s, params, c, x, upfront=True)[1:] + f")*{c('fx_c', x)}" + add("upfront", x),
         "commitment": lambda x: f"=({commitment_formula(s, params, c, x, upfront=False)[1:]})*"
         f"{c('fx_c', x)}" + add("monthly", x),
         "spot": lambda x: f"={c('spot_h', x)}*calc_spot_base/calc_vat*{c('trend', x)}*"
@@ -268,7 +268,8 @@ def build_columns(plan: Plan, r: StrategyResult, c: Callable[[str, int], str],
         Column("end_net", "Paid at month end (net of credits)", "total", "money",
                padded(r.total_by_month, rows) - start_lines,
                lambda x: f"={c('total', x)}-{c('start_pay', x)}"),
-        Column("discounted", "Discounted cost", "total", "money", padded(r.discounted_by_month, rows),
+        Column("discounted", "Discounted cost", "total", "money",
+               padded(r.discounted_by_month, rows),
                lambda x: f"={c('end_net', x)}*{c('ef', x)}+{c('start_pay', x)}*{c('sf', x)}"),
         Column("disc_cum", "Discounted cumulative cost", "total", "money",
                held(r.discounted_cumulative, rows),

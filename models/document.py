@@ -94,7 +94,8 @@ def schedule_document(plan: Plan, r: StrategyResult) -> dict[str, Any]:
     """A scheduled strategy's decisions, purchase orders and cash by period."""
     labels = plan.context.book.labels
     return {"schedule": schedule_json(r.schedule),
-            "purchase_orders": purchase_orders(plan.scenario, r.schedule, labels, r),
+            "purchase_orders": purchase_orders(plan.scenario, r.schedule, labels, r,
+                                               plan.context.book),
             "cash": cash_by_period(labels, r),
             "servers": int(r.servers), "committed_gpus": {
                 o.id: int(max((d.commit.get(o.id, 0) for d in r.schedule), default=0))

@@ -17,6 +17,10 @@ from models.schedules import cash_by_period, purchase_orders, schedule_json
 from models.strategies import PlanContext, StrategyResult
 from models.uncertainty import UncertaintySection
 
+DISTRIBUTION_NOTE = ("Each range is triangular (or log-normal) with the base case as its mode, "
+                     "not its median, so P50 can differ from the deterministic saving.")
+# The rules the figures follow, as the plan document states them (views translate these
+# texts: service/i18n/extract.py gives them to the catalogs).
 RULES = {
     "horizon_end": {
         "liquidate": "Servers are sold at their resale value and loans paid off at the end of "
@@ -155,9 +159,7 @@ def uncertainty_document(plan: Plan, u: UncertaintySection) -> dict[str, Any]:
             "judged_plan": capacity_json(plan, u.judged_capacity),
             "baseline": u.baseline, "baseline_plan": capacity_json(plan, u.baseline_capacity),
             "deterministic_saving": u.deterministic_saving, **u.summary,
-            "distribution_note": "Each range is triangular (or log-normal) with the base case "
-                                 "as its mode, not its median, so P50 can differ from the "
-                                 "deterministic saving.",
+            "distribution_note": DISTRIBUTION_NOTE,
             "regret": u.regret, **({"proposed": u.proposed} if u.proposed else {}),
             **({"staged": u.staged} if u.staged else {}),
             "tornado_judged": "optimal", "tornado_baseline": u.tornado_baseline,

@@ -102,7 +102,7 @@ class Owned(Section):
     power_kw_max: float = field(10.2, "Maximum power", "kW per server", source="DGX H100 spec",
                                 essential=True, gt=0, le=200)
     power_kw_idle: float = field(3.0, "Idle power", "kW per server",
-                                 source="about 30 % of max (estimate)", ge=0, le=200)
+                                 source="about 0.3 of max (estimate)", ge=0, le=200)
     pue: float = field(1.3, "PUE", "ratio", source="new AI halls < 1.3; Uptime Institute 2024",
                        ge=1, le=3)
     electricity_price_per_kwh: float = field(0.08, "Electricity price", "currency per kWh",
@@ -164,7 +164,7 @@ class OnDemand(Section):
                                       source="AWS p5.48xlarge us-east-1 $55.04/h, SkyPilot "
                                       "catalog 00148f2", essential=True, ge=0, le=1000 * SMALL_UNIT)
     price_trend_annual: float = field(0.0, "On-demand price trend", "fraction per year",
-                                      "Cloud prices tend to fall: -0.2 = 20 % cheaper a year.",
+                                      "Cloud prices tend to fall: -0.2 = prices fall by 20 % a year.",
                                       ge=-0.9, le=1)
     billing_increment_seconds: float = field(1, "Billing increment", "seconds",
                                              "Rounding overhead = increment/2 per session.",
@@ -428,7 +428,7 @@ class Uncertainty(Section):
                                        CATALOG_H100 + " (scarcity premium, estimate)", 10)
     on_demand_price_distribution: Distribution = shape("triangular", "On-demand price")
     on_demand_trend_low: float = low(-0.20, "On-demand price trend", f"per year, {POINTS}",
-                                     "AWS cut P5 prices by up to 45 % in June 2025", -0.9)
+                                     "AWS cut P5 prices by up to 45 % (June 2025)", -0.9)
     on_demand_trend_high: float = high(0.05, "On-demand price trend", f"per year, {POINTS}",
                                        "estimate", 1)
     hardware_trend_low: float = low(-0.20, "Hardware price trend", f"per year, {POINTS}",

@@ -10,6 +10,7 @@ from __future__ import annotations
 from flask import abort
 from sqlalchemy import select
 
+from service.i18n import _
 from service.db import Revision, ScenarioRecord, User, get_session
 
 MAX_ID = 1_999_999_999   # Integer columns are int4 on PostgreSQL (2**31 - 1); SQLite overflows
@@ -53,7 +54,7 @@ def scenario_or_404(user: User, scenario_id: int) -> ScenarioRecord:
 def editable_scenario(user: User, scenario_id: int) -> ScenarioRecord:
     scenario = scenario_or_404(user, scenario_id)
     if not can_edit(user, scenario):
-        abort(403, "Only the scenario's owner can change it.")
+        abort(403, _("Only the scenario's owner can change it."))
     return scenario
 
 

@@ -19,6 +19,8 @@ from service.clip import clip
 from service.db import audit, get_session, sha256, write_session
 from service.errors import ApiError
 from service.export_xlsx import plan_xlsx_bytes, safe_download_name
+from service.i18n import N_, _, current_locale
+from service.i18n.validation import error_message
 from service.ingest import make_bundle
 from service.openapi import (MAX_JSON_ROWS, PLAN_RESPONSES, SPEC, XLSX, PlanForm, PlanRequest,
                              UsageRow, openapi_document)
@@ -33,13 +35,13 @@ def bearer_auth() -> None:
     if request.endpoint in PUBLIC:
         return
     header = request.headers.get("Authorization", "")
-    scheme, _, token = header.partition(" ")
+    scheme, _sep, token = header.partition(" ")
     if scheme.lower() != "bearer" or not token.strip():
-        raise ApiError(401, "Send 'Authorization: Bearer <token>' (create a token on your "
-                            "profile page or with 'buyrent users token NAME').")
+        raise ApiError(401, _("Send 'Authorization: Bearer <token>' (create a token on your "
+                              "profile page or with 'buyrent users token NAME')."))
     user = user_for_token(get_session(), token.strip())
     if user is None:
-        raise ApiError(401, "Unknown or revoked API token.")
+        raise ApiError(401, _("Unknown or revoked API token."))
     g.api_user = user
 
 
@@ -52,13 +54,14 @@ def json_body() -> dict:
     """The request's JSON object: 415 for another media type, 400 for broken JSON, JSON
     nested thousands of levels deep (app.BoundedJSONProvider) or anything but an object."""
     if not request.is_json:
-        raise ApiError(415, "Send the body as application/json.")
+        raise ApiError(415, _("Send the body as application/json."))
     try:
         body = current_app.json.loads(request.get_data(cache=True) or b"null")
     except ValueError as exc:   # JSONDecodeError, TooDeep, UnicodeDecodeError
-        raise ApiError(400, f"The body is not valid JSON ({clip(exc, 200)}).") from None
+        raise ApiError(400, _("The body is not valid JSON (%(reason)s).",
+                              reason=clip(exc, 200))) from None
     if not isinstance(body, dict):
-        raise ApiError(400, "The body must be a JSON object.")
+        raise ApiError(400, _("The body must be a JSON object."))
     return body
 
 
@@ -71,16 +74,16 @@ def field_errors(exc: ValidationError, strip: str = "", root: str = "body") -> l
         loc = [str(p) for p in e["loc"]]
         if strip and loc[:1] == [strip] and len(loc) > 1:
             loc = loc[1:]
-        out.append({"field": clip(".".join(loc) or root), "message": e["msg"]})
+        out.append({"field": clip(".".join(loc) or root), "message": error_message(e)})
     return out
 
 
 def invalid(exc: ValidationError, what: str) -> ApiError:
     only_scenario = all(e["loc"][:1] == ("scenario",) for e in exc.errors())
     if only_scenario:
-        return ApiError(422, "The scenario is invalid.",
+        return ApiError(422, _("The scenario is invalid."),
                         field_errors(exc, "scenario", "scenario"))
-    return ApiError(422, f"The {what} is invalid.", field_errors(exc))
+    return ApiError(422, _("The %(what)s is invalid.", what=_(what)), field_errors(exc))
 
 
 def parse_scenario(text: Optional[str]) -> Scenario:
@@ -88,12 +91,13 @@ def parse_scenario(text: Optional[str]) -> Scenario:
     try:
         value = current_app.json.loads(text or "{}")
     except ValueError as exc:
-        raise ApiError(400, f"scenario: invalid JSON ({clip(exc, 200)})") from None
+        raise ApiError(400, _("scenario: invalid JSON (%(reason)s)",
+                              reason=clip(exc, 200))) from None
     try:
         return Scenario.model_validate(value if value is not None else {})
     except ValidationError as exc:
-        raise ApiError(422, "The scenario is invalid.", field_errors(exc, root="scenario")) \
-            from None
+        raise ApiError(422, _("The scenario is invalid."),
+                       field_errors(exc, root="scenario")) from None
 
 
 def rows_to_csv(rows: list[UsageRow]) -> bytes:
@@ -112,7 +116,7 @@ def read_plan_request() -> tuple[Scenario, bytes, str]:
     if request.mimetype == "multipart/form-data":
         upload = request.files.get("usage")
         if upload is None or not upload.filename:
-            raise ApiError(400, "multipart requests need a 'usage' file part.")
+            raise ApiError(400, _("multipart requests need a 'usage' file part."))
         form = PlanForm.model_validate({"usage": upload, "scenario": request.form.get("scenario"),
                                         "busy": request.files.get("busy")})
         data, filename = upload.read(), upload.filename
@@ -121,16 +125,18 @@ def read_plan_request() -> tuple[Scenario, bytes, str]:
             filename, data = make_bundle(filename, data, busy.filename, busy.read())
         return parse_scenario(form.scenario), data, filename
     if not request.is_json:
-        raise ApiError(415, "Send multipart/form-data (usage file + scenario field) or "
-                            "application/json.")
+        raise ApiError(415, _("Send multipart/form-data (usage file + scenario field) or "
+                              "application/json."))
     body = json_body()
     usage = body.get("usage")
     if isinstance(usage, list) and len(usage) > MAX_JSON_ROWS:
-        raise ApiError(413, f"usage has {len(usage):,} rows; the limit is {MAX_JSON_ROWS:,}.")
+        count, limit = format(len(usage), ","), format(MAX_JSON_ROWS, ",")
+        raise ApiError(413, _("usage has %(rows)s rows; the limit is %(limit)s.",
+                              rows=count, limit=limit))
     try:
         plan = PlanRequest.model_validate(body)
     except ValidationError as exc:
-        raise invalid(exc, "request body") from None
+        raise invalid(exc, N_("request body")) from None
     return plan.scenario or Scenario(), rows_to_csv(plan.usage), "usage.csv"
 
 
@@ -159,7 +165,7 @@ def create_plan():
         if body is not None:
             idempotency.remember(s, body=body, status=200)
     if wants_xlsx:
-        return Response(plan_xlsx_bytes(result.plan), mimetype=XLSX, headers={
+        return Response(plan_xlsx_bytes(result.plan, lang=current_locale()), mimetype=XLSX, headers={
             "Content-Disposition":
                 f'attachment; filename="{safe_download_name(scenario.name)}"'})
     return Response(body, mimetype="application/json")

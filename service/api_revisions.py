@@ -17,11 +17,12 @@ from service.access import can_edit, can_view
 from service.api import bp, invalid, json_body
 from service.db import Revision, ScenarioRecord, UsageFile, User, get_session, write_session
 from service.errors import ApiError
+from service.i18n import N_, _
 from service.openapi import SPEC, RevisionList, RevisionOut, RevisionRequest, errors
 from service.planning import PlanningError
 from service.revisions import add_revision, check_plan
 
-NOT_FOUND = "No scenario {} (or not yours to see)."
+NOT_FOUND = N_("No scenario %(id)s (or not yours to see).")
 
 
 def revision_json(revision: Revision) -> dict:
@@ -32,7 +33,7 @@ def revision_json(revision: Revision) -> dict:
 def visible_scenario(scenario_id: int) -> ScenarioRecord:
     scenario = get_session().get(ScenarioRecord, scenario_id)
     if scenario is None or not can_view(g.api_user, scenario):
-        raise ApiError(404, NOT_FOUND.format(scenario_id))
+        raise ApiError(404, _(NOT_FOUND, id=scenario_id))
     return scenario
 
 
@@ -50,14 +51,14 @@ def create_revision(scenario_id: int):
     user = g.api_user
     scenario = visible_scenario(scenario_id)
     if not can_edit(user, scenario):
-        raise ApiError(403, "Only the scenario's owner can add revisions.")
+        raise ApiError(403, _("Only the scenario's owner can add revisions."))
     done = idempotency.replay()
     if done is not None:
         return done
     try:
         body = RevisionRequest.model_validate(json_body())
     except ValidationError as exc:
-        raise invalid(exc, "request body") from None
+        raise invalid(exc, N_("request body")) from None
     latest = scenario.latest
     try:
         result = check_plan(body.scenario, latest.usage_file if latest else None)

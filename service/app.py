@@ -91,7 +91,9 @@ def create_app(test_config: Optional[Mapping[str, Any]] = None) -> Flask:
 
     from service import (api, auth, db, errors, idempotency, plans,  # noqa: F401
                          resilience_db, scenarios)
+    from service.i18n import web as i18n
     db.init_app(app)
+    i18n.init_app(app)
     idempotency.init_app(app)
     csrf.init_app(app)
     errors.init_app(app)
@@ -100,7 +102,8 @@ def create_app(test_config: Optional[Mapping[str, Any]] = None) -> Flask:
     app.register_blueprint(plans.bp)
     app.register_blueprint(api.bp)
     csrf.exempt(api.bp)  # bearer tokens, no cookies: CSRF cannot apply
-    app.jinja_env.filters.update(plans.FILTERS)
+    from service.contracts_attach import choice_value
+    app.jinja_env.filters["commitment_choice"] = choice_value
 
     from service.auth import login_required
 

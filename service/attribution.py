@@ -25,6 +25,7 @@ from pydantic import ValidationError
 from models.scenario import Scenario
 from service.db import Revision, UsageFile
 from service.forms import flatten, label_for
+from service.i18n import _
 from service.live import live_document
 from service.planning import PlanningError
 
@@ -34,8 +35,7 @@ USAGE = "usage file"
 
 @dataclass
 class Step:
-    label: str
-    paths: list[str]
+    paths: list[str]         # the changed groups of this bar (USAGE: the usage file)
     saving_cents: int        # saving of the recommended plan after this step [cents]
     delta_cents: int         # this step's bar [cents]
     recommendation: str
@@ -43,6 +43,11 @@ class Step:
     @property
     def delta(self) -> float:
         return self.delta_cents / 100
+
+    @property
+    def label(self) -> str:
+        """In the reader's language (waterfalls are cached across readers)."""
+        return " + ".join(group_label(g) for g in self.paths)
 
 
 @dataclass
@@ -62,7 +67,7 @@ class Waterfall:
 
     def chart(self) -> dict[str, Any]:
         """A plotly waterfall: the start, one bar per step, the end."""
-        return {"labels": ["saving A"] + [s.label for s in self.steps] + ["saving B"],
+        return {"labels": [_("saving A")] + [s.label for s in self.steps] + [_("saving B")],
                 "measures": ["absolute"] + ["relative"] * len(self.steps) + ["total"],
                 "values": [self.start_cents / 100] + [s.delta for s in self.steps]
                 + [self.end_cents / 100]}
@@ -113,7 +118,9 @@ def set_path(data: Any, path: str, value: Any) -> None:
 
 
 def group_label(group: str) -> str:
-    return "Cloud commitments (the offers)" if group == "commitments" else label_for(group)
+    if group == USAGE:
+        return _("usage file")
+    return _("Cloud commitments (the offers)") if group == "commitments" else label_for(group)
 
 
 def saving_cents(model: Scenario, usage: UsageFile) -> tuple[int, str]:
@@ -141,12 +148,11 @@ def attribute(a: dict, usage_a: UsageFile, b: dict, usage_b: UsageFile) -> Water
             if last:
                 raise
             continue  # refused half-way: merged with the next change
-        result.steps.append(Step(" + ".join(group_label(g) for g in pending), list(pending),
-                                 value, value - previous, name))
+        result.steps.append(Step(list(pending), value, value - previous, name))
         previous, pending = value, []
     if usage_a.sha256 != usage_b.sha256:
         value, name = saving_cents(Scenario.model_validate(b), usage_b)
-        result.steps.append(Step(USAGE, [USAGE], value, value - previous, name))
+        result.steps.append(Step([USAGE], value, value - previous, name))
     return result
 
 

@@ -17,6 +17,7 @@ from zxcvbn import zxcvbn
 
 from service import idempotency, throttle, websessions
 from service.db import ROLES, ApiToken, User, audit, get_session, write_session
+from service.i18n import _
 
 bp = Blueprint("auth", __name__)
 TOKEN_PREFIX = "br_"
@@ -155,14 +156,17 @@ def login():
         user = get_session().scalar(select(User).where(User.username == username))
         valid = check_password_hash(user.password_hash if user else dummy_hash(), password)
         if user and valid:
+            lang = session.get("lang")  # the language chosen on the login page stays
             session.clear()
+            if lang:
+                session["lang"] = lang
             with write_session() as s:
                 websessions.start(s, user.id)
                 audit(s, user, "login")
             session["user_id"] = user.id
             return redirect(safe_next(request.args.get("next")))
         throttle.record_failure(username)
-        error = "Unknown user name or wrong password."
+        error = _("Unknown user name or wrong password.")
     return render_template("auth/login.html", error=error), 401 if error else 200
 
 
@@ -208,5 +212,5 @@ def revoke_token(token_id: int):
             abort(404)
         s.delete(row)
         audit(s, s.get(User, g.user.id), "token.revoke", details=row.label)
-    flash("Token revoked.")
+    flash(_("Token revoked."))
     return redirect(url_for("auth.profile"))

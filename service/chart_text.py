@@ -9,7 +9,21 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from service.plans import STRATEGY_LABELS, money, percent
+from service.i18n import _, formats
+from service.i18n.charts import source_label
+from service.i18n.labels import cost_line_label, strategy_label
+
+
+def money(value: Any, currency: str) -> str:
+    return formats.money(value, currency)
+
+
+def percent(value: Any) -> str:
+    return formats.percent(value, 1)
+
+
+def number(value: Any, digits: int = 1) -> str:
+    return formats.number(value, digits)
 
 
 @dataclass
@@ -20,7 +34,7 @@ class ChartText:
 
 
 def label(name: str) -> str:
-    return STRATEGY_LABELS.get(name, name)
+    return strategy_label(name)
 
 
 def _yearly(months: list[str]) -> list[int]:
@@ -36,12 +50,14 @@ def cumulative(charts: dict, doc: dict) -> ChartText:
     currency = doc["scenario"]["finance"]["currency"]
     ends = sorted(((values[-1], name) for name, values in curves.items()))
     best = ends[0]
-    text = (f"Cumulative cost over {len(months)} months ({months[0]} to {months[-1]}). "
-            f"Lowest at the end: {label(best[1])}, {money(best[0])} {currency}; highest: "
-            f"{label(ends[-1][1])}, {money(ends[-1][0])} {currency}.")
+    text = _("Cumulative cost over %(count)s months (%(first)s to %(last)s). Lowest at the end: "
+             "%(best)s, %(best_cost)s; highest: %(worst)s, %(worst_cost)s.",
+             count=len(months), first=months[0], last=months[-1], best=label(best[1]),
+             best_cost=money(best[0], currency), worst=label(ends[-1][1]),
+             worst_cost=money(ends[-1][0], currency))
     picks = _yearly(months)
-    head = ["Month"] + [label(n) for n in curves]
-    rows = [[months[i]] + [money(curves[n][i]) for n in curves] for i in picks]
+    head = [_("Month")] + [label(n) for n in curves]
+    rows = [[months[i]] + [money(curves[n][i], currency) for n in curves] for i in picks]
     return ChartText(text, head, rows)
 
 
@@ -49,23 +65,27 @@ def by_source(charts: dict, doc: dict) -> ChartText:
     lines = charts["by_source"]["lines"]
     currency = doc["scenario"]["finance"]["currency"]
     totals = sorted(((sum(v), name) for name, v in lines.items()), reverse=True)
-    top = ", ".join(f"{name} {money(total)}" for total, name in totals[:3])
-    text = (f"Monthly cost of {label(charts['by_source']['strategy'])} by cost line; the "
-            f"largest over the plan: {top} {currency} (credits shown below zero).")
-    rows = [[name, money(total)] for total, name in totals]
-    return ChartText(text, ["Cost line", f"Total over the plan [{currency}]"], rows)
+    top = ", ".join(f"{cost_line_label(name)} {money(total, currency)}"
+                    for total, name in totals[:3])
+    text = _("Monthly cost of %(strategy)s by cost line; the largest over the plan: %(top)s "
+             "(credits shown below zero).", strategy=label(charts["by_source"]["strategy"]),
+             top=top)
+    rows = [[cost_line_label(name), money(total, currency)] for total, name in totals]
+    return ChartText(text, [_("Cost line"), _("Total over the plan [%(currency)s]",
+                                              currency=currency)], rows)
 
 
 def load_duration(charts: dict, doc: dict) -> ChartText:
     ld = charts["load_duration"]
     gpus, fractions = ld["gpus"], ld["fraction_of_hours"]
-    levels = ", ".join(f"{name} {value:,.1f} GPUs" for name, value in (ld.get("levels") or {})
-                       .items())
-    text = (f"Hourly demand sorted from the busiest hour: peak {gpus[0]:,.1f} GPUs, median "
-            f"{_at(fractions, gpus, 0.5):,.1f} GPUs; chosen capacities: {levels or 'none'}.")
-    rows = [[f"{share:.0%}", f"{_at(fractions, gpus, share):,.1f}"]
+    levels = ", ".join(_("%(name)s %(gpus)s GPUs", name=source_label(name),
+                         gpus=number(value)) for name, value in (ld.get("levels") or {}).items())
+    text = _("Hourly demand sorted from the busiest hour: peak %(peak)s GPUs, median "
+             "%(median)s GPUs; chosen capacities: %(levels)s.", peak=number(gpus[0]),
+             median=number(_at(fractions, gpus, 0.5)), levels=levels or _("none"))
+    rows = [[formats.percent(share, 0), number(_at(fractions, gpus, share))]
             for share in (0.01, 0.1, 0.25, 0.5, 0.75, 0.9, 1.0)]
-    return ChartText(text, ["Share of hours", "Demand at least [GPUs]"], rows)
+    return ChartText(text, [_("Share of hours"), _("Demand at least [GPUs]")], rows)
 
 
 def _at(fractions: list[float], values: list[float], share: float) -> float:
@@ -80,15 +100,22 @@ def screening(charts: dict, doc: dict) -> ChartText:
     crossings = sc.get("crossings") or []
     currency = doc["scenario"]["finance"]["currency"]
     if crossings:
-        parts = "; ".join(f"{' = '.join(c['sources'])} at {percent(c['utilization'])} "
-                          "utilization" for c in crossings)
-        text = f"Cost per GPU-year of each source against hours used a year. Breakevens: {parts}."
+        parts = "; ".join(_("%(sources)s at %(utilization)s utilization",
+                            sources=_sources(c), utilization=percent(c["utilization"]))
+                          for c in crossings)
+        text = _("Cost per GPU-year of each source against hours used a year. Breakevens: "
+                 "%(parts)s.", parts=parts)
     else:
-        text = "Cost per GPU-year of each source against hours used a year; no two cross."
-    rows = [[" = ".join(c["sources"]), f"{c['hours_per_year']:,.0f}",
-             percent(c["utilization"]), money(c["cost_per_gpu_year"])] for c in crossings]
-    return ChartText(text, ["Crossing", "Hours per year", "Utilization",
-                            f"Cost per GPU-year [{currency}]"], rows)
+        text = _("Cost per GPU-year of each source against hours used a year; no two cross.")
+    rows = [[_sources(c), number(c["hours_per_year"], 0),
+             percent(c["utilization"]), money(c["cost_per_gpu_year"], currency)]
+            for c in crossings]
+    return ChartText(text, [_("Crossing"), _("Hours per year"), _("Utilization"),
+                            _("Cost per GPU-year [%(currency)s]", currency=currency)], rows)
+
+
+def _sources(crossing: dict) -> str:
+    return " = ".join(source_label(str(s)) for s in crossing["sources"])
 
 
 def tornado(charts: dict, doc: dict) -> Optional[ChartText]:
@@ -96,13 +123,17 @@ def tornado(charts: dict, doc: dict) -> Optional[ChartText]:
     if not u:
         return None
     rows = u["tornado"]
-    widest = rows[0]["label"] if rows else "none"
-    text = (f"PV saving of {label(u['judged'])} over {label(u['tornado_baseline'])} is "
-            f"{money(u['base_saving'])} in the base case; the widest swing comes from {widest}.")
-    return ChartText(text, ["Assumption", "Low value", "Saving at low", "High value",
-                            "Saving at high"],
-                     [[r["label"], r["low"], money(r["saving_low"]), r["high"],
-                       money(r["saving_high"])] for r in rows])
+    currency = doc["scenario"]["finance"]["currency"]
+    widest = _(rows[0]["label"]) if rows else _("none")
+    text = _("PV saving of %(judged)s over %(baseline)s is %(saving)s in the base case; the "
+             "widest swing comes from %(widest)s.",
+             judged=label(u.get("tornado_judged", u["judged"])),
+             baseline=label(u["tornado_baseline"]), saving=money(u["base_saving"], currency),
+             widest=widest)
+    return ChartText(text, [_("Assumption"), _("Low value"), _("Saving at low"),
+                            _("High value"), _("Saving at high")],
+                     [[_(r["label"]), r["low"], money(r["saving_low"], currency), r["high"],
+                       money(r["saving_high"], currency)] for r in rows])
 
 
 def histogram(charts: dict, doc: dict) -> Optional[ChartText]:
@@ -111,12 +142,16 @@ def histogram(charts: dict, doc: dict) -> Optional[ChartText]:
     if not u or not section:
         return None
     h = u["histogram"]
-    text = (f"Distribution of the PV saving of {label(u['judged'])} over {label(u['baseline'])} "
-            f"in {section['draws']:,} draws: P10 {money(section['saving_p10'])}, median "
-            f"{money(section['saving_p50'])}, P90 {money(section['saving_p90'])}.")
-    rows = [[f"{money(lo)} to {money(hi)}", str(n)]
-            for lo, hi, n in zip(h["edges"], h["edges"][1:], h["counts"])]
-    return ChartText(text, ["PV saving", "Draws"], rows)
+    currency = doc["scenario"]["finance"]["currency"]
+    text = _("Distribution of the PV saving of %(judged)s over %(baseline)s in %(draws)s draws: "
+             "P10 %(p10)s, median %(p50)s, P90 %(p90)s.", judged=label(u["judged"]),
+             baseline=label(u["baseline"]), draws=number(section["draws"], 0),
+             p10=money(section["saving_p10"], currency),
+             p50=money(section["saving_p50"], currency),
+             p90=money(section["saving_p90"], currency))
+    rows = [[_("%(low)s to %(high)s", low=money(lo, currency), high=money(hi, currency)),
+             str(n)] for lo, hi, n in zip(h["edges"], h["edges"][1:], h["counts"])]
+    return ChartText(text, [_("PV saving"), _("Draws")], rows)
 
 
 BUILDERS = {"cumulative": cumulative, "by_source": by_source, "load_duration": load_duration,
@@ -131,3 +166,39 @@ def chart_texts(charts: dict, doc: dict) -> dict[str, Any]:
         if text is not None:
             out[key] = text
     return out
+
+
+def timeline(t: dict, name: str) -> ChartText:
+    """The capacity timeline of a schedule: a sentence and the figures of every 12th month."""
+    months = t["months"]
+    committed = [sum(c["gpus"][i] for c in t["cohorts"]) for i in range(len(months))]
+    peak = t["demand"]["peak"]
+    q = f"P{t['quantile'] * 100:.0f}"
+    most = max(range(len(months)), key=lambda i: committed[i]) if months else 0
+    text = (f"Capacity of {label(name)} by month, {months[0]} to {months[-1]}, in GPUs: owned "
+            f"servers online from {t['servers'][0]:,.0f} to {max(t['servers']):,.0f} at most "
+            f"({t['owned'][0]:,.1f} to {max(t['owned']):,.1f} GPUs), "
+            f"{len(t['cohorts'])} commitment cohorts adding up to {committed[most]:,.1f} GPUs "
+            f"at most ({months[most]}); the busiest hour of a month rises from "
+            f"{peak[0]:,.1f} to {max(peak):,.1f} GPUs.")
+    rows = [[months[i], f"{t['servers'][i]:,.0f}", f"{t['owned'][i]:,.1f}",
+             f"{committed[i]:,.1f}", f"{t['spot'][i]:,.1f}", f"{t['on_demand'][i]:,.1f}",
+             f"{t['demand']['mean'][i]:,.1f}", f"{t['demand']['p90'][i]:,.1f}",
+             f"{peak[i]:,.1f}"] for i in _yearly(months)]
+    return ChartText(text, ["Month", "Servers online", "Owned GPUs", "Committed GPUs",
+                            "Spot GPUs (average)", "On-demand GPUs (average)",
+                            "Demand average", f"Demand {q}", "Demand peak"], rows)
+
+
+def cash_budget(years: list, currency: str, budget: Optional[float]) -> ChartText:
+    """Purchases and upfront payments by calendar year against the yearly budget."""
+    top = max(years, key=lambda y: y.amount)
+    text = (f"Purchases and upfront payments by calendar year; the most is {money(top.amount)} "
+            f"{currency} in {top.year}")
+    if budget is not None:
+        over = [y.year for y in years if not y.within]
+        text += (f"; the yearly budget is {money(budget)} {currency}, "
+                 + (f"exceeded in {', '.join(over)}." if over else "never exceeded."))
+    else:
+        text += "; no yearly budget is set."
+    return ChartText(text, [], [])

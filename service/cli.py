@@ -17,6 +17,7 @@ from models.profile import ProfileError
 from models.scenario import Scenario, validation_messages
 from models.strategies import PlanError
 from service.ingest import IngestError, load_usage
+from service.i18n import DEFAULT, LANGUAGES, _, using_locale
 from service.paths import SAMPLE_USAGE
 from service.report import plan_table
 
@@ -59,16 +60,17 @@ def cmd_plan(args: argparse.Namespace) -> int:
     if args.xlsx:
         from service.export_xlsx import write_plan_xlsx
         try:
-            write_plan_xlsx(plan, Path(args.xlsx))
+            write_plan_xlsx(plan, Path(args.xlsx), args.lang)
         except OSError as exc:
             raise UsageError(f"{args.xlsx}: cannot write the workbook ({exc.strerror})") from None
     if args.json:
         json.dump(plan_document(plan), sys.stdout, allow_nan=False)
         sys.stdout.write("\n")
     else:
-        print(plan_table(plan, source=str(profile_path)))
-        if args.xlsx:
-            print(f"\nWorkbook written to {args.xlsx}")
+        with using_locale(args.lang):
+            print(plan_table(plan, source=str(profile_path)))
+            if args.xlsx:
+                print("\n" + _("Workbook written to %(path)s", path=args.xlsx))
     return 0
 
 
@@ -83,6 +85,8 @@ def build_parser() -> argparse.ArgumentParser:
     plan.add_argument("--scenario", help="scenario JSON file (default: the built-in defaults)")
     plan.add_argument("--xlsx", help="also write the Excel plan to this path")
     plan.add_argument("--json", action="store_true", help="print the plan document only")
+    plan.add_argument("--lang", choices=sorted(LANGUAGES), default=DEFAULT,
+                      help="language of the table, the sentences and the workbook (default en)")
     plan.set_defaults(func=cmd_plan)
     for register in COMMANDS:
         register(sub)

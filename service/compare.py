@@ -12,7 +12,8 @@ from service.attribution import Waterfall, revision_waterfall
 from service.auth import login_required
 from service.db import Revision, get_session
 from service.forms import flatten, form_currency, label_for, show_value
-from service.plans import STRATEGY_LABELS, money
+from service.i18n import _, formats
+from service.i18n.labels import strategy_label
 from service.planning import PlanningError, cached_plan
 from service.scenarios import bp
 
@@ -31,7 +32,7 @@ def curves(docs: list[Optional[dict]], labels: list[str]) -> Optional[dict[str, 
     for doc, label in zip(docs, labels):
         rec = doc["recommendation"]
         for name, dash in ((rec, "solid"), ("on_demand", "dot")):
-            series.append({"name": f"{label}: {STRATEGY_LABELS.get(name, name)}",
+            series.append({"name": f"{label}: {strategy_label(name)}",
                            "x": doc["months"], "dash": dash,
                            "y": [row["cumulative_cost"]
                                  for row in doc["strategies"][name]["monthly"]]})
@@ -44,10 +45,11 @@ def curves_summary(docs: list[dict], labels: list[str]) -> str:
         rec = doc["recommendation"]
         currency = doc["scenario"]["finance"]["currency"]
         end = doc["strategies"][rec]["monthly"][-1]["cumulative_cost"]
-        parts.append(f"{label}: {STRATEGY_LABELS.get(rec, rec)} ends at {money(end)} "
-                     f"{currency} after {len(doc['months'])} months")
-    return "Cumulative cost of each plan's recommendation (solid) and of all on demand "\
-           "(dotted). " + "; ".join(parts) + "."
+        parts.append(_("%(label)s: %(strategy)s ends at %(cost)s after %(count)s months",
+                       label=label, strategy=strategy_label(rec),
+                       cost=formats.money(end, currency), count=len(doc["months"])))
+    return _("Cumulative cost of each plan's recommendation (solid) and of all on demand "
+             "(dotted). %(parts)s.", parts="; ".join(parts))
 
 
 def compare_page(rev_a: Revision, rev_b: Revision, numbers: list[int]):
@@ -80,10 +82,15 @@ def compare_page(rev_a: Revision, rev_b: Revision, numbers: list[int]):
         except PlanningError as exc:
             waterfall_error = str(exc)
     chart = curves(docs, labels)
+    currency_b = docs[1]["scenario"]["finance"]["currency"] if docs[1] else ""
     return render_template(
         "scenarios/compare.html", scenario=rev_a.scenario, a=rev_a, b=rev_b, labels=labels,
         same=same, diffs=diffs, results=results, docs=docs, numbers=numbers,
-        charts={"compare": chart, "waterfall": waterfall.chart() if waterfall else None},
+        charts={"compare": chart, "waterfall": waterfall.chart() if waterfall else None,
+                "text": {"compare": _("Cumulative cost of both plans"), "month": _("month"),
+                         "cost": _("cost [%(currency)s]", currency=currency_b),
+                         "waterfall": _("What changed the saving of the recommended plan"),
+                         "saving_vs_on_demand": _("PV saving vs on demand")}},
         curves_text=curves_summary(docs, labels) if chart else "", waterfall=waterfall,
         waterfall_error=waterfall_error,
         currency=docs[1]["scenario"]["finance"]["currency"] if docs[1] else "")
@@ -98,7 +105,7 @@ def revision_number(name: str, default: int) -> int:
 def compare_scenarios():
     """The latest revisions (or ``ra``/``rb``) of scenarios ``a`` and ``b``."""
     if not request.args.get("a") or not request.args.get("b"):
-        abort(400, "Choose two scenarios to compare (a and b).")
+        abort(400, _("Choose two scenarios to compare (a and b)."))
     ids = id_or_404(request.args["a"]), id_or_404(request.args["b"])
     sa, sb = (scenario_or_404(g.user, i) for i in ids)
     rev_a = revision_or_404(g.user, sa.id, revision_number("ra", sa.latest.number))

@@ -48,6 +48,8 @@ class User(Base):
     password_hash: Mapped[str] = mapped_column(String(300))
     role: Mapped[str] = mapped_column(String(20))
     created_at: Mapped[str] = mapped_column(String(20), default=utc_now)
+    # "en" | "ko", or None: follow the browser's Accept-Language (issue 15)
+    language: Mapped[Optional[str]] = mapped_column(String(8), nullable=True, default=None)
 
     @property
     def can_review(self) -> bool:

@@ -12,6 +12,48 @@ from flask import Flask, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
 
 from service.clip import MESSAGE, clip, clip_message
+from service.i18n import DEFAULT, N_, _, current_locale
+
+# Titles and generic descriptions of HTTP errors, for errors raised without a message of ours.
+TITLES = {400: N_("Bad Request"), 401: N_("Unauthorized"), 403: N_("Forbidden"),
+          404: N_("Not Found"), 405: N_("Method Not Allowed"), 409: N_("Conflict"),
+          413: N_("Request Entity Too Large"), 415: N_("Unsupported Media Type"),
+          422: N_("Unprocessable Entity"), 429: N_("Too Many Requests"),
+          500: N_("Internal Server Error"), 503: N_("Service Unavailable")}
+DESCRIPTIONS = {
+    400: N_("The request could not be understood."),
+    401: N_("Log in to see this page."),
+    403: N_("You do not have permission to do this."),
+    404: N_("There is nothing at this address."),
+    405: N_("This address does not accept this kind of request."),
+    409: N_("The request conflicts with the current state."),
+    413: N_("The upload is too large."),
+    415: N_("This kind of content is not accepted here."),
+    422: N_("The input could not be processed."),
+    429: N_("Too many requests: wait a little and try again."),
+    500: N_("The error has been logged."),
+    503: N_("The service is unavailable right now. Try again later."),
+}
+# Flask-WTF's CSRF failures (CSRFError descriptions), translated as they are.
+CSRF_TEXTS = {text: text for text in (
+    N_("The CSRF token is missing."), N_("The CSRF session token is missing."),
+    N_("The CSRF token has expired."), N_("The CSRF token is invalid."),
+    N_("The CSRF tokens do not match."), N_("The referrer header is missing."),
+    N_("The referrer does not match the host."))}
+
+
+def describe(exc: HTTPException) -> tuple[str, str]:
+    """(title, message) of an HTTP error in the reader's language. Messages given by our own
+    views are already translated; werkzeug's and Flask-WTF's generic ones are replaced."""
+    status = exc.code or 500
+    title = _(TITLES[status]) if status in TITLES else exc.name
+    description = exc.description or ""
+    if description in CSRF_TEXTS:
+        return title, _(CSRF_TEXTS[description])
+    generic = not description or description == type(exc).description
+    if generic and current_locale() != DEFAULT:  # English keeps werkzeug's own words
+        description = _(DESCRIPTIONS[status]) if status in DESCRIPTIONS else exc.name
+    return title, description
 
 CODES = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",
          405: "method_not_allowed", 409: "conflict", 413: "too_large",
@@ -73,12 +115,12 @@ def init_app(app: Flask) -> None:
     @app.errorhandler(HTTPException)
     def _http_error(exc: HTTPException):
         status = exc.code or 500
+        title, message = describe(exc)
         if wants_json():
-            response = json_error(status, exc.description or exc.name)
+            response = json_error(status, message)
         else:
-            response = (render_template("error.html", status=status, title=exc.name,
-                                        message=clip_message(str(exc.description or ""),
-                                                             4 * MESSAGE),
+            response = (render_template("error.html", status=status, title=title,
+                                        message=clip_message(message, 4 * MESSAGE),
                                         error_id=None), status)
         return response
 
@@ -92,7 +134,7 @@ def init_app(app: Flask) -> None:
         error_id = secrets.token_hex(6)
         app.logger.exception("error id %s on %s %s", error_id, request.method, request.path)
         if wants_json():
-            return json_error(500, f"Internal error (error id {error_id}).",
+            return json_error(500, _("Internal error (error id %(id)s).", id=error_id),
                               [{"error_id": error_id}])
-        return render_template("error.html", status=500, title="Something went wrong",
-                               message="The error has been logged.", error_id=error_id), 500
+        return render_template("error.html", status=500, title=_("Something went wrong"),
+                               message=_("The error has been logged."), error_id=error_id), 500

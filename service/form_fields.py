@@ -17,8 +17,18 @@ from models.fields import field_meta
 from models.scenario import market_of
 from service import form_values as fv
 from service.clip import clip
+from service.i18n import N_, gettext as _
+from service.i18n.labels import display_unit
 
 SHOWN_INPUT = 1_000  # characters of a posted value shown again (names allow 200)
+# Values of the schema's Literal fields, as the select boxes show them.
+OPTION_WORDS = {
+    "straight_line": N_("straight-line"), "macrs_5": N_("MACRS 5-year"), "cash": N_("cash"),
+    "loan": N_("loan"), "none": N_("none"), "partial": N_("partial"), "all": N_("all"),
+    "triangular": N_("triangular"), "lognormal": N_("log-normal"),
+    "liquidate": N_("liquidate"), "prorate": N_("prorate"), "allocated": N_("allocated"),
+    "busy": N_("busy"),
+}
 
 
 @dataclass
@@ -40,6 +50,12 @@ class FormField:
     error: str = ""
     preset: str = ""     # source of a value a preset just filled in
     attrs: dict = field(default_factory=dict)  # min, max, step, pattern, maxlength
+
+    @property
+    def choices(self) -> list[tuple[str, str]]:
+        """(value, shown text) of a select box's options."""
+        return [(str(o), _(OPTION_WORDS[o]) if o in OPTION_WORDS else str(o))
+                for o in self.options]
 
     @property
     def changed(self) -> bool:
@@ -133,9 +149,9 @@ def make_field(name: str, info, value: Any, raw: Optional[MultiDict], default: A
     numeric = inner in (int, float) or typing.get_origin(inner) in (tuple, dict)
     display = meta["kind"] if numeric else fv.PLAIN
     kind, options = input_kind(info.annotation, display)
-    spec = FormField(name=name, label=meta["label"] or name.rsplit(".", 1)[-1],
-                     unit=fv.display_unit(meta["unit"], display, currency),
-                     help=meta["help"], source=meta["source"],
+    spec = FormField(name=name, label=_(meta["label"]) or name.rsplit(".", 1)[-1],
+                     unit=display_unit(meta["unit"], display, currency),
+                     help=_(meta["help"]), source=_(meta["source"]),
                      bounds=bounds_text(meta, display), optional=optional, kind=kind,
                      display=display, options=options, essential=meta["essential"],
                      default=fv.show(default, display),

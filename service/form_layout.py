@@ -51,7 +51,8 @@ def arrange(sections: list[FormSection]) -> Layout:
         for spec in section.fields:
             (essentials.fields if spec.essential else rest.fields).append(spec)
         for table in section.tables:
-            rest_table = RowTable(table.spec, table.title, table.help)
+            rest_table = RowTable(table.spec, table.title, table.help,
+                                  template=table.template)
             for row in table.rows:
                 essentials.fields.extend(f for f in row.fields if f.essential)
                 rest_table.rows.append(FormRow(row.index,

@@ -23,17 +23,25 @@ from service import form_values as fv
 from service.clip import clip
 from service.form_fields import (SHOWN_INPUT, FormField, _unwrap, format_value,  # noqa: F401
                                  make_field)
+from service.i18n import N_, gettext as _
+from service.i18n.validation import bound_message, error_message
 
 GENERAL = "general"
-SECTION_TITLES = {
-    GENERAL: "Scenario", "finance": "Finance", "owned": "Owned servers",
-    "on_demand": "On demand", "commitments": "Cloud commitments", "spot": "Spot",
-    "cloud_data": "Cloud storage and egress", "cloud_terms": "Cloud provider terms",
-    "fx": "Exchange rate",
-    "profile": "Usage profile options", "position": "What you hold today",
-    "staging": "Staged plan", "proposed": "Proposed capacity",
-    "uncertainty": "Uncertainty ranges",
+SECTION_TITLES = {  # English; shown through section_title() in the reader's language
+    GENERAL: N_("Scenario"), "finance": N_("Finance"), "owned": N_("Owned servers"),
+    "on_demand": N_("On demand"), "commitments": N_("Cloud commitments"), "spot": N_("Spot"),
+    "cloud_data": N_("Cloud storage and egress"), "cloud_terms": N_("Cloud provider terms"),
+    "fx": N_("Exchange rate"),
+    "profile": N_("Usage profile options"), "position": N_("What you hold today"),
+    "staging": N_("Staged plan"), "proposed": N_("Proposed capacity"),
+    "uncertainty": N_("Uncertainty ranges"),
 }
+
+
+def section_title(key: str) -> str:
+    return _(SECTION_TITLES[key]) if key in SECTION_TITLES else key
+
+
 EXTRA_ROWS = 1  # blank rows offered at the end of every table, for a new row
 DEFAULTS = Scenario().model_dump(mode="json")
 
@@ -45,22 +53,33 @@ class TableSpec:
     path: str                  # dotted path of the field: "position.servers"
     model: type[BaseModel]     # one row
     key_field: str             # a row with this blank is a blank row and is not kept
-    row_title: str             # "Offer 2"
-    noun: str                  # "commitment offers", in the message about too many rows
+    # English words, marked for the catalogs (N_) and shown through _() where used
+    row_title: str             # "Commitment offer %(number)s"
+    too_many: str              # the message about too many rows
     blank_hint: str            # what to fill in to add a blank row
-    remove_label: str = "Remove this row"
-    essential_label: str = ""  # "{key} commitment": label suffix of a row's essential inputs
+    remove_label: str = N_("Remove this row")
+    essential_label: str = ""  # "%(key)s commitment": label suffix of a row's essential inputs
 
 
 TABLES = (
-    TableSpec("commitments", CommitmentOffer, "id", "Commitment offer", "commitment offers",
-              "fill in an id to add it", "Remove this offer", "{key} commitment"),
-    TableSpec("position.servers", PositionServers, "purchased", "Servers owned",
-              "server purchases", "fill in the purchase month to add them"),
-    TableSpec("position.commitments", PositionCommitment, "id", "Signed commitment",
-              "signed commitments", "fill in a contract id to add it"),
-    TableSpec("proposed.schedule", Decision, "month", "Decision", "schedule decisions",
-              "fill in a month to add it"),
+    TableSpec("commitments", CommitmentOffer, "id", N_("Commitment offer %(number)s"),
+              N_("At most %(limit)s commitment offers: the form posted row %(row)s (rows are "
+                 "numbered 0 to %(last)s)."),
+              N_("fill in an id to add it"), N_("Remove this offer"),
+              N_("%(key)s commitment")),
+    TableSpec("position.servers", PositionServers, "purchased", N_("Servers owned %(number)s"),
+              N_("At most %(limit)s server purchases: the form posted row %(row)s (rows are "
+                 "numbered 0 to %(last)s)."),
+              N_("fill in the purchase month to add them")),
+    TableSpec("position.commitments", PositionCommitment, "id",
+              N_("Signed commitment %(number)s"),
+              N_("At most %(limit)s signed commitments: the form posted row %(row)s (rows are "
+                 "numbered 0 to %(last)s)."),
+              N_("fill in a contract id to add it")),
+    TableSpec("proposed.schedule", Decision, "month", N_("Decision %(number)s"),
+              N_("At most %(limit)s schedule decisions: the form posted row %(row)s (rows "
+                 "are numbered 0 to %(last)s)."),
+              N_("fill in a month to add it")),
 )
 TABLE_BY_PATH = {t.path: t for t in TABLES}
 ROW_INDEX = re.compile(r"(%s)\.([0-9]+)\." % "|".join(re.escape(t.path) for t in TABLES))
@@ -79,6 +98,15 @@ class RowTable:
     title: str
     help: str
     rows: list[FormRow] = field(default_factory=list)
+    # a blank row with the index ROW_SLOT, for the "add row" button (static/js/rows.js)
+    template: Optional[FormRow] = None
+
+    @property
+    def max_rows(self) -> int:
+        return table_limit(self.spec)
+
+
+ROW_SLOT = "__row__"   # stands for a row index in the template row; never posted
 
 
 @dataclass
@@ -134,8 +162,8 @@ LOAN_DEFAULTS = LoanFinancing().model_dump(mode="json")
 def financing_fields(values: dict, raw: Optional[MultiDict], currency: dict
                      ) -> list[FormField]:
     info = Scenario.model_fields["owned"].annotation.model_fields["financing"]
-    kind = FormField("owned.financing.kind", info.title or "Financing", "method",
-                     info.description or "", kind="select", options=("cash", "loan"),
+    kind = FormField("owned.financing.kind", _(info.title or "Financing"), _("method"),
+                     _(info.description or ""), kind="select", options=("cash", "loan"),
                      value=raw.get("owned.financing.kind", "cash") if raw is not None
                      else values.get("kind", "cash"), default="cash")
     loan = {**LOAN_DEFAULTS, **values}
@@ -144,7 +172,7 @@ def financing_fields(values: dict, raw: Optional[MultiDict], currency: dict
         if key != "kind":
             spec = make_field(f"owned.financing.{key}", sub, loan.get(key), raw,
                               LOAN_DEFAULTS.get(key), currency)
-            spec.help = (spec.help + " Used when financing is 'loan'.").strip()
+            spec.help = (spec.help + " " + _("Used when financing is 'loan'.")).strip()
             out.append(spec)
     return out
 
@@ -160,27 +188,36 @@ def build_table(spec: TableSpec, values: Optional[list], raw: Optional[MultiDict
     info = schema_field(spec.path)
     values = list(values or [])
     defaults = list(default_at(spec.path) or [])
-    table = RowTable(spec, info.title or spec.path, field_meta(info)["help"])
+    table = RowTable(spec, _(info.title) if info.title else spec.path,
+                     _(field_meta(info)["help"]))
     count = row_count(raw, spec) if raw is not None else len(values) + EXTRA_ROWS
     for i in range(count):
         row_values = values[i] if i < len(values) else blank_row(spec)
         base = defaults[i] if i < len(defaults) else blank_row(spec)
-        fields = [make_field(f"{spec.path}.{i}.{k}", sub, row_values.get(k), raw,
-                             base.get(k), currency)
-                  for k, sub in spec.model.model_fields.items()]
-        key = next(f for f in fields if f.name.endswith(f".{spec.key_field}")).value.strip()
-        for f in fields:
-            # a row's essential input names its row; a blank row has none yet
-            f.essential = f.essential and bool(key) and not f.name.endswith(
-                f".{spec.key_field}")
-            if f.essential and spec.essential_label:
-                f.label = f"{f.label} ({spec.essential_label.format(key=key)})"
-        fields.append(FormField(f"{spec.path}.{i}.remove", spec.remove_label,
-                                kind="checkbox",
-                                checked=raw is not None and
-                                raw.get(f"{spec.path}.{i}.remove") == "true"))
+        fields, key = row_fields(spec, str(i), row_values, base, raw, currency)
         table.rows.append(FormRow(i, fields, blank=not key))
+    blank = blank_row(spec)
+    table.template = FormRow(-1, row_fields(spec, ROW_SLOT, blank, blank, None, currency)[0],
+                             blank=True)
     return table
+
+
+def row_fields(spec: TableSpec, index: str, row_values: dict, base: dict,
+               raw: Optional[MultiDict], currency: str) -> tuple[list[FormField], str]:
+    """The inputs of one row (named ``{path}.{index}.{key}``) and the row's key value."""
+    fields = [make_field(f"{spec.path}.{index}.{k}", sub, row_values.get(k), raw,
+                         base.get(k), currency)
+              for k, sub in spec.model.model_fields.items()]
+    key = next(f for f in fields if f.name.endswith(f".{spec.key_field}")).value.strip()
+    for f in fields:
+        # a row's essential input names its row; a blank row has none yet
+        f.essential = f.essential and bool(key) and not f.name.endswith(f".{spec.key_field}")
+        if f.essential and spec.essential_label:
+            f.label = f"{f.label} ({_(spec.essential_label, key=key)})"
+    fields.append(FormField(f"{spec.path}.{index}.remove", _(spec.remove_label), kind="checkbox",
+                            checked=raw is not None and
+                            raw.get(f"{spec.path}.{index}.remove") == "true"))
+    return fields, key
 
 
 def build_form(data: dict, raw: Optional[MultiDict] = None,
@@ -193,12 +230,12 @@ def build_form(data: dict, raw: Optional[MultiDict] = None,
     name = make_field("name", Scenario.model_fields["name"], data.get("name"), raw,
                       DEFAULTS["name"])
     name.essential = True  # every scenario needs a name people recognise
-    sections.append(FormSection(GENERAL, SECTION_TITLES[GENERAL], [name]))
+    sections.append(FormSection(GENERAL, section_title(GENERAL), [name]))
     offers = list(data.get("commitments") or [])
     for key, info in Scenario.model_fields.items():
         if key == "name":
             continue
-        section = FormSection(key, SECTION_TITLES.get(key, key))
+        section = FormSection(key, section_title(key))
         if key in TABLE_BY_PATH:
             section.tables.append(build_table(TABLE_BY_PATH[key], data.get(key), raw,
                                               currency))
@@ -215,8 +252,8 @@ def build_form(data: dict, raw: Optional[MultiDict] = None,
             for offer in offers:
                 name = f"proposed.committed_gpus.{offer['id']}"
                 section.fields.append(FormField(
-                    name, f"{info_c.title} - {offer['id']}", "GPUs",
-                    info_c.description or "", optional=True, kind="number",
+                    name, f"{_(info_c.title)} - {offer['id']}", _("GPUs"),
+                    _(info_c.description or ""), optional=True, kind="number",
                     attrs={"min": "0", "step": "1", "inputmode": "numeric"},
                     value=clip(raw.get(name, ""), SHOWN_INPUT) if raw is not None
                     else format_value(committed.get(offer["id"]))))
@@ -274,8 +311,8 @@ def too_many_rows(raw: MultiDict) -> Optional[tuple[str, str]]:
         spec = TABLE_BY_PATH[m.group(1)]
         limit = max_table_rows(spec)
         if len(m.group(2)) > 6 or int(m.group(2)) >= limit:
-            return spec.path, (f"At most {table_limit(spec)} {spec.noun}: the form posted row "
-                               f"{clip(m.group(2))} (rows are numbered 0 to {limit - 1}).")
+            return spec.path, _(spec.too_many, limit=table_limit(spec), row=clip(m.group(2)),
+                                last=limit - 1)
     return None
 
 
@@ -374,8 +411,8 @@ def error_map(exc: ValidationError, row_maps: dict[str, list[int]], names: set[s
                 break
         if loc[:2] == ["owned", "financing"] and target == "owned":
             target = "owned.financing.kind"
-        message = (fv.bound_message(item, displays.get(target, fv.PLAIN))
-                   or item["msg"].removeprefix("Value error, "))
+        message = (bound_message(item, displays.get(target, fv.PLAIN))
+                   or error_message(item))
         out.setdefault(target, []).append(message)
     return out
 
@@ -388,7 +425,7 @@ def validate_form(raw: MultiDict) -> tuple[Optional[Scenario], list[FormSection]
     """(scenario, sections): the scenario when valid, else None and sections with messages."""
     beyond = too_many_rows(raw)
     if beyond is not None:   # refused before any row is built
-        data, _ = form_to_data(raw)
+        data, _rows = form_to_data(raw)
         return None, build_form(data, raw, {beyond[0]: [beyond[1]]})
     data, row_maps = form_to_data(raw)
     try:
@@ -420,32 +457,33 @@ def _path_info(path: str):
     parts = path.split(".")
     if parts[0] == "name":
         return "", Scenario.model_fields["name"]
-    section_title = SECTION_TITLES.get(parts[0], parts[0])
+    title = section_title(parts[0])
     model: Any = Scenario
     info = None
     table: Optional[TableSpec] = None
     for i, part in enumerate(parts):
         if part.isdigit() and table is not None:
-            section_title, model, table = f"{table.row_title} {int(part) + 1}", table.model, None
+            title, model, table = _(table.row_title, number=int(part) + 1), table.model, None
             continue
         fields = getattr(model, "model_fields", None)
         if not fields or part not in fields:
-            return section_title, (info if i > 0 else None)
+            return title, (info if i > 0 else None)
         info = fields[part]
         walked = ".".join(parts[:i + 1])
         table = TABLE_BY_PATH.get(walked)
         model = LoanFinancing if walked == "owned.financing" else info.annotation
         if walked == "owned.financing" and parts[i + 1:i + 2] == ["kind"]:
             break
-    return section_title, info
+    return title, info
 
 
 def label_for(path: str) -> str:
     """Human label of a dotted scenario path, from the schema."""
-    section_title, info = _path_info(path)
+    title, info = _path_info(path)
     if path == "name":
-        return info.title or "name"
-    return f"{section_title}: {info.title or path.rsplit('.', 1)[-1]}" if info else path
+        return _(info.title or "name")
+    return f"{title}: {_(info.title) if info.title else path.rsplit('.', 1)[-1]}" if info \
+        else path
 
 
 def show_value(path: str, value: Any, currency: str | Mapping[str, str] = "") -> str:
@@ -453,7 +491,7 @@ def show_value(path: str, value: Any, currency: str | Mapping[str, str] = "") ->
     currency of the value's market when ``currency`` maps markets to codes)."""
     if not isinstance(currency, str):
         currency = currency[market_of(path)]
-    _, info = _path_info(path)
+    _title, info = _path_info(path)
     if info is None or value is None or isinstance(value, (bool, dict, str)):
         return "-" if value is None else format_value(value)
     meta = field_meta(info)

@@ -21,13 +21,14 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 from werkzeug.exceptions import Conflict
 
+from service.i18n import N_, _
 from service.db import get_session
 from service.resilience_db import IdempotencyKey
 
 HEADER = "Idempotency-Key"
 FIELD = "idempotency_key"
 VALID = re.compile(r"^[A-Za-z0-9._:\-]{8,100}$")
-REPLAYED = "This was already saved (the request was sent twice); nothing was saved again."
+REPLAYED = N_("This was already saved (the request was sent twice); nothing was saved again.")
 
 
 class Duplicate(Exception):
@@ -39,7 +40,8 @@ def request_key() -> Optional[str]:
     if not key:
         return None
     if not VALID.match(key):
-        abort(400, f"{HEADER} must have 8 to 100 characters out of letters, digits and . _ : -")
+        abort(400, _("%(header)s must have 8 to 100 characters out of letters, digits and "
+                   ". _ : -", header=HEADER))
     return key
 
 
@@ -54,11 +56,12 @@ def _this_request() -> str:
 
 def _response(row: IdempotencyKey) -> Response:
     if row.request != _this_request():
-        abort(422, f"This {HEADER} was used for another request ({row.request}).")
+        abort(422, _("This %(header)s was used for another request (%(request)s).",
+                     header=HEADER, request=row.request))
     if row.location is not None:
         response = redirect(row.location, row.status)
         if not request.path.startswith("/api/"):
-            flash(REPLAYED)
+            flash(_(REPLAYED))
     else:
         response = Response(row.body or "", status=row.status, mimetype="application/json")
     response.headers["Idempotent-Replayed"] = "true"

@@ -26,7 +26,9 @@ from models.scenario import Scenario
 from models.strategies import PlanError
 from service.db import PlanRecord, Revision, UsageFile, write_session
 from service.export_xlsx import plan_xlsx_bytes
+from service.schedule_charts import schedule_charts
 from service.xlsx.print_setup import PrintLabel
+from service.i18n import DEFAULT, _, normalize
 from service.ingest import IngestError, read_usage
 
 
@@ -78,7 +80,7 @@ def plan_for(scenario: Scenario, data: bytes, filename: str,
 def plan_for_revision(revision: Revision, progress: Callable[[str], None] = _nothing
                       ) -> PlanResult:
     if revision.usage_file is None:
-        raise PlanningError("This revision has no usage file yet.")
+        raise PlanningError(_("This revision has no usage file yet."))
     scenario = Scenario.model_validate_json(revision.assumptions)
     return plan_for(scenario, revision.usage_file.data, revision.usage_file.filename, progress)
 
@@ -94,8 +96,10 @@ EXPORT_VERSION = export_version()
 LAYOUT = "cohorts1"  # bumped when the workbook's layout changes without a version change
 
 
-def cached_xlsx(revision: Revision, progress: Callable[[str], None] = _nothing) -> bytes:
-    """The plan workbook of a revision, written once per revision content and buyrent version.
+def cached_xlsx(revision: Revision, progress: Callable[[str], None] = _nothing,
+                lang: str = DEFAULT) -> bytes:
+    """The plan workbook of a revision in ``lang``, written once per revision content,
+    language and buyrent version.
 
     A revision is immutable and its content hash covers assumptions and usage file, so the file
     never goes stale; it lives in the instance folder, one per instance. Writing the workbook
@@ -103,7 +107,8 @@ def cached_xlsx(revision: Revision, progress: Callable[[str], None] = _nothing) 
     repeat. A cache that cannot be written (disk full) only costs speed.
     """
     folder = Path(current_app.instance_path) / "xlsx-cache"
-    path = folder / f"{revision.content_hash}-{EXPORT_VERSION}-{LAYOUT}.xlsx"
+    lang = normalize(lang)
+    path = folder / f"{revision.content_hash}-{lang}-{EXPORT_VERSION}-{LAYOUT}.xlsx"
     try:
         data = path.read_bytes()
         progress("done")
@@ -114,7 +119,7 @@ def cached_xlsx(revision: Revision, progress: Callable[[str], None] = _nothing) 
     progress("workbook")
     data = plan_xlsx_bytes(result.plan, result.document,
                            PrintLabel(revision.scenario.name, revision.number,
-                                      revision.content_hash))
+                                      revision.content_hash), lang=lang)
     progress("done")
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -169,6 +174,7 @@ def chart_data(plan: Plan, doc: dict[str, Any]) -> dict[str, Any]:
         "load_duration": doc["charts"]["load_duration"],
         "screening": doc["charts"]["screening"],
         "uncertainty": uncertainty_chart(doc),
+        "schedules": schedule_charts(plan),
     }
 
 

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import base64
 import json
-from typing import Any
 
 from flask import Blueprint, Response, abort, flash, g, redirect, render_template, request, url_for
 from sqlalchemy import or_, select
@@ -14,6 +13,8 @@ from service.auth import login_required
 from service.db import (AuditEvent, Review, Revision, ScenarioRecord, User, audit, get_session,
                         write_session)
 from service.export_xlsx import safe_download_name
+from service.i18n import _, current_locale, formats, labels, sentences
+from service.i18n.charts import plan_chart_text
 from service.ingest import usage_template_csv, usage_template_xlsx
 from service import progress as progress_store
 from service.planning import PlanningError, cached_plan, cached_xlsx
@@ -22,45 +23,30 @@ from service.usage_download import is_xlsx, safe_csv
 
 bp = Blueprint("plans", __name__)
 XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
-STRATEGY_LABELS = {"on_demand": "All on demand", "cloud_only": "Cloud only (best mix)",
-                   "buy_for_peak": "Buy for peak", "optimal": "Optimal mix",
-                   "proposed": "Proposed", "best_with_servers": "Best plan with servers",
-                   "spot": "Spot"}
-
-
-def money(value: Any) -> str:
-    if value is None:
-        return "-"
-    return f"{value:,.0f}" if abs(value) >= 100 else f"{value:,.2f}"
-
-
-def percent(value: Any) -> str:
-    return "-" if value is None else f"{value:.1%}"
-
-
-def number(value: Any) -> str:
-    if value is None:
-        return "-"
-    return f"{value:,}" if isinstance(value, int) else f"{value:,.1f}"
-
-
-FILTERS = {"money": money, "percent": percent, "number": number,
-           "strategy": lambda name: STRATEGY_LABELS.get(name, name)}
+STRATEGY_LABELS = labels.STRATEGY_LABELS  # English names; pages show strategy_label(name)
 
 
 def recommendation_text(doc: dict) -> str:
-    if doc.get("explanation"):
-        return doc["explanation"]
+    """The recommendation in the reader's language (the engine's messages when the document
+    has them), or a sentence made from the numbers for documents without an explanation."""
+    text = sentences.explanation(doc)
+    if text:
+        return text
     name = doc["recommendation"]
     s = doc["strategies"][name]
     currency = doc["scenario"]["finance"]["currency"]
-    saving = doc["savings_vs_on_demand"].get(name, 0.0)
-    text = (f"Recommended: {STRATEGY_LABELS.get(name, name)} - {s['servers']} owned servers, "
-            f"committed GPUs {s['committed_gpus'] or 'none'}; PV cost {money(s['pv_cost'])} "
-            f"{currency}")
+    committed = ", ".join(f"{v} ({k})" for k, v in s["committed_gpus"].items() if v)
+    text = _("Recommended: %(strategy)s - %(servers)s owned servers, committed GPUs "
+             "%(committed)s; PV cost %(pv)s", strategy=labels.strategy_label(name),
+             servers=s["servers"], committed=committed or _("none"),
+             pv=formats.money(s["pv_cost"], currency))
     if name != "on_demand":
-        text += f", {money(saving)} {currency} less than running everything on demand"
+        text += _(", %(saving)s less than running everything on demand",
+                  saving=formats.money(doc["savings_vs_on_demand"].get(name, 0.0), currency))
     return text + "."
+
+
+payback_text = labels.payback_month
 
 
 def payback(doc: dict) -> dict:
@@ -76,23 +62,31 @@ def show(scenario_id: int, number: int):
     scenario = revision.scenario
     doc = charts = error = None
     if revision.usage_file_id is None:
-        error = "This revision has no usage file yet: upload one to see its plan."
+        error = _("This revision has no usage file yet: upload one to see its plan.")
     else:
         try:
             doc, charts = cached_plan(get_session(), revision)
         except PlanningError as exc:
-            error = f"The engine cannot plan this revision: {exc}"
+            error = _("The engine cannot plan this revision: %(reason)s", reason=exc)
     strategy = request.args.get("strategy") or (doc["recommendation"] if doc else None)
     if doc and strategy not in doc["strategies"]:
         abort(404)
     from service.chart_text import chart_texts
     from service.review_flow import DONE, assumption_choices
+    from service.schedule_view import page_sections
     choices = assumption_choices(revision)
+    # the schedule timelines go in their own JSON blocks (templates/plans/_schedule.html)
+    page_charts = {k: v for k, v in charts.items() if k != "schedules"} if charts else charts
     return render_template(
-        "plans/show.html", scenario=scenario, revision=revision, doc=doc, charts=charts,
+        "plans/show.html", scenario=scenario, revision=revision, doc=doc,
+        charts=plan_chart_text(page_charts, doc["scenario"]["finance"]["currency"])
+        if doc else None,
         error=error, strategy=strategy, payback=payback(doc) if doc else {},
-        recommendation=recommendation_text(doc) if doc else "",
+        payback_text=payback_text, recommendation=recommendation_text(doc) if doc else "",
+        recommendation_translated=sentences.explanation_translated(doc) if doc else True,
+        warnings=sentences.document_warnings(doc) if doc else [],
         texts=chart_texts(charts, doc) if doc else {},
+        schedule=page_sections(doc, charts),
         latest=scenario.latest, editable=can_edit(g.user, scenario),
         may_review=can_review(g.user, revision), approved=approved_revisions(scenario),
         assumptions=choices, assumption_labels=dict(choices), done_words=DONE)
@@ -107,7 +101,7 @@ def approved_revisions(scenario: ScenarioRecord) -> list[int]:
 def download_json(scenario_id: int, number: int):
     revision = revision_or_404(g.user, scenario_id, number)
     try:
-        doc, _ = cached_plan(get_session(), revision)
+        doc, _charts = cached_plan(get_session(), revision)
     except PlanningError as exc:
         abort(409, str(exc))
     name = download_stem(revision) + ".json"
@@ -132,7 +126,7 @@ def download_stem(revision: Revision) -> str:
 def download_xlsx(scenario_id: int, number: int):
     revision = revision_or_404(g.user, scenario_id, number)
     try:
-        data = cached_xlsx(revision, progress_store.from_request())
+        data = cached_xlsx(revision, progress_store.from_request(), current_locale())
     except PlanningError as exc:
         abort(409, str(exc))
     audit_download(revision, "plan.xlsx")
@@ -190,18 +184,18 @@ def usage_template(fmt: str):
 def review(scenario_id: int, number: int):
     revision = revision_or_404(g.user, scenario_id, number)
     if not g.user.can_review:
-        abort(403, "Only reviewers can review a revision.")
+        abort(403, _("Only reviewers can review a revision."))
     if revision.author_id == g.user.id:
-        abort(403, "You authored this revision: someone else must review it.")
+        abort(403, _("You authored this revision: someone else must review it."))
     done = idempotency.replay()
     if done is not None:
         return done
     expected = request.form.get("revision_hash", "")
     if not expected:
-        abort(400, "A review must name the SHA-256 of the revision it reviews "
-                   "(revision_hash); reload the page and review again.")
+        abort(400, _("A review must name the SHA-256 of the revision it reviews "
+                     "(revision_hash); reload the page and review again."))
     if expected != revision.content_hash:
-        abort(409, "This revision is not the one the review form was showing.")
+        abort(409, _("This revision is not the one the review form was showing."))
     if request.form.get("decision") == "approve":
         approvable(revision)   # 409 before anything else: no reason makes it approvable
     try:
@@ -226,9 +220,10 @@ def review(scenario_id: int, number: int):
               details=(about + review_input.comment)[:500])
         idempotency.remember(s, location=url_for("plans.show", scenario_id=scenario_id,
                                                  number=number))
-    flash({"approve": f"Revision {number} approved.", "reject": f"Revision {number} rejected.",
-           "changes": f"Changes requested on revision {number}.",
-           "comment": "Comment added."}[decision])
+    flash({"approve": _("Revision %(number)s approved.", number=number),
+           "reject": _("Revision %(number)s rejected.", number=number),
+           "changes": _("Changes requested on revision %(number)s.", number=number),
+           "comment": _("Comment added.")}[decision])
     return redirect(url_for("plans.show", scenario_id=scenario_id, number=number))
 
 
@@ -236,11 +231,11 @@ def approvable(revision: Revision) -> None:
     """409 unless the revision has a usage file and a plan (computed now if not cached yet):
     an approval binds to numbers someone could see."""
     if revision.usage_file_id is None:
-        abort(409, "A revision without a usage file cannot be approved: upload one first.")
+        abort(409, _("A revision without a usage file cannot be approved: upload one first."))
     try:
         cached_plan(get_session(), revision)
     except PlanningError as exc:
-        abort(409, f"A revision without a plan cannot be approved: {exc}")
+        abort(409, _("A revision without a plan cannot be approved: %(reason)s", reason=exc))
 
 
 @bp.get("/audit")

@@ -18,11 +18,13 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Mapped, mapped_column
 
 from service.db import Base, get_session, write_session
+from service.i18n import N_, _
 
 PHASES = ("reading", "planning", "uncertainty", "workbook", "done", "failed")
-PHASE_TEXT = {"reading": "Reading the usage file", "planning": "Planning every strategy",
-              "uncertainty": "Computing the uncertainty (tornado and Monte Carlo)",
-              "workbook": "Writing the workbook", "done": "Done", "failed": "Failed"}
+PHASE_TEXT = {"reading": N_("Reading the usage file"), "planning": N_("Planning every strategy"),
+              "uncertainty": N_("Computing the uncertainty (tornado and Monte Carlo)"),
+              "workbook": N_("Writing the workbook"), "done": N_("Done"),
+              "failed": N_("Failed")}   # English; sent through _() in the reader's language
 VALID_ID = re.compile(r"^[A-Za-z0-9_-]{16,40}$")
 KEEP_SECONDS = 86_400
 Reporter = Callable[[str], None]
@@ -74,5 +76,5 @@ def lookup(progress_id: str, user_id: int) -> Optional[dict]:
     row = get_session().get(ProgressRecord, progress_id)
     if row is None or row.user_id != user_id:
         return None
-    return {"phase": row.phase, "text": PHASE_TEXT[row.phase],
+    return {"phase": row.phase, "text": _(PHASE_TEXT[row.phase]),
             "done": row.phase in ("done", "failed")}

@@ -1,24 +1,35 @@
-"""Plain-text rendering of a plan for the terminal."""
+"""Plain-text rendering of a plan for the terminal, in the language of ``buyrent --lang``."""
 from __future__ import annotations
 
 import math
 
 from models.document import plan_document
 from models.plan import Plan
-
-PERIOD_WORD = {"hour": "hourly", "day": "daily", "month": "monthly"}
+from service.i18n import _, formats, sentences
+from service.i18n.labels import PERIODS, option_word
 
 
 def money(x: float) -> str:
-    return f"{x:,.0f}"
+    return formats.number(x, 0)
 
 
 def rate(x: float) -> str:
-    return f"{x:.4f}" if x is not None and math.isfinite(x) else "-"
+    return formats.number(x, 4) if x is not None and math.isfinite(x) else "-"
 
 
 def share(x) -> str:
-    return "-" if x is None else f"{x:.1%}"
+    return "-" if x is None else formats.percent(x)
+
+
+def cell(text: str, width: int, left: bool = False) -> str:
+    """Pad to a display width: Hangul takes two terminal columns."""
+    shown = sum(2 if ord(ch) >= 0x1100 else 1 for ch in text)
+    pad = " " * max(0, width - shown)
+    return text + pad if left else pad + text
+
+
+def row(cells: list[str], heads: list[tuple[str, int, bool]]) -> str:
+    return "".join(cell(text, width, left) for text, (_h, width, left) in zip(cells, heads))
 
 
 def plan_table(plan: Plan, source: str) -> str:
@@ -26,16 +37,22 @@ def plan_table(plan: Plan, source: str) -> str:
     cur = s.finance.currency
     doc = plan_document(plan)
     base = plan.strategies["on_demand"].pv_cost
+    period = plan.profile.period
     lines = [f"{s.name}",
-             f"Usage: {source} ({PERIOD_WORD[plan.profile.period]}, "
-             f"{plan.profile.gpu_hours:,.0f} GPU-hours in the file)",
-             f"Plan: {cal.months[0]} .. {cal.months[-1]} ({len(cal.months)} months), "
-             f"discount rate {s.finance.discount_rate_annual:.1%}, {cur}, horizon end: "
-             f"{s.finance.horizon_end}",
+             _("Usage: %(source)s (%(period)s, %(hours)s GPU-hours in the file)", source=source,
+               period=_(PERIODS[period]) if period in PERIODS else period,
+               hours=formats.number(plan.profile.gpu_hours, 0)),
+             _("Plan: %(first)s .. %(last)s (%(count)s months), discount rate %(rate)s, "
+               "%(currency)s, horizon end: %(end)s", first=cal.months[0], last=cal.months[-1],
+               count=len(cal.months), rate=formats.percent(s.finance.discount_rate_annual),
+               currency=cur, end=option_word(s.finance.horizon_end)),
              ""]
-    columns = ("strategy", "servers", "committed", "PV cost", "normal PV", "failure PV",
-               "total cost", "levelized/h", "nominal/h", "owned util", "PV saving")
-    rows = []
+    heads = [(_("strategy"), 13, True), (_("servers"), 8, False), (_("committed"), 11, False),
+             (_("PV cost"), 14, False), (_("normal PV"), 14, False),
+             (_("failure PV"), 12, False), (_("total cost"), 14, False),
+             (_("levelized/h"), 12, False), (_("nominal/h"), 11, False),
+             (_("owned util"), 11, False), (_("PV saving"), 14, False)]
+    cells = []
     for name, r in plan.strategies.items():
         if r.capacity is not None:
             servers = str(r.capacity.servers)
@@ -44,63 +61,78 @@ def plan_table(plan: Plan, source: str) -> str:
             servers = f"<={r.servers}"
             most = int(r.committed_gpus_by_month.max(initial=0))
             committed = f"<={most}" if most else "-"
-        rows.append([name, servers, committed, money(r.pv_cost), money(r.normal_cost_pv),
-                     money(r.failure_cost_pv), money(r.total_cost),
-                     rate(r.cost_per_useful_gpu_hour), rate(r.cost_per_useful_gpu_hour_nominal),
-                     share(r.owned_utilization), money(base - r.pv_cost)])
-    # columns as wide as their widest cell (amounts in won run to 15 characters)
-    widths = [max(len(c), *(len(row[i]) for row in rows)) + (0 if i == 0 else 2)
-              for i, c in enumerate(columns)]
-
-    def line(cells: list[str]) -> str:
-        return "".join(c.ljust(w) if i == 0 else c.rjust(w)
-                       for i, (c, w) in enumerate(zip(cells, widths)))
-
-    header = line(list(columns))
+        cells.append((name, [name, servers, committed, money(r.pv_cost),
+                             money(r.normal_cost_pv), money(r.failure_cost_pv),
+                             money(r.total_cost), rate(r.cost_per_useful_gpu_hour),
+                             rate(r.cost_per_useful_gpu_hour_nominal),
+                             share(r.owned_utilization), money(base - r.pv_cost)]))
+    # a column grows to its widest cell, with two spaces before it (amounts in won run long)
+    heads = [(h, max(w, *(len(c[i]) + (0 if left else 2) for _n, c in cells)), left)
+             for i, (h, w, left) in enumerate(heads)]
+    header = row([h for h, _w, _l in heads], heads)
     lines += [header, "-" * len(header)]
-    for (name, *_), row in zip(plan.strategies.items(), rows):
-        lines.append(line(row) + (" *" if name == plan.recommendation else ""))
-    lines += ["", "Cost per useful GPU-hour: levelized = PV cost / PV of useful GPU-hours; "
-              "nominal = total cost / useful GPU-hours.",
-              "", f"Recommended (*): {plan.recommendation}", plan.explanation.text]
+    for name, line_cells in cells:
+        mark = " *" if name == plan.recommendation else ""
+        lines.append(row(line_cells, heads) + mark)
+    lines += ["", _("Cost per useful GPU-hour: levelized = PV cost / PV of useful GPU-hours; "
+                    "nominal = total cost / useful GPU-hours."),
+              "", _("Recommended (*): %(strategy)s", strategy=plan.recommendation),
+              sentences.explanation(doc)]
     for name in ("staged", "proposed"):
         if doc["strategies"].get(name, {}).get("schedule"):
             lines += [""] + schedule_lines(name, doc["strategies"][name], cur)
     lines += [""] + breakeven_lines(doc)
-    if plan.all_warnings:
-        lines += ["", "Warnings:"] + [f"- {w.text}" for w in plan.all_warnings]
+    warnings = [text for text, _ok in sentences.document_warnings(doc)]
+    if warnings:
+        lines += ["", _("Warnings:")] + [f"- {w}" for w in warnings]
     return "\n".join(lines)
 
 
 def schedule_lines(name: str, strategy: dict, currency: str) -> list[str]:
     """The decisions of a scheduled strategy as a table, then its cash by year."""
-    out = [f"Schedule of {name} (servers bought take work after the lead time):",
-           f"  {'month':<9}{'buy':>6}{'sell':>6}  commit"]
+    heads = [(_("month"), 9, True), (_("buy"), 6, False), (_("sell"), 6, False),
+             ("  " + _("commit"), 0, True)]
+    out = [_("Schedule of %(strategy)s (servers bought take work after the lead time):",
+             strategy=name),
+           "  " + row([h for h, _w, _l in heads], heads)]
     for d in strategy["schedule"]:
-        commits = ", ".join(f"{g} GPUs {k}" for k, g in d["commit"].items()) or "-"
-        out.append(f"  {d['month']:<9}{d['buy_servers']:>6}{d['sell_servers']:>6}  {commits}")
+        commits = ", ".join(_("%(gpus)s GPUs %(offer)s", gpus=g, offer=k)
+                            for k, g in d["commit"].items()) or "-"
+        out.append("  " + row([d["month"], str(d["buy_servers"]), str(d["sell_servers"]),
+                               "  " + commits], heads))
     cash = strategy["cash"]["by_year"]
     if cash:
-        out.append("  purchases and upfront payments by year [" + currency + "]: "
-                   + ", ".join(f"{y} {money(v)}" for y, v in cash.items()))
+        out.append("  " + _("purchases and upfront payments by year [%(currency)s]: %(years)s",
+                            currency=currency,
+                            years=", ".join(f"{y} {money(v)}" for y, v in cash.items())))
     return out
 
 
 def breakeven_lines(doc: dict) -> list[str]:
     be = doc["breakeven"]
-    out = ["Breakevens (owned utilization; marginal without data charges, setup fee and "
-           "support minimum; all-in with every charge):"]
+    reasons = sentences.breakeven_reasons(be)
+    basis_words = {"utilization": _("marginal"), "utilization_all_in": _("all-in")}
+    out = [_("Breakevens (owned utilization; marginal without data charges, setup fee and "
+             "support minimum; all-in with every charge):")]
     for name, value in be["utilization"].items():
         all_in = be["utilization_all_in"].get(name)
-        out.append(f"  vs {name:<10} marginal {share(value):>7}  all-in {share(all_in):>7}")
+        out.append("  " + _("vs %(name)s marginal %(marginal)s  all-in %(all_in)s",
+                            name=cell(name, 10, left=True), marginal=cell(share(value), 7),
+                            all_in=cell(share(all_in), 7)))
         for basis, figure in (("utilization", value), ("utilization_all_in", all_in)):
             key = f"{basis}.{name}"
             if figure is not None and key in be["directions"]:
-                out.append(f"      {basis.replace('_', ' ')}: {be['directions'][key]['text']}")
+                text = sentences.direction_text(be["directions"][key])
             elif key in be["reasons"]:
-                out.append(f"      {basis.replace('_', ' ')}: {be['reasons'][key]}")
+                text = reasons[key]
+            else:
+                continue
+            out.append(f"      {basis_words[basis]}: {text}")
     for key in ("on_demand_price", "server_price"):
         value = be[key]
-        out.append(f"  {key.replace('_', ' ')} tie: " + (f"{value:,.4f}" if value is not None
-                                                           else f"none ({be['reasons'][key]})"))
+        shown = (formats.number(value, 4) if value is not None
+                 else _("none (%(reason)s)", reason=reasons.get(key, "")))
+        out.append("  " + (_("on-demand price tie: %(value)s", value=shown)
+                           if key == "on_demand_price"
+                           else _("server price tie: %(value)s", value=shown)))
     return out

@@ -12,14 +12,16 @@ from typing import Optional
 
 from service.db import DECISIONS, Revision, ScenarioRecord, User
 from service.forms import flatten, label_for
+from service.i18n import N_, _
 
 MAX_COMMENT = 5000
-DONE = {"approve": "approved", "reject": "rejected", "changes": "requested changes to",
-        "comment": "commented on"}
-NEEDS_TEXT = {"approve": "An approval names its reason: write why you approve.",
-              "changes": "Say what should change (and pick the assumption if it is one).",
-              "reject": "Say why you reject this revision.",
-              "comment": "Write a comment, or choose a decision."}
+# English, marked for the catalogs; shown through _() in the reader's language
+DONE = {"approve": N_("approved"), "reject": N_("rejected"),
+        "changes": N_("requested changes to"), "comment": N_("commented on")}
+NEEDS_TEXT = {"approve": N_("An approval names its reason: write why you approve."),
+              "changes": N_("Say what should change (and pick the assumption if it is one)."),
+              "reject": N_("Say why you reject this revision."),
+              "comment": N_("Write a comment, or choose a decision.")}
 
 
 class ReviewInputError(ValueError):
@@ -45,9 +47,10 @@ def parse_review(revision: Revision, decision: str, comment: str,
     comment = comment.strip()[:MAX_COMMENT]
     field_path = field_path.strip() or None
     if field_path is not None and field_path not in flatten(revision.assumptions_dict):
-        raise ReviewInputError(f"{field_path!r} is not an assumption of this revision.")
+        raise ReviewInputError(_("%(path)r is not an assumption of this revision.",
+                                 path=field_path))
     if not comment:
-        raise ReviewInputError(NEEDS_TEXT[decision])
+        raise ReviewInputError(_(NEEDS_TEXT[decision]))
     return ReviewInput(decision, comment, field_path)
 
 

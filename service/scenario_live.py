@@ -16,6 +16,8 @@ from service.auth import login_required
 from service.chart_text import cumulative as cumulative_text
 from service.db import ScenarioRecord
 from service.forms import FormSection, validate_form
+from service.i18n import _
+from service.i18n.charts import cumulative_chart_text
 from service.live import cumulative_chart, live_document
 from service.planning import PlanningError
 from service.plans import payback, recommendation_text
@@ -39,7 +41,7 @@ def validate():
 def live_panel(doc: dict[str, Any]) -> dict[str, Any]:
     """What the live plan shows: cards (same template as the plan page), recommendation,
     the cumulative-cost chart and its summary sentence."""
-    charts = cumulative_chart(doc)
+    charts = cumulative_chart_text(cumulative_chart(doc), doc["scenario"]["finance"]["currency"])
     return {"doc": doc, "payback": payback(doc), "recommendation": recommendation_text(doc),
             "charts": charts, "summary": cumulative_text(charts, doc).summary}
 
@@ -69,14 +71,15 @@ def preview(scenario_id: int):
     scenario = scenario_or_404(g.user, scenario_id)
     latest = scenario.latest
     if latest.usage_file is None:
-        abort(409, "This scenario has no usage file yet: upload one to see a live plan.")
+        abort(409, _("This scenario has no usage file yet: upload one to see a live plan."))
     model, sections = validate_form(request.form)
     body: dict[str, Any] = {"valid": model is not None, **error_payload(sections)}
     if model is not None:
         try:
             panel = live_panel(live_document(model, latest.usage_file))
         except PlanningError as exc:
-            body["plan_error"] = f"The engine cannot plan these assumptions: {exc}"
+            body["plan_error"] = _("The engine cannot plan these assumptions: %(reason)s",
+                                   reason=exc)
         else:
             body.update(
                 cards_html=render_template("plans/_cards.html", doc=panel["doc"],
@@ -93,4 +96,4 @@ def progress(progress_id: str):
     """The phase of a long request of this user; ``phase: null`` until the request has
     reported one (and for ids that are not this user's: they look the same)."""
     state = progress_store.lookup(progress_id, g.user.id)
-    return jsonify(state or {"phase": None, "text": "Waiting for the server", "done": False})
+    return jsonify(state or {"phase": None, "text": _("Waiting for the server"), "done": False})

@@ -18,6 +18,10 @@ from service.db import ScenarioRecord, UsageFile, User, get_session, write_sessi
 from service import progress as progress_store
 from service.form_layout import arrange
 from service.forms import build_form, validate_form
+from service.i18n import _
+from service.i18n.charts import usage_chart_text
+from service.i18n.ingest_summary import summary_rows
+from service.i18n.sentences import warning_items
 from service.ingest import ContractResult, IngestError, make_bundle, read_upload
 from service.planning import PlanningError, profile_chart
 from service.xlsx_roundtrip import WorkbookError, scenario_from_xlsx
@@ -35,7 +39,7 @@ def chosen_preset() -> Optional[AnyPreset]:
         return None
     preset = {**preset_catalog.load_presets(), **load_context_presets()}.get(preset_id)
     if preset is None:
-        abort(400, f"Unknown preset {preset_id!r}.")
+        abort(400, _("Unknown preset %(preset)s.", preset=repr(preset_id)))
     return preset
 
 
@@ -90,7 +94,8 @@ def new():
         data = Scenario().model_dump(mode="json")
         if isinstance(preset, preset_catalog.Preset):
             data = with_preset(data, preset)
-            data["name"] = f"8x H100 server vs {preset.cloud} {preset.instance_type}"
+            data["name"] = _("8x H100 server vs %(cloud)s %(instance)s", cloud=preset.cloud,
+                             instance=preset.instance_type)
         elif preset is not None:
             data = with_preset(data, preset)
         return form_page(None, data, preset=preset)
@@ -106,7 +111,7 @@ def new():
                                    preset=preset.provenance() if preset else None)
         target = url_for("scenarios.show", scenario_id=revision.scenario_id)
         idempotency.remember(s, location=target)
-    flash("Scenario saved. Upload a usage file to see its plan.")
+    flash(_("Scenario saved. Upload a usage file to see its plan."))
     return redirect(target)
 
 
@@ -136,12 +141,13 @@ def edit(scenario_id: int):
     if model is None:
         return form_page(scenario, {}, sections, 422, preset)
     if model == Scenario.model_validate_json(latest.assumptions):
-        flash("No assumption changed: no new revision.")
+        flash(_("No assumption changed: no new revision."))
         return redirect(url_for("scenarios.show", scenario_id=scenario.id))
     try:
         result = check_plan(model, latest.usage_file, progress_store.from_request())
     except PlanningError as exc:
-        sections[0].errors.append(f"The engine cannot plan these assumptions: {exc}")
+        sections[0].errors.append(_("The engine cannot plan these assumptions: %(reason)s",
+                                    reason=exc))
         return form_page(scenario, {}, sections, 422, preset)
     with write_session() as s:
         idempotency.claim(s)
@@ -152,7 +158,7 @@ def edit(scenario_id: int):
                                 note=request.form.get("note", "assumptions edited"),
                                 result=result)
         idempotency.remember(s, location=url_for("scenarios.show", scenario_id=scenario.id))
-    flash(f"Saved as revision {revision.number}.")
+    flash(_("Saved as revision %(number)s.", number=revision.number))
     return redirect(url_for("scenarios.show", scenario_id=scenario.id))
 
 
@@ -165,7 +171,7 @@ def upload(scenario_id: int):
                                message=None)
     file = request.files.get("usage")
     if file is None or not file.filename:
-        return upload_refused(scenario, "Choose a usage file (.csv or .xlsx).", [])
+        return upload_refused(scenario, _("Choose a usage file (.csv or .xlsx)."), [])
     data, filename = file.read(), file.filename
     busy = request.files.get("busy")         # optional GPU busy time beside the usage file
     if busy is not None and busy.filename:
@@ -175,13 +181,16 @@ def upload(scenario_id: int):
         report("reading")
         ingested = read_upload(data, filename)
         if isinstance(ingested, ContractResult):
-            # commitments, not usage: shown; attaching them waits for position (issue 14)
+            # commitments, not usage: shown, and attachable to the position
+            # (service/contracts_attach.py)
             report("done")
             if wants_json():
                 return jsonify({"result_html": render_template(
-                    "scenarios/_contracts.html", filename=filename, result=ingested)})
+                    "scenarios/_contracts.html", scenario=scenario, filename=filename,
+                    result=ingested, currency=scenario_currency(scenario))})
             return render_template("scenarios/contracts.html", scenario=scenario,
-                                   filename=filename, result=ingested)
+                                   filename=filename, result=ingested,
+                                   currency=scenario_currency(scenario))
         check_plan(Scenario.model_validate_json(scenario.latest.assumptions),
                    UsageFile(data=data, filename=filename), report)
     except (IngestError, ProfileError, PlanningError) as exc:
@@ -195,6 +204,10 @@ def upload(scenario_id: int):
         return jsonify({"location": url_for("scenarios.usage_preview", scenario_id=scenario.id,
                                             file_id=stored.id)})
     return preview_page(scenario, stored, ingested)
+
+
+def scenario_currency(scenario: ScenarioRecord) -> str:
+    return Scenario.model_validate_json(scenario.latest.assumptions).finance.currency
 
 
 def wants_json() -> bool:
@@ -213,8 +226,10 @@ def upload_refused(scenario: ScenarioRecord, message: str, problems: list):
 def preview_page(scenario: ScenarioRecord, stored: UsageFile, ingested):
     profile = ingested.profile
     return render_template("scenarios/preview.html", scenario=scenario, usage=stored,
-                           profile=profile, warnings=ingested.warnings, summary=ingested.summary,
-                           chart=profile_chart(profile),
+                           profile=profile, warnings=warning_items(ingested.warnings, None),
+                           summary=summary_rows(ingested.summary),
+                           busy=(ingested.summary or {}).get("busy"),
+                           chart=usage_chart_text(profile_chart(profile)),
                            peak=float((profile.steady + profile.interruptible).max()),
                            last=str(profile.starts[-1]))
 
@@ -285,11 +300,12 @@ def import_workbook(scenario_id: int):
         model = scenario_from_xlsx(data)
     except WorkbookError as exc:   # its messages never carry a library's exception text
         sections = build_form(scenario.latest.assumptions_dict)
-        sections[0].errors.append(f"Cannot read the workbook: {exc}")
+        sections[0].errors.append(_("Cannot read the workbook: %(reason)s", reason=exc))
         return form_page(scenario, {}, sections, 422)
-    flash("Assumptions loaded from the workbook: check them, then save a new revision.")
+    flash(_("Assumptions loaded from the workbook: check them, then save a new revision."))
     return form_page(scenario, model.model_dump(mode="json"))
 
 
 from service import compare as compare_routes  # noqa: E402,F401  (more routes on this bp)
 from service import scenario_live  # noqa: E402,F401
+from service import contracts_attach  # noqa: E402,F401  (attach commitments to a position)

@@ -20,13 +20,14 @@ from flask import current_app, request
 from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
 
+from service.i18n import N_, _, ngettext
 from service.db import get_session, write_session
 from service.resilience_db import LoginFailure
 
 DEFAULTS = {"LOGIN_MAX_FAILURES_PER_USER": 10, "LOGIN_MAX_FAILURES_PER_IP": 50,
             "LOGIN_WINDOW_SECONDS": 15 * 60}
-MESSAGE = ("Too many failed logins from this address. Wait {minutes} "
-           "before trying again.")
+MESSAGE = N_("Too many failed logins from this address. Wait %(minutes)s before trying "
+             "again.")
 
 
 def settings() -> tuple[int, int, float]:
@@ -79,7 +80,7 @@ def record_failure(username: str) -> None:
 
 def message(retry_after: int) -> str:
     minutes = max(1, math.ceil(retry_after / 60))
-    return MESSAGE.format(minutes=f"{minutes} minute{'s' if minutes != 1 else ''}")
+    return _(MESSAGE, minutes=ngettext("%(num)d minute", "%(num)d minutes", minutes))
 
 
 def failures(username: str) -> int:

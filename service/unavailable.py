@@ -15,9 +15,10 @@ from typing import Any, Optional
 from flask import render_template, request
 
 from service.errors import json_error
+from service.i18n import N_, _
 
-MESSAGE = ("The database cannot be written right now (disk full or read-only); nothing was "
-           "saved. Try again later.")
+MESSAGE = N_("The database cannot be written right now (disk full or read-only); nothing "
+              "was saved. Try again later.")
 RETRY_AFTER = "60"
 SQLITE_TEXT = ("readonly database", "read-only database", "database or disk is full",
                "disk i/o error", "no space left on device")
@@ -48,8 +49,9 @@ def response(exc: BaseException) -> Optional[Any]:
     if not is_storage_failure(exc):
         return None
     if request.path.startswith("/api/"):
-        body, status = json_error(503, MESSAGE, code="storage_unavailable")
+        body, status = json_error(503, _(MESSAGE), code="storage_unavailable")
     else:
-        body, status = render_template("error.html", status=503, title="Cannot save right now",
-                                       message=MESSAGE, error_id=None), 503
+        body, status = render_template("error.html", status=503,
+                                       title=_("Cannot save right now"), message=_(MESSAGE),
+                                       error_id=None), 503
     return body, status, {"Retry-After": RETRY_AFTER}

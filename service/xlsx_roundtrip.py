@@ -69,12 +69,21 @@ def _check_container(data: bytes) -> None:
             raise WorkbookError("the file is a zip archive but not an .xlsx workbook")
 
 
+def _in_every_language(text: str) -> set[str]:
+    """A sheet name or header as any language's workbook writes it."""
+    from service.i18n import LANGUAGES, translations
+    return {text} | {translations(lang).gettext(text) for lang in LANGUAGES}
+
+
 def _find_sheet(wb):
-    candidates = [wb[SHEET]] if SHEET in wb.sheetnames else list(wb.worksheets)
+    names = _in_every_language(SHEET)
+    named = [wb[n] for n in wb.sheetnames if n in names]
+    candidates = named or list(wb.worksheets)
+    headers = [_in_every_language(h) for h in HEADERS[:3]]
     for ws in candidates:
         for r, row in enumerate(ws.iter_rows(min_row=1, max_row=10, values_only=True), start=1):
             cells = [str(v).strip() if v is not None else "" for v in row[:len(HEADERS)]]
-            if cells[:3] == list(HEADERS[:3]):
+            if all(cell in options for cell, options in zip(cells[:3], headers)):
                 return ws, r
     raise WorkbookError(f"no {SHEET} sheet with the columns {', '.join(HEADERS[:3])} was found: "
                         "this is not a buyrent plan workbook")

@@ -106,7 +106,7 @@ def test_analyst_builds_plan_and_reviewer_approves(server, browser):
     page.click("#preview")
     page.wait_for_selector("#attach")
     assert_charts_rendered(page, ["chart-usage"])
-    assert "hours, 8760 rows" in page.inner_text("main")
+    assert "hourly, 8760 rows" in page.inner_text("main")
     shot(page, "03-usage-preview")
     page.click("#attach")
     page.wait_for_url("**/revisions/2")

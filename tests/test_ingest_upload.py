@@ -57,7 +57,7 @@ def test_web_upload_of_a_busy_file_alone_is_refused(login, app):
     assert count(app, UsageFile) == before
 
 
-def test_web_upload_of_contract_commitments_shows_them_and_stores_nothing(login, app):
+def test_web_upload_of_contract_commitments_shows_them_and_stores_no_usage(login, app):
     before = count(app, UsageFile)
     response = login("ana").post("/scenarios/1/usage", files(usage=CONTRACTS),
                                  content_type="multipart/form-data")
@@ -68,7 +68,8 @@ def test_web_upload_of_contract_commitments_shows_them_and_stores_nothing(login,
                      r"<td>2.1000</td><td>EUR</td><td>partial</td>", table)
     skipped = re.search(r'<table id="skipped">(.*?)</table>', html, re.S).group(1)
     assert "a spend commitment" in skipped
-    assert 'id="attach-note"' in html and "/attach" not in html
+    # attachable to the position (tests/test_plan_schedule.py), never stored as usage
+    assert 'id="attach-note"' in html and 'action="/scenarios/1/commitments"' in html
     assert count(app, UsageFile) == before
 
 

@@ -136,7 +136,7 @@ def test_live_preview_plans_without_saving(login, app):
     data["owned.server_price"] = "200,000"
     body = client.post("/scenarios/1/preview", data).get_json()
     assert body["valid"] and 'id="summary"' in body["cards_html"]
-    assert set(body["charts"]) == {"months", "cumulative"} and len(body["charts"]["months"]) == 60
+    assert set(body["charts"]) == {"months", "cumulative", "text", "names"} and len(body["charts"]["months"]) == 60
     saved = client.post("/scenarios/1/preview", form_data(_revision(app))).get_json()
     assert body["charts"]["cumulative"]["optimal"][-1] < saved["charts"]["cumulative"][
         "optimal"][-1]                                 # cheaper servers, cheaper plan
@@ -187,7 +187,7 @@ def test_upload_by_script_answers_json_and_lands_on_the_preview(login):
                            content_type="multipart/form-data", headers=headers)
     location = response.get_json()["location"]
     assert re.fullmatch(r"/scenarios/1/usage/\d+", location)
-    assert "days, 365 rows" in client.get(location).get_data(as_text=True)
+    assert "daily, 365 rows" in client.get(location).get_data(as_text=True)
     assert client.get("/scenarios/progress/" + "u" * 20).get_json()["phase"] == "done"
     bad = client.post("/scenarios/1/usage", {"usage": (io.BytesIO(b"x,y\n1,2\n"), "u.csv")},
                       content_type="multipart/form-data", headers=headers)

@@ -94,7 +94,7 @@ def test_plan_page_prints_on_a4_and_letter_in_at_most_four_pages(server, browser
         assert "Monthly cash flows" not in text and "Downloads" not in text
         for expected in ("Optimal mix", "PV cost", "Cumulative cost by strategy",
                          "Screening curves", "Load-duration curve", "Monthly cost by source",
-                         "Not approved"):
+                         "Not approved", "Schedule", "Purchase orders", "Compare schedules"):
             assert expected in text, (paper, expected)
     page.emulate_media(media="print")
     shot(page, "review-10-plan-print-media")

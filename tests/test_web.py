@@ -138,7 +138,7 @@ def test_plan_page_shows_the_uncertainty_section(login, sample_plan):
     html = login("ana").get(R1).get_data(as_text=True)
     section = sample_plan[1].document["uncertainty"]
     assert 'id="chart-tornado"' in html and 'id="chart-histogram"' in html
-    assert f"Over {section['draws']} draws (seed {section['seed']})" in html
+    assert f"Over {section['draws']:,} draws (seed {section['seed']})" in html
     charts = json.loads(re.search(r'id="plan-charts">(.*?)</script>', html, re.S).group(1))
     rows = charts["uncertainty"]["tornado"]
     assert [r["label"] for r in rows] == [r["label"] for r in section["tornado"]]
@@ -277,7 +277,7 @@ def test_upload_preview_then_attach(login, app):
                            content_type="multipart/form-data")
     assert response.status_code == 200
     html = response.get_data(as_text=True)
-    assert "days, 28 rows" in html and 'id="chart-usage"' in html and "128.0" in html
+    assert "daily, 28 rows" in html and 'id="chart-usage"' in html and "128.0" in html
     assert count(app, Revision) == 2                         # preview does not attach
     file_id = int(re.search(r"/usage/(\d+)/attach", html).group(1))
     response = client.post(f"/scenarios/1/usage/{file_id}/attach")

@@ -1,9 +1,9 @@
 """The commitment record of a scenario's ``position.commitments`` (issue 14), checked exactly,
 and the step that puts records read from a Contract Commitment file into a scenario.
 
-The scenario schema has no ``position`` section yet: ``attach_commitments_to_scenario`` works on
-the scenario's JSON (a dict) and leaves validating the result to ``Scenario.model_validate``,
-which will accept it once issue 14 adds ``position``.
+``attach_commitments_to_scenario`` works on the scenario's JSON (a dict) and leaves validating
+the result to ``Scenario.model_validate``; the upload preview's "attach" posts to
+service/contracts_attach.py, which does both.
 """
 from __future__ import annotations
 
@@ -70,8 +70,7 @@ def attach_commitments_to_scenario(assumptions: dict, commitments: list[dict]) -
     """A copy of a scenario's JSON with ``commitments`` in ``position.commitments``: a record
     replaces the one with the same id, new ones are appended, other keys stay as they are.
 
-    Wire this where an upload preview's "attach" is posted, once the scenario schema has
-    ``position`` (issue 14); validate the result with ``Scenario.model_validate``.
+    Validate the result with ``Scenario.model_validate`` (service/contracts_attach.py does).
     """
     records = [validate_commitment(dict(c)) for c in commitments]
     out = copy.deepcopy(assumptions)

@@ -20,10 +20,12 @@ from models.finance import monthly_rate
 from models.prices import UPFRONT_SHARE, PriceBook
 from models.profile import plan_calendar
 from models.scenario import LoanFinancing, Scenario
-from service.xlsx.cells import add_sheet, col, write_text, write_value
+from service.i18n import DEFAULT, N_, _, current_locale
+from service.xlsx.cells import add_sheet, col, sheet_ref, write_text, write_value
 
-SHEET = "Assumptions"
-HEADERS = ("Path", "Setting", "Value", "Unit", "Source", "Help", "Defined name", "Exact value")
+SHEET = N_("Assumptions")   # sheet name and headers: English here, written through _()
+HEADERS = (N_("Path"), N_("Setting"), N_("Value"), N_("Unit"), N_("Source"), N_("Help"),
+           N_("Defined name"), N_("Exact value"))
 PATH_COL, LABEL_COL, VALUE_COL, NAME_COL, EXACT_COL = 0, 1, 2, 6, 7
 FIRST_ROW = 3  # 0-based row of the first field; rows above: title, note, header
 
@@ -39,6 +41,13 @@ class Row:
     section: str = ""
 
 
+def _name_ref(sheet: str, cells: str) -> str:
+    """The target of a defined name: Assumptions!$C$5, or 'Korean name'!$C$5 quoted."""
+    if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", sheet):
+        return f"={sheet}!{cells}"
+    return "=" + sheet_ref(sheet, cells)
+
+
 def defined_name(path: str) -> str:
     """owned.pue -> owned_pue; commitments[1].id -> commitments_1_id; name -> scenario_name."""
     if path == "name":
@@ -48,8 +57,20 @@ def defined_name(path: str) -> str:
 
 def _meta_row(path: str, info, value: Any, section: str, label_prefix: str = "") -> Row:
     meta = field_meta(info)
-    return Row(path, label_prefix + (meta["label"] or path), value, meta["unit"],
-               meta["source"], meta["help"] or (info.description or ""), section)
+    return Row(path, label_prefix + (_(meta["label"]) or path), value, _(meta["unit"]),
+               _(meta["source"]), _help(info, meta), section)
+
+
+def _help(info, meta: dict) -> str:
+    """The help column: the field's help, else its description ("Label [unit]. Source: x.",
+    models/fields.field()), composed again from the translated parts in other languages."""
+    if meta["help"] or not info.description:
+        return _(meta["help"])
+    if current_locale() == DEFAULT or not meta["label"]:
+        return info.description
+    text = f"{_(meta['label'])} [{_(meta['unit'])}]."
+    return text + (" " + _("Source: %(source)s.", source=_(meta["source"]))
+                   if meta["source"] else "")
 
 
 def _walk_model(model: BaseModel, prefix: str, section: str, label_prefix: str = ""
@@ -58,10 +79,11 @@ def _walk_model(model: BaseModel, prefix: str, section: str, label_prefix: str =
         path = f"{prefix}{name}"
         value = getattr(model, name)
         if name == "financing":
-            yield Row(f"{path}.kind", "Financing", value.kind, "cash or loan", "",
-                      "cash, or a loan with the APR, term and down payment below", section)
+            yield Row(f"{path}.kind", _("Financing"), value.kind, _("cash or loan"), "",
+                      _("cash, or a loan with the APR, term and down payment below"), section)
             loan = value if isinstance(value, LoanFinancing) else LoanFinancing()
-            yield from _walk_model(loan, f"{path}.", section, "Loan (if financing is loan): ")
+            yield from _walk_model(loan, f"{path}.", section,
+                                   _("Loan (if financing is loan): "))
             continue
         if name == "kind":
             continue
@@ -70,17 +92,19 @@ def _walk_model(model: BaseModel, prefix: str, section: str, label_prefix: str =
         elif isinstance(value, tuple) and value and isinstance(value[0], BaseModel):
             for i, item in enumerate(value, start=1):   # a table: one block of rows per item
                 yield from _walk_model(item, f"{path}[{i}].", section,
-                                       f"{label_prefix}{info.title or name} {i}: ")
+                                       f"{label_prefix}{_(info.title or name)} {i}: ")
         elif isinstance(value, tuple):
             meta = field_meta(info)
             for i, item in enumerate(value, start=1):
-                yield Row(f"{path}[{i}]", f"{meta['label']}, year {i}", item, meta["unit"],
-                          meta["source"], meta["help"], section)
+                yield Row(f"{path}[{i}]", _("%(label)s, year %(year)s", label=_(meta["label"]),
+                                            year=i), item, _(meta["unit"]),
+                          _(meta["source"]), _(meta["help"]), section)
         elif isinstance(value, dict):
             for key, item in value.items():
-                yield Row(f"{path}[{key}]", f"{label_prefix}{info.title}: {key}", item,
-                          "servers" if name == "sell_from" else "GPUs", "",
-                          info.description or "", section)
+                yield Row(f"{path}[{key}]", label_prefix + _(
+                              "%(label)s: %(key)s", label=_(info.title or name), key=key), item,
+                          _("servers") if name == "sell_from" else _("GPUs"), "",
+                          _(info.description) if info.description else "", section)
         else:
             yield _meta_row(path, info, value, section, label_prefix)
 
@@ -93,7 +117,7 @@ def scenario_rows(s: Scenario) -> list[Row]:
         if name == "commitments":
             for i, offer in enumerate(value, start=1):
                 rows.extend(_walk_model(offer, f"commitments[{i}].", "Commitments",
-                                        f"Offer {i}: "))
+                                        _("Offer %(number)s: ", number=i)))
         elif isinstance(value, BaseModel):
             rows.extend(_walk_model(value, f"{name}.", info.title or name.replace("_", " ")))
         else:
@@ -101,10 +125,12 @@ def scenario_rows(s: Scenario) -> list[Row]:
     return rows
 
 
-SECTION_TITLES = {"finance": "Finance", "owned": "Owned servers", "on_demand": "On demand",
-                  "commitments": "Commitments", "spot": "Spot", "cloud_data": "Cloud data",
-                  "cloud_terms": "Cloud terms", "profile": "Profile options",
-                  "proposed": "Proposed capacity"}
+SECTION_TITLES = {"finance": N_("Finance"), "owned": N_("Owned servers"),
+                  "on_demand": N_("On demand"), "commitments": N_("Commitments"),
+                  "spot": N_("Spot"), "cloud_data": N_("Cloud data"),
+                  "cloud_terms": N_("Cloud terms"), "profile": N_("Profile options"),
+                  "proposed": N_("Proposed capacity"), "uncertainty": N_("Uncertainty"),
+                  "position": N_("What you hold today"), "staging": N_("Staged plan")}
 
 
 def billing_formula(session_hours: str) -> str:
@@ -122,45 +148,47 @@ def derived_rows(s: Scenario) -> list[tuple[str, str, str, float, str]]:
     spot_session = ("IF(spot_interruptions_per_instance_hour>0,MIN(on_demand_mean_session_hours,"
                     "1/spot_interruptions_per_instance_hour),on_demand_mean_session_hours)")
     rows = [
-        ("calc_monthly_rate", "Monthly discount rate r_m = (1+r)^(1/12)-1",
+        ("calc_monthly_rate", N_("Monthly discount rate r_m = (1+r)^(1/12)-1"),
          "=(1+finance_discount_rate_annual)^(1/12)-1",
-         monthly_rate(s.finance.discount_rate_annual), "fraction per month"),
-        ("calc_vat", "VAT divisor for cloud prices", "=IF(cloud_terms_prices_include_vat,"
-         "1+cloud_terms_vat_rate,1)", book.vat, "ratio"),
-        ("calc_rounding", "On-demand billed time per used time: (max(session, minimum) + "
-         "increment/2) / session", billing_formula("on_demand_mean_session_hours"),
-         book.od_billing, "ratio"),
-        ("calc_spot_rounding", "Spot billed time per used time: a session ends at the mean "
-         "session length or at an interruption, if sooner", billing_formula(spot_session),
-         float(book.spot_billing[0]), "ratio"),
-        ("calc_spot_base", "Spot price before trend, VAT and rounding",
+         monthly_rate(s.finance.discount_rate_annual), N_("fraction per month")),
+        ("calc_vat", N_("VAT divisor for cloud prices"), "=IF(cloud_terms_prices_include_vat,"
+         "1+cloud_terms_vat_rate,1)", book.vat, N_("ratio")),
+        ("calc_rounding", N_("On-demand billed time per used time: (max(session, minimum) + "
+                             "increment/2) / session"),
+         billing_formula("on_demand_mean_session_hours"), book.od_billing, N_("ratio")),
+        ("calc_spot_rounding", N_("Spot billed time per used time: a session ends at the mean "
+                                  "session length or at an interruption, if sooner"),
+         billing_formula(spot_session), float(book.spot_billing[0]), N_("ratio")),
+        ("calc_spot_base", N_("Spot price before trend, VAT and rounding"),
          "=IF(ISBLANK(spot_price_per_gpu_hour),on_demand_price_per_gpu_hour*(1-spot_discount),"
          "spot_price_per_gpu_hour)", float(book.spot_base[0] * book.vat),
-         "currency per GPU-hour"),
-        ("calc_loan", "Financing is a loan (1) or cash (0)",
+         N_("currency per GPU-hour")),
+        ("calc_loan", N_("Financing is a loan (1) or cash (0)"),
          '=IF(owned_financing_kind="loan",1,0)', 1.0 if o.financing.kind == "loan" else 0.0,
-         "flag"),
-        ("calc_fx_owned", "Owned costs are converted at the exchange rate (1) or not (0)",
+         N_("flag")),
+        ("calc_fx_owned", N_("Owned costs are converted at the exchange rate (1) or not (0)"),
          '=IF(OR(owned_currency="",owned_currency=finance_currency),0,1)',
-         1.0 if s.converts("owned") else 0.0, "flag"),
-        ("calc_fx_cloud", "Cloud prices are converted at the exchange rate (1) or not (0)",
+         1.0 if s.converts("owned") else 0.0, N_("flag")),
+        ("calc_fx_cloud", N_("Cloud prices are converted at the exchange rate (1) or not (0)"),
          '=IF(OR(cloud_terms_currency="",cloud_terms_currency=finance_currency),0,1)',
-         1.0 if s.converts("cloud") else 0.0, "flag"),
-        ("calc_busy_kw_per_gpu", "Busy power above idle per owned GPU, with PUE",
+         1.0 if s.converts("cloud") else 0.0, N_("flag")),
+        ("calc_busy_kw_per_gpu", N_("Busy power above idle per owned GPU, with PUE"),
          "=(owned_power_kw_max-owned_power_kw_idle)/owned_gpus_per_server*owned_pue",
-         (o.power_kw_max - o.power_kw_idle) / o.gpus_per_server * o.pue, "kW per GPU"),
+         (o.power_kw_max - o.power_kw_idle) / o.gpus_per_server * o.pue, N_("kW per GPU")),
     ]
     for i, offer in enumerate(s.commitments, start=1):
         p = f"commitments_{i}_"
         base = float(book.offer_base(offer)[0])
         share = UPFRONT_SHARE[offer.payment]
-        rows.append((f"calc_commit_{i}_base", f"Offer {i}: committed rate at first signing, "
-                     "ex-VAT", f"=IF(ISBLANK({p}price_per_gpu_hour),on_demand_price_per_gpu_hour"
+        rows.append((f"calc_commit_{i}_base", _("Offer %(number)s: committed rate at first "
+                                                "signing, ex-VAT", number=i),
+                     f"=IF(ISBLANK({p}price_per_gpu_hour),on_demand_price_per_gpu_hour"
                      f"*(1-{p}discount),{p}price_per_gpu_hour)/calc_vat", base,
-                     "currency per GPU-hour"))
-        rows.append((f"calc_commit_{i}_upfront_share", f"Offer {i}: share paid upfront",
+                     N_("currency per GPU-hour")))
+        rows.append((f"calc_commit_{i}_upfront_share", _("Offer %(number)s: share paid upfront",
+                                                         number=i),
                      f'=IF({p}payment="all",1,IF({p}payment="partial",0.5,0))', share,
-                     "fraction"))
+                     N_("fraction")))
     return rows
 
 
@@ -178,14 +206,15 @@ def needs_exact(value: Any) -> bool:
 
 def write_assumptions(workbook, fmt: dict, s: Scenario) -> dict[str, str]:
     """Write the sheet and its defined names; return path -> defined name."""
-    ws = add_sheet(workbook, SHEET)
-    write_text(ws, 0, 0, "Assumptions", fmt["title"])
-    write_text(ws, 1, 0, "Yellow cells are inputs: change one and every money formula of the "
-               "plan follows. Each value cell is a defined name (last column). The Path column "
-               "lets the planner restore the scenario from this sheet; do not edit it.",
-               fmt["note"])
+    sheet = _(SHEET)
+    ws = add_sheet(workbook, sheet)
+    write_text(ws, 0, 0, _("Assumptions"), fmt["title"])
+    write_text(ws, 1, 0, _("Yellow cells are inputs: change one and every money formula of the "
+                           "plan follows. Each value cell is a defined name (last column). The "
+                           "Path column lets the planner restore the scenario from this sheet; "
+                           "do not edit it."), fmt["note"])
     for c, header in enumerate(HEADERS):
-        write_text(ws, 2, c, header, fmt["header"])
+        write_text(ws, 2, c, _(header), fmt["header"])
     names: dict[str, str] = {}
     row, section = FIRST_ROW, None
     list_ranges: dict[str, list[int]] = {}
@@ -193,7 +222,8 @@ def write_assumptions(workbook, fmt: dict, s: Scenario) -> dict[str, str]:
         if item.section != section:
             section = item.section
             key = item.path.split(".")[0].split("[")[0]
-            write_text(ws, row, 1, SECTION_TITLES.get(key, section), fmt["group"])
+            write_text(ws, row, 1, _(SECTION_TITLES[key]) if key in SECTION_TITLES
+                       else _(section), fmt["group"])
             row += 1
         name = defined_name(item.path)
         write_text(ws, row, PATH_COL, item.path)
@@ -205,23 +235,24 @@ def write_assumptions(workbook, fmt: dict, s: Scenario) -> dict[str, str]:
         write_text(ws, row, NAME_COL, name)
         if needs_exact(item.value):
             write_text(ws, row, EXACT_COL, repr(item.value))
-        workbook.define_name(name, f"={SHEET}!${col(VALUE_COL)}${row + 1}")
+        workbook.define_name(name, _name_ref(sheet, f"${col(VALUE_COL)}${row + 1}"))
         names[item.path] = name
         if item.path.endswith("]") and "resale_fraction_by_year" in item.path:
             list_ranges.setdefault(item.path.rsplit("[", 1)[0], []).append(row)
         row += 1
     for path, rows in list_ranges.items():
-        workbook.define_name(defined_name(path), f"={SHEET}!${col(VALUE_COL)}${rows[0] + 1}:"
-                             f"${col(VALUE_COL)}${rows[-1] + 1}")
+        workbook.define_name(defined_name(path), _name_ref(
+            sheet, f"${col(VALUE_COL)}${rows[0] + 1}:${col(VALUE_COL)}${rows[-1] + 1}"))
     row += 1
-    write_text(ws, row, 1, "Derived (formulas over the inputs above; do not edit)", fmt["group"])
+    write_text(ws, row, 1, _("Derived (formulas over the inputs above; do not edit)"),
+               fmt["group"])
     row += 1
     for name, label, formula, value, unit in derived_rows(s):
-        write_text(ws, row, LABEL_COL, label)
+        write_text(ws, row, LABEL_COL, _(label))
         ws.write_formula(row, VALUE_COL, formula, fmt["derived"], value)
-        write_text(ws, row, 3, unit)
+        write_text(ws, row, 3, _(unit))
         write_text(ws, row, NAME_COL, name)
-        workbook.define_name(name, f"={SHEET}!${col(VALUE_COL)}${row + 1}")
+        workbook.define_name(name, _name_ref(sheet, f"${col(VALUE_COL)}${row + 1}"))
         row += 1
     ws.set_column(PATH_COL, PATH_COL, 34)
     ws.set_column(LABEL_COL, LABEL_COL, 44)

@@ -1,6 +1,7 @@
 """Cell helpers shared by every sheet: formats, safe text, column letters."""
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from xlsxwriter.utility import xl_col_to_name
@@ -75,6 +76,16 @@ class PlanWorksheet(Worksheet):
 
     def _prepare_formula(self, formula, expand_future_functions=False):
         return formula[1:] if formula.startswith("=") else formula
+
+
+def strategy_sheet_name(name: str) -> str:
+    """A strategy's sheet: its key in English workbooks (formulas and tests read those), its
+    label in the reader's language otherwise (at most 31 characters, none of []:*?/\\)."""
+    from service.i18n import DEFAULT, current_locale
+    from service.i18n.labels import strategy_label
+    if current_locale() == DEFAULT:
+        return name
+    return re.sub(r"[\[\]:*?/\\]", " ", strategy_label(name))[:31]
 
 
 def add_sheet(workbook, name: str):

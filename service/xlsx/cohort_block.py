@@ -12,19 +12,20 @@ from typing import Callable
 
 import numpy as np
 
+from service.i18n import N_, gettext as tr   # tr: '_' is a throwaway name here
 from service.xlsx.cells import col, write_text
 from service.xlsx.cohorts import (COMMIT_ITEMS, COMMIT_PARAMS, SERVER_ITEMS, SERVER_PARAMS,
                                   Cohort, commit_month_formulas, derived_commit_formulas,
                                   derived_server_formulas, server_month_formulas)
 
-COHORT_TOTALS = (("online", "servers online", "number"), ("capex", "capex", "money"),
-                 ("loan", "loan cash", "money"), ("interest", "loan interest", "money"),
-                 ("maint", "maintenance", "money"), ("dep", "tax depreciation", "money"),
-                 ("resale", "resale", "money"), ("gain", "taxable gain on sale", "money"),
-                 ("loss", "loss on sale", "money"), ("gpus", "GPUs committed", "number"),
-                 ("upfront", "commitment upfront", "money"),
-                 ("monthly", "commitment monthly", "money"),
-                 ("prepaid", "prepaid deducted", "money"))
+COHORT_TOTALS = (("online", N_("servers online"), "number"), ("capex", N_("capex"), "money"),
+                 ("loan", N_("loan cash"), "money"), ("interest", N_("loan interest"), "money"),
+                 ("maint", N_("maintenance"), "money"), ("dep", N_("tax depreciation"), "money"),
+                 ("resale", N_("resale"), "money"), ("gain", N_("taxable gain on sale"), "money"),
+                 ("loss", N_("loss on sale"), "money"), ("gpus", N_("GPUs committed"), "number"),
+                 ("upfront", N_("commitment upfront"), "money"),
+                 ("monthly", N_("commitment monthly"), "money"),
+                 ("prepaid", N_("prepaid deducted"), "money"))
 ITEM_FORMAT = {"online": "number", "gpus": "number"}
 
 
@@ -88,18 +89,19 @@ class CohortBlock:
     def write(self, ws, fmt: dict, c: Callable[[str, int], str], months: int) -> None:
         first = self.header_row + 1
         for title, head, cohorts, params in (
-                ("Server cohorts: servers owned before the plan and purchases of the schedule "
-                 "(month indices count from 0 = the plan's first month)", self.server_head,
+                (tr("Server cohorts: servers owned before the plan and purchases of the "
+                    "schedule (month indices count from 0 = the plan's first month)"),
+                 self.server_head,
                  self.servers, SERVER_PARAMS),
-                ("Commitment cohorts: contracts signed before the plan and commitments of the "
-                 "schedule", self.commit_head, self.commits, COMMIT_PARAMS)):
+                (tr("Commitment cohorts: contracts signed before the plan and commitments of "
+                    "the schedule"), self.commit_head, self.commits, COMMIT_PARAMS)):
             if not cohorts:
                 continue
             write_text(ws, head - 1, 0, title, fmt["bold"])
-            write_text(ws, head, 0, "Cohort", fmt["header"])
-            write_text(ws, head, 1, "What", fmt["header"])
+            write_text(ws, head, 0, tr("Cohort"), fmt["header"])
+            write_text(ws, head, 1, tr("What"), fmt["header"])
             for j, (_, label, _) in enumerate(params):
-                write_text(ws, head, 2 + j, label, fmt["header"])
+                write_text(ws, head, 2 + j, tr(label), fmt["header"])
             for cohort in cohorts:
                 self._write_params(ws, fmt, cohort, params)
         for cohort in self.cohorts:
@@ -111,7 +113,7 @@ class CohortBlock:
                        fmt["group"])
             for j, (key, header) in enumerate(items):
                 write_text(ws, self.key_row, at + j, key, fmt["note"])
-                write_text(ws, self.header_row, at + j, f"{cohort.label} {header}",
+                write_text(ws, self.header_row, at + j, f"{cohort.label} {tr(header)}",
                            fmt["header"])
             styles = [fmt[ITEM_FORMAT.get(key, "money")] for key, _ in items]
             for m in range(months):

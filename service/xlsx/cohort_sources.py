@@ -17,13 +17,14 @@ import numpy as np
 from models.capacity import CommitmentCohort, ServerCohort, month_index as engine_month
 from models.prices import PriceBook
 from models.scenario import Scenario
+from service.i18n import N_, gettext as tr
 from service.xlsx.assumptions import defined_name
 from service.xlsx.cohorts import (Cohort, commitment_cohort, month_index, server_cohort,
                                   share_formula)
 
-SALES_NOTE = ("This schedule sells servers: a sale splits the cohorts it takes from (oldest "
-              "first), which the sheet does not rewrite as formulas. Server cohorts are the "
-              "engine's (values); commitments are formulas.")
+SALES_NOTE = N_("This schedule sells servers: a sale splits the cohorts it takes from (oldest "
+                "first), which the sheet does not rewrite as formulas. Server cohorts are the "
+                "engine's (values); commitments are formulas.")   # written through gettext
 
 
 @dataclass
@@ -63,7 +64,8 @@ def position_cohorts(book: PriceBook, first_start: str, rows: int, with_servers:
                     "sold": "=MIN({bought}+owned_useful_life_months,finance_horizon_months)",
                     "price": f"={p}price", "install": f"={p}install_cost"}
         servers.append(server_cohort(book, f"S{len(servers) + 1}",
-                                     f"held since {held.purchased}", c, formulas, rows))
+                                     tr("held since %(month)s", month=held.purchased), c,
+                                     formulas, rows))
     for j, signed in enumerate(s.position.commitments, start=1):
         p = f"position_commitments_{j}_"
         start = engine_month(signed.start, first)
@@ -73,7 +75,8 @@ def position_cohorts(book: PriceBook, first_start: str, rows: int, with_servers:
                     "term": f"={p}term_months", "rate": f"={p}price_per_gpu_hour/calc_vat",
                     "share": "=" + share_formula(f"{p}payment")}
         commits.append(commitment_cohort(book, f"K{len(commits) + 1}",
-                                         f"signed {signed.id} from {signed.start}", c,
+                                         tr("signed %(id)s from %(month)s", id=signed.id,
+                                            month=signed.start), c,
                                          formulas, rows))
     return servers, commits
 
@@ -87,7 +90,8 @@ def schedule_cohorts(book: PriceBook, decisions: list[DecisionRef], rows: int,
         m = engine_month(d.month, book.labels[0])
         if with_servers and d.buy_ref is not None:
             c = ServerCohort(d.buy, m, m + o.lead_time_months, min(m + o.useful_life_months, H))
-            servers.append(server_cohort(book, f"S{len(servers) + 1}", f"buy in {d.month}", c,
+            servers.append(server_cohort(book, f"S{len(servers) + 1}",
+                                         tr("buy in %(month)s", month=d.month), c,
                                          new_server_formulas(d.index, d.buy_ref), rows))
         for k, offer in enumerate(s.commitments, start=1):
             if offer.id not in d.commit:
@@ -100,7 +104,8 @@ def schedule_cohorts(book: PriceBook, decisions: list[DecisionRef], rows: int,
                                  "{start}/12)"),
                         "share": f"=calc_commit_{k}_upfront_share"}
             commits.append(commitment_cohort(book, f"K{len(commits) + 1}",
-                                             f"sign {offer.id} in {d.month}", c, formulas,
+                                             tr("sign %(offer)s in %(month)s", offer=offer.id,
+                                                month=d.month), c, formulas,
                                              rows))
 
 
@@ -137,5 +142,5 @@ def strategy_cohorts(book: PriceBook, r, decisions: Optional[list[DecisionRef]],
     notes = []
     if sales:
         servers = engine_server_cohorts(book, r.plan, rows)
-        notes.append(SALES_NOTE)
+        notes.append(tr(SALES_NOTE))
     return servers, commits, notes

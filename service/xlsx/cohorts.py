@@ -21,30 +21,35 @@ from models.costs import commitment_schedule, server_schedule
 from models.finance import MACRS_5, depreciation_by_age, level_payment, month_hours
 from models.prices import UPFRONT_SHARE, PriceBook
 from service.xlsx.chain_formulas import fx_at
+from service.i18n import N_   # labels: English, written through gettext
 
 # Per-month columns of each cohort: (key, header); the keys are what SUMIF adds up.
-SERVER_ITEMS = (("online", "servers online"), ("capex", "capex"), ("loan", "loan cash"),
-                ("interest", "loan interest"), ("maint", "maintenance"),
-                ("dep", "tax depreciation"), ("resale", "resale"),
-                ("gain", "taxable gain on sale"), ("loss", "loss on sale"))
-COMMIT_ITEMS = (("gpus", "GPUs committed"), ("upfront", "upfront"), ("monthly", "monthly"),
-                ("prepaid", "prepaid deducted"))
-SERVER_PARAMS = (("count", "Servers", "int"), ("bought", "Bought (month index)", "int"),
-                 ("online", "Online from (month index)", "int"),
-                 ("sold", "Leaves at start of (month index)", "int"),
-                 ("price", "Price per server", "money"), ("install", "Install per server", "money"),
-                 ("basis", "Capex basis per server", "money"), ("span", "Months held", "int"),
-                 ("service", "Months in service", "int"),
-                 ("frac", "Resale fraction at sale", "fraction"),
-                 ("taken", "Depreciation taken by the sale (share of basis)", "fraction"),
-                 ("principal", "Loan principal per server", "money"),
-                 ("pmt", "Level loan payment per server", "money"))
-COMMIT_PARAMS = (("gpus", "GPUs", "int"), ("start", "Term start (month index)", "int"),
-                 ("term", "Term [months]", "int"), ("rate", "Rate per GPU-hour, ex VAT", "rate"),
-                 ("share", "Share paid upfront", "fraction"),
-                 ("hours", "Calendar hours of the term", "hours"),
-                 ("upfront", "Upfront per GPU", "money"),
-                 ("inside", "Months of the upfront counted", "int"))
+SERVER_ITEMS = (("online", N_("servers online")), ("capex", N_("capex")),
+                ("loan", N_("loan cash")), ("interest", N_("loan interest")),
+                ("maint", N_("maintenance")), ("dep", N_("tax depreciation")),
+                ("resale", N_("resale")), ("gain", N_("taxable gain on sale")),
+                ("loss", N_("loss on sale")))
+COMMIT_ITEMS = (("gpus", N_("GPUs committed")), ("upfront", N_("upfront")),
+                ("monthly", N_("monthly")), ("prepaid", N_("prepaid deducted")))
+SERVER_PARAMS = (("count", N_("Servers"), "int"), ("bought", N_("Bought (month index)"), "int"),
+                 ("online", N_("Online from (month index)"), "int"),
+                 ("sold", N_("Leaves at start of (month index)"), "int"),
+                 ("price", N_("Price per server"), "money"),
+                 ("install", N_("Install per server"), "money"),
+                 ("basis", N_("Capex basis per server"), "money"),
+                 ("span", N_("Months held"), "int"),
+                 ("service", N_("Months in service"), "int"),
+                 ("frac", N_("Resale fraction at sale"), "fraction"),
+                 ("taken", N_("Depreciation taken by the sale (share of basis)"), "fraction"),
+                 ("principal", N_("Loan principal per server"), "money"),
+                 ("pmt", N_("Level loan payment per server"), "money"))
+COMMIT_PARAMS = (("gpus", N_("GPUs"), "int"), ("start", N_("Term start (month index)"), "int"),
+                 ("term", N_("Term [months]"), "int"),
+                 ("rate", N_("Rate per GPU-hour, ex VAT"), "rate"),
+                 ("share", N_("Share paid upfront"), "fraction"),
+                 ("hours", N_("Calendar hours of the term"), "hours"),
+                 ("upfront", N_("Upfront per GPU"), "money"),
+                 ("inside", N_("Months of the upfront counted"), "int"))
 MACRS_CUMULATIVE = ",".join(repr(float(x)) for x in np.concatenate([[0.0],
                                                                        np.cumsum(MACRS_5)]))
 MACRS_LIST = ",".join(repr(x) for x in MACRS_5)

@@ -53,14 +53,25 @@ def recalculate(files: list[pathlib.Path], outdir: pathlib.Path, timeout: float 
 
     All files go through one soffice process (start-up dominates the cost).
     """
+    return convert(files, outdir, "xlsx:Calc MS Excel 2007 XML", ".xlsx", timeout)
+
+
+def to_pdf(files: list[pathlib.Path], outdir: pathlib.Path, timeout: float = 300
+           ) -> list[pathlib.Path]:
+    """Print each workbook to PDF in ``outdir`` (recalculated, with the fonts it needs)."""
+    return convert(files, outdir, "pdf", ".pdf", timeout)
+
+
+def convert(files: list[pathlib.Path], outdir: pathlib.Path, target: str, suffix: str,
+            timeout: float = 300) -> list[pathlib.Path]:
     outdir.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="lo-profile-") as tmp:
         profile = make_profile(pathlib.Path(tmp))
         cmd = [soffice(), f"-env:UserInstallation={profile.as_uri()}", "--headless",
-               "--norestore", "--convert-to", "xlsx:Calc MS Excel 2007 XML",
+               "--norestore", "--convert-to", target,
                "--outdir", str(outdir), *[str(f) for f in files]]
         done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
-    out = [outdir / pathlib.Path(f).name for f in files]
+    out = [outdir / pathlib.Path(f).with_suffix(suffix).name for f in files]
     missing = [p for p in out if not p.exists()]
     if done.returncode != 0 or missing:
         raise RuntimeError(f"LibreOffice failed (exit {done.returncode}): {done.stderr.strip()} "

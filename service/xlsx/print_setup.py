@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
+from service.i18n import _
+
 MARGINS = {"left": 0.4, "right": 0.4, "top": 0.5, "bottom": 0.6}  # inches
 NAME_CHARS = 60  # Excel allows 255 characters per footer, codes included
 
@@ -24,9 +26,10 @@ class PrintLabel:
 
     def revision_text(self) -> str:
         if self.revision is None:
-            return "not a saved revision"
-        text = f"revision {self.revision}"
-        return text + (f" · hash {self.content_hash[:16]}" if self.content_hash else "")
+            return _("not a saved revision")
+        text = _("revision %(n)s", n=self.revision)
+        return text + (" · " + _("hash %(hash)s", hash=self.content_hash[:16])
+                       if self.content_hash else "")
 
 
 def footer_text(label: PrintLabel) -> str:
@@ -34,8 +37,10 @@ def footer_text(label: PrintLabel) -> str:
     header/footer language; a literal & is written &&)."""
     name = label.scenario[:NAME_CHARS].replace("&", "&&")
     # "&8 " sets the font size; the space keeps a name starting with a digit out of it
+    page = _("&A, page &P of &N").replace("&", "&&").replace("&&A", "&A").replace(
+        "&&P", "&P").replace("&&N", "&N")   # the codes stay codes; a translated & is literal
     return (f"&L&8 {name}&C&8 {label.revision_text().replace('&', '&&')}"
-            "&R&8 &A, page &P of &N")
+            f"&R&8 {page}")
 
 
 def print_setup(ws, label: PrintLabel, repeat: tuple[int, int]) -> None:

@@ -4,23 +4,29 @@ from __future__ import annotations
 import numpy as np
 
 from models.plan import Plan
+from service.i18n import N_, _
+from service.i18n.labels import PERIOD_UNITS
 from service.xlsx.cells import add_sheet, write_text
 
-SHEET = "Profile"
+SHEET = N_("Profile")  # sheet name, through _()
 EXCEL_EPOCH = np.datetime64("1899-12-30T00", "h")
 
 
 def write_profile(workbook, fmt: dict, plan: Plan) -> None:
-    ws = add_sheet(workbook, SHEET)
+    ws = add_sheet(workbook, _(SHEET))
     ctx, profile, cal = plan.context, plan.profile, plan.calendar
-    write_text(ws, 0, 0, "Usage profile", fmt["title"])
-    write_text(ws, 1, 0, f"As ingested: {len(profile.starts):,} {profile.period} periods, "
-               f"{profile.gpu_hours:,.1f} GPU-hours. Plan demand: the profile laid over the "
-               f"plan's {cal.total_hours:,} hours (repeated and grown as the scenario says). "
-               "All values here are engine volumes.", fmt["note"])
+    period = _(PERIOD_UNITS.get(profile.period, profile.period))
+    write_text(ws, 0, 0, _("Usage profile"), fmt["title"])
+    write_text(ws, 1, 0, _("As ingested: %(count)s periods of one %(period)s, %(hours)s "
+                           "GPU-hours. Plan demand: the profile laid over the plan's "
+                           "%(plan_hours)s hours (repeated and grown as the scenario says). All "
+                           "values here are engine volumes.",
+                           count=f"{len(profile.starts):,}", period=period,
+                           hours=f"{profile.gpu_hours:,.1f}",
+                           plan_hours=f"{cal.total_hours:,}"), fmt["note"])
     # Plan demand by month (columns A-E).
-    heads = ["Plan month", "Hours", "Steady [GPU-h]", "Interruptible [GPU-h]", "Total [GPU-h]",
-             "Peak [GPUs]"]
+    heads = [_("Plan month"), _("Hours"), _("Steady [GPU-h]"), _("Interruptible [GPU-h]"),
+             _("Total [GPU-h]"), _("Peak [GPUs]")]
     for c, h in enumerate(heads):
         write_text(ws, 3, c, h, fmt["header"])
     month_of_hour = cal.month_of_hour()
@@ -38,7 +44,8 @@ def write_profile(workbook, fmt: dict, plan: Plan) -> None:
         ws.write_number(row, 4, float(steady[m] + inter[m]), fmt["hours"])
         ws.write_number(row, 5, float(peak[m]), fmt["hours"])
     # Usage as ingested (columns H-K), one row per period.
-    heads = [f"Period start ({profile.period})", "Steady [GPU-h]", "Interruptible [GPU-h]"]
+    heads = [_("Period start (%(period)s)", period=period), _("Steady [GPU-h]"),
+             _("Interruptible [GPU-h]")]
     for c, h in enumerate(heads):
         write_text(ws, 3, 7 + c, h, fmt["header"])
     serial = ((profile.starts - EXCEL_EPOCH) / np.timedelta64(1, "h") / 24.0).tolist()
@@ -53,8 +60,8 @@ def write_profile(workbook, fmt: dict, plan: Plan) -> None:
         write(row, 9, it[i])
     # Teams (user text: written as strings).
     if profile.teams:
-        write_text(ws, 3, 13, "Team", fmt["header"])
-        write_text(ws, 3, 14, "GPU-hours", fmt["header"])
+        write_text(ws, 3, 13, _("Team"), fmt["header"])
+        write_text(ws, 3, 14, _("GPU-hours"), fmt["header"])
         for i, (team, hours) in enumerate(profile.teams.items()):
             write_text(ws, 4 + i, 13, team)
             ws.write_number(4 + i, 14, float(hours), fmt["hours"])

@@ -15,12 +15,13 @@ import numpy as np
 
 from models.plan import Plan
 from models.staged import decision_months
+from service.i18n import N_, gettext as tr
 from service.xlsx.cells import add_sheet, col, sheet_ref, write_text
 from service.xlsx.cohort_sources import DecisionRef
 from service.xlsx.cohorts import month_index
 from service.xlsx.print_setup import PrintLabel, print_setup
 
-SHEET = "Schedule"
+SHEET = N_("Schedule")   # sheet name: English here, written through gettext
 HEADER_ROW = 5     # 0-based
 START_CELL = "$B$4"
 
@@ -36,28 +37,30 @@ def schedule_rows(plan: Plan, decisions) -> list[tuple[str, object]]:
 def write_schedule(workbook, fmt: dict, plan: Plan, decisions,
                    label: Optional[PrintLabel] = None) -> list[DecisionRef]:
     """Write the sheet; return its rows as the cells the staged sheet's cohorts read."""
-    ws = add_sheet(workbook, SHEET)
+    sheet = tr(SHEET)
+    ws = add_sheet(workbook, sheet)
     s = plan.scenario
     sales = any(d.sell_servers for d in decisions)
-    write_text(ws, 0, 0, "Schedule of the staged plan: decisions by month", fmt["title"])
-    note = ("Yellow cells are inputs: the staged sheet has one server cohort per row and one "
-            "commitment cohort per row and offer, reading these cells. Change a purchase or a "
-            "commitment (or move it to another row) and the staged sheet's cash lines and PV "
-            "follow. The dispatch (GPU-hours owned, committed, spot, on demand) stays the "
-            "engine's at export: the workbook re-prices a schedule, it does not re-dispatch or "
-            "re-optimize it. Months are text YYYY-MM; rows without a decision are decision "
-            "points where one may be added.")
+    write_text(ws, 0, 0, tr("Schedule of the staged plan: decisions by month"), fmt["title"])
+    note = tr("Yellow cells are inputs: the staged sheet has one server cohort per row and one "
+              "commitment cohort per row and offer, reading these cells. Change a purchase or "
+              "a commitment (or move it to another row) and the staged sheet's cash lines and "
+              "PV follow. The dispatch (GPU-hours owned, committed, spot, on demand) stays the "
+              "engine's at export: the workbook re-prices a schedule, it does not re-dispatch "
+              "or re-optimize it. Months are text YYYY-MM; rows without a decision are "
+              "decision points where one may be added.")
     if sales:
-        note += (" This schedule sells servers: the staged sheet's server cohorts are the "
-                 "engine's values, so only the commitment cells move it.")
+        note += " " + tr("This schedule sells servers: the staged sheet's server cohorts are "
+                         "the engine's values, so only the commitment cells move it.")
     ws.merge_range(1, 0, 2, 7, "", fmt["note"])
     write_text(ws, 1, 0, note, fmt["note"])
-    write_text(ws, 3, 0, "Plan's first month", fmt["bold"])
+    write_text(ws, 3, 0, tr("Plan's first month"), fmt["bold"])
     first = np.datetime64(plan.calendar.months[0], "D")
     ws.write_number(3, 1, float((first - np.datetime64("1899-12-30", "D")).astype(int)),
                     fmt["date"])
-    heads = ["Month", "Month index", "Buy servers", "Sell servers (engine)"] + [
-        f"Commit {o.id} [GPUs, {o.term_months} months]" for o in s.commitments]
+    heads = [tr("Month"), tr("Month index"), tr("Buy servers"), tr("Sell servers (engine)")] + [
+        tr("Commit %(offer)s [GPUs, %(months)s months]", offer=o.id, months=o.term_months)
+        for o in s.commitments]
     for j, head in enumerate(heads):
         write_text(ws, HEADER_ROW, j, head, fmt["header"])
     refs = []
@@ -75,9 +78,9 @@ def write_schedule(workbook, fmt: dict, plan: Plan, decisions,
         for k, offer in enumerate(s.commitments):
             gpus = (d.commit.get(offer.id, 0) if d else 0)
             ws.write_number(row, 4 + k, gpus, fmt["input"])
-            commit[offer.id] = (gpus, sheet_ref(SHEET, f"${col(4 + k)}${x}"))
-        refs.append(DecisionRef(month, sheet_ref(SHEET, f"$B${x}"), buy,
-                                None if sales else sheet_ref(SHEET, f"$C${x}"), commit))
+            commit[offer.id] = (gpus, sheet_ref(sheet, f"${col(4 + k)}${x}"))
+        refs.append(DecisionRef(month, sheet_ref(sheet, f"$B${x}"), buy,
+                                None if sales else sheet_ref(sheet, f"$C${x}"), commit))
     ws.set_column(0, 0, 16)
     ws.set_column(1, 3, 14)
     ws.set_column(4, 4 + len(s.commitments), 18)

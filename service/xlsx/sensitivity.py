@@ -7,23 +7,26 @@ from typing import Any
 import numpy as np
 
 from models.plan import Plan
-from service.xlsx.cells import add_sheet, write_text
+from service.i18n import N_, gettext as tr
+from service.i18n.labels import strategy_label
+from service.xlsx.cells import add_sheet, strategy_sheet_name, write_text
 
-SHEET = "Sensitivity"
-TORNADO_COLUMNS = (("label", "Assumption", None), ("unit", "Unit", None),
-                   ("base", "Base", "number"), ("low", "Low", "number"),
-                   ("high", "High", "number"), ("saving_low", "Saving at low", "money"),
-                   ("saving_high", "Saving at high", "money"), ("swing", "Swing", "money"))
-MC_ROWS = (("saving_p10", "Saving P10", "money"), ("saving_p50", "Saving P50", "money"),
-           ("saving_p90", "Saving P90", "money"), ("saving_mean", "Saving mean", "money"),
-           ("probability_buy_cheaper", "Probability that buying beats the baseline",
+SHEET = N_("Sensitivity")  # sheet name, through tr()
+TORNADO_COLUMNS = (("label", N_("Assumption"), None), ("unit", N_("Unit"), None),
+                   ("base", N_("Base"), "number"), ("low", N_("Low"), "number"),
+                   ("high", N_("High"), "number"), ("saving_low", N_("Saving at low"), "money"),
+                   ("saving_high", N_("Saving at high"), "money"),
+                   ("swing", N_("Swing"), "money"))
+MC_ROWS = (("saving_p10", N_("Saving P10"), "money"), ("saving_p50", N_("Saving P50"), "money"),
+           ("saving_p90", N_("Saving P90"), "money"), ("saving_mean", N_("Saving mean"), "money"),
+           ("probability_buy_cheaper", N_("Probability that buying beats the baseline"),
             "percent"))
 
 HELD_ROWS = {"staged": (("probability_beats_cloud_only",
-                         "Probability it beats the best cloud-only plan", "percent"),
+                         N_("Probability it beats the best cloud-only plan"), "percent"),
                         ("probability_beats_best_static",
-                         "Probability it beats the best static plan", "percent")),
-             "proposed": (("probability_buy_cheaper", "Probability it beats the baseline",
+                         N_("Probability it beats the best static plan"), "percent")),
+             "proposed": (("probability_buy_cheaper", N_("Probability it beats the baseline"),
                            "percent"),)}
 
 
@@ -38,15 +41,17 @@ def _held_schedules(ws, fmt: dict, u: dict, row: int) -> int:
     """The Monte Carlo of plans held fixed under every draw (the staged schedule, the
     proposed capacity): P10/P50/P90 of the saving against the baseline and how often they
     win. Returns the next free row."""
-    for key, title in (("staged", "Staged schedule held fixed"),
-                       ("proposed", "Proposed capacity held fixed")):
+    for key, title in (("staged", N_("Staged schedule held fixed (against %(baseline)s)")),
+                       ("proposed", N_("Proposed capacity held fixed (against %(baseline)s)"))):
         figures = u.get(key)
         if not figures:
             continue
-        write_text(ws, row, 0, f"{title} (against {u.get('baseline', '?')})", fmt["bold"])
+        # the baseline by its key in English workbooks (as its sheet), its label otherwise
+        write_text(ws, row, 0, tr(title, baseline=strategy_sheet_name(u.get("baseline", "?"))),
+                   fmt["bold"])
         rows = MC_ROWS[:4] + HELD_ROWS[key]
         for i, (name, label, style) in enumerate(rows):
-            write_text(ws, row + 1 + i, 0, label)
+            write_text(ws, row + 1 + i, 0, tr(label))
             _number(ws, row + 1 + i, 2, figures.get(name), fmt[style])
         row += len(rows) + 2
     return row
@@ -57,59 +62,65 @@ def write_sensitivity(workbook, fmt: dict, plan: Plan, doc: dict) -> None:
     u = doc.get("uncertainty")
     if not u:
         return
-    ws = add_sheet(workbook, SHEET)
+    sheet = tr(SHEET)
+    ws = add_sheet(workbook, sheet)
     cur = plan.scenario.finance.currency
-    write_text(ws, 0, 0, "Sensitivity and uncertainty", fmt["title"])
-    write_text(ws, 1, 0, "Engine results (values) at export time: PV savings of "
-               f"{u.get('judged', 'optimal')} [{cur}] with one assumption at a time at its low "
-               f"and high value (against {u.get('tornado_baseline', 'on_demand')}), and a Monte "
-               f"Carlo of {u.get('draws', '?')} draws (against {u.get('baseline', '?')}).",
-               fmt["note"])
+    write_text(ws, 0, 0, tr("Sensitivity and uncertainty"), fmt["title"])
+    write_text(ws, 1, 0, tr("Engine results (values) at export time: PV savings of %(judged)s "
+                            "[%(currency)s] with one assumption at a time at its low and high "
+                            "value (against %(tornado_baseline)s), and a Monte Carlo of "
+                            "%(draws)s draws (against %(baseline)s).",
+                            judged=strategy_label(u.get("judged", "optimal")), currency=cur,
+                            tornado_baseline=strategy_label(u.get("tornado_baseline",
+                                                                  "on_demand")),
+                            draws=u.get("draws", "?"),
+                            baseline=strategy_label(u.get("baseline", "?"))), fmt["note"])
     row = 3
     tornado = u.get("tornado") or []
     if tornado:
         for c, (_, head, _) in enumerate(TORNADO_COLUMNS):
-            write_text(ws, row, c, head, fmt["header"])
+            write_text(ws, row, c, tr(head), fmt["header"])
         for i, item in enumerate(tornado):
             for c, (key, _, style) in enumerate(TORNADO_COLUMNS):
                 value = item.get(key)
                 if style is None:
-                    write_text(ws, row + 1 + i, c, value)
+                    write_text(ws, row + 1 + i, c, tr(value) if isinstance(value, str) else value)
                 else:
                     _number(ws, row + 1 + i, c, value, fmt[style])
         chart = workbook.add_chart({"type": "bar"})
         last = row + len(tornado)
-        for c, name in ((5, "Saving at low"), (6, "Saving at high")):
-            chart.add_series({"name": name, "categories": [SHEET, row + 1, 0, last, 0],
-                              "values": [SHEET, row + 1, c, last, c], "gap": 40})
-        chart.set_title({"name": "Tornado: PV saving with each assumption at low / high"})
+        for c, name in ((5, tr("Saving at low")), (6, tr("Saving at high"))):
+            chart.add_series({"name": name, "categories": [sheet, row + 1, 0, last, 0],
+                              "values": [sheet, row + 1, c, last, c], "gap": 40})
+        chart.set_title({"name": tr("Tornado: PV saving with each assumption at low / high")})
         chart.set_x_axis({"name": cur, "num_format": "#,##0"})
         chart.set_y_axis({"reverse": True})
         chart.set_size({"width": 760, "height": 60 + 28 * len(tornado)})
         ws.insert_chart(row, len(TORNADO_COLUMNS) + 1, chart)
         row = last + max(3, 4 + len(tornado) // 2)
-    write_text(ws, row, 0, "Monte Carlo", fmt["bold"])
+    write_text(ws, row, 0, tr("Monte Carlo"), fmt["bold"])
     for i, (key, label, style) in enumerate(MC_ROWS):
-        write_text(ws, row + 1 + i, 0, label)
+        write_text(ws, row + 1 + i, 0, tr(label))
         _number(ws, row + 1 + i, 2, u.get(key), fmt[style])
     row += len(MC_ROWS) + 2
     row = _held_schedules(ws, fmt, u, row)
     histogram = u.get("histogram") or {}
     edges, counts = histogram.get("edges") or [], histogram.get("counts") or []
     if counts and len(edges) == len(counts) + 1:
-        write_text(ws, row, 0, "Saving from", fmt["header"])
-        write_text(ws, row, 1, "Saving to", fmt["header"])
-        write_text(ws, row, 2, "Draws", fmt["header"])
+        write_text(ws, row, 0, tr("Saving from"), fmt["header"])
+        write_text(ws, row, 1, tr("Saving to"), fmt["header"])
+        write_text(ws, row, 2, tr("Draws"), fmt["header"])
         for i, count in enumerate(counts):
             ws.write_number(row + 1 + i, 0, float(edges[i]), fmt["money"])
             ws.write_number(row + 1 + i, 1, float(edges[i + 1]), fmt["money"])
             ws.write_number(row + 1 + i, 2, float(count), fmt["int"])
         chart = workbook.add_chart({"type": "column"})
-        chart.add_series({"name": "Draws",
-                          "categories": [SHEET, row + 1, 0, row + len(counts), 0],
-                          "values": [SHEET, row + 1, 2, row + len(counts), 2], "gap": 5})
-        chart.set_title({"name": "Distribution of the PV saving"})
-        chart.set_x_axis({"name": f"Saving from [{cur}]", "num_format": "#,##0"})
+        chart.add_series({"name": tr("Draws"),
+                          "categories": [sheet, row + 1, 0, row + len(counts), 0],
+                          "values": [sheet, row + 1, 2, row + len(counts), 2], "gap": 5})
+        chart.set_title({"name": tr("Distribution of the PV saving")})
+        chart.set_x_axis({"name": tr("Saving from [%(currency)s]", currency=cur),
+                          "num_format": "#,##0"})
         chart.set_legend({"none": True})
         chart.set_size({"width": 760, "height": 360})
         ws.insert_chart(row, 4, chart)

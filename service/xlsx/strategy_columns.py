@@ -18,20 +18,23 @@ from models.costs import (COST_LINES, CREDIT_LINES, START_OF_MONTH_LINES, cohort
                           data_share, deductible_by_month, server_columns)
 from models.plan import Plan
 from models.strategies import StrategyResult
+from service.i18n import N_, gettext as tr
 from service.xlsx.chain_formulas import (FIRST, commitment_formula, depreciation_formula,
                                          fx_at, inside_horizon, lagged, loan_formula,
                                          prepaid_formula, resale_formula)
 from service.xlsx.cohort_block import COHORT_TOTALS
 
+# English; written through _() in the workbook's language
 LINE_TITLES = {
-    "capex": "Capex (purchase + install)", "loan_payment": "Loan payments", "energy": "Energy",
-    "space": "Space (colocation)", "maintenance": "Maintenance", "staff": "Staff",
-    "owned_storage": "Owned storage", "owned_network": "Owned network (data out)",
-    "commitment_upfront": "Commitment upfront", "commitment": "Commitment monthly",
-    "spot": "Spot", "on_demand": "On demand", "storage": "Cloud storage", "egress": "Egress",
-    "cloud_setup": "Cloud setup fee", "cloud_support": "Cloud support",
-    "tax_on_resale": "Tax on resale gain", "resale_credit": "Resale credit (-)",
-    "tax_shield": "Tax shield (-)",
+    "capex": N_("Capex (purchase + install)"), "loan_payment": N_("Loan payments"),
+    "energy": N_("Energy"), "space": N_("Space (colocation)"),
+    "maintenance": N_("Maintenance"), "staff": N_("Staff"),
+    "owned_storage": N_("Owned storage"), "owned_network": N_("Owned network (data out)"),
+    "commitment_upfront": N_("Commitment upfront"), "commitment": N_("Commitment monthly"),
+    "spot": N_("Spot"), "on_demand": N_("On demand"), "storage": N_("Cloud storage"),
+    "egress": N_("Egress"), "cloud_setup": N_("Cloud setup fee"),
+    "cloud_support": N_("Cloud support"), "tax_on_resale": N_("Tax on resale gain"),
+    "resale_credit": N_("Resale credit (-)"), "tax_shield": N_("Tax shield (-)"),
 }
 
 
@@ -83,8 +86,8 @@ def build_columns(plan: Plan, r: StrategyResult, c: Callable[[str, int], str],
         return f"+{c('c_' + key, x)}" if cohorts is not None else ""
     totals = []
     if cohorts is not None:
-        totals = [Column(f"c_{key}", f"All cohorts: {title}", "cohort", style,
-                         padded(cohort_values[key], rows),
+        totals = [Column(f"c_{key}", tr("All cohorts: %(what)s", what=tr(title)), "cohort",
+                         style, padded(cohort_values[key], rows),
                          lambda x, key=key: "=" + cohorts(key, x))
                   for key, title, style in COHORT_TOTALS]
     month_start = np.array([(np.datetime64(mo, "D") - np.datetime64("1899-12-30", "D"))

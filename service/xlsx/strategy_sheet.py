@@ -17,7 +17,8 @@ import numpy as np
 from models.capacity import Capacity
 from models.plan import Plan
 from models.strategies import StrategyResult
-from service.xlsx.cells import add_sheet, col, write_text
+from service.i18n import N_, _
+from service.xlsx.cells import add_sheet, col, strategy_sheet_name, write_text
 from service.xlsx.chain_formulas import FIRST
 from service.xlsx.cohort_block import CohortBlock, cohort_sums
 from service.xlsx.cohort_sources import DecisionRef, strategy_cohorts
@@ -44,21 +45,23 @@ def write_strategy_sheet(workbook, fmt: dict, plan: Plan, name: str, r: Strategy
     """The strategy's sheet. ``decisions``: the rows of its schedule (Schedule sheet or
     proposed.schedule), whose cohorts the sheet reads; the sheet then runs to the end of the
     price book so that an edited decision's payments still have their months."""
-    ws = add_sheet(workbook, name)
+    sheet = strategy_sheet_name(name)   # its key in English, its label in other languages
+    ws = add_sheet(workbook, sheet)
     s, ctx = plan.scenario, plan.context
     book, H = ctx.book, ctx.horizon
     cur = s.finance.currency
     months = len(r.total_by_month)   # the horizon and the months after it still paid
     if decisions is not None:
         months = max(months, book.months)
-    write_text(ws, 0, 0, f"Strategy {name}: monthly cash flows [{cur}]", fmt["title"])
+    write_text(ws, 0, 0, _("Strategy %(name)s: monthly cash flows [%(currency)s]",
+                           name=sheet, currency=cur), fmt["title"])
     # Strategy figures: the static chain's capacity (engine decisions) and totals (formulas).
     static = r.capacity if r.capacity is not None else Capacity(0, {})
     params = {"servers": "$B$3"}
-    write_text(ws, 2, 0, "Servers, static chain (engine decision)")
+    write_text(ws, 2, 0, _("Servers, static chain (engine decision)"))
     ws.write_number(2, 1, static.servers, fmt["input"])
     for i, offer in enumerate(s.commitments, start=1):
-        write_text(ws, 1 + i, 3, f"Committed GPUs, offer {offer.id}")
+        write_text(ws, 1 + i, 3, _("Committed GPUs, offer %(offer)s", offer=offer.id))
         ws.write_number(1 + i, 4, static.committed.get(offer.id, 0), fmt["input"])
         params[f"commit_{i}"] = f"$E${2 + i}"
     params["uses_cloud"] = "$B$4"
@@ -88,20 +91,20 @@ def write_strategy_sheet(workbook, fmt: dict, plan: Plan, name: str, r: Strategy
 
     commits = "+".join(params[f"commit_{i}"] for i in range(1, len(s.commitments) + 1)) or "0"
     figures = [
-        ("uses_cloud", "Uses cloud capacity (1/0)",
+        ("uses_cloud", N_("Uses cloud capacity (1/0)"),
          f"=IF(OR({commits}>0,{block.any_commitment()}SUM({rng('spot_h')})>0,"
          f"SUM({rng('od_h')})>1E-9),1,0)", 1.0 if r.uses_cloud else 0.0, "int"),
-        ("total_cost", "Total cost (nominal)", f"=SUM({rng('total')})", r.total_cost,
+        ("total_cost", N_("Total cost (nominal)"), f"=SUM({rng('total')})", r.total_cost,
          "money_bold"),
-        ("pv_cost", "PV cost", f"=SUM({rng('discounted')})", r.pv_cost, "money_bold"),
-        ("pv_npv", "PV cost via Excel NPV (same figure)",
+        ("pv_cost", N_("PV cost"), f"=SUM({rng('discounted')})", r.pv_cost, "money_bold"),
+        ("pv_npv", N_("PV cost via Excel NPV (same figure)"),
          f"=NPV(calc_monthly_rate,{rng('end_net')})+(1+calc_monthly_rate)*NPV("
          f"calc_monthly_rate,{rng('start_pay')})", r.pv_cost, "money"),
-        ("pv_useful", "PV of useful GPU-hours", f"=SUMPRODUCT({rng('demand')},{rng('ef')})",
+        ("pv_useful", N_("PV of useful GPU-hours"), f"=SUMPRODUCT({rng('demand')},{rng('ef')})",
          ctx.useful_pv, "hours"),
-        ("cost_per_hour", "Cost per useful GPU-hour", "=IF($B$8>0,$B$6/$B$8,\"-\")",
+        ("cost_per_hour", N_("Cost per useful GPU-hour"), "=IF($B$8>0,$B$6/$B$8,\"-\")",
          r.cost_per_useful_gpu_hour if ctx.useful_pv > 0 else "-", "rate"),
-        ("utilization", "Owned utilization (of installed GPUs)",
+        ("utilization", N_("Owned utilization (of installed GPUs)"),
          f"=IF(SUMPRODUCT({rng('online')},{rng('hours')})>0,SUM({rng('owned_h')})/(SUMPRODUCT("
          f"{rng('online')},{rng('hours')})*owned_gpus_per_server),\"-\")",
          r.owned_utilization if r.owned_utilization is not None else "-", "percent"),
@@ -109,60 +112,67 @@ def write_strategy_sheet(workbook, fmt: dict, plan: Plan, name: str, r: Strategy
     cells = {"servers": "$B$3"}
     for i, (key, label, formula, value, f_) in enumerate(figures):
         row = 3 + i
-        write_text(ws, row, 0, label)
+        write_text(ws, row, 0, _(label))
         ws.write_formula(row, 1, formula, fmt[f_], value)
         cells[key] = f"$B${row + 1}"
     assert cells["uses_cloud"] == params["uses_cloud"] and cells["pv_useful"] == "$B$8"
     nominal = r.cost_per_useful_gpu_hour_nominal
     extra = [
-        ("cost_per_hour_nominal", "Cost per useful GPU-hour, nominal (total / useful GPU-h)",
+        ("cost_per_hour_nominal", N_("Cost per useful GPU-hour, nominal (total / useful GPU-h)"),
          f"=IF(SUM({rng('demand')})>0,$B$5/SUM({rng('demand')}),\"-\")",
          nominal if np.isfinite(nominal) else "-", "rate"),
-        ("normal_pv", "Normal-run PV: nothing failed or interrupted (engine value)", None,
+        ("normal_pv", N_("Normal-run PV: nothing failed or interrupted (engine value)"), None,
          r.normal_cost_pv, "money"),
-        ("failure_pv", "What failures and interruptions add to the PV cost", "=$B$6-$H$5",
+        ("failure_pv", N_("What failures and interruptions add to the PV cost"), "=$B$6-$H$5",
          r.failure_cost_pv, "money"),
-        ("servers_max", "Most servers online in a month", f"=MAX({rng('online', H)})",
+        ("servers_max", N_("Most servers online in a month"), f"=MAX({rng('online', H)})",
          float(r.servers), "int"),
-        ("committed_max", "Most GPUs committed in a month", f"=MAX({rng('committed', H)})",
+        ("committed_max", N_("Most GPUs committed in a month"), f"=MAX({rng('committed', H)})",
          float(r.committed_gpus_by_month.max(initial=0)), "int"),
     ]
     for i, (key, label, formula, value, f_) in enumerate(extra):
         row = 3 + i
-        write_text(ws, row, 6, label)
+        write_text(ws, row, 6, _(label))
         if formula is None:
             ws.write_number(row, 7, value, fmt[f_])
         else:
             ws.write_formula(row, 7, formula, fmt[f_], value)
         cells[key] = f"$H${row + 1}"
     assert cells["normal_pv"] == "$H$5"
-    note = ("Columns under 'Engine volumes (values)' are the engine's numbers; everything else "
-            "is a formula over the Assumptions sheet and those volumes.")
+    note = _("Columns under 'Engine volumes (values)' are the engine's numbers; everything "
+             "else is a formula over the Assumptions sheet and those volumes.")
     if cohorts:
-        note += (" Servers online and committed GPUs add the cohorts listed under the monthly "
-                 "table (their inputs: the Assumptions sheet" + (" and the Schedule sheet"
-                                                                 if name == "staged" else "")
-                 + "); editing one moves the cash lines, while the dispatch (GPU-hours by "
-                 "source, a sorted-demand computation) stays the engine's at export.")
+        note += " " + (_("Servers online and committed GPUs add the cohorts listed under the "
+                         "monthly table (their inputs: the Assumptions sheet and the Schedule "
+                         "sheet); editing one moves the cash lines, while the dispatch "
+                         "(GPU-hours by source, a sorted-demand computation) stays the engine's "
+                         "at export.") if name == "staged" else
+                       _("Servers online and committed GPUs add the cohorts listed under the "
+                         "monthly table (their inputs: the Assumptions sheet); editing one "
+                         "moves the cash lines, while the dispatch (GPU-hours by source, a "
+                         "sorted-demand computation) stays the engine's at export."))
     write_text(ws, 10, 0, note, fmt["note"])
     for k, text in enumerate(notes):
         write_text(ws, 1, 6 * k, text, fmt["note"])
     # Monthly table.
-    group_titles = {"volume": "Engine volumes (values)", "schedule": "Schedules (formulas)",
-                    "server": "Per owned server (formulas)", "money": "Cost lines (formulas)",
-                    "total": "Totals (formulas)",
-                    "cohort": "All cohorts (formulas: sums of the cohort columns at the right)"}
+    group_titles = {"volume": _("Engine volumes (values)"),
+                    "schedule": _("Schedules (formulas)"),
+                    "server": _("Per owned server (formulas)"),
+                    "money": _("Cost lines (formulas)"), "total": _("Totals (formulas)"),
+                    "cohort": _("All cohorts (formulas: sums of the cohort columns at the "
+                                "right)")}
     hdr = TABLE_HEADER_ROW
-    write_text(ws, hdr, 0, "Month", fmt["header"])
+    write_text(ws, hdr, 0, _("Month"), fmt["header"])
     seen = set()
     for column in columns_holder:
         ci = cols_index[column.key]
         if column.group not in seen:
             seen.add(column.group)
             write_text(ws, hdr - 1, ci, group_titles[column.group], fmt["group"])
-        write_text(ws, hdr, ci, column.header, fmt["header"])
+        write_text(ws, hdr, ci, _(column.header), fmt["header"])
     for m, label in enumerate(book.labels[:months]):
-        write_text(ws, FIRST + m, 0, label if m < H else f"{label} (after horizon)")
+        write_text(ws, FIRST + m, 0, label if m < H
+                   else _("%(month)s (after horizon)", month=label))
     for column in columns_holder:
         ci, style = cols_index[column.key], fmt[column.fmt]
         values = column.values
@@ -177,7 +187,7 @@ def write_strategy_sheet(workbook, fmt: dict, plan: Plan, name: str, r: Strategy
         block.write(ws, fmt, c, months)
     # Totals row under the table: sums of volumes and money columns.
     total_row = FIRST + months
-    write_text(ws, total_row, 0, "Total", fmt["bold"])
+    write_text(ws, total_row, 0, _("Total"), fmt["bold"])
     for column in columns_holder:
         if column.group in ("money", "total") and column.key not in ("cumulative", "disc_cum") \
                 or column.key in ("hours", "demand", "owned_h", "committed_h", "spot_h", "od_h",
@@ -192,4 +202,4 @@ def write_strategy_sheet(workbook, fmt: dict, plan: Plan, name: str, r: Strategy
     ws.repeat_rows(hdr)
     ws.set_landscape()
     ws.fit_to_pages(1, 0)
-    return SheetInfo(name, cols_index, FIRST, FIRST + months - 1, cells)
+    return SheetInfo(sheet, cols_index, FIRST, FIRST + months - 1, cells)

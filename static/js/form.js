@@ -31,8 +31,20 @@
     return !sameValue(input.value, box.dataset["default"] || "");
   }
 
+  // words in the page's language, from base.html (#script-words)
+  var WORDS = (function () {
+    var el = document.getElementById("script-words");
+    return el ? JSON.parse(el.textContent) : {};
+  }());
+  function word(key, fallback, values) {
+    return (WORDS[key] || fallback).replace(/%\((\w+)\)s/g, function (_, k) {
+      return values[k];
+    });
+  }
+
   function countText(n) {
-    return n + (n === 1 ? " value differs" : " values differ") + " from the defaults";
+    return n === 1 ? word("changed_one", "%(count)s value differs from the defaults", {count: n})
+                   : word("changed_many", "%(count)s values differ from the defaults", {count: n});
   }
 
   function setCount(el, n) {
@@ -97,8 +109,9 @@
       }
     });
     var n = Object.keys(errors).length + Object.keys(sectionErrors).length;
-    byId("form-status").textContent = n ? n + (n === 1 ? " problem" : " problems") +
-      " to fix before saving." : "";
+    byId("form-status").textContent = !n ? "" : n === 1 ?
+      word("problems_one", "%(count)s problem to fix before saving.", {count: n}) :
+      word("problems_many", "%(count)s problems to fix before saving.", {count: n});
   }
 
   function showPlan(body, seq, editedAt) {
@@ -110,7 +123,8 @@
     }
     status.classList.remove("error");
     if (!body.valid) {
-      status.textContent = "Fix the values marked in the form to update the plan.";
+      status.textContent = word("fix_to_update",
+        "Fix the values marked in the form to update the plan.", {});
       return;
     }
     byId("live-cards").innerHTML = body.cards_html;  // rendered (and escaped) by the server
@@ -119,7 +133,8 @@
     byId("live-charts").textContent = JSON.stringify(body.charts);
     var chart = byId("chart-live-cumulative");
     if (window.buyrentCharts && window.Plotly) { window.buyrentCharts.draw(chart, body.charts); }
-    status.textContent = "Updated for the values in the form (not saved).";
+    status.textContent = word("updated", "Updated for the values in the form (not saved).",
+                              {});
     // from the edit to the new numbers on screen: what the latency benchmark reads
     status.dataset.ms = String(Math.round(window.performance.now() - editedAt));
     status.dataset.seq = String(seq);

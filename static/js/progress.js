@@ -4,6 +4,17 @@
 (function () {
   "use strict";
 
+  // words in the page's language, from base.html (#script-words)
+  var WORDS = (function () {
+    var el = document.getElementById("script-words");
+    return el ? JSON.parse(el.textContent) : {};
+  }());
+  function word(key, fallback, values) {
+    return (WORDS[key] || fallback).replace(/%\((\w+)\)s/g, function (_, k) {
+      return values[k];
+    });
+  }
+
   var POLL_MS = 250;
 
   function newId() {
@@ -23,7 +34,7 @@
     box.textContent = "";
     var bar = document.createElement("progress");
     bar.max = 1;
-    bar.setAttribute("aria-label", "Progress");
+    bar.setAttribute("aria-label", word("progress", "Progress", {}));
     var text = document.createElement("span");
     text.className = "phase";
     box.appendChild(bar);
@@ -84,33 +95,36 @@
     request.upload.onprogress = function (e) {
       if (!e.lengthComputable) { return; }
       view.bar.value = e.loaded / e.total;
-      view.text.textContent = "Uploading: " + e.loaded.toLocaleString() + " of " +
-        e.total.toLocaleString() + " bytes";
+      view.text.textContent = word("uploading", "Uploading: %(loaded)s of %(total)s bytes",
+        {loaded: e.loaded.toLocaleString(), total: e.total.toLocaleString()});
     };
     request.upload.onload = function () {
-      view.text.textContent = "Uploaded; waiting for the server...";
+      view.text.textContent = word("uploaded", "Uploaded; waiting for the server...", {});
       stop = poll(id, view);
     };
     request.onload = function () {
       if (stop) { stop(); }
       var body = request.response || {};
       if (request.status === 200 && body.location) {
-        view.text.textContent = "Done: opening the preview...";
+        view.text.textContent = word("opening_preview", "Done: opening the preview...", {});
         window.location.assign(body.location);
         return;
       }
       if (request.status === 200 && body.result_html) {  // commitments: shown, not stored
-        view.text.textContent = "Read.";
+        view.text.textContent = word("read", "Read.", {});
         document.getElementById("upload-errors").innerHTML = body.result_html;
         return;
       }
-      view.text.textContent = "The file was not accepted.";
+      view.text.textContent = word("not_accepted", "The file was not accepted.", {});
       document.getElementById("upload-errors").innerHTML = body.error_html ||
-        "<p class='error' role='alert'>The upload failed (status " + request.status + ").</p>";
+        "<p class='error' role='alert'>" +
+        word("upload_failed", "The upload failed (status %(status)s).", {status: request.status}) +
+        "</p>";
     };
     request.onerror = function () {
       if (stop) { stop(); }
-      view.text.textContent = "The upload failed: the connection was lost.";
+      view.text.textContent = word("connection_lost",
+        "The upload failed: the connection was lost.", {});
     };
     request.send(new FormData(form));
   }

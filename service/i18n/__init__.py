@@ -1,0 +1,94 @@
+"""Languages of the service (issue 15): Korean and English.
+
+One translation path for every caller: pages, flashes, API errors, the CLI and the workbook all
+call :func:`gettext` (``_``). The language is, in this order, the one forced for a block of
+work (:func:`using_locale`: the CLI's ``--lang``, a workbook written for whoever downloads it),
+the web request's (service.i18n.web picks it: saved preference, Accept-Language, English), else
+English. Catalogs live in service/translations/<lang>/LC_MESSAGES/messages.po; the set-up
+compiles them to .mo (``pybabel compile``), which is what is read here.
+"""
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import functools
+from pathlib import Path
+from typing import Iterator, Optional
+
+from babel.support import NullTranslations, Translations
+
+TRANSLATIONS = Path(__file__).resolve().parent.parent / "translations"
+DOMAIN = "messages"
+DEFAULT = "en"
+LANGUAGES = {"en": "English", "ko": "한국어"}   # each named in its own language
+
+_forced: contextvars.ContextVar[Optional[str]] = contextvars.ContextVar("buyrent_locale",
+                                                                         default=None)
+
+
+class CatalogMissing(RuntimeError):
+    """A language has a .po catalog but no compiled .mo (the set-up was not run)."""
+
+
+def normalize(lang: Optional[str]) -> str:
+    """'ko-KR', 'ko_KR', 'KO' -> 'ko'; anything unsupported -> 'en'."""
+    base = str(lang or "").replace("_", "-").split("-")[0].lower()
+    return base if base in LANGUAGES else DEFAULT
+
+
+@functools.lru_cache(maxsize=None)
+def translations(lang: str) -> NullTranslations:
+    """The compiled catalog of ``lang`` (English is the source language: no catalog)."""
+    lang = normalize(lang)
+    if lang == DEFAULT:
+        return NullTranslations()
+    mo = TRANSLATIONS / lang / "LC_MESSAGES" / f"{DOMAIN}.mo"
+    if not mo.exists():
+        raise CatalogMissing(f"{mo} is missing: run scripts/bootstrap "
+                             f"(pybabel compile -d {TRANSLATIONS})")
+    with mo.open("rb") as fp:
+        return Translations(fp, domain=DOMAIN)
+
+
+def current_locale() -> str:
+    """The language of the work in progress: forced, else the web request's, else English."""
+    forced = _forced.get()
+    if forced:
+        return forced
+    from flask import has_request_context
+    if has_request_context():
+        from flask_babel import get_locale
+        locale = get_locale()
+        return normalize(locale.language if locale else None)
+    return DEFAULT
+
+
+@contextlib.contextmanager
+def using_locale(lang: Optional[str]) -> Iterator[str]:
+    """Run a block in ``lang`` (normalized), whatever the request says."""
+    token = _forced.set(normalize(lang))
+    try:
+        yield _forced.get()
+    finally:
+        _forced.reset(token)
+
+
+def gettext(message: str, **values) -> str:
+    """``message`` in the current language, ``%(name)s`` placeholders filled from ``values``."""
+    if not message:  # gettext("") would be the catalog's header
+        return message
+    text = translations(current_locale()).gettext(message)
+    return text % values if values else text
+
+
+def ngettext(singular: str, plural: str, n: int, **values) -> str:
+    text = translations(current_locale()).ngettext(singular, plural, n)
+    return text % {"num": n, **values}
+
+
+def N_(message: str) -> str:
+    """Marks a string for extraction; it is translated where it is shown (``_(value)``)."""
+    return message
+
+
+_ = gettext

@@ -1,0 +1,125 @@
+"""Babel extractors for strings that are data, not literals at a call site.
+
+Every scenario field carries its label, unit, help and source once, on its pydantic field
+(models.fields.field()); some are composed (the uncertainty ranges' "X: low"). Instead of
+retyping them into a list, these extractors import the schema and yield what the pages and the
+workbook will show, each with the field path as a translator comment. babel.cfg maps
+models/scenario.py and models/assumptions.py to them.
+"""
+from __future__ import annotations
+
+import inspect
+from typing import Any, Iterator
+
+from pydantic import BaseModel
+
+Extracted = tuple[int, str, str, list[str]]
+
+
+def schema_texts() -> Iterator[tuple[str, str, str]]:
+    """(path, what, text) of every shown text of the scenario schema."""
+    from models.scenario import LoanFinancing, Scenario
+    seen: set[type] = set()
+
+    def walk(model: type[BaseModel], prefix: str) -> Iterator[tuple[str, str, str]]:
+        if model in seen:
+            return
+        seen.add(model)
+        for name, info in model.model_fields.items():
+            path = f"{prefix}{name}"
+            extra = info.json_schema_extra if isinstance(info.json_schema_extra, dict) else None
+            if extra is not None:  # declared with field(): label, unit, help, source
+                for what, text in (("label", info.title), ("unit", extra.get("unit")),
+                                   ("help", extra.get("help")),
+                                   ("source", extra.get("source"))):
+                    if text:
+                        yield path, what, text
+            else:
+                for what, text in (("title", info.title), ("description", info.description)):
+                    if text:
+                        yield path, what, text
+            for inner in nested_models(info.annotation):
+                yield from walk(inner, f"{path}.")
+
+    yield from walk(Scenario, "")
+    yield from walk(LoanFinancing, "owned.financing.")
+
+
+def nested_models(annotation: Any) -> Iterator[type[BaseModel]]:
+    import typing
+    if inspect.isclass(annotation) and issubclass(annotation, BaseModel):
+        yield annotation
+        return
+    for arg in typing.get_args(annotation):
+        yield from nested_models(arg)
+
+
+def assumption_texts() -> Iterator[tuple[str, str, str]]:
+    """Labels and units of the uncertainty assumptions (tornado rows)."""
+    from models.assumptions import ASSUMPTIONS
+    for a in ASSUMPTIONS:
+        yield a.key, "label", a.label
+        yield a.key, "unit", a.unit
+
+
+def _lines(fileobj) -> list[str]:
+    return fileobj.read().decode("utf-8").splitlines()
+
+
+def _line_of(lines: list[str], path: str) -> int:
+    """The line that declares the path's last part (for the catalog's #: references)."""
+    key = path.rsplit(".", 1)[-1]
+    for number, line in enumerate(lines, start=1):
+        stripped = line.lstrip()
+        if stripped.startswith(f"{key}:") or stripped.startswith(f'Assumption("{key}"'):
+            return number
+    return 1
+
+
+def _extract(texts, fileobj) -> Iterator[Extracted]:
+    lines = _lines(fileobj)
+    for path, what, text in texts:
+        yield _line_of(lines, path), "gettext", text, [f"{path} ({what})"]
+
+
+def scenario_fields(fileobj, keywords, comment_tags, options) -> Iterator[Extracted]:
+    """Babel extraction method for models/scenario.py."""
+    yield from _extract(schema_texts(), fileobj)
+
+
+def assumption_labels(fileobj, keywords, comment_tags, options) -> Iterator[Extracted]:
+    """Babel extraction method for models/assumptions.py."""
+    yield from _extract(assumption_texts(), fileobj)
+
+
+def document_texts() -> Iterator[tuple[str, str, str]]:
+    """The rules and notes the plan document states in words (models/document.py)."""
+    from models.document import DISTRIBUTION_NOTE, RULES
+    for key, value in RULES.items():
+        if isinstance(value, dict):
+            for sub, text in value.items():
+                yield f"rules.{key}.{sub}", "rule", text
+        else:
+            yield f"rules.{key}", "rule", value
+    yield "uncertainty.distribution_note", "note", DISTRIBUTION_NOTE
+
+
+def document_rules(fileobj, keywords, comment_tags, options) -> Iterator[Extracted]:
+    """Babel extraction method for models/document.py: its rules, then the literals its
+    code marks (Message templates) as the Python extractor finds them."""
+    from babel.messages.extract import extract_python
+    data = fileobj.read()
+    for _line, _function, text, comments in _extract(document_texts(), _Bytes(data)):
+        yield 1, "gettext", text, comments
+    yield from extract_python(_Bytes(data), keywords, comment_tags, options)
+
+
+class _Bytes:
+    """A file object that can be read again (each extractor reads the whole file)."""
+
+    def __init__(self, data: bytes):
+        import io
+        self._io = io.BytesIO(data)
+
+    def __getattr__(self, name):
+        return getattr(self._io, name)

@@ -1,0 +1,74 @@
+"""Numbers, money, percentages and durations in the reader's locale, through Babel (CLDR).
+
+Every money figure a page, the CLI or a sentence shows goes through :func:`money`, which takes
+the amount's own currency: KRW has no minor unit, so won are shown without decimals and with
+the ₩ sign; dollars get $ (US$ in Korean, as CLDR writes it). Prices per unit (per GPU-hour,
+per kWh) keep two more decimals than the currency's own, so $2.2036 and ₩120.5 stay
+meaningful; totals of 100 or more are shown whole.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any, Optional
+
+from babel.numbers import (format_compact_currency, format_currency, format_decimal,
+                           format_percent, get_currency_precision)
+
+from service.i18n import current_locale, ngettext, using_locale
+
+DASH = "-"
+
+
+def _missing(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and not math.isfinite(value))
+
+
+def money(value: Any, currency: str = "USD", kind: str = "total",
+          locale: Optional[str] = None) -> str:
+    """``value`` [currency] as text: kind "total" (whole when >= 100), "rate" (a price per
+    unit: up to two extra decimals) or "short" (compact, for sentences: $1.2M, ₩12.3억)."""
+    if _missing(value):
+        return DASH
+    locale = locale or current_locale()
+    digits = get_currency_precision(currency)
+    value = float(value)
+    if kind == "short" and abs(value) >= 1000:
+        return format_compact_currency(value, currency, locale=locale, fraction_digits=1)
+    if kind == "rate":
+        pattern = "¤#,##0" + ("." + "0" * digits + "##" if digits else ".##")
+    elif abs(value) >= 100 or digits == 0:
+        pattern = "¤#,##0"
+    else:
+        pattern = "¤#,##0." + "0" * digits
+    return format_currency(value, currency, format=pattern, locale=locale,
+                           currency_digits=False)
+
+
+def percent(value: Any, digits: int = 1, locale: Optional[str] = None) -> str:
+    """A fraction as a percentage: 0.256 -> 25.6%."""
+    if _missing(value):
+        return DASH
+    pattern = "#,##0" + ("." + "0" * digits if digits else "") + "%"
+    return format_percent(float(value), format=pattern, locale=locale or current_locale())
+
+
+def number(value: Any, digits: Optional[int] = None, locale: Optional[str] = None) -> str:
+    """A count or quantity with grouped thousands; ints whole, floats with one decimal unless
+    ``digits`` says otherwise."""
+    if _missing(value):
+        return DASH
+    if digits is None:
+        digits = 0 if isinstance(value, int) else 1
+    pattern = "#,##0" + ("." + "0" * digits if digits else "")
+    return format_decimal(float(value), format=pattern, locale=locale or current_locale())
+
+
+def months(count: Any, locale: Optional[str] = None) -> str:
+    """A duration: 12 -> "1 year" / "1년", 18 -> "18 months" / "18개월"."""
+    if _missing(count):
+        return DASH
+    n = int(count)
+    with using_locale(locale or current_locale()):
+        if n and n % 12 == 0:
+            return ngettext("%(num)d year", "%(num)d years", n // 12)
+        return ngettext("%(num)d month", "%(num)d months", n)

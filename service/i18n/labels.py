@@ -1,0 +1,92 @@
+"""Names of things the engine keys by identifier (strategies, cost lines), in the reader's
+language. The English names are marked here once (``N_``) and translated where shown."""
+from __future__ import annotations
+
+from service.i18n import N_, gettext
+
+STRATEGY_LABELS = {"on_demand": N_("All on demand"), "cloud_only": N_("Cloud only (best mix)"),
+                   "buy_for_peak": N_("Buy for peak"), "optimal": N_("Optimal mix"),
+                   "proposed": N_("Proposed"), "best_with_servers": N_("Best plan with servers"),
+                   "spot": N_("Spot"), "staged": N_("Staged plan")}
+
+
+def strategy_label(name: str) -> str:
+    return gettext(STRATEGY_LABELS[name]) if name in STRATEGY_LABELS else str(name)
+
+
+def cost_line_label(name: str) -> str:
+    from service.xlsx.strategy_sheet import LINE_TITLES
+    return gettext(LINE_TITLES[name]) if name in LINE_TITLES else str(name)
+
+
+ROLES = {"analyst": N_("analyst"), "reviewer": N_("reviewer"), "admin": N_("admin")}
+STATUSES = {"approved": N_("approved"), "rejected": N_("rejected"),
+            "unreviewed": N_("unreviewed"), "changes requested": N_("changes requested")}
+DECISIONS = {"approve": N_("approved"), "reject": N_("rejected"), "comment": N_("commented"),
+             "changes": N_("changes requested")}
+AUDIT_ACTIONS = {
+    "login": N_("logged in"), "user.create": N_("user created"),
+    "token.create": N_("API token created"), "token.revoke": N_("API token revoked"),
+    "scenario.create": N_("scenario created"), "revision.create": N_("revision saved"),
+    "usage.upload": N_("usage file uploaded"), "api.plan": N_("plan computed through the API"),
+    "review.approve": N_("revision approved"), "review.reject": N_("revision rejected"),
+    "review.comment": N_("review comment"), "review.changes": N_("changes requested"),
+    "download": N_("downloaded"),
+}
+# Notes the service itself writes on revisions (scenarios.py, revisions.py).
+NOTES = {"created": N_("created"), "assumptions edited": N_("assumptions edited"),
+         "saved through the API": N_("saved through the API")}
+PERIODS = {"hour": N_("hourly"), "day": N_("daily"), "month": N_("monthly")}
+PERIOD_UNITS = {"hour": N_("hour"), "day": N_("day"), "month": N_("month")}
+
+
+def vocabulary(table: dict[str, str]):
+    """A Jinja filter: the translated word of a known key, other values unchanged."""
+    return lambda key: gettext(table[key]) if key in table else key
+
+
+def revision_note(note: str | None) -> str:
+    if not note:
+        return ""
+    if note in NOTES:
+        return gettext(NOTES[note])
+    if note.startswith("usage "):
+        return gettext("usage %(file)s", file=note[len("usage "):])
+    return note
+
+
+def timestamp(value) -> str:
+    """2026-12-01T12:42:07Z -> 2026-12-01 12:42:07 (pages say UTC in their headers);
+    midnight of a date-only period start is left out."""
+    text = str(value or "").replace("T", " ").removesuffix("Z")
+    return text.removesuffix(" 00:00:00") if len(text) > 10 else text
+
+
+def display_unit(unit: str, kind: str, currency: str) -> str:
+    """The unit beside an input in the reader's language: "fraction per year" shown in percent
+    -> "% per year" (Korean "연간 %"), "currency per server" -> "USD per server" ("서버당 USD").
+    The translated unit names its quantity with the translation of "fraction" / "currency",
+    which is replaced here as form_values.display_unit does for English."""
+    from service import form_values as fv
+    from service.i18n import DEFAULT, current_locale
+    if current_locale() == DEFAULT or not unit:
+        return fv.display_unit(unit, kind, currency)
+    text = gettext(unit)
+    if kind == fv.PERCENT and unit.startswith("fraction"):
+        word = gettext("fraction")
+        return text.replace(word, "%", 1) if word in text else f"% ({text})"
+    if kind == fv.MONEY and unit.startswith("currency"):
+        word = gettext("currency")
+        return text.replace(word, currency, 1) if word in text else f"{currency} ({text})"
+    return text
+
+
+def option_word(value) -> str:
+    """A value of a Literal field (payment "partial", financing "loan") as select boxes show it."""
+    from service.form_fields import OPTION_WORDS
+    return gettext(OPTION_WORDS[value]) if value in OPTION_WORDS else str(value)
+
+
+def payback_month(month) -> str:
+    """A payback month of the plan document: "month 14", or "never"."""
+    return gettext("never") if month is None else gettext("month %(month)s", month=month)

@@ -1,0 +1,188 @@
+"""The engine's sentences in the reader's language (models/messages.py ``Message``).
+
+The engine gives each recommendation and warning as an English template with typed
+parameters. Here the template is looked up in the catalog (it is the message id; ``pybabel
+extract`` finds it through the ``Message`` keyword) and every parameter is formatted for the
+locale with Babel. Documents written before the engine gave messages still have their English
+``explanation`` / ``warnings`` strings, which are shown as they are (or translated when a
+catalog knows the exact sentence).
+"""
+from __future__ import annotations
+
+import re
+from typing import Any, Iterable, Mapping, Optional, Union
+
+from babel.numbers import format_decimal
+
+from models.messages import Message, Money, Months, Number, Percent, message_from_json
+from service.i18n import DEFAULT, N_, current_locale, gettext, using_locale
+from service.i18n import formats
+
+# Words the engine passes as plain string parameters that have a translation of their own.
+WORDS = {
+    "on_demand": N_("all on demand"), "cloud_only": N_("cloud only (best mix)"),
+    "buy_for_peak": N_("buy for peak"), "optimal": N_("optimal mix"),
+    "proposed": N_("proposed"),
+    "none": N_("no"), "partial": N_("partial"), "all": N_("all"),
+    "staged": N_("staged plan"), "owned": N_("owned servers"), "spot": N_("spot"),
+    "cheaper": N_("cheaper"), "dearer": N_("dearer"),
+}
+
+QUARTER = re.compile(r"(\d{4})-Q([1-4])")   # a quarter as models/schedules.py names it
+MessageLike = Union[Message, Mapping[str, Any]]
+
+
+def format_param(value: Any, locale: Optional[str] = None) -> str:
+    """One typed parameter of a message, formatted for ``locale``."""
+    locale = locale or current_locale()
+    if isinstance(value, Money):
+        return formats.money(value.value, value.currency, "short", locale)
+    if isinstance(value, Percent):
+        return formats.percent(value.value, value.digits, locale)
+    if isinstance(value, Number):
+        return formats.number(value.value, value.digits, locale)
+    if isinstance(value, Months):
+        return formats.months(value.value, locale)
+    if isinstance(value, bool):
+        return str(value)
+    if isinstance(value, (int, float)):
+        return format_decimal(value, locale=locale)
+    if isinstance(value, str) and value in WORDS:
+        with using_locale(locale):
+            return gettext(WORDS[value])
+    if isinstance(value, str) and locale != DEFAULT and value:
+        reason = engine_reason(value, locale)
+        if reason is not None:
+            return reason
+    quarter = QUARTER.fullmatch(value) if isinstance(value, str) else None
+    if quarter and locale != DEFAULT:   # models/schedules.quarter: "2027-Q2"
+        with using_locale(locale):
+            return gettext("%(year)s Q%(quarter)s", year=quarter[1], quarter=quarter[2])
+    return str(value)
+
+
+# Why the engine found no staged plan (models/staged.py StagedError), passed as {why}.
+ENGINE_REASONS = (
+    N_("a busy owned GPU-hour costs more than cloud overflow in some month: the staged "
+       "optimum cannot be proven"),
+    N_("spot costs more than on demand in some month"),
+)
+WITHOUT_SPOT = "; without spot: "
+
+
+def engine_reason(text: str, locale: str) -> Optional[str]:
+    """A known engine reason (or two joined by "; without spot: ") in ``locale``, else None."""
+    parts = text.split(WITHOUT_SPOT)
+    if not all(part in ENGINE_REASONS for part in parts):
+        return None
+    with using_locale(locale):
+        return gettext("; without spot: ").join(gettext(part) for part in parts)
+
+
+def as_message(item: MessageLike) -> Message:
+    return item if isinstance(item, Message) else message_from_json(item)
+
+
+def render(item: MessageLike, locale: Optional[str] = None) -> str:
+    """The sentence of ``item`` (a Message or its JSON form) in ``locale``."""
+    message = as_message(item)
+    locale = locale or current_locale()
+    with using_locale(locale):
+        template = gettext(message.template)
+    try:
+        return message.render(template, lambda v: format_param(v, locale))
+    except (KeyError, IndexError, ValueError):  # a broken translation: never lose the sentence
+        return message.render(None, lambda v: format_param(v, locale))
+
+
+def _plain(text: str, locale: str) -> str:
+    """A plain English sentence in ``locale``: its catalog entry, else a reader's warning
+    rebuilt from its parts (service.i18n.ingest_warnings), else the English text."""
+    if locale == DEFAULT or not text:
+        return text
+    with using_locale(locale):
+        translated = gettext(text)
+        if translated == text:
+            from service.i18n.ingest_warnings import translate_warning
+            translated = translate_warning(text) or text
+        return translated
+
+
+def is_translated(text: str, locale: Optional[str] = None) -> bool:
+    """Whether a plain English sentence has a translation in ``locale`` (or is English)."""
+    locale = locale or current_locale()
+    return locale == "en" or _plain(text, locale) != text
+
+
+def explanation(doc: Mapping[str, Any], locale: Optional[str] = None) -> str:
+    """The recommendation of a plan document (or a plan's extras) in ``locale``."""
+    locale = locale or current_locale()
+    items = doc.get("explanation_messages")
+    if locale == DEFAULT and doc.get("explanation"):
+        return doc["explanation"]   # the engine's own English words
+    if items:
+        return " ".join(render(m, locale) for m in items)
+    return _plain(doc.get("explanation") or "", locale) if doc.get("explanation") else ""
+
+
+def warning_items(texts: Iterable[str], items: Optional[Iterable[MessageLike]],
+                  locale: Optional[str] = None) -> list[tuple[str, bool]]:
+    """(sentence, translated?) of each warning in ``locale``: each English text rendered from
+    its message when there is one, messages with no text of their own added after; texts
+    without a message (ingest warnings) are looked up in the catalog as they are, and stay
+    English (translated = False) when it has no entry."""
+    locale = locale or current_locale()
+    if locale == DEFAULT:
+        return [(text, True) for text in texts]   # the engine's own English words
+    messages = [as_message(m) for m in items or []]
+    by_text = {m.text: m for m in messages}
+    out, used = [], set()
+    for text in texts:
+        message = by_text.get(text)
+        if message is not None:
+            used.add(text)
+            out.append((render(message, locale), True))
+        else:
+            out.append((_plain(text, locale), is_translated(text, locale)))
+    out.extend((render(m, locale), True) for m in messages if m.text not in used)
+    return out
+
+
+def warnings(texts: Iterable[str], items: Optional[Iterable[MessageLike]],
+             locale: Optional[str] = None) -> list[str]:
+    return [text for text, _ok in warning_items(texts, items, locale)]
+
+
+def explanation_translated(doc: Mapping[str, Any], locale: Optional[str] = None) -> bool:
+    """Whether :func:`explanation` is in ``locale`` (False: the English fallback)."""
+    text = doc.get("explanation")
+    return bool(doc.get("explanation_messages")) or not text or is_translated(text, locale)
+
+
+def document_warnings(doc: Mapping[str, Any], locale: Optional[str] = None
+                      ) -> list[tuple[str, bool]]:
+    """(sentence, translated?) of each warning of a plan document."""
+    return warning_items(doc.get("warnings") or [], doc.get("warning_messages"), locale)
+
+
+def breakeven_reasons(breakeven: Optional[Mapping[str, Any]],
+                      locale: Optional[str] = None) -> dict[str, str]:
+    """Why each missing breakeven is missing, by key, in ``locale`` (from the messages when the
+    document has them, else the English text looked up in the catalog)."""
+    breakeven = breakeven or {}
+    items = breakeven.get("reason_messages") or {}
+    out = {key: _plain(text, locale or current_locale())
+           for key, text in (breakeven.get("reasons") or {}).items()}
+    out.update({key: render(m, locale) for key, m in items.items()})
+    return out
+
+
+def direction_text(direction: Any, locale: Optional[str] = None) -> str:
+    """A breakeven direction ("owned is cheaper than spot above this utilization")."""
+    if not isinstance(direction, Mapping):
+        return str(direction or "")
+    if {"cheaper", "when", "other"} <= direction.keys():
+        from models.breakeven import Direction
+        return render(Direction(direction["cheaper"], direction["when"],
+                                direction["other"]).message(), locale)
+    return str(direction.get("text", ""))

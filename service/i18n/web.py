@@ -1,0 +1,136 @@
+"""Flask side of the languages: Flask-Babel's locale selector, the language switch, filters.
+
+The language of a page is the user's saved preference, else the one chosen with the switch in
+this browser session (so the switch works before logging in, on /login too), else the
+browser's Accept-Language, else English. API requests (bearer tokens, no browser session)
+follow Accept-Language alone; their JSON keys stay English.
+"""
+from __future__ import annotations
+
+from flask import Blueprint, Flask, g, redirect, request, session, url_for
+from flask_babel import Babel
+
+from service.i18n import (DEFAULT, LANGUAGES, TRANSLATIONS, N_, _, current_locale, formats,
+                          translations)
+from service.i18n import labels, sentences
+from service.i18n.labels import cost_line_label, strategy_label
+
+bp = Blueprint("i18n", __name__)
+babel = Babel()
+SESSION_KEY = "lang"
+
+
+def browser_language() -> str:
+    return request.accept_languages.best_match(list(LANGUAGES)) or DEFAULT
+
+
+def select_locale() -> str:
+    if request.path.startswith("/api/"):
+        return browser_language()
+    user = g.get("user")
+    if user is not None and getattr(user, "language", None) in LANGUAGES:
+        return user.language
+    if session.get(SESSION_KEY) in LANGUAGES:
+        return session[SESSION_KEY]
+    return browser_language()
+
+
+def safe_next(target: str | None) -> str:
+    if target and target.startswith("/") and not target.startswith("//"):
+        return target
+    return url_for("scenarios.index")
+
+
+@bp.post("/language")
+def switch():
+    """Choose the language: kept in the session, and saved for a logged-in user ("" = follow
+    the browser again)."""
+    lang = request.form.get("lang", "")
+    if lang and lang not in LANGUAGES:
+        lang = DEFAULT
+    if lang:
+        session[SESSION_KEY] = lang
+    else:
+        session.pop(SESSION_KEY, None)
+    if g.get("user") is not None:
+        from service.db import User, write_session
+        with write_session() as s:
+            s.get(User, g.user.id).language = lang or None
+    return redirect(safe_next(request.form.get("next")))
+
+
+def _template_gettext(message: str) -> str:
+    return translations(current_locale()).gettext(message)
+
+
+def _template_ngettext(singular: str, plural: str, n: int) -> str:
+    return translations(current_locale()).ngettext(singular, plural, n)
+
+
+FILTERS = {
+    "money": lambda v, currency="USD", kind="total": formats.money(v, currency, kind),
+    "percent": lambda v, digits=1: formats.percent(v, digits),
+    "number": lambda v, digits=None: formats.number(v, digits),
+    "months": formats.months,
+    "strategy": strategy_label,
+    "cost_line": cost_line_label,
+    "role": labels.vocabulary(labels.ROLES),
+    "status": labels.vocabulary(labels.STATUSES),
+    "decision": labels.vocabulary(labels.DECISIONS),
+    "audit_action": labels.vocabulary(labels.AUDIT_ACTIONS),
+    "period": labels.vocabulary(labels.PERIODS),
+    "period_unit": labels.vocabulary(labels.PERIOD_UNITS),
+    "revision_note": labels.revision_note,
+    "when": labels.timestamp,
+    "option_word": labels.option_word,
+    "payback": labels.payback_month,
+    "breakeven_reasons": sentences.breakeven_reasons,
+    "direction": sentences.direction_text,
+    # whether a sentence from elsewhere (the ingest) has a translation: else lang="en"
+    "is_translated": lambda text: sentences.is_translated(str(text or "")),
+}
+
+
+# Words the page scripts (static/js/form.js, progress.js) write themselves; base.html hands
+# them over translated as JSON (#script-words), so the scripts hold no English of their own
+# beyond fallbacks. %(name)s placeholders are filled in by the script.
+SCRIPT_WORDS = {
+    "changed_one": N_("%(count)s value differs from the defaults"),
+    "changed_many": N_("%(count)s values differ from the defaults"),
+    "problems_one": N_("%(count)s problem to fix before saving."),
+    "problems_many": N_("%(count)s problems to fix before saving."),
+    "fix_to_update": N_("Fix the values marked in the form to update the plan."),
+    "updated": N_("Updated for the values in the form (not saved)."),
+    "progress": N_("Progress"),
+    "uploading": N_("Uploading: %(loaded)s of %(total)s bytes"),
+    "uploaded": N_("Uploaded; waiting for the server..."),
+    "opening_preview": N_("Done: opening the preview..."),
+    "read": N_("Read."),
+    "not_accepted": N_("The file was not accepted."),
+    "upload_failed": N_("The upload failed (status %(status)s)."),
+    "connection_lost": N_("The upload failed: the connection was lost."),
+}
+
+
+def script_words() -> dict[str, str]:
+    return {key: _(text) for key, text in SCRIPT_WORDS.items()}
+
+
+def init_app(app: Flask) -> None:
+    app.config.setdefault("BABEL_TRANSLATION_DIRECTORIES", str(TRANSLATIONS))
+    app.config.setdefault("BABEL_DEFAULT_LOCALE", DEFAULT)
+    babel.init_app(app, locale_selector=select_locale)
+    # One catalog path for templates and Python code (service.i18n.translations).
+    app.jinja_env.install_gettext_callables(_template_gettext, _template_ngettext,
+                                            newstyle=True)
+    app.jinja_env.filters.update(FILTERS)
+    app.register_blueprint(bp)
+
+    @app.context_processor
+    def languages():
+        return {"languages": LANGUAGES, "current_language": current_locale(),
+                "script_words": script_words}
+
+    # Fail at start, not on the first Korean page, when the catalogs were never compiled.
+    for lang in LANGUAGES:
+        translations(lang)

@@ -1,0 +1,260 @@
+"""What the plan page shows of a schedule (issue 14): the decisions in words, the purchase
+orders, cash by quarter and by year against the yearly budget, the contracts held, and the
+staged optimum compared with the proposed schedule and the best static strategy.
+
+Every figure is read from the plan document; this module only arranges it for the page.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+import numpy as np
+
+from models.scenario import Scenario
+from models.schedules import cash_words, decisions_from_json, schedule_words
+from service import chart_text
+from service.plans import STRATEGY_LABELS, money
+
+SCHEDULED = ("staged", "proposed")
+
+
+@dataclass
+class OrderRow:
+    month: str
+    action: str        # buy | sell | sign
+    what: str
+    quantity: int
+    amount: Optional[float]   # cash paid in the order's month [currency]; None: shown above
+    paid: str          # when the rest is paid, in words
+
+
+@dataclass
+class YearRow:
+    year: str
+    amount: float
+    budget: Optional[float] = None
+
+    @property
+    def headroom(self) -> Optional[float]:
+        return None if self.budget is None else self.budget - self.amount
+
+    @property
+    def within(self) -> Optional[bool]:
+        return None if self.budget is None else self.amount <= self.budget * (1 + 1e-9) + 1e-6
+
+
+@dataclass
+class ScheduleView:
+    name: str
+    label: str
+    words: list[str]
+    orders: list[OrderRow]
+    quarters: list[tuple[str, float]]
+    years: list[YearRow]
+    budget: Optional[float] = None
+    chart_data: dict = field(default_factory=dict)   # the page's JSON block for its charts
+    texts: dict = field(default_factory=dict)        # chart key -> ChartText
+
+    @property
+    def has_chart(self) -> bool:
+        return self.chart_data.get("timeline") is not None
+
+
+@dataclass
+class HeldRow:
+    kind: str          # "commitment" | "servers"
+    name: str
+    quantity: int
+    start: str
+    end: str
+    price: float
+    payment: str
+
+
+@dataclass
+class CompareRow:
+    name: str
+    label: str
+    pv_cost: float
+    difference: float          # PV cost minus the cheapest row's [currency]
+    capex: dict[str, float] = field(default_factory=dict)   # purchases and upfront, by year
+
+
+@dataclass
+class Comparison:
+    rows: list[CompareRow]
+    years: list[str]
+    sentence: str
+
+
+def label(name: str) -> str:
+    return STRATEGY_LABELS.get(name, name)
+
+
+def add_months(month: str, n: int) -> str:
+    return str(np.datetime64(month, "M") + n)
+
+
+def shared_upfront(orders: list[dict]) -> dict[str, int]:
+    """Months in which more than one commitment with an upfront payment is signed: the
+    document gives each of them the month's whole upfront payment (models.schedules reads it
+    off the month's total), so the page shows it once for all of them."""
+    count: dict[str, int] = {}
+    for o in orders:
+        if o["action"] == "sign" and o["cash"]:
+            count[o["month"]] = count.get(o["month"], 0) + 1
+    return {m: n for m, n in count.items() if n > 1}
+
+
+def order_rows(strategy: dict, terms: dict[str, int], currency: str) -> list[OrderRow]:
+    out = []
+    shared, shown = shared_upfront(strategy["purchase_orders"]), set()
+    for o in strategy["purchase_orders"]:
+        month, cash = o["month"], float(o["cash"])
+        if o["action"] == "buy":
+            paid = f"{month}" if cash > 0 else "through the financing's payments"
+            what = "servers"
+        elif o["action"] == "sell":
+            paid, what = f"resale credit in {month}", "servers"
+        else:
+            term = o.get("term_months", terms.get(o["what"], 0))
+            end = add_months(month, term - 1)
+            what = f"GPUs of {o['what']} ({term} months, to {end})"
+            paid = {"none": f"monthly, {month} to {end}",
+                    "partial": f"{money(cash)} {currency} at signing, the rest monthly to {end}",
+                    "all": f"all at signing, {month}"}.get(o.get("payment", "none"),
+                                                          f"monthly to {end}")
+            if month in shared:
+                if month in shown:
+                    cash = None
+                    paid = f"upfront paid with the first commitment of {month}; " + paid
+                else:
+                    paid = (f"{money(cash)} {currency} at signing for the {shared[month]} "
+                            f"commitments signed in {month} together; " + paid)
+                shown.add(month)
+        out.append(OrderRow(month, o["action"], what, int(o["quantity"]), cash, paid))
+    return out
+
+
+def plan_years(doc: dict, cash_by_year: dict[str, float]) -> list[str]:
+    """Every calendar year of the plan's months, and later years that still have payments."""
+    return sorted({m[:4] for m in doc["months"]} | set(cash_by_year))
+
+
+def year_rows(doc: dict, cash_by_year: dict[str, float], budget: Optional[float]
+              ) -> list[YearRow]:
+    return [YearRow(y, float(cash_by_year.get(y, 0.0)), budget)
+            for y in plan_years(doc, cash_by_year)]
+
+
+def schedule_views(doc: dict, charts: dict) -> list[ScheduleView]:
+    """A view for the staged strategy and for a proposed schedule, when the plan has them."""
+    names = [n for n in SCHEDULED if doc["strategies"].get(n, {}).get("schedule")]
+    if not names:
+        return []
+    scenario = Scenario.model_validate(doc["scenario"])
+    currency = scenario.finance.currency
+    terms = {o.id: o.term_months for o in scenario.commitments}
+    budget = scenario.staging.capital_budget_per_year
+    timelines = charts.get("schedules") or {}
+    views = []
+    for name in names:
+        s = doc["strategies"][name]
+        decisions = decisions_from_json(s["schedule"])
+        words = [m.text for m in schedule_words(scenario, decisions, doc["months"][0])]
+        words += [m.text for m in cash_words(s["cash"], currency)]
+        # the optimum is held to the budget; a proposed schedule is shown against it
+        years = year_rows(doc, s["cash"]["by_year"], budget)
+        view = ScheduleView(name, label(name), words, order_rows(s, terms, currency),
+                            sorted(s["cash"]["by_quarter"].items()), years, budget)
+        t = timelines.get(name)
+        view.chart_data = {"timeline": t, "cash": {
+            "strategy": label(name), "years": [y.year for y in years],
+            "amounts": [y.amount for y in years], "budget": budget, "currency": currency}}
+        view.texts = {"cash_budget": chart_text.cash_budget(years, currency, budget)}
+        if t is not None:
+            view.texts["timeline"] = chart_text.timeline(t, name)
+        views.append(view)
+    return views
+
+
+def held_rows(doc: dict) -> list[HeldRow]:
+    """The position: contracts signed and servers owned before the plan starts."""
+    position = doc["scenario"].get("position") or {}
+    rows = [HeldRow("commitment", c["id"], c["gpus"], c["start"],
+                    add_months(c["start"], c["term_months"] - 1), c["price_per_gpu_hour"],
+                    c["payment"]) for c in position.get("commitments", [])]
+    life = doc["scenario"]["owned"]["useful_life_months"]
+    rows += [HeldRow("servers", f"bought {s['purchased']}", s["count"], s["purchased"],
+                     add_months(s["purchased"], life - 1), s["price"], "owned")
+             for s in position.get("servers", [])]
+    return rows
+
+
+def capex_by_year(strategy: dict) -> dict[str, float]:
+    """Purchases and upfront commitment payments by calendar year, from the monthly rows."""
+    out: dict[str, float] = {}
+    for row in strategy["monthly"]:
+        paid = row["capex"] + row["commitment_upfront"]
+        if paid:
+            out[row["month"][:4]] = out.get(row["month"][:4], 0.0) + paid
+    return out
+
+
+def best_static(doc: dict) -> Optional[str]:
+    static = [n for n, s in doc["strategies"].items() if not s.get("schedule")]
+    return min(static, key=lambda n: doc["strategies"][n]["pv_cost"]) if static else None
+
+
+def compare_schedules(doc: dict) -> Optional[Comparison]:
+    """The staged optimum, the proposed schedule (when there is one) and the best static
+    strategy: PV cost, capex by year, and how much the cheapest saves."""
+    strategies = doc["strategies"]
+    if "staged" not in strategies:
+        return None
+    names = ["staged"]
+    if strategies.get("proposed", {}).get("schedule"):
+        names.append("proposed")
+    static = best_static(doc)
+    if static is not None:
+        names.append(static)
+    cheapest = min(strategies[n]["pv_cost"] for n in names)
+    rows = [CompareRow(n, label(n) + (" (best static)" if n == static else ""),
+                       strategies[n]["pv_cost"], strategies[n]["pv_cost"] - cheapest,
+                       capex_by_year(strategies[n])) for n in names]
+    years = sorted({y for r in rows for y in r.capex} | {m[:4] for m in doc["months"]})
+    return Comparison(rows, years, comparison_sentence(rows, doc))
+
+
+def comparison_sentence(rows: list[CompareRow], doc: dict) -> str:
+    currency = doc["scenario"]["finance"]["currency"]
+    ranked = sorted(rows, key=lambda r: r.pv_cost)
+    best = ranked[0]
+    if len(ranked) == 1:
+        return f"{best.label}: PV cost {money(best.pv_cost)} {currency}."
+    parts = []
+    for other in ranked[1:]:
+        share = other.difference / other.pv_cost if other.pv_cost else 0.0
+        parts.append(f"{money(other.difference)} {currency} ({share:.1%}) less than "
+                     f"{other.label}" if other.difference > 0.005 else
+                     f"the same as {other.label}")
+    text = (f"{best.label} is the cheapest of these schedules at a PV cost of "
+            f"{money(best.pv_cost)} {currency}: " + "; ".join(parts) + ".")
+    budget = doc["scenario"].get("staging", {}).get("capital_budget_per_year")
+    if budget is not None:
+        for r in rows:
+            over = [y for y, v in sorted(r.capex.items()) if v > budget * (1 + 1e-9) + 1e-6]
+            if over:
+                text += (f" {r.label} spends more than the yearly budget of {money(budget)} "
+                         f"{currency} in {', '.join(over)}.")
+    return text
+
+
+def page_sections(doc: Optional[dict], charts: Optional[dict]) -> dict[str, Any]:
+    """Everything the plan page's schedule sections need (empty without a plan)."""
+    if not doc:
+        return {"views": [], "held": [], "comparison": None}
+    return {"views": schedule_views(doc, charts or {}), "held": held_rows(doc),
+            "comparison": compare_schedules(doc)}
+

@@ -193,11 +193,11 @@ def timeline(t: dict, name: str) -> ChartText:
 def cash_budget(years: list, currency: str, budget: Optional[float]) -> ChartText:
     """Purchases and upfront payments by calendar year against the yearly budget."""
     top = max(years, key=lambda y: y.amount)
-    text = (f"Purchases and upfront payments by calendar year; the most is {money(top.amount)} "
-            f"{currency} in {top.year}")
+    text = (f"Purchases and upfront payments by calendar year; the most is "
+            f"{money(top.amount, currency)} in {top.year}")
     if budget is not None:
         over = [y.year for y in years if not y.within]
-        text += (f"; the yearly budget is {money(budget)} {currency}, "
+        text += (f"; the yearly budget is {money(budget, currency)}, "
                  + (f"exceeded in {', '.join(over)}." if over else "never exceeded."))
     else:
         text += "; no yearly budget is set."

@@ -14,7 +14,8 @@ import numpy as np
 from models.scenario import Scenario
 from models.schedules import cash_words, decisions_from_json, schedule_words
 from service import chart_text
-from service.plans import STRATEGY_LABELS, money
+from service.i18n import formats
+from service.i18n.labels import strategy_label
 
 SCHEDULED = ("staged", "proposed")
 
@@ -89,28 +90,20 @@ class Comparison:
 
 
 def label(name: str) -> str:
-    return STRATEGY_LABELS.get(name, name)
+    return strategy_label(name)
+
+
+def money(value: float) -> str:
+    return formats.number(value, 0)
 
 
 def add_months(month: str, n: int) -> str:
     return str(np.datetime64(month, "M") + n)
 
 
-def shared_upfront(orders: list[dict]) -> dict[str, int]:
-    """Months in which more than one commitment with an upfront payment is signed: the
-    document gives each of them the month's whole upfront payment (models.schedules reads it
-    off the month's total), so the page shows it once for all of them."""
-    count: dict[str, int] = {}
-    for o in orders:
-        if o["action"] == "sign" and o["cash"]:
-            count[o["month"]] = count.get(o["month"], 0) + 1
-    return {m: n for m, n in count.items() if n > 1}
-
-
 def order_rows(strategy: dict, terms: dict[str, int], currency: str) -> list[OrderRow]:
     out = []
-    shared, shown = shared_upfront(strategy["purchase_orders"]), set()
-    for o in strategy["purchase_orders"]:
+    for o in strategy["purchase_orders"]:   # each signing carries its own upfront payment
         month, cash = o["month"], float(o["cash"])
         if o["action"] == "buy":
             paid = f"{month}" if cash > 0 else "through the financing's payments"
@@ -125,14 +118,6 @@ def order_rows(strategy: dict, terms: dict[str, int], currency: str) -> list[Ord
                     "partial": f"{money(cash)} {currency} at signing, the rest monthly to {end}",
                     "all": f"all at signing, {month}"}.get(o.get("payment", "none"),
                                                           f"monthly to {end}")
-            if month in shared:
-                if month in shown:
-                    cash = None
-                    paid = f"upfront paid with the first commitment of {month}; " + paid
-                else:
-                    paid = (f"{money(cash)} {currency} at signing for the {shared[month]} "
-                            f"commitments signed in {month} together; " + paid)
-                shown.add(month)
         out.append(OrderRow(month, o["action"], what, int(o["quantity"]), cash, paid))
     return out
 

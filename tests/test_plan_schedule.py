@@ -19,7 +19,7 @@ from models.scenario import Scenario
 from service import create_app
 from service.db import Revision, write_session
 from service.paths import SAMPLES
-from service.plans import money
+from service.schedule_view import money   # whole units, as the section shows them
 from tests.conftest import PASSWORD, TEST_CONFIG, Browser, form_data
 
 GROWTH = SAMPLES / "scenario_growth.json"
@@ -322,20 +322,15 @@ def test_a_reviewer_cannot_attach_commitments(growth):
     assert rita.post("/scenarios/1/commitments", {"attach": [value]}).status_code in (403, 404)
 
 
-def test_an_upfront_payment_shared_by_two_signatures_is_shown_once():
-    """Two offers paid upfront, signed in the same month: the document's orders carry the
-    month's whole upfront each; the page shows it once, for both."""
+def test_two_signatures_in_one_month_each_show_their_own_upfront():
+    """Two offers paid upfront, signed in the same month: each order carries its own payment
+    (models.schedules.purchase_orders prices each cohort apart)."""
     from service.schedule_view import order_rows
     strategy = {"purchase_orders": [
         {"month": "2027-01", "action": "sign", "what": "1y", "quantity": 8, "term_months": 12,
-         "payment": "all", "cash": 805666.7},
+         "payment": "all", "cash": 140160.0},
         {"month": "2027-01", "action": "sign", "what": "3y", "quantity": 8, "term_months": 36,
-         "payment": "all", "cash": 805666.7},
-        {"month": "2028-01", "action": "sign", "what": "1y", "quantity": 8, "term_months": 12,
-         "payment": "all", "cash": 400000.0}]}
+         "payment": "all", "cash": 315648.0}]}
     rows = order_rows(strategy, {"1y": 12, "3y": 36}, "USD")
-    assert [r.amount for r in rows] == [805666.7, None, 400000.0]
-    assert rows[0].paid.startswith("805,667 USD at signing for the 2 commitments signed in "
-                                   "2027-01 together")
-    assert rows[1].paid.startswith("upfront paid with the first commitment of 2027-01")
-    assert rows[2].paid == "all at signing, 2028-01"
+    assert [r.amount for r in rows] == [140160.0, 315648.0]
+    assert rows[0].paid == "all at signing, 2027-01"

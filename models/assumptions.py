@@ -59,6 +59,8 @@ ASSUMPTIONS = (
     Assumption("commitment_discount", False,
                label_unit=("Commitment discounts", "points added to every offer's discount")),
     Assumption("failure_rate", True, "owned.failures_per_server_year", stratified=True),
+    # last, so that adding it left every earlier assumption's draws as they were
+    Assumption("fx_rate", True, "fx.rate"),
 )
 BY_KEY = {a.key: a for a in ASSUMPTIONS}
 
@@ -69,7 +71,14 @@ def base_value(s: Scenario, key: str) -> float:
     if a.path is None:
         return 1.0 if key == "resale_value" else 0.0
     section, name = a.path.split(".")
-    return getattr(getattr(s, section), name)
+    value = getattr(getattr(s, section), name)
+    return 1.0 if value is None else value   # fx.rate of a single-currency plan: no rate
+
+
+def applies(s: Scenario, key: str) -> bool:
+    """Whether an assumption can move this scenario's plan (the exchange rate only moves a
+    plan that converts a currency)."""
+    return key != "fx_rate" or s.foreign_currency() is not None
 
 
 def field_bounds(a: Assumption) -> tuple[float, float]:
@@ -140,6 +149,8 @@ def with_values(s: Scenario, values: dict[str, float]) -> Scenario:
     """A what-if copy of the scenario with some assumptions at the given values, revalidated."""
     changes: dict[str, dict] = {}
     for key, value in values.items():
+        if not applies(s, key):
+            continue
         value = float(value)
         a = BY_KEY[key]
         if a.path is not None:

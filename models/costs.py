@@ -89,8 +89,25 @@ def server_schedule(book: PriceBook, c: ServerCohort) -> dict[str, np.ndarray]:
         ages = np.arange(first, c.sold) - c.online
         out["depreciation"][first:c.sold] = np.outer(by_age[ages], basis)
         out["gain"][last] = value - basis * (1.0 - by_age.sum())
+        out["book_fraction"] = 1.0 - by_age.sum()   # of the basis, left at sale
+    if book.converts("owned"):
+        _convert_server(book, c, out, basis, last)
     book.cache[key] = out
     return out
+
+
+def _convert_server(book: PriceBook, c: ServerCohort, out: dict, basis: np.ndarray,
+                    last: int) -> None:
+    """Priced in the owned currency, paid in the reporting one: each payment and the resale at
+    its month's rate; depreciation on the basis at the rate of the purchase month (the asset's
+    historical cost); the gain on sale is the reporting-currency resale over that book value,
+    so a currency move shows in it."""
+    for name in ("capex", "loan_payment", "interest", "payoff", "maintenance", "resale"):
+        out[name] = book.convert("owned", out[name])
+    historical = book.fx_at("owned", c.bought)
+    out["depreciation"] = out["depreciation"] * historical
+    if last >= 0:
+        out["gain"][last] = out["resale"][last] - basis * historical * out["book_fraction"]
 
 
 def server_columns(book: PriceBook, cohorts: tuple[ServerCohort, ...], rows: int
@@ -156,10 +173,19 @@ def commitment_schedule(book: PriceBook, c: CommitmentCohort) -> dict[str, np.nd
         out["monthly"][first:end] = np.outer(hours[rows], (1.0 - share) * rate)
         out["prepaid_deduction"][first:end] = upfront_total / c.term
     after = max(c.start + c.term - H, 0)
-    later = hours[c.term - after:].sum() if after else 0.0
-    out["monthly_after_horizon"] = (1.0 - share) * rate * later
+    later = hours[c.term - after:] if after else np.zeros(0)
+    out["monthly_after_horizon"] = (1.0 - share) * rate * book.fx_sum(
+        "cloud", np.arange(c.start + c.term - after, c.start + c.term), later)
     out["upfront_for_after_horizon"] = (upfront_total * after / c.term if c.start >= 0
                                         else 0.0 * rate)
+    if book.converts("cloud"):
+        # the rate is fixed at signing in the cloud's currency; each payment is converted
+        # at its month's rate, an upfront one (and its deduction over the term) at signing's
+        signing = book.fx_at("cloud", c.start)
+        out["monthly"] = book.convert("cloud", out["monthly"])
+        out["upfront"] = book.convert("cloud", out["upfront"])
+        out["prepaid_deduction"] = out["prepaid_deduction"] * signing
+        out["upfront_for_after_horizon"] = out["upfront_for_after_horizon"] * signing
     book.cache[key] = out
     return out
 
@@ -242,8 +268,8 @@ def cost_lines(book: PriceBook, plan: CapacityPlan, v: Volumes, *, linear: bool 
     for name, value in items.items():
         lines.add(name, value)
     if online.any():
-        lines.add("space", (online * book.space)[:, None])
-        lines.add("staff", (online * book.staff)[:, None])
+        lines.add("space", online[:, None] * book.space)
+        lines.add("staff", online[:, None] * book.staff)
         lines.add("energy", online[:, None] * book.energy_idle)
     owned = _by_month(v.owned)
     if owned.any():
@@ -255,22 +281,25 @@ def cost_lines(book: PriceBook, plan: CapacityPlan, v: Volumes, *, linear: bool 
             lines.add(name, price[:H] * volume / theta_c, H)
     if book.cloud_storage or book.cloud_egress or book.owned_storage or book.owned_network:
         share = _by_month(data_share(plan, v, H, not idle_month_data))
-        for name, amount, part in (("storage", book.cloud_storage, 1.0 - share),
-                                   ("egress", book.cloud_egress, 1.0 - share),
-                                   ("owned_storage", book.owned_storage, share),
-                                   ("owned_network", book.owned_network, share)):
+        for name, amount, part, market in (
+                ("storage", book.cloud_storage, 1.0 - share, "cloud"),
+                ("egress", book.cloud_egress, 1.0 - share, "cloud"),
+                ("owned_storage", book.owned_storage, share, "owned"),
+                ("owned_network", book.owned_network, share, "owned")):
             if amount:
-                lines.add(name, amount * part, H)
+                lines.add(name, book.convert(market, amount * part, H), H)
     terms = s.cloud_terms
     if setup and book.setup_fee:
         setup_row = np.zeros((T, 1))
         setup_row[0] = 1.0
-        lines.add("cloud_setup", setup_row * np.where(uses_cloud(plan, v), book.setup_fee, 0.0))
+        fee = book.setup_fee * book.fx_at("cloud", 0)
+        lines.add("cloud_setup", setup_row * np.where(uses_cloud(plan, v), fee, 0.0))
     if terms.support_fraction or (support_minimum and book.support_minimum):
         spend = lines.total(CLOUD_SPEND_LINES)
         support = terms.support_fraction * spend
         if support_minimum and book.support_minimum:
-            support = np.where(spend > 0, np.maximum(support, book.support_minimum), 0.0)
+            floor = book.convert("cloud", np.full((T, 1), book.support_minimum))
+            support = np.where(spend > 0, np.maximum(support, floor), 0.0)
         lines["cloud_support"] = support
     t = s.finance.tax_rate
     if t > 0:

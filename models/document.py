@@ -98,7 +98,8 @@ def schedule_document(plan: Plan, r: StrategyResult) -> dict[str, Any]:
     """A scheduled strategy's decisions, purchase orders and cash by period."""
     labels = plan.context.book.labels
     return {"schedule": schedule_json(r.schedule),
-            "purchase_orders": purchase_orders(plan.scenario, r.schedule, labels, r),
+            "purchase_orders": purchase_orders(plan.scenario, r.schedule, labels, r,
+                                               plan.context.book),
             "cash": cash_by_period(labels, r),
             "servers": int(r.servers), "committed_gpus": {
                 o.id: int(max((d.commit.get(o.id, 0) for d in r.schedule), default=0))
@@ -176,6 +177,17 @@ def profile_document(plan: Plan) -> dict[str, Any]:
             "teams": dict(p.teams), **demand_summary(ctx)}
 
 
+def currencies_document(s) -> dict[str, Any]:
+    """The reporting currency, each market's, and the rate that converts (None: one currency).
+    Every figure of the document is in the reporting currency."""
+    foreign = s.foreign_currency()
+    return {"reporting": s.finance.currency, "owned": s.market_currency("owned"),
+            "cloud": s.market_currency("cloud"),
+            "fx": None if foreign is None else {
+                "foreign": foreign, "rate": s.fx.rate, "trend_annual": s.fx.trend_annual,
+                "as_of": s.fx.as_of}}
+
+
 def plan_document(plan: Plan) -> dict[str, Any]:
     ctx = plan.context
     baseline = plan.strategies["on_demand"].pv_cost
@@ -183,6 +195,7 @@ def plan_document(plan: Plan) -> dict[str, Any]:
         "scenario": plan.scenario.model_dump(mode="json"),
         "profile": profile_document(plan),
         "months": list(ctx.calendar.months),
+        "currencies": currencies_document(plan.scenario),
         "months_after_horizon": list(ctx.book.labels[ctx.horizon:]),
         "rules": {"horizon_end": plan.scenario.finance.horizon_end,
                   "horizon_end_text": RULES["horizon_end"][plan.scenario.finance.horizon_end],

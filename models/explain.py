@@ -121,8 +121,33 @@ def explanation(ctx: PlanContext, strategies: dict[str, StrategyResult], chosen:
                                  "{pv}), within the accuracy of the inputs.",
                                  {"other": other, "gap": Percent(gap, 1),
                                   "pv": Money(strategies[other].pv_cost, cur)}))
-    parts += spot_sentences(ctx)
+    parts += spot_sentences(ctx) + currency_sentences(ctx)
     return Explanation(parts, fragile, other)
+
+
+def currency_sentences(ctx: PlanContext) -> list[Message]:
+    """How a plan in two currencies was converted (one literal sentence per market)."""
+    s = ctx.scenario
+    foreign = s.foreign_currency()
+    if foreign is None:
+        return []
+    fx = s.fx
+    params = {"reporting": s.finance.currency, "foreign": foreign,
+              "rate": Number(fx.rate, 4 if fx.rate < 10 else 2),
+              "month": ctx.calendar.months[0], "trend": Percent(fx.trend_annual, 1)}
+    if s.converts("cloud") and s.converts("owned"):
+        text = ("Figures are in {reporting}; owned costs and cloud prices in {foreign} are "
+                "converted at {rate} {reporting} per {foreign} in {month}, changing {trend} "
+                "a year, each payment at its month's rate.")
+    elif s.converts("cloud"):
+        text = ("Figures are in {reporting}; cloud prices in {foreign} are converted at "
+                "{rate} {reporting} per {foreign} in {month}, changing {trend} a year, each "
+                "payment at its month's rate.")
+    else:
+        text = ("Figures are in {reporting}; owned costs in {foreign} are converted at "
+                "{rate} {reporting} per {foreign} in {month}, changing {trend} a year, each "
+                "payment at its month's rate.")
+    return [Message(text, params)]
 
 
 def spot_sentences(ctx: PlanContext) -> list[Message]:

@@ -109,7 +109,8 @@ def linear_costs(ctx: PlanContext) -> LinearCosts:
         idle_data_pv=float(added(one_server, idle_month_data=True,
                                  against=lines(one_server))[0]),
         idle_data_held_pv=float(added(empty, idle_month_data=True)[0]),
-        support_min_pv=book.support_minimum * float(book.end[:, 0].sum()))
+        support_min_pv=book.support_minimum * float(
+            (book.convert("cloud", np.ones((book.months, 1)))[:, 0] * book.end[:, 0]).sum()))
 
 
 def _setup_pv(ctx: PlanContext, added, lines) -> float:

@@ -114,6 +114,10 @@ def staged_strategy(ctx: PlanContext, optimal: StrategyResult, notes: list[Messa
                              {"more": Money(result.pv_cost - optimal.pv_cost, cur)}))
         result = ctx.evaluate("staged", optimal.plan)
         result.schedule = static_schedule(ctx, optimal.capacity)
+    elif found.timed_out:
+        notes.append(Message("The staged optimizer stopped at its time limit; the schedule "
+                             "found is within {gap} of the cheapest.",
+                             {"gap": Money(found.gap, cur)}))
     elif found.gap > 1e-9 * max(1.0, abs(found.objective)):
         notes.append(Message("The staged plan is within {gap} of the cheapest schedule but not "
                              "proven the cheapest: owned data is so much cheaper than cloud data "

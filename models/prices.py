@@ -26,7 +26,8 @@ from models.scenario import CommitmentOffer, Scenario
 UPFRONT_SHARE = {"none": 0.0, "partial": 0.5, "all": 1.0}
 PRICED = ("on_demand_price", "on_demand_trend", "hardware_trend", "server_price",
           "electricity_price", "pue", "discount_rate", "resale_value", "spot_discount",
-          "spot_interruptions", "commitment_discount")
+          "spot_interruptions", "commitment_discount", "fx_rate")
+MARKETS = ("owned", "cloud")
 
 
 def tail_months(s: Scenario, first_month: str | None = None) -> int:
@@ -71,6 +72,12 @@ class PriceBook:
 
     Attributes are arrays over months ``(months, n)`` or over draws ``(n,)``; ``months`` counts
     the horizon and the tail. Prices exclude VAT (cloud prices entered with VAT are divided).
+
+    Money is in the reporting currency, except what is fixed in a market's own currency at
+    purchase or signing (a server's price, a commitment's rate, the data and support amounts):
+    those stay in the market's currency here and the cost rules convert each payment at the
+    rate of its month (:meth:`convert`, :meth:`fx_at`). A market whose currency is the
+    reporting one is never multiplied, so a single-currency plan is priced exactly as before.
     """
 
     def __init__(self, s: Scenario, calendar: PlanCalendar,
@@ -99,6 +106,10 @@ class PriceBook:
         terms = s.cloud_terms
         self.vat = 1.0 + terms.vat_rate if terms.prices_include_vat else 1.0
         od = s.on_demand
+        # reporting units per market unit in each month [(months, n)]; None: not converted
+        fx_path = np.exp(step / 12.0 * np.log1p(s.fx.trend_annual))
+        self.fx = {m: self.values["fx_rate"][None, :] * fx_path if s.converts(m) else None
+                   for m in MARKETS}
         self.cloud_trend = np.exp(step / 12.0 * np.log1p(self.values["on_demand_trend"]))
         od_billing = billing_factor(od.billing_increment_seconds, od.billing_minimum_seconds,
                                     od.mean_session_hours)
@@ -106,30 +117,36 @@ class PriceBook:
         odp = self.values["on_demand_price"]
         spot_base = (np.full(n, s.spot.price_per_gpu_hour) if s.spot.price_per_gpu_hour is not None
                      else odp * (1.0 - self.values["spot_discount"]))
-        self.on_demand = (odp * od_billing / self.vat)[None, :] * self.cloud_trend
-        self.spot = (spot_base * spot_billing / self.vat)[None, :] * self.cloud_trend
+        self.on_demand = self.convert(
+            "cloud", (odp * od_billing / self.vat)[None, :] * self.cloud_trend)
+        self.spot = self.convert("cloud", (spot_base * spot_billing / self.vat)[None, :]
+                                 * self.cloud_trend)
         self.spot_base = spot_base / self.vat        # per GPU-hour, month 1, no billing factor
         self.od_billing, self.spot_billing = od_billing, spot_billing
         f = s.finance
         o = s.owned
-        self.power = (self.values["electricity_price"][None, :]
-                      * np.exp(step * np.log1p(f.power_price_inflation_annual) / 12.0))
+        self.power = self.convert("owned", self.values["electricity_price"][None, :]
+                                  * np.exp(step * np.log1p(f.power_price_inflation_annual) / 12.0))
         self.staff_factor = np.exp(step[:, 0] * np.log1p(f.staff_cost_inflation_annual) / 12.0)
         pue = self.values["pue"][None, :]
         # energy of one busy owned GPU-hour above idle [currency per own GPU-hour]
         self.energy_busy = (o.power_kw_max - o.power_kw_idle) / o.gpus_per_server * pue * self.power
         # per online server-month
         self.energy_idle = o.power_kw_idle * pue * self.hours[:, None] * self.power
-        self.space = o.power_kw_max * o.space_price_per_kw_month
-        self.staff = o.fte_cost_annual / 12.0 / o.servers_per_fte * self.staff_factor
+        # per online server-month [(months, 1) or (months, n)]
+        self.space = self.convert("owned", np.full((months, 1),
+                                                   o.power_kw_max * o.space_price_per_kw_month))
+        self.staff = self.convert("owned", (o.fte_cost_annual / 12.0 / o.servers_per_fte
+                                            * self.staff_factor)[:, None])
         cd = s.cloud_data
-        # data charges per month [currency], split between cloud and owned by costs.data_share
+        # data charges per month [market currency], split between cloud and owned by
+        # costs.data_share and converted there
         self.cloud_storage = cd.storage_tb * 1000 * cd.storage_price_per_gb_month / self.vat
         self.cloud_egress = cd.egress_tb_per_month * 1000 * cd.egress_price_per_gb / self.vat
         self.owned_storage = cd.storage_tb * o.storage_price_per_tb_month
         self.owned_network = cd.egress_tb_per_month * o.network_price_per_tb
-        self.setup_fee = terms.setup_fee / self.vat
-        self.support_minimum = terms.support_minimum_per_month / self.vat
+        self.setup_fee = terms.setup_fee / self.vat                    # [cloud currency]
+        self.support_minimum = terms.support_minimum_per_month / self.vat  # [cloud currency]
         self.offers = {offer.id: offer for offer in s.commitments}
         self.cache: dict = {}   # cohort schedules, shared by every strategy of this book
 
@@ -140,6 +157,37 @@ class PriceBook:
         each = np.array([billing_factor(od.billing_increment_seconds, od.billing_minimum_seconds,
                                         spot_session_hours(self.scenario, r)) for r in rates])
         return each[inverse.ravel()]
+
+    # ---- exchange rates ---------------------------------------------------------------------
+    def converts(self, market: str) -> bool:
+        return self.fx[market] is not None
+
+    def convert(self, market: str, line: np.ndarray, rows: int | None = None) -> np.ndarray:
+        """A line by month in a market's currency, in the reporting currency (its first
+        ``rows`` months; all when None). Returned unchanged when the market needs no rate."""
+        fx = self.fx[market]
+        if fx is None:
+            return line
+        return line * (fx if rows is None else fx[:rows])
+
+    def fx_at(self, market: str, month: int | float) -> np.ndarray | float:
+        """Reporting units per market unit at month index ``month`` [(n,) or 1.0]: the rate
+        at the plan's first month moved by the trend, before the plan too (the purchase month
+        of a server already owned)."""
+        if self.fx[market] is None:
+            return 1.0
+        return self.values["fx_rate"] * np.exp(month / 12.0 * np.log1p(
+            self.scenario.fx.trend_annual))
+
+    def fx_sum(self, market: str, months: np.ndarray, weights: np.ndarray) -> np.ndarray:
+        """sum_m weights[m] x rate(months[m]) [(n,), or the plain sum when not converted], for
+        payments that fall after the priced months."""
+        weights = np.asarray(weights, float)
+        if self.fx[market] is None:
+            return weights.sum()
+        path = np.exp(np.asarray(months, float)[:, None] / 12.0
+                      * np.log1p(self.scenario.fx.trend_annual))
+        return self.values["fx_rate"] * (weights[:, None] * path).sum(axis=0)
 
     # ---- prices of things bought or signed in a given month -------------------------------
     def server_price(self, month: int) -> np.ndarray:

@@ -15,6 +15,10 @@ from models.fields import SECTION_CONFIG, field
 # stop there too, so that every plan they find can be typed back in as a proposal.
 MAX_SERVERS = 100_000
 MONTH_PATTERN = r"^\d{4}-(0[1-9]|1[0-2])$"
+CURRENCY_PATTERN = r"^[A-Z]{3}$"
+# Upper bounds of money fields are written in dollars and scaled by this, so that a currency
+# with a small unit fits as well (1 USD is about 1,400 KRW, 150 JPY, 16,000 IDR).
+SMALL_UNIT = 20_000
 H100_QUOTES = "8x H100 SXM quotes $270k-$317k, 2023-2024"
 LLAMA3 = ("Llama 3 405B training: 419 unexpected interruptions in 54 days on 16,384 H100 GPUs, "
           "about 1.4 per 8-GPU server-year")
@@ -33,8 +37,10 @@ class Finance(Section):
     discount_rate_annual: float = field(
         0.10, "Discount rate", "fraction per year", "Monthly rate is (1+r)^(1/12)-1.",
         "typical corporate hurdle rate (estimate)", essential=True, ge=0, le=1)
-    currency: str = field("USD", "Currency", "ISO 4217 code", "One currency per scenario.",
-                          pattern=r"^[A-Z]{3}$")
+    currency: str = field("USD", "Reporting currency", "ISO 4217 code",
+                          "Every figure of the plan is in it; owned costs and cloud prices may "
+                          "be entered in another (owned.currency, cloud_terms.currency).",
+                          pattern=CURRENCY_PATTERN)
     tax_rate: float = field(0.0, "Tax rate", "fraction", "Profit tax rate for the tax shield "
                             "of deductible costs; 0 = pre-tax plan.", ge=0, le=0.9)
     tax_depreciation: Literal["straight_line", "macrs_5"] = field(
@@ -72,12 +78,18 @@ Financing = Annotated[Union[CashFinancing, LoanFinancing], Field(discriminator="
 
 
 class Owned(Section):
+    currency: Optional[str] = field(
+        None, "Currency of owned costs", "ISO 4217 code",
+        "Server and install prices, power, space, staff, maintenance, owned storage and "
+        "network, and the servers already owned are priced in it; empty = the reporting "
+        "currency.", pattern=CURRENCY_PATTERN)
     gpus_per_server: int = field(8, "GPUs per server", "GPUs", source="DGX/HGX H100",
                                  essential=True, ge=1, le=64)
     server_price: float = field(300_000, "Server price", "currency per server",
-                                source=H100_QUOTES, essential=True, ge=0, le=1e8)
+                                source=H100_QUOTES, essential=True, ge=0, le=1e8 * SMALL_UNIT)
     install_cost_per_server: float = field(30_000, "Install and network capex",
-                                           "currency per server", source="estimate", ge=0, le=1e8)
+                                           "currency per server", source="estimate", ge=0,
+                                           le=1e8 * SMALL_UNIT)
     lead_time_months: int = field(0, "Lead time", "months",
                                   "Servers are online from month lead_time+1; demand before "
                                   "that goes to the cloud.", ge=0, le=36)
@@ -95,18 +107,18 @@ class Owned(Section):
                        ge=1, le=3)
     electricity_price_per_kwh: float = field(0.08, "Electricity price", "currency per kWh",
                                              source="EIA 2023 US industrial average $0.0806",
-                                             essential=True, ge=0, le=5)
+                                             essential=True, ge=0, le=5 * SMALL_UNIT)
     space_price_per_kw_month: float = field(184.06, "Colocation price",
                                             "currency per kW-month of maximum power",
                                             source="CBRE H2 2024 wholesale", essential=True,
-                                            ge=0, le=10_000)
+                                            ge=0, le=10_000 * SMALL_UNIT)
     maintenance_fraction_annual: float = field(0.08, "Maintenance and support",
                                                "fraction of server price per year",
                                                source="HPC rule of thumb 4-8 %", ge=0, le=1)
     servers_per_fte: float = field(50, "Servers per FTE", "servers per FTE", source="estimate",
                                    gt=0, le=10_000)
     fte_cost_annual: float = field(200_000, "Staff cost", "currency per FTE-year",
-                                   source="estimate", ge=0, le=1e7)
+                                   source="estimate", ge=0, le=1e7 * SMALL_UNIT)
     availability: float = field(0.99, "Availability", "fraction of hours",
                                 "Hours a server can take work after repairs and maintenance.",
                                 LLAMA3, ge=0.01, le=1)
@@ -121,11 +133,11 @@ class Owned(Section):
     storage_price_per_tb_month: float = field(
         10.0, "Owned storage price", "currency per TB-month",
         "Storage next to owned servers: disks, their power and support.",
-        "estimate: enterprise NAS over 5 years", ge=0, le=10_000)
+        "estimate: enterprise NAS over 5 years", ge=0, le=10_000 * SMALL_UNIT)
     network_price_per_tb: float = field(
         5.0, "Owned network price", "currency per TB out",
         "Data sent out from the owned hall.", "estimate: colocation IP transit", ge=0,
-        le=10_000)
+        le=10_000 * SMALL_UNIT)
     financing: Financing = Field(default_factory=CashFinancing, title="Financing",
                                  description="cash, or a loan with APR, term and down payment")
 
@@ -150,7 +162,7 @@ class Owned(Section):
 class OnDemand(Section):
     price_per_gpu_hour: float = field(6.88, "On-demand price", "currency per GPU-hour",
                                       source="AWS p5.48xlarge us-east-1 $55.04/h, SkyPilot "
-                                      "catalog 00148f2", essential=True, ge=0, le=1000)
+                                      "catalog 00148f2", essential=True, ge=0, le=1000 * SMALL_UNIT)
     price_trend_annual: float = field(0.0, "On-demand price trend", "fraction per year",
                                       "Cloud prices tend to fall: -0.2 = prices fall by 20 % a year.",
                                       ge=-0.9, le=1)
@@ -176,7 +188,7 @@ class CommitmentOffer(Section):
                             ge=0, lt=1)
     price_per_gpu_hour: Optional[float] = field(
         None, "Committed price", "currency per GPU-hour",
-        "Absolute price at first signing; overrides the discount.", ge=0, le=1000)
+        "Absolute price at first signing; overrides the discount.", ge=0, le=1000 * SMALL_UNIT)
     payment: Literal["none", "partial", "all"] = field("none", "Upfront payment", "option")
     block_gpus: int = field(8, "Block size", "GPUs per commitment unit",
                             source="one p5.48xlarge = 8 GPUs", ge=1, le=1024)
@@ -191,7 +203,8 @@ class Spot(Section):
                             source="AWS p5 spot from $11.25/h vs $55.04/h (us-east-2)",
                             essential=True, ge=0, lt=1)
     price_per_gpu_hour: Optional[float] = field(
-        None, "Spot price", "currency per GPU-hour", "Overrides the discount.", ge=0, le=1000)
+        None, "Spot price", "currency per GPU-hour", "Overrides the discount.", ge=0,
+        le=1000 * SMALL_UNIT)
     availability: float = field(0.8, "Spot availability", "fraction of interruptible demand",
                                 "Share of interruptible work spot capacity can take; the rest "
                                 "runs on demand.", "estimate", ge=0, le=1)
@@ -211,20 +224,43 @@ class Spot(Section):
 class CloudData(Section):
     storage_tb: float = field(0, "Cloud storage", "TB", "Datasets and checkpoints.", ge=0, le=1e6)
     storage_price_per_gb_month: float = field(0.023, "Storage price", "currency per GB-month",
-                                              source="AWS S3 Standard", ge=0, le=10)
+                                              source="AWS S3 Standard", ge=0, le=10 * SMALL_UNIT)
     egress_tb_per_month: float = field(0, "Egress", "TB per month", ge=0, le=1e6)
     egress_price_per_gb: float = field(0.09, "Egress price", "currency per GB",
-                                       source="AWS internet egress, first 10 TB", ge=0, le=10)
+                                       source="AWS internet egress, first 10 TB", ge=0,
+                                       le=10 * SMALL_UNIT)
 
 
 class CloudTerms(Section):
+    currency: Optional[str] = field(
+        None, "Currency of cloud prices", "ISO 4217 code",
+        "On-demand, spot and committed prices, cloud storage and egress, setup fee and support, "
+        "and the commitments already signed are billed in it; empty = the reporting currency.",
+        pattern=CURRENCY_PATTERN)
     prices_include_vat: bool = field(False, "Cloud prices include VAT", "yes/no")
     vat_rate: float = field(0.0, "VAT rate", "fraction", ge=0, le=1)
-    setup_fee: float = field(0.0, "Cloud setup fee", "currency", ge=0, le=1e8)
+    setup_fee: float = field(0.0, "Cloud setup fee", "currency", ge=0, le=1e8 * SMALL_UNIT)
     support_fraction: float = field(0.0, "Cloud support", "fraction of monthly cloud spend",
                                     ge=0, le=1)
     support_minimum_per_month: float = field(0.0, "Cloud support minimum", "currency per month",
-                                             ge=0, le=1e7)
+                                             ge=0, le=1e7 * SMALL_UNIT)
+
+
+class FX(Section):
+    """The exchange rate between the reporting currency and the one foreign currency."""
+
+    rate: Optional[float] = field(
+        None, "Exchange rate", "reporting currency per foreign unit",
+        "Units of the reporting currency per unit of the foreign one at the plan's first month "
+        "(e.g. 1,400 KRW per USD). Required when owned costs or cloud prices are in another "
+        "currency than the reporting one; every payment is converted at the rate of its month.",
+        gt=0, le=1e6)
+    trend_annual: float = field(
+        0.0, "Exchange rate trend", "fraction per year",
+        "Yearly change of the rate; above 0 the foreign currency gets dearer.", ge=-0.5, le=1)
+    as_of: Optional[str] = field(
+        None, "Rate as of", "YYYY-MM-DD", "The date the rate was taken, for the record.",
+        pattern=r"^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$")
 
 
 class ProfileOptions(Section):
@@ -260,8 +296,10 @@ class PositionServers(Section):
     purchased: str = field("2025-01", "Purchased", "YYYY-MM",
                            "Month of purchase: sets their age (resale value, remaining life, "
                            "depreciation already taken).", pattern=MONTH_PATTERN)
-    price: float = field(300_000, "Purchase price", "currency per server", ge=0, le=1e8)
-    install_cost: float = field(0.0, "Install cost", "currency per server", ge=0, le=1e8)
+    price: float = field(300_000, "Purchase price", "currency per server", ge=0,
+                         le=1e8 * SMALL_UNIT)
+    install_cost: float = field(0.0, "Install cost", "currency per server", ge=0,
+                                le=1e8 * SMALL_UNIT)
 
 
 class PositionCommitment(Section):
@@ -274,7 +312,7 @@ class PositionCommitment(Section):
     term_months: int = field(12, "Term", "months", ge=1, le=120)
     price_per_gpu_hour: float = field(2.0, "Committed price", "currency per GPU-hour",
                                       "As billed (with VAT if cloud prices include it).",
-                                      ge=0, le=1000)
+                                      ge=0, le=1000 * SMALL_UNIT)
     payment: Literal["none", "partial", "all"] = field("none", "Upfront payment", "option",
                                                        "What was paid at signing (already "
                                                        "spent before the plan).")
@@ -309,7 +347,7 @@ class Staging(Section):
     capital_budget_per_year: Optional[float] = field(
         None, "Capital budget", "currency per calendar year",
         "Purchases and upfront commitment payments in each calendar year stay within it.",
-        ge=0, le=1e11)
+        ge=0, le=1e11 * SMALL_UNIT)
     max_servers: Optional[int] = field(None, "Hall limit", "servers",
                                        "Servers online at once (space or power).", ge=0,
                                        le=MAX_SERVERS)
@@ -447,6 +485,13 @@ class Uncertainty(Section):
     failure_rate_high: float = high(1.0, "Failure rate", REL, "estimate: older fleets fail "
                                     "more", 100)
     failure_rate_distribution: Distribution = shape("triangular", "Failure rate")
+    fx_rate_low: float = low(-0.10, "Exchange rate", REL,
+                             "estimate: KRW per USD moved about 10 % within a year in 2022-2025",
+                             -0.99)
+    fx_rate_high: float = high(0.10, "Exchange rate", REL,
+                               "estimate: KRW per USD moved about 10 % within a year in "
+                               "2022-2025", 10)
+    fx_rate_distribution: Distribution = shape("lognormal", "Exchange rate")
 
 
 class Scenario(Section):
@@ -459,11 +504,44 @@ class Scenario(Section):
     spot: Spot = Field(default_factory=Spot)
     cloud_data: CloudData = Field(default_factory=CloudData)
     cloud_terms: CloudTerms = Field(default_factory=CloudTerms)
+    fx: FX = Field(default_factory=FX)
     profile: ProfileOptions = Field(default_factory=ProfileOptions)
     position: Position = Field(default_factory=Position)
     staging: Staging = Field(default_factory=Staging)
     proposed: Proposed = Field(default_factory=Proposed)
     uncertainty: Uncertainty = Field(default_factory=Uncertainty)
+
+    @model_validator(mode="after")
+    def _one_exchange_rate(self) -> "Scenario":
+        reporting = self.finance.currency
+        foreign = sorted({c for c in (self.owned.currency, self.cloud_terms.currency)
+                          if c and c != reporting})
+        if len(foreign) > 1:
+            raise ValueError(f"owned.currency ({self.owned.currency}) and cloud_terms.currency "
+                             f"({self.cloud_terms.currency}) both differ from the reporting "
+                             f"currency ({reporting}); one exchange rate converts one foreign "
+                             "currency")
+        if foreign and self.fx.rate is None:
+            raise ValueError(f"fx.rate is required: prices in {foreign[0]} are converted into "
+                             f"the reporting currency {reporting} (units of {reporting} per "
+                             f"{foreign[0]})")
+        return self
+
+    def market_currency(self, market: str) -> str:
+        """The currency a market's prices are entered in: "owned", "cloud" or "reporting"."""
+        own = {"owned": self.owned.currency, "cloud": self.cloud_terms.currency}.get(market)
+        return own or self.finance.currency
+
+    def converts(self, market: str) -> bool:
+        """Whether a market's prices are converted at the exchange rate."""
+        return self.market_currency(market) != self.finance.currency
+
+    def foreign_currency(self) -> Optional[str]:
+        """The one currency other than the reporting one that prices are entered in, if any."""
+        for market in ("owned", "cloud"):
+            if self.converts(market):
+                return self.market_currency(market)
+        return None
 
     @model_validator(mode="after")
     def _proposed_matches_offers(self) -> "Scenario":
@@ -520,3 +598,20 @@ def validation_messages(error) -> list[str]:
         suffix = "" if isinstance(got, (dict, list)) or got is None else f" (got {got!r})"
         lines.append(f"{path}: {item['msg']}{suffix}")
     return lines
+
+
+# Which market's currency a money field is entered in (forms, the workbook and the CLI label
+# money inputs with it); a path not listed is in the reporting currency.
+MARKET_OF_SECTION = {"owned": "owned", "position.servers": "owned", "on_demand": "cloud",
+                     "commitments": "cloud", "spot": "cloud", "cloud_data": "cloud",
+                     "cloud_terms": "cloud", "position.commitments": "cloud"}
+
+
+def market_of(path: str) -> str:
+    """"owned", "cloud" or "reporting" for a dotted field path ("position.servers.0.price")."""
+    parts = [p for p in path.replace("[", ".").replace("]", "").split(".") if not p.isdigit()]
+    for n in (2, 1):
+        market = MARKET_OF_SECTION.get(".".join(parts[:n]))
+        if market:
+            return market
+    return "reporting"

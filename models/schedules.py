@@ -11,7 +11,9 @@ from typing import Any
 
 import numpy as np
 
+from models.costs import commitment_schedule
 from models.messages import Message, Money, Months, Number
+from models.prices import PriceBook
 from models.scenario import Decision, Scenario
 from models.strategies import StrategyResult
 
@@ -46,7 +48,8 @@ def cash_by_period(labels, r: StrategyResult) -> dict[str, dict[str, float]]:
     return {"by_quarter": by_quarter, "by_year": by_year}
 
 
-def purchase_orders(s: Scenario, decisions, labels, r: StrategyResult) -> list[dict]:
+def purchase_orders(s: Scenario, decisions, labels, r: StrategyResult, book: PriceBook
+                    ) -> list[dict]:
     """One order line per thing to buy, sell or sign, with what it costs at the time."""
     index = {m: i for i, m in enumerate(labels)}
     orders = []
@@ -65,13 +68,16 @@ def purchase_orders(s: Scenario, decisions, labels, r: StrategyResult) -> list[d
                 orders.append({"month": d.month, "action": "sign", "what": offer.id,
                                "quantity": gpus, "term_months": offer.term_months,
                                "payment": offer.payment})
-    upfront = {}
-    for i, amount in enumerate(r.lines["commitment_upfront"]):
-        if amount and i < len(labels):
-            upfront[labels[i]] = float(amount)
+    # each signing's own upfront payment (two offers signed in one month pay apart)
+    upfront: dict[tuple[str, str], float] = {}
+    for c in r.plan.commitments:
+        if 0 <= c.start < len(labels) and c.gpus:
+            paid = float(c.gpus * commitment_schedule(book, c)["upfront"][c.start, 0])
+            key = (labels[c.start], c.offer)
+            upfront[key] = upfront.get(key, 0.0) + paid
     for order in orders:
         if order["action"] == "sign":
-            order["cash"] = upfront.get(order["month"], 0.0)
+            order["cash"] = upfront.get((order["month"], order["what"]), 0.0)
     return orders
 
 

@@ -29,6 +29,7 @@ rules every other strategy is priced with.
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -46,6 +47,11 @@ from models.strategies import PlanContext
 
 MAX_ROUNDS = 60
 LOOSE_GAP = 1e-3   # relative MIP gap of the rounds that only gather cuts
+# Wall-clock limits: the samples solve in under a second, but extreme inputs the schema allows
+# (prices 10^12 apart) scale the MILP so badly that HiGHS can search for hours. At the limit
+# the best schedule found is kept, with its distance to HiGHS's lower bound as the gap.
+MILP_SECONDS = 20.0
+TOTAL_SECONDS = 40.0
 
 
 class StagedError(ValueError):
@@ -72,6 +78,7 @@ class StagedResult:
     use_spot: bool
     notes: list[str] = field(default_factory=list)
     gap: float = 0.0           # proven distance to the optimum [currency]; 0: optimal
+    timed_out: bool = False    # stopped at TOTAL_SECONDS with the best schedule found
 
 
 @dataclass
@@ -339,9 +346,13 @@ def solve(ctx: PlanContext, use_spot: bool) -> StagedResult:
     nvar = len(prob.cost)
     rounds = 0
     gap = LOOSE_GAP      # cheap rounds gather the cuts; the last rounds prove the optimum
+    deadline = time.monotonic() + TOTAL_SECONDS
+    timed_out, dual = False, -math.inf
     while True:
         rounds += 1
-        x = solve_milp(prob, cuts, nvar, gap)
+        left = deadline - time.monotonic()
+        x, timed_out, dual = solve_milp(prob, cuts, nvar, gap, max(min(MILP_SECONDS, left), 1.0))
+        timed_out = timed_out or time.monotonic() >= deadline
         l1 = prob.held_l1 + prob.l1 @ x
         l2 = prob.held_l2 + prob.l2 @ x
         true_f, true_g = f(l2), g(l1)
@@ -349,6 +360,8 @@ def solve(ctx: PlanContext, use_spot: bool) -> StagedResult:
         scale = 1e-9 * max(1.0, float(np.abs(true_f).sum() + np.abs(true_g).sum()) / H)
         short = {"z": np.flatnonzero(z < true_f - scale),
                  "w": np.flatnonzero((w < true_g - scale) & ~concave)}
+        if timed_out:
+            break
         if not (short["z"].size or short["w"].size) or rounds >= MAX_ROUNDS:
             if gap == 0.0 or rounds >= MAX_ROUNDS:
                 break
@@ -357,18 +370,27 @@ def solve(ctx: PlanContext, use_spot: bool) -> StagedResult:
         add_cuts(l2, l1, short)
     objective = float(prob.base + constant + prob.cost[:prob.z] @ x[:prob.z]
                       + true_f.sum() + true_g.sum())
-    bound = float(prob.base + constant + prob.cost @ x)     # the relaxation's optimum
+    bound = float(prob.base + constant + (dual if timed_out else prob.cost @ x))
     decisions = to_decisions(ctx, prob, x)
     plan = schedule_plan(ctx.scenario, decisions, ctx.calendar.months[0], H, ctx.position,
                          use_spot)
     notes = [] if rounds < MAX_ROUNDS else [f"stopped after {MAX_ROUNDS} cutting-plane rounds"]
+    if timed_out:
+        notes.append(f"stopped at the {TOTAL_SECONDS:.0f} s time limit")
     result = StagedResult(decisions, plan, objective, rounds, len(cuts), use_spot, notes)
-    result.gap = max(objective - bound, 0.0) if (concave.any() or rounds >= MAX_ROUNDS) else 0.0
+    unproven = concave.any() or rounds >= MAX_ROUNDS or timed_out
+    result.gap = max(objective - bound, 0.0) if unproven else 0.0
+    result.timed_out = timed_out
+    if timed_out and not math.isfinite(result.gap):
+        result.gap = abs(objective)
     return result
 
 
-def solve_milp(prob: Problem, cuts: list, nvar: int, gap: float = 0.0) -> np.ndarray:
-    """One MILP of the cutting-plane loop, solved to a relative gap (0: a proven optimum)."""
+def solve_milp(prob: Problem, cuts: list, nvar: int, gap: float = 0.0,
+               seconds: float = MILP_SECONDS) -> tuple[np.ndarray, bool, float]:
+    """One MILP of the cutting-plane loop, solved to a relative gap (0: a proven optimum)
+    within ``seconds``: (solution, whether the time limit stopped it, HiGHS's lower bound
+    of the objective)."""
     H = prob.l1.shape[0]
     months = np.array([cut[0] for cut in cuts])
     is_z = np.array([cut[1] == "z" for cut in cuts])
@@ -388,13 +410,15 @@ def solve_milp(prob: Problem, cuts: list, nvar: int, gap: float = 0.0) -> np.nda
     # against 1.38 s), and HiGHS 1.12's repair of a presolved solution prints a stray line on
     # stderr (ERGO-Code/HiGHS#2783) that would land in the CLI's output.
     result = milp(prob.cost, integrality=prob.integer, bounds=Bounds(lower, prob.upper),
-                  constraints=constraints, options={"mip_rel_gap": gap, "presolve": False})
+                  constraints=constraints, options={"mip_rel_gap": gap, "presolve": False,
+                                                    "time_limit": seconds})
     if result.x is None:
         raise StagedError(f"the staged MILP did not solve: {result.message}")
     x = result.x.copy()
     ints = prob.integer.astype(bool)
     x[ints] = np.round(x[ints])
-    return x
+    dual = getattr(result, "mip_dual_bound", None)
+    return x, result.status == 1, float(dual) if dual is not None else -math.inf
 
 
 def to_decisions(ctx: PlanContext, prob: Problem, x: np.ndarray) -> tuple[Decision, ...]:

@@ -13,7 +13,8 @@ from typing import Any, Optional
 
 import numpy as np
 
-from models.assumptions import ASSUMPTIONS, BY_KEY, base_value, low_high, sample, with_values
+from models.assumptions import (ASSUMPTIONS, BY_KEY, applies, base_value, low_high, sample,
+                                with_values)
 from models.draw_dispatch import grown_demand
 from models.draws import draw_pvs
 from models.profile import UsageProfile, demand_for
@@ -55,7 +56,7 @@ def tornado(ctx: PlanContext, capacities: dict[str, Capacity],
     s = ctx.scenario
     judged = [n for n in ("optimal", "proposed") if n in capacities]
     rows = []
-    for a in ASSUMPTIONS:
+    for a in (a for a in ASSUMPTIONS if applies(s, a.key)):
         lo, hi = low_high(s, a.key)
         savings: dict[str, list[float]] = {n: [] for n in judged}
         for value in (lo, hi):

@@ -11,7 +11,7 @@ from service.access import id_or_404, revision_or_404, scenario_or_404
 from service.attribution import Waterfall, revision_waterfall
 from service.auth import login_required
 from service.db import Revision, get_session
-from service.forms import flatten, label_for, show_value
+from service.forms import flatten, form_currency, label_for, show_value
 from service.i18n import _, formats
 from service.i18n.labels import strategy_label
 from service.planning import PlanningError, cached_plan
@@ -56,7 +56,7 @@ def compare_page(rev_a: Revision, rev_b: Revision, numbers: list[int]):
     same = rev_a.scenario_id == rev_b.scenario_id
     labels = [revision_label(rev_a, same), revision_label(rev_b, same)]
     flat_a, flat_b = flatten(rev_a.assumptions_dict), flatten(rev_b.assumptions_dict)
-    currencies = [r.assumptions_dict["finance"]["currency"] for r in (rev_a, rev_b)]
+    currencies = [form_currency(r.assumptions_dict, None) for r in (rev_a, rev_b)]
     diffs = [(label_for(k), k, show_value(k, flat_a.get(k), currencies[0]),
               show_value(k, flat_b.get(k), currencies[1]))
              for k in list(dict.fromkeys(list(flat_b) + list(flat_a)))

@@ -9,11 +9,12 @@ from __future__ import annotations
 import types
 import typing
 from dataclasses import dataclass, field
-from typing import Any, Literal, Optional
+from typing import Any, Literal, Mapping, Optional
 
 from werkzeug.datastructures import MultiDict
 
 from models.fields import field_meta
+from models.scenario import market_of
 from service import form_values as fv
 from service.clip import clip
 from service.i18n import N_, gettext as _
@@ -138,7 +139,11 @@ def input_attrs(info, meta: dict, kind: str, display: str) -> dict:
 
 
 def make_field(name: str, info, value: Any, raw: Optional[MultiDict], default: Any = None,
-               currency: str = "USD") -> FormField:
+               currency: str | Mapping[str, str] = "USD") -> FormField:
+    """One input; ``currency`` labels money inputs, by market (models.scenario.market_of)
+    when it is a mapping of "reporting", "owned" and "cloud" to currency codes."""
+    if not isinstance(currency, str):
+        currency = currency[market_of(name)]
     meta = field_meta(info)
     inner, optional = _unwrap(info.annotation)
     numeric = inner in (int, float) or typing.get_origin(inner) in (tuple, dict)

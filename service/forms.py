@@ -11,14 +11,14 @@ from __future__ import annotations
 import re
 import typing
 from dataclasses import dataclass, field
-from typing import Any, Literal, Optional
+from typing import Any, Literal, Mapping, Optional
 
 from pydantic import BaseModel, ValidationError
 from werkzeug.datastructures import MultiDict
 
 from models.fields import field_meta
 from models.scenario import (CommitmentOffer, Decision, LoanFinancing, PositionCommitment,
-                             PositionServers, Scenario)
+                             PositionServers, Scenario, market_of)
 from service import form_values as fv
 from service.clip import clip
 from service.form_fields import (SHOWN_INPUT, FormField, _unwrap, format_value,  # noqa: F401
@@ -31,6 +31,7 @@ SECTION_TITLES = {  # English; shown through section_title() in the reader's lan
     GENERAL: N_("Scenario"), "finance": N_("Finance"), "owned": N_("Owned servers"),
     "on_demand": N_("On demand"), "commitments": N_("Cloud commitments"), "spot": N_("Spot"),
     "cloud_data": N_("Cloud storage and egress"), "cloud_terms": N_("Cloud provider terms"),
+    "fx": N_("Exchange rate"),
     "profile": N_("Usage profile options"), "position": N_("What you hold today"),
     "staging": N_("Staged plan"), "proposed": N_("Proposed capacity"),
     "uncertainty": N_("Uncertainty ranges"),
@@ -139,7 +140,7 @@ def default_at(path: str) -> Any:
 
 
 def section_fields(model: type[BaseModel], prefix: str, values: dict,
-                   raw: Optional[MultiDict], currency: str) -> list[FormField]:
+                   raw: Optional[MultiDict], currency: dict) -> list[FormField]:
     out = []
     defaults = DEFAULTS.get(prefix) or {}
     for key, info in model.model_fields.items():
@@ -158,7 +159,7 @@ def section_fields(model: type[BaseModel], prefix: str, values: dict,
 LOAN_DEFAULTS = LoanFinancing().model_dump(mode="json")
 
 
-def financing_fields(values: dict, raw: Optional[MultiDict], currency: str
+def financing_fields(values: dict, raw: Optional[MultiDict], currency: dict
                      ) -> list[FormField]:
     info = Scenario.model_fields["owned"].annotation.model_fields["financing"]
     kind = FormField("owned.financing.kind", _(info.title or "Financing"), _("method"),
@@ -182,7 +183,7 @@ def blank_row(spec: TableSpec) -> dict:
 
 
 def build_table(spec: TableSpec, values: Optional[list], raw: Optional[MultiDict],
-                currency: str) -> RowTable:
+                currency: dict) -> RowTable:
     """One block of inputs per row, and blank rows for new ones."""
     info = schema_field(spec.path)
     values = list(values or [])
@@ -268,11 +269,17 @@ def build_form(data: dict, raw: Optional[MultiDict] = None,
     return sections
 
 
-def form_currency(data: dict, raw: Optional[MultiDict]) -> str:
-    """The currency money inputs are labelled with (the posted one when re-showing a form)."""
-    text = (raw.get("finance.currency", "") if raw is not None else
-            (data.get("finance") or {}).get("currency", "")) or DEFAULTS["finance"]["currency"]
-    return text.strip()[:3].upper() or DEFAULTS["finance"]["currency"]
+def form_currency(data: dict, raw: Optional[MultiDict]) -> dict[str, str]:
+    """The currency each market's money inputs are labelled with (reporting, owned, cloud;
+    the posted ones when re-showing a form)."""
+    def code(section: str, fallback: str) -> str:
+        text = (raw.get(f"{section}.currency", "") if raw is not None else
+                (data.get(section) or {}).get("currency") or "") or fallback
+        return text.strip()[:3].upper() or fallback
+
+    reporting = code("finance", DEFAULTS["finance"]["currency"])
+    return {"reporting": reporting, "owned": code("owned", reporting),
+            "cloud": code("cloud_terms", reporting)}
 
 
 def table_limit(spec: TableSpec) -> int:
@@ -479,8 +486,11 @@ def label_for(path: str) -> str:
         else path
 
 
-def show_value(path: str, value: Any, currency: str = "") -> str:
-    """A scenario value as the form shows it, with its unit: "70 %", "300,000 USD"."""
+def show_value(path: str, value: Any, currency: str | Mapping[str, str] = "") -> str:
+    """A scenario value as the form shows it, with its unit: "70 %", "300,000 USD" (the
+    currency of the value's market when ``currency`` maps markets to codes)."""
+    if not isinstance(currency, str):
+        currency = currency[market_of(path)]
     _title, info = _path_info(path)
     if info is None or value is None or isinstance(value, (bool, dict, str)):
         return "-" if value is None else format_value(value)

@@ -26,6 +26,8 @@ class Preset:
     note: str
     source: str
 
+    kind = "gpu"
+
     @property
     def label(self) -> str:
         return (f"{self.cloud} {self.instance_type} ({self.region}, {self.gpus} GPU) "
@@ -33,13 +35,17 @@ class Preset:
 
     def changes(self) -> dict:
         """Scenario sections/fields this preset sets."""
-        return {"on_demand": {"price_per_gpu_hour": self.on_demand_per_gpu_hour},
+        # the catalog's prices are in dollars: a scenario reporting in another currency
+        # converts them at its fx.rate (and is refused until it has one)
+        return {"cloud_terms": {"currency": "USD"},
+                "on_demand": {"price_per_gpu_hour": self.on_demand_per_gpu_hour},
                 "spot": {"price_per_gpu_hour": self.spot_per_gpu_hour},
                 "commitments": {"block_gpus": self.gpus}}
 
     def provenance(self) -> dict:
         return {"id": self.id, "label": self.label, "source": self.source, "note": self.note,
-                "fields": ["on_demand.price_per_gpu_hour", "spot.price_per_gpu_hour",
+                "fields": ["cloud_terms.currency", "on_demand.price_per_gpu_hour",
+                           "spot.price_per_gpu_hour",
                            "commitments.*.block_gpus"]}
 
 

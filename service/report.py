@@ -52,8 +52,7 @@ def plan_table(plan: Plan, source: str) -> str:
              (_("failure PV"), 12, False), (_("total cost"), 14, False),
              (_("levelized/h"), 12, False), (_("nominal/h"), 11, False),
              (_("owned util"), 11, False), (_("PV saving"), 14, False)]
-    header = row([h for h, _w, _l in heads], heads)
-    lines += [header, "-" * len(header)]
+    cells = []
     for name, r in plan.strategies.items():
         if r.capacity is not None:
             servers = str(r.capacity.servers)
@@ -62,12 +61,19 @@ def plan_table(plan: Plan, source: str) -> str:
             servers = f"<={r.servers}"
             most = int(r.committed_gpus_by_month.max(initial=0))
             committed = f"<={most}" if most else "-"
+        cells.append((name, [name, servers, committed, money(r.pv_cost),
+                             money(r.normal_cost_pv), money(r.failure_cost_pv),
+                             money(r.total_cost), rate(r.cost_per_useful_gpu_hour),
+                             rate(r.cost_per_useful_gpu_hour_nominal),
+                             share(r.owned_utilization), money(base - r.pv_cost)]))
+    # a column grows to its widest cell, with two spaces before it (amounts in won run long)
+    heads = [(h, max(w, *(len(c[i]) + (0 if left else 2) for _n, c in cells)), left)
+             for i, (h, w, left) in enumerate(heads)]
+    header = row([h for h, _w, _l in heads], heads)
+    lines += [header, "-" * len(header)]
+    for name, line_cells in cells:
         mark = " *" if name == plan.recommendation else ""
-        lines.append(row([name, servers, committed, money(r.pv_cost), money(r.normal_cost_pv),
-                          money(r.failure_cost_pv), money(r.total_cost),
-                          rate(r.cost_per_useful_gpu_hour),
-                          rate(r.cost_per_useful_gpu_hour_nominal),
-                          share(r.owned_utilization), money(base - r.pv_cost)], heads) + mark)
+        lines.append(row(line_cells, heads) + mark)
     lines += ["", _("Cost per useful GPU-hour: levelized = PV cost / PV of useful GPU-hours; "
                     "nominal = total cost / useful GPU-hours."),
               "", _("Recommended (*): %(strategy)s", strategy=plan.recommendation),

@@ -1,7 +1,7 @@
 """Scenarios: list, new/edit forms generated from the schema, usage upload with preview, compare."""
 from __future__ import annotations
 
-from typing import Optional
+from typing import Optional, Union
 
 from flask import (Blueprint, abort, flash, g, jsonify, redirect, render_template, request,
                    url_for)
@@ -13,6 +13,7 @@ from service.access import (can_edit, editable_scenario, revision_or_404, scenar
                             visible_scenarios)
 from service.auth import login_required
 from service.clip import MESSAGE, clip_message
+from service.context_presets import ContextPreset, ContextPresetError, load_context_presets
 from service.db import ScenarioRecord, UsageFile, User, get_session, write_session
 from service import progress as progress_store
 from service.form_layout import arrange
@@ -29,19 +30,34 @@ from service.revisions import add_revision, check_plan, create_scenario, store_u
 bp = Blueprint("scenarios", __name__, url_prefix="/scenarios")
 
 
-def chosen_preset() -> Optional[preset_catalog.Preset]:
+AnyPreset = Union[preset_catalog.Preset, ContextPreset]
+
+
+def chosen_preset() -> Optional[AnyPreset]:
     preset_id = request.values.get("preset", "")
     if not preset_id:
         return None
-    preset = preset_catalog.load_presets().get(preset_id)
+    preset = {**preset_catalog.load_presets(), **load_context_presets()}.get(preset_id)
     if preset is None:
         abort(400, _("Unknown preset %(preset)s.", preset=repr(preset_id)))
     return preset
 
 
-def preset_marks(preset: Optional[preset_catalog.Preset], data: dict) -> dict[str, str]:
+def with_preset(data: dict, preset: AnyPreset) -> dict:
+    """Scenario data with a preset applied; a preset that cannot apply is a 400 saying why."""
+    if isinstance(preset, ContextPreset):
+        try:
+            return preset.apply(data)
+        except ContextPresetError as exc:
+            abort(400, str(exc))
+    return preset_catalog.apply(data, preset)
+
+
+def preset_marks(preset: Optional[AnyPreset], data: dict) -> dict[str, str]:
     if preset is None:
         return {}
+    if isinstance(preset, ContextPreset):
+        return preset.marks(data)
     text = preset.source + (f" ({preset.note})" if preset.note else "")
     marks = {"on_demand.price_per_gpu_hour": text, "spot.price_per_gpu_hour": text}
     for i, _ in enumerate(data.get("commitments") or []):
@@ -56,6 +72,7 @@ def form_page(scenario: Optional[ScenarioRecord], data: dict, sections=None, sta
         sections = build_form(data, preset_fields=preset_marks(preset, data))
     return render_template("scenarios/form.html", scenario=scenario, layout=arrange(sections),
                            live=initial_panel(scenario), presets=preset_catalog.grouped(),
+                           contexts=list(load_context_presets().values()),
                            preset=preset), status
 
 
@@ -75,10 +92,12 @@ def new():
     preset = chosen_preset()
     if request.method == "GET":
         data = Scenario().model_dump(mode="json")
-        if preset is not None:
-            data = preset_catalog.apply(data, preset)
+        if isinstance(preset, preset_catalog.Preset):
+            data = with_preset(data, preset)
             data["name"] = _("8x H100 server vs %(cloud)s %(instance)s", cloud=preset.cloud,
                              instance=preset.instance_type)
+        elif preset is not None:
+            data = with_preset(data, preset)
         return form_page(None, data, preset=preset)
     done = idempotency.replay()
     if done is not None:
@@ -113,7 +132,7 @@ def edit(scenario_id: int):
     if request.method == "GET":
         data = latest.assumptions_dict
         if preset is not None:
-            data = preset_catalog.apply(data, preset)
+            data = with_preset(data, preset)
         return form_page(scenario, data, preset=preset)
     done = idempotency.replay()
     if done is not None:

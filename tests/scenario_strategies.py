@@ -18,7 +18,7 @@ from pydantic import BaseModel
 
 from models.fields import field_meta
 from models.profile import UsageProfile
-from models.scenario import CommitmentOffer, LoanFinancing, Scenario
+from models.scenario import FX, CommitmentOffer, LoanFinancing, Scenario
 
 # fields whose full range would make one example take minutes, not their validity
 CAPS = {"uncertainty.draws": 60, "finance.horizon_months": 60}
@@ -107,6 +107,12 @@ def scenarios(draw) -> Scenario:
             proposed["committed_gpus"][offer["id"]] = block * draw(st.integers(0, 4))
     data["proposed"] = proposed
     data["uncertainty"] = {"draws": draw(st.sampled_from([0, 0, 20, CAPS["uncertainty.draws"]]))}
+    market = draw(st.sampled_from([None, None, "owned", "cloud_terms"]))
+    if market is not None:   # one market priced in a foreign currency, at a drawn rate
+        data[market]["currency"] = "EUR"
+        fx = draw(section(FX, "fx."))
+        fx["rate"] = fx.get("rate") or draw(number(FX.model_fields["rate"], "fx.rate", False))
+        data["fx"] = fx
     return Scenario.model_validate(data)
 
 

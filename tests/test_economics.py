@@ -18,7 +18,7 @@ from models.document import plan_document
 from models.optimize import best_capacity, linear_costs
 from models.plan import build_context, compute_plan
 from models.profile import UsageProfile, plan_calendar
-from models.scenario import Scenario
+from models.scenario import SMALL_UNIT, Scenario
 from service.ingest import load_usage
 from service.paths import SAMPLES
 from tests.engine_cases import COMMON, flat_profile, merged
@@ -44,14 +44,18 @@ def test_a1_one_gpu_hour_plans_and_price_ties_say_why_not():
     doc = plan_document(compute_plan(Scenario(), profile))
     json.dumps(doc, allow_nan=False)
     be = doc["breakeven"]
-    assert be["on_demand_price"] is None and be["server_price"] is None
-    assert "no tie within the allowed range (0 to 1,000)" in be["reasons"]["on_demand_price"]
-    assert "no tie within the allowed range (0 to 1e+08)" in be["reasons"]["server_price"]
+    # the price bounds admit won and yen (models.scenario.SMALL_UNIT): renting ties owning
+    # only at an on-demand price above $11,000 per GPU-hour, still inside them
+    assert 11_000 < be["on_demand_price"] < 1000 * SMALL_UNIT
+    assert be["server_price"] is None
+    assert "no tie within the allowed range (0 to 2e+12)" in be["reasons"]["server_price"]
 
 
 @pytest.mark.parametrize("section, field, value", [
-    ("on_demand", "price_per_gpu_hour", 999.0),     # inside le=1000
-    ("owned", "server_price", 99_000_000.0),        # inside le=1e8
+    ("on_demand", "price_per_gpu_hour", 999.0),     # the audit's values, inside the range
+    ("owned", "server_price", 99_000_000.0),
+    ("on_demand", "price_per_gpu_hour", 0.999 * 1000 * SMALL_UNIT),   # near the schema's top
+    ("owned", "server_price", 0.99 * 1e8 * SMALL_UNIT),
 ])
 def test_a1_prices_at_the_edge_of_their_range_plan(section, field, value):
     s = Scenario.model_validate({section: {field: value}, "uncertainty": NO_DRAWS})
@@ -59,7 +63,8 @@ def test_a1_prices_at_the_edge_of_their_range_plan(section, field, value):
     json.dumps(doc, allow_nan=False)
     for key in ("on_demand_price", "server_price"):
         x = doc["breakeven"][key]
-        assert x is None or 0 <= x <= {"on_demand_price": 1000, "server_price": 1e8}[key]
+        assert x is None or 0 <= x <= {"on_demand_price": 1000, "server_price": 1e8}[key] \
+            * SMALL_UNIT
 
 
 # ---- B. wrong numbers --------------------------------------------------------------------------

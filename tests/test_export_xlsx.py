@@ -89,7 +89,10 @@ def injected_plan():
 
 # Changed assumptions checked against the engine: (case, field, new value, scenario section).
 CHANGES = [("W1", "owned.electricity_price_per_kwh", 0.15, "owned"),
-           ("loan_tax_replacement", "on_demand.price_per_gpu_hour", 5.25, "on_demand")]
+           ("loan_tax_replacement", "on_demand.price_per_gpu_hour", 5.25, "on_demand"),
+           # the exchange rate is an input cell: changing it re-prices every converted line
+           ("fx_cloud_schedule", "fx.rate", 1500.0, "fx"),
+           ("fx_owned_loan", "fx.rate", 1.2, "fx")]
 
 
 # A Schedule cell edited: one more server bought in this month of the growth sample's staged

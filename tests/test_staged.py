@@ -8,6 +8,7 @@ objective; (d) capital budgets and hall limits are never exceeded.
 from __future__ import annotations
 
 import itertools
+import math
 
 import numpy as np
 import pytest
@@ -268,3 +269,46 @@ def test_the_form_round_trips_position_staging_and_a_schedule():
     model, _ = validate_form(MultiDict(posted))
     assert model.position.commitments == () and model.proposed.schedule[-1] == Decision(
         month="2029-01", buy_servers=1, commit={"1y": 8})
+
+
+def test_purchase_orders_price_each_signing_apart():
+    """Two offers signed in one month, both all upfront: each order carries its own payment.
+    1y: 8 GPUs x 2.00 x 8,760 h (2027) = 140,160; 3y: 8 GPUs x 1.50 x 26,304 h (2027-2029,
+    2028 a leap year) = 315,648; their sum is the month's upfront line."""
+    from models.document import plan_document
+    from models.plan import compute_plan
+    from models.scenario import Scenario
+    from tests.engine_cases import flat_profile
+    s = Scenario.model_validate({
+        "finance": {"start_month": "2027-01", "horizon_months": 36},
+        "commitments": [{"id": "1y", "term_months": 12, "price_per_gpu_hour": 2.0,
+                         "payment": "all"},
+                        {"id": "3y", "term_months": 36, "price_per_gpu_hour": 1.5,
+                         "payment": "all"}],
+        "proposed": {"schedule": [{"month": "2027-01", "commit": {"1y": 8, "3y": 8}}]},
+        "uncertainty": {"draws": 0}})
+    plan = compute_plan(s, flat_profile(16, "2027-01", 36))
+    doc = plan_document(plan)
+    orders = {o["what"]: o["cash"] for o in doc["strategies"]["proposed"]["purchase_orders"]
+              if o["action"] == "sign"}
+    assert orders["1y"] == pytest.approx(140_160, rel=1e-12)
+    assert orders["3y"] == pytest.approx(315_648, rel=1e-12)
+    upfront = plan.strategies["proposed"].lines["commitment_upfront"][0]
+    assert orders["1y"] + orders["3y"] == pytest.approx(upfront, rel=1e-12)
+
+
+def test_a_staged_search_stopped_by_its_time_limit_keeps_its_best_schedule(monkeypatch):
+    # the property tests met an input (prices 10^12 apart) on which HiGHS searched for
+    # hours; a search past its deadline returns the best schedule found and says so
+    import models.staged as staged
+    monkeypatch.setattr(staged, "TOTAL_SECONDS", 0.0)
+    s, profile = growth_sample()
+    ctx = build_context(s.with_changes(uncertainty={"draws": 0}), profile)
+    found = staged.staged_optimum(ctx)
+    assert found.timed_out and found.rounds == 1
+    assert "stopped at the 0 s time limit" in found.notes
+    assert found.gap >= 0 and math.isfinite(found.gap)
+    plan = compute_plan(s.with_changes(uncertainty={"draws": 0}), profile)
+    assert "staged" in plan.strategies
+    text = " ".join(m.text for m in plan.all_warnings)
+    assert "time limit" in text or "follows the best static plan" in text

@@ -149,7 +149,8 @@ def test_tornado_rows_sorted_by_swing_and_growth_redispatches(sample_plan, sampl
     rows = plan_document(sample_plan)["uncertainty"]["tornado"]
     swings = [r["swing"] for r in rows]
     assert swings == sorted(swings, reverse=True)
-    assert {r["assumption"] for r in rows} == {a.key for a in ASSUMPTIONS}
+    # every assumption but the exchange rate, which a single-currency plan does not have
+    assert {r["assumption"] for r in rows} == {a.key for a in ASSUMPTIONS} - {"fx_rate"}
     growth = next(r for r in rows if r["assumption"] == "demand_growth")
     s = sample_scenario.with_changes(profile={"growth_annual": growth["high"]})
     ctx = build_context(s, sample_profile)
@@ -164,7 +165,11 @@ def test_tornado_rows_sorted_by_swing_and_growth_redispatches(sample_plan, sampl
 def test_tornado_without_profile_matches_engine(key):
     # context-only tornado (growth rescaled hour by hour) against fresh engine contexts
     profile = flat_profile(interruptible=0.4)
+    # owned costs in euros, reported in dollars: every assumption, the exchange rate too,
+    # moves a two-currency plan as a fresh engine context priced at that value does
     s = Scenario.model_validate({"finance": {"horizon_months": 24, "start_month": "2027-01"},
+                                 "owned": {"currency": "EUR"},
+                                 "fx": {"rate": 1.08, "trend_annual": 0.03},
                                  "proposed": {"servers": 4, "committed_gpus": {"1y": 16}}})
     ctx = build_context(s, profile)
     caps = {"on_demand": on_demand_capacity(), "optimal": Capacity(5, {"3y": 16}),
@@ -212,11 +217,30 @@ COMPLEX = [
     # tax and a loan on the monthly path
     {"finance": {"tax_rate": 0.3}, "owned": {"financing": {"kind": "loan"}},
      "cloud_terms": {"support_minimum_per_month": 5000, "setup_fee": 1000}},
+    # won reporting, cloud billed in dollars at a drawn rate with a trend: upfront, support
+    # minimum, setup fee, data and VAT converted month by month
+    {"finance": {"currency": "KRW", "tax_rate": 0.22, "horizon_months": 30},
+     "owned": {"server_price": 420_000_000, "install_cost_per_server": 30_000_000,
+               "electricity_price_per_kwh": 170, "space_price_per_kw_month": 200_000,
+               "fte_cost_annual": 120_000_000, "storage_price_per_tb_month": 30_000},
+     "fx": {"rate": 1400, "trend_annual": 0.04},
+     "cloud_terms": {"currency": "USD", "prices_include_vat": True, "vat_rate": 0.1,
+                     "setup_fee": 2000, "support_fraction": 0.03,
+                     "support_minimum_per_month": 3000},
+     "commitments": [{"id": "1y", "term_months": 12, "discount": 0.35, "payment": "all"},
+                     {"id": "3y", "term_months": 36, "discount": 0.55, "payment": "partial"}],
+     "cloud_data": {"storage_tb": 10, "egress_tb_per_month": 2}},
+    # owned costs in euros with a loan and MACRS, reported in dollars
+    {"finance": {"tax_rate": 0.25, "tax_depreciation": "macrs_5"},
+     "owned": {"currency": "EUR", "financing": {"kind": "loan", "apr": 0.07},
+               "lead_time_months": 2},
+     "fx": {"rate": 1.08, "trend_annual": -0.05}},
 ]
 
 
 @pytest.mark.parametrize("data", COMPLEX, ids=["loan-tax-vat-upfront", "support-minimum",
-                                                "tax-cash", "tax-loan-support-minimum"])
+                                                "tax-cash", "tax-loan-support-minimum",
+                                                "krw-usd-cloud", "eur-owned-loan"])
 def test_vectorised_draws_equal_engine_on_complex_terms(data):
     s = Scenario.model_validate({**data, "finance": {**data.get("finance", {}),
                                                      "start_month": "2027-01"}})

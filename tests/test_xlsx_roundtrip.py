@@ -190,3 +190,16 @@ def test_unknown_rows_are_refused(row, message):
 
 def test_defusedxml_is_active():
     assert openpyxl.DEFUSEDXML is True
+
+
+def test_two_currency_scenario_comes_back_from_the_workbook(tmp_path):
+    # the currencies and the exchange rate are Assumptions rows like any other field
+    from models.plan import compute_plan
+    from service.export_xlsx import write_plan_xlsx
+    from tests.xlsx_cases import case
+    scenario, profile = case("fx_cloud_schedule")
+    path = tmp_path / "fx.xlsx"
+    write_plan_xlsx(compute_plan(scenario, profile), path)
+    back = scenario_from_xlsx(path.read_bytes())
+    assert back == scenario
+    assert back.cloud_terms.currency == "USD" and back.fx.rate == 1400

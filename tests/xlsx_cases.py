@@ -90,6 +90,24 @@ SCHEDULE_SALES = {
                               {"month": "2027-10", "sell_servers": 5}]},
     "uncertainty": {"draws": 0},
 }
+# Two currencies (issue 15): the schedule case with its cloud prices (the signed contract too)
+# in dollars at a rising rate, reported in won; the loan case with owned costs in euros at a
+# falling rate (replacement generations bought at later rates, depreciation at each's own).
+FX_CLOUD_SCHEDULE = {
+    **SCHEDULE_LOAN_TAX,
+    "name": "Schedule + position, cloud in USD reported in KRW",
+    "finance": {**SCHEDULE_LOAN_TAX["finance"], "currency": "KRW"},
+    "cloud_terms": {**LOAN_TAX_REPLACEMENT["cloud_terms"], "currency": "USD",
+                    "support_minimum_per_month": 900},
+    "fx": {"rate": 1400, "trend_annual": 0.04},
+}
+FX_OWNED_LOAN = {
+    **LOAN_TAX_REPLACEMENT,
+    "name": "Loan + replacement, owned costs in EUR",
+    "owned": {**LOAN_TAX_REPLACEMENT["owned"], "currency": "EUR"},
+    "fx": {"rate": 1.08, "trend_annual": -0.06},
+    "uncertainty": {"draws": 0},
+}
 GROWTH_DRAWS = 200   # the Sensitivity sheet's staged Monte Carlo, kept short for the tests
 
 
@@ -106,7 +124,8 @@ def daily_profile() -> UsageProfile:
 
 
 CASES = ("h100", "l40s", "W1", "W2", "W3", "loan_tax_replacement", "straight_line_cash",
-         "growth", "schedule_loan_tax", "schedule_sales")
+         "growth", "schedule_loan_tax", "schedule_sales", "seoul", "fx_cloud_schedule",
+         "fx_owned_loan")
 
 
 def case(name: str) -> tuple[Scenario, UsageProfile]:
@@ -125,6 +144,13 @@ def case(name: str) -> tuple[Scenario, UsageProfile]:
         return Scenario.model_validate(SCHEDULE_LOAN_TAX), daily_profile()
     if name == "schedule_sales":
         return Scenario.model_validate(SCHEDULE_SALES), daily_profile()
+    if name == "seoul":
+        s = sample_scenario("scenario_seoul.json")
+        return s.with_changes(uncertainty={"draws": 0}), hourly_profile()
+    if name == "fx_cloud_schedule":
+        return Scenario.model_validate(FX_CLOUD_SCHEDULE), daily_profile()
+    if name == "fx_owned_loan":
+        return Scenario.model_validate(FX_OWNED_LOAN), daily_profile()
     return Scenario.model_validate(STRAIGHT_LINE_CASH), daily_profile()
 
 

@@ -13,6 +13,13 @@ MACRS_LIST = ",".join(repr(x) for x in MACRS_5)
 FIRST = 13   # 0-based first data row of the monthly table (strategy_sheet.FIRST)
 
 
+def fx_at(market: str, index: str) -> str:
+    """Reporting units per unit of a market's currency at month index ``index`` (0 = the
+    plan's first month): fx_rate x (1 + fx_trend_annual)^(index/12), or 1 when the market is
+    in the reporting currency (models/prices.PriceBook.fx_at)."""
+    return f"IF(calc_fx_{market}=1,fx_rate*(1+fx_trend_annual)^(({index})/12),1)"
+
+
 def inside_horizon(c, x: int, expr: str) -> str:
     """A schedule value inside the horizon; 0 after it (servers are sold at its end)."""
     return f"=IF({c('m', x)}>finance_horizon_months,0,{expr})"
@@ -100,6 +107,8 @@ def prepaid_formula(s, params, c, x: int) -> str:
         gpus, pos, rate, counted = term_cells(s, params, c, x, i)
         term = f"commitments_{i}_term_months"
         share = f"calc_commit_{i}_upfront_share"
+        # deducted at the rate it was paid at: the term's signing month
+        signing = fx_at("cloud", f"{c('m', x)}-1-{pos}")
         terms.append(f"{gpus}*IF({counted},{share}*{rate}*{term_hours(c, x, pos, term)}/"
-                     f"{term},0)")
+                     f"{term}*{signing},0)")
     return "=" + ("+".join(terms) if terms else "0")

@@ -20,6 +20,7 @@ from models.capacity import CommitmentCohort, ServerCohort
 from models.costs import commitment_schedule, server_schedule
 from models.finance import MACRS_5, depreciation_by_age, level_payment, month_hours
 from models.prices import UPFRONT_SHARE, PriceBook
+from service.xlsx.chain_formulas import fx_at
 from service.i18n import N_   # labels: English, written through gettext
 
 # Per-month columns of each cohort: (key, header); the keys are what SUMIF adds up.
@@ -176,23 +177,25 @@ def server_month_formulas(p: Callable[[str], str], a: str, hours: str
               "months,0))")
     last = f"{a}={sold}-1"
     loan = f"AND(calc_loan=1,{bought}>=0,{a}>={bought},{a}<{sold})"
+    now, bought_at = fx_at("owned", a), fx_at("owned", bought)   # payment, historical rate
+    resale = f"{p('price')}*{p('frac')}*{now}"
+    book = f"{p('basis')}*{bought_at}*(1-{p('taken')})"
     return {
         "online": f"=IF(AND({a}>={online},{a}<{sold}),{count},0)",
         "capex": (f"=IF({a}={bought},{count}*{p('basis')}*IF(calc_loan=1,owned_financing_down_"
-                  "payment_fraction,1),0)"),
+                  f"payment_fraction,1)*{now},0)"),
         "loan": (f"=IF({loan},{count}*(IF({a}-{bought}<MIN({term},{p('span')}),{p('pmt')},0)"
                  f"+IF(AND({last},{term}>{p('span')}),FV({rate},{p('span')},{p('pmt')},"
-                 f"-{p('principal')}),0)),0)"),
+                 f"-{p('principal')}),0))*{now},0)"),
         "interest": (f"=IF(AND({loan},{a}-{bought}<MIN({term},{p('span')})),{count}*{rate}*"
-                     f"FV({rate},{a}-{bought},{p('pmt')},-{p('principal')}),0)"),
+                     f"FV({rate},{a}-{bought},{p('pmt')},-{p('principal')})*{now},0)"),
         "maint": (f"=IF(AND({a}>={online},{a}<{sold}),{count}*{p('price')}*owned_maintenance_"
-                  "fraction_annual/12,0)"),
-        "dep": f"=IF(AND({a}>={online},{a}<{sold}),{count}*{p('basis')}*{by_age},0)",
-        "resale": f"=IF({last},{count}*{p('price')}*{p('frac')},0)",
-        "gain": (f"=IF({last},{count}*MAX({p('price')}*{p('frac')}-{p('basis')}*(1-"
-                 f"{p('taken')}),0),0)"),
-        "loss": (f"=IF({last},{count}*MAX({p('basis')}*(1-{p('taken')})-{p('price')}*"
-                 f"{p('frac')},0),0)"),
+                  f"fraction_annual/12*{now},0)"),
+        "dep": (f"=IF(AND({a}>={online},{a}<{sold}),{count}*{p('basis')}*{by_age}*{bought_at},"
+                "0)"),
+        "resale": f"=IF({last},{count}*{resale},0)",
+        "gain": f"=IF({last},{count}*MAX({resale}-{book},0),0)",
+        "loss": f"=IF({last},{count}*MAX({book}-{resale},0),0)",
     }
 
 
@@ -201,9 +204,11 @@ def commit_month_formulas(p: Callable[[str], str], a: str, hours: str) -> dict[s
     gpus, start, term = p("gpus"), p("start"), p("term")
     active = f"{a}>={start},{a}<{start}+{term}"
     counted = f'AND({active},OR(finance_horizon_end="liquidate",{a}<finance_horizon_months))'
+    now, signing = fx_at("cloud", a), fx_at("cloud", start)
     return {
         "gpus": f"=IF(AND({active},{a}<finance_horizon_months),{gpus},0)",
-        "upfront": f"=IF({a}={start},{gpus}*{p('upfront')}*{p('inside')}/{term},0)",
-        "monthly": f"=IF({counted},{gpus}*(1-{p('share')})*{p('rate')}*{hours},0)",
-        "prepaid": f"=IF(AND({counted},{start}>=0),{gpus}*{p('upfront')}/{term},0)",
+        "upfront": f"=IF({a}={start},{gpus}*{p('upfront')}*{p('inside')}/{term}*{now},0)",
+        "monthly": f"=IF({counted},{gpus}*(1-{p('share')})*{p('rate')}*{hours}*{now},0)",
+        "prepaid": (f"=IF(AND({counted},{start}>=0),{gpus}*{p('upfront')}/{term}*{signing},"
+                    "0)"),
     }

@@ -20,8 +20,8 @@ from models.plan import Plan
 from models.strategies import StrategyResult
 from service.i18n import N_, gettext as tr
 from service.xlsx.chain_formulas import (FIRST, commitment_formula, depreciation_formula,
-                                         inside_horizon, lagged, loan_formula, prepaid_formula,
-                                         resale_formula)
+                                         fx_at, inside_horizon, lagged, loan_formula,
+                                         prepaid_formula, resale_formula)
 from service.xlsx.cohort_block import COHORT_TOTALS
 
 # English; written through _() in the workbook's language
@@ -131,9 +131,15 @@ def build_columns(plan: Plan, r: StrategyResult, c: Callable[[str, int], str],
         Column("trend", "Cloud price trend factor", "schedule", "fraction",
                book.cloud_trend[:rows, 0],
                lambda x: f"=(1+on_demand_price_trend_annual)^(({c('m', x)}-1)/12)"),
+        Column("fx_o", "Exchange rate, owned costs [reporting per owned-currency unit]",
+               "schedule", "rate", _fx(book, "owned", rows),
+               lambda x: "=" + fx_at("owned", f"{c('m', x)}-1")),
+        Column("fx_c", "Exchange rate, cloud prices [reporting per cloud-currency unit]",
+               "schedule", "rate", _fx(book, "cloud", rows),
+               lambda x: "=" + fx_at("cloud", f"{c('m', x)}-1")),
         Column("power", "Power price [per kWh]", "schedule", "rate", book.power[:rows, 0],
                lambda x: f"=owned_electricity_price_per_kwh*(1+finance_power_price_inflation_"
-                         f"annual)^(({c('m', x)}-1)/12)"),
+                         f"annual)^(({c('m', x)}-1)/12)*{c('fx_o', x)}"),
         Column("staff_f", "Staff cost factor", "schedule", "fraction", book.staff_factor[:rows],
                lambda x: f"=(1+finance_staff_cost_inflation_annual)^(({c('m', x)}-1)/12)"),
         Column("share", "Data at owned prices (share)", "schedule", "fraction",
@@ -159,20 +165,25 @@ def build_columns(plan: Plan, r: StrategyResult, c: Callable[[str, int], str],
                lambda x: inside_horizon(c, x, f"{c('price', x)}+owned_install_cost_per_server")),
         Column("frac", "Resale fraction at sale", "schedule", "fraction", sch["frac"],
                lambda x: inside_horizon(c, x, resale_formula(c('span', x))[1:])),
+        Column("fx_buy", "Exchange rate when the generation was bought", "schedule", "rate",
+               _fx_bought(book, sch["gen_start"], rows),
+               lambda x: inside_horizon(c, x, fx_at("owned", c('gen_start', x)))),
         # per-server owned schedules (zero after the horizon: servers are sold at its end)
         Column("pmt", "Loan payment per server (level)", "server", "money", sch["pmt"],
                lambda x: f"=IF(AND(calc_loan=1,{c('m', x)}<={inside}),PMT(owned_financing_apr/"
                          f"12,owned_financing_term_months,-{c('basis', x)}*(1-owned_financing_"
                          "down_payment_fraction)),0)"),
         Column("srv_loan", "Loan cash per server (payments + payoff)", "server", "money",
-               sch["loan"], lambda x: loan_formula(c, x)),
+               sch["loan"], lambda x: f"=({loan_formula(c, x)[1:]})*{c('fx_o', x)}"),
         Column("srv_interest", "Loan interest per server", "server", "money", sch["interest"],
                lambda x: f"=IF(AND(calc_loan=1,{c('m', x)}<={inside},{c('age', x)}<MIN("
                          f"owned_financing_term_months,{c('span', x)})),owned_financing_apr/12*"
                          f"FV(owned_financing_apr/12,{c('age', x)},{c('pmt', x)},-"
-                         f"{c('basis', x)}*(1-owned_financing_down_payment_fraction)),0)"),
+                         f"{c('basis', x)}*(1-owned_financing_down_payment_fraction))*"
+                         f"{c('fx_o', x)},0)"),
         Column("srv_dep", "Tax depreciation per server (from entering service)", "server",
-               "money", sch["dep"], lambda x: depreciation_formula(c, x)),
+               "money", sch["dep"],
+               lambda x: f"=({depreciation_formula(c, x)[1:]})*{c('fx_buy', x)}"),
         Column("srv_cumdep", "Depreciation of the generation so far", "server", "money",
                sch["cumdep"],
                lambda x: (f"={c('srv_dep', x)}" if x == FIRST + 1 else
@@ -180,12 +191,13 @@ def build_columns(plan: Plan, r: StrategyResult, c: Callable[[str, int], str],
         Column("srv_resale", "Resale value per server (at sale)", "server", "money",
                sch["resale"],
                lambda x: f"=IF(AND({c('m', x)}<={inside},{c('age', x)}={c('span', x)}-1),"
-                         f"{c('price', x)}*{c('frac', x)},0)"),
+                         f"{c('price', x)}*{c('frac', x)}*{c('fx_o', x)},0)"),
         Column("srv_gain", "Resale gain over book value per server", "server", "money",
                sch["gain"],
-               lambda x: f"=IF({c('srv_resale', x)}<>0,{c('srv_resale', x)}-({c('basis', x)}-"
-                         f"{c('srv_cumdep', x)}),IF(AND({c('m', x)}<={inside},{c('age', x)}="
-                         f"{c('span', x)}-1),-({c('basis', x)}-{c('srv_cumdep', x)}),0))"),
+               lambda x: f"=IF({c('srv_resale', x)}<>0,{c('srv_resale', x)}-({c('basis', x)}*"
+                         f"{c('fx_buy', x)}-{c('srv_cumdep', x)}),IF(AND({c('m', x)}<={inside},"
+                         f"{c('age', x)}={c('span', x)}-1),-({c('basis', x)}*{c('fx_buy', x)}-"
+                         f"{c('srv_cumdep', x)}),0))"),
         Column("prepaid", "Prepaid commitments deducted this month", "server", "money",
                padded(cohort_items(book, r.plan).get("prepaid", np.zeros((rows, 1)))[:rows, 0],
                       rows),
@@ -198,37 +210,41 @@ def build_columns(plan: Plan, r: StrategyResult, c: Callable[[str, int], str],
     f = {
         "capex": lambda x: f"=IF(AND({c('m', x)}<={inside},{c('age', x)}=0),{servers}*"
                            f"{c('basis', x)}*IF(calc_loan=1,owned_financing_down_payment_"
-                           f"fraction,1),0){add('capex', x)}",
+                           f"fraction,1)*{c('fx_o', x)},0){add('capex', x)}",
         "loan_payment": lambda x: f"={servers}*{c('srv_loan', x)}{add('loan', x)}",
         "energy": lambda x: f"={c('online', x)}*owned_power_kw_idle*owned_pue*{c('hours', x)}*"
                             f"{c('power', x)}+calc_busy_kw_per_gpu*{c('power', x)}*"
                             f"{c('owned_h', x)}",
-        "space": lambda x: f"={c('online', x)}*owned_power_kw_max*owned_space_price_per_kw_month",
+        "space": lambda x: f"={c('online', x)}*owned_power_kw_max*owned_space_price_per_kw_month"
+                           f"*{c('fx_o', x)}",
         "maintenance": lambda x: f"={c('chain_online', x)}*owned_maintenance_fraction_annual*"
-                                 f"{c('price', x)}/12{add('maint', x)}",
+                                 f"{c('price', x)}/12*{c('fx_o', x)}{add('maint', x)}",
         "staff": lambda x: f"={c('online', x)}*owned_fte_cost_annual/12/owned_servers_per_fte*"
-                           f"{c('staff_f', x)}",
+                           f"{c('staff_f', x)}*{c('fx_o', x)}",
         "owned_storage": lambda x: f"=IF({c('m', x)}>{inside},0,cloud_data_storage_tb*owned_"
-                                   f"storage_price_per_tb_month*{c('share', x)})",
+                                   f"storage_price_per_tb_month*{c('share', x)}*{c('fx_o', x)})",
         "owned_network": lambda x: f"=IF({c('m', x)}>{inside},0,cloud_data_egress_tb_per_month"
-                                   f"*owned_network_price_per_tb*{c('share', x)})",
-        "commitment_upfront": lambda x: commitment_formula(s, params, c, x, upfront=True)
-        + add("upfront", x),
-        "commitment": lambda x: commitment_formula(s, params, c, x, upfront=False)
-        + add("monthly", x),
+                                   f"*owned_network_price_per_tb*{c('share', x)}*{c('fx_o', x)})",
+        "commitment_upfront": lambda x: "=(" + commitment_formula(
+            s, params, c, x, upfront=True)[1:] + f")*{c('fx_c', x)}" + add("upfront", x),
+        "commitment": lambda x: f"=({commitment_formula(s, params, c, x, upfront=False)[1:]})*"
+        f"{c('fx_c', x)}" + add("monthly", x),
         "spot": lambda x: f"={c('spot_h', x)}*calc_spot_base/calc_vat*{c('trend', x)}*"
-                          "calc_spot_rounding",
+                          f"calc_spot_rounding*{c('fx_c', x)}",
         "on_demand": lambda x: f"={c('od_h', x)}*on_demand_price_per_gpu_hour/calc_vat*"
-                               f"{c('trend', x)}*calc_rounding",
+                               f"{c('trend', x)}*calc_rounding*{c('fx_c', x)}",
         "storage": lambda x: f"=IF({c('m', x)}>{inside},0,cloud_data_storage_tb*1000*cloud_data"
-                             f"_storage_price_per_gb_month/calc_vat*(1-{c('share', x)}))",
+                             f"_storage_price_per_gb_month/calc_vat*(1-{c('share', x)})*"
+                             f"{c('fx_c', x)})",
         "egress": lambda x: f"=IF({c('m', x)}>{inside},0,cloud_data_egress_tb_per_month*1000*"
-                            f"cloud_data_egress_price_per_gb/calc_vat*(1-{c('share', x)}))",
-        "cloud_setup": lambda x: f"=IF({c('m', x)}=1,{uses}*cloud_terms_setup_fee/calc_vat,0)",
+                            f"cloud_data_egress_price_per_gb/calc_vat*(1-{c('share', x)})*"
+                            f"{c('fx_c', x)})",
+        "cloud_setup": lambda x: f"=IF({c('m', x)}=1,{uses}*cloud_terms_setup_fee/calc_vat*"
+                                 f"{c('fx_c', x)},0)",
         "cloud_support": lambda x: (
             f"=IF(SUM({c('commitment_upfront', x)}:{c('egress', x)})>0,MAX("
             f"cloud_terms_support_fraction*SUM({c('commitment_upfront', x)}:{c('egress', x)}),"
-            "cloud_terms_support_minimum_per_month/calc_vat),0)"),
+            f"cloud_terms_support_minimum_per_month/calc_vat*{c('fx_c', x)}),0)"),
         "tax_on_resale": lambda x: lagged(c, x, "{}", "taxable_gain"),
         "resale_credit": lambda x: f"={servers}*{c('srv_resale', x)}{add('resale', x)}",
         "tax_shield": lambda x: lagged(c, x, "{}", "deductible"),
@@ -255,7 +271,8 @@ def build_columns(plan: Plan, r: StrategyResult, c: Callable[[str, int], str],
         Column("end_net", "Paid at month end (net of credits)", "total", "money",
                padded(r.total_by_month, rows) - start_lines,
                lambda x: f"={c('total', x)}-{c('start_pay', x)}"),
-        Column("discounted", "Discounted cost", "total", "money", padded(r.discounted_by_month, rows),
+        Column("discounted", "Discounted cost", "total", "money",
+               padded(r.discounted_by_month, rows),
                lambda x: f"={c('end_net', x)}*{c('ef', x)}+{c('start_pay', x)}*{c('sf', x)}"),
         Column("disc_cum", "Discounted cumulative cost", "total", "money",
                held(r.discounted_cumulative, rows),
@@ -264,6 +281,19 @@ def build_columns(plan: Plan, r: StrategyResult, c: Callable[[str, int], str],
     ]
     assert all(len(col_.values) == rows for col_ in cols)
     return cols
+
+def _fx(book, market: str, rows: int) -> np.ndarray:
+    """The engine's rate of a market's currency by month (1 where it is not converted)."""
+    fx = book.fx[market]
+    return np.ones(rows) if fx is None else fx[:rows, 0]
+
+
+def _fx_bought(book, gen_start: np.ndarray, rows: int) -> np.ndarray:
+    """The rate at each row's generation purchase (0 after the horizon, like gen_start)."""
+    inside = np.arange(rows) < book.horizon
+    return np.array([float(np.asarray(book.fx_at("owned", g)).ravel()[0]) if ok else 0.0
+                     for g, ok in zip(gen_start, inside)])
+
 
 def _data_share(ctx, r: StrategyResult, rows: int) -> np.ndarray:
     """The engine's share of data charges at owned prices (models/costs.data_share)."""

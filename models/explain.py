@@ -135,19 +135,18 @@ def currency_sentences(ctx: PlanContext) -> list[Message]:
     params = {"reporting": s.finance.currency, "foreign": foreign,
               "rate": Number(fx.rate, 4 if fx.rate < 10 else 2),
               "month": ctx.calendar.months[0], "trend": Percent(fx.trend_annual, 1)}
+    # one literal Message each, so that the catalog extracts all three
     if s.converts("cloud") and s.converts("owned"):
-        text = ("Figures are in {reporting}; owned costs and cloud prices in {foreign} are "
-                "converted at {rate} {reporting} per {foreign} in {month}, changing {trend} "
-                "a year, each payment at its month's rate.")
-    elif s.converts("cloud"):
-        text = ("Figures are in {reporting}; cloud prices in {foreign} are converted at "
-                "{rate} {reporting} per {foreign} in {month}, changing {trend} a year, each "
-                "payment at its month's rate.")
-    else:
-        text = ("Figures are in {reporting}; owned costs in {foreign} are converted at "
-                "{rate} {reporting} per {foreign} in {month}, changing {trend} a year, each "
-                "payment at its month's rate.")
-    return [Message(text, params)]
+        return [Message("Figures are in {reporting}; owned costs and cloud prices in {foreign} "
+                        "are converted at {rate} {reporting} per {foreign} in {month}, "
+                        "changing {trend} a year, each payment at its month's rate.", params)]
+    if s.converts("cloud"):
+        return [Message("Figures are in {reporting}; cloud prices in {foreign} are converted "
+                        "at {rate} {reporting} per {foreign} in {month}, changing {trend} a "
+                        "year, each payment at its month's rate.", params)]
+    return [Message("Figures are in {reporting}; owned costs in {foreign} are converted at "
+                    "{rate} {reporting} per {foreign} in {month}, changing {trend} a year, "
+                    "each payment at its month's rate.", params)]
 
 
 def spot_sentences(ctx: PlanContext) -> list[Message]:

@@ -17,6 +17,7 @@ from typing import Any
 from models.fields import field_meta
 from models.scenario import market_of
 from service.forms import _path_info, flatten
+from service.i18n import _
 from service.paths import CONTEXT_PRESETS
 
 PREFIX = "context/"
@@ -29,7 +30,7 @@ class ContextPresetError(ValueError):
 @dataclass(frozen=True)
 class ContextPreset:
     id: str
-    label: str
+    label: str               # English; shown through the catalog (label_text)
     currency: str            # the reporting currency it moves a scenario into
     converts_from: str       # the currency whose money values it can convert
     as_of: str
@@ -39,8 +40,13 @@ class ContextPreset:
     kind = "context"
 
     @property
+    def label_text(self) -> str:
+        """The label in the reader's language (service/i18n/extract.py extracts the JSON)."""
+        return _(self.label)
+
+    @property
     def source(self) -> str:
-        return f"dated {self.as_of}; each value's source is shown beside it"
+        return _("dated %(as_of)s; each value's source is shown beside it", as_of=self.as_of)
 
     @property
     def note(self) -> str:
@@ -51,7 +57,8 @@ class ContextPreset:
                 "sources": self.sources, "fields": sorted(self.values)}
 
     def marks(self, data: dict) -> dict[str, str]:
-        return {path: f"{text} (as of {self.as_of})" for path, text in self.sources.items()}
+        return {path: _("%(source)s (as of %(as_of)s)", source=_(text), as_of=self.as_of)
+                for path, text in self.sources.items()}
 
     def apply(self, data: dict) -> dict:
         """Scenario data moved into the preset's currency and filled with its values."""
@@ -60,13 +67,15 @@ class ContextPreset:
         reporting = finance.get("currency") or "USD"
         if reporting != self.currency:
             if reporting != self.converts_from:
-                raise ContextPresetError(
-                    f"The {self.label} preset converts a scenario in {self.converts_from}; "
-                    f"this one reports in {reporting}.")
+                raise ContextPresetError(_(
+                    "The %(preset)s preset converts a scenario in %(from)s; this one reports "
+                    "in %(reporting)s.", preset=self.label_text, **{"from": self.converts_from},
+                    reporting=reporting))
             owned = (data.get("owned") or {}).get("currency")
             if owned not in (None, "", reporting):
-                raise ContextPresetError(
-                    f"Owned costs are in {owned}: the preset converts {reporting} only.")
+                raise ContextPresetError(_(
+                    "Owned costs are in %(owned)s: the preset converts %(reporting)s only.",
+                    owned=owned, reporting=reporting))
             rate = self.values["fx.rate"]
             for path, value in flatten(data).items():
                 if _is_money(path, value) and market_of(path) != "cloud":
@@ -74,9 +83,9 @@ class ContextPreset:
             finance["currency"] = self.currency
         cloud = (data.get("cloud_terms") or {}).get("currency")
         if cloud not in (None, "", reporting, self.values.get("cloud_terms.currency")):
-            raise ContextPresetError(
-                f"Cloud prices are in {cloud}: the preset bills the cloud in "
-                f"{self.values.get('cloud_terms.currency')}.")
+            raise ContextPresetError(_(
+                "Cloud prices are in %(cloud)s: the preset bills the cloud in %(billed)s.",
+                cloud=cloud, billed=self.values.get("cloud_terms.currency")))
         for path, value in self.values.items():
             _set(data, path, value)
         return data

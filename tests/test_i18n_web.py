@@ -134,3 +134,30 @@ def test_workbook_download_in_the_readers_language(app, login):
     assert names[:3] == ["요약", "가정", "프로필"] and "최적 조합" in names
     cached = sorted(p.name for p in (Path(app.instance_path) / "xlsx-cache").glob("*.xlsx"))
     assert len(cached) == 2 and any("-ko-" in n for n in cached)   # one file per language
+
+
+def test_korea_context_preset_form_in_korean(login):
+    """The local-context preset (branch fx): its label, paragraph and each value's source come
+    through the catalog; a preset that cannot apply says why in Korean."""
+    ana = login("ana")
+    ana.post("/language", {"lang": "ko", "next": "/profile"})
+    html = ana.get("/scenarios/new?preset=context/kr-2025").get_data(as_text=True)
+    assert "지역 설정(통화, 부가세, 전기)" in html
+    assert "프리셋 <strong>한국 2025: 원화 기준" in html and "USD당 1,422.16 KRW로 환산" in html
+    assert "한국전력 산업용(을) 평균 단가" in html and "(2025-12-31 기준)" in html
+    assert "KEPCO industrial" not in html and "as of 2025-12-31" not in html
+    assert "보고 통화" in html and "환율" in html
+
+
+def test_currency_sentence_in_korean_from_the_cli():
+    """The plan in won with cloud prices in dollars explains its conversion in Korean."""
+    import subprocess
+    import sys
+    from service.paths import ROOT, SAMPLES
+    from tests.conftest import SAMPLE_USAGE
+    done = subprocess.run([sys.executable, "-m", "service.cli", "plan", str(SAMPLE_USAGE),
+                           "--scenario", str(SAMPLES / "scenario_seoul.json"), "--lang", "ko"],
+                          capture_output=True, text=True, cwd=ROOT, timeout=300, check=True)
+    assert "금액은 KRW 기준입니다. USD로 된 클라우드 가격은" in done.stdout
+    assert "USD당 1,422.16 KRW의 환율로 환산" in done.stdout
+    assert "Figures are in" not in done.stdout and done.stderr == ""

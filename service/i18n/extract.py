@@ -123,3 +123,14 @@ class _Bytes:
 
     def __getattr__(self, name):
         return getattr(self._io, name)
+
+
+def context_presets(fileobj, keywords, comment_tags, options) -> Iterator[Extracted]:
+    """Babel extraction method for service/presets/context_presets.json: each preset's label
+    and its values' sources (service/context_presets.py shows them through the catalog)."""
+    import json
+    raw = json.loads(fileobj.read().decode("utf-8"))
+    for key, item in raw.items():
+        yield 1, "gettext", item["label"], [f"context preset {key} (label)"]
+        for path, text in item["sources"].items():
+            yield 1, "gettext", text, [f"context preset {key}: {path} (source)"]

@@ -69,6 +69,16 @@ RULES = [
                 r"(?P<total>.*), sell_servers is (?P<sell>.*)"),
      N_("proposed.schedule[%(month)s]: sell_from adds up to %(total)s, sell_servers is "
         "%(sell)s")),
+    # two currencies (models/scenario.py Scenario._currencies)
+    (re.compile(r"owned\.currency \((?P<owned>[^)]*)\) and cloud_terms\.currency "
+                r"\((?P<cloud>[^)]*)\) both differ from the reporting currency "
+                r"\((?P<reporting>[^)]*)\); one exchange rate converts one foreign currency"),
+     N_("owned.currency (%(owned)s) and cloud_terms.currency (%(cloud)s) both differ from the "
+        "reporting currency (%(reporting)s); one exchange rate converts one foreign currency")),
+    (re.compile(r"fx\.rate is required: prices in (?P<foreign>\w+) are converted into the "
+                r"reporting currency (?P<reporting>\w+) \(units of \w+ per \w+\)"),
+     N_("fx.rate is required: prices in %(foreign)s are converted into the reporting currency "
+        "%(reporting)s (units of %(reporting)s per %(foreign)s)")),
 ]
 
 

@@ -22,6 +22,7 @@ from service.access import editable_scenario
 from service.auth import login_required
 from service.clip import clip, clip_message
 from service.i18n import _, ngettext
+from service.i18n.validation import error_message
 from service.db import ScenarioRecord, UsageFile, User, write_session
 from service.ingest import CommitmentError, attach_commitments_to_scenario
 from service.ingest.commitment_record import KEYS, validate_commitment
@@ -96,7 +97,7 @@ def attach_commitments(scenario_id: int):
         abort(422, str(exc))
     except ValidationError as exc:
         abort(422, clip_message(_("These commitments do not fit the scenario: %(reasons)s",
-                                  reasons="; ".join(e["msg"] for e in exc.errors()))))
+                                  reasons="; ".join(error_message(e) for e in exc.errors()))))
     if model == current:
         flash(_("These commitments are already held: no new revision."))
         return redirect(url_for("scenarios.show", scenario_id=scenario.id))

@@ -217,7 +217,8 @@ def test_korean_workbook_labels_have_no_english_words(sample_plan):
     import openpyxl
     from service.export_xlsx import plan_xlsx_bytes
     book = openpyxl.load_workbook(io.BytesIO(plan_xlsx_bytes(sample_plan[1].plan, lang="ko")))
-    allowed = {"GPU", "AWS", "H100", "USD", "US", "PUE", "kW", "kWh", "TB", "GB", "FTE", "ID",
+    allowed = {"GPU", "AWS", "H100", "USD", "KRW", "US", "PUE", "kW", "kWh", "TB", "GB", "FTE",
+               "ID",
                "APR", "ISO", "MACRS", "YYYY", "MM", "Excel", "NPV", "P10", "P50", "P90", "PV",
                "VAT", "UTC", "CSV", "triangular", "lognormal",   # input codes
                "r_m", "max", "ln",                                # formula notation

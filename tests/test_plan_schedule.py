@@ -334,3 +334,31 @@ def test_two_signatures_in_one_month_each_show_their_own_upfront():
     rows = order_rows(strategy, {"1y": 12, "3y": 36}, "USD")
     assert [r.amount for r in rows] == [140160.0, 315648.0]
     assert rows[0].paid == "all at signing, 2027-01"
+
+KO = {"Accept-Language": "ko-KR,ko;q=0.9"}
+# Words of the growth sample that are data (offer and contract ids, the strategy's own
+# code names in ids are in attributes, not text) and units and codes kept as they are.
+KO_ALLOWED = {"GPU", "USD", "US", "PV", "P90", "aws", "sp"}   # US$: CLDR ko for dollars
+
+
+def test_schedule_section_in_korean(growth):
+    """The whole section (held table, words, orders, cash, comparison, both charts' words) in
+    Korean: no English word but the sample's ids, units and codes."""
+    app, b, _result = growth
+    b.client.post("/language", data={"lang": "ko", "next": "/profile",
+                                     "csrf_token": b.token()})
+    html = b.get(PAGE, headers=KO).get_data(as_text=True)
+    section = re.search(r'<section id="schedule".*?</section>', html, re.S).group(0)
+    charts = [json.loads(m) for m in re.findall(
+        r'<script type="application/json" id="schedule-data-[a-z]+">(.*?)</script>', section,
+        re.S)]
+    assert charts and all(re.search("[가-힣]", c["text"]["timeline"]) for c in charts)
+    assert charts[0]["names"]["cohort:held aws-sp-2026"] == "보유 aws-sp-2026"
+    text = unescape(re.sub(r"<script.*?</script>|<[^>]+>", " ", section, flags=re.S))
+    words = " ".join([text] + [w for c in charts for w in
+                               list(c["text"].values()) + list(c["names"].values())])
+    english = sorted({w for w in re.findall(r"[A-Za-z][A-Za-z0-9]+", words)
+                      if w not in KO_ALLOWED})
+    assert english == [], english
+    assert "일정" in text and "구매 주문" in text and "보유" in text and "일정 비교" in text
+    assert "2027년 1분기" in text          # quarters through the quarter filter

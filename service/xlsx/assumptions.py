@@ -130,7 +130,8 @@ SECTION_TITLES = {"finance": N_("Finance"), "owned": N_("Owned servers"),
                   "spot": N_("Spot"), "cloud_data": N_("Cloud data"),
                   "cloud_terms": N_("Cloud terms"), "profile": N_("Profile options"),
                   "proposed": N_("Proposed capacity"), "uncertainty": N_("Uncertainty"),
-                  "position": N_("What you hold today"), "staging": N_("Staged plan")}
+                  "position": N_("What you hold today"), "staging": N_("Staged plan"),
+                  "fx": N_("Exchange rate")}
 
 
 def billing_formula(session_hours: str) -> str:

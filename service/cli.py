@@ -20,10 +20,7 @@ from service.ingest import IngestError, load_usage
 from service.i18n import DEFAULT, LANGUAGES, _, using_locale
 from service.paths import SAMPLE_USAGE
 from service.report import plan_table
-
-
-class UsageError(Exception):
-    """Bad input: printed as one message on stderr, exit code 2."""
+from service.usage_error import UsageError
 
 
 def load_scenario(path: Path | None) -> Scenario:

@@ -92,8 +92,35 @@ def compare_page(rev_a: Revision, rev_b: Revision, numbers: list[int]):
                          "waterfall": _("What changed the saving of the recommended plan"),
                          "saving_vs_on_demand": _("PV saving vs on demand")}},
         curves_text=curves_summary(docs, labels) if chart else "", waterfall=waterfall,
-        waterfall_error=waterfall_error,
+        waterfall_error=waterfall_error, schedules=schedule_comparison(docs),
         currency=docs[1]["scenario"]["finance"]["currency"] if docs[1] else "")
+
+
+def decision_text(d: Optional[dict]) -> str:
+    """One schedule decision in words of the catalog: "buy 2, commit 1y 16"."""
+    if not d:
+        return ""
+    parts = [f"{_('buy')} {d['buy_servers']}"] if d.get("buy_servers") else []
+    if d.get("sell_servers"):
+        parts.append(f"{_('sell')} {d['sell_servers']}")
+    parts += [f"{_('commit')} {offer} {gpus}" for offer, gpus in d.get("commit", {}).items()]
+    return ", ".join(parts)
+
+
+def schedule_comparison(docs: list[Optional[dict]]) -> list[tuple[str, list[tuple]]]:
+    """The scheduled strategies of two plans side by side: for the staged plan and a proposed
+    schedule, every decision month of either with what each plan does then."""
+    out = []
+    if not all(docs):
+        return out
+    for name in ("staged", "proposed"):
+        both = [{d["month"]: d for d in (doc["strategies"].get(name) or {}).get("schedule") or []}
+                for doc in docs]
+        months = sorted(set(both[0]) | set(both[1]))
+        if months:
+            out.append((name, [(m, decision_text(both[0].get(m)), decision_text(both[1].get(m)))
+                               for m in months]))
+    return out
 
 
 def revision_number(name: str, default: int) -> int:

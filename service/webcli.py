@@ -7,6 +7,7 @@ import json
 import sys
 
 from service.paths import SAMPLE_USAGE, SAMPLES
+from service.usage_error import UsageError
 
 DEMO_USERS = (("demo-analyst", "analyst-demo-pw", "analyst"),
               ("demo-reviewer", "reviewer-demo-pw", "reviewer"))
@@ -46,14 +47,12 @@ def read_password() -> str:
         return sys.stdin.readline().rstrip("\r\n")
     first = getpass.getpass("Password: ")
     if first != getpass.getpass("Again: "):
-        from service.cli import UsageError
         raise UsageError("the passwords differ")
     return first
 
 
 def cmd_users_add(args: argparse.Namespace) -> int:
     from service.auth import UserError, create_user
-    from service.cli import UsageError
     from service.db import write_session
     app = _app()
     password = read_password()
@@ -71,7 +70,6 @@ def cmd_users_token(args: argparse.Namespace) -> int:
     from sqlalchemy import select
 
     from service.auth import create_token
-    from service.cli import UsageError
     from service.db import User, write_session
     app = _app()
     with app.app_context():

@@ -104,6 +104,25 @@ def test_compare_page_shows_both_curves_and_the_waterfall(login, app):
     charts = json.loads(re.search(r'id="compare-charts">(.*?)</script>', html, re.S).group(1))
     assert len(charts["compare"]["series"]) == 4                 # two plans x (rec, on demand)
     assert charts["waterfall"]["measures"][-1] == "total"
+    # both plans' staged schedules side by side, one row per decision month of either
+    assert 'id="schedules-staged"' in html
+    rows = re.search(r'id="schedules-staged".*?</table>', html, re.S).group(0)
+    assert rows.count("<tr") >= 2 and "buy" in rows
+
+
+def test_schedule_comparison_lines_up_both_plans_by_month():
+    from service.compare import schedule_comparison
+    a = {"strategies": {"staged": {"schedule": [
+        {"month": "2027-01", "buy_servers": 4, "sell_servers": 0, "commit": {}},
+        {"month": "2027-04", "buy_servers": 1, "sell_servers": 0, "commit": {"1y": 8}}]}}}
+    b = {"strategies": {"staged": {"schedule": [
+        {"month": "2027-01", "buy_servers": 5, "sell_servers": 0, "commit": {}}]},
+        "proposed": {"schedule": [{"month": "2027-07", "buy_servers": 0, "sell_servers": 2,
+                                   "commit": {}}]}}}
+    assert schedule_comparison([a, b]) == [
+        ("staged", [("2027-01", "buy 4", "buy 5"), ("2027-04", "buy 1, commit 1y 8", "")]),
+        ("proposed", [("2027-07", "", "sell 2")])]
+    assert schedule_comparison([a, None]) == []
 
 
 def test_two_scenarios_can_be_compared(login):

@@ -143,6 +143,10 @@ def test_plan_page_shows_the_uncertainty_section(login, sample_plan):
     rows = charts["uncertainty"]["tornado"]
     assert [r["label"] for r in rows] == [r["label"] for r in section["tornado"]]
     assert sum(charts["uncertainty"]["histogram"]["counts"]) == section["draws"]
+    staged = section.get("staged")
+    if staged:   # the staged schedule held fixed under every draw
+        assert "The staged schedule, held fixed under every draw" in html
+        assert f"{staged['probability_beats_best_static']:.1%}" in html
 
 
 def test_plan_json_download_is_the_plan_document(login, sample_plan):

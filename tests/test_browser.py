@@ -91,7 +91,7 @@ def test_analyst_builds_plan_and_reviewer_approves(server, browser):
     # New scenario from a preset: choosing it reloads the form with the catalog prices.
     page.click("text=New scenario >> nth=0")
     page.select_option("#preset", PRESET)
-    page.wait_for_url("**preset=aws*")
+    page.wait_for_url("**preset=aws*", timeout=90_000)   # the form page renders slowly under load
     assert page.input_value("[name='on_demand.price_per_gpu_hour']") == "6.88"
     assert page.input_value("[name='spot.price_per_gpu_hour']") == "2.2036"
     assert "SkyPilot catalog" in page.inner_text(".preset-chooser")

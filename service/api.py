@@ -169,6 +169,3 @@ def create_plan():
             "Content-Disposition":
                 f'attachment; filename="{safe_download_name(scenario.name)}"'})
     return Response(body, mimetype="application/json")
-
-
-from service import api_revisions  # noqa: E402,F401  (more routes on this blueprint)

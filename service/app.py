@@ -14,6 +14,13 @@ from werkzeug.routing import IntegerConverter
 from service import config as cfg
 from service.access import MAX_ID
 from service.paths import STATIC, TEMPLATES
+from service import (api, auth, db, errors, idempotency, plans,  # noqa: F401
+                     resilience_db, scenarios)
+# modules whose routes join the scenarios and api blueprints
+from service import api_revisions, compare, contracts_attach, scenario_live  # noqa: F401
+from service.i18n import web as i18n
+from service.contracts_attach import choice_value
+from service.auth import login_required
 
 csrf = CSRFProtect()
 
@@ -89,9 +96,6 @@ def create_app(test_config: Optional[Mapping[str, Any]] = None) -> Flask:
         # the client's own address behind nginx: the per-address login limit needs it
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops, x_host=hops)
 
-    from service import (api, auth, db, errors, idempotency, plans,  # noqa: F401
-                         resilience_db, scenarios)
-    from service.i18n import web as i18n
     db.init_app(app)
     i18n.init_app(app)
     idempotency.init_app(app)
@@ -102,10 +106,8 @@ def create_app(test_config: Optional[Mapping[str, Any]] = None) -> Flask:
     app.register_blueprint(plans.bp)
     app.register_blueprint(api.bp)
     csrf.exempt(api.bp)  # bearer tokens, no cookies: CSRF cannot apply
-    from service.contracts_attach import choice_value
     app.jinja_env.filters["commitment_choice"] = choice_value
 
-    from service.auth import login_required
 
     @app.get("/")
     @login_required
@@ -115,7 +117,7 @@ def create_app(test_config: Optional[Mapping[str, Any]] = None) -> Flask:
     @app.get("/vendor/plotly.min.js")
     def plotly_js():
         # The chart library comes from the installed plotly package: no CDN, works offline.
-        import plotly
+        import plotly  # noqa: PLC0415 (heavy: loaded the first time the chart library is asked for)
         path = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
         return send_file(path, mimetype="text/javascript", max_age=86400)
 

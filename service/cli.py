@@ -16,6 +16,7 @@ from models.plan import compute_plan
 from models.profile import ProfileError
 from models.scenario import Scenario, validation_messages
 from models.strategies import PlanError
+from service.export_xlsx import write_plan_xlsx
 from service.ingest import IngestError, load_usage
 from service.i18n import DEFAULT, LANGUAGES, _, using_locale
 from service.paths import SAMPLE_USAGE
@@ -55,7 +56,6 @@ def cmd_plan(args: argparse.Namespace) -> int:
         raise UsageError(f"{profile_path}: {exc}") from None
     plan.input_warnings = [Message.plain(w) for w in ingested.warnings]
     if args.xlsx:
-        from service.export_xlsx import write_plan_xlsx
         try:
             write_plan_xlsx(plan, Path(args.xlsx), args.lang)
         except OSError as exc:

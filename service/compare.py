@@ -127,6 +127,17 @@ def revision_number(name: str, default: int) -> int:
     return id_or_404(request.args.get(name, default))
 
 
+@bp.get("/<int:scenario_id>/compare")
+@login_required
+def compare(scenario_id: int):
+    scenario = scenario_or_404(g.user, scenario_id)
+    numbers = [r.number for r in scenario.revisions]
+    a = revision_number("a", numbers[-2] if len(numbers) > 1 else numbers[-1])
+    b = revision_number("b", numbers[-1])
+    return compare_page(revision_or_404(g.user, scenario_id, a),
+                        revision_or_404(g.user, scenario_id, b), numbers)
+
+
 @bp.get("/compare")
 @login_required
 def compare_scenarios():

@@ -20,6 +20,8 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, relationship
 
 from service.paths import MIGRATIONS
+from alembic import command
+from alembic.config import Config
 
 ROLES = ("analyst", "reviewer", "admin")
 DECISIONS = ("comment", "approve", "reject", "changes")  # changes = request changes
@@ -247,8 +249,6 @@ def write_session(engine: Optional[Engine] = None) -> Iterator[Session]:
 
 def upgrade(engine: Engine) -> None:
     """Bring the schema to the newest Alembic revision."""
-    from alembic import command
-    from alembic.config import Config
 
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS))

@@ -13,6 +13,7 @@ from werkzeug.exceptions import HTTPException
 
 from service.clip import MESSAGE, clip, clip_message
 from service.i18n import DEFAULT, N_, _, current_locale
+from service.unavailable import MESSAGE as STORAGE_MESSAGE, RETRY_AFTER, is_storage_failure
 
 # Titles and generic descriptions of HTTP errors, for errors raised without a message of ours.
 TITLES = {400: N_("Bad Request"), 401: N_("Unauthorized"), 403: N_("Forbidden"),
@@ -104,6 +105,19 @@ def json_error(status: int, message: str, details: Optional[list] = None,
     return jsonify(body), status
 
 
+def storage_failure(exc: BaseException) -> Optional[Any]:
+    """A 503 response for a storage failure, or None for any other error."""
+    if not is_storage_failure(exc):
+        return None
+    if request.path.startswith("/api/"):
+        body, status = json_error(503, _(STORAGE_MESSAGE), code="storage_unavailable")
+    else:
+        body, status = render_template("error.html", status=503,
+                                       title=_("Cannot save right now"), message=_(STORAGE_MESSAGE),
+                                       error_id=None), 503
+    return body, status, {"Retry-After": RETRY_AFTER}
+
+
 def init_app(app: Flask) -> None:
     @app.errorhandler(ApiError)
     def _api_error(exc: ApiError):
@@ -126,7 +140,6 @@ def init_app(app: Flask) -> None:
 
     @app.errorhandler(Exception)
     def _unexpected(exc: Exception):
-        from service.unavailable import response as storage_failure
         unavailable = storage_failure(exc)  # disk full / read-only -> 503, nothing saved
         if unavailable is not None:
             app.logger.warning("storage failure on %s %s: %s", request.method, request.path, exc)

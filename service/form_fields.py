@@ -18,17 +18,9 @@ from models.scenario import market_of
 from service import form_values as fv
 from service.clip import clip
 from service.i18n import N_, gettext as _
-from service.i18n.labels import display_unit
+from service.i18n.labels import OPTION_WORDS, display_unit  # noqa: F401 (OPTION_WORDS kept here for callers)
 
 SHOWN_INPUT = 1_000  # characters of a posted value shown again (names allow 200)
-# Values of the schema's Literal fields, as the select boxes show them.
-OPTION_WORDS = {
-    "straight_line": N_("straight-line"), "macrs_5": N_("MACRS 5-year"), "cash": N_("cash"),
-    "loan": N_("loan"), "none": N_("none"), "partial": N_("partial"), "all": N_("all"),
-    "triangular": N_("triangular"), "lognormal": N_("log-normal"),
-    "liquidate": N_("liquidate"), "prorate": N_("prorate"), "allocated": N_("allocated"),
-    "busy": N_("busy"),
-}
 
 
 @dataclass

@@ -20,6 +20,9 @@ from service import progress as progress_store
 from service.planning import PlanningError, cached_plan, cached_xlsx
 from service.review_flow import ReviewInputError, parse_review
 from service.usage_download import is_xlsx, safe_csv
+from service.chart_text import chart_texts
+from service.review_flow import DONE, assumption_choices
+from service.schedule_view import page_sections
 
 bp = Blueprint("plans", __name__)
 XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
@@ -71,9 +74,6 @@ def show(scenario_id: int, number: int):
     strategy = request.args.get("strategy") or (doc["recommendation"] if doc else None)
     if doc and strategy not in doc["strategies"]:
         abort(404)
-    from service.chart_text import chart_texts
-    from service.review_flow import DONE, assumption_choices
-    from service.schedule_view import page_sections
     choices = assumption_choices(revision)
     # the schedule timelines go in their own JSON blocks (templates/plans/_schedule.html)
     page_charts = {k: v for k, v in charts.items() if k != "schedules"} if charts else charts

@@ -13,14 +13,11 @@ from flask import abort, g, jsonify, render_template, request
 from service import progress as progress_store
 from service.access import scenario_or_404
 from service.auth import login_required
-from service.chart_text import cumulative as cumulative_text
-from service.db import ScenarioRecord
 from service.forms import FormSection, validate_form
 from service.i18n import _
-from service.i18n.charts import cumulative_chart_text
-from service.live import cumulative_chart, live_document
+from service.live import live_document
+from service.live_panel import live_panel
 from service.planning import PlanningError
-from service.plans import payback, recommendation_text
 from service.scenarios import bp
 
 
@@ -36,27 +33,6 @@ def validate():
     """Pydantic's verdict on the posted form, field by field; nothing is saved."""
     model, sections = validate_form(request.form)
     return jsonify({"valid": model is not None, **error_payload(sections)})
-
-
-def live_panel(doc: dict[str, Any]) -> dict[str, Any]:
-    """What the live plan shows: cards (same template as the plan page), recommendation,
-    the cumulative-cost chart and its summary sentence."""
-    charts = cumulative_chart_text(cumulative_chart(doc), doc["scenario"]["finance"]["currency"])
-    return {"doc": doc, "payback": payback(doc), "recommendation": recommendation_text(doc),
-            "charts": charts, "summary": cumulative_text(charts, doc).summary}
-
-
-def initial_panel(scenario: Optional[ScenarioRecord]) -> Optional[dict[str, Any]]:
-    """The live panel of the edit page before any edit: the latest revision's stored plan."""
-    from service.db import get_session
-    from service.planning import cached_plan
-    if scenario is None or scenario.latest is None or scenario.latest.usage_file_id is None:
-        return None
-    try:
-        doc, _ = cached_plan(get_session(), scenario.latest)
-    except PlanningError:
-        return None
-    return live_panel(doc)
 
 
 @bp.post("/<int:scenario_id>/preview")

@@ -25,6 +25,8 @@ from service.i18n.sentences import warning_items
 from service.ingest import ContractResult, IngestError, make_bundle, read_upload
 from service.planning import PlanningError, profile_chart
 from service.xlsx_roundtrip import WorkbookError, scenario_from_xlsx
+from service.live_panel import initial_panel
+from service.review_flow import awaiting_review, changes_requested
 from service.revisions import add_revision, check_plan, create_scenario, store_usage
 
 bp = Blueprint("scenarios", __name__, url_prefix="/scenarios")
@@ -67,7 +69,6 @@ def preset_marks(preset: Optional[AnyPreset], data: dict) -> dict[str, str]:
 
 def form_page(scenario: Optional[ScenarioRecord], data: dict, sections=None, status=200,
               preset=None):
-    from service.scenario_live import initial_panel
     if sections is None:
         sections = build_form(data, preset_fields=preset_marks(preset, data))
     return render_template("scenarios/form.html", scenario=scenario, layout=arrange(sections),
@@ -79,7 +80,6 @@ def form_page(scenario: Optional[ScenarioRecord], data: dict, sections=None, sta
 @bp.get("/")
 @login_required
 def index():
-    from service.review_flow import awaiting_review, changes_requested
     scenarios = visible_scenarios(g.user)
     return render_template("scenarios/index.html", scenarios=scenarios,
                            awaiting=awaiting_review(g.user, scenarios),
@@ -277,18 +277,6 @@ def attach(scenario_id: int, file_id: int):
     return redirect(target)
 
 
-@bp.get("/<int:scenario_id>/compare")
-@login_required
-def compare(scenario_id: int):
-    from service.compare import compare_page, revision_number
-    scenario = scenario_or_404(g.user, scenario_id)
-    numbers = [r.number for r in scenario.revisions]
-    a = revision_number("a", numbers[-2] if len(numbers) > 1 else numbers[-1])
-    b = revision_number("b", numbers[-1])
-    return compare_page(revision_or_404(g.user, scenario_id, a),
-                        revision_or_404(g.user, scenario_id, b), numbers)
-
-
 @bp.post("/<int:scenario_id>/import")
 @login_required
 def import_workbook(scenario_id: int):
@@ -304,8 +292,3 @@ def import_workbook(scenario_id: int):
         return form_page(scenario, {}, sections, 422)
     flash(_("Assumptions loaded from the workbook: check them, then save a new revision."))
     return form_page(scenario, model.model_dump(mode="json"))
-
-
-from service import compare as compare_routes  # noqa: E402,F401  (more routes on this bp)
-from service import scenario_live  # noqa: E402,F401
-from service import contracts_attach  # noqa: E402,F401  (attach commitments to a position)

@@ -12,12 +12,12 @@ from flask import Flask
 
 
 def serve_waitress(app: Flask, host: str, port: int, threads: int) -> None:
-    from waitress import serve
+    from waitress import serve  # one server is loaded: the one the command asks for
     serve(app, host=host, port=port, threads=threads, ident="buyrent")
 
 
 def serve_gunicorn(app: Flask, host: str, port: int, workers: int, threads: int) -> None:
-    from gunicorn.app.base import BaseApplication
+    from gunicorn.app.base import BaseApplication  # loaded only with --workers > 1
 
     def post_fork(_server, _worker):
         # connections opened by the master (migrations, demo seed) must not be shared

@@ -10,12 +10,8 @@ on device", and OSError ENOSPC / EROFS / EDQUOT from any file the app writes.
 from __future__ import annotations
 
 import errno
-from typing import Any, Optional
 
-from flask import render_template, request
-
-from service.errors import json_error
-from service.i18n import N_, _
+from service.i18n import N_
 
 MESSAGE = N_("The database cannot be written right now (disk full or read-only); nothing "
               "was saved. Try again later.")
@@ -42,16 +38,3 @@ def is_storage_failure(exc: BaseException) -> bool:
         exc = exc.__cause__ or exc.__context__
         seen += 1
     return False
-
-
-def response(exc: BaseException) -> Optional[Any]:
-    """A 503 response for a storage failure, or None for any other error."""
-    if not is_storage_failure(exc):
-        return None
-    if request.path.startswith("/api/"):
-        body, status = json_error(503, _(MESSAGE), code="storage_unavailable")
-    else:
-        body, status = render_template("error.html", status=503,
-                                       title=_("Cannot save right now"), message=_(MESSAGE),
-                                       error_id=None), 503
-    return body, status, {"Retry-After": RETRY_AFTER}

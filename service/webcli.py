@@ -4,9 +4,18 @@ from __future__ import annotations
 import argparse
 import getpass
 import json
+import os
 import sys
 
+from sqlalchemy import select
+
+from models.scenario import Scenario
+from service import create_app
+from service.auth import UserError, create_token, create_user
+from service.db import ScenarioRecord, User, write_session
 from service.paths import SAMPLE_USAGE, SAMPLES
+from service.revisions import check_plan, create_scenario, store_usage
+from service.server import serve_gunicorn, serve_waitress
 from service.usage_error import UsageError
 
 DEMO_USERS = (("demo-analyst", "analyst-demo-pw", "analyst"),
@@ -38,7 +47,6 @@ def register(sub) -> None:
 
 
 def _app():
-    from service import create_app
     return create_app()
 
 
@@ -52,8 +60,6 @@ def read_password() -> str:
 
 
 def cmd_users_add(args: argparse.Namespace) -> int:
-    from service.auth import UserError, create_user
-    from service.db import write_session
     app = _app()
     password = read_password()
     with app.app_context():
@@ -67,10 +73,7 @@ def cmd_users_add(args: argparse.Namespace) -> int:
 
 
 def cmd_users_token(args: argparse.Namespace) -> int:
-    from sqlalchemy import select
 
-    from service.auth import create_token
-    from service.db import User, write_session
     app = _app()
     with app.app_context():
         with write_session() as s:
@@ -84,12 +87,7 @@ def cmd_users_token(args: argparse.Namespace) -> int:
 
 def seed_demo(app) -> list[tuple[str, str, str]]:
     """Demo users and one sample scenario with its plan (idempotent)."""
-    from sqlalchemy import select
 
-    from models.scenario import Scenario
-    from service.auth import create_user
-    from service.db import ScenarioRecord, User, write_session
-    from service.revisions import check_plan, create_scenario, store_usage
     with app.app_context():
         with write_session() as s:
             users = {}
@@ -106,9 +104,7 @@ def seed_demo(app) -> list[tuple[str, str, str]]:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    import os
 
-    from service.server import serve_gunicorn, serve_waitress
     app = _app()
     if args.demo or app.config.get("BUYRENT_DEMO"):
         for name, password, role in seed_demo(app):

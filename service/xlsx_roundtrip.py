@@ -23,6 +23,7 @@ from models.scenario import Scenario
 from service.clip import clip, clip_repr
 from service.ingest.guards import unsafe_part_name
 from service.xlsx.assumptions import EXACT_COL, HEADERS, SHEET, stored_number
+from service.i18n import LANGUAGES, translations
 
 MAX_BYTES = 50 * 1024 * 1024            # compressed upload
 MAX_UNCOMPRESSED = 500 * 1024 * 1024    # all members together
@@ -71,7 +72,6 @@ def _check_container(data: bytes) -> None:
 
 def _in_every_language(text: str) -> set[str]:
     """A sheet name or header as any language's workbook writes it."""
-    from service.i18n import LANGUAGES, translations
     return {text} | {translations(lang).gettext(text) for lang in LANGUAGES}
 
 

@@ -88,7 +88,7 @@ def test_growth_plan_shows_the_schedule_and_a_row_added_with_the_button_is_saved
     for paper in ("A4", "Letter"):                        # the print stays within 4 pages
         pdf = PdfReader(io.BytesIO(page.pdf(format=paper, print_background=True)))
         text = " ".join(p.extract_text() for p in pdf.pages)
-        assert 1 <= len(pdf.pages) <= 4, (paper, len(pdf.pages))
+        assert len(pdf.pages) <= 4, (paper, len(pdf.pages))
         for expected in ("Schedule", "What you hold today", "Purchase orders",
                          "Capacity by month", "Compare schedules", "Buy 1 server now."):
             assert expected in text, (paper, expected)

@@ -48,7 +48,7 @@ def test_libreoffice_prints_summary_and_breakeven_in_at_most_three_pages(login, 
     pdf = export_pdf(data, tmp_path, {"Summary", "Breakeven"})
     from pypdf import PdfReader
     reader = PdfReader(str(pdf))
-    assert 1 <= len(reader.pages) <= 3
+    assert len(reader.pages) <= 3, len(reader.pages)
     text = [page.extract_text() for page in reader.pages]
     assert all(f"revision 1 · hash {digest[:16]}" in t for t in text)
     assert any("Summary, page 1 of" in t for t in text)
@@ -88,7 +88,7 @@ def test_plan_page_prints_on_a4_and_letter_in_at_most_four_pages(server, browser
         data = page.pdf(format=paper, print_background=True)
         _artifact(f"plan-{paper}.pdf").write_bytes(data)
         pages = pdf_pages(data)
-        assert 1 <= pages <= 4, (paper, pages)
+        assert pages <= 4, (paper, pages)
         text = " ".join(p.extract_text() for p in PdfReader(io.BytesIO(data)).pages)
         assert "Audit log" not in text and "Log out" not in text        # no navigation
         assert "Monthly cash flows" not in text and "Downloads" not in text

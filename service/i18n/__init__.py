@@ -55,9 +55,10 @@ def current_locale() -> str:
     forced = _forced.get()
     if forced:
         return forced
-    from flask import has_request_context
+    # Flask is loaded only by the web app: the CLI (``buyrent plan``) never imports it
+    from flask import has_request_context  # noqa: PLC0415
     if has_request_context():
-        from flask_babel import get_locale
+        from flask_babel import get_locale  # noqa: PLC0415
         locale = get_locale()
         return normalize(locale.language if locale else None)
     return DEFAULT

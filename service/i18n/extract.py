@@ -9,16 +9,23 @@ models/scenario.py and models/assumptions.py to them.
 from __future__ import annotations
 
 import inspect
+import io
+import json
+import typing
 from typing import Any, Iterator
 
+from babel.messages.extract import extract_python
 from pydantic import BaseModel
+
+from models.assumptions import ASSUMPTIONS
+from models.document import DISTRIBUTION_NOTE, RULES
+from models.scenario import LoanFinancing, Scenario
 
 Extracted = tuple[int, str, str, list[str]]
 
 
 def schema_texts() -> Iterator[tuple[str, str, str]]:
     """(path, what, text) of every shown text of the scenario schema."""
-    from models.scenario import LoanFinancing, Scenario
     seen: set[type] = set()
 
     def walk(model: type[BaseModel], prefix: str) -> Iterator[tuple[str, str, str]]:
@@ -46,7 +53,6 @@ def schema_texts() -> Iterator[tuple[str, str, str]]:
 
 
 def nested_models(annotation: Any) -> Iterator[type[BaseModel]]:
-    import typing
     if inspect.isclass(annotation) and issubclass(annotation, BaseModel):
         yield annotation
         return
@@ -56,7 +62,6 @@ def nested_models(annotation: Any) -> Iterator[type[BaseModel]]:
 
 def assumption_texts() -> Iterator[tuple[str, str, str]]:
     """Labels and units of the uncertainty assumptions (tornado rows)."""
-    from models.assumptions import ASSUMPTIONS
     for a in ASSUMPTIONS:
         yield a.key, "label", a.label
         yield a.key, "unit", a.unit
@@ -94,7 +99,6 @@ def assumption_labels(fileobj, keywords, comment_tags, options) -> Iterator[Extr
 
 def document_texts() -> Iterator[tuple[str, str, str]]:
     """The rules and notes the plan document states in words (models/document.py)."""
-    from models.document import DISTRIBUTION_NOTE, RULES
     for key, value in RULES.items():
         if isinstance(value, dict):
             for sub, text in value.items():
@@ -107,7 +111,6 @@ def document_texts() -> Iterator[tuple[str, str, str]]:
 def document_rules(fileobj, keywords, comment_tags, options) -> Iterator[Extracted]:
     """Babel extraction method for models/document.py: its rules, then the literals its
     code marks (Message templates) as the Python extractor finds them."""
-    from babel.messages.extract import extract_python
     data = fileobj.read()
     for _line, _function, text, comments in _extract(document_texts(), _Bytes(data)):
         yield 1, "gettext", text, comments
@@ -118,7 +121,6 @@ class _Bytes:
     """A file object that can be read again (each extractor reads the whole file)."""
 
     def __init__(self, data: bytes):
-        import io
         self._io = io.BytesIO(data)
 
     def __getattr__(self, name):
@@ -128,7 +130,6 @@ class _Bytes:
 def context_presets(fileobj, keywords, comment_tags, options) -> Iterator[Extracted]:
     """Babel extraction method for service/presets/context_presets.json: each preset's label
     and its values' sources (service/context_presets.py shows them through the catalog)."""
-    import json
     raw = json.loads(fileobj.read().decode("utf-8"))
     for key, item in raw.items():
         yield 1, "gettext", item["label"], [f"context preset {key} (label)"]

@@ -2,7 +2,8 @@
 language. The English names are marked here once (``N_``) and translated where shown."""
 from __future__ import annotations
 
-from service.i18n import N_, gettext
+from service import form_values as fv
+from service.i18n import DEFAULT, N_, current_locale, gettext
 
 STRATEGY_LABELS = {"on_demand": N_("All on demand"), "cloud_only": N_("Cloud only (best mix)"),
                    "buy_for_peak": N_("Buy for peak"), "optimal": N_("Optimal mix"),
@@ -14,8 +15,29 @@ def strategy_label(name: str) -> str:
     return gettext(STRATEGY_LABELS[name]) if name in STRATEGY_LABELS else str(name)
 
 
+# Cost lines (models/costs.py) as the workbook, page and CLI name them.
+LINE_TITLES = {
+    "capex": N_("Capex (purchase + install)"), "loan_payment": N_("Loan payments"),
+    "energy": N_("Energy"), "space": N_("Space (colocation)"),
+    "maintenance": N_("Maintenance"), "staff": N_("Staff"),
+    "owned_storage": N_("Owned storage"), "owned_network": N_("Owned network (data out)"),
+    "commitment_upfront": N_("Commitment upfront"), "commitment": N_("Commitment monthly"),
+    "spot": N_("Spot"), "on_demand": N_("On demand"), "storage": N_("Cloud storage"),
+    "egress": N_("Egress"), "cloud_setup": N_("Cloud setup fee"),
+    "cloud_support": N_("Cloud support"), "tax_on_resale": N_("Tax on resale gain"),
+    "resale_credit": N_("Resale credit (-)"), "tax_shield": N_("Tax shield (-)"),
+}
+# Values of the schema's Literal fields, as the select boxes show them.
+OPTION_WORDS = {
+    "straight_line": N_("straight-line"), "macrs_5": N_("MACRS 5-year"), "cash": N_("cash"),
+    "loan": N_("loan"), "none": N_("none"), "partial": N_("partial"), "all": N_("all"),
+    "triangular": N_("triangular"), "lognormal": N_("log-normal"),
+    "liquidate": N_("liquidate"), "prorate": N_("prorate"), "allocated": N_("allocated"),
+    "busy": N_("busy"),
+}
+
+
 def cost_line_label(name: str) -> str:
-    from service.xlsx.strategy_sheet import LINE_TITLES
     return gettext(LINE_TITLES[name]) if name in LINE_TITLES else str(name)
 
 
@@ -70,8 +92,6 @@ def display_unit(unit: str, kind: str, currency: str) -> str:
     -> "% per year" (Korean "연간 %"), "currency per server" -> "USD per server" ("서버당 USD").
     The translated unit names its quantity with the translation of "fraction" / "currency",
     which is replaced here as form_values.display_unit does for English."""
-    from service import form_values as fv
-    from service.i18n import DEFAULT, current_locale
     if current_locale() == DEFAULT or not unit:
         return fv.display_unit(unit, kind, currency)
     text = gettext(unit)
@@ -86,7 +106,6 @@ def display_unit(unit: str, kind: str, currency: str) -> str:
 
 def option_word(value) -> str:
     """A value of a Literal field (payment "partial", financing "loan") as select boxes show it."""
-    from service.form_fields import OPTION_WORDS
     return gettext(OPTION_WORDS[value]) if value in OPTION_WORDS else str(value)
 
 

@@ -14,9 +14,11 @@ from typing import Any, Iterable, Mapping, Optional, Union
 
 from babel.numbers import format_decimal
 
+from models.breakeven import Direction
 from models.messages import Message, Money, Months, Number, Percent, message_from_json
 from service.i18n import DEFAULT, N_, current_locale, gettext, using_locale
 from service.i18n import formats
+from service.i18n.ingest_warnings import translate_warning
 
 # Words the engine passes as plain string parameters that have a translation of their own.
 WORDS = {
@@ -103,7 +105,6 @@ def _plain(text: str, locale: str) -> str:
     with using_locale(locale):
         translated = gettext(text)
         if translated == text:
-            from service.i18n.ingest_warnings import translate_warning
             translated = translate_warning(text) or text
         return translated
 
@@ -182,7 +183,6 @@ def direction_text(direction: Any, locale: Optional[str] = None) -> str:
     if not isinstance(direction, Mapping):
         return str(direction or "")
     if {"cheaper", "when", "other"} <= direction.keys():
-        from models.breakeven import Direction
         return render(Direction(direction["cheaper"], direction["when"],
                                 direction["other"]).message(), locale)
     return str(direction.get("text", ""))

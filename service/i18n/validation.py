@@ -11,6 +11,7 @@ import re
 from typing import Any, Mapping, Optional
 
 from service.i18n import DEFAULT, N_, current_locale, gettext
+from service import form_values as fv
 
 BY_TYPE = {
     "greater_than_equal": N_("Input should be greater than or equal to %(ge)s"),
@@ -112,7 +113,6 @@ def error_message(item: Mapping[str, Any]) -> str:
 def bound_message(item: Mapping[str, Any], display: str) -> Optional[str]:
     """A bound error of a field shown in percent, in the unit people typed ("at most 100 %"),
     in the current language; None for other errors (service.form_values.bound_message)."""
-    from service import form_values as fv
     english = fv.bound_message(dict(item), display)
     if english is None or current_locale() == DEFAULT:
         return english

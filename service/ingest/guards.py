@@ -16,6 +16,7 @@ from pathlib import PurePosixPath
 
 from service.clip import clip_repr
 from service.ingest.core import Limits, fail, fail_one, problem
+from openpyxl.xml import DEFUSEDXML
 
 ZIP = b"PK\x03\x04"
 OLE = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
@@ -39,7 +40,6 @@ MERGE = re.compile(rb'<mergeCell\b[^>]*\bref="([A-Z0-9:$]+)"')
 
 def openpyxl_is_defused() -> bool:
     """openpyxl parses through defusedxml (it switches automatically when defusedxml imports)."""
-    from openpyxl.xml import DEFUSEDXML
     return bool(DEFUSEDXML)
 
 

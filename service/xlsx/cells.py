@@ -6,6 +6,8 @@ from typing import Any
 
 from xlsxwriter.utility import xl_col_to_name
 from xlsxwriter.worksheet import Worksheet
+from service.i18n import DEFAULT, current_locale
+from service.i18n.labels import strategy_label
 
 FORMATS = {
     "title": {"bold": True, "font_size": 14},
@@ -81,8 +83,6 @@ class PlanWorksheet(Worksheet):
 def strategy_sheet_name(name: str) -> str:
     """A strategy's sheet: its key in English workbooks (formulas and tests read those), its
     label in the reader's language otherwise (at most 31 characters, none of []:*?/\\)."""
-    from service.i18n import DEFAULT, current_locale
-    from service.i18n.labels import strategy_label
     if current_locale() == DEFAULT:
         return name
     return re.sub(r"[\[\]:*?/\\]", " ", strategy_label(name))[:31]

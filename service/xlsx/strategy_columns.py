@@ -22,20 +22,9 @@ from service.i18n import N_, gettext as tr
 from service.xlsx.chain_formulas import (FIRST, commitment_formula, depreciation_formula,
                                          fx_at, inside_horizon, lagged, loan_formula,
                                          prepaid_formula, resale_formula)
+from service.i18n.labels import LINE_TITLES  # noqa: F401 (read by strategy_sheet, summary)
 from service.xlsx.cohort_block import COHORT_TOTALS
 
-# English; written through _() in the workbook's language
-LINE_TITLES = {
-    "capex": N_("Capex (purchase + install)"), "loan_payment": N_("Loan payments"),
-    "energy": N_("Energy"), "space": N_("Space (colocation)"),
-    "maintenance": N_("Maintenance"), "staff": N_("Staff"),
-    "owned_storage": N_("Owned storage"), "owned_network": N_("Owned network (data out)"),
-    "commitment_upfront": N_("Commitment upfront"), "commitment": N_("Commitment monthly"),
-    "spot": N_("Spot"), "on_demand": N_("On demand"), "storage": N_("Cloud storage"),
-    "egress": N_("Egress"), "cloud_setup": N_("Cloud setup fee"),
-    "cloud_support": N_("Cloud support"), "tax_on_resale": N_("Tax on resale gain"),
-    "resale_credit": N_("Resale credit (-)"), "tax_shield": N_("Tax shield (-)"),
-}
 
 
 @dataclass

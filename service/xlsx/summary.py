@@ -13,6 +13,7 @@ from service.i18n.labels import strategy_label
 from service.xlsx.cells import add_sheet, sheet_ref, strategy_sheet_name, write_text
 from service.xlsx.print_setup import PrintLabel, print_setup
 from service.xlsx.strategy_sheet import LINE_TITLES, SheetInfo
+from service.i18n import DEFAULT, current_locale
 
 SUMMARY, BREAKEVEN = N_("Summary"), N_("Breakeven")  # sheet names, through _()
 TABLE_ROW = 6   # 0-based header row of the strategy table
@@ -180,7 +181,6 @@ STRATEGY_KEYS = ("optimal", "proposed", "cloud_only", "buy_for_peak", "staged",
 
 def _key_word(key: str) -> str:
     """A breakeven key in the workbook's language (English workbooks keep the keys)."""
-    from service.i18n import DEFAULT, current_locale
     if current_locale() == DEFAULT:
         return key
     if key in BREAKEVEN_WORDS:

@@ -549,14 +549,7 @@ class Scenario(Section):
         if len(set(ids)) != len(ids):
             raise ValueError(f"commitment ids must be unique, got {ids}")
         offers = {offer.id: offer for offer in self.commitments}
-        for offer_id, gpus in self.proposed.committed_gpus.items():
-            if offer_id not in offers:
-                raise ValueError(f"proposed.committed_gpus names unknown offer {offer_id!r}; "
-                                 f"offers are {ids}")
-            if gpus < 0 or gpus % offers[offer_id].block_gpus:
-                raise ValueError(f"proposed.committed_gpus[{offer_id!r}] = {gpus} must be a "
-                                 f"non-negative multiple of block_gpus "
-                                 f"{offers[offer_id].block_gpus}")
+        _check_blocks("proposed.committed_gpus", self.proposed.committed_gpus, offers)
         months = [d.month for d in self.proposed.schedule]
         if len(set(months)) != len(months):
             raise ValueError("proposed.schedule has two decisions for the same month")
@@ -564,14 +557,7 @@ class Scenario(Section):
                                        or self.proposed.committed_gpus):
             raise ValueError("proposed: give either a schedule or servers and committed_gpus")
         for d in self.proposed.schedule:
-            for offer_id, gpus in d.commit.items():
-                if offer_id not in offers:
-                    raise ValueError(f"proposed.schedule[{d.month}].commit names unknown offer "
-                                     f"{offer_id!r}; offers are {ids}")
-                if gpus < 0 or gpus % offers[offer_id].block_gpus:
-                    raise ValueError(f"proposed.schedule[{d.month}].commit[{offer_id!r}] = "
-                                     f"{gpus} must be a non-negative multiple of block_gpus "
-                                     f"{offers[offer_id].block_gpus}")
+            _check_blocks(f"proposed.schedule[{d.month}].commit", d.commit, offers)
             if d.sell_from and sum(d.sell_from.values()) != d.sell_servers:
                 raise ValueError(f"proposed.schedule[{d.month}]: sell_from adds up to "
                                  f"{sum(d.sell_from.values())}, sell_servers is "
@@ -598,6 +584,17 @@ def validation_messages(error) -> list[str]:
         suffix = "" if isinstance(got, (dict, list)) or got is None else f" (got {got!r})"
         lines.append(f"{path}: {item['msg']}{suffix}")
     return lines
+
+
+def _check_blocks(where: str, committed: dict[str, int], offers: dict) -> None:
+    """GPUs committed per offer: known offers, whole non-negative blocks."""
+    for offer_id, gpus in committed.items():
+        if offer_id not in offers:
+            raise ValueError(f"{where} names unknown offer {offer_id!r}; offers are "
+                             f"{list(offers)}")
+        if gpus < 0 or gpus % offers[offer_id].block_gpus:
+            raise ValueError(f"{where}[{offer_id!r}] = {gpus} must be a non-negative multiple "
+                             f"of block_gpus {offers[offer_id].block_gpus}")
 
 
 # Which market's currency a money field is entered in (forms, the workbook and the CLI label

@@ -12,6 +12,7 @@ from flask_babel import Babel
 
 from service.i18n import (DEFAULT, LANGUAGES, TRANSLATIONS, N_, _, current_locale, formats,
                           translations)
+from service.db import User, write_session
 from service.i18n import labels, sentences
 from service.i18n.labels import cost_line_label, strategy_label
 
@@ -53,7 +54,6 @@ def switch():
     else:
         session.pop(SESSION_KEY, None)
     if g.get("user") is not None:
-        from service.db import User, write_session
         with write_session() as s:
             s.get(User, g.user.id).language = lang or None
     return redirect(safe_next(request.form.get("next")))

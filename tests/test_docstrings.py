@@ -64,19 +64,22 @@ def public_api():
     return sorted(found, key=lambda item: item[0])
 
 
-# modules not yet converted (issue 13, in progress): the list may only shrink, and a module
-# leaves it as soon as it passes (test_not_yet_lists_only_modules_that_fail)
-NOT_YET = {"assumptions",
-           "draw_dispatch", "draws",
-           "scenario", "staged", "uncertainty"}
+# Left for the uncertainty-ranges work (branch `ranges`), which rewrites or moves these: the
+# list may only shrink, and a name leaves it as soon as it passes
+# (test_not_yet_lists_only_names_that_fail).
+NOT_YET = {"models.assumptions.Assumption.field", "models.assumptions.Assumption.label",
+           "models.assumptions.Assumption.unit", "models.assumptions.low_high",
+           "models.scenario.low", "models.scenario.high", "models.scenario.shape",
+           "models.draw_dispatch", "models.draws", "models.staged", "models.uncertainty"}
 
 
-def module_of(name: str) -> str:
-    return name.split(".")[1]
+def pending(name: str) -> bool:
+    return name in NOT_YET or name.rsplit(".", 1)[0] in NOT_YET or \
+        ".".join(name.split(".")[:2]) in NOT_YET
 
 
 ALL = public_api()
-API = [(name, obj) for name, obj in ALL if module_of(name) not in NOT_YET]
+API = [(name, obj) for name, obj in ALL if not pending(name)]
 
 
 def problems(obj) -> list[str]:
@@ -99,9 +102,10 @@ def test_the_public_api_is_found():
     assert len(ALL) > 200
 
 
-@pytest.mark.parametrize("module", sorted(NOT_YET))
-def test_not_yet_lists_only_modules_that_fail(module):
-    assert any(problems(obj) for name, obj in ALL if module_of(name) == module)
+@pytest.mark.parametrize("entry", sorted(NOT_YET))
+def test_not_yet_lists_only_names_that_fail(entry):
+    assert any(problems(obj) for name, obj in ALL
+               if name == entry or name.startswith(entry + "."))
 
 
 @pytest.mark.parametrize("name, obj", API, ids=[name for name, _ in API])

@@ -70,7 +70,7 @@ def public_api():
 NOT_YET = {"models.assumptions.Assumption.field", "models.assumptions.Assumption.label",
            "models.assumptions.Assumption.unit", "models.assumptions.low_high",
            "models.scenario.low", "models.scenario.high", "models.scenario.shape",
-           "models.draw_dispatch", "models.draws", "models.staged", "models.uncertainty"}
+           "models.staged", "models.uncertainty"}
 
 
 def pending(name: str) -> bool:

@@ -155,7 +155,8 @@ class Message:
 
         Examples
         --------
-        >>> Message("Buy {n} servers in {quarter}.", {"n": Number(3), "quarter": "2027-Q2"}).render()
+        >>> m = Message("Buy {n} servers in {quarter}.", {"n": Number(3), "quarter": "2027-Q2"})
+        >>> m.render()
         'Buy 3 servers in 2027-Q2.'
         """
         values = {k: formatter(v) for k, v in self.params.items()}

@@ -60,7 +60,7 @@ class LinearCosts:
 
 
 def linear_costs(ctx: PlanContext) -> LinearCosts:
-    """The PV cost coefficients of a context, each the kernel's PV of a unit input minus that of none.
+    """The PV cost coefficients of a context: the kernel's PV of a unit input minus that of none.
 
     Parameters
     ----------

@@ -275,7 +275,7 @@ class PlanContext:
         return new + (held if new.ndim == 1 else held[:, None])
 
     def committed_capacity(self, committed_gpus: float | np.ndarray) -> np.ndarray:
-        """Committed capacity of the position plus a constant number of new committed GPUs, by month.
+        """Committed capacity of the position plus a constant count of new committed GPUs.
 
         Parameters
         ----------

@@ -4,9 +4,10 @@ numpydoc's own validator reads each docstring. The rules kept are the ones that 
 about the function: a summary; a Parameters section naming every parameter of the signature, in
 order, each with a type and a description (that is where the unit goes, in brackets); a Returns
 section, with a description, for a function that returns a value; only known sections, in
-numpydoc's order. Formatting trivia (capitals, final periods, quote placement, the mood of the
-summary's verb, an extended summary, See Also, Examples) is not checked. The doctests of the
-docstrings run here too.
+numpydoc's order; nothing the parser cannot read. Formatting trivia (capitals, final periods,
+quote placement, the mood of the summary's verb, an extended summary, See Also, Examples) is
+not checked, nor are the units themselves (not every parameter has one: a scenario, a flag),
+which review keeps to models/__init__.py's conventions. The docstrings' examples run here too.
 """
 from __future__ import annotations
 
@@ -95,7 +96,8 @@ def test_the_public_api_is_found():
     names = {name for name, _ in ALL}
     for expected in ("models.finance.level_payment", "models.costs.cost_lines",
                      "models.strategies.PlanContext.evaluate", "models.plan.Plan.calendar",
-                     "models.dispatch.DemandTables.build", "models.capacity.CapacityPlan.servers_online"):
+                     "models.dispatch.DemandTables.build",
+                     "models.capacity.CapacityPlan.servers_online"):
         assert expected in names
     assert not any(name.rsplit(".", 1)[1].startswith("_") for name in names)
     assert len(ALL) > 200

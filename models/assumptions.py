@@ -71,7 +71,7 @@ def base_value(s: Scenario, key: str) -> float:
     Parameters
     ----------
     s : Scenario
-        The scenario.
+        Scenario holding the value.
     key : str
         The assumption, e.g. ``"server_price"`` (``BY_KEY``).
 
@@ -95,9 +95,9 @@ def applies(s: Scenario, key: str) -> bool:
     Parameters
     ----------
     s : Scenario
-        The scenario.
+        Scenario (does it convert a currency?).
     key : str
-        The assumption.
+        Assumption key.
 
     Returns
     -------
@@ -138,9 +138,9 @@ def value_bounds(s: Scenario, key: str) -> tuple[float, float]:
     Parameters
     ----------
     s : Scenario
-        The scenario.
+        Scenario (resale fractions, spot job shape).
     key : str
-        The assumption.
+        Assumption key, e.g. ``"failure_rate"``.
 
     Returns
     -------
@@ -206,9 +206,9 @@ def to_value(s: Scenario, key: str, change: np.ndarray | float) -> np.ndarray:
     Parameters
     ----------
     s : Scenario
-        The scenario.
+        Scenario holding the base value.
     key : str
-        The assumption.
+        Assumption key (relative or absolute range).
     change : numpy.ndarray or float
         Change from the base: a fraction of it for a relative assumption, else added to it
         [fraction of base, or the assumption's unit].
@@ -236,7 +236,7 @@ def with_values(s: Scenario, values: dict[str, float]) -> Scenario:
     Parameters
     ----------
     s : Scenario
-        The scenario.
+        Scenario to copy.
     values : dict of str to float
         Assumption to its value [the assumption's unit]; assumptions that do not apply are
         ignored.

@@ -115,7 +115,7 @@ def online_months(ctx: PlanContext) -> np.ndarray:
     Parameters
     ----------
     ctx : PlanContext
-        The plan's context.
+        Context of the plan (its position and lead time).
 
     Returns
     -------
@@ -131,7 +131,7 @@ def screening_lines(ctx: PlanContext) -> dict[str, Line]:
     Parameters
     ----------
     ctx : PlanContext
-        The plan's context.
+        Context of the plan (prices, calendar, wastes).
 
     Returns
     -------
@@ -173,7 +173,7 @@ def on_demand_line_all_months(ctx: PlanContext, lc: LinearCosts) -> Line:
     Parameters
     ----------
     ctx : PlanContext
-        The plan's context.
+        Context of the plan (calendar, discount factors).
     lc : LinearCosts
         The optimizer's unit PV coefficients.
 
@@ -241,7 +241,7 @@ def utilization_breakevens(ctx: PlanContext, lines: dict[str, Line]
     Parameters
     ----------
     ctx : PlanContext
-        The plan's context.
+        Context of the plan, for the on-demand line over all months.
     lines : dict of str to Line
         :func:`screening_lines`.
 
@@ -302,7 +302,7 @@ def flat_context(ctx: PlanContext, gpus: float, interruptible: bool) -> PlanCont
     Parameters
     ----------
     ctx : PlanContext
-        The plan's context.
+        Context of the plan whose prices are kept.
     gpus : float
         Demand in every hour [GPUs of the measured type].
     interruptible : bool
@@ -326,7 +326,7 @@ def all_in_breakevens(ctx: PlanContext, names: list[str]) -> tuple[dict, dict, d
     Parameters
     ----------
     ctx : PlanContext
-        The plan's context.
+        Context of the plan, re-demanded flat for each utilization.
     names : list of str
         Cloud options: ``on_demand``, ``spot`` or an offer id.
 
@@ -387,7 +387,7 @@ def cloud_plan(ctx: PlanContext, name: str) -> CapacityPlan:
     Parameters
     ----------
     ctx : PlanContext
-        The plan's context.
+        Context of the plan (horizon, offers, server size).
     name : str
         ``on_demand``, ``spot`` or an offer id.
 
@@ -525,7 +525,7 @@ def price_breakevens(ctx: PlanContext, cloud: Capacity) -> tuple[dict, dict]:
     Parameters
     ----------
     ctx : PlanContext
-        The plan's context.
+        Context of the plan, re-priced at each trial value.
     cloud : Capacity
         The best cloud-only plan.
 
@@ -571,7 +571,7 @@ def load_duration(ctx: PlanContext, r: StrategyResult, points: int = 200) -> dic
     Parameters
     ----------
     ctx : PlanContext
-        The plan's context.
+        Context of the plan (sorted gross demand).
     r : StrategyResult
         The recommended strategy.
     points : int, default 200
@@ -634,7 +634,7 @@ def payback(results: dict[str, StrategyResult], horizon: int) -> tuple[dict, dic
     Parameters
     ----------
     results : dict of str to StrategyResult
-        Every strategy priced, by name.
+        Strategies priced, by name; ``on_demand`` is the baseline.
     horizon : int
         Months of the horizon [months].
 
@@ -675,9 +675,9 @@ def breakeven_section(ctx: PlanContext, results: dict[str, StrategyResult],
     Parameters
     ----------
     ctx : PlanContext
-        The plan's context.
+        Context whose strategies are compared.
     results : dict of str to StrategyResult
-        Every strategy priced, by name.
+        Strategies priced, ``on_demand`` and ``cloud_only`` among them.
     recommendation : str
         Name of the recommended strategy.
 

@@ -77,7 +77,7 @@ class CapacityPlan:
         Parameters
         ----------
         months : int
-            Months to count, from month 0 [months].
+            Months to count from month 0 [months].
 
         Returns
         -------
@@ -95,7 +95,7 @@ class CapacityPlan:
         Parameters
         ----------
         months : int
-            Months to count, from month 0 [months].
+            Length of the result, from month 0 [months].
 
         Returns
         -------
@@ -113,12 +113,14 @@ class CapacityPlan:
         Parameters
         ----------
         months : int
-            Months to count, from month 0 [months].
+            Length of each row, from month 0 [months]; a cohort signed before the plan counts
+            from month 0.
 
         Returns
         -------
         dict of str to numpy.ndarray
-            Offer id to committed GPUs [GPUs, (months,)]; only offers with a cohort.
+            Offer id to committed GPUs [GPUs, (months,)]; an offer appears only when the plan
+            has a cohort of it.
         """
         out: dict[str, np.ndarray] = {}
         for c in self.commitments:
@@ -273,7 +275,7 @@ def static_plan(s: Scenario, capacity: Capacity, horizon: int,
     Parameters
     ----------
     s : Scenario
-        The scenario.
+        Scenario (offers, useful life, lead time).
     capacity : Capacity
         Servers and committed GPUs per offer held for the whole horizon.
     horizon : int
@@ -306,7 +308,7 @@ def schedule_plan(s: Scenario, decisions, first_month: str, horizon: int,
     Parameters
     ----------
     s : Scenario
-        The scenario.
+        Scenario (offer terms, useful life, lead time).
     decisions : iterable of models.scenario.Decision
         The schedule: in each month, servers to buy or sell and GPUs to commit per offer.
     first_month : str
@@ -316,7 +318,7 @@ def schedule_plan(s: Scenario, decisions, first_month: str, horizon: int,
     position : CapacityPlan, optional
         What the team holds at the start; none by default.
     use_spot : bool, default True
-        Whether interruptible overflow may run on spot.
+        May interruptible overflow run on spot?
 
     Returns
     -------

@@ -183,7 +183,7 @@ def commitment_schedule(book: PriceBook, c: CommitmentCohort) -> dict[str, np.nd
     Parameters
     ----------
     book : PriceBook
-        Prices of the plan.
+        Price book (offer rates, calendar, horizon rule).
     c : CommitmentCohort
         The cohort; its GPU count is not applied here.
 
@@ -349,7 +349,7 @@ def cost_lines(book: PriceBook, plan: CapacityPlan, v: Volumes, *, linear: bool 
     book : PriceBook
         Prices of the plan, with ``n`` draws.
     plan : CapacityPlan
-        The strategy's cohorts.
+        Cohorts of the strategy.
     v : Volumes
         Its monthly volumes by source over the horizon [GPU-hours, (horizon,) or (horizon, n)].
     linear : bool, default False
@@ -446,9 +446,10 @@ def cohort_items(book: PriceBook, plan: CapacityPlan) -> dict[str, np.ndarray]:
     Parameters
     ----------
     book : PriceBook
-        Prices of the plan.
+        Price book the cohorts are priced with.
     plan : CapacityPlan
-        The strategy's cohorts.
+        Cohorts of servers and commitments; a cohort of no server or no GPU is passed
+        over.
 
     Returns
     -------
@@ -498,9 +499,9 @@ def deductible_by_month(book: PriceBook, plan: CapacityPlan, lines: Mapping[str,
     Parameters
     ----------
     book : PriceBook
-        Prices of the plan.
+        Price book of the priced plan.
     plan : CapacityPlan
-        The strategy's cohorts.
+        Cohorts of the priced plan.
     lines : Mapping of str to numpy.ndarray
         The priced plan's cost lines, one value a month (1-D) [currency, (months,)].
 
@@ -527,7 +528,7 @@ def uses_cloud(plan: CapacityPlan, v: Volumes) -> np.ndarray:
     Parameters
     ----------
     plan : CapacityPlan
-        The strategy's cohorts.
+        Cohorts (any committed GPU counts).
     v : Volumes
         Its monthly volumes [GPU-hours].
 
@@ -577,7 +578,7 @@ def discounted_by_month(book: PriceBook, lines: Mapping[str, np.ndarray]) -> np.
     Parameters
     ----------
     book : PriceBook
-        Prices of the plan (its discount factors).
+        Price book (start- and end-of-month discount factors).
     lines : Mapping of str to numpy.ndarray
         Every line of ``LINES`` [currency, (months, n)].
 

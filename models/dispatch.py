@@ -227,7 +227,7 @@ def dispatch(tables: DemandTables, committed_cap: np.ndarray, owned_cap: np.ndar
     spot_waste : float
         Share of billed spot time wasted [fraction].
     spot_share : float
-        Share of leftover interruptible work that spot can take [fraction].
+        Share of leftover interruptible work spot can take [fraction].
 
     Returns
     -------

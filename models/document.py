@@ -79,9 +79,9 @@ def month_rows(ctx: PlanContext, r: StrategyResult) -> list[dict[str, Any]]:
     Parameters
     ----------
     ctx : PlanContext
-        The plan's context.
+        Context of the plan (calendar, demand by month).
     r : StrategyResult
-        The strategy priced.
+        Strategy to tabulate.
 
     Returns
     -------
@@ -149,7 +149,7 @@ def schedule_document(plan: Plan, r: StrategyResult) -> dict[str, Any]:
     Parameters
     ----------
     plan : Plan
-        The plan.
+        Plan holding the offers and the price book.
     r : StrategyResult
         A staged or scheduled strategy.
 
@@ -177,9 +177,9 @@ def strategy_document(plan: Plan, r: StrategyResult) -> dict[str, Any]:
     Parameters
     ----------
     plan : Plan
-        The plan.
+        Plan the strategy belongs to.
     r : StrategyResult
-        The strategy priced.
+        Strategy to document.
 
     Returns
     -------
@@ -242,7 +242,7 @@ def breakeven_document(plan: Plan) -> dict[str, Any]:
     Parameters
     ----------
     plan : Plan
-        The plan.
+        Plan with its breakeven section.
 
     Returns
     -------
@@ -270,7 +270,7 @@ def uncertainty_document(plan: Plan, u: UncertaintySection) -> dict[str, Any]:
     Parameters
     ----------
     plan : Plan
-        The plan.
+        Plan (its offers, for the capacities).
     u : UncertaintySection
         Tornado and Monte Carlo results.
 
@@ -298,7 +298,7 @@ def profile_document(plan: Plan) -> dict[str, Any]:
     Parameters
     ----------
     plan : Plan
-        The plan.
+        Plan with its usage and context.
 
     Returns
     -------
@@ -322,7 +322,7 @@ def currencies_document(s) -> dict[str, Any]:
     Parameters
     ----------
     s : Scenario
-        The scenario.
+        Scenario of the plan.
 
     Returns
     -------

@@ -48,7 +48,7 @@ def grown_demand(ctx: PlanContext, growth: float) -> PlanDemand:
     Parameters
     ----------
     ctx : PlanContext
-        The plan's context.
+        Context of the plan (its demand and base growth).
     growth : float
         Demand growth [fraction per year].
 
@@ -81,7 +81,7 @@ def draw_demand(ctx: PlanContext, v: dict[str, np.ndarray]) -> DrawDemand:
     Parameters
     ----------
     ctx : PlanContext
-        The plan's context.
+        Context of the plan (demand, calendar, spot job shape).
     v : dict of str to numpy.ndarray
         Assumption values of each draw; ``failure_rate`` [failures per server-year],
         ``spot_interruptions`` [1 / instance-hour] and ``demand_growth`` [fraction per year]
@@ -177,9 +177,9 @@ def plan_levels(ctx: PlanContext, plan: CapacityPlan, availability: np.ndarray
     Parameters
     ----------
     ctx : PlanContext
-        The plan's context.
+        Context of the plan (server size, throughputs).
     plan : CapacityPlan
-        The cohorts.
+        Cohorts of one strategy.
     availability : numpy.ndarray
         Owned availability of each draw [fraction, (n,)].
 
@@ -205,11 +205,11 @@ def level_sums(ctx: PlanContext, dd: DrawDemand, plans: dict[str, CapacityPlan],
     Parameters
     ----------
     ctx : PlanContext
-        The plan's context.
+        Context of the plan, for the capacity levels.
     dd : DrawDemand
-        The draws' demand.
+        Demand of the draws (growth, strata, tables).
     plans : dict of str to CapacityPlan
-        The cohorts, by name.
+        Cohorts of each strategy, by name.
     availability : numpy.ndarray
         Owned availability of each draw [fraction, (n,)].
 
@@ -252,11 +252,11 @@ def draw_volumes(ctx: PlanContext, dd: DrawDemand, plans: dict[str, CapacityPlan
     Parameters
     ----------
     ctx : PlanContext
-        The plan's context.
+        Context of the plan (spot availability).
     dd : DrawDemand
-        The draws' demand.
+        Demand of the same draws (totals, wastes).
     plans : dict of str to CapacityPlan
-        The cohorts, by name.
+        Cohorts by name (only ``use_spot`` is read).
     sums : dict of str to tuple of numpy.ndarray
         :func:`level_sums` of the same draws [GPU-hours].
 
@@ -284,7 +284,7 @@ def draw_slice(dd: DrawDemand, part: slice) -> DrawDemand:
     Parameters
     ----------
     dd : DrawDemand
-        The draws' demand.
+        Demand of all the draws.
     part : slice
         The draws to keep.
 
@@ -303,7 +303,7 @@ def sum_mins_by_stratum(dd: DrawDemand, levels: np.ndarray) -> tuple[np.ndarray,
     Parameters
     ----------
     dd : DrawDemand
-        The draws' demand.
+        Demand of the draws (growth, stratum, merged tables).
     levels : numpy.ndarray
         Capacity levels [GPUs of demand units, (months, k, n)].
 

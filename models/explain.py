@@ -36,7 +36,7 @@ def runner_up(strategies: dict[str, StrategyResult], chosen: str) -> Optional[st
     Parameters
     ----------
     strategies : dict of str to StrategyResult
-        Every strategy priced, by name.
+        Strategies priced, by name.
     chosen : str
         Name of the recommended strategy.
 
@@ -80,7 +80,7 @@ def capacity_parts(s: Scenario, r: StrategyResult) -> list[Message]:
     s : Scenario
         The scenario (GPUs per server, offers).
     r : StrategyResult
-        The strategy priced.
+        Static strategy to describe.
 
     Returns
     -------
@@ -126,7 +126,7 @@ def explanation(ctx: PlanContext, strategies: dict[str, StrategyResult], chosen:
     Parameters
     ----------
     ctx : PlanContext
-        The plan's context.
+        Context of the plan (scenario, calendar, wastes).
     strategies : dict of str to StrategyResult
         Every strategy priced, by name; ``"on_demand"`` among them.
     chosen : str
@@ -191,7 +191,7 @@ def currency_sentences(ctx: PlanContext) -> list[Message]:
     Parameters
     ----------
     ctx : PlanContext
-        The plan's context.
+        Context of the plan (scenario, first month).
 
     Returns
     -------
@@ -227,7 +227,7 @@ def spot_sentences(ctx: PlanContext) -> list[Message]:
     Parameters
     ----------
     ctx : PlanContext
-        The plan's context.
+        Context of the plan (demand and spot waste).
 
     Returns
     -------

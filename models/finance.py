@@ -17,7 +17,7 @@ def monthly_rate(annual_rate: float) -> float:
     Parameters
     ----------
     annual_rate : float
-        Annual discount rate r [fraction per year].
+        Annual rate r [fraction per year].
 
     Returns
     -------
@@ -38,9 +38,9 @@ def end_of_month_factors(months: int, annual_rate: float) -> np.ndarray:
     Parameters
     ----------
     months : int
-        Number of months [months].
+        Months of payments [months].
     annual_rate : float
-        Annual discount rate r [fraction per year].
+        Annual discount rate [fraction per year].
 
     Returns
     -------
@@ -56,9 +56,9 @@ def start_of_month_factors(months: int, annual_rate: float) -> np.ndarray:
     Parameters
     ----------
     months : int
-        Number of months [months].
+        Months of payments, from month 1 [months].
     annual_rate : float
-        Annual discount rate r [fraction per year].
+        Discount rate r, per year [fraction per year].
 
     Returns
     -------
@@ -74,7 +74,7 @@ def trend_factors(months: int, annual_trend: float) -> np.ndarray:
     Parameters
     ----------
     months : int
-        Number of months [months].
+        Months of prices [months].
     annual_trend : float
         Annual price change, -0.1 for prices falling by 10 % a year [fraction per year].
 
@@ -270,7 +270,7 @@ def month_hours(first_month: str, start: int, count: int) -> np.ndarray:
         Index of the first month wanted, 0-based from ``first_month``; negative is before the
         plan [months].
     count : int
-        Number of months [months].
+        Months wanted [months].
 
     Returns
     -------

@@ -107,7 +107,7 @@ def english(value: Param) -> str:
     Parameters
     ----------
     value : Money, Percent, Number, Months, str or int
-        The parameter.
+        Parameter to render.
 
     Returns
     -------
@@ -201,7 +201,7 @@ def param_json(value: Param) -> Any:
     Parameters
     ----------
     value : Money, Percent, Number, Months, str or int
-        The parameter.
+        Parameter of a message.
 
     Returns
     -------

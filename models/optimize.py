@@ -65,7 +65,7 @@ def linear_costs(ctx: PlanContext) -> LinearCosts:
     Parameters
     ----------
     ctx : PlanContext
-        The plan's context.
+        Context whose cost kernel is read (prices, position, demand).
 
     Returns
     -------
@@ -146,11 +146,11 @@ def grid_bounds(ctx: PlanContext, lc: LinearCosts, use_spot: bool) -> tuple[int,
     Parameters
     ----------
     ctx : PlanContext
-        The plan's context; the bounds are cached in it.
+        Context of the plan; the bounds are cached in it.
     lc : LinearCosts
-        Its PV coefficients.
+        PV coefficients of the context.
     use_spot : bool
-        Whether interruptible overflow may run on spot.
+        Whether spot takes interruptible overflow.
 
     Returns
     -------
@@ -252,13 +252,13 @@ def price_candidates(ctx: PlanContext, lc: LinearCosts, splits: CommitmentSplits
     Parameters
     ----------
     ctx : PlanContext
-        The plan's context.
+        Context whose demand tables dispatch the candidates.
     lc : LinearCosts
-        Its PV coefficients.
+        PV coefficients of the context.
     splits : CommitmentSplits
-        Cheapest splits of committed totals over the offers.
+        Cheapest commitment splits, by committed total.
     use_spot : bool
-        Whether interruptible overflow may run on spot.
+        Whether spot takes interruptible overflow.
     servers : numpy.ndarray
         New servers of each candidate [servers, (k,)].
     split_index : numpy.ndarray
@@ -326,15 +326,15 @@ def search(ctx: PlanContext, lc: LinearCosts, splits: CommitmentSplits, use_spot
     Parameters
     ----------
     ctx : PlanContext
-        The plan's context.
+        Context of the plan whose grid is searched.
     lc : LinearCosts
-        Its PV coefficients.
+        PV coefficients of ``ctx``.
     splits : CommitmentSplits
-        Cheapest splits of committed totals over the offers.
+        Cheapest split of each committed total.
     use_spot : bool
-        Whether interruptible overflow may run on spot.
+        May spot take interruptible overflow?
     n_range : tuple of int
-        Fewest and most servers [servers].
+        Server counts searched, fewest and most [servers].
     levels : int
         Committed totals 0, g, 2g, ... to search.
 
@@ -369,17 +369,17 @@ def convex_in_servers(ctx: PlanContext, lc: LinearCosts, splits: CommitmentSplit
     Parameters
     ----------
     ctx : PlanContext
-        The plan's context.
+        Context of the plan to optimize.
     lc : LinearCosts
-        Its PV coefficients.
+        Its unit PV coefficients.
     splits : CommitmentSplits
-        Cheapest splits of committed totals over the offers.
+        Splits of committed totals over the offers.
     use_spot : bool
-        Whether interruptible overflow may run on spot.
+        Spot allowed for interruptible overflow.
     n_range : tuple of int
-        Fewest and most servers [servers].
+        Range of server counts searched [servers].
     levels : int
-        Committed totals to search.
+        Committed totals, each searched for its best count.
 
     Returns
     -------
@@ -411,17 +411,17 @@ def coarse_to_fine(ctx: PlanContext, lc: LinearCosts, splits: CommitmentSplits,
     Parameters
     ----------
     ctx : PlanContext
-        The plan's context.
+        Context of the plan (a very large grid).
     lc : LinearCosts
-        Its PV coefficients.
+        Unit PV coefficients.
     splits : CommitmentSplits
-        Cheapest splits of committed totals over the offers.
+        Committed totals' cheapest splits.
     use_spot : bool
-        Whether interruptible overflow may run on spot.
+        Interruptible overflow on spot or not.
     n_range : tuple of int
-        Fewest and most servers [servers].
+        Lowest and highest server count [servers].
     levels : int
-        Committed totals to search.
+        Committed totals in the grid.
 
     Returns
     -------
@@ -479,9 +479,9 @@ def candidates(ctx: PlanContext, use_spot: bool, n_range: tuple[int, int] | None
     Parameters
     ----------
     ctx : PlanContext
-        The plan's context.
+        Context of the plan; the candidates are cached in it.
     use_spot : bool
-        Whether interruptible overflow may run on spot.
+        Whether spot takes interruptible overflow (cached apart).
     n_range : tuple of int, optional
         Fewest and most servers [servers]; the whole bounded grid when None.
 
@@ -520,7 +520,7 @@ def best_capacity(ctx: PlanContext, *, allow_servers: bool = True, min_servers: 
     Parameters
     ----------
     ctx : PlanContext
-        The plan's context.
+        Context of the plan to optimize.
     allow_servers : bool, default True
         False: cloud only.
     min_servers : int, default 0
@@ -580,7 +580,7 @@ def find_optimal(ctx: PlanContext) -> dict[str, StrategyResult]:
     Parameters
     ----------
     ctx : PlanContext
-        The plan's context.
+        Context of the plan to optimize and cost.
 
     Returns
     -------

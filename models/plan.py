@@ -60,9 +60,9 @@ def build_context(scenario: Scenario, profile: UsageProfile) -> PlanContext:
     Parameters
     ----------
     scenario : Scenario
-        The assumptions.
+        Scenario: calendar, profile options, prices.
     profile : UsageProfile
-        The usage.
+        Usage to lay over the plan.
 
     Returns
     -------
@@ -105,9 +105,9 @@ def compute_plan(scenario: Scenario, profile: UsageProfile) -> Plan:
     Parameters
     ----------
     scenario : Scenario
-        The assumptions.
+        Every assumption of the plan.
     profile : UsageProfile
-        The usage.
+        Usage, as read from the file.
 
     Returns
     -------
@@ -152,7 +152,7 @@ def staged_strategy(ctx: PlanContext, optimal: StrategyResult, notes: list[Messa
     Parameters
     ----------
     ctx : PlanContext
-        The plan's context.
+        Context of the plan (limits of ``staging``).
     optimal : StrategyResult
         The best static plan.
     notes : list of Message
@@ -202,9 +202,10 @@ def static_schedule(ctx: PlanContext, capacity) -> tuple:
     Parameters
     ----------
     ctx : PlanContext
-        The plan's context.
+        Context of the plan (first month, horizon).
     capacity : Capacity
-        The static decision.
+        The static decision: servers, and committed GPUs per offer, held for the whole
+        horizon (replaced and renewed as they end).
 
     Returns
     -------
@@ -230,7 +231,7 @@ def proposed_strategy(ctx: PlanContext) -> Optional[StrategyResult]:
     Parameters
     ----------
     ctx : PlanContext
-        The plan's context.
+        Context of the plan (``proposed`` and the position).
 
     Returns
     -------
@@ -263,9 +264,9 @@ def plan_warnings(ctx: PlanContext, results: dict[str, StrategyResult]) -> list[
     Parameters
     ----------
     ctx : PlanContext
-        The plan's context.
+        Context of the plan (demand, wastes, optimizer state).
     results : dict of str to StrategyResult
-        Every strategy priced, by name.
+        Strategies priced, by name.
 
     Returns
     -------
@@ -348,9 +349,9 @@ def commitments_past_horizon(ctx: PlanContext, r: StrategyResult
     Parameters
     ----------
     ctx : PlanContext
-        The plan's context.
+        Context of the plan (horizon, price book).
     r : StrategyResult
-        The strategy priced.
+        Strategy whose commitments are read.
 
     Returns
     -------
@@ -378,9 +379,9 @@ def loan_payoff(ctx: PlanContext, r: StrategyResult) -> float:
     Parameters
     ----------
     ctx : PlanContext
-        The plan's context.
+        Context of the plan (its price book).
     r : StrategyResult
-        The strategy priced.
+        Strategy whose servers are read.
 
     Returns
     -------
@@ -397,7 +398,7 @@ def demand_summary(ctx: PlanContext) -> dict[str, float]:
     Parameters
     ----------
     ctx : PlanContext
-        The plan's context.
+        Context of the plan (demand and tables).
 
     Returns
     -------

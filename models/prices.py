@@ -36,7 +36,7 @@ def tail_months(s: Scenario, first_month: str | None = None) -> int:
     Parameters
     ----------
     s : Scenario
-        The scenario.
+        Scenario (horizon rule, offer terms, position, tax lag).
     first_month : str, optional
         The plan's first month, ``'YYYY-MM'``; needed to place the signed contracts of the
         position, which are left out when None.
@@ -211,7 +211,7 @@ class PriceBook:
         Parameters
         ----------
         market : str
-            ``"owned"`` or ``"cloud"``.
+            Market: ``"owned"`` or ``"cloud"``.
 
         Returns
         -------
@@ -226,7 +226,7 @@ class PriceBook:
         Parameters
         ----------
         market : str
-            ``"owned"`` or ``"cloud"``.
+            Market whose currency ``line`` is in: ``"owned"`` or ``"cloud"``.
         line : numpy.ndarray
             Amounts by month [market currency, (months, k)] or a scalar amount per month.
         rows : int, optional
@@ -250,7 +250,7 @@ class PriceBook:
         Parameters
         ----------
         market : str
-            ``"owned"`` or ``"cloud"``.
+            Market, ``"owned"`` or ``"cloud"``.
         month : int or float
             Month index, 0-based; negative is before the plan (the purchase month of a server
             already owned) [months].
@@ -272,7 +272,7 @@ class PriceBook:
         Parameters
         ----------
         market : str
-            ``"owned"`` or ``"cloud"``.
+            Market of the payments, ``"owned"`` or ``"cloud"``.
         months : numpy.ndarray
             Month index of each weight, 0-based [months, (k,)].
         weights : numpy.ndarray
@@ -313,7 +313,7 @@ class PriceBook:
         Parameters
         ----------
         age_months : float
-            Age at sale [months].
+            Age of the server at sale [months].
 
         Returns
         -------
@@ -360,7 +360,7 @@ class PriceBook:
         Returns
         -------
         numpy.ndarray
-            Rate [cloud currency per GPU-hour, (n,)].
+            Rate fixed at signing [cloud currency per GPU-hour, (n,)].
         """
         return self.offer_base(offer) * np.exp(
             month / 12.0 * np.log1p(self.values["on_demand_trend"]))

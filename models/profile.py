@@ -106,7 +106,7 @@ def period_starts(first: np.datetime64, count: int, period: Period) -> np.ndarra
     count : int
         Number of periods.
     period : {'hour', 'day', 'month'}
-        Period length.
+        Length of each period.
 
     Returns
     -------
@@ -128,7 +128,7 @@ def period_hours(starts: np.ndarray, period: Period) -> np.ndarray:
     starts : numpy.ndarray
         Period start times [datetime64[h]].
     period : {'hour', 'day', 'month'}
-        Period length.
+        Length of the periods.
 
     Returns
     -------
@@ -188,7 +188,7 @@ def hourly_gpus(profile: UsageProfile, peak_to_average: float = 1.0
     Parameters
     ----------
     profile : UsageProfile
-        The usage.
+        Usage by period.
     peak_to_average : float, default 1.0
         Day shape of daily and monthly periods (:func:`day_shape`) [-].
 
@@ -265,7 +265,7 @@ def default_start_month(profile: UsageProfile) -> str:
     Parameters
     ----------
     profile : UsageProfile
-        The usage.
+        Usage; its last period is read.
 
     Returns
     -------
@@ -335,7 +335,7 @@ def demand_for(options, profile: UsageProfile, total_hours: int) -> PlanDemand:
     options : models.scenario.ProfileOptions
         Growth, day shape, interruptible share, demand basis and target utilization.
     profile : UsageProfile
-        The usage.
+        Usage by period.
     total_hours : int
         Hours of the plan [h].
 
@@ -361,7 +361,7 @@ def plan_demand(profile: UsageProfile, total_hours: int, *, growth_annual: float
     Parameters
     ----------
     profile : UsageProfile
-        The usage.
+        Usage to lay over the plan.
     total_hours : int
         Hours of the plan [h].
     growth_annual : float, default 0.0

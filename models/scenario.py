@@ -549,7 +549,7 @@ class Scenario(Section):
         Parameters
         ----------
         market : str
-            ``"owned"`` or ``"cloud"``.
+            Market, ``"owned"`` or ``"cloud"``.
 
         Returns
         -------

@@ -73,7 +73,7 @@ def cash_by_period(labels, r: StrategyResult) -> dict[str, dict[str, float]]:
     labels : sequence of str
         Month labels ``'YYYY-MM'`` of the strategy's lines.
     r : StrategyResult
-        The strategy priced.
+        Strategy priced (its ``capex`` and ``commitment_upfront`` lines).
 
     Returns
     -------
@@ -177,9 +177,11 @@ def sell_words(n: int, now: bool, month: str) -> Message:
     Parameters
     ----------
     n : int
-        Servers sold [servers].
+        Servers sold [servers]; the sale itself is priced at resale value by the engine, not
+        here.
     now : bool
-        Whether it is the plan's first month.
+        Whether it is the plan's first month (the sentence then says "now" instead of the
+        quarter).
     month : str
         Month of the sale, ``'YYYY-MM'``.
 
@@ -204,7 +206,8 @@ def schedule_words(s: Scenario, decisions, first_month: str) -> list[Message]:
     s : Scenario
         The scenario (offer terms).
     decisions : iterable of models.scenario.Decision
-        The schedule.
+        The schedule, in date order (each decision's actions in the order buy, sell,
+        sign).
     first_month : str
         The plan's first month, ``'YYYY-MM'``.
 

@@ -129,7 +129,7 @@ def staged_optimum(ctx: PlanContext) -> StagedResult:
     Parameters
     ----------
     ctx : PlanContext
-        The plan's context.
+        Context of the plan (position, staging limits, offers).
 
     Returns
     -------
@@ -162,9 +162,9 @@ def month_costs(ctx: PlanContext, use_spot: bool) -> tuple[np.ndarray, ...]:
     Parameters
     ----------
     ctx : PlanContext
-        The plan's context.
+        Context whose optimizer coefficients are read.
     use_spot : bool
-        Whether interruptible overflow may run on spot.
+        Whether spot takes its share of interruptible overflow.
 
     Returns
     -------
@@ -225,9 +225,9 @@ def unit_pv(ctx: PlanContext, plan: CapacityPlan, base: float) -> float:
     Parameters
     ----------
     ctx : PlanContext
-        The plan's context.
+        Context of the plan (price book, position).
     plan : CapacityPlan
-        The cohorts.
+        Cohorts to price.
     base : float
         PV of the position alone [currency].
 
@@ -250,9 +250,9 @@ def build_problem(ctx: PlanContext, use_spot: bool) -> Problem:
     Parameters
     ----------
     ctx : PlanContext
-        The plan's context.
+        Context of the plan (decision months, limits, position).
     use_spot : bool
-        Whether interruptible overflow may run on spot.
+        Whether the schedule may use spot.
 
     Returns
     -------
@@ -431,9 +431,9 @@ def solve(ctx: PlanContext, use_spot: bool) -> StagedResult:
     Parameters
     ----------
     ctx : PlanContext
-        The plan's context.
+        Context of the plan to schedule.
     use_spot : bool
-        Whether interruptible overflow may run on spot.
+        Spot allowed for interruptible overflow.
 
     Returns
     -------
@@ -611,7 +611,7 @@ def to_decisions(ctx: PlanContext, prob: Problem, x: np.ndarray) -> tuple[Decisi
     Parameters
     ----------
     ctx : PlanContext
-        The plan's context.
+        Context of the plan (first month, offers, position).
     prob : Problem
         The MILP's parts (what each variable is).
     x : numpy.ndarray

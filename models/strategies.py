@@ -285,7 +285,7 @@ class PlanContext:
         Returns
         -------
         numpy.ndarray
-            Capacity [GPUs of the measured type, (months,) or (months, k)].
+            Committed capacity [GPUs of the measured type, (months,) or (months, k)].
         """
         theta = self.scenario.on_demand.relative_throughput
         held = self.position.committed_gpus(self.horizon) * theta
@@ -298,7 +298,7 @@ class PlanContext:
         Parameters
         ----------
         plan : CapacityPlan
-            The cohorts.
+            Cohorts to dispatch.
         normal : bool, default False
             As if nothing failed or was interrupted.
 
@@ -342,7 +342,7 @@ class PlanContext:
         Parameters
         ----------
         plan : CapacityPlan
-            The cohorts.
+            Cohorts to price.
         v : Volumes
             Their monthly volumes [GPU-hours].
 
@@ -454,7 +454,7 @@ def buy_for_peak_capacity(ctx: PlanContext) -> Capacity:
     Parameters
     ----------
     ctx : PlanContext
-        The plan's context.
+        Context of the plan (peak demand, position).
 
     Returns
     -------

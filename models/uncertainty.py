@@ -34,7 +34,7 @@ def what_if_context(ctx: PlanContext, scenario: Scenario,
     Parameters
     ----------
     ctx : PlanContext
-        The plan's context.
+        Context of the base plan.
     scenario : Scenario
         The what-if scenario.
     profile : UsageProfile, optional
@@ -69,7 +69,7 @@ def tornado(ctx: PlanContext, capacities: dict[str, Capacity],
     Parameters
     ----------
     ctx : PlanContext
-        The plan's context.
+        Context of the base plan, re-priced at each end.
     capacities : dict of str to Capacity or CapacityPlan
         Fixed capacities by name; must hold ``baseline`` and ``optimal`` (``proposed`` is
         judged too when given).
@@ -143,7 +143,7 @@ def monte_carlo(ctx: PlanContext, capacities: dict[str, Capacity], draws: int,
     Parameters
     ----------
     ctx : PlanContext
-        The plan's context.
+        Context of the plan (scenario with its ranges).
     capacities : dict of str to Capacity or CapacityPlan
         Fixed capacities by name.
     draws : int
@@ -167,7 +167,7 @@ def draw_context(ctx: PlanContext, values: dict[str, np.ndarray], i: int) -> Pla
     Parameters
     ----------
     ctx : PlanContext
-        The plan's context.
+        Context of the base plan (calendar, demand).
     values : dict of str to numpy.ndarray
         Assumption values of every draw [the assumption's unit, (n,)].
     i : int
@@ -190,11 +190,11 @@ def summary(mc: MonteCarlo, judged: str, bins: int, baseline: str = "cloud_only"
     Parameters
     ----------
     mc : MonteCarlo
-        The draws priced.
+        Draws priced.
     judged : str
         The strategy judged.
     bins : int
-        Histogram bins.
+        Bins of the histogram.
     baseline : str, default 'cloud_only'
         The strategy it is measured against.
 
@@ -221,7 +221,7 @@ def regret(mc: MonteCarlo) -> dict[str, dict[str, float]]:
     Parameters
     ----------
     mc : MonteCarlo
-        The draws priced.
+        Draws priced, every strategy.
 
     Returns
     -------
@@ -263,7 +263,7 @@ def staged_summary(mc: MonteCarlo, bins: int) -> dict[str, Any]:
     mc : MonteCarlo
         The draws priced, ``staged``, ``cloud_only`` and ``optimal`` among them.
     bins : int
-        Histogram bins.
+        Bins of the histogram of savings.
 
     Returns
     -------
@@ -285,7 +285,7 @@ def judged_capacity(ctx: PlanContext, strategies: dict[str, StrategyResult]
     Parameters
     ----------
     ctx : PlanContext
-        The plan's context.
+        Context of the plan (for the best plan with servers).
     strategies : dict of str to StrategyResult
         Every strategy priced, ``optimal`` among them.
 
@@ -316,7 +316,7 @@ def uncertainty_section(ctx: PlanContext, strategies: dict[str, StrategyResult],
     ctx : PlanContext
         The plan's context (its ``uncertainty`` section sets draws, seed and bins).
     strategies : dict of str to StrategyResult
-        Every strategy priced, by name.
+        Strategies priced, by name.
     profile : UsageProfile, optional
         The usage (see :func:`what_if_context`).
 

@@ -15,10 +15,10 @@ Sign convention
     Costs are positive numbers: money paid out is > 0. Money coming back (the resale of a
     server, the tax shield) is also a positive number, kept on a credit line of its own
     (``models.costs.CREDIT_LINES``) and subtracted: net cost = costs - credits. A PV cost is
-    therefore positive, and a saving is the baseline's PV cost minus the strategy's (> 0 when
-    the strategy is cheaper). This is the opposite of numpy-financial's cash-flow sign, where
-    money out is negative: :func:`models.finance.level_payment` calls ``npf.pmt`` with
-    ``-principal`` so that the payment comes out positive.
+    therefore > 0 for a net cost, and a saving is the baseline's PV cost minus the strategy's
+    (> 0 when the strategy is cheaper). This is the opposite of numpy-financial's cash-flow
+    sign, where money out is negative: :func:`models.finance.level_payment` calls ``npf.pmt``
+    with ``-principal`` so that the payment comes out positive.
 Months
     A month index is 0-based from the plan's first month (month 0 is its first month); a
     negative index is before the plan. Figures shown to people (payback month) are 1-based.

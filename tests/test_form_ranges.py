@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from pydantic import ValidationError
 from werkzeug.datastructures import MultiDict
 
 from models.ranges import RANGE_MODELS
@@ -11,6 +12,7 @@ from models.scenario import Scenario
 from service.db import Revision
 from service.forms import build_form, label_for, show_value, validate_form
 from service.i18n import using_locale
+from service.i18n.validation import error_message
 from tests.conftest import form_data
 
 # flat keys, as scenarios saved them before the ranges mapping
@@ -82,3 +84,14 @@ def test_labels_of_range_paths_old_and_new():
         f = fields_by_name(build_form(Scenario().model_dump(mode="json")))
         assert f["uncertainty.ranges.on_demand.price_per_gpu_hour.low"].label == \
             "온디맨드 가격: 하단"
+
+
+def test_an_unknown_range_path_is_said_in_korean():
+    try:
+        Scenario.model_validate({"uncertainty": {"ranges": {"owned.pue_typo": {}}}})
+    except ValidationError as exc:
+        item = exc.errors()[0]
+    with using_locale("ko"):
+        text = error_message(item)
+    assert text.startswith("알 수 없는 범위 경로 'owned.pue_typo'입니다. 범위가 있는 경로는 "
+                           "on_demand.price_per_gpu_hour, ")

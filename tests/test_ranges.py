@@ -144,3 +144,12 @@ def test_flat_and_mapped_ranges_give_the_same_plan_and_draws(hourly):
     doc_mapped = plan_document(compute_plan(mapped, hourly))
     assert json.dumps(doc_flat, sort_keys=True) == json.dumps(doc_mapped, sort_keys=True)
     assert doc_mapped["uncertainty"]["draws"] == 300
+
+
+def test_openapi_shows_the_ranges_by_path(app):
+    schemas = app.test_client().get("/api/v1/openapi.json").get_json()["components"]["schemas"]
+    assert list(schemas["Ranges"]["properties"]) == list(BY_PATH)
+    assert schemas["Uncertainty"]["properties"]["ranges"]["$ref"] == \
+        "#/components/schemas/Ranges"
+    low = schemas["FxRateRange"]["properties"]["low"]
+    assert (low["minimum"], low["maximum"], low["default"]) == (-0.99, 0, -0.1)

@@ -15,6 +15,7 @@ mapping when they are read.
 from __future__ import annotations
 
 import re
+import typing
 from dataclasses import dataclass
 from typing import Any, Iterator, Literal, Optional
 
@@ -46,84 +47,83 @@ class RangeSpec:
     relative: bool             # base x (1 + change), else base + change
     low: End
     high: End
-    distribution: Optional[Distribution] = None   # None: always triangular, no field
-    scale: str = ""            # unit of an absolute change before ", added to base"
-    suffix: str = ""           # words after "added to base" (" of every offer")
-
-    @property
-    def unit(self) -> str:
-        return REL if self.relative else f"{self.scale}, {POINTS}{self.suffix}"
+    distribution: Optional[Distribution]   # None: always triangular, and no field for it
+    unit: str
 
 
-def _same(default: float, source: str, bound: float, default_high: float, bound_high: float
-          ) -> tuple[End, End]:
-    """Both ends from one source."""
-    return End(default, source, bound), End(default_high, source, bound_high)
-
-
-def _spec(key: str, path: str, what: str, ends: tuple[End, End], *, relative: bool,
-          distribution: Optional[Distribution] = None, scale: str = "", suffix: str = ""
-          ) -> RangeSpec:
-    return RangeSpec(key, path, what, relative, ends[0], ends[1], distribution, scale, suffix)
-
-
-# In the order of the Monte Carlo's random streams: a new assumption goes last, so that every
-# earlier assumption's draws stay as they were for the same seed.
-RANGES = (
-    _spec("on_demand_price", "on_demand.price_per_gpu_hour", "On-demand price",
-          (End(-0.42, CATALOG_H100 + ": Lambda is 42 % below AWS", -0.99),
-           End(0.10, CATALOG_H100 + " (scarcity premium, estimate)", 10)),
-          relative=True, distribution="triangular"),
-    _spec("on_demand_trend", "on_demand.price_trend_annual", "On-demand price trend",
-          (End(-0.20, "AWS cut P5 prices by up to 45 % (June 2025)", -0.9),
-           End(0.05, "estimate", 1)), relative=False, scale="per year"),
-    _spec("hardware_trend", "owned.hardware_price_trend_annual", "Hardware price trend",
-          (End(-0.20, "estimate; moves with the on-demand trend", -0.9),
-           End(0.05, "estimate", 1)), relative=False, scale="per year"),
-    _spec("server_price", "owned.server_price", "Server price",
-          _same(-0.10, "8x H100 quotes span $270k-$317k around $300k", -0.99, 0.06, 10),
-          relative=True, distribution="triangular"),
-    _spec("electricity_price", "owned.electricity_price_per_kwh", "Electricity price",
-          (End(-0.25, "EIA state industrial averages around the 2023 US average "
-                      "$0.0806/kWh (estimate)", -0.99),
-           End(0.50, "EIA state industrial averages reach $0.12+/kWh", 10)),
-          relative=True, distribution="lognormal"),
-    _spec("pue", "owned.pue", "PUE",
-          (End(-0.20, "new AI halls < 1.3", -2),
-           End(0.26, "industry average 1.56 (Uptime Institute 2024)", 2)),
-          relative=False, scale="ratio"),
-    _spec("demand_growth", "profile.growth_annual", "Demand growth",
-          _same(-0.20, "estimate", -0.9, 0.30, 10), relative=False, scale="per year"),
-    _spec("discount_rate", "finance.discount_rate_annual", "Discount rate",
-          _same(-0.04, "corporate hurdle rates 6-15 % (estimate)", -1, 0.05, 1),
-          relative=False, scale="per year"),
-    _spec("resale_value", "owned.resale_fraction_by_year", "Resale value",
-          _same(-0.50, "market reports (low confidence)", -1, 0.30, 10),
-          relative=True, distribution="triangular"),
-    _spec("availability", "owned.availability", "Availability",
-          _same(-0.04, "estimate around Llama 3's 99 %", -1, 0.005, 1),
-          relative=False, scale="fraction of hours"),
-    _spec("spot_discount", "spot.discount", "Spot discount",
-          _same(-0.05, "catalog AWS p5 spot $1.41-$2.20 vs $6.88 on demand", -1, 0.10, 1),
-          relative=False, scale="fraction"),
-    _spec("spot_interruptions", "spot.interruptions_per_instance_hour", "Spot interruption rate",
-          (End(-0.90, "AWS Spot Advisor '< 5 %' monthly bucket", -1),
-           End(2.0, "estimate: scarcest GPU pools", 100)),
-          relative=True, distribution="lognormal"),
-    _spec("commitment_discount", "commitments[*].discount", "Commitment discounts",
-          (End(-0.10, "estimate: published 1- and 3-year GPU discounts vary by about 10 "
-                      "points", -1),
-           End(0.05, "estimate", 1)),
-          relative=False, scale="fraction", suffix=" of every offer"),
-    _spec("failure_rate", "owned.failures_per_server_year", "Failure rate",
-          (End(-0.50, "estimate around Llama 3's 1.4 per server-year", -1),
-           End(1.0, "estimate: older fleets fail more", 100)),
-          relative=True, distribution="triangular"),
-    _spec("fx_rate", "fx.rate", "Exchange rate",
-          _same(-0.10, "estimate: KRW per USD moved about 10 % within a year in 2022-2025",
-                -0.99, 0.10, 10),
-          relative=True, distribution="lognormal"),
+# One line per assumption, in the order of the Monte Carlo's random streams: a new assumption
+# goes last, so that every earlier assumption's draws stay as they were for the same seed.
+NAMES = (  # key, the path it moves, label
+    ("on_demand_price", "on_demand.price_per_gpu_hour", "On-demand price"),
+    ("on_demand_trend", "on_demand.price_trend_annual", "On-demand price trend"),
+    ("hardware_trend", "owned.hardware_price_trend_annual", "Hardware price trend"),
+    ("server_price", "owned.server_price", "Server price"),
+    ("electricity_price", "owned.electricity_price_per_kwh", "Electricity price"),
+    ("pue", "owned.pue", "PUE"),
+    ("demand_growth", "profile.growth_annual", "Demand growth"),
+    ("discount_rate", "finance.discount_rate_annual", "Discount rate"),
+    ("resale_value", "owned.resale_fraction_by_year", "Resale value"),   # a multiplier
+    ("availability", "owned.availability", "Availability"),
+    ("spot_discount", "spot.discount", "Spot discount"),
+    ("spot_interruptions", "spot.interruptions_per_instance_hour", "Spot interruption rate"),
+    ("commitment_discount", "commitments[*].discount", "Commitment discounts"),   # points
+    ("failure_rate", "owned.failures_per_server_year", "Failure rate"),
+    ("fx_rate", "fx.rate", "Exchange rate"),
 )
+# low default, its floor, high default, its ceiling; then the Monte Carlo distribution of a
+# relative range, or the unit of an absolute one (always triangular)
+WIDTHS = {
+    "on_demand_price": (-0.42, -0.99, 0.10, 10, "triangular"),
+    "on_demand_trend": (-0.20, -0.9, 0.05, 1, f"per year, {POINTS}"),
+    "hardware_trend": (-0.20, -0.9, 0.05, 1, f"per year, {POINTS}"),
+    "server_price": (-0.10, -0.99, 0.06, 10, "triangular"),
+    "electricity_price": (-0.25, -0.99, 0.50, 10, "lognormal"),
+    "pue": (-0.20, -2, 0.26, 2, f"ratio, {POINTS}"),
+    "demand_growth": (-0.20, -0.9, 0.30, 10, f"per year, {POINTS}"),
+    "discount_rate": (-0.04, -1, 0.05, 1, f"per year, {POINTS}"),
+    "resale_value": (-0.50, -1, 0.30, 10, "triangular"),
+    "availability": (-0.04, -1, 0.005, 1, f"fraction of hours, {POINTS}"),
+    "spot_discount": (-0.05, -1, 0.10, 1, f"fraction, {POINTS}"),
+    "spot_interruptions": (-0.90, -1, 2.0, 100, "lognormal"),
+    "commitment_discount": (-0.10, -1, 0.05, 1, f"fraction, {POINTS} of every offer"),
+    "failure_rate": (-0.50, -1, 1.0, 100, "triangular"),
+    "fx_rate": (-0.10, -0.99, 0.10, 10, "lognormal"),
+}
+SOURCES = {  # of the low default and of the high default
+    "on_demand_price": (CATALOG_H100 + ": Lambda is 42 % below AWS",
+                        CATALOG_H100 + " (scarcity premium, estimate)"),
+    "on_demand_trend": ("AWS cut P5 prices by up to 45 % (June 2025)", "estimate"),
+    "hardware_trend": ("estimate; moves with the on-demand trend", "estimate"),
+    "server_price": ("8x H100 quotes span $270k-$317k around $300k",) * 2,
+    "electricity_price": ("EIA state industrial averages around the 2023 US average "
+                          "$0.0806/kWh (estimate)",
+                          "EIA state industrial averages reach $0.12+/kWh"),
+    "pue": ("new AI halls < 1.3", "industry average 1.56 (Uptime Institute 2024)"),
+    "demand_growth": ("estimate",) * 2,
+    "discount_rate": ("corporate hurdle rates 6-15 % (estimate)",) * 2,
+    "resale_value": ("market reports (low confidence)",) * 2,
+    "availability": ("estimate around Llama 3's 99 %",) * 2,
+    "spot_discount": ("catalog AWS p5 spot $1.41-$2.20 vs $6.88 on demand",) * 2,
+    "spot_interruptions": ("AWS Spot Advisor '< 5 %' monthly bucket",
+                           "estimate: scarcest GPU pools"),
+    "commitment_discount": ("estimate: published 1- and 3-year GPU discounts vary by about 10 "
+                            "points", "estimate"),
+    "failure_rate": ("estimate around Llama 3's 1.4 per server-year",
+                     "estimate: older fleets fail more"),
+    "fx_rate": ("estimate: KRW per USD moved about 10 % within a year in 2022-2025",) * 2,
+}
+
+
+def _spec(key: str, path: str, what: str) -> RangeSpec:
+    low, floor, high, ceiling, kind = WIDTHS[key]
+    low_source, high_source = SOURCES[key]
+    relative = kind in typing.get_args(Distribution)
+    return RangeSpec(key, path, what, relative, End(low, low_source, floor),
+                     End(high, high_source, ceiling), kind if relative else None,
+                     REL if relative else kind)
+
+
+RANGES = tuple(_spec(*names) for names in NAMES)
 BY_PATH = {spec.path: spec for spec in RANGES}
 
 

@@ -76,7 +76,7 @@ def _line_of(lines: list[str], path: str) -> int:
     catalog's #: references)."""
     for part in path.split("."):
         for number, line in enumerate(lines, start=1):
-            if line.lstrip().startswith(f'_spec("{part}"'):
+            if line.lstrip().startswith(f'("{part}", '):   # a row of models/ranges.NAMES
                 return number
     key = path.rsplit(".", 1)[-1]
     for number, line in enumerate(lines, start=1):

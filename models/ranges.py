@@ -189,8 +189,8 @@ class _RangesBase(BaseModel):
         if isinstance(data, dict):
             unknown = [k for k in data if k not in BY_PATH]
             if unknown:
-                raise ValueError(f"unknown range path {unknown[0][:100]!r}; the paths that have a "
-                                 f"range are {', '.join(BY_PATH)}")
+                raise ValueError(f"unknown range path {str(unknown[0])[:100]!r}; the paths that "
+                                 f"have a range are {', '.join(BY_PATH)}")
         return data
 
     def __getitem__(self, path: str) -> Range:

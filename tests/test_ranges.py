@@ -100,6 +100,8 @@ def test_flat_keys_are_checked_like_the_mapping():
         Scenario.model_validate({"uncertainty": {"pue_low": 0.1}})
     with pytest.raises(ValidationError, match=r"uncertainty\.pue_distribution\s+Extra inputs"):
         Scenario.model_validate({"uncertainty": {"pue_distribution": "lognormal"}})
+    with pytest.raises(ValidationError, match=r"unknown range path '7'"):
+        Scenario.model_validate({"uncertainty": {"ranges": {7: {}}}})
     with pytest.raises(ValidationError, match=r"uncertainty\.server_price_median"):
         Scenario.model_validate({"uncertainty": {"server_price_median": 0.0}})
 

@@ -1,7 +1,8 @@
 """The key assumptions of a plan, their ranges and distributions (design 5.4, issue 7).
 
-Each assumption names one scenario value; ``scenario.uncertainty`` gives its range as a change
-from the base (relative: base x (1 + change); absolute: base + change). Draws are made by the
+Each assumption names what it moves by a scenario field path; ``scenario.uncertainty.ranges``
+gives its range by that path (models/ranges.py holds the names and paths) as a change from the
+base (relative: base x (1 + change); absolute: base + change). Draws are made by the
 inverse-CDF method from correlated uniforms (a Gaussian copula), so a correlation between two
 assumptions is one line and every marginal keeps its own shape.
 """
@@ -15,6 +16,7 @@ from scipy.special import ndtr, ndtri
 
 from models.checkpoint import HOURS_PER_YEAR, waste_fraction
 from models.fields import field_meta
+from models.ranges import RANGES, RangeSpec
 from models.scenario import Scenario, Uncertainty
 
 STRATA = 8  # failure and spot-interruption draws: midpoints of equal-probability strata
@@ -22,11 +24,25 @@ STRATA = 8  # failure and spot-interruption draws: midpoints of equal-probabilit
 
 @dataclass(frozen=True)
 class Assumption:
-    key: str              # prefix of its fields in Scenario.uncertainty
-    relative: bool        # range is a fraction of the base, else added to it
-    path: Optional[str] = None   # the scenario field it moves; None: resale multiplier, offer shift
+    """A key assumption: its range's name and path (models/ranges.RANGES) and how it moves."""
+
+    spec: RangeSpec
     stratified: bool = False     # changes demand tables or waste: drawn from a few strata
-    label_unit: tuple[str, str] = ("", "")   # only for the two without a field
+    # the two that move no single field: a multiplier of the resale fractions, points added
+    # to every offer's discount; their label and unit say so
+    label_unit: Optional[tuple[str, str]] = None
+
+    @property
+    def key(self) -> str:
+        return self.spec.key
+
+    @property
+    def path(self) -> str:
+        return self.spec.path
+
+    @property
+    def relative(self) -> bool:
+        return self.spec.relative
 
     def field(self):
         section, name = self.path.split(".")
@@ -34,34 +50,20 @@ class Assumption:
 
     @property
     def label(self) -> str:
-        return field_meta(self.field())["label"] if self.path else self.label_unit[0]
+        return self.label_unit[0] if self.label_unit else field_meta(self.field())["label"]
 
     @property
     def unit(self) -> str:
-        return field_meta(self.field())["unit"] if self.path else self.label_unit[1]
+        return self.label_unit[1] if self.label_unit else field_meta(self.field())["unit"]
 
 
-ASSUMPTIONS = (
-    Assumption("on_demand_price", True, "on_demand.price_per_gpu_hour"),
-    Assumption("on_demand_trend", False, "on_demand.price_trend_annual"),
-    Assumption("hardware_trend", False, "owned.hardware_price_trend_annual"),
-    Assumption("server_price", True, "owned.server_price"),
-    Assumption("electricity_price", True, "owned.electricity_price_per_kwh"),
-    Assumption("pue", False, "owned.pue"),
-    Assumption("demand_growth", False, "profile.growth_annual"),
-    Assumption("discount_rate", False, "finance.discount_rate_annual"),
-    Assumption("resale_value", True,
-               label_unit=("Resale value", "multiple of the base resale fractions")),
-    Assumption("availability", False, "owned.availability"),
-    Assumption("spot_discount", False, "spot.discount"),
-    Assumption("spot_interruptions", True, "spot.interruptions_per_instance_hour",
-               stratified=True),
-    Assumption("commitment_discount", False,
-               label_unit=("Commitment discounts", "points added to every offer's discount")),
-    Assumption("failure_rate", True, "owned.failures_per_server_year", stratified=True),
-    # last, so that adding it left every earlier assumption's draws as they were
-    Assumption("fx_rate", True, "fx.rate"),
-)
+STRATIFIED = ("spot_interruptions", "failure_rate")
+WITHOUT_FIELD = {"resale_value": ("Resale value", "multiple of the base resale fractions"),
+                 "commitment_discount": ("Commitment discounts",
+                                         "points added to every offer's discount")}
+# in the order of RANGES, which is the order of the Monte Carlo's random streams
+ASSUMPTIONS = tuple(Assumption(spec, spec.key in STRATIFIED, WITHOUT_FIELD.get(spec.key))
+                    for spec in RANGES)
 BY_KEY = {a.key: a for a in ASSUMPTIONS}
 
 
@@ -82,7 +84,7 @@ def base_value(s: Scenario, key: str) -> float:
         commitments: points of discount]; 1.0 for the exchange rate of a plan in one currency.
     """
     a = BY_KEY[key]
-    if a.path is None:
+    if a.label_unit is not None:
         return 1.0 if key == "resale_value" else 0.0
     section, name = a.path.split(".")
     value = getattr(getattr(s, section), name)
@@ -225,9 +227,8 @@ def to_value(s: Scenario, key: str, change: np.ndarray | float) -> np.ndarray:
 
 
 def low_high(s: Scenario, key: str) -> tuple[float, float]:
-    u = s.uncertainty
-    return (float(to_value(s, key, getattr(u, f"{key}_low"))),
-            float(to_value(s, key, getattr(u, f"{key}_high"))))
+    r = s.uncertainty.ranges[BY_KEY[key].path]
+    return float(to_value(s, key, r.low)), float(to_value(s, key, r.high))
 
 
 def with_values(s: Scenario, values: dict[str, float]) -> Scenario:
@@ -252,7 +253,7 @@ def with_values(s: Scenario, values: dict[str, float]) -> Scenario:
             continue
         value = float(value)
         a = BY_KEY[key]
-        if a.path is not None:
+        if a.label_unit is None:
             section, name = a.path.split(".")
             changes.setdefault(section, {})[name] = value
         elif key == "resale_value":
@@ -355,7 +356,7 @@ def sample(s: Scenario, draws: int, seed: int) -> dict[str, np.ndarray]:
         p = ndtr(row)
         if a.stratified:
             p = (np.minimum(np.floor(p * STRATA), STRATA - 1) + 0.5) / STRATA
-        shape = getattr(u, f"{a.key}_distribution", "triangular")
-        change = inverse_cdf(p, getattr(u, f"{a.key}_low"), getattr(u, f"{a.key}_high"), shape)
+        r = u.ranges[a.path]
+        change = inverse_cdf(p, r.low, r.high, r.shape)
         out[a.key] = to_value(s, a.key, change)
     return out

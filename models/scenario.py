@@ -10,6 +10,7 @@ from typing import Annotated, Literal, Optional, Union
 from pydantic import BaseModel, Field, field_validator, model_validator
 
 from models.fields import SECTION_CONFIG, field
+from models.ranges import Uncertainty
 
 # The largest fleet a scenario can name (owned, proposed, bought in one decision); the optimizers
 # stop there too, so that every plan they find can be typed back in as a proposal.
@@ -374,124 +375,6 @@ class Proposed(Section):
         default=(), max_length=240, title="Proposed schedule",
         description="Decisions by month (months without one omitted); when given, the "
                     "proposed strategy is this schedule from the position.")
-
-
-CATALOG_H100 = ("SkyPilot catalog, 8x H100 on demand per GPU-hour: Nebius $2.95, Lambda $3.99, "
-                "AWS $6.88, GCP us-east4 GPU-only $9.80")
-Distribution = Literal["triangular", "lognormal"]
-
-
-def low(default: float, what: str, unit: str, source: str, floor: float) -> float:
-    """The low end of an assumption's range, as a change from the base (<= 0)."""
-    return field(default, f"{what}: low", unit, "Tornado low value and lower bound of the "
-                 "Monte Carlo distribution, as a change from the base.", source, ge=floor, le=0)
-
-
-def high(default: float, what: str, unit: str, source: str, ceiling: float) -> float:
-    """The high end of an assumption's range, as a change from the base (>= 0)."""
-    return field(default, f"{what}: high", unit, "Tornado high value and upper bound of the "
-                 "Monte Carlo distribution, as a change from the base.", source, ge=0,
-                 le=ceiling)
-
-
-def shape(default: str, what: str) -> Distribution:
-    return field(default, f"{what}: distribution", "triangular | lognormal",
-                 "triangular(low, base, high), or a log-normal multiplier with median 1 "
-                 "truncated to [low, high], sigma = half the wider side in log space.")
-
-
-REL, POINTS = "fraction of base", "added to base"
-
-
-class Uncertainty(Section):
-    """Ranges and distributions of the key assumptions (design 5.4, issue 7).
-
-    Each range is a change from the scenario's own value: relative ones (unit "fraction of
-    base") give base x (1 + change), absolute ones ("added to base") base + change. The tornado
-    uses the two ends; the Monte Carlo draws between them. Values are clipped to the bounds of
-    the scenario field they change.
-    """
-
-    draws: int = field(2_000, "Monte Carlo draws", "draws", "0 turns the section off.",
-                       "P50 moves < 1 % between 5,000 and 10,000 draws on the sample (tests)",
-                       ge=0, le=20_000)
-    seed: int = field(1, "Random seed", "integer", "Same seed, same draws.", ge=0,
-                      le=2**32 - 1)
-    histogram_bins: int = field(20, "Histogram bins", "bins", ge=2, le=200)
-    trend_correlation: float = field(
-        0.6, "Cloud and hardware price trend correlation", "Gaussian copula rho",
-        "Cloud GPU prices and server prices fall together when a new GPU generation ships.",
-        "estimate", ge=-1, le=1)
-    on_demand_price_low: float = low(-0.42, "On-demand price", REL,
-                                     CATALOG_H100 + ": Lambda is 42 % below AWS", -0.99)
-    on_demand_price_high: float = high(0.10, "On-demand price", REL,
-                                       CATALOG_H100 + " (scarcity premium, estimate)", 10)
-    on_demand_price_distribution: Distribution = shape("triangular", "On-demand price")
-    on_demand_trend_low: float = low(-0.20, "On-demand price trend", f"per year, {POINTS}",
-                                     "AWS cut P5 prices by up to 45 % (June 2025)", -0.9)
-    on_demand_trend_high: float = high(0.05, "On-demand price trend", f"per year, {POINTS}",
-                                       "estimate", 1)
-    hardware_trend_low: float = low(-0.20, "Hardware price trend", f"per year, {POINTS}",
-                                    "estimate; moves with the on-demand trend", -0.9)
-    hardware_trend_high: float = high(0.05, "Hardware price trend", f"per year, {POINTS}",
-                                      "estimate", 1)
-    server_price_low: float = low(-0.10, "Server price", REL,
-                                  "8x H100 quotes span $270k-$317k around $300k", -0.99)
-    server_price_high: float = high(0.06, "Server price", REL,
-                                    "8x H100 quotes span $270k-$317k around $300k", 10)
-    server_price_distribution: Distribution = shape("triangular", "Server price")
-    electricity_price_low: float = low(-0.25, "Electricity price", REL,
-                                       "EIA state industrial averages around the 2023 US "
-                                       "average $0.0806/kWh (estimate)", -0.99)
-    electricity_price_high: float = high(0.50, "Electricity price", REL,
-                                         "EIA state industrial averages reach $0.12+/kWh", 10)
-    electricity_price_distribution: Distribution = shape("lognormal", "Electricity price")
-    pue_low: float = low(-0.20, "PUE", f"ratio, {POINTS}", "new AI halls < 1.3", -2)
-    pue_high: float = high(0.26, "PUE", f"ratio, {POINTS}",
-                           "industry average 1.56 (Uptime Institute 2024)", 2)
-    demand_growth_low: float = low(-0.20, "Demand growth", f"per year, {POINTS}", "estimate",
-                                   -0.9)
-    demand_growth_high: float = high(0.30, "Demand growth", f"per year, {POINTS}", "estimate",
-                                     10)
-    discount_rate_low: float = low(-0.04, "Discount rate", f"per year, {POINTS}",
-                                   "corporate hurdle rates 6-15 % (estimate)", -1)
-    discount_rate_high: float = high(0.05, "Discount rate", f"per year, {POINTS}",
-                                     "corporate hurdle rates 6-15 % (estimate)", 1)
-    resale_value_low: float = low(-0.50, "Resale value", REL,
-                                  "market reports (low confidence)", -1)
-    resale_value_high: float = high(0.30, "Resale value", REL,
-                                    "market reports (low confidence)", 10)
-    resale_value_distribution: Distribution = shape("triangular", "Resale value")
-    availability_low: float = low(-0.04, "Availability", f"fraction of hours, {POINTS}",
-                                  "estimate around Llama 3's 99 %", -1)
-    availability_high: float = high(0.005, "Availability", f"fraction of hours, {POINTS}",
-                                    "estimate around Llama 3's 99 %", 1)
-    spot_discount_low: float = low(-0.05, "Spot discount", f"fraction, {POINTS}",
-                                   "catalog AWS p5 spot $1.41-$2.20 vs $6.88 on demand", -1)
-    spot_discount_high: float = high(0.10, "Spot discount", f"fraction, {POINTS}",
-                                     "catalog AWS p5 spot $1.41-$2.20 vs $6.88 on demand", 1)
-    spot_interruptions_low: float = low(-0.90, "Spot interruption rate", REL,
-                                        "AWS Spot Advisor '< 5 %' monthly bucket", -1)
-    spot_interruptions_high: float = high(2.0, "Spot interruption rate", REL,
-                                          "estimate: scarcest GPU pools", 100)
-    spot_interruptions_distribution: Distribution = shape("lognormal", "Spot interruption rate")
-    commitment_discount_low: float = low(-0.10, "Commitment discounts", f"fraction, {POINTS} "
-                                         "of every offer", "estimate: published 1- and 3-year "
-                                         "GPU discounts vary by about 10 points", -1)
-    commitment_discount_high: float = high(0.05, "Commitment discounts", f"fraction, {POINTS} "
-                                           "of every offer", "estimate", 1)
-    failure_rate_low: float = low(-0.50, "Failure rate", REL, "estimate around Llama 3's 1.4 "
-                                  "per server-year", -1)
-    failure_rate_high: float = high(1.0, "Failure rate", REL, "estimate: older fleets fail "
-                                    "more", 100)
-    failure_rate_distribution: Distribution = shape("triangular", "Failure rate")
-    fx_rate_low: float = low(-0.10, "Exchange rate", REL,
-                             "estimate: KRW per USD moved about 10 % within a year in 2022-2025",
-                             -0.99)
-    fx_rate_high: float = high(0.10, "Exchange rate", REL,
-                               "estimate: KRW per USD moved about 10 % within a year in "
-                               "2022-2025", 10)
-    fx_rate_distribution: Distribution = shape("lognormal", "Exchange rate")
 
 
 class Scenario(Section):

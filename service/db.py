@@ -19,6 +19,7 @@ from sqlalchemy import (ForeignKey, LargeBinary, String, Text, UniqueConstraint,
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, relationship
 
+from models.ranges import upgrade_flat_keys
 from service.paths import MIGRATIONS
 from alembic import command
 from alembic.config import Config
@@ -116,7 +117,12 @@ class Revision(Base):
 
     @property
     def assumptions_dict(self) -> dict:
-        return json.loads(self.assumptions)
+        """The stored assumptions; uncertainty ranges saved with the flat keys of before the
+        ranges mapping read as the mapping (the stored text and its hash never change)."""
+        data = json.loads(self.assumptions)
+        if isinstance(data, dict) and "uncertainty" in data:
+            data["uncertainty"] = upgrade_flat_keys(data["uncertainty"])
+        return data
 
     @property
     def preset_dict(self) -> Optional[dict]:

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ValidationError
 from werkzeug.datastructures import MultiDict
 
 from models.fields import field_meta
+from models.ranges import RANGE_MODELS, legacy_path
 from models.scenario import (CommitmentOffer, Decision, LoanFinancing, PositionCommitment,
                              PositionServers, Scenario, market_of)
 from service import form_values as fv
@@ -151,9 +152,42 @@ def section_fields(model: type[BaseModel], prefix: str, values: dict,
             continue
         if prefix == "proposed" and key == "committed_gpus":
             continue  # one input per offer, added by build_form
+        if prefix == "uncertainty" and key == "ranges":
+            out.extend(range_fields(values.get("ranges") or {}, raw, defaults.get("ranges")
+                                    or {}, currency))
+            continue
         out.append(make_field(f"{prefix}.{key}", info, values.get(key), raw,
                               defaults.get(key), currency))
     return out
+
+
+RANGES = "uncertainty.ranges"
+
+
+def range_fields(values: dict, raw: Optional[MultiDict], defaults: dict, currency: dict
+                 ) -> list[FormField]:
+    """The ends of every uncertainty range, named ``uncertainty.ranges.<path>.<end>`` (the
+    path a pydantic error of that end has: ``uncertainty.ranges.owned.pue.low``)."""
+    out = []
+    for path, model in RANGE_MODELS.items():
+        given, base = values.get(path) or {}, defaults.get(path) or {}
+        for end, info in model.model_fields.items():
+            out.append(make_field(f"{RANGES}.{path}.{end}", info, given.get(end), raw,
+                                  base.get(end), currency))
+    return out
+
+
+def read_ranges(raw: MultiDict) -> dict[str, dict[str, Any]]:
+    return {path: {end: parse_value(info, raw.get(f"{RANGES}.{path}.{end}"))
+                   for end, info in model.model_fields.items()}
+            for path, model in RANGE_MODELS.items()}
+
+
+def range_info(path: str):
+    """The FieldInfo of a range end's dotted path (``uncertainty.ranges.owned.pue.low``)."""
+    range_path, _dot, end = path[len(RANGES) + 1:].rpartition(".")
+    model = RANGE_MODELS.get(range_path)
+    return model.model_fields.get(end) if model is not None else None
 
 
 LOAN_DEFAULTS = LoanFinancing().model_dump(mode="json")
@@ -354,6 +388,8 @@ def form_to_data(raw: MultiDict) -> tuple[dict, dict[str, list[int]]]:
                         if loan_key != "kind":
                             financing[loan_key] = raw.get(f"owned.financing.{loan_key}", "")
                 section["financing"] = financing
+            elif name == RANGES:
+                section[sub] = read_ranges(raw)
             elif key == "proposed" and sub == "committed_gpus":
                 prefix = "proposed.committed_gpus."
                 section[sub] = {k[len(prefix):]: v.strip() for k, v in raw.items()
@@ -453,7 +489,12 @@ def flatten(data: Any, prefix: str = "") -> dict[str, Any]:
 
 def _path_info(path: str):
     """(section title, FieldInfo or None) of a dotted scenario path: a row of a table is
-    titled by its row ("Offer 2"), a key of a mapping by the mapping's field."""
+    titled by its row ("Offer 2"), a key of a mapping by the mapping's field; a range end by
+    its own field (and a flat key of before the ranges mapping as the end it became)."""
+    path = legacy_path(path)
+    if path.startswith(RANGES + "."):
+        return section_title("uncertainty"), (range_info(path) or
+                                              schema_field(RANGES))
     parts = path.split(".")
     if parts[0] == "name":
         return "", Scenario.model_fields["name"]

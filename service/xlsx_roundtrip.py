@@ -23,6 +23,7 @@ from models.scenario import Scenario
 from service.clip import clip, clip_repr
 from service.ingest.guards import unsafe_part_name
 from service.xlsx.assumptions import EXACT_COL, HEADERS, SHEET, stored_number
+from service.xlsx.names import RANGE_ROW, range_row
 from service.i18n import LANGUAGES, translations
 
 MAX_BYTES = 50 * 1024 * 1024            # compressed upload
@@ -90,7 +91,13 @@ def _find_sheet(wb):
 
 
 def _set(doc: dict, path: str, value: Any) -> None:
-    """Put value at a path like owned.resale_fraction_by_year[2] or commitments[1].id."""
+    """Put value at a path like owned.resale_fraction_by_year[2] or commitments[1].id (or
+    uncertainty.ranges[owned.pue].low: the key of the ranges mapping is itself a path)."""
+    row = RANGE_ROW.match(path)
+    if row:
+        ranges = doc.setdefault("uncertainty", {}).setdefault("ranges", {})
+        ranges.setdefault(row.group("path"), {})[row.group("end")] = value
+        return
     node: Any = doc
     parts = path.split(".")
     for k, part in enumerate(parts):
@@ -172,7 +179,7 @@ def _read_rows(data: bytes) -> tuple[dict[str, Any], dict[str, str]]:
             if not row or row[0] is None or not str(row[0]).strip():
                 continue
             path = str(row[0]).strip()
-            if not PATH_RE.match(path):
+            if not PATH_RE.match(path) and not RANGE_ROW.match(path):
                 raise WorkbookError(f"{clip(ws.title)}!A{r}: {clip_repr(path)} is not a "
                                     "scenario field path")
             value = row[2] if len(row) > 2 else None
@@ -226,7 +233,10 @@ def scenario_from_xlsx(data: bytes) -> Scenario:
 
 def _message(item: dict, where: dict[str, str]) -> str:
     path = ""
-    for part in item["loc"]:
+    loc = item["loc"]
+    if tuple(loc[:2]) == ("uncertainty", "ranges") and len(loc) == 4:
+        loc, path = (), range_row(str(loc[2]), str(loc[3]))   # the sheet's path of that end
+    for part in loc:
         if isinstance(part, int):
             path += f"[{part + 1}]"
         elif part in ("cash", "loan") and path.endswith("financing"):

@@ -29,7 +29,8 @@ from models.schedules import schedule_json
 from models.profile import UsageProfile
 from models.scenario import Decision, Scenario
 from service.export_xlsx import plan_xlsx_bytes, safe_download_name, write_plan_xlsx
-from service.xlsx.assumptions import defined_name, scenario_rows
+from service.xlsx.assumptions import scenario_rows
+from service.xlsx.names import defined_name
 from service.xlsx.libreoffice import recalculate, soffice
 from service.xlsx.strategy_sheet import FIRST, TABLE_HEADER_ROW, LINE_TITLES
 from tests.xlsx_cases import CASES, HOURLY, case, case_plan

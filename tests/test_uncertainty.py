@@ -17,6 +17,7 @@ from models.fields import field_meta
 from models.document import plan_document
 from models.plan import build_context, compute_plan
 from models.profile import UsageProfile
+from models.ranges import RANGE_MODELS
 from models.scenario import Scenario, Uncertainty
 from models.capacity import CapacityPlan
 from models.strategies import Capacity, PlanContext, on_demand_capacity
@@ -24,7 +25,7 @@ from models.uncertainty import draw_context, monte_carlo, tornado, what_if_conte
 from service.ingest import load_usage
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
-NO_WIDTH = {f"{a.key}_{end}": 0.0 for a in ASSUMPTIONS for end in ("low", "high")}
+NO_WIDTH = {"ranges": {a.path: {"low": 0.0, "high": 0.0} for a in ASSUMPTIONS}}
 
 
 @pytest.fixture(scope="module")
@@ -68,39 +69,85 @@ def test_empty_scenario_is_valid_and_keeps_other_sections():
     assert Scenario.model_validate(s.model_dump(mode="json")) == s
 
 
-def test_every_uncertainty_field_has_unit_source_and_help():
+def range_fields():
+    """(form-style path, FieldInfo) of every field of the section, the range ends included."""
     for name, info in Uncertainty.model_fields.items():
+        if name != "ranges":
+            yield name, info
+    for path, model in RANGE_MODELS.items():
+        for end, info in model.model_fields.items():
+            yield f"ranges.{path}.{end}", info
+
+
+def test_every_uncertainty_field_has_unit_source_and_help():
+    for name, info in range_fields():
         meta = field_meta(info)
         assert meta["label"] and meta["unit"], name
-        if name.endswith(("_low", "_high")):
+        if name.endswith((".low", ".high")):
             assert meta["source"], name
 
 
+def nest(name: str, value) -> dict:
+    """{"ranges": {path: {end: value}}} for "ranges.<path>.<end>", else {name: value}."""
+    if not name.startswith("ranges."):
+        return {name: value}
+    path, end = name[len("ranges."):].rsplit(".", 1)
+    return {"ranges": {path: {end: value}}}
+
+
 def out_of_range_cases():
-    for name, info in Uncertainty.model_fields.items():
+    for name, info in range_fields():
         meta = field_meta(info)
+        shown = re.escape(name if not name.startswith("ranges.") else
+                          "ranges.`%s`.%s" % tuple(name[len("ranges."):].rsplit(".", 1)))
         for key, word, step in (("ge", "greater", -1), ("le", "less", 1)):
             if key in meta:
                 bound = meta[key]
                 bad = bound + step * (0.5 if isinstance(bound, float) or name.endswith(
-                    ("_low", "_high", "correlation")) else 1)
-                yield pytest.param(name, bad, rf"uncertainty\.{name}\s+Input should be {word} "
+                    (".low", ".high", "correlation")) else 1)
+                yield pytest.param(name, bad, rf"uncertainty\.{shown}\s+Input should be {word} "
                                    rf"than or equal to {re.escape(str(bound))}",
                                    id=f"{name}-{key}")
-        if name.endswith("_distribution"):
-            yield pytest.param(name, "uniform", rf"uncertainty\.{name}\s+Input should be "
+        if name.endswith(".distribution"):
+            yield pytest.param(name, "uniform", rf"uncertainty\.{shown}\s+Input should be "
                                "'triangular' or 'lognormal'", id=f"{name}-literal")
 
 
 @pytest.mark.parametrize("name, bad, message", list(out_of_range_cases()))
 def test_uncertainty_field_rejects_out_of_range(name, bad, message):
     with pytest.raises(ValidationError, match=message):
-        Scenario.model_validate({"uncertainty": {name: bad}})
+        Scenario.model_validate({"uncertainty": nest(name, bad)})
+
+
+def test_every_range_end_is_bounded_around_zero():
+    # low <= 0 <= high, as the flat fields had it
+    for name, info in range_fields():
+        meta = field_meta(info)
+        if name.endswith(".low"):
+            assert meta["le"] == 0 and meta["ge"] < 0, name
+        if name.endswith(".high"):
+            assert meta["ge"] == 0 and meta["le"] > 0, name
 
 
 def test_unknown_uncertainty_key_is_rejected():
     with pytest.raises(ValidationError, match=r"uncertainty\.server_price_mode"):
         Scenario.model_validate({"uncertainty": {"server_price_mode": 1}})
+    with pytest.raises(ValidationError, match=r"uncertainty\.pue_distribution"):
+        Scenario.model_validate({"uncertainty": {"pue_distribution": "lognormal"}})
+
+
+def test_unknown_range_path_names_the_known_ones():
+    with pytest.raises(ValidationError) as info:
+        Scenario.model_validate({"uncertainty": {"ranges": {"owned.serverprice": {"low": 0}}}})
+    message = str(info.value)
+    assert "unknown range path 'owned.serverprice'" in message
+    for a in ASSUMPTIONS:
+        assert a.path in message
+    with pytest.raises(ValidationError, match=r"ranges\.`owned\.pue`\.median"):
+        Scenario.model_validate({"uncertainty": {"ranges": {"owned.pue": {"median": 0}}}})
+    with pytest.raises(ValidationError, match=r"ranges\.`owned\.pue`\.distribution"):
+        Scenario.model_validate({"uncertainty": {"ranges": {"owned.pue": {
+            "distribution": "lognormal"}}}})   # an absolute range has no distribution
 
 
 # --- distributions -------------------------------------------------------------------------
@@ -319,8 +366,9 @@ def test_symmetric_case_near_breakeven_is_about_one_half():
     # only the on-demand price moves, symmetrically; at the tie price the saving is linear in
     # it, so buying wins in about half of the draws
     s = Scenario.model_validate({"finance": {"start_month": "2027-01", "horizon_months": 36},
-                                 "uncertainty": {**NO_WIDTH, "on_demand_price_low": -0.2,
-                                                 "on_demand_price_high": 0.2}})
+                                 "uncertainty": {"ranges": {**NO_WIDTH["ranges"],
+                                                            "on_demand.price_per_gpu_hour": {
+                                                                "low": -0.2, "high": 0.2}}}})
     ctx = build_context(s, flat_profile())
     caps = {"cloud_only": on_demand_capacity(), "optimal": Capacity(8, {})}
 

@@ -203,3 +203,59 @@ def test_two_currency_scenario_comes_back_from_the_workbook(tmp_path):
     back = scenario_from_xlsx(path.read_bytes())
     assert back == scenario
     assert back.cloud_terms.currency == "USD" and back.fx.rate == 1400
+
+
+# --- uncertainty ranges by path (issue 13) ---------------------------------------------------
+
+def test_range_rows_are_read_back_by_path():
+    scenario = Scenario.model_validate({"uncertainty": {"draws": 0, "ranges": {
+        "owned.server_price": {"low": -0.3, "distribution": "lognormal"},
+        "commitments[*].discount": {"high": 0.08}}}})
+    data = workbook_of(scenario)
+    assert scenario_from_xlsx(data) == scenario
+    edited = scenario_from_xlsx(edit(data, {"uncertainty.ranges[owned.pue].high": 0.5,
+                                            "uncertainty.ranges[fx.rate].distribution":
+                                                "triangular"}))
+    assert edited.uncertainty.ranges["owned.pue"].high == 0.5
+    assert edited.uncertainty.ranges["fx.rate"].shape == "triangular"
+    assert edited.uncertainty.ranges["owned.server_price"].low == -0.3
+
+
+def test_a_range_end_out_of_bounds_names_its_cell():
+    data = edit(workbook_of(Scenario.model_validate({"uncertainty": {"draws": 0}})),
+                {"uncertainty.ranges[owned.pue].low": 0.2})
+    with pytest.raises(WorkbookError, match=r"Assumptions!C\d+ \(uncertainty\.ranges\[owned\.pue\]"
+                                            r"\.low\): Input should be less than or equal to 0"):
+        scenario_from_xlsx(data)
+
+
+def test_a_workbook_with_the_flat_range_rows_of_before_still_loads():
+    # workbooks exported before the ranges mapping: one row per flat key
+    data = workbook_of(Scenario.model_validate({"uncertainty": {"draws": 0}}))
+    wb = openpyxl.load_workbook(io.BytesIO(data))
+    ws = wb["Assumptions"]
+    renamed = {"uncertainty.ranges[owned.server_price].low": ("uncertainty.server_price_low",
+                                                              -0.25),
+               "uncertainty.ranges[spot.discount].high": ("uncertainty.spot_discount_high", 0.2)}
+    for row in ws.iter_rows():
+        if row[0].value in renamed:
+            row[0].value, row[2].value = renamed[row[0].value]
+    out = io.BytesIO()
+    wb.save(out)
+    restored = scenario_from_xlsx(out.getvalue())
+    assert restored.uncertainty.ranges["owned.server_price"].low == -0.25
+    assert restored.uncertainty.ranges["spot.discount"].high == 0.2
+    assert restored.uncertainty.ranges["owned.server_price"].high == 0.06
+
+
+def test_an_unknown_range_path_in_a_workbook_is_refused_with_the_known_ones():
+    data = edit(workbook_of(Scenario.model_validate({"uncertainty": {"draws": 0}})), {})
+    wb = openpyxl.load_workbook(io.BytesIO(data))
+    for row in wb["Assumptions"].iter_rows():
+        if row[0].value == "uncertainty.ranges[owned.pue].low":
+            row[0].value = "uncertainty.ranges[owned.pue_typo].low"
+    out = io.BytesIO()
+    wb.save(out)
+    with pytest.raises(WorkbookError, match=r"unknown range path 'owned\.pue_typo'; the paths "
+                                            r"that have a range are on_demand\.price_per_gpu"):
+        scenario_from_xlsx(out.getvalue())

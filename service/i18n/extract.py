@@ -4,7 +4,7 @@ Every scenario field carries its label, unit, help and source once, on its pydan
 (models.fields.field()); some are composed (the uncertainty ranges' "X: low"). Instead of
 retyping them into a list, these extractors import the schema and yield what the pages and the
 workbook will show, each with the field path as a translator comment. babel.cfg maps
-models/scenario.py and models/assumptions.py to them.
+models/scenario.py and models/ranges.py to them.
 """
 from __future__ import annotations
 
@@ -72,11 +72,15 @@ def _lines(fileobj) -> list[str]:
 
 
 def _line_of(lines: list[str], path: str) -> int:
-    """The line that declares the path's last part (for the catalog's #: references)."""
+    """The line that declares the path's last part, or the range of an assumption key (for the
+    catalog's #: references)."""
+    for part in path.split("."):
+        for number, line in enumerate(lines, start=1):
+            if line.lstrip().startswith(f'("{part}", '):   # a row of models/ranges.NAMES
+                return number
     key = path.rsplit(".", 1)[-1]
     for number, line in enumerate(lines, start=1):
-        stripped = line.lstrip()
-        if stripped.startswith(f"{key}:") or stripped.startswith(f'Assumption("{key}"'):
+        if line.lstrip().startswith(f"{key}:"):
             return number
     return 1
 
@@ -87,14 +91,21 @@ def _extract(texts, fileobj) -> Iterator[Extracted]:
         yield _line_of(lines, path), "gettext", text, [f"{path} ({what})"]
 
 
+def _of_ranges(path: str) -> bool:
+    """Texts of the uncertainty section, declared in models/ranges.py."""
+    return path.startswith("uncertainty.")
+
+
 def scenario_fields(fileobj, keywords, comment_tags, options) -> Iterator[Extracted]:
     """Babel extraction method for models/scenario.py."""
-    yield from _extract(schema_texts(), fileobj)
+    yield from _extract((t for t in schema_texts() if not _of_ranges(t[0])), fileobj)
 
 
-def assumption_labels(fileobj, keywords, comment_tags, options) -> Iterator[Extracted]:
-    """Babel extraction method for models/assumptions.py."""
-    yield from _extract(assumption_texts(), fileobj)
+def range_fields(fileobj, keywords, comment_tags, options) -> Iterator[Extracted]:
+    """Babel extraction method for models/ranges.py: the uncertainty section's fields and the
+    assumptions' labels and units (tornado rows)."""
+    texts = [t for t in schema_texts() if _of_ranges(t[0])] + list(assumption_texts())
+    yield from _extract(texts, fileobj)
 
 
 def document_texts() -> Iterator[tuple[str, str, str]]:

@@ -80,6 +80,10 @@ RULES = [
                 r"reporting currency (?P<reporting>\w+) \(units of \w+ per \w+\)"),
      N_("fx.rate is required: prices in %(foreign)s are converted into the reporting currency "
         "%(reporting)s (units of %(reporting)s per %(foreign)s)")),
+    # uncertainty ranges by path (models/ranges.py Ranges._known_paths)
+    (re.compile(r"unknown range path (?P<path>.*); the paths that have a range are "
+                r"(?P<paths>.*)"),
+     N_("unknown range path %(path)s; the paths that have a range are %(paths)s")),
 ]
 
 

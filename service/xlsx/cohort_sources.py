@@ -18,7 +18,7 @@ from models.capacity import CommitmentCohort, ServerCohort, month_index as engin
 from models.prices import PriceBook
 from models.scenario import Scenario
 from service.i18n import N_, gettext as tr
-from service.xlsx.assumptions import defined_name
+from service.xlsx.names import defined_name
 from service.xlsx.cohorts import (Cohort, commitment_cohort, month_index, server_cohort,
                                   share_formula)
 

@@ -34,26 +34,70 @@ class Assumption:
 
     @property
     def key(self) -> str:
+        """The assumption's short name, as the tornado and the draws name it.
+
+        Returns
+        -------
+        str
+            E.g. ``"server_price"`` (models/ranges.py RANGES).
+        """
         return self.spec.key
 
     @property
     def path(self) -> str:
+        """The scenario field path the assumption moves, its key in ``uncertainty.ranges``.
+
+        Returns
+        -------
+        str
+            E.g. ``"owned.server_price"``; ``"owned.resale_fraction_by_year"`` (a multiplier)
+            and ``"commitments[*].discount"`` (points added) for the two without one field.
+        """
         return self.spec.path
 
     @property
     def relative(self) -> bool:
+        """Whether the range is a fraction of the base value (else it is added to it).
+
+        Returns
+        -------
+        bool
+            True: value = base x (1 + change); False: value = base + change.
+        """
         return self.spec.relative
 
     def field(self):
+        """The pydantic field of the scenario value the assumption moves.
+
+        Returns
+        -------
+        pydantic.fields.FieldInfo
+            The field with its label, unit and bounds (not for the two assumptions without
+            one field: resale_value, commitment_discount).
+        """
         section, name = self.path.split(".")
         return Scenario.model_fields[section].annotation.model_fields[name]
 
     @property
     def label(self) -> str:
+        """The assumption's label in English (the catalogs translate it).
+
+        Returns
+        -------
+        str
+            The moved field's label, or the label of the two without one field.
+        """
         return self.label_unit[0] if self.label_unit else field_meta(self.field())["label"]
 
     @property
     def unit(self) -> str:
+        """The unit of the assumption's value.
+
+        Returns
+        -------
+        str
+            The moved field's unit, or the unit of the two without one field.
+        """
         return self.label_unit[1] if self.label_unit else field_meta(self.field())["unit"]
 
 
@@ -227,6 +271,21 @@ def to_value(s: Scenario, key: str, change: np.ndarray | float) -> np.ndarray:
 
 
 def low_high(s: Scenario, key: str) -> tuple[float, float]:
+    """The assumption's values at the two ends of its range, clipped to the field's bounds.
+
+    Parameters
+    ----------
+    s : Scenario
+        The scenario whose own value is the base and whose ``uncertainty.ranges`` give the
+        changes.
+    key : str
+        The assumption (models/ranges.py RANGES), e.g. ``"server_price"``.
+
+    Returns
+    -------
+    tuple of float
+        (value at the low end, value at the high end) [the unit of the assumption].
+    """
     r = s.uncertainty.ranges[BY_KEY[key].path]
     return float(to_value(s, key, r.low)), float(to_value(s, key, r.high))
 

@@ -213,7 +213,18 @@ BY_KEY = {spec.key: spec for spec in RANGES}
 
 
 def flat_key(name: str) -> Optional[tuple[RangeSpec, str]]:
-    """(range, end) of a flat key of before the mapping ("server_price_low"), else None."""
+    """The range and end a flat key of before the mapping names.
+
+    Parameters
+    ----------
+    name : str
+        A key of the uncertainty section, e.g. ``"server_price_low"``.
+
+    Returns
+    -------
+    tuple of (RangeSpec, str) or None
+        (range, "low" | "high" | "distribution"); None when ``name`` is no flat range key.
+    """
     m = FLAT_KEY.match(name)
     spec = BY_KEY.get(m.group("key")) if m else None
     if spec is None or (m.group("end") == "distribution" and spec.distribution is None):
@@ -222,10 +233,22 @@ def flat_key(name: str) -> Optional[tuple[RangeSpec, str]]:
 
 
 def upgrade_flat_keys(data: Any) -> Any:
-    """An uncertainty section with the flat keys of before the mapping (``server_price_low``,
-    ``electricity_price_distribution``) as ``ranges`` by path; a flat key updates the range
-    already given for its path (``Scenario.with_changes`` merges one into a dump). Keys that
-    are not a flat range key are left for the model to refuse."""
+    """An uncertainty section with the flat keys of before the mapping as ``ranges`` by path.
+
+    Parameters
+    ----------
+    data : Any
+        The section as read (``{"server_price_low": -0.1, ...}``); anything not a dict is
+        returned as it is, for the model to refuse.
+
+    Returns
+    -------
+    Any
+        The section with each flat key (``server_price_low``, ``electricity_price_distribution``)
+        moved into ``ranges`` under its path. A flat key updates the range already given for
+        its path (``Scenario.with_changes`` merges one into a dump); keys that are not a flat
+        range key are left for the model to refuse.
+    """
     if not isinstance(data, dict):
         return data
     ranges = data.get("ranges", {})
@@ -251,8 +274,20 @@ def upgrade_flat_keys(data: Any) -> Any:
 
 
 def legacy_path(path: str) -> str:
-    """A dotted path of before the mapping (``uncertainty.server_price_low``) as it is now
-    (``uncertainty.ranges.owned.server_price.low``); any other path unchanged."""
+    """A dotted path of before the mapping as it is now.
+
+    Parameters
+    ----------
+    path : str
+        A dotted scenario path, e.g. ``"uncertainty.server_price_low"`` (stored review
+        comments name paths of before the mapping).
+
+    Returns
+    -------
+    str
+        ``"uncertainty.ranges.owned.server_price.low"`` for a flat range key; any other path
+        unchanged.
+    """
     head, _, name = path.partition(".")
     found = flat_key(name) if head == "uncertainty" else None
     return f"uncertainty.ranges.{found[0].path}.{found[1]}" if found else path

@@ -17,7 +17,7 @@ from service.web.access import can_edit, can_view
 from service.api import bp
 from service.api.bodies import invalid, json_body
 from service.web.tables import Revision, ScenarioRecord, UsageFile, User
-from service.web.db import get_session, write_session
+from service.web.db import get_session
 from service.web.errors import ApiError
 from service.i18n import N_, _
 from service.api.openapi import SPEC, RevisionList, RevisionOut, RevisionRequest, errors
@@ -44,6 +44,7 @@ def visible_scenario(scenario_id: int) -> ScenarioRecord:
                operation_id="createRevision",
                resp=Response(HTTP_201=RevisionOut, **errors(400, 401, 403, 404, 409, 413, 415,
                                                               422)))
+@idempotency.idempotent
 def create_revision(scenario_id: int):
     """Save a new revision of a scenario
 
@@ -54,9 +55,6 @@ def create_revision(scenario_id: int):
     scenario = visible_scenario(scenario_id)
     if not can_edit(user, scenario):
         raise ApiError(403, _("Only the scenario's owner can add revisions."))
-    done = idempotency.replay()
-    if done is not None:
-        return done
     try:
         body = RevisionRequest.model_validate(json_body())
     except ValidationError as exc:
@@ -66,8 +64,7 @@ def create_revision(scenario_id: int):
         result = check_plan(body.scenario, latest.usage_file if latest else None)
     except PlanningError as exc:
         raise ApiError(422, str(exc), exc.problems) from None
-    with write_session() as s:
-        idempotency.claim(s)
+    with idempotency.transaction() as s:
         usage = s.get(UsageFile, latest.usage_file_id) if latest and latest.usage_file_id \
             else None
         revision = add_revision(s, s.get(ScenarioRecord, scenario_id), s.get(User, user.id),

@@ -18,7 +18,7 @@ from service.web import idempotency
 from service.web.users import user_for_token
 from service.clip import clip
 from service.web.tables import audit, sha256
-from service.web.db import get_session, write_session
+from service.web.db import get_session
 from service.web.errors import ApiError
 from service.xlsx.export import plan_xlsx_bytes, safe_download_name
 from service.i18n import N_, _, current_locale
@@ -108,15 +108,13 @@ def read_plan_request() -> tuple[Scenario, bytes, str]:
 @bp.post("/plans")
 @SPEC.validate(json=PlanRequest, form=PlanForm, resp=PLAN_RESPONSES, skip_validation=True,
                tags=["plans"], operation_id="createPlan")
+@idempotency.idempotent  # Idempotency-Key header: a retry gets the first answer
 def create_plan():
     """Plan usage under a scenario
 
     JSON (scenario + usage rows) or multipart (a usage file + the scenario as JSON text).
     Send an Idempotency-Key header to have a retry answered without planning twice.
     """
-    done = idempotency.replay()  # Idempotency-Key header: a retry gets the first answer
-    if done is not None:
-        return done
     scenario, data, filename = read_plan_request()
     try:
         result = plan_for(scenario, data, filename)
@@ -125,7 +123,7 @@ def create_plan():
     wants_xlsx = request.accept_mimetypes.best_match(["application/json", XLSX]) == XLSX and \
         request.accept_mimetypes[XLSX] > request.accept_mimetypes["application/json"]
     body: Any = None if wants_xlsx else current_app.json.dumps(result.document)
-    with write_session() as s:
+    with idempotency.transaction() as s:
         audit(s, g.api_user, "api.plan", details=f"{clip(filename)} sha256={sha256(data)}")
         if body is not None:
             idempotency.remember(s, body=body, status=200)

@@ -83,12 +83,9 @@ def profile():
 
 @bp.post("/profile/tokens")
 @login_required
+@idempotency.idempotent  # a token is shown once: a resent form creates no second one
 def new_token():
-    done = idempotency.replay()  # a token is shown once: a resent form creates no second one
-    if done is not None:
-        return done
-    with write_session() as s:
-        idempotency.claim(s)
+    with idempotency.transaction() as s:
         token = create_token(s, s.get(User, g.user.id), request.form.get("label", ""))
         idempotency.remember(s, location=url_for("auth.profile"))
     tokens = get_session().scalars(select(ApiToken).where(ApiToken.user_id == g.user.id)

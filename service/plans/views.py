@@ -154,15 +154,13 @@ def usage_template(fmt: str):
 
 @bp.post("/scenarios/<int:scenario_id>/revisions/<int:number>/reviews")
 @login_required
+@idempotency.idempotent
 def review(scenario_id: int, number: int):
     revision = revision_or_404(g.user, scenario_id, number)
     if not g.user.can_review:
         abort(403, _("Only reviewers can review a revision."))
     if revision.author_id == g.user.id:
         abort(403, _("You authored this revision: someone else must review it."))
-    done = idempotency.replay()
-    if done is not None:
-        return done
     expected = request.form.get("revision_hash", "")
     if not expected:
         abort(400, _("A review must name the SHA-256 of the revision it reviews "
@@ -182,8 +180,7 @@ def review(scenario_id: int, number: int):
     except ValueError as exc:
         abort(400, str(exc))
     decision = review_input.decision
-    with write_session() as s:
-        idempotency.claim(s)
+    with idempotency.transaction() as s:
         s.add(Review(revision_id=revision.id, revision_hash=revision.content_hash,
                      reviewer_id=g.user.id, decision=decision, comment=review_input.comment,
                      field_path=review_input.field_path))

@@ -24,7 +24,6 @@ from service.clip import clip, clip_message
 from service.i18n import _, ngettext
 from service.i18n.validation import error_message
 from service.web.tables import ScenarioRecord, UsageFile, User
-from service.web.db import write_session
 from service.ingest import CommitmentError, attach_commitments_to_scenario
 from service.ingest.commitment_record import KEYS, validate_commitment
 from service.plans.cache import PlanningError
@@ -83,11 +82,9 @@ def posted_records(values: list[str], currency: str) -> list[dict]:
 
 @bp.post("/<int:scenario_id>/commitments")
 @login_required
+@idempotency.idempotent
 def attach_commitments(scenario_id: int):
     scenario = editable_scenario(g.user, scenario_id)
-    done = idempotency.replay()
-    if done is not None:
-        return done
     latest = scenario.latest
     current = Scenario.model_validate_json(latest.assumptions)
     try:
@@ -109,8 +106,7 @@ def attach_commitments(scenario_id: int):
         abort(422, clip_message(_("The engine cannot plan with these commitments: %(reason)s",
                                   reason=exc)))
     filename = clip(request.form.get("filename", "a contract file"))
-    with write_session() as s:
-        idempotency.claim(s)
+    with idempotency.transaction() as s:
         revision = add_revision(s, s.get(ScenarioRecord, scenario.id), s.get(User, g.user.id),
                                 model, s.get(UsageFile, usage.id) if usage else None,
                                 note=f"commitments held, from {filename}", result=result)

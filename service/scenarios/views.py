@@ -89,6 +89,7 @@ def index():
 
 @bp.route("/new", methods=("GET", "POST"))
 @login_required
+@idempotency.idempotent
 def new():
     preset = chosen_preset()
     if request.method == "GET":
@@ -100,14 +101,10 @@ def new():
         elif preset is not None:
             data = with_preset(data, preset)
         return form_page(None, data, preset=preset)
-    done = idempotency.replay()
-    if done is not None:
-        return done
     model, sections = validate_form(request.form)
     if model is None:
         return form_page(None, {}, sections, 422, preset)
-    with write_session() as s:
-        idempotency.claim(s)
+    with idempotency.transaction() as s:
         revision = create_scenario(s, s.get(User, g.user.id), model,
                                    preset=preset.provenance() if preset else None)
         target = url_for("scenarios.show", scenario_id=revision.scenario_id)
@@ -126,6 +123,7 @@ def show(scenario_id: int):
 
 @bp.route("/<int:scenario_id>/edit", methods=("GET", "POST"))
 @login_required
+@idempotency.idempotent
 def edit(scenario_id: int):
     scenario = editable_scenario(g.user, scenario_id)
     latest = scenario.latest
@@ -135,9 +133,6 @@ def edit(scenario_id: int):
         if preset is not None:
             data = with_preset(data, preset)
         return form_page(scenario, data, preset=preset)
-    done = idempotency.replay()
-    if done is not None:
-        return done
     model, sections = validate_form(request.form)
     if model is None:
         return form_page(scenario, {}, sections, 422, preset)
@@ -150,8 +145,7 @@ def edit(scenario_id: int):
         sections[0].errors.append(_("The engine cannot plan these assumptions: %(reason)s",
                                     reason=exc))
         return form_page(scenario, {}, sections, 422, preset)
-    with write_session() as s:
-        idempotency.claim(s)
+    with idempotency.transaction() as s:
         revision = add_revision(s, s.get(ScenarioRecord, scenario.id), s.get(User, g.user.id),
                                 model, s.get(UsageFile, latest.usage_file_id)
                                 if latest.usage_file_id else None,
@@ -254,11 +248,9 @@ def usage_preview(scenario_id: int, file_id: int):
 
 @bp.post("/<int:scenario_id>/usage/<int:file_id>/attach")
 @login_required
+@idempotency.idempotent
 def attach(scenario_id: int, file_id: int):
     scenario = editable_scenario(g.user, scenario_id)
-    done = idempotency.replay()
-    if done is not None:
-        return done
     usage = get_session().get(UsageFile, file_id)
     if usage is None or usage.uploaded_by != g.user.id:
         abort(404)
@@ -268,8 +260,7 @@ def attach(scenario_id: int, file_id: int):
         result = check_plan(model, usage, progress_store.from_request())
     except PlanningError as exc:
         abort(422, str(exc))
-    with write_session() as s:
-        idempotency.claim(s)
+    with idempotency.transaction() as s:
         revision = add_revision(s, s.get(ScenarioRecord, scenario.id), s.get(User, g.user.id),
                                 model, s.get(UsageFile, usage.id),
                                 note=f"usage {usage.filename}", result=result)

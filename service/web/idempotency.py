@@ -2,18 +2,29 @@
 
 Forms carry a hidden ``idempotency_key`` (a fresh one per page render, from the
 ``idempotency_key()`` template function); API clients send an ``Idempotency-Key`` header.
-Views call :func:`replay` first (a known key -> the stored redirect or JSON, nothing
-written), :func:`claim` at the start of their write transaction and :func:`remember` at its
-end, so the key row and the write are committed together or not at all. Keys are unique per
-user (database constraint); two concurrent requests with one key: the second one's transaction
-fails on the constraint (or, on SQLite, finds the key under the write lock), rolls back, and it
-answers with the first one's outcome.
+A state-changing view takes part in three steps::
+
+    @bp.post("/things")
+    @login_required
+    @idempotency.idempotent              # 1. a known key: the stored outcome, the view not run
+    def create_thing():
+        ...                              #    parse and check the input, compute
+        with idempotency.transaction() as s:   # 2. write transaction, key claimed first thing
+            ...                          #    the writes
+            idempotency.remember(s, location=url_for(...))  # 3. the outcome, same transaction
+
+so the key row and the write are committed together or not at all. Keys are unique per user
+(database constraint); two concurrent requests with one key: the second one's transaction fails
+on the constraint (or, on SQLite, finds the key under the write lock), rolls back, and it
+answers with the first one's outcome (the ``Duplicate`` handler of :func:`init_app`).
 """
 from __future__ import annotations
 
+import functools
 import re
 import secrets
-from typing import Optional
+from contextlib import contextmanager
+from typing import Callable, Iterator, Optional
 
 from flask import Flask, Response, abort, flash, g, redirect, request
 from sqlalchemy import select
@@ -22,7 +33,7 @@ from sqlalchemy.orm import Session
 from werkzeug.exceptions import Conflict
 
 from service.i18n import N_, _
-from service.web.db import get_session
+from service.web.db import get_session, write_session
 from service.web.tables import IdempotencyKey
 
 HEADER = "Idempotency-Key"
@@ -76,6 +87,34 @@ def replay() -> Optional[Response]:
     row = get_session().scalar(select(IdempotencyKey).where(
         IdempotencyKey.user_id == user_id, IdempotencyKey.key == key))
     return _response(row) if row is not None else None
+
+
+def idempotent(view: Callable) -> Callable:
+    """Decorate a view that changes state: a POST (or any unsafe method) whose key this user
+    already sent to this very method and path is answered with the stored outcome (the redirect,
+    with a flash saying nothing was saved again, or the JSON body), and the view does not run;
+    a new key, or none, runs the view. Safe methods (GET, HEAD) pass straight through, so one
+    view can show its form and take its post. Put it under ``login_required``: the key belongs
+    to the logged-in user (or the API token's). A stored outcome is answered before the view's
+    own checks, since a key is only ever answered to the user who sent it, for the request it
+    was sent with."""
+    @functools.wraps(view)
+    def wrapped(*args, **kwargs):
+        if request.method not in ("GET", "HEAD", "OPTIONS"):
+            done = replay()
+            if done is not None:
+                return done
+        return view(*args, **kwargs)
+    return wrapped
+
+
+@contextmanager
+def transaction() -> Iterator[Session]:
+    """A write transaction (:func:`service.web.db.write_session`) with this request's key
+    claimed first thing; end it with :func:`remember`."""
+    with write_session() as s:
+        claim(s)
+        yield s
 
 
 def claim(s: Session) -> None:

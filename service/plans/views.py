@@ -11,7 +11,8 @@ from service.plans import bp
 from service.web import idempotency
 from service.web.access import can_edit, can_review, revision_or_404
 from service.web.users import login_required
-from service.web.tables import AuditEvent, Review, Revision, ScenarioRecord, User, audit
+from service.web.tables import (AuditEvent, Review, Revision, ScenarioRecord, UsageFile, User,
+                                audit)
 from service.web.db import get_session, write_session
 from service.xlsx.export import safe_download_name
 from service.i18n import _, current_locale, labels, sentences
@@ -107,14 +108,19 @@ def download_xlsx(scenario_id: int, number: int):
         "Content-Disposition": f'attachment; filename="{download_stem(revision)}.xlsx"'})
 
 
+def revision_usage(scenario_id: int, number: int) -> tuple[Revision, UsageFile]:
+    """A revision this user may see and its usage file; 404 when either is missing."""
+    revision = revision_or_404(g.user, scenario_id, number)
+    if revision.usage_file is None:
+        abort(404)
+    return revision, revision.usage_file
+
+
 @bp.get("/scenarios/<int:scenario_id>/revisions/<int:number>/usage")
 @login_required
 def download_usage(scenario_id: int, number: int):
     """The usage file as CSV with formula-looking cells escaped (service.plans.usage_download)."""
-    revision = revision_or_404(g.user, scenario_id, number)
-    usage = revision.usage_file
-    if usage is None:
-        abort(404)
+    revision, usage = revision_usage(scenario_id, number)
     data = safe_csv(usage.data, usage.filename)
     audit_download(revision, "usage (formulas escaped)")
     return Response(data, mimetype="text/csv", headers={
@@ -125,10 +131,7 @@ def download_usage(scenario_id: int, number: int):
 @login_required
 def download_usage_original(scenario_id: int, number: int):
     """The usage file byte for byte, as uploaded and hashed into the revision's SHA-256."""
-    revision = revision_or_404(g.user, scenario_id, number)
-    usage = revision.usage_file
-    if usage is None:
-        abort(404)
+    revision, usage = revision_usage(scenario_id, number)
     audit_download(revision, f"usage original sha256={usage.sha256}")
     digest = base64.b64encode(bytes.fromhex(usage.sha256)).decode()
     return Response(usage.data, mimetype="application/octet-stream", headers={

@@ -6,22 +6,14 @@ and counts, for each group, how many values differ from the defaults.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from service.scenarios.forms import GENERAL, FormField, FormRow, FormSection, RowTable
+from service.scenarios.forms import GENERAL, FormRow, FormSection, RowTable
 
 
 @dataclass
-class Group:
-    key: str
-    title: str
-    fields: list[FormField] = field(default_factory=list)
-    tables: list[RowTable] = field(default_factory=list)
-    errors: list[str] = field(default_factory=list)
-
-    @property
-    def all_fields(self) -> list[FormField]:
-        return self.fields + [f for t in self.tables for row in t.rows for f in row.fields]
+class Group(FormSection):
+    """A section of the short form: a form section plus what the folded view counts."""
 
     @property
     def changed(self) -> int:

@@ -31,8 +31,6 @@ from service.scenarios.live_panel import initial_panel
 from service.plans.reviews import awaiting_review, changes_requested
 from service.plans.revisions import add_revision, check_plan, create_scenario, store_usage
 
-
-
 AnyPreset = Union[preset_catalog.Preset, ContextPreset]
 
 
@@ -46,8 +44,11 @@ def chosen_preset() -> Optional[AnyPreset]:
     return preset
 
 
-def with_preset(data: dict, preset: AnyPreset) -> dict:
-    """Scenario data with a preset applied; a preset that cannot apply is a 400 saying why."""
+def with_preset(data: dict, preset: Optional[AnyPreset]) -> dict:
+    """Scenario data with a preset applied (none: the data as it is); a preset that cannot
+    apply is a 400 saying why."""
+    if preset is None:
+        return data
     if isinstance(preset, ContextPreset):
         try:
             return preset.apply(data)
@@ -93,13 +94,10 @@ def index():
 def new():
     preset = chosen_preset()
     if request.method == "GET":
-        data = Scenario().model_dump(mode="json")
+        data = with_preset(Scenario().model_dump(mode="json"), preset)
         if isinstance(preset, preset_catalog.Preset):
-            data = with_preset(data, preset)
             data["name"] = _("8x H100 server vs %(cloud)s %(instance)s", cloud=preset.cloud,
                              instance=preset.instance_type)
-        elif preset is not None:
-            data = with_preset(data, preset)
         return form_page(None, data, preset=preset)
     model, sections = validate_form(request.form)
     if model is None:
@@ -129,10 +127,7 @@ def edit(scenario_id: int):
     latest = scenario.latest
     preset = chosen_preset()
     if request.method == "GET":
-        data = latest.assumptions_dict
-        if preset is not None:
-            data = with_preset(data, preset)
-        return form_page(scenario, data, preset=preset)
+        return form_page(scenario, with_preset(latest.assumptions_dict, preset), preset=preset)
     model, sections = validate_form(request.form)
     if model is None:
         return form_page(scenario, {}, sections, 422, preset)

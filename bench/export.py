@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from models.plan import compute_plan  # noqa: E402
 from models.profile import UsageProfile  # noqa: E402
 from models.scenario import Scenario  # noqa: E402
-from service.export_xlsx import plan_xlsx_bytes  # noqa: E402
+from service.xlsx.export import plan_xlsx_bytes  # noqa: E402
 from service.ingest import load_usage  # noqa: E402
 from service.xlsx.libreoffice import recalculate  # noqa: E402
 

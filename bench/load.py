@@ -3,7 +3,7 @@
     /work/main/.venv/bin/python bench/load.py [--seconds 60] [--users 20] [--threads 8]
                                               [--postgres] [--json]
 
-Starts ``python -m service.cli serve --demo`` (waitress) on 127.0.0.1 with a throwaway instance
+Starts ``python -m service.cli.main serve --demo`` (waitress) on 127.0.0.1 with a throwaway instance
 folder, then runs two phases of ``--seconds`` each:
 
 1. ``--users`` simulated users (threads, one keep-alive http.client connection and one cookie
@@ -95,7 +95,7 @@ def wait_ready(port: int, proc: subprocess.Popen, limit_s: float = 180) -> None:
 
 @contextmanager
 def server(env: dict, port: int, threads: int, demo: bool, log: Path, workers: int = 1):
-    cmd = [PYTHON, "-m", "service.cli", "serve", "--host", "127.0.0.1", "--port", str(port),
+    cmd = [PYTHON, "-m", "service.cli.main", "serve", "--host", "127.0.0.1", "--port", str(port),
            "--threads", str(threads), "--workers", str(workers)] + (["--demo"] if demo else [])
     with open(log, "wb") as out:
         proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
@@ -112,7 +112,7 @@ def server(env: dict, port: int, threads: int, demo: bool, log: Path, workers: i
 
 
 def api_token(env: dict) -> str:
-    out = subprocess.run([PYTHON, "-m", "service.cli", "users", "token", ANALYST[0],
+    out = subprocess.run([PYTHON, "-m", "service.cli.main", "users", "token", ANALYST[0],
                           "--label", "load"], cwd=ROOT, env=env, capture_output=True,
                          text=True, check=True, timeout=120)
     return out.stdout.strip().splitlines()[-1]

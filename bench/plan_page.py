@@ -27,10 +27,10 @@ sys.path.insert(0, str(ROOT))
 
 from models.scenario import Scenario  # noqa: E402
 from service import create_app  # noqa: E402
-from service.auth import create_user  # noqa: E402
-from service.db import write_session  # noqa: E402
+from service.web.users import create_user  # noqa: E402
+from service.web.db import write_session  # noqa: E402
 from service.paths import SAMPLES  # noqa: E402
-from service.revisions import create_scenario, store_usage  # noqa: E402
+from service.plans.revisions import create_scenario, store_usage  # noqa: E402
 
 PASSWORD = "bench password 1"
 PAGE = "/scenarios/1/revisions/1"
@@ -68,7 +68,7 @@ def run(views: int) -> dict:
                 assert client.get(PAGE).status_code == 200
                 cached.append(time.perf_counter() - t0)
             # the engine's share: the same plan again, computed outside the page
-            from service.planning import plan_for
+            from service.plans.cache import plan_for
             model = Scenario.model_validate_json(
                 (SAMPLES / "scenario_growth.json").read_text())
             usage = (SAMPLES / "usage_hourly.csv").read_bytes()

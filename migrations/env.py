@@ -1,8 +1,9 @@
-"""Alembic environment: runs on the connection the app hands over (service.db.upgrade), or on
+"""Alembic environment: runs on the connection the app hands over (service.web.db.upgrade), or on
 DATABASE_URL when called as ``alembic -c migrations/alembic.ini upgrade head``."""
 from alembic import context
 
-from service.db import Base, make_engine
+from service.web.tables import Base
+from service.web.db import make_engine
 
 target_metadata = Base.metadata
 
@@ -15,7 +16,7 @@ def run() -> None:
             context.run_migrations()
         return
     import os
-    from service.config import instance_path
+    from service.web.config import instance_path
     instance_path().mkdir(parents=True, exist_ok=True)
     url = os.environ.get("DATABASE_URL") or f"sqlite:///{instance_path() / 'buyrent.sqlite3'}"
     with make_engine(url).begin() as conn:

@@ -12,7 +12,8 @@ from flask.testing import FlaskClient
 
 from models.scenario import Scenario
 from service import create_app
-from service.db import User, write_session
+from service.web.tables import User
+from service.web.db import write_session
 from service.paths import SAMPLES
 
 class ClosingClient(FlaskClient):
@@ -46,7 +47,7 @@ USERS = {"ana": "analyst", "otto": "analyst", "rita": "reviewer", "rex": "review
 @pytest.fixture(scope="session")
 def sample_plan():
     """The sample plan, computed once for the whole run."""
-    from service.planning import plan_for
+    from service.plans.cache import plan_for
     model = Scenario.model_validate(json.loads(SAMPLE_SCENARIO.read_text()))
     return model, plan_for(model, SAMPLE_USAGE.read_bytes(), SAMPLE_USAGE.name)
 
@@ -58,8 +59,8 @@ TEST_CONFIG = {"TESTING": True, "SECRET_KEY": "test-secret",
 @pytest.fixture(scope="session")
 def seeded_database(tmp_path_factory, sample_plan) -> Path:
     """A migrated SQLite file with the users and two planned scenarios, built once."""
-    from service.auth import create_user
-    from service.revisions import create_scenario, store_usage
+    from service.web.users import create_user
+    from service.plans.revisions import create_scenario, store_usage
     instance = tmp_path_factory.mktemp("template")
     app = create_app({**TEST_CONFIG, "INSTANCE_PATH": str(instance)})
     model, result = sample_plan
@@ -149,7 +150,7 @@ def revision_hash(app, scenario_id: int = 1, number: int = 1) -> str:
     """The SHA-256 of a revision, which every review form carries (and must)."""
     from sqlalchemy import select
 
-    from service.db import Revision
+    from service.web.tables import Revision
     with app.app_context():
         with write_session() as s:
             return s.scalar(select(Revision.content_hash).where(
@@ -158,7 +159,7 @@ def revision_hash(app, scenario_id: int = 1, number: int = 1) -> str:
 
 def form_data(data: dict) -> dict:
     """What the scenario form posts for scenario ``data`` (every generated input)."""
-    from service.forms import build_form
+    from service.scenarios.forms import build_form
     out = {}
     for section in build_form(data):
         for f in section.all_fields:

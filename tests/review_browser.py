@@ -22,10 +22,10 @@ AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 def seed(instance: Path) -> None:
     """Users (analyst ana, reviewer rita) and the sample scenario with its plan (scenario 1)."""
     from service import create_app
-    from service.auth import create_user
-    from service.db import write_session
-    from service.planning import plan_for
-    from service.revisions import create_scenario, store_usage
+    from service.web.users import create_user
+    from service.web.db import write_session
+    from service.plans.cache import plan_for
+    from service.plans.revisions import create_scenario, store_usage
     app = create_app({"INSTANCE_PATH": str(instance),
                       "PASSWORD_HASH_METHOD": "pbkdf2:sha256:1000"})
     model = Scenario.model_validate(json.loads(SAMPLE_SCENARIO.read_text()))

@@ -6,8 +6,9 @@ import json
 
 import pytest
 
-from service.auth import create_token
-from service.db import User, write_session
+from service.web.users import create_token
+from service.web.tables import User
+from service.web.db import write_session
 from tests.conftest import SAMPLE_SCENARIO, SAMPLE_USAGE
 
 XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
@@ -96,7 +97,7 @@ def test_api_needs_no_csrf_and_writes_an_audit_event(api, app):
     assert api(json={"usage": DAILY}).status_code == 200
     with app.app_context():
         with write_session() as s:
-            from service.db import AuditEvent
+            from service.web.tables import AuditEvent
             assert s.query(AuditEvent).filter_by(action="api.plan").count() == 1
 
 

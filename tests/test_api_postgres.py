@@ -16,8 +16,9 @@ import pytest
 from sqlalchemy import create_engine, select, text
 from sqlalchemy.exc import DatabaseError
 
-from service.db import (AuditEvent, PlanRecord, Review, Revision, ScenarioRecord, UsageFile,
-                        User, write_session)
+from service.web.tables import (AuditEvent, PlanRecord, Review, Revision, ScenarioRecord, UsageFile,
+                        User)
+from service.web.db import write_session
 from tests.conftest import (PASSWORD, SAMPLE_SCENARIO, SAMPLE_USAGE, TEST_CONFIG, USERS,
                             Browser, count, form_data, revision_hash)
 
@@ -48,8 +49,8 @@ def fresh_pg_database(server_url: str) -> str:
 def db_app(request, tmp_path, sample_plan):
     """An app on SQLite (the default) or on a fresh PostgreSQL database, seeded alike."""
     from service import create_app
-    from service.auth import create_user
-    from service.revisions import create_scenario, store_usage
+    from service.web.users import create_user
+    from service.plans.revisions import create_scenario, store_usage
     config = {**TEST_CONFIG, "INSTANCE_PATH": str(tmp_path / "instance")}
     if request.param == "postgresql":
         config["DATABASE_URL"] = fresh_pg_database(request.getfixturevalue("pg_server_url"))
@@ -167,7 +168,7 @@ def test_audit_and_revisions_are_append_only(db_app):
 
 
 def test_plan_via_api_json_and_multipart_is_audited(db_app):
-    from service.auth import create_token
+    from service.web.users import create_token
     with db_app.app_context():
         with write_session() as s:
             token = create_token(s, s.scalar(select(User).where(User.username == "ana")), "t")

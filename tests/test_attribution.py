@@ -8,8 +8,8 @@ import re
 import pytest
 
 from models.scenario import Scenario
-from service.attribution import attribute, change_groups, saving_cents
-from service.db import UsageFile
+from service.plans.attribution import attribute, change_groups, saving_cents
+from service.web.tables import UsageFile
 from service.paths import SAMPLES
 from tests.conftest import SAMPLE_SCENARIO, SAMPLE_USAGE, form_data
 
@@ -111,7 +111,7 @@ def test_compare_page_shows_both_curves_and_the_waterfall(login, app):
 
 
 def test_schedule_comparison_lines_up_both_plans_by_month():
-    from service.compare import schedule_comparison
+    from service.plans.compare import schedule_comparison
     a = {"strategies": {"staged": {"schedule": [
         {"month": "2027-01", "buy_servers": 4, "sell_servers": 0, "commit": {}},
         {"month": "2027-04", "buy_servers": 1, "sell_servers": 0, "commit": {"1y": 8}}]}}}

@@ -27,8 +27,8 @@ def server(tmp_path):
     """The app behind waitress in a child process (tests/live_server.py: terminated, never
     closed from another thread), with an analyst and a reviewer."""
     from service import create_app
-    from service.auth import create_user
-    from service.db import write_session
+    from service.web.users import create_user
+    from service.web.db import write_session
     config = {"INSTANCE_PATH": str(tmp_path / "instance"),
               "PASSWORD_HASH_METHOD": "pbkdf2:sha256:1000"}
     app = create_app(config)

@@ -72,9 +72,9 @@ def korean_server(tmp_path):
     """The app behind waitress in a child process (tests/live_server.py)."""
     from models.scenario import Scenario
     from service import create_app
-    from service.auth import create_user
-    from service.db import write_session
-    from service.revisions import create_scenario
+    from service.web.users import create_user
+    from service.web.db import write_session
+    from service.plans.revisions import create_scenario
     config = {"INSTANCE_PATH": str(tmp_path / "instance"),
               "PASSWORD_HASH_METHOD": "pbkdf2:sha256:1000"}
     app = create_app(config)

@@ -27,10 +27,10 @@ def seed_growth(instance: Path) -> None:
     """ana (analyst), rita (reviewer) and the growth sample with its plan cached (planning it
     on first view takes seconds, longer on a loaded machine; bench/plan_page.py times it)."""
     from service import create_app
-    from service.auth import create_user
-    from service.db import write_session
-    from service.planning import plan_for
-    from service.revisions import create_scenario, store_usage
+    from service.web.users import create_user
+    from service.web.db import write_session
+    from service.plans.cache import plan_for
+    from service.plans.revisions import create_scenario, store_usage
     app = create_app({"INSTANCE_PATH": str(instance),
                       "PASSWORD_HASH_METHOD": "pbkdf2:sha256:1000"})
     model = Scenario.model_validate(json.loads(GROWTH.read_text()))

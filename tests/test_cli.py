@@ -11,7 +11,7 @@ SAMPLES = ROOT / "samples"
 
 
 def buyrent(*args, cwd=ROOT):
-    return subprocess.run([sys.executable, "-m", "service.cli", *args], cwd=cwd,
+    return subprocess.run([sys.executable, "-m", "service.cli.main", *args], cwd=cwd,
                           capture_output=True, text=True, timeout=120)
 
 

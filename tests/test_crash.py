@@ -1,6 +1,6 @@
 """Crash test (issue 8): kill -9 the real server while clients save, restart, check everything.
 
-The server (``python -m service.cli serve``, waitress, SQLite in a temporary instance folder)
+The server (``python -m service.cli.main serve``, waitress, SQLite in a temporary instance folder)
 runs on loopback. Four client threads save revisions (edit form posts and API posts, some with
 a usage file, some without) and reviews, every request with its own idempotency key, until the
 server is killed with SIGKILL at a random moment. After each kill the database file is checked
@@ -95,9 +95,9 @@ def seed(instance: Path) -> dict:
     """Users, a scenario with a usage file, one without, an API token (in-process)."""
     from models.scenario import Scenario
     from service import create_app
-    from service.auth import create_token, create_user
-    from service.db import write_session
-    from service.revisions import check_plan, create_scenario, store_usage
+    from service.web.users import create_token, create_user
+    from service.web.db import write_session
+    from service.plans.revisions import check_plan, create_scenario, store_usage
     app = create_app({"INSTANCE_PATH": str(instance), "SECRET_KEY": "crash-test",
                       "PASSWORD_HASH_METHOD": "pbkdf2:sha256:1000"})
     with app.app_context():
@@ -125,7 +125,7 @@ class Server:
     def start(self) -> None:
         with open(self.instance / "server.log", "ab") as log:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "service.cli", "serve", "--host", "127.0.0.1", "--port",
+                [sys.executable, "-m", "service.cli.main", "serve", "--host", "127.0.0.1", "--port",
                  str(self.port)], cwd=ROOT, env=self.env, stdout=subprocess.DEVNULL, stderr=log)
         t0 = time.monotonic()
         deadline = time.monotonic() + 20

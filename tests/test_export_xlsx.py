@@ -28,7 +28,7 @@ from models.plan import build_context, compute_plan, proposed_strategy
 from models.schedules import schedule_json
 from models.profile import UsageProfile
 from models.scenario import Decision, Scenario
-from service.export_xlsx import plan_xlsx_bytes, safe_download_name, write_plan_xlsx
+from service.xlsx.export import plan_xlsx_bytes, safe_download_name, write_plan_xlsx
 from service.xlsx.assumptions import scenario_rows
 from service.xlsx.names import defined_name
 from service.xlsx.libreoffice import recalculate, soffice
@@ -467,7 +467,7 @@ def test_safe_download_name(name, revision, expected):
 
 def test_cli_writes_the_workbook(tmp_path):
     out = tmp_path / "plan.xlsx"
-    done = subprocess.run([sys.executable, "-m", "service.cli", "plan", str(HOURLY),
+    done = subprocess.run([sys.executable, "-m", "service.cli.main", "plan", str(HOURLY),
                            "--xlsx", str(out)], capture_output=True, text=True,
                           cwd=pathlib.Path(__file__).resolve().parent.parent)
     assert done.returncode == 0, done.stderr
@@ -494,7 +494,7 @@ def test_formulas_use_only_classic_functions():
 
 
 def test_cli_reports_an_unwritable_path(tmp_path):
-    done = subprocess.run([sys.executable, "-m", "service.cli", "plan", "--xlsx",
+    done = subprocess.run([sys.executable, "-m", "service.cli.main", "plan", "--xlsx",
                            str(tmp_path / "missing" / "plan.xlsx")], capture_output=True,
                           text=True, cwd=pathlib.Path(__file__).resolve().parent.parent)
     assert done.returncode == 2

@@ -9,8 +9,8 @@ from werkzeug.datastructures import MultiDict
 
 from models.ranges import RANGE_MODELS
 from models.scenario import Scenario
-from service.db import Revision
-from service.forms import build_form, label_for, show_value, validate_form
+from service.web.tables import Revision
+from service.scenarios.forms import build_form, label_for, show_value, validate_form
 from service.i18n import using_locale
 from service.i18n.validation import error_message
 from tests.conftest import form_data

@@ -11,8 +11,9 @@ import pytest
 from numpy.testing import assert_allclose
 
 from models.scenario import Scenario
-from service.context_presets import ContextPresetError, load_context_presets
-from service.db import Revision, write_session
+from service.presets.context import ContextPresetError, load_context_presets
+from service.web.tables import Revision
+from service.web.db import write_session
 from service.paths import ROOT, SAMPLES
 from tests.conftest import SAMPLE_USAGE, form_data
 
@@ -82,7 +83,7 @@ def test_unknown_context_preset_is_a_bad_request(login):
 
 def test_seoul_sample_plans_in_won_from_the_cli(tmp_path):
     out = tmp_path / "plan.json"
-    done = subprocess.run([sys.executable, "-m", "service.cli", "plan", str(SAMPLE_USAGE),
+    done = subprocess.run([sys.executable, "-m", "service.cli.main", "plan", str(SAMPLE_USAGE),
                            "--scenario", str(SAMPLES / "scenario_seoul.json"), "--json"],
                           capture_output=True, text=True, cwd=ROOT, timeout=300, check=True)
     doc = json.loads(done.stdout)

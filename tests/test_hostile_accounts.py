@@ -8,9 +8,9 @@ import io
 
 import pytest
 
-from service import cli
-from service.auth import UserError, check_password, check_username, create_user
-from service.db import write_session
+import service.cli.main as cli
+from service.web.users import UserError, check_password, check_username, create_user
+from service.web.db import write_session
 from tests.conftest import PASSWORD, Browser
 
 STRANGER, REVIEWER_DESK = "203.0.113.66", "198.51.100.7"

@@ -9,9 +9,10 @@ from sqlalchemy import select, text
 from sqlalchemy.exc import DatabaseError
 
 from models.scenario import Scenario
-from service.db import (AuditEvent, PlanRecord, Review, Revision, ScenarioRecord, UsageFile,
-                        User, write_session)
-from service.revisions import add_revision, create_scenario
+from service.web.tables import (AuditEvent, PlanRecord, Review, Revision, ScenarioRecord, UsageFile,
+                        User)
+from service.web.db import write_session
+from service.plans.revisions import add_revision, create_scenario
 from tests.conftest import count, form_data, revision_hash
 from tests.test_api_postgres import as_user, db_app, pg_server_url  # noqa: F401 (fixtures)
 
@@ -79,7 +80,7 @@ def test_a_review_row_must_name_its_revision_hash(db_app):
                 with write_session() as s:
                     s.add(Review(revision_id=ids[1], reviewer_id=ids[0], decision="comment",
                                  comment="x", revision_hash=wrong))
-    # a decision kind added later (no CHECK constraint, one list in service.db) is a new row,
+    # a decision kind added later (no CHECK constraint, one list in service.web.tables) is a new row,
     # and stays unchangeable once written
     with db_app.app_context():
         with write_session() as s:

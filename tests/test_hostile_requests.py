@@ -11,8 +11,9 @@ import time
 
 import pytest
 
-from service.auth import create_token
-from service.db import User, write_session
+from service.web.users import create_token
+from service.web.tables import User
+from service.web.db import write_session
 from tests.conftest import PASSWORD, form_data
 from tests.test_hostile_upload import snapshot
 

@@ -11,7 +11,7 @@ import re
 
 import pytest
 
-from service.db import (ApiToken, AuditEvent, PlanRecord, Review, Revision, ScenarioRecord,
+from service.web.tables import (ApiToken, AuditEvent, PlanRecord, Review, Revision, ScenarioRecord,
                         UsageFile, User)
 from tests.conftest import SAMPLE_USAGE, count
 from tests.ingest_fixtures import raw_xlsx, sheet_xml, zip_bomb
@@ -91,7 +91,7 @@ def test_traversal_and_nul_in_file_names_never_reach_storage(login, app, filenam
     assert sorted(os.listdir(instance)) == before_files
     from sqlalchemy import select
 
-    from service.db import write_session
+    from service.web.db import write_session
     with app.app_context():
         with write_session() as s:
             row = s.scalars(select(UsageFile).order_by(UsageFile.id.desc())).first()
@@ -195,8 +195,8 @@ def test_csv_header_field_over_the_csv_limit_is_422_naming_the_column(login, app
 
 
 def test_api_usage_column_name_over_the_limit_is_422(app):
-    from service.auth import create_token
-    from service.db import write_session
+    from service.web.users import create_token
+    from service.web.db import write_session
     with app.app_context():
         with write_session() as s:
             token = create_token(s, s.query(User).filter_by(username="ana").one(), "t")
@@ -215,8 +215,8 @@ def test_a_15_mb_cell_is_echoed_cut_to_80_characters(login, app):
     page = refused(app, login("ana"), data, "usage.csv", 422, "row 2",
                    f"got '{cell[:80]}'... (15,000,000 characters)")
     assert len(page) < 50_000
-    from service.auth import create_token
-    from service.db import write_session
+    from service.web.users import create_token
+    from service.web.db import write_session
     with app.app_context():
         with write_session() as s:
             token = create_token(s, s.query(User).filter_by(username="ana").one(), "t")

@@ -16,7 +16,8 @@ import re
 import pytest
 from openpyxl import load_workbook
 
-from service.db import User, write_session
+from service.web.tables import User
+from service.web.db import write_session
 from tests.conftest import PASSWORD, Browser, form_data
 from tests.test_hostile_upload import snapshot
 
@@ -182,7 +183,7 @@ XSS["file"] = "<img src=x onerror=xss_file()>"   # a "/" would end the name at t
 def test_script_in_every_displayed_name_is_escaped(login, app):
     # create_user refuses such a name now (test_hostile_accounts); an account made before
     # that rule may still carry one, and every page must still escape it
-    from service.auth import password_hash
+    from service.web.users import password_hash
     with app.app_context():
         with write_session() as s:
             s.add(User(username=XSS["user"], password_hash=password_hash(PASSWORD),
@@ -312,7 +313,7 @@ def test_other_users_scenarios_by_id_are_404_everywhere(login, app):
             assert "8x H100" not in page_text(response)        # nothing of the scenario leaks
     assert "/scenarios/1" not in otto.get("/scenarios/").get_data(as_text=True)
     # the API: a token of otto's only computes plans from what he sends
-    from service.auth import create_token
+    from service.web.users import create_token
     with app.app_context():
         with write_session() as s:
             token = create_token(s, s.query(User).filter_by(username="otto").one(), "t")

@@ -114,7 +114,7 @@ def test_documents_with_and_without_messages(engine_catalog):
 
 @pytest.fixture(scope="module")
 def korean_workbook(tmp_path_factory, sample_plan):
-    from service.export_xlsx import plan_xlsx_bytes
+    from service.xlsx.export import plan_xlsx_bytes
     path = tmp_path_factory.mktemp("ko") / "plan-ko.xlsx"
     path.write_bytes(plan_xlsx_bytes(sample_plan[1].plan, lang="ko"))
     return path
@@ -134,7 +134,7 @@ def test_korean_workbook_words(korean_workbook, sample_plan):
 
 
 def test_korean_workbook_restores_the_scenario(korean_workbook, sample_plan):
-    from service.xlsx_roundtrip import scenario_from_xlsx
+    from service.xlsx.roundtrip import scenario_from_xlsx
     assert scenario_from_xlsx(korean_workbook.read_bytes()) == sample_plan[0]
 
 
@@ -152,7 +152,7 @@ def test_korean_workbook_pdf_has_hangul_in_a_cjk_font(korean_workbook, tmp_path)
 
 def test_cli_prints_korean(tmp_path):
     out = tmp_path / "plan.xlsx"
-    done = subprocess.run([sys.executable, "-m", "service.cli", "plan",
+    done = subprocess.run([sys.executable, "-m", "service.cli.main", "plan",
                            str(SAMPLES / "usage_monthly.csv"), "--lang", "ko", "--xlsx",
                            str(out)], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
@@ -160,7 +160,7 @@ def test_cli_prints_korean(tmp_path):
     assert "워크북을" in done.stdout
     import openpyxl
     assert openpyxl.load_workbook(out).sheetnames[0] == "요약"
-    bad = subprocess.run([sys.executable, "-m", "service.cli", "plan", "--lang", "fr"],
+    bad = subprocess.run([sys.executable, "-m", "service.cli.main", "plan", "--lang", "fr"],
                          cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and "--lang" in bad.stderr
 
@@ -215,7 +215,7 @@ def test_korean_workbook_labels_have_no_english_words(sample_plan):
     """Labels, headers and notes of the Korean workbook read in Korean: what stays English is
     a proper name, a unit or code, an input value the round trip reads back, or user data."""
     import openpyxl
-    from service.export_xlsx import plan_xlsx_bytes
+    from service.xlsx.export import plan_xlsx_bytes
     book = openpyxl.load_workbook(io.BytesIO(plan_xlsx_bytes(sample_plan[1].plan, lang="ko")))
     allowed = {"GPU", "AWS", "H100", "USD", "KRW", "US", "PUE", "kW", "kWh", "TB", "GB", "FTE",
                "ID",

@@ -7,7 +7,8 @@ import re
 import pytest
 from sqlalchemy import select
 
-from service.db import User, write_session
+from service.web.tables import User
+from service.web.db import write_session
 from tests.conftest import Browser
 
 KO = {"Accept-Language": "ko-KR,ko;q=0.9,en;q=0.5"}
@@ -107,7 +108,7 @@ def test_api_messages_follow_accept_language_and_keys_stay_english(app):
 
 
 def test_api_scenario_errors_in_korean(app):
-    from service.auth import create_token
+    from service.web.users import create_token
     with app.app_context():
         with write_session() as s:
             token = create_token(s, s.scalar(select(User).where(User.username == "ana")))
@@ -155,7 +156,7 @@ def test_currency_sentence_in_korean_from_the_cli():
     import sys
     from service.paths import ROOT, SAMPLES
     from tests.conftest import SAMPLE_USAGE
-    done = subprocess.run([sys.executable, "-m", "service.cli", "plan", str(SAMPLE_USAGE),
+    done = subprocess.run([sys.executable, "-m", "service.cli.main", "plan", str(SAMPLE_USAGE),
                            "--scenario", str(SAMPLES / "scenario_seoul.json"), "--lang", "ko"],
                           capture_output=True, text=True, cwd=ROOT, timeout=300, check=True)
     assert "금액은 KRW 기준입니다. USD로 된 클라우드 가격은" in done.stdout

@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from service import ingest
-from service.cli import main
+from service.cli.main import main
 from service.ingest import IngestError, IngestResult, Limits, load_usage, read_usage
 from tests.ingest_fixtures import ROOT, SAMPLES
 
@@ -59,7 +59,7 @@ def test_cli_reports_ingest_errors(tmp_path):
     # a real process: the message printed is exactly what users see
     bad = tmp_path / "bad.csv"
     bad.write_text("timestamp,gpu_hours\n2027-01-01,-5\n")
-    done = subprocess.run([sys.executable, "-m", "service.cli", "plan", str(bad)], cwd=ROOT,
+    done = subprocess.run([sys.executable, "-m", "service.cli.main", "plan", str(bad)], cwd=ROOT,
                           capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 2
     assert done.stderr.strip() == ("buyrent: bad.csv: row 2, column 'gpu_hours': negative value "

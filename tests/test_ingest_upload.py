@@ -8,9 +8,10 @@ import re
 
 import pytest
 
-from service.auth import create_token
-from service.cli import main
-from service.db import Revision, UsageFile, User, write_session
+from service.web.users import create_token
+from service.cli.main import main
+from service.web.tables import Revision, UsageFile, User
+from service.web.db import write_session
 from tests.conftest import count
 from tests.ingest_fixtures import SAMPLES
 

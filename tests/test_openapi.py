@@ -22,7 +22,7 @@ from schemathesis.specs.openapi.checks import (content_type_conformance,
                                                status_code_conformance)
 
 from models.scenario import Scenario
-from service.openapi import PlanRequest
+from service.api.openapi import PlanRequest
 from tests.conftest import TEST_CONFIG
 from tests.live_server import live_server
 
@@ -74,8 +74,9 @@ def test_document_is_the_same_for_every_app(app, tmp_path):
 def live_api(tmp_path_factory, seeded_database):
     """(base URL, ana's token): the seeded database behind waitress in a child process."""
     from service import create_app
-    from service.auth import create_token
-    from service.db import User, write_session
+    from service.web.users import create_token
+    from service.web.tables import User
+    from service.web.db import write_session
     instance = tmp_path_factory.mktemp("schemathesis") / "instance"
     instance.mkdir()
     shutil.copyfile(seeded_database, instance / "buyrent.sqlite3")

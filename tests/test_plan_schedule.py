@@ -17,9 +17,10 @@ import pytest
 
 from models.scenario import Scenario
 from service import create_app
-from service.db import Revision, write_session
+from service.web.tables import Revision
+from service.web.db import write_session
 from service.paths import SAMPLES
-from service.schedule_view import money   # whole units, as the section shows them
+from service.plans.schedule_view import money   # whole units, as the section shows them
 from tests.conftest import PASSWORD, TEST_CONFIG, Browser, form_data
 
 GROWTH = SAMPLES / "scenario_growth.json"
@@ -31,9 +32,9 @@ PAGE = "/scenarios/1/revisions/1"
 @pytest.fixture(scope="module")
 def growth_database(tmp_path_factory):
     """A migrated SQLite file with ana, rita and the growth sample planned (scenario 1)."""
-    from service.auth import create_user
-    from service.planning import plan_for
-    from service.revisions import create_scenario, store_usage
+    from service.web.users import create_user
+    from service.plans.cache import plan_for
+    from service.plans.revisions import create_scenario, store_usage
     instance = tmp_path_factory.mktemp("growth")
     app = create_app({**TEST_CONFIG, "INSTANCE_PATH": str(instance)})
     model = Scenario.model_validate(json.loads(GROWTH.read_text()))
@@ -325,7 +326,7 @@ def test_a_reviewer_cannot_attach_commitments(growth):
 def test_two_signatures_in_one_month_each_show_their_own_upfront():
     """Two offers paid upfront, signed in the same month: each order carries its own payment
     (models.schedules.purchase_orders prices each cohort apart)."""
-    from service.schedule_view import order_rows
+    from service.plans.schedule_view import order_rows
     strategy = {"purchase_orders": [
         {"month": "2027-01", "action": "sign", "what": "1y", "quantity": 8, "term_months": 12,
          "payment": "all", "cash": 140160.0},

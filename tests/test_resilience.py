@@ -11,11 +11,12 @@ import pytest
 from sqlalchemy import event, func, select
 
 from service import create_app
-from service.auth import create_token
-from service.db import (AuditEvent, PlanRecord, Review, Revision, ScenarioRecord, UsageFile,
-                        User, write_session)
-from service.resilience_db import IdempotencyKey, LoginFailure, WebSession
-from service.unavailable import MESSAGE as STORAGE_MESSAGE
+from service.web.users import create_token
+from service.web.tables import (AuditEvent, PlanRecord, Review, Revision, ScenarioRecord, UsageFile,
+                        User)
+from service.web.db import write_session
+from service.web.tables import IdempotencyKey, LoginFailure, WebSession
+from service.web.unavailable import MESSAGE as STORAGE_MESSAGE
 from tests.conftest import (SAMPLE_USAGE, TEST_CONFIG, Browser, count, form_data,
                             revision_hash)
 
@@ -299,13 +300,13 @@ def test_login_while_the_database_is_read_only(app, browser):
 
 
 def test_no_space_while_storing_the_usage_file(app, login, monkeypatch):
-    import service.scenarios
+    import service.scenarios.views
 
     def no_space(*_a, **_k):
         raise OSError(errno.ENOSPC, "No space left on device")
     client = login("ana")
     before = snapshot(app)
-    monkeypatch.setattr(service.scenarios, "store_usage", no_space)
+    monkeypatch.setattr(service.scenarios.views, "store_usage", no_space)
     response = client.post("/scenarios/1/usage",
                            {"usage": (io.BytesIO(SAMPLE_USAGE.read_bytes()), "u.csv")},
                            content_type="multipart/form-data")
@@ -319,11 +320,11 @@ def test_no_space_while_storing_the_usage_file(app, login, monkeypatch):
 
 
 def test_other_database_errors_stay_500(app, login, monkeypatch):
-    import service.plans
+    import service.plans.views
 
     def broken(*_a, **_k):
         raise RuntimeError("boom")
-    monkeypatch.setattr(service.plans, "audit", broken)
+    monkeypatch.setattr(service.plans.views, "audit", broken)
     assert login("rita").post(R1 + "/reviews", {"decision": "approve", "comment": "ok",
                                                 "revision_hash": revision_hash(app)}
                               ).status_code == 500

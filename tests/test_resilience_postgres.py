@@ -7,9 +7,10 @@ import threading
 import pytest
 from sqlalchemy import func, select, text
 
-from service.db import Revision, write_session
-from service.resilience_db import IdempotencyKey
-from service.unavailable import MESSAGE
+from service.web.tables import Revision
+from service.web.db import write_session
+from service.web.tables import IdempotencyKey
+from service.web.unavailable import MESSAGE
 from tests.conftest import PASSWORD, Browser
 from tests.pg_server import postgres_server
 
@@ -28,8 +29,8 @@ def database_url():
 def apps(database_url, tmp_path_factory):
     from models.scenario import Scenario
     from service import create_app
-    from service.auth import create_token, create_user
-    from service.revisions import create_scenario
+    from service.web.users import create_token, create_user
+    from service.plans.revisions import create_scenario
     one = create_app({**FAST, "INSTANCE_PATH": str(tmp_path_factory.mktemp("one")),
                       "DATABASE_URL": database_url})
     two = create_app({**FAST, "INSTANCE_PATH": str(tmp_path_factory.mktemp("two")),

@@ -6,7 +6,7 @@ import re
 
 from sqlalchemy import create_engine, text
 
-from service.db import AuditEvent, Review
+from service.web.tables import AuditEvent, Review
 from tests.conftest import count
 
 R1 = "/scenarios/1/revisions/1"
@@ -84,7 +84,7 @@ def test_decisions_are_new_rows_and_the_last_one_counts(login, app):
     _decide(rita, "comment", "Also the colocation price.", "owned.space_price_per_kw_month")
     _decide(rita, "approve", "PUE confirmed by the facility.")
     with app.app_context():
-        from service.db import write_session
+        from service.web.db import write_session
         with write_session() as s:
             rows = s.execute(text("SELECT decision, field_path FROM reviews WHERE "
                                   "revision_id = 1 ORDER BY id")).all()

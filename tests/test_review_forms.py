@@ -9,9 +9,9 @@ import pytest
 from models.fields import field_meta
 from models.scenario import Scenario
 from service import form_values as fv
-from service.db import Revision
-from service.form_layout import arrange
-from service.forms import DEFAULTS, build_form, validate_form
+from service.web.tables import Revision
+from service.scenarios.form_layout import arrange
+from service.scenarios.forms import DEFAULTS, build_form, validate_form
 from service.paths import SAMPLES
 from tests.conftest import count, form_data
 
@@ -150,7 +150,7 @@ def test_live_preview_plans_without_saving(login, app):
 
 def _revision(app, revision_id=1):
     with app.app_context():
-        from service.db import write_session
+        from service.web.db import write_session
         with write_session() as s:
             return s.get(Revision, revision_id).assumptions_dict
 

@@ -7,7 +7,7 @@ import re
 import pytest
 from sqlalchemy import text
 
-from service.db import write_session
+from service.web.db import write_session
 from tests.conftest import PASSWORD, SAMPLE_USAGE, Browser, form_data
 from tests.pg_server import postgres_server
 
@@ -31,8 +31,8 @@ def test_review_decisions_and_progress_on_postgres(database_url, tmp_path, sampl
 
 
 def check(app, sample_plan):
-    from service.auth import create_user
-    from service.revisions import create_scenario, store_usage
+    from service.web.users import create_user
+    from service.plans.revisions import create_scenario, store_usage
     model, result = sample_plan
     with app.app_context():
         with write_session() as s:

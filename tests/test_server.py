@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def test_two_worker_processes_serve_the_same_database(tmp_path):
     port = free_port()
     env = {**os.environ, "BUYRENT_INSTANCE": str(tmp_path)}
-    proc = subprocess.Popen([sys.executable, "-m", "service.cli", "serve", "--port", str(port),
+    proc = subprocess.Popen([sys.executable, "-m", "service.cli.main", "serve", "--port", str(port),
                              "--workers", "2", "--threads", "2"], cwd=ROOT, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             start_new_session=True)

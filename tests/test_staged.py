@@ -246,7 +246,7 @@ def test_schedule_words_name_each_action_in_its_own_sentence():
 def test_the_form_round_trips_position_staging_and_a_schedule():
     from werkzeug.datastructures import MultiDict
 
-    from service.forms import validate_form
+    from service.scenarios.forms import validate_form
     from tests.conftest import form_data
     s, _ = growth_sample()
     data = s.model_dump(mode="json")

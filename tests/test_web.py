@@ -7,8 +7,8 @@ import re
 import pytest
 from sqlalchemy import text
 
-from service.db import (AuditEvent, PlanRecord, Revision, ScenarioRecord, UsageFile,
-                        write_session)
+from service.web.tables import (AuditEvent, PlanRecord, Revision, ScenarioRecord, UsageFile)
+from service.web.db import write_session
 from tests.conftest import SAMPLE_USAGE, count, form_data, revision_hash
 
 R1 = "/scenarios/1/revisions/1"
@@ -170,7 +170,7 @@ def test_xlsx_download_opens(login):
 def test_xlsx_download_is_written_once_per_revision(login, app, monkeypatch):
     from pathlib import Path
 
-    import service.planning
+    import service.plans.cache
     client = login("ana")
     first = client.get(R1 + "/plan.xlsx").data
     cached = list((Path(app.instance_path) / "xlsx-cache").glob("*.xlsx"))
@@ -178,7 +178,7 @@ def test_xlsx_download_is_written_once_per_revision(login, app, monkeypatch):
 
     def no_recompute(_plan):
         raise AssertionError("the workbook was written again")
-    monkeypatch.setattr(service.planning, "plan_xlsx_bytes", no_recompute)
+    monkeypatch.setattr(service.plans.cache, "plan_xlsx_bytes", no_recompute)
     assert client.get(R1 + "/plan.xlsx").data == first
 
 

@@ -5,7 +5,8 @@ import pytest
 from sqlalchemy import text
 from sqlalchemy.exc import DatabaseError
 
-from service.db import AuditEvent, Revision, write_session
+from service.web.tables import AuditEvent, Revision
+from service.web.db import write_session
 from tests.conftest import PASSWORD, SAMPLE_USAGE, Browser
 from tests.pg_server import postgres_server
 
@@ -30,8 +31,8 @@ def test_postgres_app_saves_reviews_and_refuses_audit_edits(database_url, tmp_pa
 
 
 def check_postgres_app(app, sample_plan):
-    from service.auth import create_user
-    from service.revisions import create_scenario, store_usage
+    from service.web.users import create_user
+    from service.plans.revisions import create_scenario, store_usage
     model, result = sample_plan
     with app.app_context():
         with write_session() as s:

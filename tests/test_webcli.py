@@ -5,7 +5,7 @@ import io
 
 import pytest
 
-from service import cli
+import service.cli.main as cli
 
 
 @pytest.fixture
@@ -63,8 +63,9 @@ def test_bad_role_is_an_argparse_error(instance):
 
 def test_demo_seed_is_idempotent_and_has_a_plan(instance):
     from service import create_app
-    from service.db import PlanRecord, Revision, write_session
-    from service.webcli import seed_demo
+    from service.web.tables import PlanRecord, Revision
+    from service.web.db import write_session
+    from service.cli.web_commands import seed_demo
     app = create_app()
     seed_demo(app)
     seed_demo(app)

@@ -10,7 +10,7 @@ import xlsxwriter
 
 from models.plan import compute_plan
 from models.ranges import RANGES
-from service.export_xlsx import plan_xlsx_bytes
+from service.xlsx.export import plan_xlsx_bytes
 from service.xlsx.assumptions import HEADERS, PATH_COL, derived_rows
 from service.xlsx.names import BadName, define, defined_name, excel_name, list_name, resolve
 from tests.xlsx_cases import case, daily_profile

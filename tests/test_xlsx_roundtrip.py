@@ -11,8 +11,8 @@ import pytest
 
 from models.plan import compute_plan
 from models.scenario import Scenario
-from service.export_xlsx import plan_xlsx_bytes
-from service.xlsx_roundtrip import WorkbookError, scenario_from_xlsx
+from service.xlsx.export import plan_xlsx_bytes
+from service.xlsx.roundtrip import WorkbookError, scenario_from_xlsx
 from tests.xlsx_cases import (CASES, LOAN_TAX_REPLACEMENT, SAMPLES, case, flat_monthly,
                               sample_scenario)
 
@@ -195,7 +195,7 @@ def test_defusedxml_is_active():
 def test_two_currency_scenario_comes_back_from_the_workbook(tmp_path):
     # the currencies and the exchange rate are Assumptions rows like any other field
     from models.plan import compute_plan
-    from service.export_xlsx import write_plan_xlsx
+    from service.xlsx.export import write_plan_xlsx
     from tests.xlsx_cases import case
     scenario, profile = case("fx_cloud_schedule")
     path = tmp_path / "fx.xlsx"

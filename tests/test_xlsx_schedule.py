@@ -12,12 +12,12 @@ import openpyxl
 import pytest
 from pypdf import PdfReader
 
-from service.export_xlsx import plan_xlsx_bytes
+from service.xlsx.export import plan_xlsx_bytes
 from service.xlsx.cohort_sources import SALES_NOTE
 from service.xlsx.libreoffice import export_pdf
 from service.xlsx.schedule_sheet import HEADER_ROW
 from service.xlsx.strategy_sheet import TABLE_HEADER_ROW
-from service.xlsx_roundtrip import scenario_from_xlsx
+from service.xlsx.roundtrip import scenario_from_xlsx
 from tests.xlsx_cases import case_plan
 
 YELLOW = "FFFFF2CC"

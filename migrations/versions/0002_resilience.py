@@ -16,7 +16,7 @@ depends_on = None
 
 
 def upgrade() -> None:
-    # One row per failed login; counted over a sliding window (service.throttle).
+    # One row per failed login; counted over a sliding window (service.web.throttle).
     op.create_table(
         "login_failures",
         sa.Column("id", sa.Integer, primary_key=True),
@@ -26,7 +26,7 @@ def upgrade() -> None:
     )
     op.create_index("ix_login_failures_username_at", "login_failures", ["username", "at"])
     op.create_index("ix_login_failures_ip_at", "login_failures", ["ip", "at"])
-    # One row per browser login; logout sets revoked_at (service.websessions).
+    # One row per browser login; logout sets revoked_at (service.web.sessions).
     op.create_table(
         "web_sessions",
         sa.Column("id", sa.String(64), primary_key=True),
@@ -34,7 +34,7 @@ def upgrade() -> None:
         sa.Column("created_at", sa.String(20), nullable=False),
         sa.Column("revoked_at", sa.String(20)),
     )
-    # The outcome of each state-changing request sent with a key (service.idempotency).
+    # The outcome of each state-changing request sent with a key (service.web.idempotency).
     op.create_table(
         "idempotency_keys",
         sa.Column("id", sa.Integer, primary_key=True),

@@ -16,7 +16,7 @@ Create Date: 2026-12-01
 - An ``approve`` review of a revision without a usage file or without a cached plan is refused.
 
 - The CHECK constraint on ``reviews.decision`` goes: the kinds of decision are listed once, in
-  ``service.db.DECISIONS``, which the review route checks. A later kind ("request changes")
+  ``service.web.tables.DECISIONS``, which the review route checks. A later kind ("request changes")
   then needs no migration, and no rebuild of ``reviews`` that would drop its triggers (the
   column widens from 10 to 40 characters for such names).
 

@@ -10,7 +10,7 @@ new row. 0003 (append-only reviews) dropped the CHECK constraint ``ck_reviews_de
 0001, so adding the column is all ``reviews`` needs here. Should the constraint still exist
 (a database migrated along another path), it is widened to the new decision: on PostgreSQL
 in place; on SQLite by Alembic's batch mode, which copies the table, so every trigger on
-``reviews`` (the append-only guards of 0003) is read first and created again afterwards. ``progress`` holds the phase of long requests (service.progress).
+``reviews`` (the append-only guards of 0003) is read first and created again afterwards. ``progress`` holds the phase of long requests (service.web.progress).
 """
 from alembic import op
 import sqlalchemy as sa

@@ -140,7 +140,7 @@ class _Bytes:
 
 def context_presets(fileobj, keywords, comment_tags, options) -> Iterator[Extracted]:
     """Babel extraction method for service/presets/context_presets.json: each preset's label
-    and its values' sources (service/context_presets.py shows them through the catalog)."""
+    and its values' sources (service/presets/context.py shows them through the catalog)."""
     raw = json.loads(fileobj.read().decode("utf-8"))
     for key, item in raw.items():
         yield 1, "gettext", item["label"], [f"context preset {key} (label)"]

@@ -74,7 +74,7 @@ def revision_note(note: str | None) -> str:
         return gettext(NOTES[note])
     if note.startswith("usage "):
         return gettext("usage %(file)s", file=note[len("usage "):])
-    if note.startswith("commitments held, from "):   # service/contracts_attach.py
+    if note.startswith("commitments held, from "):   # service/scenarios/commitments.py
         return gettext("commitments held, from %(file)s",
                        file=note[len("commitments held, from "):])
     return note

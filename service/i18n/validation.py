@@ -35,55 +35,51 @@ BY_TYPE = {
     "extra_forbidden": N_("Unknown field"),
     "union_tag_invalid": N_("Input should be %(expected_tags)s"),
 }
-# The schema's own rules, by their English wording.
+
+
+def rule(template: str) -> tuple[re.Pattern, str]:
+    """The pattern that recognises a rule's English message, and the template to translate it
+    with: each %(name)s part matches the value the message quotes (a name that comes back
+    matches the same text again)."""
+    parts = re.split(r"%\((\w+)\)s", template)
+    pattern, seen = [], set()
+    for i, part in enumerate(parts):
+        if i % 2 == 0:
+            pattern.append(re.escape(part))
+        elif part in seen:
+            pattern.append(f"(?P={part})")
+        else:
+            seen.add(part)
+            pattern.append(f"(?P<{part}>.*?)")
+    return re.compile("".join(pattern)), template
+
+
+# The schema's own rules (models/scenario.py validators), each written once: its English
+# wording, whose %(name)s parts are the values it quotes.
 RULES = [
-    (re.compile(r"power_kw_idle \((?P<idle>[^)]*)\) must be <= power_kw_max \((?P<max>[^)]*)\)"),
-     N_("power_kw_idle (%(idle)s) must be <= power_kw_max (%(max)s)")),
-    (re.compile(r"each resale fraction must be between 0 and 1, got (?P<value>.*)"),
-     N_("each resale fraction must be between 0 and 1, got %(value)s")),
-    (re.compile(r"resale fractions must not increase with age"),
-     N_("resale fractions must not increase with age")),
-    (re.compile(r"commitment ids must be unique, got (?P<ids>.*)"),
-     N_("commitment ids must be unique, got %(ids)s")),
-    (re.compile(r"proposed\.committed_gpus names unknown offer (?P<offer>.*); offers are "
-                r"(?P<ids>.*)"),
-     N_("proposed.committed_gpus names unknown offer %(offer)s; offers are %(ids)s")),
-    (re.compile(r"proposed\.committed_gpus\[(?P<offer>.*)\] = (?P<gpus>.*) must be a "
-                r"non-negative multiple of block_gpus (?P<block>.*)"),
-     N_("proposed.committed_gpus[%(offer)s] = %(gpus)s must be a non-negative multiple of "
-        "block_gpus %(block)s")),
-    (re.compile(r"position\.servers: (?P<total>.*) servers in all; at most (?P<limit>.*)"),
-     N_("position.servers: %(total)s servers in all; at most %(limit)s")),
-    (re.compile(r"proposed\.schedule has two decisions for the same month"),
-     N_("proposed.schedule has two decisions for the same month")),
-    (re.compile(r"proposed: give either a schedule or servers and committed_gpus"),
-     N_("proposed: give either a schedule or servers and committed_gpus")),
-    (re.compile(r"proposed\.schedule\[(?P<month>[^]]*)\]\.commit names unknown offer "
-                r"(?P<offer>.*); offers are (?P<ids>.*)"),
-     N_("proposed.schedule[%(month)s].commit names unknown offer %(offer)s; offers are "
-        "%(ids)s")),
-    (re.compile(r"proposed\.schedule\[(?P<month>[^]]*)\]\.commit\[(?P<offer>.*)\] = "
-                r"(?P<gpus>.*) must be a non-negative multiple of block_gpus (?P<block>.*)"),
-     N_("proposed.schedule[%(month)s].commit[%(offer)s] = %(gpus)s must be a non-negative "
-        "multiple of block_gpus %(block)s")),
-    (re.compile(r"proposed\.schedule\[(?P<month>[^]]*)\]: sell_from adds up to "
-                r"(?P<total>.*), sell_servers is (?P<sell>.*)"),
-     N_("proposed.schedule[%(month)s]: sell_from adds up to %(total)s, sell_servers is "
-        "%(sell)s")),
+    rule(N_("power_kw_idle (%(idle)s) must be <= power_kw_max (%(max)s)")),
+    rule(N_("each resale fraction must be between 0 and 1, got %(value)s")),
+    rule(N_("resale fractions must not increase with age")),
+    rule(N_("commitment ids must be unique, got %(ids)s")),
+    rule(N_("proposed.committed_gpus names unknown offer %(offer)s; offers are %(ids)s")),
+    rule(N_("proposed.committed_gpus[%(offer)s] = %(gpus)s must be a non-negative multiple of "
+           "block_gpus %(block)s")),
+    rule(N_("position.servers: %(total)s servers in all; at most %(limit)s")),
+    rule(N_("proposed.schedule has two decisions for the same month")),
+    rule(N_("proposed: give either a schedule or servers and committed_gpus")),
+    rule(N_("proposed.schedule[%(month)s].commit names unknown offer %(offer)s; offers are "
+           "%(ids)s")),
+    rule(N_("proposed.schedule[%(month)s].commit[%(offer)s] = %(gpus)s must be a non-negative "
+           "multiple of block_gpus %(block)s")),
+    rule(N_("proposed.schedule[%(month)s]: sell_from adds up to %(total)s, sell_servers is "
+           "%(sell)s")),
     # two currencies (models/scenario.py Scenario._currencies)
-    (re.compile(r"owned\.currency \((?P<owned>[^)]*)\) and cloud_terms\.currency "
-                r"\((?P<cloud>[^)]*)\) both differ from the reporting currency "
-                r"\((?P<reporting>[^)]*)\); one exchange rate converts one foreign currency"),
-     N_("owned.currency (%(owned)s) and cloud_terms.currency (%(cloud)s) both differ from the "
-        "reporting currency (%(reporting)s); one exchange rate converts one foreign currency")),
-    (re.compile(r"fx\.rate is required: prices in (?P<foreign>\w+) are converted into the "
-                r"reporting currency (?P<reporting>\w+) \(units of \w+ per \w+\)"),
-     N_("fx.rate is required: prices in %(foreign)s are converted into the reporting currency "
-        "%(reporting)s (units of %(reporting)s per %(foreign)s)")),
+    rule(N_("owned.currency (%(owned)s) and cloud_terms.currency (%(cloud)s) both differ from the "
+           "reporting currency (%(reporting)s); one exchange rate converts one foreign currency")),
+    rule(N_("fx.rate is required: prices in %(foreign)s are converted into the reporting currency "
+           "%(reporting)s (units of %(reporting)s per %(foreign)s)")),
     # uncertainty ranges by path (models/ranges.py Ranges._known_paths)
-    (re.compile(r"unknown range path (?P<path>.*); the paths that have a range are "
-                r"(?P<paths>.*)"),
-     N_("unknown range path %(path)s; the paths that have a range are %(paths)s")),
+    rule(N_("unknown range path %(path)s; the paths that have a range are %(paths)s")),
 ]
 
 

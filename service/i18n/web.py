@@ -12,7 +12,8 @@ from flask_babel import Babel
 
 from service.i18n import (DEFAULT, LANGUAGES, TRANSLATIONS, N_, _, current_locale, formats,
                           translations)
-from service.db import User, write_session
+from service.web.tables import User
+from service.web.db import write_session
 from service.i18n import labels, sentences
 from service.i18n.labels import cost_line_label, strategy_label
 

@@ -3,7 +3,7 @@
 Each field is one row (path, label, value, unit, source, help, defined name); its value cell is
 a workbook-level defined name made from the path by service.xlsx.names (``owned.pue`` ->
 ``owned_pue``), so formulas elsewhere read ``=owned_pue`` and the round trip
-(service.xlsx_roundtrip) reads rows by path. Lists are one row per item
+(service.xlsx.roundtrip) reads rows by path. Lists are one row per item
 (``owned.resale_fraction_by_year[2]`` -> ``owned_resale_fraction_by_year_2``, plus a range name
 for the whole list); commitment offers are ``commitments[i].field``; uncertainty ranges are
 ``uncertainty.ranges[owned.pue].low`` (the key of a mapping in brackets).

@@ -1,0 +1,86 @@
+"""API: save a new revision of a scenario (``POST /api/v1/scenarios/<id>/revisions``).
+
+Body ``{"scenario": {...}, "note": "..."}`` (service.api.openapi.RevisionRequest); the revision
+keeps the latest revision's usage file. Answers 201 ``{"scenario_id", "number", "content_hash",
+"usage_sha256"}``. Honours the ``Idempotency-Key`` header: a retry answers the same JSON and
+saves nothing again.
+"""
+from __future__ import annotations
+
+from flask import current_app, g
+from pydantic import ValidationError
+from spectree import Response
+from sqlalchemy import select
+
+from service.web import idempotency
+from service.web.access import can_edit, can_view
+from service.api import bp
+from service.api.bodies import invalid, json_body
+from service.web.tables import Revision, ScenarioRecord, UsageFile, User
+from service.web.db import get_session
+from service.web.errors import ApiError
+from service.i18n import N_, _
+from service.api.openapi import SPEC, RevisionList, RevisionOut, RevisionRequest, errors
+from service.plans.cache import PlanningError
+from service.plans.revisions import add_revision, check_plan
+
+NOT_FOUND = N_("No scenario %(id)s (or not yours to see).")
+
+
+def revision_json(revision: Revision) -> dict:
+    return {"scenario_id": revision.scenario_id, "number": revision.number,
+            "content_hash": revision.content_hash, "usage_sha256": revision.usage_sha256}
+
+
+def visible_scenario(scenario_id: int) -> ScenarioRecord:
+    scenario = get_session().get(ScenarioRecord, scenario_id)
+    if scenario is None or not can_view(g.api_user, scenario):
+        raise ApiError(404, _(NOT_FOUND, id=scenario_id))
+    return scenario
+
+
+@bp.post("/scenarios/<int:scenario_id>/revisions")
+@SPEC.validate(json=RevisionRequest, skip_validation=True, tags=["scenarios"],
+               operation_id="createRevision",
+               resp=Response(HTTP_201=RevisionOut, **errors(400, 401, 403, 404, 409, 413, 415,
+                                                              422)))
+@idempotency.idempotent
+def create_revision(scenario_id: int):
+    """Save a new revision of a scenario
+
+    The new assumptions keep the latest revision's usage file; the plan is computed first and
+    a scenario the engine cannot plan is refused (422).
+    """
+    user = g.api_user
+    scenario = visible_scenario(scenario_id)
+    if not can_edit(user, scenario):
+        raise ApiError(403, _("Only the scenario's owner can add revisions."))
+    try:
+        body = RevisionRequest.model_validate(json_body())
+    except ValidationError as exc:
+        raise invalid(exc, N_("request body")) from None
+    latest = scenario.latest
+    try:
+        result = check_plan(body.scenario, latest.usage_file if latest else None)
+    except PlanningError as exc:
+        raise ApiError(422, str(exc), exc.problems) from None
+    with idempotency.transaction() as s:
+        usage = s.get(UsageFile, latest.usage_file_id) if latest and latest.usage_file_id \
+            else None
+        revision = add_revision(s, s.get(ScenarioRecord, scenario_id), s.get(User, user.id),
+                                body.scenario, usage, note=body.note or "saved through the API",
+                                result=result)
+        text = current_app.json.dumps(revision_json(revision))
+        idempotency.remember(s, body=text, status=201)
+    return current_app.response_class(text, status=201, mimetype="application/json")
+
+
+@bp.get("/scenarios/<int:scenario_id>/revisions")
+@SPEC.validate(skip_validation=True, tags=["scenarios"], operation_id="listRevisions",
+               resp=Response(HTTP_200=RevisionList, **errors(401, 404)))
+def list_revisions(scenario_id: int):
+    """List the revisions of a scenario"""
+    visible_scenario(scenario_id)
+    rows = get_session().scalars(select(Revision).where(Revision.scenario_id == scenario_id)
+                                 .order_by(Revision.number)).all()
+    return {"revisions": [revision_json(r) for r in rows]}

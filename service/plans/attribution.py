@@ -1,0 +1,178 @@
+"""What changed the saving: the change in the recommended plan's saving between two plans,
+attributed to each changed assumption in turn.
+
+Method (stated on the page): start from plan A's scenario and usage; change the assumptions
+one at a time to B's values, in the order of the scenario form (finance, owned servers, on
+demand, commitments, spot, cloud data and terms, usage profile options, proposed capacity),
+then the usage file last; re-plan after each change (uncertainty skipped: it never moves the
+base-case saving). Each bar is the change of "the saving of the recommended plan" (its PV
+saving against running everything on demand) caused by that step, so the bars depend on the
+order, which is why it is fixed. An intermediate scenario that the schema or the engine
+refuses (an idle power above the maximum, a proposed commitment on an offer not yet there) is
+merged with the next change and shown as one bar naming both. Savings are rounded to the cent
+at every step, so the bars are whole cents and add up to the total change exactly.
+"""
+from __future__ import annotations
+
+import copy
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from pydantic import ValidationError
+
+from models.scenario import Scenario
+from service.web.tables import Revision, UsageFile
+from service.scenarios.forms import flatten, label_for
+from service.i18n import _
+from service.scenarios.live import live_document
+from service.plans.cache import PlanningError
+
+SKIPPED = ("name", "uncertainty")  # no effect on the base-case saving
+USAGE = "usage file"
+
+
+@dataclass
+class Step:
+    paths: list[str]         # the changed groups of this bar (USAGE: the usage file)
+    saving_cents: int        # saving of the recommended plan after this step [cents]
+    delta_cents: int         # this step's bar [cents]
+    recommendation: str
+
+    @property
+    def delta(self) -> float:
+        return self.delta_cents / 100
+
+    @property
+    def label(self) -> str:
+        """In the reader's language (waterfalls are cached across readers)."""
+        return " + ".join(group_label(g) for g in self.paths)
+
+
+@dataclass
+class Waterfall:
+    start_cents: int
+    start_recommendation: str
+    steps: list[Step] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+
+    @property
+    def end_cents(self) -> int:
+        return self.steps[-1].saving_cents if self.steps else self.start_cents
+
+    @property
+    def total_cents(self) -> int:
+        return self.end_cents - self.start_cents
+
+    def chart(self) -> dict[str, Any]:
+        """A plotly waterfall: the start, one bar per step, the end."""
+        return {"labels": [_("saving A")] + [s.label for s in self.steps] + [_("saving B")],
+                "measures": ["absolute"] + ["relative"] * len(self.steps) + ["total"],
+                "values": [self.start_cents / 100] + [s.delta for s in self.steps]
+                + [self.end_cents / 100]}
+
+
+def change_groups(a: dict, b: dict) -> tuple[list[str], list[str]]:
+    """(groups of changed assumptions in form order, changed paths that are skipped).
+
+    A group is one field of a section (``owned.server_price``; the financing and the proposed
+    commitments as a whole); commitment offers change field by field when both plans have the
+    same number of offers, else as one list.
+    """
+    flat_a, flat_b = flatten(a), flatten(b)
+    same_offers = len(a.get("commitments") or []) == len(b.get("commitments") or [])
+    groups: list[str] = []
+    skipped: list[str] = []
+    for path in list(flat_b) + [p for p in flat_a if p not in flat_b]:
+        if flat_a.get(path) == flat_b.get(path) and (path in flat_a) == (path in flat_b):
+            continue
+        parts = path.split(".")
+        if parts[0] in SKIPPED:
+            skipped.append(path)
+            continue
+        if parts[0] == "commitments":
+            group = path if same_offers else "commitments"
+        else:
+            group = ".".join(parts[:2])
+        if group not in groups:
+            groups.append(group)
+    return groups, skipped
+
+
+def get_path(data: Any, path: str) -> Any:
+    for part in path.split("."):
+        data = data[int(part)] if isinstance(data, list) else data.get(part)
+    return data
+
+
+def set_path(data: Any, path: str, value: Any) -> None:
+    parts = path.split(".")
+    for part in parts[:-1]:
+        data = data[int(part)] if isinstance(data, list) else data[part]
+    last = parts[-1]
+    if isinstance(data, list):
+        data[int(last)] = value
+    else:
+        data[last] = value
+
+
+def group_label(group: str) -> str:
+    if group == USAGE:
+        return _("usage file")
+    return _("Cloud commitments (the offers)") if group == "commitments" else label_for(group)
+
+
+def saving_cents(model: Scenario, usage: UsageFile) -> tuple[int, str]:
+    """(saving of the recommended plan against on demand [cents], the recommendation)."""
+    doc = live_document(model, usage)
+    name = doc["recommendation"]
+    return round(doc["savings_vs_on_demand"][name] * 100), name
+
+
+def attribute(a: dict, usage_a: UsageFile, b: dict, usage_b: UsageFile) -> Waterfall:
+    """The waterfall from plan A (scenario dump ``a`` on ``usage_a``) to plan B."""
+    start, start_name = saving_cents(Scenario.model_validate(a), usage_a)
+    groups, skipped = change_groups(a, b)
+    result = Waterfall(start, start_name, skipped=skipped)
+    current, previous = copy.deepcopy(a), start
+    pending: list[str] = []
+    for i, group in enumerate(groups):
+        set_path(current, group, copy.deepcopy(get_path(b, group)))
+        pending.append(group)
+        last = i == len(groups) - 1
+        try:
+            model = Scenario.model_validate(current)
+            value, name = saving_cents(model, usage_a)
+        except (ValidationError, PlanningError):
+            if last:
+                raise
+            continue  # refused half-way: merged with the next change
+        result.steps.append(Step(list(pending), value, value - previous, name))
+        previous, pending = value, []
+    if usage_a.sha256 != usage_b.sha256:
+        value, name = saving_cents(Scenario.model_validate(b), usage_b)
+        result.steps.append(Step([USAGE], value, value - previous, name))
+    return result
+
+
+_cache: OrderedDict[tuple[str, str], Waterfall] = OrderedDict()
+_lock = threading.Lock()
+CACHED = 32
+
+
+def revision_waterfall(rev_a: Revision, rev_b: Revision) -> Optional[Waterfall]:
+    """The waterfall between two revisions with usage files (kept by their hashes), else None."""
+    if rev_a.usage_file is None or rev_b.usage_file is None:
+        return None
+    key = (rev_a.content_hash, rev_b.content_hash)
+    with _lock:
+        if key in _cache:
+            return _cache[key]
+    result = attribute(rev_a.assumptions_dict, rev_a.usage_file, rev_b.assumptions_dict,
+                       rev_b.usage_file)
+    with _lock:
+        _cache[key] = result
+        while len(_cache) > CACHED:
+            _cache.popitem(last=False)
+    return result

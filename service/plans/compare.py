@@ -1,0 +1,152 @@
+"""Two plans side by side: two revisions of a scenario, or the latest revisions of two
+scenarios. Both cumulative-cost curves on one chart, the assumptions that differ, the results,
+and the waterfall of what changed the saving (service.plans.attribution)."""
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from flask import abort, g, render_template, request
+
+from service.web.access import id_or_404, revision_or_404, scenario_or_404
+from service.plans.attribution import Waterfall, revision_waterfall
+from service.web.users import login_required
+from service.web.tables import Revision
+from service.web.db import get_session
+from service.scenarios.forms import flatten, form_currency, label_for, show_value
+from service.i18n import _, formats
+from service.i18n.labels import strategy_label
+from service.plans.cache import PlanningError, cached_plan
+from service.plans import bp
+
+
+def revision_label(revision: Revision, same_scenario: bool) -> str:
+    return f"r{revision.number}" if same_scenario else \
+        f"{revision.scenario.name[:40]} r{revision.number}"
+
+
+def curves(docs: list[Optional[dict]], labels: list[str]) -> Optional[dict[str, Any]]:
+    """The recommended plan's cumulative cost of each side, and each side's all-on-demand
+    curve, as chart data by month."""
+    if not all(docs):
+        return None
+    series = []
+    for doc, label in zip(docs, labels):
+        rec = doc["recommendation"]
+        for name, dash in ((rec, "solid"), ("on_demand", "dot")):
+            series.append({"name": f"{label}: {strategy_label(name)}",
+                           "x": doc["months"], "dash": dash,
+                           "y": [row["cumulative_cost"]
+                                 for row in doc["strategies"][name]["monthly"]]})
+    return {"series": series}
+
+
+def curves_summary(docs: list[dict], labels: list[str]) -> str:
+    parts = []
+    for doc, label in zip(docs, labels):
+        rec = doc["recommendation"]
+        currency = doc["scenario"]["finance"]["currency"]
+        end = doc["strategies"][rec]["monthly"][-1]["cumulative_cost"]
+        parts.append(_("%(label)s: %(strategy)s ends at %(cost)s after %(count)s months",
+                       label=label, strategy=strategy_label(rec),
+                       cost=formats.money(end, currency), count=len(doc["months"])))
+    return _("Cumulative cost of each plan's recommendation (solid) and of all on demand "
+             "(dotted). %(parts)s.", parts="; ".join(parts))
+
+
+def compare_page(rev_a: Revision, rev_b: Revision, numbers: list[int]):
+    same = rev_a.scenario_id == rev_b.scenario_id
+    labels = [revision_label(rev_a, same), revision_label(rev_b, same)]
+    flat_a, flat_b = flatten(rev_a.assumptions_dict), flatten(rev_b.assumptions_dict)
+    currencies = [form_currency(r.assumptions_dict, None) for r in (rev_a, rev_b)]
+    diffs = [(label_for(k), k, show_value(k, flat_a.get(k), currencies[0]),
+              show_value(k, flat_b.get(k), currencies[1]))
+             for k in list(dict.fromkeys(list(flat_b) + list(flat_a)))
+             if flat_a.get(k) != flat_b.get(k)]
+    docs: list[Optional[dict]] = []
+    for revision in (rev_a, rev_b):
+        try:
+            docs.append(cached_plan(get_session(), revision)[0]
+                        if revision.usage_file_id else None)
+        except PlanningError:
+            docs.append(None)
+    results = []
+    if all(docs):
+        for name in dict.fromkeys(list(docs[0]["strategies"]) + list(docs[1]["strategies"])):
+            sa, sb = docs[0]["strategies"].get(name), docs[1]["strategies"].get(name)
+            results.append((name, sa and sa["pv_cost"], sb and sb["pv_cost"],
+                            sa and sb and sb["pv_cost"] - sa["pv_cost"]))
+    waterfall: Optional[Waterfall] = None
+    waterfall_error = None
+    if all(docs):
+        try:
+            waterfall = revision_waterfall(rev_a, rev_b)
+        except PlanningError as exc:
+            waterfall_error = str(exc)
+    chart = curves(docs, labels)
+    currency_b = docs[1]["scenario"]["finance"]["currency"] if docs[1] else ""
+    return render_template(
+        "plans/compare.html", scenario=rev_a.scenario, a=rev_a, b=rev_b, labels=labels,
+        same=same, diffs=diffs, results=results, docs=docs, numbers=numbers,
+        charts={"compare": chart, "waterfall": waterfall.chart() if waterfall else None,
+                "text": {"compare": _("Cumulative cost of both plans"), "month": _("month"),
+                         "cost": _("cost [%(currency)s]", currency=currency_b),
+                         "waterfall": _("What changed the saving of the recommended plan"),
+                         "saving_vs_on_demand": _("PV saving vs on demand")}},
+        curves_text=curves_summary(docs, labels) if chart else "", waterfall=waterfall,
+        waterfall_error=waterfall_error, schedules=schedule_comparison(docs),
+        currency=docs[1]["scenario"]["finance"]["currency"] if docs[1] else "")
+
+
+def decision_text(d: Optional[dict]) -> str:
+    """One schedule decision in words of the catalog: "buy 2, commit 1y 16"."""
+    if not d:
+        return ""
+    parts = [f"{_('buy')} {d['buy_servers']}"] if d.get("buy_servers") else []
+    if d.get("sell_servers"):
+        parts.append(f"{_('sell')} {d['sell_servers']}")
+    parts += [f"{_('commit')} {offer} {gpus}" for offer, gpus in d.get("commit", {}).items()]
+    return ", ".join(parts)
+
+
+def schedule_comparison(docs: list[Optional[dict]]) -> list[tuple[str, list[tuple]]]:
+    """The scheduled strategies of two plans side by side: for the staged plan and a proposed
+    schedule, every decision month of either with what each plan does then."""
+    out = []
+    if not all(docs):
+        return out
+    for name in ("staged", "proposed"):
+        both = [{d["month"]: d for d in (doc["strategies"].get(name) or {}).get("schedule") or []}
+                for doc in docs]
+        months = sorted(set(both[0]) | set(both[1]))
+        if months:
+            out.append((name, [(m, decision_text(both[0].get(m)), decision_text(both[1].get(m)))
+                               for m in months]))
+    return out
+
+
+def revision_number(name: str, default: int) -> int:
+    return id_or_404(request.args.get(name, default))
+
+
+@bp.get("/scenarios/<int:scenario_id>/compare")
+@login_required
+def compare(scenario_id: int):
+    scenario = scenario_or_404(g.user, scenario_id)
+    numbers = [r.number for r in scenario.revisions]
+    a = revision_number("a", numbers[-2] if len(numbers) > 1 else numbers[-1])
+    b = revision_number("b", numbers[-1])
+    return compare_page(revision_or_404(g.user, scenario_id, a),
+                        revision_or_404(g.user, scenario_id, b), numbers)
+
+
+@bp.get("/scenarios/compare")
+@login_required
+def compare_scenarios():
+    """The latest revisions (or ``ra``/``rb``) of scenarios ``a`` and ``b``."""
+    if not request.args.get("a") or not request.args.get("b"):
+        abort(400, _("Choose two scenarios to compare (a and b)."))
+    ids = id_or_404(request.args["a"]), id_or_404(request.args["b"])
+    sa, sb = (scenario_or_404(g.user, i) for i in ids)
+    rev_a = revision_or_404(g.user, sa.id, revision_number("ra", sa.latest.number))
+    rev_b = revision_or_404(g.user, sb.id, revision_number("rb", sb.latest.number))
+    return compare_page(rev_a, rev_b, [])

@@ -1,0 +1,222 @@
+"""Plan pages (summary cards, charts, monthly table, downloads), reviews and the audit log."""
+from __future__ import annotations
+
+import base64
+import json
+
+from flask import Response, abort, flash, g, redirect, render_template, request, url_for
+from sqlalchemy import or_, select
+
+from service.plans import bp
+from service.web import idempotency
+from service.web.access import can_edit, can_review, revision_or_404
+from service.web.users import login_required
+from service.web.tables import (AuditEvent, Review, Revision, ScenarioRecord, UsageFile, User,
+                                audit)
+from service.web.db import get_session, write_session
+from service.xlsx.export import safe_download_name
+from service.i18n import _, current_locale, labels, sentences
+from service.i18n.charts import plan_chart_text
+from service.ingest import usage_template_csv, usage_template_xlsx
+from service.web import progress as progress_store
+from service.plans.cache import PlanningError, cached_plan, cached_xlsx
+from service.plans.reviews import ReviewInputError, parse_review
+from service.plans.usage_download import is_xlsx, safe_csv
+from service.plans.chart_text import chart_texts
+from service.plans.reviews import DONE, assumption_choices
+from service.plans.headline import payback, recommendation_text
+from service.plans.schedule_view import page_sections
+
+XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+STRATEGY_LABELS = labels.STRATEGY_LABELS  # English names; pages show strategy_label(name)
+payback_text = labels.payback_month
+
+
+@bp.get("/scenarios/<int:scenario_id>/revisions/<int:number>")
+@login_required
+def show(scenario_id: int, number: int):
+    revision = revision_or_404(g.user, scenario_id, number)
+    scenario = revision.scenario
+    doc = charts = error = None
+    if revision.usage_file_id is None:
+        error = _("This revision has no usage file yet: upload one to see its plan.")
+    else:
+        try:
+            doc, charts = cached_plan(get_session(), revision)
+        except PlanningError as exc:
+            error = _("The engine cannot plan this revision: %(reason)s", reason=exc)
+    strategy = request.args.get("strategy") or (doc["recommendation"] if doc else None)
+    if doc and strategy not in doc["strategies"]:
+        abort(404)
+    choices = assumption_choices(revision)
+    # the schedule timelines go in their own JSON blocks (templates/plans/_schedule.html)
+    page_charts = {k: v for k, v in charts.items() if k != "schedules"} if charts else charts
+    return render_template(
+        "plans/show.html", scenario=scenario, revision=revision, doc=doc,
+        charts=plan_chart_text(page_charts, doc["scenario"]["finance"]["currency"])
+        if doc else None,
+        error=error, strategy=strategy, payback=payback(doc) if doc else {},
+        payback_text=payback_text, recommendation=recommendation_text(doc) if doc else "",
+        recommendation_translated=sentences.explanation_translated(doc) if doc else True,
+        warnings=sentences.document_warnings(doc) if doc else [],
+        texts=chart_texts(charts, doc) if doc else {},
+        schedule=page_sections(doc, charts),
+        latest=scenario.latest, editable=can_edit(g.user, scenario),
+        may_review=can_review(g.user, revision), approved=approved_revisions(scenario),
+        assumptions=choices, assumption_labels=dict(choices), done_words=DONE)
+
+
+def approved_revisions(scenario: ScenarioRecord) -> list[int]:
+    return [r.number for r in scenario.revisions if r.status == "approved"]
+
+
+@bp.get("/scenarios/<int:scenario_id>/revisions/<int:number>/plan.json")
+@login_required
+def download_json(scenario_id: int, number: int):
+    revision = revision_or_404(g.user, scenario_id, number)
+    try:
+        doc, _charts = cached_plan(get_session(), revision)
+    except PlanningError as exc:
+        abort(409, str(exc))
+    name = download_stem(revision) + ".json"
+    audit_download(revision, "plan.json")
+    return Response(json.dumps(doc, indent=1), mimetype="application/json",
+                    headers={"Content-Disposition": f'attachment; filename="{name}"'})
+
+
+def audit_download(revision: Revision, what: str) -> None:
+    """Who downloaded what of which revision (design 7: reviewers read others' numbers)."""
+    with write_session() as s:
+        audit(s, s.get(User, g.user.id), "download", revision=s.get(Revision, revision.id),
+              details=what)
+
+
+def download_stem(revision: Revision) -> str:
+    return safe_download_name(revision.scenario.name, revision.number).removesuffix(".xlsx")
+
+
+@bp.get("/scenarios/<int:scenario_id>/revisions/<int:number>/plan.xlsx")
+@login_required
+def download_xlsx(scenario_id: int, number: int):
+    revision = revision_or_404(g.user, scenario_id, number)
+    try:
+        data = cached_xlsx(revision, progress_store.from_request(), current_locale())
+    except PlanningError as exc:
+        abort(409, str(exc))
+    audit_download(revision, "plan.xlsx")
+    return Response(data, mimetype=XLSX, headers={
+        "Content-Disposition": f'attachment; filename="{download_stem(revision)}.xlsx"'})
+
+
+def revision_usage(scenario_id: int, number: int) -> tuple[Revision, UsageFile]:
+    """A revision this user may see and its usage file; 404 when either is missing."""
+    revision = revision_or_404(g.user, scenario_id, number)
+    if revision.usage_file is None:
+        abort(404)
+    return revision, revision.usage_file
+
+
+@bp.get("/scenarios/<int:scenario_id>/revisions/<int:number>/usage")
+@login_required
+def download_usage(scenario_id: int, number: int):
+    """The usage file as CSV with formula-looking cells escaped (service.plans.usage_download)."""
+    revision, usage = revision_usage(scenario_id, number)
+    data = safe_csv(usage.data, usage.filename)
+    audit_download(revision, "usage (formulas escaped)")
+    return Response(data, mimetype="text/csv", headers={
+        "Content-Disposition": f'attachment; filename="usage-{usage.sha256[:12]}.csv"'})
+
+
+@bp.get("/scenarios/<int:scenario_id>/revisions/<int:number>/usage/original")
+@login_required
+def download_usage_original(scenario_id: int, number: int):
+    """The usage file byte for byte, as uploaded and hashed into the revision's SHA-256."""
+    revision, usage = revision_usage(scenario_id, number)
+    audit_download(revision, f"usage original sha256={usage.sha256}")
+    digest = base64.b64encode(bytes.fromhex(usage.sha256)).decode()
+    return Response(usage.data, mimetype="application/octet-stream", headers={
+        "Content-Disposition": f'attachment; filename="usage-{usage.sha256[:12]}-original'
+                               f'{suffix(usage.filename)}"',
+        "X-Content-SHA256": usage.sha256, "Repr-Digest": f"sha-256=:{digest}:"})
+
+
+def suffix(filename: str) -> str:
+    return ".xlsx" if is_xlsx(filename) else ".csv"
+
+
+@bp.get("/usage-template.<fmt>")
+@login_required
+def usage_template(fmt: str):
+    makers = {"csv": (usage_template_csv, "text/csv"), "xlsx": (usage_template_xlsx, XLSX)}
+    if fmt not in makers:
+        abort(404)
+    maker, mimetype = makers[fmt]
+    return Response(maker(), mimetype=mimetype, headers={
+        "Content-Disposition": f'attachment; filename="usage-template.{fmt}"'})
+
+
+@bp.post("/scenarios/<int:scenario_id>/revisions/<int:number>/reviews")
+@login_required
+@idempotency.idempotent
+def review(scenario_id: int, number: int):
+    revision = revision_or_404(g.user, scenario_id, number)
+    if not g.user.can_review:
+        abort(403, _("Only reviewers can review a revision."))
+    if revision.author_id == g.user.id:
+        abort(403, _("You authored this revision: someone else must review it."))
+    expected = request.form.get("revision_hash", "")
+    if not expected:
+        abort(400, _("A review must name the SHA-256 of the revision it reviews "
+                     "(revision_hash); reload the page and review again."))
+    if expected != revision.content_hash:
+        abort(409, _("This revision is not the one the review form was showing."))
+    if request.form.get("decision") == "approve":
+        approvable(revision)   # 409 before anything else: no reason makes it approvable
+    try:
+        review_input = parse_review(revision, request.form.get("decision", "comment"),
+                                    request.form.get("comment", ""),
+                                    request.form.get("field_path", ""))
+    except ReviewInputError as exc:
+        flash(str(exc))
+        return redirect(url_for("plans.show", scenario_id=scenario_id, number=number)
+                        + "#review")
+    except ValueError as exc:
+        abort(400, str(exc))
+    decision = review_input.decision
+    with idempotency.transaction() as s:
+        s.add(Review(revision_id=revision.id, revision_hash=revision.content_hash,
+                     reviewer_id=g.user.id, decision=decision, comment=review_input.comment,
+                     field_path=review_input.field_path))
+        about = f"[{review_input.field_path}] " if review_input.field_path else ""
+        audit(s, s.get(User, g.user.id), f"review.{decision}", revision=s.get(Revision,
+                                                                            revision.id),
+              details=(about + review_input.comment)[:500])
+        idempotency.remember(s, location=url_for("plans.show", scenario_id=scenario_id,
+                                                 number=number))
+    flash({"approve": _("Revision %(number)s approved.", number=number),
+           "reject": _("Revision %(number)s rejected.", number=number),
+           "changes": _("Changes requested on revision %(number)s.", number=number),
+           "comment": _("Comment added.")}[decision])
+    return redirect(url_for("plans.show", scenario_id=scenario_id, number=number))
+
+
+def approvable(revision: Revision) -> None:
+    """409 unless the revision has a usage file and a plan (computed now if not cached yet):
+    an approval binds to numbers someone could see."""
+    if revision.usage_file_id is None:
+        abort(409, _("A revision without a usage file cannot be approved: upload one first."))
+    try:
+        cached_plan(get_session(), revision)
+    except PlanningError as exc:
+        abort(409, _("A revision without a plan cannot be approved: %(reason)s", reason=exc))
+
+
+@bp.get("/audit")
+@login_required
+def audit_log():
+    query = select(AuditEvent).order_by(AuditEvent.id.desc()).limit(1000)
+    if g.user.role == "analyst":  # their own actions and events on their scenarios
+        own = select(ScenarioRecord.id).where(ScenarioRecord.owner_id == g.user.id)
+        query = query.where(or_(AuditEvent.actor_id == g.user.id,
+                                AuditEvent.scenario_id.in_(own)))
+    return render_template("plans/audit.html", events=get_session().scalars(query).all())

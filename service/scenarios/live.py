@@ -1,0 +1,63 @@
+"""Live plans: the plan of the values in a form, computed without saving anything.
+
+The usage file is the latest revision's, read once per process and kept by its SHA-256 (a few
+files at most); the uncertainty section is skipped (``uncertainty.draws = 0``) because the
+tornado and the Monte Carlo cost several times the plan itself and the live view shows only
+the strategy cards and the cumulative-cost chart. Saving still computes everything.
+"""
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from typing import Any
+
+from models.document import plan_document
+from models.plan import compute_plan
+from models.profile import ProfileError, UsageProfile
+from models.scenario import Scenario
+from models.strategies import PlanError
+from service.web.tables import UsageFile
+from service.ingest import IngestError, read_usage
+from service.plans.cache import PlanningError
+
+CACHED_PROFILES = 4
+_profiles: OrderedDict[str, UsageProfile] = OrderedDict()
+_lock = threading.Lock()
+
+
+def usage_profile(usage: UsageFile) -> UsageProfile:
+    """The parsed profile of a stored usage file (content-addressed, so never stale)."""
+    with _lock:
+        profile = _profiles.get(usage.sha256)
+        if profile is not None:
+            _profiles.move_to_end(usage.sha256)
+            return profile
+    try:
+        profile = read_usage(usage.data, usage.filename).profile
+    except (IngestError, ProfileError) as exc:
+        raise PlanningError(str(exc), getattr(exc, "problems", None)) from None
+    with _lock:
+        _profiles[usage.sha256] = profile
+        while len(_profiles) > CACHED_PROFILES:
+            _profiles.popitem(last=False)
+    return profile
+
+
+def without_uncertainty(model: Scenario) -> Scenario:
+    return model.with_changes(uncertainty={"draws": 0})
+
+
+def live_document(model: Scenario, usage: UsageFile) -> dict[str, Any]:
+    """The plan document of ``model`` on ``usage``, without the uncertainty section."""
+    try:
+        plan = compute_plan(without_uncertainty(model), usage_profile(usage))
+    except (PlanError, ProfileError) as exc:
+        raise PlanningError(str(exc)) from None
+    return plan_document(plan)
+
+
+def cumulative_chart(doc: dict[str, Any]) -> dict[str, Any]:
+    """The chart data of the cumulative-cost chart (the same keys the plan page uses)."""
+    return {"months": doc["months"],
+            "cumulative": {name: [row["cumulative_cost"] for row in s["monthly"]]
+                           for name, s in doc["strategies"].items()}}

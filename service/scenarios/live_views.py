@@ -1,0 +1,75 @@
+"""JSON endpoints behind the scenario form: validation as you type, the live plan, progress.
+
+All three use the browser session and, for POSTs, the CSRF token (the form's own
+``csrf_token`` field travels in the posted form data). Nothing here writes a revision.
+"""
+from __future__ import annotations
+
+import time
+from typing import Any, Optional
+
+from flask import abort, g, jsonify, render_template, request
+
+from service.web import progress as progress_store
+from service.web.access import scenario_or_404
+from service.web.users import login_required
+from service.scenarios.forms import FormSection, validate_form
+from service.i18n import _
+from service.scenarios.live import live_document
+from service.scenarios.live_panel import live_panel
+from service.plans.cache import PlanningError
+from service.scenarios import bp
+
+
+def error_payload(sections: list[FormSection]) -> dict[str, Any]:
+    """Field messages by input name and cross-field messages by section key."""
+    return {"errors": {f.name: f.error for s in sections for f in s.all_fields if f.error},
+            "section_errors": {s.key: s.errors for s in sections if s.errors}}
+
+
+@bp.post("/validate")
+@login_required
+def validate():
+    """Pydantic's verdict on the posted form, field by field; nothing is saved."""
+    model, sections = validate_form(request.form)
+    return jsonify({"valid": model is not None, **error_payload(sections)})
+
+
+@bp.post("/<int:scenario_id>/preview")
+@login_required
+def preview(scenario_id: int):
+    """The plan of the posted form on the latest revision's usage file, not saved.
+
+    Answers ``valid: false`` with the field messages when pydantic refuses the values, and
+    ``plan_error`` when the engine cannot plan them.
+    """
+    started = time.perf_counter()
+    scenario = scenario_or_404(g.user, scenario_id)
+    latest = scenario.latest
+    if latest.usage_file is None:
+        abort(409, _("This scenario has no usage file yet: upload one to see a live plan."))
+    model, sections = validate_form(request.form)
+    body: dict[str, Any] = {"valid": model is not None, **error_payload(sections)}
+    if model is not None:
+        try:
+            panel = live_panel(live_document(model, latest.usage_file))
+        except PlanningError as exc:
+            body["plan_error"] = _("The engine cannot plan these assumptions: %(reason)s",
+                                   reason=exc)
+        else:
+            body.update(
+                cards_html=render_template("plans/_cards.html", doc=panel["doc"],
+                                           payback=panel["payback"]),
+                recommendation=panel["recommendation"], charts=panel["charts"],
+                summary=panel["summary"])
+    body["server_ms"] = round((time.perf_counter() - started) * 1000, 1)
+    return jsonify(body)
+
+
+@bp.get("/progress/<progress_id>")
+@login_required
+def progress(progress_id: str):
+    """The phase of a long request of this user; ``phase: null`` until the request has
+    reported one (and for ids that are not this user's: they look the same)."""
+    state = progress_store.lookup(progress_id, g.user.id)
+    return jsonify(state or {"phase": None, "text": _("Waiting for the server"), "done": False})

@@ -1,0 +1,281 @@
+"""Scenarios: list, new/edit forms generated from the schema, usage upload with preview, compare."""
+from __future__ import annotations
+
+from typing import Optional, Union
+
+from flask import (abort, flash, g, jsonify, redirect, render_template, request,
+                   url_for)
+from models.profile import ProfileError
+from models.scenario import Scenario
+from service.scenarios import bp
+from service.web import idempotency
+from service.presets import gpu_prices as preset_catalog
+from service.web.access import (can_edit, editable_scenario, revision_or_404, scenario_or_404,
+                            visible_scenarios)
+from service.web.users import login_required
+from service.clip import MESSAGE, clip_message
+from service.presets.context import ContextPreset, ContextPresetError, load_context_presets
+from service.web.tables import ScenarioRecord, UsageFile, User
+from service.web.db import get_session, write_session
+from service.web import progress as progress_store
+from service.scenarios.form_layout import arrange
+from service.scenarios.forms import build_form, validate_form
+from service.i18n import _
+from service.i18n.charts import usage_chart_text
+from service.i18n.ingest_summary import summary_rows
+from service.i18n.sentences import warning_items
+from service.ingest import ContractResult, IngestError, make_bundle, read_upload
+from service.plans.cache import PlanningError, profile_chart
+from service.xlsx.roundtrip import WorkbookError, scenario_from_xlsx
+from service.scenarios.live_panel import initial_panel
+from service.plans.reviews import awaiting_review, changes_requested
+from service.plans.revisions import add_revision, check_plan, create_scenario, store_usage
+
+AnyPreset = Union[preset_catalog.Preset, ContextPreset]
+
+
+def chosen_preset() -> Optional[AnyPreset]:
+    preset_id = request.values.get("preset", "")
+    if not preset_id:
+        return None
+    preset = {**preset_catalog.load_presets(), **load_context_presets()}.get(preset_id)
+    if preset is None:
+        abort(400, _("Unknown preset %(preset)s.", preset=repr(preset_id)))
+    return preset
+
+
+def with_preset(data: dict, preset: Optional[AnyPreset]) -> dict:
+    """Scenario data with a preset applied (none: the data as it is); a preset that cannot
+    apply is a 400 saying why."""
+    if preset is None:
+        return data
+    if isinstance(preset, ContextPreset):
+        try:
+            return preset.apply(data)
+        except ContextPresetError as exc:
+            abort(400, str(exc))
+    return preset_catalog.apply(data, preset)
+
+
+def preset_marks(preset: Optional[AnyPreset], data: dict) -> dict[str, str]:
+    if preset is None:
+        return {}
+    if isinstance(preset, ContextPreset):
+        return preset.marks(data)
+    text = preset.source + (f" ({preset.note})" if preset.note else "")
+    marks = {"on_demand.price_per_gpu_hour": text, "spot.price_per_gpu_hour": text}
+    for i, _ in enumerate(data.get("commitments") or []):
+        marks[f"commitments.{i}.block_gpus"] = text
+    return marks
+
+
+def form_page(scenario: Optional[ScenarioRecord], data: dict, sections=None, status=200,
+              preset=None):
+    if sections is None:
+        sections = build_form(data, preset_fields=preset_marks(preset, data))
+    return render_template("scenarios/form.html", scenario=scenario, layout=arrange(sections),
+                           live=initial_panel(scenario), presets=preset_catalog.grouped(),
+                           contexts=list(load_context_presets().values()),
+                           preset=preset), status
+
+
+@bp.get("/")
+@login_required
+def index():
+    scenarios = visible_scenarios(g.user)
+    return render_template("scenarios/index.html", scenarios=scenarios,
+                           awaiting=awaiting_review(g.user, scenarios),
+                           changes=changes_requested(g.user, scenarios))
+
+
+@bp.route("/new", methods=("GET", "POST"))
+@login_required
+@idempotency.idempotent
+def new():
+    preset = chosen_preset()
+    if request.method == "GET":
+        data = with_preset(Scenario().model_dump(mode="json"), preset)
+        if isinstance(preset, preset_catalog.Preset):
+            data["name"] = _("8x H100 server vs %(cloud)s %(instance)s", cloud=preset.cloud,
+                             instance=preset.instance_type)
+        return form_page(None, data, preset=preset)
+    model, sections = validate_form(request.form)
+    if model is None:
+        return form_page(None, {}, sections, 422, preset)
+    with idempotency.transaction() as s:
+        revision = create_scenario(s, s.get(User, g.user.id), model,
+                                   preset=preset.provenance() if preset else None)
+        target = url_for("scenarios.show", scenario_id=revision.scenario_id)
+        idempotency.remember(s, location=target)
+    flash(_("Scenario saved. Upload a usage file to see its plan."))
+    return redirect(target)
+
+
+@bp.get("/<int:scenario_id>")
+@login_required
+def show(scenario_id: int):
+    scenario = scenario_or_404(g.user, scenario_id)
+    return render_template("scenarios/show.html", scenario=scenario,
+                           editable=can_edit(g.user, scenario))
+
+
+@bp.route("/<int:scenario_id>/edit", methods=("GET", "POST"))
+@login_required
+@idempotency.idempotent
+def edit(scenario_id: int):
+    scenario = editable_scenario(g.user, scenario_id)
+    latest = scenario.latest
+    preset = chosen_preset()
+    if request.method == "GET":
+        return form_page(scenario, with_preset(latest.assumptions_dict, preset), preset=preset)
+    model, sections = validate_form(request.form)
+    if model is None:
+        return form_page(scenario, {}, sections, 422, preset)
+    if model == Scenario.model_validate_json(latest.assumptions):
+        flash(_("No assumption changed: no new revision."))
+        return redirect(url_for("scenarios.show", scenario_id=scenario.id))
+    try:
+        result = check_plan(model, latest.usage_file, progress_store.from_request())
+    except PlanningError as exc:
+        sections[0].errors.append(_("The engine cannot plan these assumptions: %(reason)s",
+                                    reason=exc))
+        return form_page(scenario, {}, sections, 422, preset)
+    with idempotency.transaction() as s:
+        revision = add_revision(s, s.get(ScenarioRecord, scenario.id), s.get(User, g.user.id),
+                                model, s.get(UsageFile, latest.usage_file_id)
+                                if latest.usage_file_id else None,
+                                preset=preset.provenance() if preset else None,
+                                note=request.form.get("note", "assumptions edited"),
+                                result=result)
+        idempotency.remember(s, location=url_for("scenarios.show", scenario_id=scenario.id))
+    flash(_("Saved as revision %(number)s.", number=revision.number))
+    return redirect(url_for("scenarios.show", scenario_id=scenario.id))
+
+
+@bp.route("/<int:scenario_id>/usage", methods=("GET", "POST"))
+@login_required
+def upload(scenario_id: int):
+    scenario = editable_scenario(g.user, scenario_id)
+    if request.method == "GET":
+        return render_template("scenarios/upload.html", scenario=scenario, problems=None,
+                               message=None)
+    file = request.files.get("usage")
+    if file is None or not file.filename:
+        return upload_refused(scenario, _("Choose a usage file (.csv or .xlsx)."), [])
+    data, filename = file.read(), file.filename
+    busy = request.files.get("busy")         # optional GPU busy time beside the usage file
+    if busy is not None and busy.filename:
+        filename, data = make_bundle(filename, data, busy.filename, busy.read())
+    report = progress_store.from_request()
+    try:
+        report("reading")
+        ingested = read_upload(data, filename)
+        if isinstance(ingested, ContractResult):
+            # commitments, not usage: shown, and attachable to the position
+            # (service/scenarios/commitments.py)
+            report("done")
+            if wants_json():
+                return jsonify({"result_html": render_template(
+                    "scenarios/_contracts.html", scenario=scenario, filename=filename,
+                    result=ingested, currency=scenario_currency(scenario))})
+            return render_template("scenarios/contracts.html", scenario=scenario,
+                                   filename=filename, result=ingested,
+                                   currency=scenario_currency(scenario))
+        check_plan(Scenario.model_validate_json(scenario.latest.assumptions),
+                   UsageFile(data=data, filename=filename), report)
+    except (IngestError, ProfileError, PlanningError) as exc:
+        report("failed")
+        return upload_refused(scenario, clip_message(str(exc), 4 * MESSAGE),
+                              getattr(exc, "problems", []))
+    with write_session() as s:
+        stored = store_usage(s, s.get(User, g.user.id), data, filename)
+    report("done")
+    if wants_json():  # the page's upload script: it shows bytes and phases, then goes there
+        return jsonify({"location": url_for("scenarios.usage_preview", scenario_id=scenario.id,
+                                            file_id=stored.id)})
+    return preview_page(scenario, stored, ingested)
+
+
+def scenario_currency(scenario: ScenarioRecord) -> str:
+    return Scenario.model_validate_json(scenario.latest.assumptions).finance.currency
+
+
+def wants_json() -> bool:
+    return request.accept_mimetypes.best == "application/json"
+
+
+def upload_refused(scenario: ScenarioRecord, message: str, problems: list):
+    if wants_json():
+        html = render_template("scenarios/_upload_errors.html", message=message,
+                               problems=problems)
+        return jsonify({"error_html": html, "message": message}), 422
+    return render_template("scenarios/upload.html", scenario=scenario, problems=problems,
+                           message=message), 422
+
+
+def preview_page(scenario: ScenarioRecord, stored: UsageFile, ingested):
+    profile = ingested.profile
+    return render_template("scenarios/preview.html", scenario=scenario, usage=stored,
+                           profile=profile, warnings=warning_items(ingested.warnings, None),
+                           summary=summary_rows(ingested.summary),
+                           busy=(ingested.summary or {}).get("busy"),
+                           chart=usage_chart_text(profile_chart(profile)),
+                           peak=float((profile.steady + profile.interruptible).max()),
+                           last=str(profile.starts[-1]))
+
+
+@bp.get("/<int:scenario_id>/usage/<int:file_id>")
+@login_required
+def usage_preview(scenario_id: int, file_id: int):
+    """The preview of a file this user uploaded (where the upload script lands)."""
+    scenario = editable_scenario(g.user, scenario_id)
+    usage = get_session().get(UsageFile, file_id)
+    if usage is None or usage.uploaded_by != g.user.id:
+        abort(404)
+    try:
+        ingested = read_upload(usage.data, usage.filename)
+    except (IngestError, ProfileError) as exc:
+        abort(422, str(exc))
+    if isinstance(ingested, ContractResult):
+        abort(404)  # commitments are shown, never stored as usage
+    return preview_page(scenario, usage, ingested)
+
+
+@bp.post("/<int:scenario_id>/usage/<int:file_id>/attach")
+@login_required
+@idempotency.idempotent
+def attach(scenario_id: int, file_id: int):
+    scenario = editable_scenario(g.user, scenario_id)
+    usage = get_session().get(UsageFile, file_id)
+    if usage is None or usage.uploaded_by != g.user.id:
+        abort(404)
+    latest = scenario.latest
+    model = Scenario.model_validate_json(latest.assumptions)
+    try:
+        result = check_plan(model, usage, progress_store.from_request())
+    except PlanningError as exc:
+        abort(422, str(exc))
+    with idempotency.transaction() as s:
+        revision = add_revision(s, s.get(ScenarioRecord, scenario.id), s.get(User, g.user.id),
+                                model, s.get(UsageFile, usage.id),
+                                note=f"usage {usage.filename}", result=result)
+        target = url_for("plans.show", scenario_id=scenario.id, number=revision.number)
+        idempotency.remember(s, location=target)
+    return redirect(target)
+
+
+@bp.post("/<int:scenario_id>/import")
+@login_required
+def import_workbook(scenario_id: int):
+    """Fill the edit form from a plan workbook's Assumptions sheet (saved only on Save)."""
+    scenario = editable_scenario(g.user, scenario_id)
+    upload = request.files.get("workbook")
+    data = upload.read() if upload else b""
+    try:
+        model = scenario_from_xlsx(data)
+    except WorkbookError as exc:   # its messages never carry a library's exception text
+        sections = build_form(scenario.latest.assumptions_dict)
+        sections[0].errors.append(_("Cannot read the workbook: %(reason)s", reason=exc))
+        return form_page(scenario, {}, sections, 422)
+    flash(_("Assumptions loaded from the workbook: check them, then save a new revision."))
+    return form_page(scenario, model.model_dump(mode="json"))

@@ -1,7 +1,0 @@
-"""The command line's bad-input error, apart so that the web commands (service/webcli.py) can
-raise it without importing the command line that imports them."""
-from __future__ import annotations
-
-
-class UsageError(Exception):
-    """Bad input: printed as one message on stderr, exit code 2."""

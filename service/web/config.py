@@ -1,0 +1,67 @@
+"""Configuration: defaults, then the instance folder, then the environment, then test values.
+
+Environment variables: ``SECRET_KEY``, ``DATABASE_URL``, ``BUYRENT_INSTANCE`` (instance folder:
+generated key, SQLite file), ``BUYRENT_MAX_UPLOAD_MB`` (request size limit),
+``BUYRENT_PROXY_HOPS`` (reverse proxies whose X-Forwarded-* headers are trusted) and any
+``FLASK_``-prefixed setting.
+"""
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+
+from service.paths import ROOT
+
+DEFAULT_MAX_UPLOAD_MB = 20
+SECRET_FILE = "secret_key"
+
+
+def instance_path() -> Path:
+    return Path(os.environ.get("BUYRENT_INSTANCE") or ROOT / "instance").resolve()
+
+
+def defaults(instance: Path) -> dict:
+    return {
+        "SECRET_KEY": None,
+        "DATABASE_URL": f"sqlite:///{instance / 'buyrent.sqlite3'}",
+        "MAX_CONTENT_LENGTH": DEFAULT_MAX_UPLOAD_MB * 1024 * 1024,
+        "SESSION_COOKIE_HTTPONLY": True,
+        "SESSION_COOKIE_SAMESITE": "Lax",
+        "SESSION_COOKIE_SECURE": False,       # HTTPS requests get Secure anyway (app.py)
+        "WTF_CSRF_TIME_LIMIT": None,          # token lives as long as the session
+        "BUYRENT_DEMO": False,
+        "LOGIN_MAX_FAILURES_PER_USER": 10,    # brute-force limit (service.web.throttle)
+        "LOGIN_MAX_FAILURES_PER_IP": 50,
+        "LOGIN_WINDOW_SECONDS": 15 * 60,
+        "PROXY_HOPS": 0,                      # trusted reverse proxies in front (X-Forwarded-*)
+    }
+
+
+def from_environment() -> dict:
+    out: dict = {}
+    for key in ("SECRET_KEY", "DATABASE_URL"):
+        if os.environ.get(key):
+            out[key] = os.environ[key]
+    if os.environ.get("BUYRENT_MAX_UPLOAD_MB"):
+        out["MAX_CONTENT_LENGTH"] = int(float(os.environ["BUYRENT_MAX_UPLOAD_MB"]) * 1024 * 1024)
+    for key in ("LOGIN_MAX_FAILURES_PER_USER", "LOGIN_MAX_FAILURES_PER_IP",
+                "LOGIN_WINDOW_SECONDS"):
+        if os.environ.get("BUYRENT_" + key):
+            out[key] = int(os.environ["BUYRENT_" + key])
+    if os.environ.get("BUYRENT_PROXY_HOPS"):
+        out["PROXY_HOPS"] = int(os.environ["BUYRENT_PROXY_HOPS"])
+    if os.environ.get("BUYRENT_DEMO", "").lower() in ("1", "true", "yes"):
+        out["BUYRENT_DEMO"] = True
+    return out
+
+
+def ensure_secret_key(instance: Path) -> str:
+    """The key kept in the instance folder, generated (0600) on first use."""
+    instance.mkdir(parents=True, exist_ok=True)
+    path = instance / SECRET_FILE
+    if not path.exists():
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as handle:
+            handle.write(secrets.token_hex(32))
+    return path.read_text().strip()

@@ -1,0 +1,237 @@
+"""Every ORM table of the database, grouped by what it records (the migrations under
+migrations/versions/ create them; migrations/env.py reads this module's metadata).
+
+Accounts (users, API tokens, web sessions, login failures), scenarios with their immutable
+revisions, usage files, plans and reviews, the audit log, and the request bookkeeping
+(idempotency keys, progress). Audit events, revisions, reviews, plans and usage files are
+append-only, and so are scenarios that a review names: triggers created by the migrations
+(0001, 0003) refuse UPDATE and DELETE.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from datetime import datetime, timezone
+from typing import Any, Optional
+
+from sqlalchemy import Float, ForeignKey, LargeBinary, String, Text, UniqueConstraint
+from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, relationship
+
+from models.ranges import upgrade_flat_keys
+
+ROLES = ("analyst", "reviewer", "admin")
+DECISIONS = ("comment", "approve", "reject", "changes")  # changes = request changes
+
+
+def utc_now() -> str:
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def canonical_json(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), allow_nan=False)
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+# --- accounts: users, API tokens, login failures (service.web.throttle), browser sessions
+
+class User(Base):
+    __tablename__ = "users"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    username: Mapped[str] = mapped_column(String(80), unique=True)
+    password_hash: Mapped[str] = mapped_column(String(300))
+    role: Mapped[str] = mapped_column(String(20))
+    created_at: Mapped[str] = mapped_column(String(20), default=utc_now)
+    # "en" | "ko", or None: follow the browser's Accept-Language (issue 15)
+    language: Mapped[Optional[str]] = mapped_column(String(8), nullable=True, default=None)
+
+    @property
+    def can_review(self) -> bool:
+        return self.role in ("reviewer", "admin")
+
+
+class ApiToken(Base):
+    __tablename__ = "api_tokens"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)  # SHA-256 of the token
+    label: Mapped[str] = mapped_column(String(80), default="")
+    created_at: Mapped[str] = mapped_column(String(20), default=utc_now)
+
+
+class LoginFailure(Base):
+    """One row per failed login, counted over a sliding window (service.web.throttle)."""
+    __tablename__ = "login_failures"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    at: Mapped[float] = mapped_column(Float)
+    username: Mapped[str] = mapped_column(String(80))
+    ip: Mapped[str] = mapped_column(String(64))
+
+
+class WebSession(Base):
+    """One row per browser login; logout sets revoked_at (service.web.sessions)."""
+    __tablename__ = "web_sessions"
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    created_at: Mapped[str] = mapped_column(String(20), default=utc_now)
+    revoked_at: Mapped[Optional[str]] = mapped_column(String(20), nullable=True)
+
+
+# --- scenarios, revisions, usage files, plans, reviews, audit
+
+class UsageFile(Base):
+    """An uploaded usage file, content-addressed by SHA-256 and never changed (append-only)."""
+    __tablename__ = "usage_files"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    sha256: Mapped[str] = mapped_column(String(64))
+    filename: Mapped[str] = mapped_column(String(255))
+    size: Mapped[int]
+    data: Mapped[bytes] = mapped_column(LargeBinary)
+    uploaded_by: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    created_at: Mapped[str] = mapped_column(String(20), default=utc_now)
+
+
+class ScenarioRecord(Base):
+    __tablename__ = "scenarios"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(200))
+    owner_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    created_at: Mapped[str] = mapped_column(String(20), default=utc_now)
+    owner: Mapped[User] = relationship()
+    revisions: Mapped[list["Revision"]] = relationship(
+        back_populates="scenario", order_by="Revision.number")
+
+    @property
+    def latest(self) -> Optional["Revision"]:
+        return self.revisions[-1] if self.revisions else None
+
+
+class Revision(Base):
+    """Immutable: assumptions + usage file, identified by the SHA-256 of both."""
+    __tablename__ = "revisions"
+    __table_args__ = (UniqueConstraint("scenario_id", "number"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    scenario_id: Mapped[int] = mapped_column(ForeignKey("scenarios.id"))
+    number: Mapped[int]
+    author_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    created_at: Mapped[str] = mapped_column(String(20), default=utc_now)
+    assumptions: Mapped[str] = mapped_column(Text)         # canonical scenario JSON
+    usage_file_id: Mapped[Optional[int]] = mapped_column(ForeignKey("usage_files.id"))
+    usage_sha256: Mapped[Optional[str]] = mapped_column(String(64))
+    content_hash: Mapped[str] = mapped_column(String(64))
+    preset: Mapped[Optional[str]] = mapped_column(Text)     # JSON: preset id and sources
+    note: Mapped[str] = mapped_column(String(500), default="")
+    scenario: Mapped[ScenarioRecord] = relationship(back_populates="revisions")
+    author: Mapped[User] = relationship()
+    usage_file: Mapped[Optional[UsageFile]] = relationship()
+    reviews: Mapped[list["Review"]] = relationship(order_by="Review.id")
+
+    @property
+    def assumptions_dict(self) -> dict:
+        """The stored assumptions; uncertainty ranges saved with the flat keys of before the
+        ranges mapping read as the mapping (the stored text and its hash never change)."""
+        data = json.loads(self.assumptions)
+        if isinstance(data, dict) and "uncertainty" in data:
+            data["uncertainty"] = upgrade_flat_keys(data["uncertainty"])
+        return data
+
+    @property
+    def preset_dict(self) -> Optional[dict]:
+        return json.loads(self.preset) if self.preset else None
+
+    @property
+    def short_hash(self) -> str:
+        return self.content_hash[:12]
+
+    @property
+    def status(self) -> str:
+        """'approved', 'rejected', 'changes requested' or 'unreviewed': the last decision on
+        this revision (each decision is a new review row; none is ever changed)."""
+        decisions = [r.decision for r in self.reviews if r.decision != "comment"]
+        return {"approve": "approved", "reject": "rejected",
+                "changes": "changes requested"}.get(decisions[-1] if decisions else "",
+                                                    "unreviewed")
+
+
+def revision_hash(assumptions: str, usage_sha256: Optional[str]) -> str:
+    return sha256(canonical_json({"assumptions": json.loads(assumptions),
+                                  "usage_sha256": usage_sha256}).encode())
+
+
+class PlanRecord(Base):
+    """The plan document of a revision, computed once (the cache key is the revision);
+    append-only: the plan a reviewer approved stays the plan on record."""
+    __tablename__ = "plans"
+    revision_id: Mapped[int] = mapped_column(ForeignKey("revisions.id"), primary_key=True)
+    document: Mapped[str] = mapped_column(Text)
+    charts: Mapped[str] = mapped_column(Text)
+    computed_at: Mapped[str] = mapped_column(String(20), default=utc_now)
+
+
+class Review(Base):
+    """Append-only (migration 0003): names its revision and that revision's SHA-256."""
+    __tablename__ = "reviews"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    revision_id: Mapped[int] = mapped_column(ForeignKey("revisions.id"))
+    revision_hash: Mapped[Optional[str]] = mapped_column(String(64))
+    reviewer_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    decision: Mapped[str] = mapped_column(String(40))   # one of DECISIONS (no CHECK: 0003)
+    comment: Mapped[str] = mapped_column(Text, default="")
+    field_path: Mapped[Optional[str]] = mapped_column(String(200))  # assumption it is about
+    created_at: Mapped[str] = mapped_column(String(20), default=utc_now)
+    reviewer: Mapped[User] = relationship()
+
+
+class AuditEvent(Base):
+    """Append-only: who did what, when (UTC), to which revision (by its hash)."""
+    __tablename__ = "audit_events"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    at: Mapped[str] = mapped_column(String(20), default=utc_now)
+    actor_id: Mapped[Optional[int]] = mapped_column(ForeignKey("users.id"))
+    actor: Mapped[str] = mapped_column(String(80))
+    action: Mapped[str] = mapped_column(String(40))
+    scenario_id: Mapped[Optional[int]] = mapped_column(ForeignKey("scenarios.id"))
+    revision_id: Mapped[Optional[int]] = mapped_column(ForeignKey("revisions.id"))
+    revision_hash: Mapped[Optional[str]] = mapped_column(String(64))
+    details: Mapped[str] = mapped_column(Text, default="")
+
+
+def audit(session: Session, actor: Optional[User], action: str, *,
+          revision: Optional[Revision] = None, scenario_id: Optional[int] = None,
+          details: str = "") -> None:
+    session.add(AuditEvent(
+        actor_id=actor.id if actor else None, actor=actor.username if actor else "system",
+        action=action, scenario_id=revision.scenario_id if revision else scenario_id,
+        revision_id=revision.id if revision else None,
+        revision_hash=revision.content_hash if revision else None, details=details))
+
+
+# --- request bookkeeping: idempotency keys (service.web.idempotency), progress of long
+# requests (service.web.progress)
+
+class IdempotencyKey(Base):
+    """The outcome of each state-changing request sent with a key (service.web.idempotency)."""
+    __tablename__ = "idempotency_keys"
+    __table_args__ = (UniqueConstraint("user_id", "key", name="uq_idempotency_user_key"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    key: Mapped[str] = mapped_column(String(100))
+    request: Mapped[str] = mapped_column(String(300))
+    status: Mapped[int]
+    location: Mapped[Optional[str]] = mapped_column(Text, nullable=True)
+    body: Mapped[Optional[str]] = mapped_column(Text, nullable=True)
+    created_at: Mapped[str] = mapped_column(String(20), default=utc_now)
+
+
+class ProgressRecord(Base):
+    __tablename__ = "progress"
+    id: Mapped[str] = mapped_column(String(40), primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    phase: Mapped[str] = mapped_column(String(20))
+    updated_at: Mapped[float] = mapped_column(Float)

@@ -46,8 +46,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.ingest_fixtures import zip_bomb  # noqa: E402
-from tests.pg_server import free_port, postgres_server  # noqa: E402
+from tests.support.ingest_fixtures import zip_bomb  # noqa: E402
+from tests.support.pg_server import free_port, postgres_server  # noqa: E402
 
 PYTHON = sys.executable
 SAMPLE = ROOT / "samples" / "usage_hourly.csv"

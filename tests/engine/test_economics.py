@@ -19,9 +19,8 @@ from models.optimize import best_capacity, linear_costs
 from models.plan import build_context, compute_plan
 from models.profile import UsageProfile, plan_calendar
 from models.scenario import SMALL_UNIT, Scenario
-from service.ingest import load_usage
-from service.paths import SAMPLES
-from tests.support.engine_cases import COMMON, flat_profile, merged
+from tests.support.engine_cases import COMMON, csv_profile, flat_profile, merged
+from tests.support.paths import SAMPLE_SCENARIO, SAMPLE_USAGE
 
 NO_DRAWS = {"draws": 0}
 
@@ -244,9 +243,8 @@ def test_c7_one_cloud_hour_no_longer_charges_a_whole_horizon_of_cloud_storage():
 
 def sample_plan_plain():
     """The sample scenario on the sample usage, without its Monte Carlo."""
-    s = Scenario.model_validate(json.loads(SAMPLES.joinpath("scenario_h100.json").read_text()))
-    return compute_plan(s.with_changes(uncertainty=NO_DRAWS),
-                        load_usage(SAMPLES / "usage_hourly.csv").profile)
+    s = Scenario.model_validate(json.loads(SAMPLE_SCENARIO.read_text()))
+    return compute_plan(s.with_changes(uncertainty=NO_DRAWS), csv_profile(SAMPLE_USAGE))
 
 
 def test_d8_all_in_breakeven_includes_every_charge_and_is_labelled():

@@ -8,11 +8,8 @@ from numpy.testing import assert_allclose
 from pydantic import ValidationError
 
 from models.fields import field_meta
-from models.plan import compute_plan
 from models.profile import ProfileError, UsageProfile, busy_factor, plan_demand
-from models.scenario import ProfileOptions, Scenario
-from service.ingest import read_usage
-from tests.support.ingest_fixtures import SAMPLES
+from models.scenario import ProfileOptions
 
 NAN = float("nan")
 
@@ -81,19 +78,3 @@ def test_profile_options_fields():
     meta = field_meta(ProfileOptions.model_fields["target_utilization"])
     assert meta["label"] == "Target GPU utilization" and meta["ge"] == 0.05 and meta["le"] == 1
     assert "seed 002" in meta["source"]
-
-
-def test_plan_on_busy_basis_needs_fewer_gpus():
-    ingested = read_usage((SAMPLES / "usage_busy_sample.zip").read_bytes(), "usage_busy.zip")
-    allocated = Scenario.model_validate({"finance": {"horizon_months": 12},
-                                         "uncertainty": {"draws": 0}})
-    busy = allocated.model_copy(update={"profile": ProfileOptions(demand_basis="busy",
-                                                                  target_utilization=0.9)})
-    plan_a = compute_plan(allocated, ingested.profile)
-    plan_b = compute_plan(busy, ingested.profile)
-    demand_a, demand_b = plan_a.context.demand.total, plan_b.context.demand.total
-    # 16 GPUs allocated every hour; busy about 72 % of it, planned at 90 %
-    assert demand_a[:48].mean() == pytest.approx(16.0)
-    assert demand_b[:48].sum() == pytest.approx(ingested.summary["busy"]["busy_gpu_hours"] / 0.9,
-                                                rel=1e-9)
-    assert plan_b.strategies["on_demand"].pv_cost < plan_a.strategies["on_demand"].pv_cost

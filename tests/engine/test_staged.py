@@ -20,7 +20,7 @@ from models.plan import build_context, compute_plan
 from models.scenario import Decision, Scenario
 from models.staged import decision_months, staged_optimum
 from models.strategies import PlanError
-from tests.support.engine_cases import flat_profile, hourly_profile
+from tests.support.engine_cases import flat_profile, growth_sample, hourly_profile
 
 NO_DRAWS = {"draws": 0}
 
@@ -200,18 +200,6 @@ def test_sales_let_a_shrinking_team_sell_servers_at_resale():
 
 # --- the growth sample, the form and the words --------------------------------------------
 
-from tests.support.paths import SAMPLES  # noqa: E402
-
-
-def growth_sample():
-    import json
-
-    from service.ingest import load_usage
-    s = Scenario.model_validate(json.loads((SAMPLES / "scenario_growth.json").read_text()))
-    profile = load_usage(SAMPLES / "usage_hourly.csv").profile
-    return s.with_changes(uncertainty=NO_DRAWS), profile
-
-
 def test_growth_sample_stages_within_its_budget_and_beats_the_static_plans():
     s, profile = growth_sample()
     plan = compute_plan(s, profile)
@@ -241,34 +229,6 @@ def test_schedule_words_name_each_action_in_its_own_sentence():
     words = [m.text for m in schedule_words(s, decisions, "2027-01")]
     assert words == ["Buy 1 server now.", "Buy 3 servers in 2027-Q2.",
                      "Sign 16 GPUs of 1y (1 year) in 2027-04.", "Sell 2 servers in 2028-Q1."]
-
-
-def test_the_form_round_trips_position_staging_and_a_schedule():
-    from werkzeug.datastructures import MultiDict
-
-    from service.forms import validate_form
-    from tests.support.client import form_data
-    s, _ = growth_sample()
-    data = s.model_dump(mode="json")
-    posted = form_data(data)
-    assert posted["position.servers.0.purchased"] == "2025-06"
-    assert posted["position.servers.0.price"] == "310,000"
-    assert posted["proposed.schedule.1.commit"] == "1y: 16"
-    assert posted["position.servers.1.purchased"] == ""      # a blank row for a new cohort
-    model, _ = validate_form(MultiDict(posted))
-    assert model is not None and model == Scenario.model_validate(data)
-    # a row removed, a decision added, a bad mapping named by its field
-    posted.update({"position.commitments.0.remove": "true",
-                   "proposed.schedule.3.month": "2029-01",
-                   "proposed.schedule.3.buy_servers": "1",
-                   "proposed.schedule.3.commit": "1y: many"})
-    model, sections = validate_form(MultiDict(posted))
-    errors = {f.name: f.error for sec in sections for f in sec.all_fields if f.error}
-    assert model is None and list(errors) == ["proposed.schedule.3.commit"]
-    posted["proposed.schedule.3.commit"] = "1y: 8"
-    model, _ = validate_form(MultiDict(posted))
-    assert model.position.commitments == () and model.proposed.schedule[-1] == Decision(
-        month="2029-01", buy_servers=1, commit={"1y": 8})
 
 
 def test_purchase_orders_price_each_signing_apart():

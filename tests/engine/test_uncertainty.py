@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Union
 
 import numpy as np
 import pytest
@@ -15,46 +14,12 @@ from models.draw_dispatch import MergedTable, grown_demand
 from models.fields import field_meta
 from models.document import plan_document
 from models.plan import build_context, compute_plan
-from models.profile import UsageProfile
 from models.scenario import Scenario, Uncertainty
-from models.capacity import CapacityPlan
 from models.strategies import Capacity, PlanContext, on_demand_capacity
-from models.uncertainty import draw_context, monte_carlo, tornado, what_if_context
-from tests.support.engine_cases import csv_profile
-from tests.support.paths import SAMPLE_SCENARIO, SAMPLE_USAGE
+from models.uncertainty import monte_carlo, tornado, what_if_context
+from tests.support.engine_cases import capacities, daily_swing_profile
 
 NO_WIDTH = {f"{a.key}_{end}": 0.0 for a in ASSUMPTIONS for end in ("low", "high")}
-
-
-@pytest.fixture(scope="module")
-def sample_profile() -> UsageProfile:
-    return csv_profile(SAMPLE_USAGE)
-
-
-@pytest.fixture(scope="module")
-def sample_scenario() -> Scenario:
-    return Scenario.model_validate(json.loads(SAMPLE_SCENARIO.read_text()))
-
-
-@pytest.fixture(scope="module")
-def sample_plan(sample_scenario, sample_profile):
-    return compute_plan(sample_scenario, sample_profile)
-
-
-def flat_profile(gpus: float = 64.0, hours: int = 24 * 365, interruptible: float = 0.0
-                 ) -> UsageProfile:
-    """Constant demand with a daily swing, so capacity levels cut through the load curve."""
-    t = np.arange(hours)
-    total = gpus * (1.0 + 0.5 * np.sin(2 * np.pi * t / 24))
-    starts = np.datetime64("2026-01-01T00", "h") + t.astype("timedelta64[h]")
-    return UsageProfile("hour", starts, total * (1 - interruptible), total * interruptible,
-                        has_workload=interruptible > 0)
-
-
-def capacities(plan) -> dict[str, Union[Capacity, CapacityPlan]]:
-    """Each strategy's decision: static capacity, or the cohorts of a schedule (staged)."""
-    return {name: r.capacity if r.capacity is not None else r.plan
-            for name, r in plan.strategies.items()}
 
 
 # --- scenario section ---------------------------------------------------------------------
@@ -127,11 +92,11 @@ def test_trend_correlation_is_applied():
 
 # --- tornado -------------------------------------------------------------------------------
 
-def test_tornado_on_demand_price_swing_equals_two_engine_runs(sample_plan, sample_scenario,
+def test_tornado_on_demand_price_swing_equals_two_engine_runs(engine_plan, sample_scenario,
                                                               sample_profile):
-    rows = {r["assumption"]: r for r in plan_document(sample_plan)["uncertainty"]["tornado"]}
+    rows = {r["assumption"]: r for r in plan_document(engine_plan)["uncertainty"]["tornado"]}
     row = rows["on_demand_price"]
-    optimal = sample_plan.strategies["optimal"].capacity
+    optimal = engine_plan.strategies["optimal"].capacity
     direct = []
     for price in (row["low"], row["high"]):
         s = sample_scenario.with_changes(on_demand={"price_per_gpu_hour": price})
@@ -143,9 +108,9 @@ def test_tornado_on_demand_price_swing_equals_two_engine_runs(sample_plan, sampl
     assert_allclose(row["swing"], abs(direct[1] - direct[0]), rtol=1e-9)
 
 
-def test_tornado_rows_sorted_by_swing_and_growth_redispatches(sample_plan, sample_scenario,
+def test_tornado_rows_sorted_by_swing_and_growth_redispatches(engine_plan, sample_scenario,
                                                               sample_profile):
-    rows = plan_document(sample_plan)["uncertainty"]["tornado"]
+    rows = plan_document(engine_plan)["uncertainty"]["tornado"]
     swings = [r["swing"] for r in rows]
     assert swings == sorted(swings, reverse=True)
     # every assumption but the exchange rate, which a single-currency plan does not have
@@ -153,7 +118,7 @@ def test_tornado_rows_sorted_by_swing_and_growth_redispatches(sample_plan, sampl
     growth = next(r for r in rows if r["assumption"] == "demand_growth")
     s = sample_scenario.with_changes(profile={"growth_annual": growth["high"]})
     ctx = build_context(s, sample_profile)
-    caps = capacities(sample_plan)
+    caps = capacities(engine_plan)
     direct = (ctx.evaluate("on_demand", caps["on_demand"]).pv_cost
               - ctx.evaluate("optimal", caps["optimal"]).pv_cost)
     assert_allclose(growth["saving_high"], direct, rtol=1e-9)
@@ -163,7 +128,7 @@ def test_tornado_rows_sorted_by_swing_and_growth_redispatches(sample_plan, sampl
 @pytest.mark.parametrize("key", [a.key for a in ASSUMPTIONS])
 def test_tornado_without_profile_matches_engine(key):
     # context-only tornado (growth rescaled hour by hour) against fresh engine contexts
-    profile = flat_profile(interruptible=0.4)
+    profile = daily_swing_profile(interruptible=0.4)
     # owned costs in euros, reported in dollars: every assumption, the exchange rate too,
     # moves a two-currency plan as a fresh engine context priced at that value does
     s = Scenario.model_validate({"finance": {"horizon_months": 24, "start_month": "2027-01"},
@@ -184,79 +149,8 @@ def test_tornado_without_profile_matches_engine(key):
 
 # --- Monte Carlo ---------------------------------------------------------------------------
 
-def test_vectorised_draws_equal_engine_on_sample(sample_plan):
-    ctx, caps = sample_plan.context, capacities(sample_plan)
-    mc = monte_carlo(ctx, caps, 500, 7)
-    for i in (0, 1, 137, 499):
-        engine = draw_context(ctx, mc.values, i)
-        for name, cap in caps.items():
-            assert_allclose(mc.pv[name][i], engine.evaluate(name, cap).pv_cost, rtol=1e-9)
-
-
-COMPLEX = [
-    # loan financing, tax with MACRS, VAT-inclusive prices, partial upfront, lead time
-    {"finance": {"tax_rate": 0.25, "tax_depreciation": "macrs_5", "horizon_months": 40},
-     "owned": {"financing": {"kind": "loan", "apr": 0.09, "term_months": 48},
-               "lead_time_months": 3, "useful_life_months": 24,
-               "hardware_price_trend_annual": -0.1},
-     "cloud_terms": {"prices_include_vat": True, "vat_rate": 0.2, "setup_fee": 5000,
-                     "support_fraction": 0.05},
-     "commitments": [{"id": "1y", "term_months": 12, "discount": 0.4, "payment": "partial"},
-                     {"id": "3y", "term_months": 36, "discount": 0.6, "payment": "all"}],
-     "cloud_data": {"storage_tb": 10, "egress_tb_per_month": 2},
-     "spot": {"nodes_per_job": 4}},
-    # a support minimum: the monthly path; absolute spot and committed prices
-    {"cloud_terms": {"support_fraction": 0.03, "support_minimum_per_month": 20_000},
-     "spot": {"price_per_gpu_hour": 2.0},
-     "commitments": [{"id": "1y", "term_months": 12, "price_per_gpu_hour": 4.0}],
-     "profile": {"growth_annual": 0.2}, "finance": {"horizon_months": 30}},
-    # tax with cash purchases on the fast path
-    {"finance": {"tax_rate": 0.3}, "owned": {"lead_time_months": 2},
-     "cloud_terms": {"support_fraction": 0.1, "setup_fee": 1000}},
-    # tax and a loan on the monthly path
-    {"finance": {"tax_rate": 0.3}, "owned": {"financing": {"kind": "loan"}},
-     "cloud_terms": {"support_minimum_per_month": 5000, "setup_fee": 1000}},
-    # won reporting, cloud billed in dollars at a drawn rate with a trend: upfront, support
-    # minimum, setup fee, data and VAT converted month by month
-    {"finance": {"currency": "KRW", "tax_rate": 0.22, "horizon_months": 30},
-     "owned": {"server_price": 420_000_000, "install_cost_per_server": 30_000_000,
-               "electricity_price_per_kwh": 170, "space_price_per_kw_month": 200_000,
-               "fte_cost_annual": 120_000_000, "storage_price_per_tb_month": 30_000},
-     "fx": {"rate": 1400, "trend_annual": 0.04},
-     "cloud_terms": {"currency": "USD", "prices_include_vat": True, "vat_rate": 0.1,
-                     "setup_fee": 2000, "support_fraction": 0.03,
-                     "support_minimum_per_month": 3000},
-     "commitments": [{"id": "1y", "term_months": 12, "discount": 0.35, "payment": "all"},
-                     {"id": "3y", "term_months": 36, "discount": 0.55, "payment": "partial"}],
-     "cloud_data": {"storage_tb": 10, "egress_tb_per_month": 2}},
-    # owned costs in euros with a loan and MACRS, reported in dollars
-    {"finance": {"tax_rate": 0.25, "tax_depreciation": "macrs_5"},
-     "owned": {"currency": "EUR", "financing": {"kind": "loan", "apr": 0.07},
-               "lead_time_months": 2},
-     "fx": {"rate": 1.08, "trend_annual": -0.05}},
-]
-
-
-@pytest.mark.parametrize("data", COMPLEX, ids=["loan-tax-vat-upfront", "support-minimum",
-                                                "tax-cash", "tax-loan-support-minimum",
-                                                "krw-usd-cloud", "eur-owned-loan"])
-def test_vectorised_draws_equal_engine_on_complex_terms(data):
-    s = Scenario.model_validate({**data, "finance": {**data.get("finance", {}),
-                                                     "start_month": "2027-01"}})
-    ctx = build_context(s, flat_profile(interruptible=0.5))
-    offers = [o.id for o in s.commitments]
-    caps = {"on_demand": on_demand_capacity(), "cloud_only": Capacity(0, {offers[0]: 32}),
-            "optimal": Capacity(6, {}), "proposed": Capacity(3, {offers[-1]: 24}),
-            "nothing_on_spot": Capacity(12, {}, use_spot=False)}
-    mc = monte_carlo(ctx, caps, 64, 11)
-    for i in (0, 5, 63):
-        engine = draw_context(ctx, mc.values, i)
-        for name, cap in caps.items():
-            assert_allclose(mc.pv[name][i], engine.evaluate(name, cap).pv_cost, rtol=1e-9)
-
-
-def test_merged_table_equals_two_sorted_tables(sample_plan):
-    tables = sample_plan.context.tables
+def test_merged_table_equals_two_sorted_tables(engine_plan):
+    tables = engine_plan.context.tables
     merged = MergedTable(tables.gross, tables.steady)
     rng = np.random.default_rng(0)
     months = len(tables.gross.totals)
@@ -268,21 +162,21 @@ def test_merged_table_equals_two_sorted_tables(sample_plan):
     np.testing.assert_array_equal(b, tables.steady.sum_min(levels))
 
 
-def test_draw_growth_is_close_to_the_engines_hourly_growth(sample_plan):
+def test_draw_growth_is_close_to_the_engines_hourly_growth(engine_plan):
     # draws scale demand month by month; the engine's growth is hour by hour
-    ctx, caps = sample_plan.context, capacities(sample_plan)
+    ctx, caps = engine_plan.context, capacities(engine_plan)
     mc = monte_carlo(ctx, caps, 8, 2)
     g = float(mc.values["demand_growth"][0])
     hourly = what_if_context(ctx, ctx.scenario.with_changes(profile={"growth_annual": g}),
-                             sample_plan.profile)
+                             engine_plan.profile)
     monthly = PlanContext(ctx.scenario, ctx.calendar, grown_demand(ctx, g))
     for name, cap in caps.items():
         assert_allclose(monthly.evaluate(name, cap).pv_cost, hourly.evaluate(name, cap).pv_cost,
                         rtol=2e-3)
 
 
-def test_same_seed_same_result(sample_plan):
-    ctx, caps = sample_plan.context, capacities(sample_plan)
+def test_same_seed_same_result(engine_plan):
+    ctx, caps = engine_plan.context, capacities(engine_plan)
     a, b = monte_carlo(ctx, caps, 300, 5), monte_carlo(ctx, caps, 300, 5)
     for name in caps:
         np.testing.assert_array_equal(a.pv[name], b.pv[name])
@@ -290,10 +184,10 @@ def test_same_seed_same_result(sample_plan):
     assert not np.array_equal(a.pv["optimal"], c.pv["optimal"])
 
 
-def test_p50_converges_between_5000_and_10000_draws(sample_plan):
+def test_p50_converges_between_5000_and_10000_draws(engine_plan):
     # The sample's median saving is close to zero, so "1 %" is taken of the median PV cost of
     # cloud_only (the size of the decision); the judged plan's PV cost P50 converges too.
-    ctx, caps = sample_plan.context, capacities(sample_plan)
+    ctx, caps = engine_plan.context, capacities(engine_plan)
     small, large = monte_carlo(ctx, caps, 5_000, 1), monte_carlo(ctx, caps, 10_000, 1)
     scale = np.median(large.pv["cloud_only"])
     assert abs(np.median(small.saving()) - np.median(large.saving())) < 0.01 * scale
@@ -306,7 +200,7 @@ def test_certain_case_probability_one():
     s = Scenario.model_validate({"on_demand": {"price_per_gpu_hour": 40.0},
                                  "finance": {"start_month": "2027-01", "horizon_months": 36},
                                  "uncertainty": {"draws": 3_000}})
-    plan = compute_plan(s, flat_profile())
+    plan = compute_plan(s, daily_swing_profile())
     u = plan_document(plan)["uncertainty"]
     assert plan.strategies["optimal"].capacity.servers > 0
     assert u["probability_buy_cheaper"] == 1.0
@@ -320,7 +214,7 @@ def test_symmetric_case_near_breakeven_is_about_one_half():
     s = Scenario.model_validate({"finance": {"start_month": "2027-01", "horizon_months": 36},
                                  "uncertainty": {**NO_WIDTH, "on_demand_price_low": -0.2,
                                                  "on_demand_price_high": 0.2}})
-    ctx = build_context(s, flat_profile())
+    ctx = build_context(s, daily_swing_profile())
     caps = {"cloud_only": on_demand_capacity(), "optimal": Capacity(8, {})}
 
     def gap(price: float) -> float:
@@ -338,15 +232,15 @@ def test_symmetric_case_near_breakeven_is_about_one_half():
     assert_allclose(np.median(mc.saving()), 0.0, atol=0.01 * abs(g2 - g1))
 
 
-def test_document_section_shape(sample_plan):
-    u = plan_document(sample_plan)["uncertainty"]
+def test_document_section_shape(engine_plan):
+    u = plan_document(engine_plan)["uncertainty"]
     for key in ("draws", "seed", "saving_p10", "saving_p50", "saving_p90",
                 "probability_buy_cheaper", "histogram", "regret", "judged", "tornado"):
         assert key in u
     assert u["draws"] == 2_000 and u["seed"] == 1 and u["judged"] == "optimal"
     assert len(u["histogram"]["edges"]) == len(u["histogram"]["counts"]) + 1
     assert sum(u["histogram"]["counts"]) == 2_000
-    assert set(u["regret"]) == set(sample_plan.strategies)
+    assert set(u["regret"]) == set(engine_plan.strategies)
     assert min(r["mean"] for r in u["regret"].values()) >= 0
     row = u["tornado"][0]
     assert set(row) >= {"assumption", "label", "unit", "low", "high", "saving_low",
@@ -359,7 +253,7 @@ def test_failure_range_is_cut_where_gang_jobs_stop_finishing():
     s = Scenario.model_validate({"spot": {"nodes_per_job": 2000, "restart_seconds": 7200},
                                  "finance": {"start_month": "2027-01", "horizon_months": 12},
                                  "uncertainty": {"draws": 500}})
-    plan = compute_plan(s, flat_profile(interruptible=0.5))
+    plan = compute_plan(s, daily_swing_profile(interruptible=0.5))
     row = next(r for r in plan_document(plan)["uncertainty"]["tornado"]
                if r["assumption"] == "failure_rate")
     assert row["high"] > 1.4 and row["high"] < 2.8  # capped below the infeasible 2.8
@@ -369,4 +263,4 @@ def test_failure_range_is_cut_where_gang_jobs_stop_finishing():
 def test_zero_draws_leaves_the_section_out():
     s = Scenario.model_validate({"uncertainty": {"draws": 0},
                                  "finance": {"start_month": "2027-01", "horizon_months": 12}})
-    assert "uncertainty" not in plan_document(compute_plan(s, flat_profile()))
+    assert "uncertainty" not in plan_document(compute_plan(s, daily_swing_profile()))

@@ -9,6 +9,8 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose
 
+from models.plan import compute_plan
+from models.scenario import ProfileOptions, Scenario
 from service.ingest import IngestError, load_usage, make_bundle, read_usage
 from service.ingest.busy import read_busy
 from tests.support.ingest_fixtures import SAMPLES
@@ -197,3 +199,19 @@ def test_make_bundle_round_trip():
     assert name == "usage+busy.zip"
     assert sorted(zipfile.ZipFile(io.BytesIO(data)).namelist()) == ["busy-usage.csv",
                                                                     "usage.csv"]
+
+
+def test_plan_on_busy_basis_needs_fewer_gpus():
+    ingested = read_usage((SAMPLES / "usage_busy_sample.zip").read_bytes(), "usage_busy.zip")
+    allocated = Scenario.model_validate({"finance": {"horizon_months": 12},
+                                         "uncertainty": {"draws": 0}})
+    busy = allocated.model_copy(update={"profile": ProfileOptions(demand_basis="busy",
+                                                                  target_utilization=0.9)})
+    plan_a = compute_plan(allocated, ingested.profile)
+    plan_b = compute_plan(busy, ingested.profile)
+    demand_a, demand_b = plan_a.context.demand.total, plan_b.context.demand.total
+    # 16 GPUs allocated every hour; busy about 72 % of it, planned at 90 %
+    assert demand_a[:48].mean() == pytest.approx(16.0)
+    assert demand_b[:48].sum() == pytest.approx(ingested.summary["busy"]["busy_gpu_hours"] / 0.9,
+                                                rel=1e-9)
+    assert plan_b.strategies["on_demand"].pv_cost < plan_a.strategies["on_demand"].pv_cost

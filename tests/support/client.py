@@ -14,6 +14,14 @@ PASSWORD = "correct horse battery"
 # name -> role. "rex" is a reviewer who also authors a scenario (author-as-reviewer).
 USERS = {"ana": "analyst", "otto": "analyst", "rita": "reviewer", "rex": "reviewer",
          "root": "admin"}
+# The scenario form's essential inputs, the list: GPUs per server, server price, power,
+# electricity price, colocation, on-demand price, commitment discounts, spot discount, horizon,
+# discount rate, growth.
+ESSENTIALS = {"name", "finance.horizon_months", "finance.discount_rate_annual",
+              "owned.gpus_per_server", "owned.server_price", "owned.power_kw_max",
+              "owned.electricity_price_per_kwh", "owned.space_price_per_kw_month",
+              "on_demand.price_per_gpu_hour", "commitments.0.discount",
+              "commitments.1.discount", "spot.discount", "profile.growth_annual"}
 TEST_CONFIG = {"TESTING": True, "SECRET_KEY": "test-secret",
                "PASSWORD_HASH_METHOD": "pbkdf2:sha256:1000"}  # fast hashing in tests only
 

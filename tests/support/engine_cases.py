@@ -3,12 +3,17 @@ of shared/worked-examples.md (plan months 2027-03 .. 2028-02, 12 % discount rate
 from __future__ import annotations
 
 import csv
+import json
 from pathlib import Path
+from typing import Union
 
 import numpy as np
 
+from models.capacity import CapacityPlan
 from models.profile import UsageProfile, plan_calendar
 from models.scenario import Scenario
+from models.strategies import Capacity
+from tests.support.paths import SAMPLES
 
 WORKED_MONTHS = plan_calendar("2027-03", 12)
 
@@ -93,3 +98,25 @@ def w3() -> Scenario:
               "notice_seconds": 120, "checkpoint_seconds": 60, "restart_seconds": 300,
               "nodes_per_job": 1},
         proposed={"servers": 0, "committed_gpus": {}}))
+
+
+def daily_swing_profile(gpus: float = 64.0, hours: int = 24 * 365, interruptible: float = 0.0
+                        ) -> UsageProfile:
+    """Constant demand with a daily swing, so capacity levels cut through the load curve."""
+    t = np.arange(hours)
+    total = gpus * (1.0 + 0.5 * np.sin(2 * np.pi * t / 24))
+    starts = np.datetime64("2026-01-01T00", "h") + t.astype("timedelta64[h]")
+    return UsageProfile("hour", starts, total * (1 - interruptible), total * interruptible,
+                        has_workload=interruptible > 0)
+
+
+def capacities(plan) -> dict[str, Union[Capacity, CapacityPlan]]:
+    """Each strategy's decision: static capacity, or the cohorts of a schedule (staged)."""
+    return {name: r.capacity if r.capacity is not None else r.plan
+            for name, r in plan.strategies.items()}
+
+
+def growth_sample() -> tuple[Scenario, UsageProfile]:
+    """The growth sample (scenario_growth.json on usage_hourly.csv) without its Monte Carlo."""
+    s = Scenario.model_validate(json.loads((SAMPLES / "scenario_growth.json").read_text()))
+    return s.with_changes(uncertainty={"draws": 0}), csv_profile(SAMPLES / "usage_hourly.csv")

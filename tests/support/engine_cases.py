@@ -10,6 +10,7 @@ from typing import Union
 import numpy as np
 
 from models.capacity import CapacityPlan
+from models.plan import compute_plan
 from models.profile import UsageProfile, plan_calendar
 from models.scenario import Scenario
 from models.strategies import Capacity
@@ -58,6 +59,18 @@ def hourly_profile(steady: np.ndarray, interruptible: np.ndarray | None = None,
     inter = np.zeros_like(steady) if interruptible is None else np.asarray(interruptible, float)
     starts = np.datetime64(start, "h") + np.arange(len(steady))
     return UsageProfile("hour", starts, steady, inter, has_workload=interruptible is not None)
+
+
+# The optimizer's hand cases (tests/engine/test_optimize.py, test_breakeven.py): one year from
+# 2027-01, no commitments, no cloud data, no failures.
+OPTIMIZE_BASE = {"finance": {"start_month": "2027-01", "horizon_months": 12},
+                 "commitments": [], "cloud_data": {"storage_tb": 0, "egress_tb_per_month": 0},
+                 "owned": {"failures_per_server_year": 0}}
+
+
+def base_plan(profile: UsageProfile, **sections):
+    """The plan of OPTIMIZE_BASE with ``sections`` merged in, on ``profile``."""
+    return compute_plan(Scenario.model_validate(merged(OPTIMIZE_BASE, **sections)), profile)
 
 
 def csv_profile(path: Path) -> UsageProfile:

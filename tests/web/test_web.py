@@ -167,21 +167,6 @@ def test_xlsx_download_opens(login):
     assert openpyxl.load_workbook(io.BytesIO(response.data)).sheetnames
 
 
-def test_xlsx_download_is_written_once_per_revision(login, app, monkeypatch):
-    from pathlib import Path
-
-    import service.planning
-    client = login("ana")
-    first = client.get(R1 + "/plan.xlsx").data
-    cached = list((Path(app.instance_path) / "xlsx-cache").glob("*.xlsx"))
-    assert len(cached) == 1 and cached[0].read_bytes() == first
-
-    def no_recompute(_plan):
-        raise AssertionError("the workbook was written again")
-    monkeypatch.setattr(service.planning, "plan_xlsx_bytes", no_recompute)
-    assert client.get(R1 + "/plan.xlsx").data == first
-
-
 def test_new_scenario_from_preset_shows_source_and_saves_provenance(login, app):
     client = login("otto")
     preset = "aws/p5.48xlarge/us-east-2"

@@ -22,7 +22,8 @@ from models.plan import build_context, compute_plan
 from models.prices import PriceBook
 from models.profile import plan_calendar
 from models.scenario import Scenario
-from tests.support.engine_cases import flat_profile
+from tests.support.engine_cases import csv_profile, flat_profile
+from tests.support.paths import SAMPLE_USAGE, SAMPLES
 
 START = "2027-01"
 QUIET = {"uncertainty": {"draws": 0}}
@@ -201,3 +202,24 @@ def test_the_recommendation_says_how_it_converted():
             "3.0% a year") in text
     plain = plan_document(compute_plan(scenario(), flat_profile(16, START, 24)))
     assert "converted at" not in plain["explanation"] and plain["currencies"]["fx"] is None
+
+
+def test_seoul_sample_equals_the_same_scenario_typed_in_won():
+    """With a flat rate, entering the cloud in dollars at 1,422.16 equals typing every cloud
+    price already multiplied: on demand 9.4944 x 1,422.16 = 13,502.5 KRW per GPU-hour."""
+    data = json.loads((SAMPLES / "scenario_seoul.json").read_text())
+    data["uncertainty"] = {"draws": 0}
+    two = Scenario.model_validate(data)
+    rate = two.fx.rate
+    won = dict(data, cloud_terms={"vat_rate": 0.1}, fx={},
+               on_demand={**data["on_demand"], "price_per_gpu_hour": 9.4944 * rate},
+               cloud_data={**data["cloud_data"]},
+               commitments=[o.model_dump(mode="json") for o in two.commitments])
+    one = Scenario.model_validate(won).with_changes(cloud_data={
+        "storage_price_per_gb_month": two.cloud_data.storage_price_per_gb_month * rate,
+        "egress_price_per_gb": two.cloud_data.egress_price_per_gb * rate})
+    assert one.foreign_currency() is None
+    profile = csv_profile(SAMPLE_USAGE)
+    a, b = compute_plan(two, profile), compute_plan(one, profile)
+    for name in ("on_demand", "cloud_only", "optimal", "proposed"):
+        assert_allclose(a.strategies[name].pv_cost, b.strategies[name].pv_cost, rtol=1e-9)

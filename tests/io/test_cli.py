@@ -1,13 +1,13 @@
-"""`buyrent plan` end to end, in a subprocess as a user runs it (design 9.1)."""
+"""`buyrent plan` end to end, in a subprocess as a user runs it (design 9.1): tables, JSON,
+errors, the Seoul sample in won and in Korean, a busy-time file beside the usage."""
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-SAMPLES = ROOT / "samples"
+from service.cli import main
+from tests.support.paths import ROOT, SAMPLE_USAGE, SAMPLES
 
 
 def buyrent(*args, cwd=ROOT):
@@ -81,3 +81,38 @@ def test_growth_sample_prints_its_schedules_and_nothing_on_stderr():
     assert "Buy 1 server now." in out.stdout
     assert "purchases and upfront payments by year [USD]: 2027 1,320,000, 2028 1,320,000" \
         in out.stdout
+
+
+# --- moved from the web tests: the same plans from the command line -------------------------
+
+def test_seoul_sample_plans_in_won_from_the_cli(tmp_path):
+    out = tmp_path / "plan.json"
+    done = subprocess.run([sys.executable, "-m", "service.cli", "plan", str(SAMPLE_USAGE),
+                           "--scenario", str(SAMPLES / "scenario_seoul.json"), "--json"],
+                          capture_output=True, text=True, cwd=ROOT, timeout=300, check=True)
+    doc = json.loads(done.stdout)
+    assert doc["currencies"]["reporting"] == "KRW" and doc["currencies"]["cloud"] == "USD"
+    assert "1,422.16 KRW per USD" in doc["explanation"]
+    assert doc["recommendation"] in doc["strategies"]
+    assert done.stderr == ""
+
+
+def test_currency_sentence_in_korean_from_the_cli():
+    """The plan in won with cloud prices in dollars explains its conversion in Korean."""
+    done = subprocess.run([sys.executable, "-m", "service.cli", "plan", str(SAMPLE_USAGE),
+                           "--scenario", str(SAMPLES / "scenario_seoul.json"), "--lang", "ko"],
+                          capture_output=True, text=True, cwd=ROOT, timeout=300, check=True)
+    assert "금액은 KRW 기준입니다. USD로 된 클라우드 가격은" in done.stdout
+    assert "USD당 1,422.16 KRW의 환율로 환산" in done.stdout
+    assert "Figures are in" not in done.stdout and done.stderr == ""
+
+
+def test_cli_busy_option(capsys, tmp_path):
+    scenario = tmp_path / "busy.json"
+    scenario.write_text(json.dumps({"finance": {"horizon_months": 12},
+                                    "uncertainty": {"draws": 0},
+                                    "profile": {"demand_basis": "busy"}}))
+    assert main(["plan", str(SAMPLES / "usage_busy_hourly.csv"), "--busy", str(SAMPLES / "dcgm_busy_sample.csv"), "--scenario", str(scenario),
+                 "--json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert any("data loading or preprocessing" in w for w in document["warnings"])

@@ -15,6 +15,7 @@ import service.i18n as i18n
 from models.messages import Message, Money, Months, Number, Percent
 from service.i18n import formats, sentences, using_locale
 from service.paths import ROOT, SAMPLES
+from tests.support.xlsx_cases import korean_workbook as write_korean_workbook
 
 
 @pytest.mark.parametrize("value, currency, kind, locale, text", [
@@ -114,10 +115,8 @@ def test_documents_with_and_without_messages(engine_catalog):
 
 @pytest.fixture(scope="module")
 def korean_workbook(tmp_path_factory, sample_plan):
-    from service.export_xlsx import plan_xlsx_bytes
-    path = tmp_path_factory.mktemp("ko") / "plan-ko.xlsx"
-    path.write_bytes(plan_xlsx_bytes(sample_plan[1].plan, lang="ko"))
-    return path
+    return write_korean_workbook(tmp_path_factory.mktemp("ko") / "plan-ko.xlsx",
+                                 sample_plan[1].plan)
 
 
 def test_korean_workbook_words(korean_workbook, sample_plan):
@@ -136,18 +135,6 @@ def test_korean_workbook_words(korean_workbook, sample_plan):
 def test_korean_workbook_restores_the_scenario(korean_workbook, sample_plan):
     from service.xlsx_roundtrip import scenario_from_xlsx
     assert scenario_from_xlsx(korean_workbook.read_bytes()) == sample_plan[0]
-
-
-@pytest.mark.libreoffice
-def test_korean_workbook_pdf_has_hangul_in_a_cjk_font(korean_workbook, tmp_path):
-    from service.xlsx.libreoffice import to_pdf
-    pdf = to_pdf([korean_workbook], tmp_path)[0]
-    text = subprocess.run(["pdftotext", "-l", "3", str(pdf), "-"], capture_output=True,
-                          text=True, check=True).stdout
-    assert "구매 대 임차 계획" in text and "현재가치 비용" in text
-    fonts = subprocess.run(["pdffonts", str(pdf)], capture_output=True, text=True,
-                           check=True).stdout
-    assert "CJK" in fonts, fonts                    # Hangul drawn with a CJK font: no tofu
 
 
 def test_cli_prints_korean(tmp_path):

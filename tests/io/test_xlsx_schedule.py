@@ -1,8 +1,9 @@
 """The workbook of a plan whose capacity varies by month (issue 14): the Schedule sheet, the
-cohort tables, the staged Monte Carlo on the Sensitivity sheet, printing and the round trip.
+cohort tables, the staged Monte Carlo on the Sensitivity sheet and the round trip.
 
 The LibreOffice recalculation of these workbooks (every formula equal to the engine to 1e-9,
-and a Schedule edit against the engine) is in tests/test_export_xlsx.py with the other cases.
+and a Schedule edit against the engine) is in tests/system/test_xlsx_recalculation.py with the
+other cases, their printing in tests/system/test_xlsx_print.py.
 """
 from __future__ import annotations
 
@@ -10,24 +11,20 @@ import io
 
 import openpyxl
 import pytest
-from pypdf import PdfReader
 
 from service.export_xlsx import plan_xlsx_bytes
 from service.xlsx.cohort_sources import SALES_NOTE
-from service.xlsx.libreoffice import export_pdf
 from service.xlsx.schedule_sheet import HEADER_ROW
 from service.xlsx.strategy_sheet import TABLE_HEADER_ROW
 from service.xlsx_roundtrip import scenario_from_xlsx
-from tests.support.xlsx_cases import case_plan
+from tests.support.xlsx_cases import case_plan, growth_workbook
 
 YELLOW = "FFFFF2CC"
 
 
 @pytest.fixture(scope="module")
 def growth():
-    plan = case_plan("growth")
-    data = plan_xlsx_bytes(plan)
-    return plan, data, openpyxl.load_workbook(io.BytesIO(data))
+    return growth_workbook()
 
 
 def cells(ws):
@@ -117,14 +114,3 @@ def test_summary_reads_every_sheet(growth):
 def test_round_trip_reads_the_scenario_back(growth):
     plan, data, _ = growth
     assert scenario_from_xlsx(data) == plan.scenario
-
-
-@pytest.mark.libreoffice
-def test_summary_and_breakeven_of_the_growth_plan_print_in_at_most_three_pages(growth,
-                                                                               tmp_path):
-    _, data, _ = growth
-    pdf = export_pdf(data, tmp_path, {"Summary", "Breakeven"})
-    pages = PdfReader(str(pdf)).pages
-    assert len(pages) <= 3, len(pages)
-    text = " ".join(p.extract_text() for p in pages)
-    assert "staged" in text and "Schedule of the staged plan" not in text

@@ -1,13 +1,20 @@
 """Plans the xlsx tests export: samples, worked examples W1-W3, loan + tax + replacement."""
 from __future__ import annotations
 
+import io
 import json
+import math
+import pathlib
 from pathlib import Path
 
+import openpyxl
+
+from models.costs import COST_LINES, CREDIT_LINES
 from models.plan import Plan, compute_plan
 from models.profile import UsageProfile
 from models.scenario import Scenario
 from service.ingest import load_usage
+from service.xlsx.strategy_sheet import LINE_TITLES, TABLE_HEADER_ROW
 from tests.support.engine_cases import flat_profile, w1, w2, w3
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -157,3 +164,66 @@ def case(name: str) -> tuple[Scenario, UsageProfile]:
 def case_plan(name: str) -> Plan:
     scenario, profile = case(name)
     return compute_plan(scenario, profile)
+
+
+# --- reading the workbooks back (tests/io/test_export_xlsx.py, tests/system/test_xlsx_recalculation.py)
+
+REL, ABS = 1e-9, 1e-7
+INJECTIONS = ('=HYPERLINK("http://x","y")', "@SUM(A1)", "+cmd|' /C calc'!A0", "-2+3",
+              "\tTAB=1+1", "\r=1+1")
+MONEY_HEADERS = {LINE_TITLES[k] for k in COST_LINES + CREDIT_LINES} | {
+    "Total cost", "Cumulative cost", "Discounted cost", "Discounted cumulative cost",
+    "Paid at month start", "Paid at month end (net of credits)"}
+
+
+def close(a, b) -> bool:
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return math.isclose(a, b, rel_tol=REL, abs_tol=ABS)
+    return a == b
+
+
+def read_cells(path: pathlib.Path, data_only: bool) -> dict[tuple[str, str], object]:
+    """(sheet, coordinate) -> value of every cell outside the (value-only) Profile sheet."""
+    wb = openpyxl.load_workbook(path, read_only=True, data_only=data_only)
+    out = {(ws.title, c.coordinate): c.value for ws in wb.worksheets if ws.title != "Profile"
+           for row in ws.iter_rows() for c in row if c.value is not None}
+    wb.close()
+    return out
+
+
+def formula_cells(path: pathlib.Path) -> list[tuple[str, str]]:
+    return [key for key, value in read_cells(path, False).items()
+            if isinstance(value, str) and value.startswith("=")]
+
+
+def header_columns(ws) -> dict[str, int]:
+    return {ws.cell(TABLE_HEADER_ROW + 1, c).value: c for c in range(1, ws.max_column + 1)
+            if ws.cell(TABLE_HEADER_ROW + 1, c).value}
+
+
+def injected_plan():
+    scenario = Scenario(name=INJECTIONS[0])
+    base = case("W1")[1]
+    profile = UsageProfile(base.period, base.starts, base.steady, base.interruptible,
+                           teams={text: 1.0 for text in INJECTIONS})
+    return compute_plan(scenario.model_copy(update={"finance": case("W1")[0].finance}), profile)
+
+
+def sheet_strategies(plan):
+    """The strategies the workbook has a monthly sheet for: every one."""
+    return dict(plan.strategies)
+
+
+def growth_workbook():
+    """The growth sample's plan, its workbook's bytes and the workbook read by openpyxl."""
+    from service.export_xlsx import plan_xlsx_bytes
+    plan = case_plan("growth")
+    data = plan_xlsx_bytes(plan)
+    return plan, data, openpyxl.load_workbook(io.BytesIO(data))
+
+
+def korean_workbook(path: pathlib.Path, plan: Plan) -> pathlib.Path:
+    """The plan's workbook in Korean, written to ``path``."""
+    from service.export_xlsx import plan_xlsx_bytes
+    path.write_bytes(plan_xlsx_bytes(plan, lang="ko"))
+    return path

@@ -1,11 +1,9 @@
-"""Currencies in the service (issue 15): the Korean context preset, money inputs labelled by
-their market's currency, and the Seoul sample planned from the command line."""
+"""Currencies in the web app (issue 15): the Korean context preset and money inputs labelled by
+their market's currency. The Seoul sample from the command line is in tests/io/test_cli.py, its
+equality with the same scenario typed in won in tests/engine/test_fx.py."""
 from __future__ import annotations
 
-import json
 import re
-import subprocess
-import sys
 
 import pytest
 from numpy.testing import assert_allclose
@@ -13,9 +11,7 @@ from numpy.testing import assert_allclose
 from models.scenario import Scenario
 from service.context_presets import ContextPresetError, load_context_presets
 from service.db import Revision, write_session
-from service.paths import ROOT, SAMPLES
 from tests.support.client import form_data
-from tests.support.paths import SAMPLE_USAGE
 
 KOREA = "context/kr-2025"
 
@@ -79,38 +75,3 @@ def test_won_scenario_saves_and_a_bad_currency_mix_is_refused(login, app):
 
 def test_unknown_context_preset_is_a_bad_request(login):
     assert login("ana").get("/scenarios/new?preset=context/mars").status_code == 400
-
-
-def test_seoul_sample_plans_in_won_from_the_cli(tmp_path):
-    out = tmp_path / "plan.json"
-    done = subprocess.run([sys.executable, "-m", "service.cli", "plan", str(SAMPLE_USAGE),
-                           "--scenario", str(SAMPLES / "scenario_seoul.json"), "--json"],
-                          capture_output=True, text=True, cwd=ROOT, timeout=300, check=True)
-    doc = json.loads(done.stdout)
-    assert doc["currencies"]["reporting"] == "KRW" and doc["currencies"]["cloud"] == "USD"
-    assert "1,422.16 KRW per USD" in doc["explanation"]
-    assert doc["recommendation"] in doc["strategies"]
-    assert done.stderr == ""
-
-
-def test_seoul_sample_equals_the_same_scenario_typed_in_won():
-    """With a flat rate, entering the cloud in dollars at 1,422.16 equals typing every cloud
-    price already multiplied: on demand 9.4944 x 1,422.16 = 13,502.5 KRW per GPU-hour."""
-    from models.plan import compute_plan
-    from service.ingest import load_usage
-    data = json.loads((SAMPLES / "scenario_seoul.json").read_text())
-    data["uncertainty"] = {"draws": 0}
-    two = Scenario.model_validate(data)
-    rate = two.fx.rate
-    won = dict(data, cloud_terms={"vat_rate": 0.1}, fx={},
-               on_demand={**data["on_demand"], "price_per_gpu_hour": 9.4944 * rate},
-               cloud_data={**data["cloud_data"]},
-               commitments=[o.model_dump(mode="json") for o in two.commitments])
-    one = Scenario.model_validate(won).with_changes(cloud_data={
-        "storage_price_per_gb_month": two.cloud_data.storage_price_per_gb_month * rate,
-        "egress_price_per_gb": two.cloud_data.egress_price_per_gb * rate})
-    assert one.foreign_currency() is None
-    profile = load_usage(SAMPLE_USAGE).profile
-    a, b = compute_plan(two, profile), compute_plan(one, profile)
-    for name in ("on_demand", "cloud_only", "optimal", "proposed"):
-        assert_allclose(a.strategies[name].pv_cost, b.strategies[name].pv_cost, rtol=1e-9)

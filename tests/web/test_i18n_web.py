@@ -147,17 +147,3 @@ def test_korea_context_preset_form_in_korean(login):
     assert "한국전력 산업용(을) 평균 단가" in html and "(2025-12-31 기준)" in html
     assert "KEPCO industrial" not in html and "as of 2025-12-31" not in html
     assert "보고 통화" in html and "환율" in html
-
-
-def test_currency_sentence_in_korean_from_the_cli():
-    """The plan in won with cloud prices in dollars explains its conversion in Korean."""
-    import subprocess
-    import sys
-    from service.paths import ROOT, SAMPLES
-    from tests.support.paths import SAMPLE_USAGE
-    done = subprocess.run([sys.executable, "-m", "service.cli", "plan", str(SAMPLE_USAGE),
-                           "--scenario", str(SAMPLES / "scenario_seoul.json"), "--lang", "ko"],
-                          capture_output=True, text=True, cwd=ROOT, timeout=300, check=True)
-    assert "금액은 KRW 기준입니다. USD로 된 클라우드 가격은" in done.stdout
-    assert "USD당 1,422.16 KRW의 환율로 환산" in done.stdout
-    assert "Figures are in" not in done.stdout and done.stderr == ""

@@ -1,5 +1,5 @@
-"""A busy-time file beside the usage file through the web form, the API and the CLI; a Contract
-Commitment file in the upload preview."""
+"""A busy-time file beside the usage file through the web form and the API (the CLI's --busy is
+in tests/io/test_cli.py); a Contract Commitment file in the upload preview."""
 from __future__ import annotations
 
 import io
@@ -9,7 +9,6 @@ import re
 import pytest
 
 from service.auth import create_token
-from service.cli import main
 from service.db import Revision, UsageFile, User, write_session
 from tests.support.client import count
 from tests.support.ingest_fixtures import SAMPLES
@@ -100,14 +99,3 @@ def test_api_busy_part_and_busy_demand_basis(api):
         allocated["strategies"]["on_demand"]["pv_cost"]
     status, error = plan("busy", usage=USAGE)                       # no busy part
     assert status == 422 and "needs GPU busy time" in error["error"]["message"]
-
-
-def test_cli_busy_option(capsys, tmp_path):
-    scenario = tmp_path / "busy.json"
-    scenario.write_text(json.dumps({"finance": {"horizon_months": 12},
-                                    "uncertainty": {"draws": 0},
-                                    "profile": {"demand_basis": "busy"}}))
-    assert main(["plan", str(USAGE), "--busy", str(DCGM), "--scenario", str(scenario),
-                 "--json"]) == 0
-    document = json.loads(capsys.readouterr().out)
-    assert any("data loading or preprocessing" in w for w in document["warnings"])

@@ -1,5 +1,5 @@
-"""The API contract: the OpenAPI 3.1 document at /api/v1/openapi.json, and Schemathesis fuzzing
-the live app (waitress in a child process, a real token) against it.
+"""The API contract on the live app: Schemathesis fuzzing it (waitress in a child process, a
+real token) against its OpenAPI 3.1 document (the document itself: tests/web/test_openapi.py).
 
 Every generated request must get: no 5xx, a status code the document lists, a body that
 matches the documented schema and content type, and for a request under 1 KB an answer under
@@ -13,7 +13,6 @@ import shutil
 import pytest
 import schemathesis
 from hypothesis import HealthCheck, given, settings
-from openapi_spec_validator import OpenAPIV31SpecValidator, validate
 from schemathesis import GenerationMode
 from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import (content_type_conformance,
@@ -21,8 +20,6 @@ from schemathesis.specs.openapi.checks import (content_type_conformance,
                                                response_schema_conformance,
                                                status_code_conformance)
 
-from models.scenario import Scenario
-from service.openapi import PlanRequest
 from tests.support.client import TEST_CONFIG
 from tests.support.live_server import live_server
 
@@ -30,42 +27,6 @@ from tests.support.live_server import live_server
 EXAMPLES = int(os.environ.get("BUYRENT_FUZZ_EXAMPLES", "25"))
 SMALL_REQUEST = 1024     # bytes (URL, headers and body)
 LARGE_ANSWER = 1_000_000
-
-
-def test_document_is_valid_openapi_31_and_needs_no_login(app):
-    response = app.test_client().get("/api/v1/openapi.json")   # no token, no cookie
-    assert response.status_code == 200 and response.mimetype == "application/json"
-    doc = response.get_json()
-    assert doc["openapi"].startswith("3.1.")
-    validate(doc)   # raises on any violation of the OpenAPI 3.1 schema
-    assert not list(OpenAPIV31SpecValidator(doc).iter_errors())
-
-
-def test_document_lists_every_api_route_with_its_models(app):
-    doc = app.test_client().get("/api/v1/openapi.json").get_json()
-    routes = {(rule.rule.replace("<int:", "{").replace(">", "}"), method.lower())
-              for rule in app.url_map.iter_rules() if rule.rule.startswith("/api/v1/")
-              and rule.endpoint != "api.openapi"
-              for method in rule.methods - {"HEAD", "OPTIONS"}}
-    documented = {(path, method) for path, ops in doc["paths"].items() for method in ops}
-    assert documented == routes
-    schemas = doc["components"]["schemas"]
-    # the request models are the ones the views validate with, the scenario the engine's own
-    assert set(schemas["Scenario"]["properties"]) == set(Scenario.model_fields)
-    assert set(schemas["PlanRequest"]["properties"]) == set(PlanRequest.model_fields)
-    body = doc["paths"]["/api/v1/plans"]["post"]["requestBody"]["content"]
-    assert set(body) == {"application/json", "multipart/form-data"}
-    assert doc["security"] == [{"bearer": []}]
-
-
-def test_document_is_the_same_for_every_app(app, tmp_path):
-    from service import create_app
-    other = create_app({**TEST_CONFIG, "INSTANCE_PATH": str(tmp_path / "other")})
-    try:
-        assert other.test_client().get("/api/v1/openapi.json").get_json() == \
-            app.test_client().get("/api/v1/openapi.json").get_json()
-    finally:
-        other.extensions["buyrent_engine"].dispose()
 
 
 # -- Schemathesis against the live app ---------------------------------------------------------

@@ -14,11 +14,14 @@ import numpy as np
 
 from models.capacity import CapacityPlan
 from models.costs import cost_lines, present_value
-from models.draw_dispatch import draw_demand, draw_slice, draw_volumes
+from models.draw_dispatch import draw_demand, draw_slice, draw_volumes, level_sums
 from models.prices import PRICED, PriceBook
 from models.strategies import PlanContext
 
 CHUNK = 500   # draws priced together: (months x CHUNK) arrays stay in the CPU cache
+# draws dispatched together: each month's capacity levels are searched in sorted order, which
+# pays once a month holds a few thousand of them (models/draw_dispatch.py MergedTable)
+SEARCH_CHUNK = 5_000
 
 
 def draw_pvs(ctx: PlanContext, values: Mapping[str, np.ndarray],
@@ -27,12 +30,18 @@ def draw_pvs(ctx: PlanContext, values: Mapping[str, np.ndarray],
     n = len(next(iter(values.values())))
     out = {name: np.empty(n) for name in plans}
     demand = draw_demand(ctx, values)
-    for lo in range(0, n, chunk):
-        part = slice(lo, lo + chunk)
-        book = PriceBook(ctx.scenario, ctx.calendar,
-                         {k: np.asarray(values[k])[part] for k in PRICED})
-        volumes = draw_volumes(ctx, draw_slice(demand, part), plans,
-                               np.asarray(values["availability"])[part])
-        for name, plan in plans.items():
-            out[name][part] = present_value(book, cost_lines(book, plan, volumes[name]))
+    availability = np.asarray(values["availability"])
+    for start in range(0, n, SEARCH_CHUNK):
+        block = slice(start, min(start + SEARCH_CHUNK, n))
+        sums = level_sums(ctx, draw_slice(demand, block), plans, availability[block])
+        for lo in range(block.start, block.stop, chunk):
+            part = slice(lo, min(lo + chunk, block.stop))
+            inner = slice(part.start - block.start, part.stop - block.start)
+            book = PriceBook(ctx.scenario, ctx.calendar,
+                             {k: np.asarray(values[k])[part] for k in PRICED})
+            volumes = draw_volumes(ctx, draw_slice(demand, part), plans,
+                                   {name: tuple(a[:, inner] for a in arrays)
+                                    for name, arrays in sums.items()})
+            for name, plan in plans.items():
+                out[name][part] = present_value(book, cost_lines(book, plan, volumes[name]))
     return out

@@ -24,20 +24,13 @@ import numpy as np
 import pandas as pd
 import xlsxwriter
 
+from generate_focus import FOCUS_1_0  # run as a script: samples/ is on the path
+
 HERE = Path(__file__).resolve().parent
 SEED = 20261130
 
-FOCUS_COLUMNS = [
-    "AvailabilityZone", "BilledCost", "BillingAccountId", "BillingAccountName", "BillingCurrency",
-    "BillingPeriodEnd", "BillingPeriodStart", "ChargeCategory", "ChargeClass",
-    "ChargeDescription", "ChargeFrequency", "ChargePeriodEnd", "ChargePeriodStart",
-    "CommitmentDiscountCategory", "CommitmentDiscountId", "CommitmentDiscountName",
-    "CommitmentDiscountStatus", "CommitmentDiscountType", "ConsumedQuantity", "ConsumedUnit",
-    "ContractedCost", "ContractedUnitPrice", "EffectiveCost", "InvoiceIssuerName", "ListCost",
-    "ListUnitPrice", "PricingCategory", "PricingQuantity", "PricingUnit", "ProviderName",
-    "PublisherName", "RegionId", "RegionName", "ResourceId", "ResourceName", "ResourceType",
-    "ServiceCategory", "ServiceName", "SkuId", "SkuPriceId", "SubAccountId", "SubAccountName",
-    "Tags", "x_CostCategories", "x_Operation", "x_ServiceCode", "x_UsageType"]
+# FOCUS 1.0 columns (the specification's list, kept once in generate_focus.py) and AWS's x_ ones
+FOCUS_COLUMNS = FOCUS_1_0 + ["x_CostCategories", "x_Operation", "x_ServiceCode", "x_UsageType"]
 
 
 def iso(t: pd.Timestamp) -> str:

@@ -31,16 +31,7 @@
     return !sameValue(input.value, box.dataset["default"] || "");
   }
 
-  // words in the page's language, from base.html (#script-words)
-  var WORDS = (function () {
-    var el = document.getElementById("script-words");
-    return el ? JSON.parse(el.textContent) : {};
-  }());
-  function word(key, fallback, values) {
-    return (WORDS[key] || fallback).replace(/%\((\w+)\)s/g, function (_, k) {
-      return values[k];
-    });
-  }
+  var word = window.buyrentWord;   // static/js/words.js
 
   function countText(n) {
     return n === 1 ? word("changed_one", "%(count)s value differs from the defaults", {count: n})

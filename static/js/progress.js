@@ -4,16 +4,7 @@
 (function () {
   "use strict";
 
-  // words in the page's language, from base.html (#script-words)
-  var WORDS = (function () {
-    var el = document.getElementById("script-words");
-    return el ? JSON.parse(el.textContent) : {};
-  }());
-  function word(key, fallback, values) {
-    return (WORDS[key] || fallback).replace(/%\((\w+)\)s/g, function (_, k) {
-      return values[k];
-    });
-  }
+  var word = window.buyrentWord;   // static/js/words.js
 
   var POLL_MS = 250;
 

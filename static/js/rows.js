@@ -10,16 +10,7 @@
 
   var SLOT = /__row__/g;
 
-  // words in the page's language, from base.html (#script-words), as form.js reads them
-  var WORDS = (function () {
-    var el = document.getElementById("script-words");
-    return el ? JSON.parse(el.textContent) : {};
-  }());
-  function word(key, fallback, values) {
-    return (WORDS[key] || fallback).replace(/%\((\w+)\)s/g, function (_, k) {
-      return values[k];
-    });
-  }
+  var word = window.buyrentWord;   // static/js/words.js
 
   function rows(table) {
     return Array.prototype.filter.call(table.children, function (el) {

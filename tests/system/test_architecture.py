@@ -8,6 +8,7 @@ in tests/support, fixtures only through conftest.py."""
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -44,6 +45,26 @@ def test_the_plan_command_does_not_load_the_web_stack():
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
                           text=True, timeout=120, check=True)
     assert done.stdout.strip() == "False"
+
+
+def test_every_design_reference_resolves_to_a_section_of_docs_design():
+    """Comments cite the design notes as "design 4.4" or "design 5.3a"; each must name a
+    heading of the repository's own docs/design.md, so no reference points outside it."""
+    root = ROOT
+    headings = set(re.findall(r"^#{2,3} (\d+(?:\.\d+)?[a-z]?)\.? ",
+                              (root / "docs" / "design.md").read_text(), re.M))
+    assert {"4.4", "5.3a", "9"} <= headings       # the pattern reads both heading levels
+    cited: dict[str, list[str]] = {}
+    for folder in ("models", "service", "templates", "bench", "scripts", "static"):
+        for path in (root / folder).rglob("*"):
+            if path.suffix not in (".py", ".html", ".js", "") or not path.is_file():
+                continue
+            text = path.read_text(errors="ignore")
+            for ref in re.findall(r"\bdesign (\d+(?:\.\d+)?[a-z]?)\b", text):
+                cited.setdefault(ref, []).append(str(path.relative_to(root)))
+    assert len(cited) >= 10                        # the search finds the references
+    missing = {ref: places for ref, places in cited.items() if ref not in headings}
+    assert not missing, f"design sections cited but absent from docs/design.md: {missing}"
 
 
 # --- the tests are layered as the code is (issue 13) ----------------------------------------

@@ -66,7 +66,21 @@ BY_KEY = {a.key: a for a in ASSUMPTIONS}
 
 
 def base_value(s: Scenario, key: str) -> float:
-    """The scenario's own value of an assumption (resale: multiplier 1; commitments: shift 0)."""
+    """The scenario's own value of an assumption (resale: multiplier 1; commitments: shift 0).
+
+    Parameters
+    ----------
+    s : Scenario
+        Scenario holding the value.
+    key : str
+        The assumption, e.g. ``"server_price"`` (``BY_KEY``).
+
+    Returns
+    -------
+    float
+        The value [the unit of the field it moves; resale: multiple of the base fractions;
+        commitments: points of discount]; 1.0 for the exchange rate of a plan in one currency.
+    """
     a = BY_KEY[key]
     if a.path is None:
         return 1.0 if key == "resale_value" else 0.0
@@ -76,13 +90,38 @@ def base_value(s: Scenario, key: str) -> float:
 
 
 def applies(s: Scenario, key: str) -> bool:
-    """Whether an assumption can move this scenario's plan (the exchange rate only moves a
-    plan that converts a currency)."""
+    """Whether an assumption can move this scenario's plan.
+
+    Parameters
+    ----------
+    s : Scenario
+        Scenario (does it convert a currency?).
+    key : str
+        Assumption key.
+
+    Returns
+    -------
+    bool
+        False only for the exchange rate of a plan that converts no currency.
+    """
     return key != "fx_rate" or s.foreign_currency() is not None
 
 
 def field_bounds(a: Assumption) -> tuple[float, float]:
-    """The allowed range of the field an assumption moves, from the schema [its unit]."""
+    """The allowed range of the field an assumption moves, from the schema.
+
+    Parameters
+    ----------
+    a : Assumption
+        An assumption that moves a field.
+
+    Returns
+    -------
+    lo : float
+        Lowest allowed value, -inf when unbounded [the field's unit].
+    hi : float
+        Highest allowed value, inf when unbounded [the field's unit].
+    """
     meta = field_meta(a.field())
     lo = meta.get("ge", meta.get("gt", -np.inf))
     hi = meta.get("le", meta.get("lt", np.inf))
@@ -94,6 +133,24 @@ def field_bounds(a: Assumption) -> tuple[float, float]:
 
 
 def value_bounds(s: Scenario, key: str) -> tuple[float, float]:
+    """The values an assumption may take in this scenario.
+
+    Parameters
+    ----------
+    s : Scenario
+        Scenario (resale fractions, spot job shape).
+    key : str
+        Assumption key, e.g. ``"failure_rate"``.
+
+    Returns
+    -------
+    lo : float
+        Lowest value [the assumption's unit].
+    hi : float
+        Highest value [the assumption's unit]: the field's bounds; resale up to the multiplier
+        that takes the highest fraction to 1; commitment shifts within [-1, 1]; the failure rate
+        at most :func:`feasible_failure_rate`.
+    """
     a = BY_KEY[key]
     if key == "resale_value":
         top = max(s.owned.resale_fraction_by_year)
@@ -107,8 +164,20 @@ def value_bounds(s: Scenario, key: str) -> tuple[float, float]:
 
 
 def feasible_failure_rate(s: Scenario) -> float:
-    """The largest failure rate at which interruptible gang jobs still finish [per server-year].
+    """The largest failure rate at which interruptible gang jobs still finish.
 
+    Parameters
+    ----------
+    s : Scenario
+        The scenario (its ``spot`` job shape).
+
+    Returns
+    -------
+    float
+        Failure rate [failures per server-year].
+
+    Notes
+    -----
     Above it the engine refuses to plan (failures waste all the time, design 4.4), so a range
     that reaches past it is cut there rather than making the whole plan fail.
     """
@@ -132,7 +201,23 @@ def feasible_failure_rate(s: Scenario) -> float:
 
 
 def to_value(s: Scenario, key: str, change: np.ndarray | float) -> np.ndarray:
-    """The assumption's value for a change from the base, clipped to the field's bounds."""
+    """The assumption's value for a change from the base, clipped to its bounds.
+
+    Parameters
+    ----------
+    s : Scenario
+        Scenario holding the base value.
+    key : str
+        Assumption key (relative or absolute range).
+    change : numpy.ndarray or float
+        Change from the base: a fraction of it for a relative assumption, else added to it
+        [fraction of base, or the assumption's unit].
+
+    Returns
+    -------
+    numpy.ndarray
+        The value [the assumption's unit], shape of ``change``.
+    """
     a, base = BY_KEY[key], base_value(s, key)
     value = base * (1.0 + np.asarray(change, float)) if a.relative else base + np.asarray(
         change, float)
@@ -146,7 +231,21 @@ def low_high(s: Scenario, key: str) -> tuple[float, float]:
 
 
 def with_values(s: Scenario, values: dict[str, float]) -> Scenario:
-    """A what-if copy of the scenario with some assumptions at the given values, revalidated."""
+    """A what-if copy of the scenario with some assumptions at the given values, revalidated.
+
+    Parameters
+    ----------
+    s : Scenario
+        Scenario to copy.
+    values : dict of str to float
+        Assumption to its value [the assumption's unit]; assumptions that do not apply are
+        ignored.
+
+    Returns
+    -------
+    Scenario
+        The copy.
+    """
     changes: dict[str, dict] = {}
     for key, value in values.items():
         if not applies(s, key):
@@ -166,12 +265,42 @@ def with_values(s: Scenario, values: dict[str, float]) -> Scenario:
 
 
 def offer_discount(discount: float, shift: float | np.ndarray) -> np.ndarray:
-    """An offer's discount after a shift, kept in [0, 0.999]."""
+    """An offer's discount after a shift, kept in [0, 0.999].
+
+    Parameters
+    ----------
+    discount : float
+        The offer's discount off on demand [fraction].
+    shift : float or numpy.ndarray
+        Points added to it [fraction].
+
+    Returns
+    -------
+    numpy.ndarray
+        Discount [fraction], shape of ``shift``.
+    """
     return np.clip(discount + np.asarray(shift, float), 0.0, 0.999)
 
 
 def inverse_cdf(u: np.ndarray, low: float, high: float, shape: str) -> np.ndarray:
-    """Change from the base at cumulative probability u [-].
+    """Change from the base at cumulative probability u.
+
+    Parameters
+    ----------
+    u : numpy.ndarray
+        Cumulative probabilities in [0, 1] [-].
+    low : float
+        Low end of the range, a change from the base (<= 0).
+    high : float
+        High end of the range, a change from the base (>= 0).
+    shape : {'triangular', 'lognormal'}
+        Distribution, with the base as its mode (triangular) or its median (log-normal).
+
+    Returns
+    -------
+    numpy.ndarray
+        Changes from the base [unit of ``low`` and ``high``], shape of ``u``; zeros for an
+        empty range.
 
     Notes
     -----
@@ -193,8 +322,24 @@ def inverse_cdf(u: np.ndarray, low: float, high: float, shape: str) -> np.ndarra
 
 
 def sample(s: Scenario, draws: int, seed: int) -> dict[str, np.ndarray]:
-    """Values of every assumption in each draw, shape (draws,) each.
+    """Values of every assumption in each draw.
 
+    Parameters
+    ----------
+    s : Scenario
+        The scenario, with its ``uncertainty`` ranges.
+    draws : int
+        Number of draws.
+    seed : int
+        Seed of the random generator: the same seed gives the same draws.
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        Assumption key to its values [the assumption's unit, (draws,)].
+
+    Notes
+    -----
     A Gaussian copula ties the hardware price trend to the on-demand trend with
     ``uncertainty.trend_correlation``; the others are independent.
     """

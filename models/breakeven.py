@@ -39,6 +39,18 @@ class Line:
     max_hours: float = HOURS
 
     def at(self, hours: np.ndarray) -> np.ndarray:
+        """Levelized cost of the line at hours used a year.
+
+        Parameters
+        ----------
+        hours : numpy.ndarray
+            Hours used per year [h per year].
+
+        Returns
+        -------
+        numpy.ndarray
+            fixed + per_hour x hours [currency per GPU-year of demand capacity].
+        """
         return self.fixed + self.per_hour * np.asarray(hours)
 
 
@@ -51,6 +63,13 @@ class Direction:
     other: str
 
     def message(self) -> Message:
+        """The direction as a sentence.
+
+        Returns
+        -------
+        Message
+            "{cheaper} is cheaper than {other} above (or below) this utilization".
+        """
         if self.when == "above":
             return Message("{cheaper} is cheaper than {other} above this utilization",
                            {"cheaper": self.cheaper, "other": self.other})
@@ -58,6 +77,13 @@ class Direction:
                        {"cheaper": self.cheaper, "other": self.other})
 
     def as_json(self) -> dict:
+        """JSON-ready form of the direction.
+
+        Returns
+        -------
+        dict
+            ``cheaper``, ``when`` ("above" or "below"), ``other`` and the English ``text``.
+        """
         return {"cheaper": self.cheaper, "when": self.when, "other": self.other,
                 "text": self.message().text}
 
@@ -84,13 +110,38 @@ class Charts:
 
 
 def online_months(ctx: PlanContext) -> np.ndarray:
-    """1 in the months one server of a static plan takes work [-]."""
+    """Months in which one server of a static plan takes work.
+
+    Parameters
+    ----------
+    ctx : PlanContext
+        Context of the plan (its position and lead time).
+
+    Returns
+    -------
+    numpy.ndarray
+        1 in a month the server is online, else 0 [-, (months,)].
+    """
     return ctx.capacity_plan(Capacity(1)).servers_online(ctx.horizon)
 
 
 def screening_lines(ctx: PlanContext) -> dict[str, Line]:
-    """Screening curves of every source [currency per GPU-year vs hours used per year].
+    """Screening curves of every source: levelized cost per GPU-year against hours used per year.
 
+    Parameters
+    ----------
+    ctx : PlanContext
+        Context of the plan (prices, calendar, wastes).
+
+    Returns
+    -------
+    dict of str to Line
+        ``owned`` (when a server comes online), ``on_demand``, ``spot`` (when feasible) and each
+        offer id; ``fixed`` [currency per GPU-year], ``per_hour`` [currency per GPU-hour used],
+        ``max_hours`` [h per year], per GPU of demand capacity (the measured type).
+
+    Notes
+    -----
     Owned, on demand and spot are levelized over the months a server is online, so that their
     crossings compare like with like; commitments over the whole horizon.
     """
@@ -117,13 +168,40 @@ def screening_lines(ctx: PlanContext) -> dict[str, Line]:
 
 
 def on_demand_line_all_months(ctx: PlanContext, lc: LinearCosts) -> Line:
+    """The on-demand screening curve levelized over the whole horizon (to compare commitments).
+
+    Parameters
+    ----------
+    ctx : PlanContext
+        Context of the plan (calendar, discount factors).
+    lc : LinearCosts
+        The optimizer's unit PV coefficients.
+
+    Returns
+    -------
+    Line
+        No fixed part; ``per_hour`` [currency per GPU-hour used].
+    """
     cal = ctx.calendar
     return Line(0.0, float(lc.on_demand_unit_pv @ cal.hours) / float(cal.hours @
                                                                       ctx.end_factors))
 
 
 def crossing_hours(a: Line, b: Line) -> Optional[float]:
-    """Hours per year at which two screening lines meet, if they meet in (0, max hours]."""
+    """Hours per year at which two screening lines meet, if they meet in (0, max hours].
+
+    Parameters
+    ----------
+    a : Line
+        One screening line.
+    b : Line
+        The other.
+
+    Returns
+    -------
+    float or None
+        Hours [h per year]; None for parallel lines or a crossing outside (0, max hours].
+    """
     slope = a.per_hour - b.per_hour
     if abs(slope) < 1e-15:
         return None
@@ -133,7 +211,24 @@ def crossing_hours(a: Line, b: Line) -> Optional[float]:
 
 
 def direction(a_name: str, a: Line, b_name: str, b: Line) -> Direction:
-    """The side of the crossing on which ``a`` is cheaper (the steeper line wins below)."""
+    """The side of the crossing on which ``a`` is cheaper (the steeper line wins below).
+
+    Parameters
+    ----------
+    a_name : str
+        Name of the source of ``a``.
+    a : Line
+        Its screening line.
+    b_name : str
+        Name of the other source.
+    b : Line
+        Its screening line.
+
+    Returns
+    -------
+    Direction
+        ``a_name`` cheaper "above" when its line is flatter, else "below".
+    """
     if a.per_hour < b.per_hour:
         return Direction(a_name, "above", b_name)
     return Direction(a_name, "below", b_name)
@@ -141,7 +236,28 @@ def direction(a_name: str, a: Line, b_name: str, b: Line) -> Direction:
 
 def utilization_breakevens(ctx: PlanContext, lines: dict[str, Line]
                            ) -> tuple[dict, dict, dict, dict]:
-    """Owned vs each cloud option, and each commitment vs on demand [fraction of hours]."""
+    """Marginal utilization breakevens: owned vs each cloud option, each commitment vs on demand.
+
+    Parameters
+    ----------
+    ctx : PlanContext
+        Context of the plan, for the on-demand line over all months.
+    lines : dict of str to Line
+        :func:`screening_lines`.
+
+    Returns
+    -------
+    owned_vs : dict
+        Cloud option to the utilization above or below which owning is cheaper, None when the
+        lines do not cross [fraction of a year's hours].
+    commit_vs : dict
+        Offer id to the utilization at which it ties on demand [fraction of a year's hours].
+    directions : dict
+        Key (``utilization.<name>``, ``commitment_vs_on_demand.<offer>``) to its
+        :class:`Direction`.
+    reasons : dict
+        Key to the :class:`Message` saying why a breakeven is missing.
+    """
     owned_vs, commit_vs, directions, reasons = {}, {}, {}, {}
     owned = lines.get("owned")
     for name, line in lines.items():
@@ -181,7 +297,22 @@ def utilization_breakevens(ctx: PlanContext, lines: dict[str, Line]
 # ---- all-in utilization breakevens on a flat profile ---------------------------------------
 
 def flat_context(ctx: PlanContext, gpus: float, interruptible: bool) -> PlanContext:
-    """The plan's context with a flat demand of ``gpus`` in every hour (prices unchanged)."""
+    """The plan's context with a flat demand in every hour (prices unchanged).
+
+    Parameters
+    ----------
+    ctx : PlanContext
+        Context of the plan whose prices are kept.
+    gpus : float
+        Demand in every hour [GPUs of the measured type].
+    interruptible : bool
+        Whether the demand is interruptible (else steady).
+
+    Returns
+    -------
+    PlanContext
+        The context for the flat demand.
+    """
     hours = ctx.calendar.total_hours
     flat, zero = np.full(hours, gpus), np.zeros(hours)
     demand = PlanDemand(zero if interruptible else flat, flat if interruptible else zero,
@@ -190,8 +321,26 @@ def flat_context(ctx: PlanContext, gpus: float, interruptible: bool) -> PlanCont
 
 
 def all_in_breakevens(ctx: PlanContext, names: list[str]) -> tuple[dict, dict, dict]:
-    """Utilization of one owned server at which owning it costs what the cloud option does,
-    every charge included (storage, egress, setup fee, support minimum) [fraction]."""
+    """All-in utilization breakevens on a flat profile, every charge included.
+
+    Parameters
+    ----------
+    ctx : PlanContext
+        Context of the plan, re-demanded flat for each utilization.
+    names : list of str
+        Cloud options: ``on_demand``, ``spot`` or an offer id.
+
+    Returns
+    -------
+    values : dict
+        Option to the utilization of one owned server at which owning it costs what the option
+        does (storage, egress, setup fee, support minimum included), None when they do not tie
+        between 0 and the availability [fraction].
+    directions : dict
+        ``utilization_all_in.<name>`` to its :class:`Direction`.
+    reasons : dict
+        ``utilization_all_in.<name>`` to the :class:`Message` saying why a value is missing.
+    """
     s = ctx.scenario
     o = s.owned
     if not online_months(ctx).any():
@@ -233,8 +382,21 @@ def all_in_breakevens(ctx: PlanContext, names: list[str]) -> tuple[dict, dict, d
 
 
 def cloud_plan(ctx: PlanContext, name: str) -> CapacityPlan:
-    """The cloud side of an all-in comparison: on demand, spot (with on demand for what spot
-    cannot take), or a commitment of as many GPUs as one server holds."""
+    """The cloud side of an all-in comparison.
+
+    Parameters
+    ----------
+    ctx : PlanContext
+        Context of the plan (horizon, offers, server size).
+    name : str
+        ``on_demand``, ``spot`` or an offer id.
+
+    Returns
+    -------
+    CapacityPlan
+        On demand; spot with on demand for what spot cannot take; or a commitment of as many
+        GPUs as one server holds (throughputs and availability counted), renewed each term.
+    """
     s = ctx.scenario
     if name == "on_demand":
         return CapacityPlan(use_spot=False)
@@ -251,7 +413,26 @@ def cloud_plan(ctx: PlanContext, name: str) -> CapacityPlan:
 
 def bracketed_root(f: Callable[[float], float], lo: float, hi: float, f_lo: float,
                    f_hi: float) -> Optional[float]:
-    """A root of f in [lo, hi] (exact for a linear f, else brentq), or None if f keeps its sign."""
+    """A root of f in [lo, hi], exact for a linear f, else by brentq.
+
+    Parameters
+    ----------
+    f : callable
+        The function, float to float.
+    lo : float
+        Lower end of the bracket.
+    hi : float
+        Upper end of the bracket.
+    f_lo : float
+        f(lo), already known.
+    f_hi : float
+        f(hi), already known.
+
+    Returns
+    -------
+    float or None
+        The root, in the unit of ``lo`` and ``hi``; None if f keeps its sign on the bracket.
+    """
     if f_lo == 0:
         return lo
     if f_hi == 0:
@@ -269,7 +450,22 @@ def bracketed_root(f: Callable[[float], float], lo: float, hi: float, f_lo: floa
 # ---- price breakevens ------------------------------------------------------------------------
 
 def field_range(section: str, key: str) -> tuple[float, float]:
-    """The allowed range of a scenario field [its unit]."""
+    """The allowed range of a scenario field.
+
+    Parameters
+    ----------
+    section : str
+        Section of the scenario, e.g. ``"owned"``.
+    key : str
+        Field of the section, e.g. ``"server_price"``.
+
+    Returns
+    -------
+    lo : float
+        Lower bound, 0 when the field has none [the field's unit].
+    hi : float
+        Upper bound, inf when the field has none [the field's unit].
+    """
     info = Scenario.model_fields[section].annotation.model_fields[key]
     meta = field_meta(info)
     lo = meta.get("ge", meta.get("gt", 0.0))
@@ -279,8 +475,26 @@ def field_range(section: str, key: str) -> tuple[float, float]:
 
 def tie_value(f: Callable[[float], float], x0: float, lo: float, hi: float
               ) -> tuple[Optional[float], Optional[Message]]:
-    """A root of f inside [lo, hi] near x0: exact when f is linear, else brentq on a bracket
-    from a grid; (None, reason) when the two plans do not tie inside the allowed range."""
+    """A root of f inside [lo, hi] near x0.
+
+    Parameters
+    ----------
+    f : callable
+        PV cost gap of two plans [currency] as a function of a field's value.
+    x0 : float
+        The field's base value [the field's unit].
+    lo : float
+        Lower bound of the field [the field's unit].
+    hi : float
+        Upper bound of the field [the field's unit].
+
+    Returns
+    -------
+    value : float or None
+        Exact when f is linear, else brentq on a bracket from a grid [the field's unit].
+    reason : Message or None
+        Why the two plans do not tie inside the allowed range.
+    """
     x0 = min(max(x0, lo), hi)
     x1 = x0 * 2 if 0 < x0 * 2 <= hi else (x0 + hi) / 2 if x0 < hi else (lo + x0) / 2
     f0, f1 = f(x0), f(x1)
@@ -306,7 +520,23 @@ def tie_value(f: Callable[[float], float], x0: float, lo: float, hi: float
 
 
 def price_breakevens(ctx: PlanContext, cloud: Capacity) -> tuple[dict, dict]:
-    """On-demand price and server price at which the best plan owning servers ties cloud_only."""
+    """On-demand price and server price at which the best plan owning servers ties cloud_only.
+
+    Parameters
+    ----------
+    ctx : PlanContext
+        Context of the plan, re-priced at each trial value.
+    cloud : Capacity
+        The best cloud-only plan.
+
+    Returns
+    -------
+    values : dict
+        ``on_demand_price`` [currency per GPU-hour, as entered] and ``server_price`` [owned
+        currency per server], None where there is no tie in the field's allowed range.
+    reasons : dict
+        The :class:`Message` saying why a value is missing.
+    """
     s = ctx.scenario
     try:
         owning, _ = best_capacity(ctx, min_servers=1)
@@ -336,6 +566,24 @@ def price_breakevens(ctx: PlanContext, cloud: Capacity) -> tuple[dict, dict]:
 # ---- charts and the section ------------------------------------------------------------------
 
 def load_duration(ctx: PlanContext, r: StrategyResult, points: int = 200) -> dict:
+    """Load-duration chart of the gross demand, with the recommended plan's capacity levels.
+
+    Parameters
+    ----------
+    ctx : PlanContext
+        Context of the plan (sorted gross demand).
+    r : StrategyResult
+        The recommended strategy.
+    points : int, default 200
+        Points of the curve.
+
+    Returns
+    -------
+    dict
+        ``fraction_of_hours`` [fraction], ``gpus`` (demand exceeded for that share of hours)
+        [GPUs of the measured type] and ``levels``: ``committed`` and ``owned`` (committed plus
+        owned) at their most [GPUs of the measured type].
+    """
     demand = np.sort(ctx.tables.gross.sorted.ravel())[::-1]
     demand = demand[: ctx.calendar.total_hours]
     idx = np.unique(np.linspace(0, len(demand) - 1, points).round().astype(int))
@@ -348,6 +596,22 @@ def load_duration(ctx: PlanContext, r: StrategyResult, points: int = 200) -> dic
 
 
 def screening_chart(lines: dict[str, Line], points: int = 25) -> dict:
+    """Screening curves sampled for the chart, with their crossings.
+
+    Parameters
+    ----------
+    lines : dict of str to Line
+        :func:`screening_lines`.
+    points : int, default 25
+        Points per curve.
+
+    Returns
+    -------
+    dict
+        ``hours_per_year`` [h per year], ``curves`` [currency per GPU-year], ``max_hours``
+        [h per year] and ``crossings`` (sources, ``hours_per_year``, ``utilization``
+        [fraction], ``cost_per_gpu_year`` [currency per GPU-year]).
+    """
     hours = np.linspace(0, HOURS, points)
     crossings = []
     names = list(lines)
@@ -365,8 +629,25 @@ def screening_chart(lines: dict[str, Line], points: int = 25) -> dict:
 
 
 def payback(results: dict[str, StrategyResult], horizon: int) -> tuple[dict, dict, dict]:
-    """First month the cumulative cost of optimal and proposed is at or below on demand's;
-    n/a for a plan that invests nothing up front."""
+    """Payback months of optimal, staged and proposed against on demand.
+
+    Parameters
+    ----------
+    results : dict of str to StrategyResult
+        Strategies priced, by name; ``on_demand`` is the baseline.
+    horizon : int
+        Months of the horizon [months].
+
+    Returns
+    -------
+    nominal : dict
+        First month, 1-based, in which the cumulative cost is at or below on demand's
+        [months]; None if never, or n/a for a plan that invests nothing up front.
+    discounted : dict
+        The same with discounted cumulative costs [months].
+    reasons : dict
+        ``payback_month.<name>`` to the :class:`Message` saying why a value is missing.
+    """
     base = results["on_demand"]
     nominal, discounted, reasons = {}, {}, {}
     for name in ("optimal", "staged", "proposed"):
@@ -389,6 +670,24 @@ def payback(results: dict[str, StrategyResult], horizon: int) -> tuple[dict, dic
 
 def breakeven_section(ctx: PlanContext, results: dict[str, StrategyResult],
                       recommendation: str) -> tuple[BreakevenSection, Charts]:
+    """The breakeven section of the plan and the charts behind it.
+
+    Parameters
+    ----------
+    ctx : PlanContext
+        Context whose strategies are compared.
+    results : dict of str to StrategyResult
+        Strategies priced, ``on_demand`` and ``cloud_only`` among them.
+    recommendation : str
+        Name of the recommended strategy.
+
+    Returns
+    -------
+    section : BreakevenSection
+        Utilization breakevens (marginal and all-in), payback and price ties.
+    charts : Charts
+        The screening and load-duration charts.
+    """
     lines = screening_lines(ctx)
     owned_vs, commit_vs, directions, reasons = utilization_breakevens(ctx, lines)
     all_in, all_in_directions, all_in_reasons = all_in_breakevens(ctx, list(owned_vs))

@@ -27,7 +27,13 @@ class Capacity:
     use_spot: bool = True
 
     def key(self) -> tuple:
-        """Identity of the decision: zero commitments are the same as none."""
+        """Identity of the decision: zero commitments are the same as none.
+
+        Returns
+        -------
+        tuple
+            (servers, sorted (offer id, GPUs) pairs with GPUs > 0, use_spot).
+        """
         return (self.servers, tuple(sorted((k, v) for k, v in self.committed.items() if v)),
                 self.use_spot)
 
@@ -66,20 +72,56 @@ class CapacityPlan:
     use_spot: bool = True
 
     def servers_online(self, months: int) -> np.ndarray:
-        """Servers taking work in each month [servers, (months,)]."""
+        """Servers taking work in each month.
+
+        Parameters
+        ----------
+        months : int
+            Months to count from month 0 [months].
+
+        Returns
+        -------
+        numpy.ndarray
+            Servers online [servers, (months,)].
+        """
         out = np.zeros(months)
         for c in self.servers:
             out[max(c.online, 0):max(min(c.sold, months), 0)] += c.count
         return out
 
     def committed_gpus(self, months: int) -> np.ndarray:
-        """GPUs under commitment in each month [GPUs, (months,)]."""
+        """GPUs under commitment in each month, every offer together.
+
+        Parameters
+        ----------
+        months : int
+            Length of the result, from month 0 [months].
+
+        Returns
+        -------
+        numpy.ndarray
+            Committed GPUs [GPUs, (months,)].
+        """
         out = np.zeros(months)
         for c in self.commitments:
             out[max(c.start, 0):max(min(c.start + c.term, months), 0)] += c.gpus
         return out
 
     def committed_by_offer(self, months: int) -> dict[str, np.ndarray]:
+        """GPUs under commitment in each month, by offer.
+
+        Parameters
+        ----------
+        months : int
+            Length of each row, from month 0 [months]; a cohort signed before the plan counts
+            from month 0.
+
+        Returns
+        -------
+        dict of str to numpy.ndarray
+            Offer id to committed GPUs [GPUs, (months,)]; an offer appears only when the plan
+            has a cohort of it.
+        """
         out: dict[str, np.ndarray] = {}
         for c in self.commitments:
             row = out.setdefault(c.offer, np.zeros(months))
@@ -90,6 +132,22 @@ class CapacityPlan:
 def server_chain(s: Scenario, count: int, horizon: int) -> tuple[ServerCohort, ...]:
     """``count`` servers from month 0, replaced at the end of each useful life.
 
+    Parameters
+    ----------
+    s : Scenario
+        The scenario (useful life and lead time of ``owned``).
+    count : int
+        Servers of each generation [servers]; 0 or less is none.
+    horizon : int
+        Months of the horizon [months]; the last generation is sold at its end.
+
+    Returns
+    -------
+    tuple of ServerCohort
+        One cohort per generation, in purchase order.
+
+    Notes
+    -----
     Every generation, like any purchase, takes work after the lead time (the staged plan can
     order a replacement ahead to avoid the gap).
     """
@@ -102,15 +160,50 @@ def server_chain(s: Scenario, count: int, horizon: int) -> tuple[ServerCohort, .
 
 
 def month_index(month: str, first_month: str) -> int:
-    """Months from the plan's first month to ``month`` (both 'YYYY-MM'); negative before."""
+    """Months from the plan's first month to a month.
+
+    Parameters
+    ----------
+    month : str
+        The month, ``'YYYY-MM'``.
+    first_month : str
+        The plan's first month, ``'YYYY-MM'``.
+
+    Returns
+    -------
+    int
+        0-based month index; negative before the plan [months].
+
+    Examples
+    --------
+    >>> month_index("2026-11", "2027-01")
+    -2
+    """
     return int((np.datetime64(month, "M") - np.datetime64(first_month, "M")).astype(int))
 
 
 def position_plan(s: Scenario, first_month: str, horizon: int, vat: float = 1.0
                   ) -> CapacityPlan:
-    """What the team holds at the start: owned servers keep their age and retire at the end
-    of their useful life; signed commitments run to their end. Cohorts that ended before the
-    plan are left out."""
+    """What the team holds at the start of the plan.
+
+    Parameters
+    ----------
+    s : Scenario
+        The scenario (its ``position``).
+    first_month : str
+        The plan's first month, ``'YYYY-MM'``.
+    horizon : int
+        Months of the horizon [months].
+    vat : float, default 1.0
+        1 + VAT rate when cloud prices are entered with VAT, else 1; signed rates are divided by
+        it [-].
+
+    Returns
+    -------
+    CapacityPlan
+        Owned servers keep their age and retire at the end of their useful life; signed
+        commitments run to their end. Cohorts that ended before the plan are left out.
+    """
     o = s.owned
     servers = []
     for held in s.position.servers:
@@ -130,13 +223,44 @@ def position_plan(s: Scenario, first_month: str, horizon: int, vat: float = 1.0
 
 
 def combined(*plans: CapacityPlan, use_spot: bool = True) -> CapacityPlan:
+    """Every cohort of several plans in one.
+
+    Parameters
+    ----------
+    *plans : CapacityPlan
+        The plans, in order.
+    use_spot : bool, default True
+        Whether the combined plan may send interruptible overflow to spot.
+
+    Returns
+    -------
+    CapacityPlan
+        Their server cohorts and commitment cohorts, concatenated.
+    """
     return CapacityPlan(sum((p.servers for p in plans), ()),
                         sum((p.commitments for p in plans), ()), use_spot)
 
 
 def commitment_chain(s: Scenario, offer_id: str, gpus: int, horizon: int
                      ) -> tuple[CommitmentCohort, ...]:
-    """``gpus`` committed from month 0 and renewed at each term end while the horizon lasts."""
+    """``gpus`` committed from month 0 and renewed at each term end while the horizon lasts.
+
+    Parameters
+    ----------
+    s : Scenario
+        The scenario (the offer's term).
+    offer_id : str
+        Id of the commitment offer.
+    gpus : int
+        Committed GPUs of each term [GPUs]; 0 or less is none.
+    horizon : int
+        Months of the horizon [months].
+
+    Returns
+    -------
+    tuple of CommitmentCohort
+        One cohort per term, in order.
+    """
     if gpus <= 0:
         return ()
     term = next(o.term_months for o in s.commitments if o.id == offer_id)
@@ -146,7 +270,24 @@ def commitment_chain(s: Scenario, offer_id: str, gpus: int, horizon: int
 
 def static_plan(s: Scenario, capacity: Capacity, horizon: int,
                 position: CapacityPlan = CapacityPlan()) -> CapacityPlan:
-    """The cohorts of a static decision, on top of the position."""
+    """The cohorts of a static decision, on top of the position.
+
+    Parameters
+    ----------
+    s : Scenario
+        Scenario (offers, useful life, lead time).
+    capacity : Capacity
+        Servers and committed GPUs per offer held for the whole horizon.
+    horizon : int
+        Months of the horizon [months].
+    position : CapacityPlan, optional
+        What the team holds at the start; none by default.
+
+    Returns
+    -------
+    CapacityPlan
+        The position, a chain of server generations and a chain of renewals per offer.
+    """
     commitments: tuple[CommitmentCohort, ...] = ()
     for offer in s.commitments:
         commitments += commitment_chain(s, offer.id, capacity.committed.get(offer.id, 0),
@@ -162,10 +303,36 @@ class ScheduleError(ValueError):
 def schedule_plan(s: Scenario, decisions, first_month: str, horizon: int,
                   position: CapacityPlan = CapacityPlan(), use_spot: bool = True
                   ) -> CapacityPlan:
-    """The cohorts of a schedule of decisions (models.scenario.Decision) on top of the
-    position: servers bought in a month take work after the lead time and retire at the end
-    of their useful life; sold servers leave at the start of the month of the sale (oldest
-    first unless ``sell_from`` names their purchase months); commitments run their term."""
+    """The cohorts of a schedule of decisions on top of the position.
+
+    Parameters
+    ----------
+    s : Scenario
+        Scenario (offer terms, useful life, lead time).
+    decisions : iterable of models.scenario.Decision
+        The schedule: in each month, servers to buy or sell and GPUs to commit per offer.
+    first_month : str
+        The plan's first month, ``'YYYY-MM'``.
+    horizon : int
+        Months of the horizon [months].
+    position : CapacityPlan, optional
+        What the team holds at the start; none by default.
+    use_spot : bool, default True
+        May interruptible overflow run on spot?
+
+    Returns
+    -------
+    CapacityPlan
+        Servers bought in a month take work after the lead time and retire at the end of their
+        useful life; sold servers leave at the start of the month of the sale (oldest first
+        unless ``sell_from`` names their purchase months); commitments run their term.
+
+    Raises
+    ------
+    ScheduleError
+        A decision month outside the plan, or a sale of more servers than are held (or than
+        are held from the months named).
+    """
     o = s.owned
     terms = {offer.id: offer.term_months for offer in s.commitments}
     held: list[list] = [[c.bought, c.online, c.sold, c.count, c.price, c.install]

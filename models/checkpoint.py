@@ -14,12 +14,29 @@ HOURS_PER_YEAR = 8760.0
 
 
 def daly_interval(checkpoint_seconds: float, mtbi_seconds: float) -> float:
-    """Optimal checkpoint interval tau [s] (Daly 2006).
+    """Optimal checkpoint interval tau (Daly 2006).
+
+    Parameters
+    ----------
+    checkpoint_seconds : float
+        Time to write a checkpoint, delta [s].
+    mtbi_seconds : float
+        Mean time between interruptions, M [s]; inf for none.
+
+    Returns
+    -------
+    float
+        tau [s]; inf when nothing interrupts.
 
     Notes
     -----
     tau = sqrt(2 delta M) [1 + (1/3) sqrt(delta / 2M) + (1/9) (delta / 2M)] - delta  for delta < 2M,
     else tau = M. Young's sqrt(2 delta M) is the first term.
+
+    References
+    ----------
+    J. T. Daly, "A higher order estimate of the optimum checkpoint interval for restart dumps",
+    Future Generation Computer Systems 22 (2006) 303-312.
     """
     delta, m = checkpoint_seconds, mtbi_seconds
     if not math.isfinite(m):
@@ -41,6 +58,7 @@ class Waste:
 
     @property
     def feasible(self) -> bool:
+        """Whether any useful work is left: w < 1."""
         return self.fraction < 1
 
     @property
@@ -52,7 +70,28 @@ class Waste:
 def waste_fraction(*, nodes: int, noticed_rate_per_node_hour: float,
                    unnoticed_rate_per_node_hour: float, notice_seconds: float,
                    checkpoint_seconds: float, restart_seconds: float) -> Waste:
-    """Wasted fraction w of billed time [-] for a gang of ``nodes`` nodes.
+    """Wasted fraction w of billed time for a checkpointed gang of ``nodes`` nodes.
+
+    Parameters
+    ----------
+    nodes : int
+        Nodes of the gang job, n [nodes].
+    noticed_rate_per_node_hour : float
+        Interruptions that come with notice, lambda_n (spot reclaims) [1 / node-hour].
+    unnoticed_rate_per_node_hour : float
+        Interruptions without notice, lambda_u (hardware failures) [1 / node-hour].
+    notice_seconds : float
+        Notice given before a reclaim [s].
+    checkpoint_seconds : float
+        Time to write a checkpoint, delta [s].
+    restart_seconds : float
+        Time to restart the job, R [s].
+
+    Returns
+    -------
+    Waste
+        The wasted share w [fraction of billed time], the gang's mean time between interruptions
+        [h], the periodic checkpoint interval [s] and the work lost per interruption [s].
 
     Notes
     -----
@@ -87,8 +126,16 @@ def waste_fraction(*, nodes: int, noticed_rate_per_node_hour: float,
 
 
 def spot_rate_from_monthly_bucket(fraction_per_month: float) -> float:
-    """Interruption rate per instance-hour from a Spot Advisor monthly frequency f [-].
+    """Interruption rate per instance-hour from a Spot Advisor monthly frequency.
 
-    lambda = -ln(1 - f) / 730.
+    Parameters
+    ----------
+    fraction_per_month : float
+        Share of instances interrupted in a month, f [fraction per month].
+
+    Returns
+    -------
+    float
+        lambda = -ln(1 - f) / 730 [1 / instance-hour].
     """
     return -math.log(1 - fraction_per_month) / 730.0

@@ -53,7 +53,26 @@ SERVER_LINES = ("capex", "loan_payment", "interest", "maintenance", "online", "r
 
 
 def server_schedule(book: PriceBook, c: ServerCohort) -> dict[str, np.ndarray]:
-    """Cash flows and tax items of ONE server of a cohort, by month [(months, n)]."""
+    """Cash flows and tax items of ONE server of a cohort, by month.
+
+    Parameters
+    ----------
+    book : PriceBook
+        Prices of the plan (its draws axis gives ``n``).
+    c : ServerCohort
+        The cohort; its count is not applied here.
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        Per server, each [currency, (months, n)] by payment month unless said: ``capex``
+        (purchase or down payment, start of month), ``loan_payment``, ``interest`` (its part of
+        the payments), ``payoff`` (balance paid with the last payment, part of
+        ``loan_payment``), ``maintenance``, ``resale`` (a credit: value received at the sale),
+        ``depreciation``, ``gain`` (resale over book value; < 0 is a loss), ``online`` (1 in a
+        month the server takes work [-, (months,)]) and, when it is sold within the months,
+        ``book_fraction`` (basis left at sale [fraction of basis]). Cached in ``book.cache``.
+    """
     key = ("server", c.bought, c.online, c.sold, c.price, c.install)
     cached = book.cache.get(key)
     if cached is not None:
@@ -112,10 +131,26 @@ def _convert_server(book: PriceBook, c: ServerCohort, out: dict, basis: np.ndarr
 
 def server_columns(book: PriceBook, cohorts: tuple[ServerCohort, ...], rows: int
                    ) -> dict[str, np.ndarray]:
-    """Per-server schedule of a chain of generations by month, for the workbook's formulas to
-    reproduce [(rows,) each]: the generation's purchase month, in-service month, age, months
-    held, price, capex basis, resale fraction at sale, level loan payment, and the engine's
-    own per-server cash flows and tax items."""
+    """Per-server schedule of a chain of generations by month, for the workbook's formulas.
+
+    Parameters
+    ----------
+    book : PriceBook
+        Prices of the plan (the first draw is read).
+    cohorts : tuple of ServerCohort
+        The generations of one chain, one after the other.
+    rows : int
+        Months to fill [months].
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        Each (rows,): ``gen_start`` (purchase month index), ``svc`` (in-service month index),
+        ``age``, ``span`` (months held) [months]; ``price``, ``basis`` (price + install),
+        ``pmt`` (level loan payment) [currency per server]; ``frac`` (resale fraction at sale)
+        [fraction]; and the engine's own per-server ``loan``, ``interest``, ``dep``,
+        ``cumdep``, ``resale``, ``gain`` [currency per server].
+    """
     o = book.scenario.owned
     names = ("gen_start", "svc", "age", "span", "price", "basis", "frac", "pmt", "loan",
              "interest", "dep", "cumdep", "resale", "gain")
@@ -143,12 +178,24 @@ def server_columns(book: PriceBook, cohorts: tuple[ServerCohort, ...], rows: int
 
 
 def commitment_schedule(book: PriceBook, c: CommitmentCohort) -> dict[str, np.ndarray]:
-    """Payments and the prepaid deduction of ONE committed GPU of a cohort [(months, n)].
+    """Payments and the prepaid deduction of ONE committed GPU of a cohort.
 
-    ``monthly_after_horizon`` (n,) is what the term pays monthly after the horizon (counted
-    in the tail months under ``liquidate``, left out under ``prorate``);
-    ``upfront_for_after_horizon`` the part of an upfront payment that covers those months
-    (paid at signing; left out under ``prorate``).
+    Parameters
+    ----------
+    book : PriceBook
+        Price book (offer rates, calendar, horizon rule).
+    c : CommitmentCohort
+        The cohort; its GPU count is not applied here.
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        Per committed GPU: ``upfront`` (start of the term), ``monthly`` and
+        ``prepaid_deduction`` (the upfront deducted evenly over the term) [currency,
+        (months, n)]; ``monthly_after_horizon``, what the term pays monthly after the horizon
+        (counted in the tail months under ``liquidate``, left out under ``prorate``), and
+        ``upfront_for_after_horizon``, the part of an upfront payment that covers those months
+        (paid at signing; left out under ``prorate``) [currency, (n,)]. Cached in ``book.cache``.
     """
     key = ("commitment", c.offer, c.start, c.term, c.rate, c.payment)
     cached = book.cache.get(key)
@@ -191,12 +238,26 @@ def commitment_schedule(book: PriceBook, c: CommitmentCohort) -> dict[str, np.nd
 
 
 def data_share(plan: CapacityPlan, v: Volumes, horizon: int, linear: bool) -> np.ndarray:
-    """Share of a month's data charges at owned prices [-, (horizon, n)].
+    """Share of a month's data charges at owned prices.
 
-    The month's gross GPU-hours on owned servers over all its gross GPU-hours; a month with no
-    work keeps its data by the servers if any are online, else in the cloud. With ``linear``
-    such a month stays in the cloud (the optimizer adds the difference apart: it depends on the
-    server count only through whether there is any).
+    Parameters
+    ----------
+    plan : CapacityPlan
+        The strategy's cohorts (which months have servers online).
+    v : Volumes
+        Its monthly volumes [GPU-hours].
+    horizon : int
+        Months of the horizon [months].
+    linear : bool
+        Leave a month with no work in the cloud (share 0) instead of following whether any
+        server is online; the optimizer adds that difference apart.
+
+    Returns
+    -------
+    numpy.ndarray
+        The month's gross GPU-hours on owned servers over all its gross GPU-hours; a month with
+        no work keeps its data by the servers if any are online, else in the cloud [fraction,
+        (horizon, n)].
     """
     gross = np.asarray(v.gross, float)
     owned = np.asarray(v.owned, float)
@@ -218,7 +279,17 @@ class Lines(dict):
         self.shape = (months, width)
 
     def add(self, name: str, value, rows: int | None = None) -> None:
-        """Add ``value`` to a line, on its first ``rows`` months (all when None)."""
+        """Add an amount to a line, creating it at zero when absent.
+
+        Parameters
+        ----------
+        name : str
+            Line name, one of ``LINES``.
+        value : numpy.ndarray or float
+            Amount by month, broadcast to the line [currency].
+        rows : int, optional
+            Add to the first ``rows`` months only; all when None [months].
+        """
         line = self.get(name)
         if line is None:
             line = self[name] = np.zeros(self.shape)
@@ -232,26 +303,78 @@ class Lines(dict):
             line[:rows] += value
 
     def zero(self) -> np.ndarray:
+        """A line of zeros of the lines' shape.
+
+        Returns
+        -------
+        numpy.ndarray
+            Zeros [currency, (months, width)].
+        """
         return np.zeros(self.shape)
 
     def total(self, names) -> np.ndarray:
+        """Sum of some lines, absent ones read as zero.
+
+        Parameters
+        ----------
+        names : iterable of str
+            Line names.
+
+        Returns
+        -------
+        numpy.ndarray
+            Their sum by month, a new array [currency, (months, width)].
+        """
         present = [self[n] for n in names if n in self]
         return sum(present[1:], present[0].copy()) if present else self.zero()
 
     def full(self) -> dict[str, np.ndarray]:
+        """Every line of ``LINES``, absent ones filled with zeros.
+
+        Returns
+        -------
+        dict of str to numpy.ndarray
+            Line name to amounts [currency, (months, width)].
+        """
         return {name: self[name] if name in self else self.zero() for name in LINES}
 
 
 def cost_lines(book: PriceBook, plan: CapacityPlan, v: Volumes, *, linear: bool = False,
                setup: bool | None = None, support_minimum: bool | None = None,
                idle_month_data: bool | None = None) -> Lines:
-    """Every cost line of a strategy by payment month [currency, (months, n)].
+    """Every cost line of a strategy by payment month.
 
-    ``linear`` leaves out the three terms that are not linear in the cohorts and volumes: the
-    setup fee (paid only by a strategy that rents cloud GPUs), the support minimum, and data
-    charges of months with no work at owned prices (they follow whether any server is online).
-    Each can be switched on or off alone; the optimizer reads its coefficients off the linear
-    lines and adds those terms exactly.
+    Parameters
+    ----------
+    book : PriceBook
+        Prices of the plan, with ``n`` draws.
+    plan : CapacityPlan
+        Cohorts of the strategy.
+    v : Volumes
+        Its monthly volumes by source over the horizon [GPU-hours, (horizon,) or (horizon, n)].
+    linear : bool, default False
+        Leave out the three terms that are not linear in the cohorts and volumes: the setup fee
+        (paid only by a strategy that rents cloud GPUs), the support minimum, and data charges of
+        months with no work at owned prices (they follow whether any server is online).
+    setup : bool, optional
+        Include the setup fee; None follows ``linear``.
+    support_minimum : bool, optional
+        Include the support minimum; None follows ``linear``.
+    idle_month_data : bool, optional
+        Price the data of months with no work by whether servers are online; None follows
+        ``linear``.
+
+    Returns
+    -------
+    Lines
+        Cost lines (``COST_LINES``, positive: money out) and credit lines (``CREDIT_LINES``,
+        positive: money in) by payment month over the horizon and its tail [currency,
+        (months, width)], ``width`` the wider of ``n`` and the volumes'. A line the strategy
+        does not have is absent.
+
+    Notes
+    -----
+    The optimizer reads its coefficients off the linear lines and adds the three terms exactly.
     """
     setup = not linear if setup is None else setup
     support_minimum = not linear if support_minimum is None else support_minimum
@@ -318,11 +441,26 @@ def cost_lines(book: PriceBook, plan: CapacityPlan, v: Volumes, *, linear: bool 
 
 
 def cohort_items(book: PriceBook, plan: CapacityPlan) -> dict[str, np.ndarray]:
-    """What the cohorts themselves cost by month [(months, n); ``online`` (months,)]:
-    purchases, loans, maintenance, resale, commitment payments, and the tax items that are not
-    a cost line of their own (``tax_items``: interest, depreciation, losses on sale, prepaid
-    commitments deducted over the term, of which ``prepaid``; ``gains``: taxable gains).
-    Items a plan does not have are absent."""
+    """What the cohorts themselves cost by month.
+
+    Parameters
+    ----------
+    book : PriceBook
+        Price book the cohorts are priced with.
+    plan : CapacityPlan
+        Cohorts of servers and commitments; a cohort of no server or no GPU is passed
+        over.
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        ``capex``, ``loan_payment``, ``maintenance``, ``resale_credit``,
+        ``commitment_upfront``, ``commitment`` [currency, (months, n)]; the tax items that are
+        not a cost line of their own: ``tax_items`` (interest, depreciation, losses on sale,
+        prepaid commitments deducted over the term), of which ``prepaid``, and ``gains``
+        (taxable gains on sale) [currency, (months, n)]; ``online`` [servers, (months,)].
+        Items a plan does not have are absent, except ``online``.
+    """
     T = book.months
     out: dict[str, np.ndarray] = {"online": np.zeros(T)}
 
@@ -356,8 +494,22 @@ def cohort_items(book: PriceBook, plan: CapacityPlan) -> dict[str, np.ndarray]:
 
 def deductible_by_month(book: PriceBook, plan: CapacityPlan, lines: Mapping[str, np.ndarray]
                         ) -> np.ndarray:
-    """What a month deducts from taxable profit, before the payment lag [currency, (months,)]
-    of a priced plan (1-D lines)."""
+    """What each month deducts from taxable profit, before the payment lag.
+
+    Parameters
+    ----------
+    book : PriceBook
+        Price book of the priced plan.
+    plan : CapacityPlan
+        Cohorts of the priced plan.
+    lines : Mapping of str to numpy.ndarray
+        The priced plan's cost lines, one value a month (1-D) [currency, (months,)].
+
+    Returns
+    -------
+    numpy.ndarray
+        Deductible costs plus the cohorts' tax items [currency, (months,)].
+    """
     rows = len(lines["energy"])
     items = cohort_items(book, plan).get("tax_items")
     extra = items[:rows, 0] if items is not None else 0.0
@@ -371,7 +523,20 @@ def _by_month(x) -> np.ndarray:
 
 
 def uses_cloud(plan: CapacityPlan, v: Volumes) -> np.ndarray:
-    """Whether a strategy rents cloud GPUs at all (commitments, spot or on demand) [bool, (n,)]."""
+    """Whether a strategy rents cloud GPUs at all (commitments, spot or on demand).
+
+    Parameters
+    ----------
+    plan : CapacityPlan
+        Cohorts (any committed GPU counts).
+    v : Volumes
+        Its monthly volumes [GPU-hours].
+
+    Returns
+    -------
+    numpy.ndarray
+        One flag per draw [bool, (n,)].
+    """
     committed = any(c.gpus > 0 for c in plan.commitments)
     spot = _by_month(v.spot).sum(axis=0)
     on_demand = _by_month(v.on_demand).sum(axis=0)
@@ -379,8 +544,25 @@ def uses_cloud(plan: CapacityPlan, v: Volumes) -> np.ndarray:
 
 
 def present_value(book: PriceBook, lines: Mapping[str, np.ndarray]) -> np.ndarray:
-    """PV of cost lines net of credits [currency, (n,)]: start-of-month lines are discounted by
-    (1+r_m)^(m-1), the others by (1+r_m)^m (design 3). Absent lines are zero."""
+    """PV of cost lines net of credits.
+
+    Parameters
+    ----------
+    book : PriceBook
+        Prices of the plan (its discount factors).
+    lines : Mapping of str to numpy.ndarray
+        Lines by name [currency, (months, n)]; absent lines are zero.
+
+    Returns
+    -------
+    numpy.ndarray
+        PV cost, positive for a net cost [currency, (n,)].
+
+    Notes
+    -----
+    Start-of-month lines (``START_OF_MONTH_LINES``) are discounted by (1+r_m)^(m-1), the
+    others by (1+r_m)^m (design 3); credit lines are subtracted.
+    """
     pv = 0.0
     for name, line in lines.items():
         factors = book.start if name in START_OF_MONTH_LINES else book.end
@@ -391,7 +573,21 @@ def present_value(book: PriceBook, lines: Mapping[str, np.ndarray]) -> np.ndarra
 
 
 def discounted_by_month(book: PriceBook, lines: Mapping[str, np.ndarray]) -> np.ndarray:
-    """Each month's net cost, discounted [currency, (months, n)]."""
+    """Each month's net cost, discounted.
+
+    Parameters
+    ----------
+    book : PriceBook
+        Price book (start- and end-of-month discount factors).
+    lines : Mapping of str to numpy.ndarray
+        Every line of ``LINES`` [currency, (months, n)].
+
+    Returns
+    -------
+    numpy.ndarray
+        Costs minus credits of each month, discounted to the plan's start [currency,
+        (months, n)].
+    """
     start = sum(lines[name] for name in START_OF_MONTH_LINES)
     end = sum(lines[name] for name in COST_LINES if name not in START_OF_MONTH_LINES)
     end = end - sum(lines[name] for name in CREDIT_LINES)
@@ -399,5 +595,16 @@ def discounted_by_month(book: PriceBook, lines: Mapping[str, np.ndarray]) -> np.
 
 
 def net_by_month(lines: Mapping[str, np.ndarray]) -> np.ndarray:
-    """Each month's costs minus credits, nominal [currency]."""
+    """Each month's costs minus credits, nominal.
+
+    Parameters
+    ----------
+    lines : Mapping of str to numpy.ndarray
+        Every line of ``LINES`` [currency, (months,) or (months, n)].
+
+    Returns
+    -------
+    numpy.ndarray
+        Net cost by month, positive for a net payment [currency].
+    """
     return sum(lines[name] for name in COST_LINES) - sum(lines[name] for name in CREDIT_LINES)

@@ -17,8 +17,20 @@ from models.profile import PlanCalendar, PlanDemand
 
 
 def rows_searchsorted(rows: np.ndarray, levels: np.ndarray) -> np.ndarray:
-    """For each row m of ascending values, where each of ``levels[m]`` would go (side left)
-    [index, (months, k)] -- one binary search over all months at once.
+    """Insertion points of one level per row in rows of ascending values, all rows at once.
+
+    Parameters
+    ----------
+    rows : numpy.ndarray
+        Each month's values, ascending along each row [GPUs, (months, width)].
+    levels : numpy.ndarray
+        Levels to place in each row [GPUs, (months, k)].
+
+    Returns
+    -------
+    numpy.ndarray
+        For each row m, where each of ``levels[m]`` would go in it (side left)
+        [index, (months, k)].
 
     Notes
     -----
@@ -57,9 +69,18 @@ class MonthlySorted:
         self.peak = table[:, -1]
 
     def sum_min(self, level: np.ndarray) -> np.ndarray:
-        """sum over each month's hours of min(value, level[m]) [GPU-hours].
+        """Sum over each month's hours of min(value, level[m]).
 
-        ``level`` has shape (months,) or (months, k) for k candidate levels at once.
+        Parameters
+        ----------
+        level : numpy.ndarray
+            Capacity level of each month [GPUs, (months,)], or k candidate levels at once
+            [GPUs, (months, k)]; negative levels count as 0.
+
+        Returns
+        -------
+        numpy.ndarray
+            Demand served within the level [GPU-hours, same shape as ``level``].
         """
         level = np.maximum(np.asarray(level, dtype=float), 0.0)
         if level.ndim == 1:  # one level a month: count in one vectorised comparison
@@ -87,6 +108,23 @@ class DemandTables:
     @classmethod
     def build(cls, demand: PlanDemand, calendar: PlanCalendar, failure_waste: float
               ) -> "DemandTables":
+        """Sort a plan's demand by month, once per scenario and profile.
+
+        Parameters
+        ----------
+        demand : PlanDemand
+            Hourly steady and interruptible demand of the plan [GPUs].
+        calendar : PlanCalendar
+            The plan's months.
+        failure_waste : float
+            Share of billed time interruptible work loses to hardware failures [fraction].
+
+        Returns
+        -------
+        DemandTables
+            Sorted tables of gross and steady demand, useful and interruptible GPU-hours by month
+            [GPU-hours] and the peak gross demand [GPUs].
+        """
         gross_hourly = demand.steady + demand.interruptible / (1.0 - failure_waste)
         month = calendar.month_of_hour()
         months = len(calendar.hours)
@@ -117,16 +155,42 @@ class Volumes:
 def allocate(gross_c: np.ndarray, gross_all: np.ndarray, steady_c: np.ndarray,
              steady_all: np.ndarray, d_total: np.ndarray, s_total: np.ndarray, *,
              failure_waste, spot_waste, spot_share) -> Volumes:
-    """Monthly volumes by source from the sum-mins of committed and committed-plus-owned
-    capacity (design 4.3, 4.4) [GPU-hours of demand units].
+    """Monthly volumes by source from the sum-mins of committed and committed-plus-owned capacity.
+
+    Parameters
+    ----------
+    gross_c : numpy.ndarray
+        A(C): gross demand served within committed capacity [GPU-hours].
+    gross_all : numpy.ndarray
+        A(C+K): gross demand served within committed plus owned capacity [GPU-hours].
+    steady_c : numpy.ndarray
+        B(C): steady demand within committed capacity [GPU-hours].
+    steady_all : numpy.ndarray
+        B(C+K): steady demand within committed plus owned capacity [GPU-hours].
+    d_total : numpy.ndarray
+        D: the month's gross demand [GPU-hours].
+    s_total : numpy.ndarray
+        S: the month's steady demand [GPU-hours].
+    failure_waste : float or numpy.ndarray
+        Share of billed time interruptible work loses to failures, per draw along the last axis
+        [fraction].
+    spot_waste : float or numpy.ndarray
+        Share of billed spot time wasted by interruptions and failures; >= 1 sends everything on
+        demand [fraction].
+    spot_share : float
+        Share of leftover interruptible work that spot can take [fraction].
+
+    Returns
+    -------
+    Volumes
+        GPU-hours by source, in demand units [GPU-hours, shape of the inputs].
 
     Notes
     -----
     With A(x) = sum min(gross demand, x) and B(x) = sum min(steady demand, x), D and S their
     totals: committed = A(C); owned = A(C+K) - A(C); leftover steady = S - B(C+K); leftover
     interruptible (gross) = (D - A(C+K)) - leftover steady; spot takes ``spot_share`` of its
-    useful part, billed at 1/(1 - w_spot); the rest runs on demand. The wastes may be arrays
-    over the last axis (draws); a spot waste >= 1 sends everything on demand.
+    useful part, billed at 1/(1 - w_spot); the rest runs on demand (design 4.3, 4.4).
     """
     fw = np.asarray(failure_waste, float)
     sw = np.asarray(spot_waste, float)
@@ -148,8 +212,29 @@ def allocate(gross_c: np.ndarray, gross_all: np.ndarray, steady_c: np.ndarray,
 
 def dispatch(tables: DemandTables, committed_cap: np.ndarray, owned_cap: np.ndarray, *,
              failure_waste: float, spot_waste: float, spot_share: float) -> Volumes:
-    """Monthly volumes for committed and owned capacity levels [GPUs of demand units], by month
-    (shape (months,)) or for k candidates at once (shape (months, k)); see :func:`allocate`."""
+    """Monthly volumes by source for committed and owned capacity levels.
+
+    Parameters
+    ----------
+    tables : DemandTables
+        The plan's sorted demand.
+    committed_cap : numpy.ndarray
+        Committed capacity of each month [GPUs of demand units, (months,) or (months, k)].
+    owned_cap : numpy.ndarray
+        Owned capacity of each month [GPUs of demand units, shape of ``committed_cap``].
+    failure_waste : float
+        Share of billed time interruptible work loses to failures [fraction].
+    spot_waste : float
+        Share of billed spot time wasted [fraction].
+    spot_share : float
+        Share of leftover interruptible work spot can take [fraction].
+
+    Returns
+    -------
+    Volumes
+        GPU-hours by source and month, for k candidates at once when the levels have a second
+        axis [GPU-hours]; see :func:`allocate`.
+    """
     cap = committed_cap + owned_cap
     d_total = tables.gross.totals.reshape(-1, *([1] * (np.ndim(cap) - 1)))
     s_total = tables.steady.totals.reshape(d_total.shape)

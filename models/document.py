@@ -53,12 +53,46 @@ RULES = {
 
 
 def num(x: float) -> Optional[float]:
+    """A figure for JSON: NaN and infinity become None.
+
+    Parameters
+    ----------
+    x : float or None
+        The figure.
+
+    Returns
+    -------
+    float or None
+        ``x`` as a float when finite.
+
+    Examples
+    --------
+    >>> num(2.5), num(float("nan")), num(None)
+    (2.5, None, None)
+    """
     return float(x) if x is not None and math.isfinite(x) else None
 
 
 def month_rows(ctx: PlanContext, r: StrategyResult) -> list[dict[str, Any]]:
-    """The monthly table of a strategy (design 5.1, 9.3): the horizon, then the months after
-    it in which payments are still owed (``after_horizon``: true)."""
+    """The monthly table of a strategy (design 5.1, 9.3).
+
+    Parameters
+    ----------
+    ctx : PlanContext
+        Context of the plan (calendar, demand by month).
+    r : StrategyResult
+        Strategy to tabulate.
+
+    Returns
+    -------
+    list of dict
+        One row per month of the horizon, then per month after it in which payments are still
+        owed (``after_horizon``: true): ``hours`` [h], demand and GPU-hours by source and
+        overhead [GPU-hours], ``servers_online`` [servers], ``committed_gpus`` [GPUs],
+        ``owned_utilization`` [fraction], every cost and credit line, ``total_cost``,
+        ``cumulative_cost`` and ``discounted_cumulative_cost`` [currency; costs and credits
+        both positive, total = costs - credits].
+    """
     rows = []
     cumulative, discounted = r.cumulative, r.discounted_cumulative
     book, H = ctx.book, ctx.horizon
@@ -86,6 +120,21 @@ def month_rows(ctx: PlanContext, r: StrategyResult) -> list[dict[str, Any]]:
 
 
 def capacity_json(plan: Plan, capacity: Optional[Capacity]) -> dict[str, Any]:
+    """A static decision as JSON.
+
+    Parameters
+    ----------
+    plan : Plan
+        The plan (its offers).
+    capacity : Capacity or None
+        The decision.
+
+    Returns
+    -------
+    dict
+        ``servers`` [servers], ``committed_gpus`` by offer [GPUs] and ``uses_spot``; empty for
+        None.
+    """
     if capacity is None:
         return {}
     return {"servers": int(capacity.servers),
@@ -95,7 +144,22 @@ def capacity_json(plan: Plan, capacity: Optional[Capacity]) -> dict[str, Any]:
 
 
 def schedule_document(plan: Plan, r: StrategyResult) -> dict[str, Any]:
-    """A scheduled strategy's decisions, purchase orders and cash by period."""
+    """A scheduled strategy's decisions, purchase orders and cash by period.
+
+    Parameters
+    ----------
+    plan : Plan
+        Plan holding the offers and the price book.
+    r : StrategyResult
+        A staged or scheduled strategy.
+
+    Returns
+    -------
+    dict
+        ``schedule``, ``purchase_orders`` and ``cash`` [currency] (models/schedules.py), most
+        ``servers`` online [servers], most GPUs signed by offer in one decision
+        (``committed_gpus``) [GPUs] and ``uses_spot``.
+    """
     labels = plan.context.book.labels
     return {"schedule": schedule_json(r.schedule),
             "purchase_orders": purchase_orders(plan.scenario, r.schedule, labels, r,
@@ -108,6 +172,25 @@ def schedule_document(plan: Plan, r: StrategyResult) -> dict[str, Any]:
 
 
 def strategy_document(plan: Plan, r: StrategyResult) -> dict[str, Any]:
+    """One strategy of the plan document (design 9.3).
+
+    Parameters
+    ----------
+    plan : Plan
+        Plan the strategy belongs to.
+    r : StrategyResult
+        Strategy to document.
+
+    Returns
+    -------
+    dict
+        Its capacity or schedule; ``pv_cost``, ``normal_cost_pv``, ``failure_cost_pv``,
+        ``total_cost`` [currency]; costs per useful GPU-hour, levelized and nominal [currency
+        per GPU-hour, None when undefined]; ``owned_utilization`` [fraction]; ``gpu_hours`` by
+        source [GPU-hours]; ``cost_lines`` summed over the months [currency]; ``monthly``
+        (:func:`month_rows`); with ``profile.job_gpu_hours``, ``cost_per_job`` [currency per
+        job].
+    """
     job = plan.scenario.profile.job_gpu_hours
     out = {
         **(capacity_json(plan, r.capacity) if r.capacity is not None
@@ -138,10 +221,37 @@ def strategy_document(plan: Plan, r: StrategyResult) -> dict[str, Any]:
 
 
 def messages_json(messages: list[Message]) -> list[dict[str, Any]]:
+    """Messages in their JSON-ready form.
+
+    Parameters
+    ----------
+    messages : list of Message
+        The sentences.
+
+    Returns
+    -------
+    list of dict
+        :meth:`models.messages.Message.as_json` of each.
+    """
     return [m.as_json() for m in messages]
 
 
 def breakeven_document(plan: Plan) -> dict[str, Any]:
+    """The breakeven section of the plan document (design 5.2).
+
+    Parameters
+    ----------
+    plan : Plan
+        Plan with its breakeven section.
+
+    Returns
+    -------
+    dict
+        Marginal and all-in utilization breakevens [fraction of a year's hours], payback months
+        (nominal and discounted, 1-based) [months], price ties [currency per GPU-hour for on
+        demand, currency per server], each breakeven's direction, the reasons a breakeven is
+        missing (English and as messages) and the basis of each utilization figure.
+    """
     b = plan.breakeven
     return {"utilization": b.utilization, "utilization_all_in": b.utilization_all_in,
             "commitment_vs_on_demand": b.commitment_vs_on_demand,
@@ -155,6 +265,22 @@ def breakeven_document(plan: Plan) -> dict[str, Any]:
 
 
 def uncertainty_document(plan: Plan, u: UncertaintySection) -> dict[str, Any]:
+    """The uncertainty section of the plan document (design 5.4).
+
+    Parameters
+    ----------
+    plan : Plan
+        Plan (its offers, for the capacities).
+    u : UncertaintySection
+        Tornado and Monte Carlo results.
+
+    Returns
+    -------
+    dict
+        Draws and seed, the judged and baseline plans, ``deterministic_saving`` and the saving
+        percentiles [currency; > 0: the judged plan is cheaper], the distribution note, regret,
+        the proposed and staged results when present, and the tornado.
+    """
     return {"draws": u.draws, "seed": u.seed, "judged": u.judged,
             "judged_plan": capacity_json(plan, u.judged_capacity),
             "baseline": u.baseline, "baseline_plan": capacity_json(plan, u.baseline_capacity),
@@ -167,7 +293,20 @@ def uncertainty_document(plan: Plan, u: UncertaintySection) -> dict[str, Any]:
 
 
 def profile_document(plan: Plan) -> dict[str, Any]:
-    """The usage as read from the file (``file_*``) and as laid over the plan (``plan_*``)."""
+    """The usage as read from the file (``file_*``) and as laid over the plan (``plan_*``).
+
+    Parameters
+    ----------
+    plan : Plan
+        Plan with its usage and context.
+
+    Returns
+    -------
+    dict
+        ``period``, ``file_first_period``, ``file_periods``, ``file_gpu_hours`` [GPU-hours],
+        ``file_peak_gpus_per_period_hour`` [GPUs], ``teams`` and the plan's demand summary
+        (:func:`models.plan.demand_summary`).
+    """
     p, ctx = plan.profile, plan.context
     total = p.steady + p.interruptible
     hours = p.hours()
@@ -178,8 +317,21 @@ def profile_document(plan: Plan) -> dict[str, Any]:
 
 
 def currencies_document(s) -> dict[str, Any]:
-    """The reporting currency, each market's, and the rate that converts (None: one currency).
-    Every figure of the document is in the reporting currency."""
+    """The reporting currency, each market's, and the rate that converts.
+
+    Parameters
+    ----------
+    s : Scenario
+        Scenario of the plan.
+
+    Returns
+    -------
+    dict
+        ``reporting``, ``owned`` and ``cloud`` ISO 4217 codes, and ``fx`` (``foreign``,
+        ``rate`` [reporting currency per foreign unit], ``trend_annual`` [fraction per year],
+        ``as_of``), None for a plan in one currency. Every figure of the document is in the
+        reporting currency.
+    """
     foreign = s.foreign_currency()
     return {"reporting": s.finance.currency, "owned": s.market_currency("owned"),
             "cloud": s.market_currency("cloud"),
@@ -189,6 +341,22 @@ def currencies_document(s) -> dict[str, Any]:
 
 
 def plan_document(plan: Plan) -> dict[str, Any]:
+    """The plan document (design 9.3): plain JSON-ready dicts, the contract of every view.
+
+    Parameters
+    ----------
+    plan : Plan
+        The computed plan.
+
+    Returns
+    -------
+    dict
+        ``scenario``, ``profile``, ``months``, ``currencies``, ``months_after_horizon``,
+        ``rules``, ``strategies``, ``savings_vs_on_demand`` (on demand's PV cost minus each
+        strategy's [currency]; > 0 when the strategy is cheaper), ``recommendation``, ``waste``
+        [fraction of billed time], ``warnings``, ``breakeven``, ``charts``, ``explanation``,
+        ``fragile`` and, when computed, ``uncertainty``.
+    """
     ctx = plan.context
     baseline = plan.strategies["on_demand"].pv_cost
     doc: dict[str, Any] = {

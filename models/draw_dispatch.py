@@ -22,7 +22,20 @@ from models.strategies import PlanContext
 
 
 def growth_factors(ctx: PlanContext, growth: np.ndarray) -> np.ndarray:
-    """Demand multiplier of each month and draw relative to the base growth [-], (months, n)."""
+    """Demand multiplier of each month and draw relative to the base growth.
+
+    Parameters
+    ----------
+    ctx : PlanContext
+        The plan's context (its calendar and base growth).
+    growth : numpy.ndarray
+        Demand growth of each draw [fraction per year, (n,)].
+
+    Returns
+    -------
+    numpy.ndarray
+        ((1 + g) / (1 + g_base))^t at the middle hour t of each month [-, (months, n)].
+    """
     cal, base = ctx.calendar, ctx.scenario.profile.growth_annual
     starts = np.concatenate([[0.0], np.cumsum(cal.hours)[:-1]])
     middle = (starts + (cal.hours - 1) / 2) / HOURS_PER_YEAR
@@ -30,7 +43,20 @@ def growth_factors(ctx: PlanContext, growth: np.ndarray) -> np.ndarray:
 
 
 def grown_demand(ctx: PlanContext, growth: float) -> PlanDemand:
-    """The plan's demand with the growth of one draw, month by month as the draws see it."""
+    """The plan's demand with the growth of one draw, month by month as the draws see it.
+
+    Parameters
+    ----------
+    ctx : PlanContext
+        Context of the plan (its demand and base growth).
+    growth : float
+        Demand growth [fraction per year].
+
+    Returns
+    -------
+    PlanDemand
+        Hourly demand [GPUs].
+    """
     f = growth_factors(ctx, np.array([growth]))[:, 0][ctx.calendar.month_of_hour()]
     d = ctx.demand
     return PlanDemand(d.steady * f, d.interruptible * f, d.profile_hours_used, d.repeated_hours)
@@ -50,6 +76,23 @@ class DrawDemand:
 
 
 def draw_demand(ctx: PlanContext, v: dict[str, np.ndarray]) -> DrawDemand:
+    """What dispatch needs in each draw: wastes, growth and the gross tables by failure stratum.
+
+    Parameters
+    ----------
+    ctx : PlanContext
+        Context of the plan (demand, calendar, spot job shape).
+    v : dict of str to numpy.ndarray
+        Assumption values of each draw; ``failure_rate`` [failures per server-year],
+        ``spot_interruptions`` [1 / instance-hour] and ``demand_growth`` [fraction per year]
+        are read [(n,)].
+
+    Returns
+    -------
+    DrawDemand
+        Growth factors [-, (months, n)], failure and spot waste [fraction, (n,)], each draw's
+        failure stratum and the sorted tables of each stratum.
+    """
     s, d = ctx.scenario, ctx.demand
     sp = s.spot
     has_int = d.interruptible.sum() > 0
@@ -97,7 +140,20 @@ class MergedTable:
         self.gross, self.steady, self.width = gross, steady, gross.width
 
     def sum_mins(self, level: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """sum min(gross, level) and sum min(steady, level) by month [GPU-hours], (months, k)."""
+        """Both sum-mins of levels, month by month.
+
+        Parameters
+        ----------
+        level : numpy.ndarray
+            Capacity levels of each month [GPUs of demand units, (months, k)].
+
+        Returns
+        -------
+        gross : numpy.ndarray
+            sum min(gross demand, level) [GPU-hours, (months, k)].
+        steady : numpy.ndarray
+            sum min(steady demand, level) [GPU-hours, (months, k)].
+        """
         level = np.maximum(level, 0.0)
         a, b = np.empty(level.shape), np.empty(level.shape)
         for m, x in enumerate(level):
@@ -116,8 +172,24 @@ class MergedTable:
 
 def plan_levels(ctx: PlanContext, plan: CapacityPlan, availability: np.ndarray
                 ) -> tuple[np.ndarray, np.ndarray]:
-    """Committed and committed-plus-owned capacity of a set of cohorts by month and draw
-    [GPUs of demand units, (months, n)]."""
+    """Committed and committed-plus-owned capacity of a set of cohorts by month and draw.
+
+    Parameters
+    ----------
+    ctx : PlanContext
+        Context of the plan (server size, throughputs).
+    plan : CapacityPlan
+        Cohorts of one strategy.
+    availability : numpy.ndarray
+        Owned availability of each draw [fraction, (n,)].
+
+    Returns
+    -------
+    committed : numpy.ndarray
+        Committed capacity [GPUs of demand units, (months, n)].
+    total : numpy.ndarray
+        Committed plus owned capacity [GPUs of demand units, (months, n)].
+    """
     o, theta_c = ctx.scenario.owned, ctx.scenario.on_demand.relative_throughput
     H = ctx.horizon
     committed = plan.committed_gpus(H)[:, None] * theta_c
@@ -128,10 +200,26 @@ def plan_levels(ctx: PlanContext, plan: CapacityPlan, availability: np.ndarray
 
 def level_sums(ctx: PlanContext, dd: DrawDemand, plans: dict[str, CapacityPlan],
                availability: np.ndarray) -> dict[str, tuple[np.ndarray, ...]]:
-    """The sum-mins of every set of cohorts' capacity levels in every draw: per plan, sum
-    min(gross, committed), sum min(gross, committed + owned), and the same of steady demand
-    [GPU-hours, (months, n) each]. Each distinct level is searched once, zero levels not at
-    all; plans with the same level share its arrays."""
+    """The sum-mins of every set of cohorts' capacity levels in every draw.
+
+    Parameters
+    ----------
+    ctx : PlanContext
+        Context of the plan, for the capacity levels.
+    dd : DrawDemand
+        Demand of the draws (growth, strata, tables).
+    plans : dict of str to CapacityPlan
+        Cohorts of each strategy, by name.
+    availability : numpy.ndarray
+        Owned availability of each draw [fraction, (n,)].
+
+    Returns
+    -------
+    dict of str to tuple of numpy.ndarray
+        Per plan: sum min(gross, committed), sum min(gross, committed + owned), and the same of
+        steady demand [GPU-hours, (months, n) each]. Each distinct level is searched once, zero
+        levels not at all; plans with the same level share its arrays.
+    """
     g = dd.growth
     zero = np.zeros(g.shape)
     levels: dict[tuple, np.ndarray] = {}
@@ -159,8 +247,25 @@ def level_sums(ctx: PlanContext, dd: DrawDemand, plans: dict[str, CapacityPlan],
 
 def draw_volumes(ctx: PlanContext, dd: DrawDemand, plans: dict[str, CapacityPlan],
                  sums: dict[str, tuple[np.ndarray, ...]]) -> dict[str, Volumes]:
-    """Monthly volumes of sets of cohorts in every draw [GPU-hours, (months, n)]: models/
-    dispatch.py's allocation of the sum-mins of ``level_sums`` (for the same draws)."""
+    """Monthly volumes of sets of cohorts in every draw.
+
+    Parameters
+    ----------
+    ctx : PlanContext
+        Context of the plan (spot availability).
+    dd : DrawDemand
+        Demand of the same draws (totals, wastes).
+    plans : dict of str to CapacityPlan
+        Cohorts by name (only ``use_spot`` is read).
+    sums : dict of str to tuple of numpy.ndarray
+        :func:`level_sums` of the same draws [GPU-hours].
+
+    Returns
+    -------
+    dict of str to Volumes
+        GPU-hours by source [GPU-hours of demand units, (months, n)], by models/dispatch.py's
+        allocation.
+    """
     g = dd.growth
     d_total = g * np.stack([t.totals for t in dd.gross], axis=1)[:, dd.stratum]
     s_total = g * dd.steady.totals[:, None]
@@ -174,15 +279,43 @@ def draw_volumes(ctx: PlanContext, dd: DrawDemand, plans: dict[str, CapacityPlan
 
 
 def draw_slice(dd: DrawDemand, part: slice) -> DrawDemand:
-    """The draws ``part`` of a DrawDemand (tables shared)."""
+    """Some draws of a DrawDemand (the tables are shared).
+
+    Parameters
+    ----------
+    dd : DrawDemand
+        Demand of all the draws.
+    part : slice
+        The draws to keep.
+
+    Returns
+    -------
+    DrawDemand
+        The draws ``part``.
+    """
     return DrawDemand(dd.growth[:, part], dd.failure_waste[part], dd.spot_waste[part],
                       dd.stratum[part], dd.gross, dd.steady, dd.merged)
 
 
 def sum_mins_by_stratum(dd: DrawDemand, levels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """sum min(gross, x) and sum min(steady, x) for levels of shape (months, k, n), each draw
-    with its growth and failure stratum [GPU-hours, (months, k, n) each].
+    """sum min(gross, x) and sum min(steady, x), each draw with its growth and failure stratum.
 
+    Parameters
+    ----------
+    dd : DrawDemand
+        Demand of the draws (growth, stratum, merged tables).
+    levels : numpy.ndarray
+        Capacity levels [GPUs of demand units, (months, k, n)].
+
+    Returns
+    -------
+    gross : numpy.ndarray
+        sum min(gross demand, level) [GPU-hours, (months, k, n)].
+    steady : numpy.ndarray
+        sum min(steady demand, level) [GPU-hours, (months, k, n)].
+
+    Notes
+    -----
     sum min(f d, x) = f sum min(d, x / f): growth f is a change of level; the gross table
     depends on the failure stratum of the draw. Draws are grouped by stratum so that each
     merged table answers one block.

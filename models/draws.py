@@ -26,7 +26,25 @@ SEARCH_CHUNK = 5_000
 
 def draw_pvs(ctx: PlanContext, values: Mapping[str, np.ndarray],
              plans: Mapping[str, CapacityPlan], chunk: int = CHUNK) -> dict[str, np.ndarray]:
-    """PV cost of each set of cohorts in each draw [currency, (n,) each]."""
+    """PV cost of each set of cohorts in each draw of the assumptions.
+
+    Parameters
+    ----------
+    ctx : PlanContext
+        The plan's context (base scenario, calendar, demand).
+    values : Mapping of str to numpy.ndarray
+        Every assumption's value in each draw [the assumption's unit, (n,)], as
+        :func:`models.assumptions.sample` gives them.
+    plans : Mapping of str to CapacityPlan
+        The fixed capacities to price, by name.
+    chunk : int, default CHUNK
+        Draws priced together.
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        Name to PV cost in each draw, costs minus credits [currency, (n,)].
+    """
     n = len(next(iter(values.values())))
     out = {name: np.empty(n) for name in plans}
     demand = draw_demand(ctx, values)

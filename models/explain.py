@@ -26,19 +26,46 @@ class Explanation:
 
     @property
     def text(self) -> str:
+        """The whole explanation in English, one sentence after the other."""
         return " ".join(m.text for m in self.parts)
 
 
 def runner_up(strategies: dict[str, StrategyResult], chosen: str) -> Optional[str]:
-    """The cheapest strategy with another capacity than the chosen one."""
+    """The cheapest strategy with another capacity than the chosen one.
+
+    Parameters
+    ----------
+    strategies : dict of str to StrategyResult
+        Strategies priced, by name.
+    chosen : str
+        Name of the recommended strategy.
+
+    Returns
+    -------
+    str or None
+        Name of the runner-up; None when every strategy holds the chosen capacity.
+    """
     best = strategies[chosen]
     others = [(n, r) for n, r in strategies.items() if not same_capacity(r, best)]
     return min(others, key=lambda item: item[1].pv_cost)[0] if others else None
 
 
 def same_capacity(a: StrategyResult, b: StrategyResult) -> bool:
-    """The same plan in effect: the same servers and commitments month by month (zero
-    commitments count as none) and the same spot use (spot allowed but never used is none)."""
+    """Whether two strategies are the same plan in effect.
+
+    Parameters
+    ----------
+    a : StrategyResult
+        One strategy.
+    b : StrategyResult
+        The other.
+
+    Returns
+    -------
+    bool
+        The same servers and commitments month by month (zero commitments count as none) and
+        the same spot use (spot allowed but never used is none).
+    """
     return (np.array_equal(a.servers_online, b.servers_online)
             and np.array_equal(a.committed_gpus_by_month, b.committed_gpus_by_month)
             and np.allclose(a.spot_gpu_hours_by_month, b.spot_gpu_hours_by_month,
@@ -46,6 +73,20 @@ def same_capacity(a: StrategyResult, b: StrategyResult) -> bool:
 
 
 def capacity_parts(s: Scenario, r: StrategyResult) -> list[Message]:
+    """A static strategy's capacity as sentences: servers, commitments, spot, on demand.
+
+    Parameters
+    ----------
+    s : Scenario
+        The scenario (GPUs per server, offers).
+    r : StrategyResult
+        Static strategy to describe.
+
+    Returns
+    -------
+    list of Message
+        One sentence per part of the capacity; none for a strategy that holds nothing.
+    """
     cap = r.capacity
     parts: list[Message] = []
     if cap is not None and cap.servers:
@@ -80,7 +121,26 @@ def capacity_parts(s: Scenario, r: StrategyResult) -> list[Message]:
 
 def explanation(ctx: PlanContext, strategies: dict[str, StrategyResult], chosen: str,
                 payback: Optional[int]) -> Explanation:
-    """The recommendation as sentences, and whether it is fragile (runner-up within 2 %)."""
+    """The recommendation as sentences, and whether it is fragile (runner-up within 2 %).
+
+    Parameters
+    ----------
+    ctx : PlanContext
+        Context of the plan (scenario, calendar, wastes).
+    strategies : dict of str to StrategyResult
+        Every strategy priced, by name; ``"on_demand"`` among them.
+    chosen : str
+        Name of the recommended strategy.
+    payback : int or None
+        Payback month of the chosen strategy, 1-based [months]; None if it does not pay back.
+
+    Returns
+    -------
+    Explanation
+        The sentences (capacity or schedule, PV saving against on demand [currency] and its
+        share [fraction], payback, fragility, spot and currency notes), whether the runner-up is
+        within ``FRAGILE`` of the chosen PV cost, and the runner-up's name.
+    """
     s = ctx.scenario
     cur = s.finance.currency
     r = strategies[chosen]
@@ -126,7 +186,19 @@ def explanation(ctx: PlanContext, strategies: dict[str, StrategyResult], chosen:
 
 
 def currency_sentences(ctx: PlanContext) -> list[Message]:
-    """How a plan in two currencies was converted (one literal sentence per market)."""
+    """How a plan in two currencies was converted (one literal sentence per market).
+
+    Parameters
+    ----------
+    ctx : PlanContext
+        Context of the plan (scenario, first month).
+
+    Returns
+    -------
+    list of Message
+        One sentence naming the rate [reporting currency per foreign unit] at the first month
+        and its trend [fraction per year]; none for a plan in one currency.
+    """
     s = ctx.scenario
     foreign = s.foreign_currency()
     if foreign is None:
@@ -150,6 +222,19 @@ def currency_sentences(ctx: PlanContext) -> list[Message]:
 
 
 def spot_sentences(ctx: PlanContext) -> list[Message]:
+    """What checkpoints, lost work and restarts cost interruptible work on spot, as a sentence.
+
+    Parameters
+    ----------
+    ctx : PlanContext
+        Context of the plan (demand and spot waste).
+
+    Returns
+    -------
+    list of Message
+        One sentence when spot is infeasible or wastes 5 % or more of billed time; none
+        otherwise or without interruptible work.
+    """
     s, sw = ctx.scenario, ctx.spot_waste
     if ctx.demand.interruptible.sum() <= 0:
         return []

@@ -19,8 +19,29 @@ def field(default: Any, label: str, unit: str, help: str = "", source: str = "",
           essential: bool = False, **bounds: Any) -> Any:
     """A scenario field: default, human label, unit, help text and the source of the default.
 
-    ``essential`` marks the dozen inputs a reviewer checks first: the short form shows them
-    and folds every other field under "advanced".
+    Parameters
+    ----------
+    default : object
+        Default value.
+    label : str
+        Human label (English; the catalogs translate it).
+    unit : str
+        Unit as shown, e.g. ``"currency per GPU-hour"``, ``"fraction"``; its first word sets the
+        input kind (:func:`unit_kind`).
+    help : str, default ''
+        Help text.
+    source : str, default ''
+        Where the default comes from.
+    essential : bool, default False
+        One of the dozen inputs a reviewer checks first: the short form shows them and folds
+        every other field under "advanced".
+    **bounds
+        Pydantic constraints, e.g. ``ge``, ``le``.
+
+    Returns
+    -------
+    pydantic.fields.FieldInfo
+        The field, its description "label [unit]. help Source: source."
     """
     description = f"{label} [{unit}]. {help}".strip()
     if source:
@@ -33,8 +54,24 @@ def field(default: Any, label: str, unit: str, help: str = "", source: str = "",
 
 
 def unit_kind(unit: str) -> str:
-    """How a value of this unit is entered and shown: "percent" for fractions (0.1 is typed
-    and shown as 10 %), "money" for amounts of the scenario's currency, else "plain"."""
+    """How a value of this unit is entered and shown.
+
+    Parameters
+    ----------
+    unit : str
+        The field's unit.
+
+    Returns
+    -------
+    str
+        "percent" for fractions (0.1 is typed and shown as 10 %), "money" for amounts of the
+        scenario's currency, else "plain".
+
+    Examples
+    --------
+    >>> unit_kind("fraction per year"), unit_kind("currency per server"), unit_kind("kW")
+    ('percent', 'money', 'plain')
+    """
     if unit.startswith("fraction"):
         return "percent"
     if unit.startswith("currency"):
@@ -43,7 +80,19 @@ def unit_kind(unit: str) -> str:
 
 
 def field_meta(info: FieldInfo) -> dict[str, Any]:
-    """Label, unit, help, source and numeric bounds of a field, for forms and sheets."""
+    """Label, unit, help, source and numeric bounds of a field, for forms and sheets.
+
+    Parameters
+    ----------
+    info : pydantic.fields.FieldInfo
+        A field made by :func:`field`, or a plain pydantic Field (its description is the help).
+
+    Returns
+    -------
+    dict
+        ``label``, ``unit``, ``help``, ``source``, ``essential``, ``kind`` and whichever of
+        ``ge``, ``gt``, ``le``, ``lt`` the field has.
+    """
     extra = info.json_schema_extra if isinstance(info.json_schema_extra, dict) else {}
     bounds: dict[str, Any] = {}
     for meta in info.metadata:

@@ -12,31 +12,110 @@ import numpy_financial as npf
 
 
 def monthly_rate(annual_rate: float) -> float:
-    """r_m = (1+r)^(1/12) - 1 [fraction per month]."""
+    """Monthly discount rate equivalent to an annual one.
+
+    Parameters
+    ----------
+    annual_rate : float
+        Annual rate r [fraction per year].
+
+    Returns
+    -------
+    float
+        r_m = (1 + r)^(1/12) - 1 [fraction per month].
+
+    Examples
+    --------
+    >>> round(monthly_rate(0.08), 6)
+    0.006434
+    """
     return (1.0 + annual_rate) ** (1.0 / 12.0) - 1.0
 
 
 def end_of_month_factors(months: int, annual_rate: float) -> np.ndarray:
-    """Discount factors 1/(1+r_m)^m for m = 1..months [-]."""
+    """Discount factors of payments at the end of each month.
+
+    Parameters
+    ----------
+    months : int
+        Months of payments [months].
+    annual_rate : float
+        Annual discount rate [fraction per year].
+
+    Returns
+    -------
+    numpy.ndarray
+        1 / (1 + r_m)^m for m = 1..months [-, (months,)].
+    """
     return (1.0 + monthly_rate(annual_rate)) ** -np.arange(1, months + 1, dtype=float)
 
 
 def start_of_month_factors(months: int, annual_rate: float) -> np.ndarray:
-    """Discount factors 1/(1+r_m)^(m-1) for m = 1..months [-]; 1 in month 1."""
+    """Discount factors of payments at the start of each month.
+
+    Parameters
+    ----------
+    months : int
+        Months of payments, from month 1 [months].
+    annual_rate : float
+        Discount rate r, per year [fraction per year].
+
+    Returns
+    -------
+    numpy.ndarray
+        1 / (1 + r_m)^(m-1) for m = 1..months [-, (months,)]; 1 in month 1.
+    """
     return (1.0 + monthly_rate(annual_rate)) ** -np.arange(0, months, dtype=float)
 
 
 def trend_factors(months: int, annual_trend: float) -> np.ndarray:
-    """Price multiplier (1+trend)^((m-1)/12) for m = 1..months [-]."""
+    """Price multipliers of a price that moves by an annual trend.
+
+    Parameters
+    ----------
+    months : int
+        Months of prices [months].
+    annual_trend : float
+        Annual price change, -0.1 for prices falling by 10 % a year [fraction per year].
+
+    Returns
+    -------
+    numpy.ndarray
+        (1 + trend)^((m-1)/12) for m = 1..months [-, (months,)]; 1 in month 1.
+    """
     return (1.0 + annual_trend) ** (np.arange(months, dtype=float) / 12.0)
 
 
 def level_payment(principal: float, apr: float, term_months: int) -> float:
-    """The level monthly payment of a loan, numpy-financial ``pmt(apr/12, term, -principal)``
-    (Excel's PMT) [currency].
+    """Level monthly payment of a loan.
 
-    A rate so small that (1 + r)^n - 1 rounds to zero is no interest (pmt would divide by
-    zero): principal / term, which is the limit of the formula.
+    Parameters
+    ----------
+    principal : float
+        Amount borrowed [currency].
+    apr : float
+        Annual percentage rate, compounded monthly at apr / 12 [fraction per year].
+    term_months : int
+        Term of the loan [months].
+
+    Returns
+    -------
+    float
+        Payment at each month end, positive (money out) [currency per month].
+
+    Notes
+    -----
+    numpy-financial ``pmt(apr/12, term, -principal)``, Excel's PMT; the principal goes in negative
+    so that the payment comes out positive, the sign convention of this package. A rate so small
+    that (1 + r)^n - 1 rounds to zero is no interest (pmt would divide by zero): principal / term,
+    which is the limit of the formula.
+
+    Examples
+    --------
+    >>> round(level_payment(120_000, 0.06, 36), 2)
+    3650.63
+    >>> level_payment(1_200, 0.0, 12)
+    100.0
     """
     rate = apr / 12.0
     if rate * term_months < 1e-12:
@@ -46,10 +125,34 @@ def level_payment(principal: float, apr: float, term_months: int) -> float:
 
 def loan_schedule(principal: float, apr: float, term_months: int, horizon_months: int
                   ) -> tuple[np.ndarray, np.ndarray, float]:
-    """Monthly payments, their interest part, and the balance paid off early [currency].
+    """Monthly payments of a loan, their interest part, and the balance paid off early.
 
-    Payments are numpy-financial ``pmt(apr/12, term, -principal)`` at each month end; when the
-    horizon ends inside the term, the outstanding balance is paid off with the last payment.
+    Parameters
+    ----------
+    principal : float
+        Amount borrowed [currency]; 0 or less is no loan (all zeros).
+    apr : float
+        Annual percentage rate, compounded monthly at apr / 12 [fraction per year].
+    term_months : int
+        Term of the loan [months].
+    horizon_months : int
+        Months from the loan's start to the end of the horizon or to the sale [months].
+
+    Returns
+    -------
+    payments : numpy.ndarray
+        Payment at each month end, the payoff included in the last month [currency,
+        (horizon_months,)].
+    interest : numpy.ndarray
+        Interest part of each payment [currency, (horizon_months,)].
+    payoff : float
+        Balance still owed when the horizon ends inside the term, paid with the last payment;
+        0 otherwise [currency].
+
+    Notes
+    -----
+    Payments are numpy-financial ``pmt(apr/12, term, -principal)`` (:func:`level_payment`) at each
+    month end. All three are positive (money out).
     """
     payments = np.zeros(horizon_months)
     interest = np.zeros(horizon_months)
@@ -69,16 +172,52 @@ def loan_schedule(principal: float, apr: float, term_months: int, horizon_months
 
 def payback_month(strategy_cumulative: np.ndarray, baseline_cumulative: np.ndarray
                   ) -> Optional[int]:
-    """First month (1-based) in which the strategy's cumulative cost is at or below the
-    baseline's; None if never within the horizon."""
+    """First month in which a strategy's cumulative cost is at or below the baseline's.
+
+    Parameters
+    ----------
+    strategy_cumulative : numpy.ndarray
+        Cumulative cost of the strategy by month [currency, (months,)].
+    baseline_cumulative : numpy.ndarray
+        Cumulative cost of the baseline by month [currency, (months,)].
+
+    Returns
+    -------
+    int or None
+        The month, 1-based [months]; None if never within the horizon.
+
+    Examples
+    --------
+    >>> payback_month(np.array([5.0, 6.0, 7.0]), np.array([2.0, 5.0, 8.0]))
+    3
+    """
     at_or_below = np.flatnonzero(strategy_cumulative <= baseline_cumulative + 1e-9)
     return int(at_or_below[0]) + 1 if at_or_below.size else None
 
 
 def resale_fraction(age_months: float, by_year: tuple[float, ...]) -> float:
-    """Resale value as a fraction of purchase price at an age [-].
+    """Resale value as a fraction of the purchase price at an age.
 
+    Parameters
+    ----------
+    age_months : float
+        Age at sale [months].
+    by_year : tuple of float
+        Resale fraction at the end of year 1, 2, ... [fraction of purchase price].
+
+    Returns
+    -------
+    float
+        Resale fraction [fraction of purchase price].
+
+    Notes
+    -----
     Linear by month between year ends; age 0 -> 1.0; past the last year the last value holds.
+
+    Examples
+    --------
+    >>> resale_fraction(18, (0.65, 0.45))
+    0.55
     """
     ages = np.arange(0, 12 * (len(by_year) + 1), 12, dtype=float)
     values = np.concatenate([[1.0], by_year])
@@ -89,8 +228,24 @@ MACRS_5 = (0.20, 0.32, 0.192, 0.1152, 0.1152, 0.0576)
 
 
 def depreciation_by_age(method: str, life_months: int, months: int) -> np.ndarray:
-    """Tax depreciation per month of service as a fraction of the depreciable basis [-].
+    """Tax depreciation per month of service as a fraction of the depreciable basis.
 
+    Parameters
+    ----------
+    method : str
+        ``"straight_line"`` or ``"macrs_5"`` (US MACRS 5-year).
+    life_months : int
+        Depreciation life of straight-line [months].
+    months : int
+        Months in service to return [months].
+
+    Returns
+    -------
+    numpy.ndarray
+        Depreciation of each month in service [fraction of basis, (months,)].
+
+    Notes
+    -----
     Straight-line: 1/life for each of the first ``life_months`` months in service; US MACRS
     5-year: each year's percentage over its 12 months (six years). Zero afterwards.
     """
@@ -105,8 +260,28 @@ def depreciation_by_age(method: str, life_months: int, months: int) -> np.ndarra
 
 
 def month_hours(first_month: str, start: int, count: int) -> np.ndarray:
-    """Calendar hours of ``count`` months from month index ``start`` of a plan that begins in
-    ``first_month`` ('YYYY-MM'); ``start`` may be negative (before the plan) [h]."""
+    """Calendar hours of consecutive months.
+
+    Parameters
+    ----------
+    first_month : str
+        The plan's first month, ``'YYYY-MM'``.
+    start : int
+        Index of the first month wanted, 0-based from ``first_month``; negative is before the
+        plan [months].
+    count : int
+        Months wanted [months].
+
+    Returns
+    -------
+    numpy.ndarray
+        Hours of each month, days x 24 [h, (count,)].
+
+    Examples
+    --------
+    >>> month_hours("2027-01", 0, 3)
+    array([744., 672., 744.])
+    """
     first = np.datetime64(first_month, "M") + start
     edges = (first + np.arange(count + 1)).astype("datetime64[h]")
     return np.diff(edges).astype(float)

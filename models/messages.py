@@ -49,7 +49,25 @@ KINDS = {Money: "money", Percent: "percent", Number: "number", Months: "months"}
 
 
 def english_money(x: Money) -> str:
-    """$1.2M, KRW 350k: short, for sentences (tables show full figures)."""
+    """A money amount in short English, for sentences (tables show full figures).
+
+    Parameters
+    ----------
+    x : Money
+        The amount [currency] and its ISO 4217 code.
+
+    Returns
+    -------
+    str
+        One decimal with k, M or B above a thousand; ``$`` for USD, else the code.
+
+    Examples
+    --------
+    >>> english_money(Money(1_234_567, "USD"))
+    '$1.2M'
+    >>> english_money(Money(350_000, "KRW"))
+    'KRW 350.0k'
+    """
     sign, v = ("-" if x.value < 0 else ""), abs(x.value)
     symbol = "$" if x.currency == "USD" else f"{x.currency} "
     for size, suffix in ((1e9, "B"), (1e6, "M"), (1e3, "k")):
@@ -59,6 +77,23 @@ def english_money(x: Money) -> str:
 
 
 def english_months(x: Months) -> str:
+    """A duration in English: whole years as years, else months.
+
+    Parameters
+    ----------
+    x : Months
+        The duration [months].
+
+    Returns
+    -------
+    str
+        "1 year", "18 months".
+
+    Examples
+    --------
+    >>> english_months(Months(24)), english_months(Months(18))
+    ('2 years', '18 months')
+    """
     n = x.value
     if n % 12 == 0:
         years = n // 12
@@ -67,7 +102,23 @@ def english_months(x: Months) -> str:
 
 
 def english(value: Param) -> str:
-    """The English rendering of one parameter."""
+    """The English rendering of one parameter.
+
+    Parameters
+    ----------
+    value : Money, Percent, Number, Months, str or int
+        Parameter to render.
+
+    Returns
+    -------
+    str
+        The text; a percent from a fraction (0.25 -> "25%").
+
+    Examples
+    --------
+    >>> english(Percent(0.25))
+    '25%'
+    """
     if isinstance(value, Money):
         return english_money(value)
     if isinstance(value, Percent):
@@ -88,28 +139,76 @@ class Message:
 
     def render(self, template: str | None = None,
                formatter: Callable[[Param], str] = english) -> str:
-        """The sentence, from ``template`` (a translation of ours) or our own, with each
-        parameter formatted by ``formatter``."""
+        """The sentence, with each parameter formatted.
+
+        Parameters
+        ----------
+        template : str, optional
+            A translation of the template; our own English one when None.
+        formatter : callable, default english
+            Formats one parameter for the language.
+
+        Returns
+        -------
+        str
+            The sentence.
+
+        Examples
+        --------
+        >>> m = Message("Buy {n} servers in {quarter}.", {"n": Number(3), "quarter": "2027-Q2"})
+        >>> m.render()
+        'Buy 3 servers in 2027-Q2.'
+        """
         values = {k: formatter(v) for k, v in self.params.items()}
         return (template or self.template).format(**values)
 
     @classmethod
     def plain(cls, text: str) -> "Message":
-        """A sentence with no parameters whose text may contain braces (e.g. read from a
-        file): the braces are escaped so that rendering gives the text back."""
+        """A sentence with no parameters whose text may contain braces (e.g. read from a file).
+
+        Parameters
+        ----------
+        text : str
+            The sentence.
+
+        Returns
+        -------
+        Message
+            The braces escaped, so that rendering gives the text back.
+        """
         return cls(text.replace("{", "{{").replace("}", "}}"))
 
     @property
     def text(self) -> str:
+        """The English sentence."""
         return self.render()
 
     def as_json(self) -> dict[str, Any]:
-        """JSON-ready form: the template, typed parameters and the English text."""
+        """JSON-ready form: the template, typed parameters and the English text.
+
+        Returns
+        -------
+        dict
+            ``template``, ``text`` and ``params`` (each as :func:`param_json` writes it).
+        """
         return {"template": self.template, "text": self.text,
                 "params": {k: param_json(v) for k, v in self.params.items()}}
 
 
 def param_json(value: Param) -> Any:
+    """JSON-ready form of one parameter.
+
+    Parameters
+    ----------
+    value : Money, Percent, Number, Months, str or int
+        Parameter of a message.
+
+    Returns
+    -------
+    object
+        A string or integer as is; a typed value as ``{"kind", "value"}`` with ``currency``
+        (money) or ``digits`` (percent, number).
+    """
     kind = KINDS.get(type(value))
     if kind is None:
         return value
@@ -122,6 +221,23 @@ def param_json(value: Param) -> Any:
 
 
 def param_from_json(value: Any) -> Param:
+    """The inverse of :func:`param_json`.
+
+    Parameters
+    ----------
+    value : object
+        A parameter as :func:`param_json` writes it.
+
+    Returns
+    -------
+    Money, Percent, Number, Months, str or int
+        The typed parameter.
+
+    Raises
+    ------
+    ValueError
+        An unknown ``kind``.
+    """
     if not isinstance(value, dict):
         return value
     kind = value["kind"]
@@ -137,6 +253,17 @@ def param_from_json(value: Any) -> Param:
 
 
 def message_from_json(data: Mapping[str, Any]) -> Message:
-    """The inverse of :meth:`Message.as_json` (the text is derived, so it is not read)."""
+    """The inverse of :meth:`Message.as_json` (the text is derived, so it is not read).
+
+    Parameters
+    ----------
+    data : Mapping
+        ``template`` and optional ``params``.
+
+    Returns
+    -------
+    Message
+        The message.
+    """
     return Message(data["template"], {k: param_from_json(v)
                                       for k, v in data.get("params", {}).items()})

@@ -60,10 +60,25 @@ class LinearCosts:
 
 
 def linear_costs(ctx: PlanContext) -> LinearCosts:
-    """The coefficients, each the kernel's PV of a unit input minus that of none. The two sets
-    of lines are subtracted month by month before discounting: a unit's effect can be small
-    beside what every strategy pays (e.g. cloud egress), and a difference of two totals would
-    lose its digits."""
+    """The PV cost coefficients of a context: the kernel's PV of a unit input minus that of none.
+
+    Parameters
+    ----------
+    ctx : PlanContext
+        Context whose cost kernel is read (prices, position, demand).
+
+    Returns
+    -------
+    LinearCosts
+        Coefficients [currency per server, per committed GPU, per GPU-hour of demand units by
+        month, ...; see :class:`LinearCosts`], positive for a cost.
+
+    Notes
+    -----
+    The two sets of lines are subtracted month by month before discounting: a unit's effect can
+    be small beside what every strategy pays (e.g. cloud egress), and a difference of two totals
+    would lose its digits.
+    """
     s, book, H = ctx.scenario, ctx.book, ctx.horizon
     gross = ctx.tables.gross.totals.reshape(-1, 1)
     zero = np.zeros((H, 1))
@@ -126,8 +141,24 @@ def _setup_pv(ctx: PlanContext, added, lines) -> float:
 
 
 def grid_bounds(ctx: PlanContext, lc: LinearCosts, use_spot: bool) -> tuple[int, int]:
-    """Largest server count and committed GPUs worth considering (peak and screening bounds);
-    computed once per context."""
+    """Largest server count and committed GPUs worth considering (peak and screening bounds).
+
+    Parameters
+    ----------
+    ctx : PlanContext
+        Context of the plan; the bounds are cached in it.
+    lc : LinearCosts
+        PV coefficients of the context.
+    use_spot : bool
+        Whether spot takes interruptible overflow.
+
+    Returns
+    -------
+    n_max : int
+        Largest server count [servers].
+    c_max : int
+        Largest committed total [GPUs].
+    """
     key = ("bounds", use_spot)
     if key not in ctx.optimizer_cache:
         ctx.optimizer_cache[key] = _grid_bounds(ctx, lc, use_spot)
@@ -191,6 +222,18 @@ class Candidates:
 
     @classmethod
     def join(cls, parts: list["Candidates"]) -> "Candidates":
+        """Candidates of several batches in one.
+
+        Parameters
+        ----------
+        parts : list of Candidates
+            Batches with the same ``use_spot``.
+
+        Returns
+        -------
+        Candidates
+            Their arrays concatenated (not marked approximate).
+        """
         fields = ("servers", "committed_total", "split_index", "lower_pv", "upper_pv", "outlay")
         return cls(*(np.concatenate([getattr(p, f) for p in parts]) for f in fields),
                    parts[0].use_spot)
@@ -204,7 +247,29 @@ CHUNK = 15_000   # candidates dispatched at once: (months x CHUNK) arrays stay s
 def price_candidates(ctx: PlanContext, lc: LinearCosts, splits: CommitmentSplits,
                      use_spot: bool, servers: np.ndarray, split_index: np.ndarray
                      ) -> Candidates:
-    """PV cost bounds of (servers, committed total) pairs; exact when the bounds agree."""
+    """PV cost bounds of (servers, committed total) pairs; exact when the bounds agree.
+
+    Parameters
+    ----------
+    ctx : PlanContext
+        Context whose demand tables dispatch the candidates.
+    lc : LinearCosts
+        PV coefficients of the context.
+    splits : CommitmentSplits
+        Cheapest commitment splits, by committed total.
+    use_spot : bool
+        Whether spot takes interruptible overflow.
+    servers : numpy.ndarray
+        New servers of each candidate [servers, (k,)].
+    split_index : numpy.ndarray
+        Committed total of each candidate in steps of ``splits.step`` [steps, (k,)].
+
+    Returns
+    -------
+    Candidates
+        Lower and upper PV bounds (the upper adds the most a support minimum can) [currency],
+        committed totals [GPUs] and nominal capital outlay [currency] of each candidate.
+    """
     parts = []
     for lo in range(0, len(servers), CHUNK):
         n = servers[lo:lo + CHUNK]
@@ -230,7 +295,27 @@ def price_candidates(ctx: PlanContext, lc: LinearCosts, splits: CommitmentSplits
 
 
 def axis(lo: int, hi: int, step: int) -> np.ndarray:
-    """lo, lo + step, ... and hi itself."""
+    """lo, lo + step, ... and hi itself.
+
+    Parameters
+    ----------
+    lo : int
+        First value.
+    hi : int
+        Last value, always included.
+    step : int
+        Step.
+
+    Returns
+    -------
+    numpy.ndarray
+        The values, ascending, without repeats.
+
+    Examples
+    --------
+    >>> axis(0, 10, 4)
+    array([ 0,  4,  8, 10])
+    """
     return np.unique(np.r_[np.arange(lo, hi + 1, step), hi])
 
 
@@ -238,6 +323,28 @@ def search(ctx: PlanContext, lc: LinearCosts, splits: CommitmentSplits, use_spot
            n_range: tuple[int, int], levels: int) -> Candidates:
     """Candidates that provably hold the optimum of the grid.
 
+    Parameters
+    ----------
+    ctx : PlanContext
+        Context of the plan whose grid is searched.
+    lc : LinearCosts
+        PV coefficients of ``ctx``.
+    splits : CommitmentSplits
+        Cheapest split of each committed total.
+    use_spot : bool
+        May spot take interruptible overflow?
+    n_range : tuple of int
+        Server counts searched, fewest and most [servers].
+    levels : int
+        Committed totals 0, g, 2g, ... to search.
+
+    Returns
+    -------
+    Candidates
+        The candidates costed (PV bounds [currency]).
+
+    Notes
+    -----
     Up to LIMIT points: every point. Larger grids, up to LEVELS committed totals: for each
     total, the cheapest server count by binary search, since with the committed level fixed
     the PV is convex in the server count (the dispatch cost is a convex function of the
@@ -257,9 +364,29 @@ def search(ctx: PlanContext, lc: LinearCosts, splits: CommitmentSplits, use_spot
 
 def convex_in_servers(ctx: PlanContext, lc: LinearCosts, splits: CommitmentSplits,
                       use_spot: bool, n_range: tuple[int, int], levels: int) -> Candidates:
-    """Per committed total, the server count where the PV stops falling (binary search on
-    the sign of PV(n + 1) - PV(n), exact for a convex sequence), with its neighbours and the
-    two ends of the range."""
+    """Per committed total, the server count where the PV stops falling, with its neighbours.
+
+    Parameters
+    ----------
+    ctx : PlanContext
+        Context of the plan to optimize.
+    lc : LinearCosts
+        Its unit PV coefficients.
+    splits : CommitmentSplits
+        Splits of committed totals over the offers.
+    use_spot : bool
+        Spot allowed for interruptible overflow.
+    n_range : tuple of int
+        Range of server counts searched [servers].
+    levels : int
+        Committed totals, each searched for its best count.
+
+    Returns
+    -------
+    Candidates
+        For each total, the count found by binary search on the sign of PV(n + 1) - PV(n)
+        (exact for a convex sequence), n - 1, n + 1 and the two ends of the range.
+    """
     n_lo, n_hi = n_range
     c = np.arange(levels)
     lo, hi = np.full(levels, n_lo), np.full(levels, n_hi)
@@ -279,7 +406,29 @@ def convex_in_servers(ctx: PlanContext, lc: LinearCosts, splits: CommitmentSplit
 
 def coarse_to_fine(ctx: PlanContext, lc: LinearCosts, splits: CommitmentSplits,
                    use_spot: bool, n_range: tuple[int, int], levels: int) -> Candidates:
-    """Each pass keeps +-2 steps around the cheapest point and refines the steps eightfold."""
+    """A coarse-to-fine search of both counts, for grids too large to cost.
+
+    Parameters
+    ----------
+    ctx : PlanContext
+        Context of the plan (a very large grid).
+    lc : LinearCosts
+        Unit PV coefficients.
+    splits : CommitmentSplits
+        Committed totals' cheapest splits.
+    use_spot : bool
+        Interruptible overflow on spot or not.
+    n_range : tuple of int
+        Lowest and highest server count [servers].
+    levels : int
+        Committed totals in the grid.
+
+    Returns
+    -------
+    Candidates
+        The final window at step 1, marked ``approximate``. Each pass keeps +-2 steps around
+        the cheapest point and refines the steps eightfold.
+    """
     n_lo, n_hi = n_range
     c_lo, c_hi = 0, levels - 1
     side = max(2, int(math.sqrt(LIMIT)))
@@ -301,7 +450,20 @@ def coarse_to_fine(ctx: PlanContext, lc: LinearCosts, splits: CommitmentSplits,
 
 
 def optimizer_state(ctx: PlanContext) -> tuple[LinearCosts, CommitmentSplits]:
-    """The PV coefficients and commitment splits of a context, built once."""
+    """The PV coefficients and commitment splits of a context, built once.
+
+    Parameters
+    ----------
+    ctx : PlanContext
+        The plan's context; the state is cached in it.
+
+    Returns
+    -------
+    lc : LinearCosts
+        PV coefficients.
+    splits : CommitmentSplits
+        Cheapest splits of committed totals.
+    """
     state = ctx.optimizer_cache.get("state")
     if state is None:
         lc = linear_costs(ctx)
@@ -312,8 +474,22 @@ def optimizer_state(ctx: PlanContext) -> tuple[LinearCosts, CommitmentSplits]:
 
 def candidates(ctx: PlanContext, use_spot: bool, n_range: tuple[int, int] | None = None
                ) -> Candidates:
-    """Costed candidates (exhaustive, or the final window of a coarse-to-fine search) with
-    server counts in ``n_range`` (default: the whole bounded grid); cached per context."""
+    """Costed candidates with server counts in a range; cached per context.
+
+    Parameters
+    ----------
+    ctx : PlanContext
+        Context of the plan; the candidates are cached in it.
+    use_spot : bool
+        Whether spot takes interruptible overflow (cached apart).
+    n_range : tuple of int, optional
+        Fewest and most servers [servers]; the whole bounded grid when None.
+
+    Returns
+    -------
+    Candidates
+        Exhaustive, or the final window of a coarse-to-fine search.
+    """
     lc, splits = optimizer_state(ctx)
     n_max, c_max = grid_bounds(ctx, lc, use_spot)
     levels = splits.levels(c_max)
@@ -339,8 +515,33 @@ def candidates(ctx: PlanContext, use_spot: bool, n_range: tuple[int, int] | None
 
 def best_capacity(ctx: PlanContext, *, allow_servers: bool = True, min_servers: int = 0
                   ) -> tuple[Capacity, float]:
-    """The PV-cost minimum over whole servers and whole blocks; ties go to the smaller capital
-    outlay. Exact on grids of up to LIMIT points (every point costed)."""
+    """The PV-cost minimum over whole servers and whole blocks.
+
+    Parameters
+    ----------
+    ctx : PlanContext
+        Context of the plan to optimize.
+    allow_servers : bool, default True
+        False: cloud only.
+    min_servers : int, default 0
+        Fewest new servers [servers].
+
+    Returns
+    -------
+    capacity : Capacity
+        The cheapest static decision; ties go to the smaller capital outlay.
+    pv : float
+        Its PV cost [currency].
+
+    Raises
+    ------
+    ValueError
+        No candidate with at least ``min_servers`` servers.
+
+    Notes
+    -----
+    Exact on grids of up to LIMIT points (every point costed).
+    """
     lc, splits = optimizer_state(ctx)
     pool: list[tuple[float, float, Capacity]] = []
     n_range = (0, 0) if not allow_servers else (min_servers, 10**12)
@@ -374,7 +575,18 @@ def best_capacity(ctx: PlanContext, *, allow_servers: bool = True, min_servers: 
 
 
 def find_optimal(ctx: PlanContext) -> dict[str, StrategyResult]:
-    """Strategies ``cloud_only`` (no servers) and ``optimal`` (design 5.1)."""
+    """Strategies ``cloud_only`` (no servers) and ``optimal`` (design 5.1).
+
+    Parameters
+    ----------
+    ctx : PlanContext
+        Context of the plan to optimize and cost.
+
+    Returns
+    -------
+    dict of str to StrategyResult
+        Both strategies costed by the engine.
+    """
     cloud, _ = best_capacity(ctx, allow_servers=False)
     optimal, _ = best_capacity(ctx)
     return {"cloud_only": ctx.evaluate("cloud_only", cloud),

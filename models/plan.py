@@ -45,14 +45,36 @@ class Plan:
 
     @property
     def calendar(self) -> PlanCalendar:
+        """The plan's months and their calendar hours."""
         return self.context.calendar
 
     @property
     def all_warnings(self) -> list[Message]:
+        """Warnings from reading the usage, then the engine's."""
         return self.input_warnings + self.warnings
 
 
 def build_context(scenario: Scenario, profile: UsageProfile) -> PlanContext:
+    """Everything a plan's strategies share: calendar, demand, prices, wastes.
+
+    Parameters
+    ----------
+    scenario : Scenario
+        Scenario: calendar, profile options, prices.
+    profile : UsageProfile
+        Usage to lay over the plan.
+
+    Returns
+    -------
+    PlanContext
+        The context, from ``finance.start_month`` (or the month after the usage) for
+        ``finance.horizon_months``.
+
+    Raises
+    ------
+    PlanError
+        Interruptible gang jobs that hardware failures alone stop from finishing.
+    """
     f, p = scenario.finance, scenario.profile
     start = f.start_month or default_start_month(profile)
     calendar = plan_calendar(start, f.horizon_months)
@@ -61,13 +83,45 @@ def build_context(scenario: Scenario, profile: UsageProfile) -> PlanContext:
 
 
 def recommend(results: dict[str, StrategyResult]) -> str:
-    """The cheapest strategy by PV cost; ties go to the smaller capital outlay."""
+    """The cheapest strategy by PV cost; ties go to the smaller capital outlay.
+
+    Parameters
+    ----------
+    results : dict of str to StrategyResult
+        Strategies priced, by name.
+
+    Returns
+    -------
+    str
+        Name of the recommended strategy.
+    """
     return min(results, key=lambda n: (round(results[n].pv_cost, 6),
                                        results[n].capital_outlay()))
 
 
 def compute_plan(scenario: Scenario, profile: UsageProfile) -> Plan:
-    """Every strategy of the design (5.1) for a scenario and a usage profile."""
+    """Every strategy of the design (5.1) for a scenario and a usage profile.
+
+    Parameters
+    ----------
+    scenario : Scenario
+        Every assumption of the plan.
+    profile : UsageProfile
+        Usage, as read from the file.
+
+    Returns
+    -------
+    Plan
+        Strategies in ``STRATEGY_ORDER``, the recommendation, warnings, breakevens, charts, the
+        explanation and, when ``uncertainty.draws`` > 0, the tornado and Monte Carlo. Money is
+        in the reporting currency, costs positive (see :mod:`models`).
+
+    Raises
+    ------
+    PlanError
+        A scenario and profile that cannot be planned (including a proposed schedule that
+        cannot be carried out).
+    """
     ctx = build_context(scenario, profile)
     results: dict[str, StrategyResult] = {
         "on_demand": ctx.evaluate("on_demand", on_demand_capacity()),
@@ -93,9 +147,25 @@ def compute_plan(scenario: Scenario, profile: UsageProfile) -> Plan:
 
 def staged_strategy(ctx: PlanContext, optimal: StrategyResult, notes: list[Message]
                     ) -> Optional[StrategyResult]:
-    """The staged optimum (models/staged.py) costed by the engine; None, with a note, when
-    its optimum cannot be proven. A staged plan dearer than the best static plan is
-    impossible when proven (a static plan is a schedule) and is replaced by it."""
+    """The staged optimum (models/staged.py) costed by the engine.
+
+    Parameters
+    ----------
+    ctx : PlanContext
+        Context of the plan (limits of ``staging``).
+    optimal : StrategyResult
+        The best static plan.
+    notes : list of Message
+        Warnings so far; a note is appended when the staged plan is missing, follows the best
+        static plan, or is not proven optimal.
+
+    Returns
+    -------
+    StrategyResult or None
+        The staged plan with its schedule; None, with a note, when its optimum cannot be
+        proven. A staged plan dearer than the best static plan is impossible when proven (a
+        static plan is a schedule) and is replaced by it.
+    """
     try:
         found = staged_optimum(ctx)
     except StagedError as exc:
@@ -127,8 +197,21 @@ def staged_strategy(ctx: PlanContext, optimal: StrategyResult, notes: list[Messa
 
 
 def static_schedule(ctx: PlanContext, capacity) -> tuple:
-    """A static decision as a schedule: servers bought at each generation's start, commitments
-    signed at each term's start."""
+    """A static decision as a schedule.
+
+    Parameters
+    ----------
+    ctx : PlanContext
+        Context of the plan (first month, horizon).
+    capacity : Capacity
+        The static decision: servers, and committed GPUs per offer, held for the whole
+        horizon (replaced and renewed as they end).
+
+    Returns
+    -------
+    tuple of models.scenario.Decision
+        Servers bought at each generation's start, commitments signed at each term's start.
+    """
     s, H = ctx.scenario, ctx.horizon
     plan = static_plan(s, capacity, H)
     first = np.datetime64(ctx.calendar.months[0], "M")
@@ -143,7 +226,23 @@ def static_schedule(ctx: PlanContext, capacity) -> tuple:
 
 
 def proposed_strategy(ctx: PlanContext) -> Optional[StrategyResult]:
-    """The analyst's capacity: a schedule from the position, or static servers and GPUs."""
+    """The analyst's capacity: a schedule from the position, or static servers and GPUs.
+
+    Parameters
+    ----------
+    ctx : PlanContext
+        Context of the plan (``proposed`` and the position).
+
+    Returns
+    -------
+    StrategyResult or None
+        The ``proposed`` strategy; None when the scenario proposes nothing.
+
+    Raises
+    ------
+    PlanError
+        A proposed schedule that cannot be carried out.
+    """
     s = ctx.scenario
     if s.proposed.schedule:
         try:
@@ -159,6 +258,21 @@ def proposed_strategy(ctx: PlanContext) -> Optional[StrategyResult]:
 
 
 def plan_warnings(ctx: PlanContext, results: dict[str, StrategyResult]) -> list[Message]:
+    """What the reader should know about the figures: repeated usage, spot and failure waste,
+    commitments past the horizon, early loan payoffs, an approximate optimum, caps.
+
+    Parameters
+    ----------
+    ctx : PlanContext
+        Context of the plan (demand, wastes, optimizer state).
+    results : dict of str to StrategyResult
+        Strategies priced, by name.
+
+    Returns
+    -------
+    list of Message
+        The warnings, amounts in the reporting currency.
+    """
     s, d = ctx.scenario, ctx.demand
     cur = s.finance.currency
     out: list[Message] = []
@@ -230,8 +344,22 @@ def plan_warnings(ctx: PlanContext, results: dict[str, StrategyResult]) -> list[
 
 def commitments_past_horizon(ctx: PlanContext, r: StrategyResult
                              ) -> dict[str, tuple[int, float, float, int]]:
-    """Per offer running past the horizon: GPUs, nominal monthly payments after it, the part
-    of upfront payments that covers months after it, and how many months past it."""
+    """Commitments of a strategy that run past the horizon, by offer.
+
+    Parameters
+    ----------
+    ctx : PlanContext
+        Context of the plan (horizon, price book).
+    r : StrategyResult
+        Strategy whose commitments are read.
+
+    Returns
+    -------
+    dict of str to tuple
+        Offer id to (most GPUs of one cohort [GPUs], nominal monthly payments after the horizon
+        [currency], the part of upfront payments that covers months after it [currency], how
+        many months past it [months]).
+    """
     out: dict[str, tuple[int, float, float, int]] = {}
     for c in r.plan.commitments:
         months = c.start + c.term - ctx.horizon
@@ -246,12 +374,39 @@ def commitments_past_horizon(ctx: PlanContext, r: StrategyResult
 
 
 def loan_payoff(ctx: PlanContext, r: StrategyResult) -> float:
-    """Loan balances settled early, at a sale or at the end of the horizon [currency]."""
+    """Loan balances settled early, at a sale or at the end of the horizon.
+
+    Parameters
+    ----------
+    ctx : PlanContext
+        Context of the plan (its price book).
+    r : StrategyResult
+        Strategy whose servers are read.
+
+    Returns
+    -------
+    float
+        Nominal total [currency].
+    """
     return float(sum(c.count * server_schedule(ctx.book, c)["payoff"][:, 0].sum()
                      for c in r.plan.servers if c.count))
 
 
 def demand_summary(ctx: PlanContext) -> dict[str, float]:
+    """The demand as laid over the plan, for the profile section of the document.
+
+    Parameters
+    ----------
+    ctx : PlanContext
+        Context of the plan (demand and tables).
+
+    Returns
+    -------
+    dict
+        ``plan_hours`` [h], ``plan_gpu_hours`` and ``plan_gross_gpu_hours`` (with failure
+        overhead) [GPU-hours], ``plan_peak_gpus`` [GPUs], ``plan_interruptible_share``
+        [fraction], ``months_with_no_work`` [months].
+    """
     total = ctx.demand.total
     return {"plan_hours": int(ctx.calendar.total_hours),
             "plan_gpu_hours": float(total.sum()),

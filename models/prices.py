@@ -31,8 +31,22 @@ MARKETS = ("owned", "cloud")
 
 
 def tail_months(s: Scenario, first_month: str | None = None) -> int:
-    """Months after the horizon in which a plan can still owe payments [months]: a term
-    signed in the last month, a signed contract of the position, and the tax lag."""
+    """Months after the horizon in which a plan can still owe payments.
+
+    Parameters
+    ----------
+    s : Scenario
+        Scenario (horizon rule, offer terms, position, tax lag).
+    first_month : str, optional
+        The plan's first month, ``'YYYY-MM'``; needed to place the signed contracts of the
+        position, which are left out when None.
+
+    Returns
+    -------
+    int
+        Tail length [months]: under ``liquidate``, a term signed in the last month and a signed
+        contract of the position; always the tax payment lag.
+    """
     tail = 0
     if s.finance.horizon_end == "liquidate":
         if s.commitments:
@@ -47,12 +61,31 @@ def tail_months(s: Scenario, first_month: str | None = None) -> int:
 
 def billing_factor(increment_seconds: float, minimum_seconds: float, session_hours: float
                    ) -> float:
-    """Billed time per used time of a session [-].
+    """Billed time per used time of a session.
+
+    Parameters
+    ----------
+    increment_seconds : float
+        Billing increment [s].
+    minimum_seconds : float
+        Minimum billed time of a session [s].
+    session_hours : float
+        Mean session length S [h].
+
+    Returns
+    -------
+    float
+        Billed time / used time, >= 1 [-].
 
     Notes
     -----
     A session of S seconds is billed max(S, minimum) seconds, plus half an increment on
     average when it outlasts the minimum (its last increment is rounded up).
+
+    Examples
+    --------
+    >>> round(billing_factor(1.0, 60.0, 1.0), 6)   # 3600 s billed 3600.5 s
+    1.000139
     """
     s = session_hours * SECONDS_PER_HOUR
     billed = max(s, minimum_seconds) + (increment_seconds / 2.0 if s > minimum_seconds else 0.0)
@@ -60,7 +93,20 @@ def billing_factor(increment_seconds: float, minimum_seconds: float, session_hou
 
 
 def spot_session_hours(s: Scenario, rate_per_instance_hour: float) -> float:
-    """A spot session ends at the mean session length or at an interruption, if sooner [h]."""
+    """Mean length of a spot session: the mean session, or until an interruption if sooner.
+
+    Parameters
+    ----------
+    s : Scenario
+        The scenario (``on_demand.mean_session_hours``).
+    rate_per_instance_hour : float
+        Spot interruptions per instance-hour [1/h].
+
+    Returns
+    -------
+    float
+        Session length [h].
+    """
     session = s.on_demand.mean_session_hours
     if rate_per_instance_hour * session > 1.0:   # written so that a tiny rate cannot overflow
         session = 1.0 / rate_per_instance_hour
@@ -160,28 +206,83 @@ class PriceBook:
 
     # ---- exchange rates ---------------------------------------------------------------------
     def converts(self, market: str) -> bool:
+        """Whether a market's payments are converted into the reporting currency.
+
+        Parameters
+        ----------
+        market : str
+            Market: ``"owned"`` or ``"cloud"``.
+
+        Returns
+        -------
+        bool
+            True when the market is priced in a currency other than the reporting one.
+        """
         return self.fx[market] is not None
 
     def convert(self, market: str, line: np.ndarray, rows: int | None = None) -> np.ndarray:
-        """A line by month in a market's currency, in the reporting currency (its first
-        ``rows`` months; all when None). Returned unchanged when the market needs no rate."""
+        """A line in a market's currency, converted month by month into the reporting currency.
+
+        Parameters
+        ----------
+        market : str
+            Market whose currency ``line`` is in: ``"owned"`` or ``"cloud"``.
+        line : numpy.ndarray
+            Amounts by month [market currency, (months, k)] or a scalar amount per month.
+        rows : int, optional
+            Convert only with the first ``rows`` months' rates (the line has that many rows); all
+            months when None [months].
+
+        Returns
+        -------
+        numpy.ndarray
+            The line at each month's rate [currency]; ``line`` itself, unchanged, when the market
+            needs no rate.
+        """
         fx = self.fx[market]
         if fx is None:
             return line
         return line * (fx if rows is None else fx[:rows])
 
     def fx_at(self, market: str, month: int | float) -> np.ndarray | float:
-        """Reporting units per market unit at month index ``month`` [(n,) or 1.0]: the rate
-        at the plan's first month moved by the trend, before the plan too (the purchase month
-        of a server already owned)."""
+        """Exchange rate of a market at a month.
+
+        Parameters
+        ----------
+        market : str
+            Market, ``"owned"`` or ``"cloud"``.
+        month : int or float
+            Month index, 0-based; negative is before the plan (the purchase month of a server
+            already owned) [months].
+
+        Returns
+        -------
+        numpy.ndarray or float
+            Rate at the plan's first month moved by the trend [reporting currency per market
+            currency unit, (n,)]; 1.0 when the market is not converted.
+        """
         if self.fx[market] is None:
             return 1.0
         return self.values["fx_rate"] * np.exp(month / 12.0 * np.log1p(
             self.scenario.fx.trend_annual))
 
     def fx_sum(self, market: str, months: np.ndarray, weights: np.ndarray) -> np.ndarray:
-        """sum_m weights[m] x rate(months[m]) [(n,), or the plain sum when not converted], for
-        payments that fall after the priced months."""
+        """Sum of weights each converted at its month's rate, for payments after the priced months.
+
+        Parameters
+        ----------
+        market : str
+            Market of the payments, ``"owned"`` or ``"cloud"``.
+        months : numpy.ndarray
+            Month index of each weight, 0-based [months, (k,)].
+        weights : numpy.ndarray
+            Amounts [market currency, (k,)].
+
+        Returns
+        -------
+        numpy.ndarray or float
+            sum_m weights[m] x rate(months[m]) [currency, (n,)]; the plain sum when not converted.
+        """
         weights = np.asarray(weights, float)
         if self.fx[market] is None:
             return weights.sum()
@@ -191,13 +292,36 @@ class PriceBook:
 
     # ---- prices of things bought or signed in a given month -------------------------------
     def server_price(self, month: int) -> np.ndarray:
-        """Purchase price of a server bought at the start of month index ``month`` [(n,)]."""
+        """Purchase price of one server bought at the start of a month, before install.
+
+        Parameters
+        ----------
+        month : int
+            Month index of the purchase, 0-based; negative before the plan [months].
+
+        Returns
+        -------
+        numpy.ndarray
+            Price moved by the hardware trend [owned currency per server, (n,)].
+        """
         return self.values["server_price"] * np.exp(
             month / 12.0 * np.log1p(self.values["hardware_trend"]))
 
     def resale_fraction(self, age_months: float) -> np.ndarray:
-        """Resale value as a fraction of the purchase price at an age [(n,)].
+        """Resale value as a fraction of the purchase price at an age.
 
+        Parameters
+        ----------
+        age_months : float
+            Age of the server at sale [months].
+
+        Returns
+        -------
+        numpy.ndarray
+            Resale fraction [fraction of purchase price, (n,)].
+
+        Notes
+        -----
         The year-end fractions are scaled by the drawn resale multiplier; age 0 stays 1.0.
         """
         by_year = self.scenario.owned.resale_fraction_by_year
@@ -206,23 +330,54 @@ class PriceBook:
         return anchor + scaled * self.values["resale_value"]
 
     def offer_base(self, offer: CommitmentOffer) -> np.ndarray:
-        """Committed rate of an offer signed in month 1, ex VAT [currency per GPU-hour, (n,)]."""
+        """Committed rate of an offer signed in the plan's first month, ex VAT.
+
+        Parameters
+        ----------
+        offer : CommitmentOffer
+            The offer: an absolute price, or a discount off the on-demand price.
+
+        Returns
+        -------
+        numpy.ndarray
+            Rate [cloud currency per GPU-hour, (n,)].
+        """
         if offer.price_per_gpu_hour is not None:
             return np.full(self.n, offer.price_per_gpu_hour / self.vat)
         discount = offer_discount(offer.discount, self.values["commitment_discount"])
         return self.values["on_demand_price"] * (1.0 - discount) / self.vat
 
     def offer_rate(self, offer: CommitmentOffer, month: int) -> np.ndarray:
-        """Committed rate fixed at signing in month index ``month`` (follows the on-demand
-        trend) [currency per GPU-hour, (n,)]."""
+        """Committed rate fixed at signing in a month; it follows the on-demand trend until then.
+
+        Parameters
+        ----------
+        offer : CommitmentOffer
+            The offer.
+        month : int
+            Month index of signing, 0-based [months].
+
+        Returns
+        -------
+        numpy.ndarray
+            Rate fixed at signing [cloud currency per GPU-hour, (n,)].
+        """
         return self.offer_base(offer) * np.exp(
             month / 12.0 * np.log1p(self.values["on_demand_trend"]))
 
     @property
     def months(self) -> int:
+        """Months priced: the horizon and the tail after it [months]."""
         return self.horizon + self.tail
 
     def spot_rate_is_finite(self) -> bool:
+        """Whether every draw's spot price is finite.
+
+        Returns
+        -------
+        bool
+            False when some draw's spot price per GPU-hour is infinite or NaN.
+        """
         return bool(np.all(np.isfinite(self.spot)))
 
 

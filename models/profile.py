@@ -82,15 +82,37 @@ class UsageProfile:
 
     @property
     def gpu_hours(self) -> float:
+        """GPU-hours of the whole profile, steady and interruptible [GPU-hours]."""
         return float(self.steady.sum() + self.interruptible.sum())
 
     def hours(self) -> np.ndarray:
-        """Calendar hours of each period [h]."""
+        """Calendar hours of each period.
+
+        Returns
+        -------
+        numpy.ndarray
+            Hours [h, (periods,)].
+        """
         return period_hours(self.starts, self.period)
 
 
 def period_starts(first: np.datetime64, count: int, period: Period) -> np.ndarray:
-    """The start times of ``count`` contiguous periods from ``first`` [datetime64[h]]."""
+    """The start times of ``count`` contiguous periods.
+
+    Parameters
+    ----------
+    first : numpy.datetime64
+        Start of the first period [datetime64[h], UTC].
+    count : int
+        Number of periods.
+    period : {'hour', 'day', 'month'}
+        Length of each period.
+
+    Returns
+    -------
+    numpy.ndarray
+        Start times [datetime64[h], (count,)].
+    """
     first = np.datetime64(first, "h")
     if period == "month":
         months = first.astype("datetime64[M]") + np.arange(count)
@@ -99,7 +121,25 @@ def period_starts(first: np.datetime64, count: int, period: Period) -> np.ndarra
 
 
 def period_hours(starts: np.ndarray, period: Period) -> np.ndarray:
-    """Calendar hours in each period [h] (months: days x 24)."""
+    """Calendar hours in each period (months: days x 24).
+
+    Parameters
+    ----------
+    starts : numpy.ndarray
+        Period start times [datetime64[h]].
+    period : {'hour', 'day', 'month'}
+        Length of the periods.
+
+    Returns
+    -------
+    numpy.ndarray
+        Hours [h, (periods,)].
+
+    Examples
+    --------
+    >>> period_hours(np.array(["2028-02-01T00"], dtype="datetime64[h]"), "month")
+    array([696.])
+    """
     if period == "hour":
         return np.ones(len(starts))
     if period == "day":
@@ -109,7 +149,17 @@ def period_hours(starts: np.ndarray, period: Period) -> np.ndarray:
 
 
 def day_shape(peak_to_average: float) -> np.ndarray:
-    """Hourly weights of one day [-], mean 1, busiest hour = peak_to_average.
+    """Hourly weights of one day, mean 1, busiest hour = peak_to_average.
+
+    Parameters
+    ----------
+    peak_to_average : float
+        Busiest hour over the day's mean, p; 1 or less is flat [-].
+
+    Returns
+    -------
+    numpy.ndarray
+        Weight of each hour 00:00..23:00 [-, (24,)].
 
     Notes
     -----
@@ -133,7 +183,22 @@ def day_shape(peak_to_average: float) -> np.ndarray:
 
 def hourly_gpus(profile: UsageProfile, peak_to_average: float = 1.0
                 ) -> tuple[np.ndarray, np.ndarray]:
-    """Steady and interruptible GPUs busy in each hour of the profile's own calendar [GPUs]."""
+    """Steady and interruptible GPUs busy in each hour of the profile's own calendar.
+
+    Parameters
+    ----------
+    profile : UsageProfile
+        Usage by period.
+    peak_to_average : float, default 1.0
+        Day shape of daily and monthly periods (:func:`day_shape`) [-].
+
+    Returns
+    -------
+    steady : numpy.ndarray
+        Steady GPUs busy in each hour [GPUs, (hours,)].
+    interruptible : numpy.ndarray
+        Interruptible GPUs busy in each hour [GPUs, (hours,)].
+    """
     if profile.period == "hour":
         return profile.steady.copy(), profile.interruptible.copy()
     hours = profile.hours().astype(int)
@@ -154,13 +219,40 @@ class PlanCalendar:
 
     @property
     def total_hours(self) -> int:
+        """Hours of the whole plan [h]."""
         return int(self.hours.sum())
 
     def month_of_hour(self) -> np.ndarray:
+        """Month index of each hour of the plan.
+
+        Returns
+        -------
+        numpy.ndarray
+            0-based month index [months, (total_hours,)].
+        """
         return np.repeat(np.arange(len(self.months)), self.hours.astype(int))
 
 
 def plan_calendar(start_month: str, horizon_months: int) -> PlanCalendar:
+    """Calendar of a plan's months.
+
+    Parameters
+    ----------
+    start_month : str
+        The plan's first month, ``'YYYY-MM'``.
+    horizon_months : int
+        Months of the plan [months].
+
+    Returns
+    -------
+    PlanCalendar
+        Month labels and the calendar hours of each month [h].
+
+    Examples
+    --------
+    >>> plan_calendar("2027-01", 2).hours
+    array([744., 672.])
+    """
     first = np.datetime64(start_month, "M")
     months = first + np.arange(horizon_months + 1)
     hours = np.diff(months.astype("datetime64[h]")).astype(float)
@@ -168,7 +260,18 @@ def plan_calendar(start_month: str, horizon_months: int) -> PlanCalendar:
 
 
 def default_start_month(profile: UsageProfile) -> str:
-    """The month after the profile's last period."""
+    """The month after the profile's last period.
+
+    Parameters
+    ----------
+    profile : UsageProfile
+        Usage; its last period is read.
+
+    Returns
+    -------
+    str
+        ``'YYYY-MM'``.
+    """
     last = profile.starts[-1].astype("datetime64[M]")
     return str(last + 1)
 
@@ -184,11 +287,29 @@ class PlanDemand:
 
     @property
     def total(self) -> np.ndarray:
+        """Steady plus interruptible demand of each hour [GPUs]."""
         return self.steady + self.interruptible
 
 
 def busy_factor(profile: UsageProfile, target_utilization: float) -> np.ndarray:
-    """Share of each period's allocated GPU-hours needed for its busy work [-].
+    """Share of each period's allocated GPU-hours needed for its busy work.
+
+    Parameters
+    ----------
+    profile : UsageProfile
+        The usage, with busy time.
+    target_utilization : float
+        Utilization the team aims for, u [fraction].
+
+    Returns
+    -------
+    numpy.ndarray
+        f for each period [fraction, (periods,)].
+
+    Raises
+    ------
+    ProfileError
+        The profile has no busy time, or none in any period.
 
     Notes
     -----
@@ -207,7 +328,22 @@ def busy_factor(profile: UsageProfile, target_utilization: float) -> np.ndarray:
 
 
 def demand_for(options, profile: UsageProfile, total_hours: int) -> PlanDemand:
-    """The plan's demand as a scenario's ``profile`` section asks for it."""
+    """The plan's demand as a scenario's ``profile`` section asks for it.
+
+    Parameters
+    ----------
+    options : models.scenario.ProfileOptions
+        Growth, day shape, interruptible share, demand basis and target utilization.
+    profile : UsageProfile
+        Usage by period.
+    total_hours : int
+        Hours of the plan [h].
+
+    Returns
+    -------
+    PlanDemand
+        Hourly demand over the plan [GPUs]; see :func:`plan_demand`.
+    """
     return plan_demand(profile, total_hours, growth_annual=options.growth_annual,
                        peak_to_average=options.peak_to_average,
                        interruptible_share=options.interruptible_share,
@@ -220,8 +356,33 @@ def plan_demand(profile: UsageProfile, total_hours: int, *, growth_annual: float
                 interruptible_share: Optional[float] = None,
                 demand_basis: str = "allocated",
                 target_utilization: float = 1.0) -> PlanDemand:
-    """Lay the profile over ``total_hours`` plan hours (design 4.1); on the busy basis each
-    period's GPU-hours are first scaled by ``busy_factor``."""
+    """Lay the profile over the plan's hours (design 4.1).
+
+    Parameters
+    ----------
+    profile : UsageProfile
+        Usage to lay over the plan.
+    total_hours : int
+        Hours of the plan [h].
+    growth_annual : float, default 0.0
+        Demand growth g; hour t is scaled by (1+g)^(t/8760) [fraction per year].
+    peak_to_average : float, default 1.0
+        Day shape of daily and monthly periods [-].
+    interruptible_share : float, optional
+        Share of each hour's demand that is interruptible, overriding the profile's split
+        [fraction]; None keeps it.
+    demand_basis : {'allocated', 'busy'}, default 'allocated'
+        On ``'busy'`` each period's GPU-hours are first scaled by :func:`busy_factor`.
+    target_utilization : float, default 1.0
+        Target utilization of the busy basis [fraction].
+
+    Returns
+    -------
+    PlanDemand
+        Steady and interruptible GPUs busy in each plan hour [GPUs, (total_hours,)], the profile
+        hours used and the hours repeated [h]. When the profile runs out its last 8,760 hours
+        repeat.
+    """
     steady, interruptible = hourly_gpus(profile, peak_to_average)
     if demand_basis == "busy":
         factor = busy_factor(profile, target_utilization)

@@ -528,16 +528,44 @@ class Scenario(Section):
         return self
 
     def market_currency(self, market: str) -> str:
-        """The currency a market's prices are entered in: "owned", "cloud" or "reporting"."""
+        """The currency a market's prices are entered in.
+
+        Parameters
+        ----------
+        market : str
+            ``"owned"``, ``"cloud"`` or ``"reporting"``.
+
+        Returns
+        -------
+        str
+            ISO 4217 code; the reporting currency when the market names none.
+        """
         own = {"owned": self.owned.currency, "cloud": self.cloud_terms.currency}.get(market)
         return own or self.finance.currency
 
     def converts(self, market: str) -> bool:
-        """Whether a market's prices are converted at the exchange rate."""
+        """Whether a market's prices are converted at the exchange rate.
+
+        Parameters
+        ----------
+        market : str
+            Market, ``"owned"`` or ``"cloud"``.
+
+        Returns
+        -------
+        bool
+            True when the market's currency is not the reporting one.
+        """
         return self.market_currency(market) != self.finance.currency
 
     def foreign_currency(self) -> Optional[str]:
-        """The one currency other than the reporting one that prices are entered in, if any."""
+        """The one currency other than the reporting one that prices are entered in, if any.
+
+        Returns
+        -------
+        str or None
+            ISO 4217 code; None for a plan in one currency.
+        """
         for market in ("owned", "cloud"):
             if self.converts(market):
                 return self.market_currency(market)
@@ -565,7 +593,24 @@ class Scenario(Section):
         return self
 
     def with_changes(self, **sections: dict) -> "Scenario":
-        """A what-if copy with some fields of some sections changed, revalidated."""
+        """A what-if copy with some fields of some sections changed, revalidated.
+
+        Parameters
+        ----------
+        **sections : dict
+            Section name to the fields to change (``owned={"server_price": 250_000}``); a section
+            that is a list (``commitments``) is replaced whole.
+
+        Returns
+        -------
+        Scenario
+            The copy.
+
+        Raises
+        ------
+        pydantic.ValidationError
+            A change that breaks a bound or a rule.
+        """
         data = self.model_dump()
         for section, changes in sections.items():
             if isinstance(data[section], dict):
@@ -576,7 +621,19 @@ class Scenario(Section):
 
 
 def validation_messages(error) -> list[str]:
-    """One line per problem of a pydantic ValidationError: 'owned.pue: must be >= 1 (got 0.5)'."""
+    """One line per problem of a pydantic ValidationError.
+
+    Parameters
+    ----------
+    error : pydantic.ValidationError
+        The error.
+
+    Returns
+    -------
+    list of str
+        ``'owned.pue: must be >= 1 (got 0.5)'`` style lines: the field path, the message and
+        the value given.
+    """
     lines = []
     for item in error.errors():
         path = ".".join(str(part) for part in item["loc"]) or "scenario"
@@ -605,7 +662,23 @@ MARKET_OF_SECTION = {"owned": "owned", "position.servers": "owned", "on_demand":
 
 
 def market_of(path: str) -> str:
-    """"owned", "cloud" or "reporting" for a dotted field path ("position.servers.0.price")."""
+    """The market whose currency a money field is entered in.
+
+    Parameters
+    ----------
+    path : str
+        Dotted field path, list indices included (``"position.servers.0.price"``).
+
+    Returns
+    -------
+    str
+        ``"owned"``, ``"cloud"`` or ``"reporting"``.
+
+    Examples
+    --------
+    >>> market_of("position.servers.0.price"), market_of("finance.discount_rate_annual")
+    ('owned', 'reporting')
+    """
     parts = [p for p in path.replace("[", ".").replace("]", "").split(".") if not p.isdigit()]
     for n in (2, 1):
         market = MARKET_OF_SECTION.get(".".join(parts[:n]))

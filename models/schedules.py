@@ -19,7 +19,19 @@ from models.strategies import StrategyResult
 
 
 def schedule_json(decisions) -> list[dict[str, Any]]:
-    """The schedule's JSON shape (the one ``proposed.schedule`` accepts)."""
+    """The schedule's JSON shape (the one ``proposed.schedule`` accepts).
+
+    Parameters
+    ----------
+    decisions : iterable of models.scenario.Decision
+        The schedule.
+
+    Returns
+    -------
+    list of dict
+        One entry per decision: ``month`` ('YYYY-MM'), ``buy_servers``, ``sell_servers``
+        [servers], ``commit`` (offer id to GPUs, nonzero only) and ``sell_from`` when given.
+    """
     out = []
     for d in decisions:
         entry: dict[str, Any] = {"month": d.month, "buy_servers": d.buy_servers,
@@ -32,12 +44,43 @@ def schedule_json(decisions) -> list[dict[str, Any]]:
 
 
 def quarter(month: str) -> str:
+    """Calendar quarter of a month.
+
+    Parameters
+    ----------
+    month : str
+        ``'YYYY-MM'``.
+
+    Returns
+    -------
+    str
+        ``'YYYY-Qn'``.
+
+    Examples
+    --------
+    >>> quarter("2027-05")
+    '2027-Q2'
+    """
     year, m = month.split("-")
     return f"{year}-Q{(int(m) - 1) // 3 + 1}"
 
 
 def cash_by_period(labels, r: StrategyResult) -> dict[str, dict[str, float]]:
-    """Purchases and upfront payments of a strategy by quarter and by year [currency]."""
+    """Purchases and upfront payments of a strategy by quarter and by year.
+
+    Parameters
+    ----------
+    labels : sequence of str
+        Month labels ``'YYYY-MM'`` of the strategy's lines.
+    r : StrategyResult
+        Strategy priced (its ``capex`` and ``commitment_upfront`` lines).
+
+    Returns
+    -------
+    dict
+        ``by_quarter`` ('YYYY-Qn') and ``by_year`` ('YYYY') to the cash paid, periods with a
+        payment only [currency].
+    """
     paid = np.asarray(r.lines["capex"]) + np.asarray(r.lines["commitment_upfront"])
     by_quarter: dict[str, float] = {}
     by_year: dict[str, float] = {}
@@ -50,7 +93,29 @@ def cash_by_period(labels, r: StrategyResult) -> dict[str, dict[str, float]]:
 
 def purchase_orders(s: Scenario, decisions, labels, r: StrategyResult, book: PriceBook
                     ) -> list[dict]:
-    """One order line per thing to buy, sell or sign, with what it costs at the time."""
+    """One order line per thing to buy, sell or sign, with what it costs at the time.
+
+    Parameters
+    ----------
+    s : Scenario
+        The scenario (its offers).
+    decisions : iterable of models.scenario.Decision
+        The schedule.
+    labels : sequence of str
+        Month labels ``'YYYY-MM'`` of the strategy's lines.
+    r : StrategyResult
+        The strategy priced with the schedule.
+    book : PriceBook
+        The prices it was priced with.
+
+    Returns
+    -------
+    list of dict
+        ``month``, ``action`` (buy, sell, sign), ``what`` (servers or an offer id),
+        ``quantity`` [servers or GPUs], ``cash`` paid at the time (purchase or each signing's
+        own upfront payment; 0 for a sale) [currency]; a signing adds ``term_months`` and
+        ``payment``.
+    """
     index = {m: i for i, m in enumerate(labels)}
     orders = []
     for d in decisions:
@@ -82,7 +147,22 @@ def purchase_orders(s: Scenario, decisions, labels, r: StrategyResult, book: Pri
 
 
 def buy_words(n: int, now: bool, month: str) -> Message:
-    """One purchase as a sentence (each wording a literal template, for the catalogs)."""
+    """One purchase as a sentence (each wording a literal template, for the catalogs).
+
+    Parameters
+    ----------
+    n : int
+        Servers bought [servers].
+    now : bool
+        Whether it is the plan's first month.
+    month : str
+        Month of the purchase, ``'YYYY-MM'``.
+
+    Returns
+    -------
+    Message
+        "Buy 1 server now.", "Buy {n} servers in {quarter}." and so on.
+    """
     q = {"quarter": quarter(month)}
     if now:
         return Message("Buy 1 server now.") if n == 1 else Message(
@@ -92,6 +172,24 @@ def buy_words(n: int, now: bool, month: str) -> Message:
 
 
 def sell_words(n: int, now: bool, month: str) -> Message:
+    """One sale as a sentence (each wording a literal template, for the catalogs).
+
+    Parameters
+    ----------
+    n : int
+        Servers sold [servers]; the sale itself is priced at resale value by the engine, not
+        here.
+    now : bool
+        Whether it is the plan's first month (the sentence then says "now" instead of the
+        quarter).
+    month : str
+        Month of the sale, ``'YYYY-MM'``.
+
+    Returns
+    -------
+    Message
+        "Sell 1 server now.", "Sell {n} servers in {quarter}." and so on.
+    """
     q = {"quarter": quarter(month)}
     if now:
         return Message("Sell 1 server now.") if n == 1 else Message(
@@ -101,8 +199,23 @@ def sell_words(n: int, now: bool, month: str) -> Message:
 
 
 def schedule_words(s: Scenario, decisions, first_month: str) -> list[Message]:
-    """The schedule in sentences, one per action in date order: servers to buy and sell by
-    quarter, commitments to sign by month."""
+    """The schedule in sentences, one per action in date order.
+
+    Parameters
+    ----------
+    s : Scenario
+        The scenario (offer terms).
+    decisions : iterable of models.scenario.Decision
+        The schedule, in date order (each decision's actions in the order buy, sell,
+        sign).
+    first_month : str
+        The plan's first month, ``'YYYY-MM'``.
+
+    Returns
+    -------
+    list of Message
+        Servers to buy and sell by quarter, commitments to sign by month.
+    """
     out: list[Message] = []
     terms = {o.id: o.term_months for o in s.commitments}
     for d in decisions:
@@ -122,6 +235,20 @@ def schedule_words(s: Scenario, decisions, first_month: str) -> list[Message]:
 
 
 def cash_words(cash: dict[str, dict[str, float]], currency: str) -> list[Message]:
+    """The year in which cash for purchases and upfront payments peaks, as a sentence.
+
+    Parameters
+    ----------
+    cash : dict
+        :func:`cash_by_period` of the strategy [currency].
+    currency : str
+        ISO 4217 code of the reporting currency.
+
+    Returns
+    -------
+    list of Message
+        One sentence, or none when nothing is paid up front.
+    """
     if not cash["by_year"]:
         return []
     peak_year = max(cash["by_year"], key=cash["by_year"].get)
@@ -130,4 +257,21 @@ def cash_words(cash: dict[str, dict[str, float]], currency: str) -> list[Message
 
 
 def decisions_from_json(items) -> tuple[Decision, ...]:
+    """A schedule from its JSON shape, validated.
+
+    Parameters
+    ----------
+    items : iterable of dict
+        Entries as :func:`schedule_json` writes them.
+
+    Returns
+    -------
+    tuple of models.scenario.Decision
+        The decisions.
+
+    Raises
+    ------
+    pydantic.ValidationError
+        An entry that is not a valid decision.
+    """
     return tuple(Decision.model_validate(item) for item in items)

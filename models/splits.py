@@ -64,13 +64,39 @@ class CommitmentSplits:
         self.block_price, self.block_spend = price[best], spend[best]
 
     def levels(self, c_max: int) -> int:
-        """How many committed totals 0, g, 2g, ... it takes to reach c_max GPUs (1 with no
-        offer): the last one may pass c_max, since a block is bought whole."""
+        """How many committed totals 0, g, 2g, ... it takes to reach c_max GPUs.
+
+        Parameters
+        ----------
+        c_max : int
+            Largest committed total wanted [GPUs].
+
+        Returns
+        -------
+        int
+            Number of totals, 1 with no offer; the last one may pass c_max, since a block is bought
+            whole.
+        """
         return -(-c_max // self.step) + 1 if self.offers else 1
 
     def at(self, index: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """PV cost, upfront outlay and blocks per offer of totals ``index`` x g
-        [(k,), (k,), (k, offers)]; infinite cost for a total no split reaches."""
+        """Cheapest splits of committed totals ``index`` x g.
+
+        Parameters
+        ----------
+        index : numpy.ndarray
+            Totals in steps of g [steps of g GPUs, (k,)].
+
+        Returns
+        -------
+        cost : numpy.ndarray
+            PV cost of each total's cheapest split, inf for a total no split reaches
+            [currency, (k,)].
+        outlay : numpy.ndarray
+            Its upfront outlay [currency, (k,)].
+        counts : numpy.ndarray
+            Its blocks per offer [blocks, (k, offers)].
+        """
         index = np.asarray(index, dtype=np.int64)
         if not self.offers:
             return (np.where(index == 0, 0.0, np.inf), np.zeros(len(index)),
@@ -85,6 +111,17 @@ class CommitmentSplits:
         return cost, outlay, counts
 
     def split(self, index: int) -> dict[str, int]:
-        """GPUs per offer of the cheapest split of total ``index`` x g."""
+        """GPUs per offer of the cheapest split of total ``index`` x g.
+
+        Parameters
+        ----------
+        index : int
+            The total in steps of g [steps of g GPUs].
+
+        Returns
+        -------
+        dict of str to int
+            Offer id to committed GPUs [GPUs].
+        """
         _, _, counts = self.at(np.array([index]))
         return {o.id: int(n * o.block_gpus) for o, n in zip(self.offers, counts[0])}

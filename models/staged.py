@@ -59,8 +59,21 @@ class StagedError(ValueError):
 
 
 def decision_months(s: Scenario, horizon: int) -> list[int]:
-    """Month indices of the decision points (design 5.3): every interval, and the ends of
-    useful lives and of terms counted from month 0."""
+    """Month indices of the decision points (design 5.3).
+
+    Parameters
+    ----------
+    s : Scenario
+        The scenario (decision interval, useful life, offer terms).
+    horizon : int
+        Months of the horizon [months].
+
+    Returns
+    -------
+    list of int
+        0-based month indices, ascending: every interval, and the ends of useful lives and of
+        terms counted from month 0 [months].
+    """
     months = set(range(0, horizon, s.staging.decision_interval_months))
     months |= set(range(0, horizon, s.owned.useful_life_months))
     for offer in s.commitments:
@@ -98,14 +111,37 @@ class Problem:
     z: int                        # index of the first epigraph variable (z_m, then w_m)
 
     def upper_finite(self) -> np.ndarray:
-        """The decision variables' upper bounds, 0 for the others."""
+        """The decision variables' upper bounds, 0 for the others.
+
+        Returns
+        -------
+        numpy.ndarray
+            Bounds [servers or blocks, (nvars,)].
+        """
         out = np.where(np.isfinite(self.upper), self.upper, 0.0)
         out[self.z:] = 0.0
         return out
 
 
 def staged_optimum(ctx: PlanContext) -> StagedResult:
-    """The schedule of least PV cost (exact; see the module notes)."""
+    """The schedule of least PV cost (exact; see the module notes).
+
+    Parameters
+    ----------
+    ctx : PlanContext
+        Context of the plan (position, staging limits, offers).
+
+    Returns
+    -------
+    StagedResult
+        Decisions, their cohorts, the PV of the optimum [currency] and the proven gap to it
+        [currency; 0: optimal]. With spot first; without spot only when that cannot be solved.
+
+    Raises
+    ------
+    StagedError
+        The conditions of the method do not hold, with spot or without.
+    """
     # With spot cheaper than on demand in every month (what the convexity check asks), spot
     # for interruptible overflow never costs more than none: the variant without spot is only
     # solved when the one with spot cannot be.
@@ -121,7 +157,25 @@ def staged_optimum(ctx: PlanContext) -> StagedResult:
 
 
 def month_costs(ctx: PlanContext, use_spot: bool) -> tuple[np.ndarray, ...]:
-    """PV per demand-unit GPU-hour owned, interruptible overflow and on demand, by month."""
+    """PV per demand-unit GPU-hour owned, interruptible overflow and on demand, by month.
+
+    Parameters
+    ----------
+    ctx : PlanContext
+        Context whose optimizer coefficients are read.
+    use_spot : bool
+        Whether spot takes its share of interruptible overflow.
+
+    Returns
+    -------
+    c_own : numpy.ndarray
+        Owned [currency per GPU-hour of demand units, (months,)].
+    c_int : numpy.ndarray
+        Interruptible overflow: spot for its share, on demand for the rest [currency per
+        GPU-hour of demand units, (months,)].
+    c_od : numpy.ndarray
+        On demand [currency per GPU-hour of demand units, (months,)].
+    """
     lc, _ = optimizer_state(ctx)
     s = ctx.scenario
     sw, fw = ctx.spot_waste.fraction, ctx.tables_failure_waste
@@ -133,8 +187,29 @@ def month_costs(ctx: PlanContext, use_spot: bool) -> tuple[np.ndarray, ...]:
 
 
 def check_convex(c_own, c_int, c_od) -> np.ndarray:
-    """The months in which G (the committed level's cost) is concave: owned work costing less
-    than nothing there (owned data far cheaper than cloud data). F must be convex everywhere."""
+    """The months in which G (the committed level's cost) is concave.
+
+    Parameters
+    ----------
+    c_own : numpy.ndarray
+        PV of an owned GPU-hour by month [currency per GPU-hour].
+    c_int : numpy.ndarray
+        PV of an interruptible overflow GPU-hour by month [currency per GPU-hour].
+    c_od : numpy.ndarray
+        PV of an on-demand GPU-hour by month [currency per GPU-hour].
+
+    Returns
+    -------
+    numpy.ndarray
+        True in a month where owned work costs less than nothing (owned data far cheaper than
+        cloud data) [bool, (months,)].
+
+    Raises
+    ------
+    StagedError
+        F is not convex: owned work dearer than overflow, or spot dearer than on demand, in some
+        month.
+    """
     tol = 1e-12 * max(1.0, float(np.max(np.abs(c_od))))
     if (c_own > c_int + tol).any():
         raise StagedError("a busy owned GPU-hour costs more than cloud overflow in some month: "
@@ -145,7 +220,22 @@ def check_convex(c_own, c_int, c_od) -> np.ndarray:
 
 
 def unit_pv(ctx: PlanContext, plan: CapacityPlan, base: float) -> float:
-    """PV of a set of cohorts on top of the position, no volume, linear terms [currency]."""
+    """PV of a set of cohorts on top of the position, no volume, linear terms only.
+
+    Parameters
+    ----------
+    ctx : PlanContext
+        Context of the plan (price book, position).
+    plan : CapacityPlan
+        Cohorts to price.
+    base : float
+        PV of the position alone [currency].
+
+    Returns
+    -------
+    float
+        PV added by the cohorts [currency].
+    """
     H, book = ctx.horizon, ctx.book
     gross = ctx.tables.gross.totals.reshape(-1, 1)
     zero = np.zeros((H, 1))
@@ -155,6 +245,22 @@ def unit_pv(ctx: PlanContext, plan: CapacityPlan, base: float) -> float:
 
 
 def build_problem(ctx: PlanContext, use_spot: bool) -> Problem:
+    """The MILP's variables, costs, bounds, capacity levels and limit rows.
+
+    Parameters
+    ----------
+    ctx : PlanContext
+        Context of the plan (decision months, limits, position).
+    use_spot : bool
+        Whether the schedule may use spot.
+
+    Returns
+    -------
+    Problem
+        The parts that do not change between cutting-plane rounds: one variable per purchase,
+        sale and signed block at each decision point (PV per unit [currency]), then the
+        epigraph and level variables of each month.
+    """
     s, H = ctx.scenario, ctx.horizon
     o, theta_c = s.owned, s.on_demand.relative_throughput
     lc, _ = optimizer_state(ctx)
@@ -249,7 +355,27 @@ def build_problem(ctx: PlanContext, use_spot: bool) -> Problem:
 
 def limit_rows(ctx: PlanContext, columns: list[tuple], paid: np.ndarray,
                owned: sp.csr_matrix, per_server: float) -> list:
-    """The capital budget per calendar year and the hall limit as (coefficients, lo, hi)."""
+    """The capital budget per calendar year and the hall limit as constraint rows.
+
+    Parameters
+    ----------
+    ctx : PlanContext
+        The plan's context (``staging`` limits).
+    columns : list of tuple
+        What each variable is.
+    paid : numpy.ndarray
+        Purchase or upfront cash per unit of each variable [currency, (nvars,)].
+    owned : scipy.sparse.csr_matrix
+        Owned capacity by month per variable [GPUs of demand units, (months, nvars)].
+    per_server : float
+        Capacity of one server [GPUs of demand units].
+
+    Returns
+    -------
+    list of tuple
+        (coefficients, lo, hi): cash per year <= ``capital_budget_per_year`` [currency],
+        servers online per month <= ``max_servers`` [servers].
+    """
     s, H = ctx.scenario, ctx.horizon
     rows = []
     budget = s.staging.capital_budget_per_year
@@ -271,7 +397,20 @@ def limit_rows(ctx: PlanContext, columns: list[tuple], paid: np.ndarray,
 
 
 def sale_rows(ctx: PlanContext, columns: list[tuple]) -> list:
-    """Servers sold from a cohort, over all decision points, are at most those it has."""
+    """Servers sold from a cohort, over all decision points, are at most those it has.
+
+    Parameters
+    ----------
+    ctx : PlanContext
+        The plan's context (servers of the position).
+    columns : list of tuple
+        What each variable is.
+
+    Returns
+    -------
+    list of tuple
+        (coefficients, lo, hi) per cohort sold from [servers].
+    """
     rows = []
     cohorts = {(k[1], k[2]) for k in columns if k[0] == "sell"}
     for kind, key in sorted(cohorts, key=str):
@@ -287,6 +426,25 @@ def sale_rows(ctx: PlanContext, columns: list[tuple]) -> list:
 
 
 def solve(ctx: PlanContext, use_spot: bool) -> StagedResult:
+    """The cutting-plane loop: MILPs with tangents of F and G added until each month's cut is tight.
+
+    Parameters
+    ----------
+    ctx : PlanContext
+        Context of the plan to schedule.
+    use_spot : bool
+        Spot allowed for interruptible overflow.
+
+    Returns
+    -------
+    StagedResult
+        The schedule found, re-costed by the engine, with its objective and gap [currency].
+
+    Raises
+    ------
+    StagedError
+        The method's conditions do not hold, or a MILP does not solve.
+    """
     c_own, c_int, c_od = month_costs(ctx, use_spot)
     concave = check_convex(c_own, c_int, c_od)
     prob = build_problem(ctx, use_spot)
@@ -388,9 +546,35 @@ def solve(ctx: PlanContext, use_spot: bool) -> StagedResult:
 
 def solve_milp(prob: Problem, cuts: list, nvar: int, gap: float = 0.0,
                seconds: float = MILP_SECONDS) -> tuple[np.ndarray, bool, float]:
-    """One MILP of the cutting-plane loop, solved to a relative gap (0: a proven optimum)
-    within ``seconds``: (solution, whether the time limit stopped it, HiGHS's lower bound
-    of the objective)."""
+    """One MILP of the cutting-plane loop, solved to a relative gap within a time limit.
+
+    Parameters
+    ----------
+    prob : Problem
+        The fixed parts of the MILP.
+    cuts : list of tuple
+        (month, "z" or "w", slope, intercept) of each tangent so far.
+    nvar : int
+        Number of variables.
+    gap : float, default 0.0
+        Relative MIP gap (0: a proven optimum) [fraction].
+    seconds : float, default MILP_SECONDS
+        Time limit [s].
+
+    Returns
+    -------
+    x : numpy.ndarray
+        The solution, integers rounded.
+    timed_out : bool
+        Whether the time limit stopped it.
+    bound : float
+        HiGHS's lower bound of the objective [currency]; -inf when not reported.
+
+    Raises
+    ------
+    StagedError
+        HiGHS found no solution.
+    """
     H = prob.l1.shape[0]
     months = np.array([cut[0] for cut in cuts])
     is_z = np.array([cut[1] == "z" for cut in cuts])
@@ -422,6 +606,23 @@ def solve_milp(prob: Problem, cuts: list, nvar: int, gap: float = 0.0,
 
 
 def to_decisions(ctx: PlanContext, prob: Problem, x: np.ndarray) -> tuple[Decision, ...]:
+    """A MILP solution as a schedule.
+
+    Parameters
+    ----------
+    ctx : PlanContext
+        Context of the plan (first month, offers, position).
+    prob : Problem
+        The MILP's parts (what each variable is).
+    x : numpy.ndarray
+        The solution.
+
+    Returns
+    -------
+    tuple of models.scenario.Decision
+        One decision per month with any: servers bought and sold (with ``sell_from``) [servers]
+        and GPUs signed per offer [GPUs].
+    """
     first = np.datetime64(ctx.calendar.months[0], "M")
     by_month: dict[int, dict] = {}
     for j, kind in enumerate(prob.columns):

@@ -30,7 +30,20 @@ class PlanError(ValueError):
 
 
 def failure_and_spot_waste(s: Scenario) -> tuple[Waste, Waste]:
-    """Waste of interruptible gang work from hardware failures, and on spot (design 4.4)."""
+    """Waste of interruptible gang work from hardware failures, and on spot (design 4.4).
+
+    Parameters
+    ----------
+    s : Scenario
+        The scenario (``spot`` job shape and interruptions, ``owned`` failure rate).
+
+    Returns
+    -------
+    failure : Waste
+        Hardware failures alone, on any capacity.
+    on_spot : Waste
+        Spot reclaims and hardware failures together.
+    """
     sp = s.spot
     failure_rate = s.owned.failures_per_server_year / HOURS_PER_YEAR
     common = dict(nodes=sp.nodes_per_job, notice_seconds=sp.notice_seconds,
@@ -76,29 +89,37 @@ class StrategyResult:
 
     @property
     def cost_per_useful_gpu_hour(self) -> float:
-        """Levelized: PV cost / PV of useful GPU-hours [currency per GPU-hour]."""
+        """Levelized: PV cost / PV of useful GPU-hours [currency per GPU-hour]; NaN without work."""
         return self.pv_cost / self.useful_pv if self.useful_pv > 0 else math.nan
 
     @property
     def cost_per_useful_gpu_hour_nominal(self) -> float:
-        """Nominal: total cost / useful GPU-hours [currency per GPU-hour]."""
+        """Nominal: total cost / useful GPU-hours [currency per GPU-hour]; NaN without work."""
         return self.total_cost / self.useful_gpu_hours if self.useful_gpu_hours > 0 else math.nan
 
     @property
     def cumulative(self) -> np.ndarray:
+        """Cumulative net cost by month, nominal [currency, (months,)]."""
         return np.cumsum(self.total_by_month)
 
     @property
     def discounted_cumulative(self) -> np.ndarray:
+        """Cumulative net cost by month, discounted [currency, (months,)]."""
         return np.cumsum(self.discounted_by_month)
 
     @property
     def servers(self) -> int:
-        """Most servers online in any month."""
+        """Most servers online in any month [servers]."""
         return int(self.servers_online.max()) if self.servers_online.size else 0
 
     def capital_outlay(self) -> float:
-        """Undiscounted purchases and upfront payments: the tie-breaker of equal PV costs."""
+        """Undiscounted purchases and upfront payments: the tie-breaker of equal PV costs.
+
+        Returns
+        -------
+        float
+            Sum of the ``capex`` and ``commitment_upfront`` lines [currency].
+        """
         return float(self.lines["capex"].sum() + self.lines["commitment_upfront"].sum())
 
 
@@ -129,8 +150,23 @@ class PlanContext:
         self._normal_tables: Optional[DemandTables] = None
 
     def repriced(self, scenario: Scenario) -> "PlanContext":
-        """The same demand with another scenario (a what-if on anything but the profile
-        section): prices are rebuilt; the sorted demand only if the failure waste moved."""
+        """The same demand with another scenario (a what-if on anything but the profile section).
+
+        Parameters
+        ----------
+        scenario : Scenario
+            The changed scenario; its ``profile`` section must be the same.
+
+        Returns
+        -------
+        PlanContext
+            A new context: prices are rebuilt; the sorted demand only if the failure waste moved.
+
+        Raises
+        ------
+        PlanError
+            Hardware failures alone leave interruptible gang jobs no useful time.
+        """
         new = object.__new__(PlanContext)
         new.__dict__.update(self.__dict__)
         new.scenario = scenario
@@ -152,7 +188,18 @@ class PlanContext:
         return new
 
     def with_demand(self, demand: PlanDemand) -> "PlanContext":
-        """The same prices with another demand (breakevens on a flat profile)."""
+        """The same prices with another demand (breakevens on a flat profile).
+
+        Parameters
+        ----------
+        demand : PlanDemand
+            Hourly demand over the plan [GPUs].
+
+        Returns
+        -------
+        PlanContext
+            A new context with the demand's sorted tables.
+        """
         new = object.__new__(PlanContext)
         new.__dict__.update(self.__dict__)
         new.demand = demand
@@ -164,24 +211,63 @@ class PlanContext:
         return new
 
     def pv(self, capacity: Union[Capacity, CapacityPlan]) -> float:
-        """PV cost of a capacity [currency] (what :meth:`evaluate` reports, computed alone)."""
+        """PV cost of a capacity, what :meth:`evaluate` reports, computed alone.
+
+        Parameters
+        ----------
+        capacity : Capacity or CapacityPlan
+            A static decision (on top of the position) or a set of cohorts.
+
+        Returns
+        -------
+        float
+            PV cost [currency].
+        """
         plan = self.capacity_plan(capacity)
         return self.price(plan, self.volumes(plan))[1]
 
     def capacity_plan(self, capacity: Union[Capacity, CapacityPlan]) -> CapacityPlan:
-        """The cohorts of a static decision on top of the position (a CapacityPlan as is)."""
+        """The cohorts of a static decision on top of the position.
+
+        Parameters
+        ----------
+        capacity : Capacity or CapacityPlan
+            A static decision, or a set of cohorts (returned as is).
+
+        Returns
+        -------
+        CapacityPlan
+            The cohorts.
+        """
         if isinstance(capacity, CapacityPlan):
             return capacity
         return static_plan(self.scenario, capacity, self.horizon, self.position)
 
     # capacities in demand units (GPUs of the measured type) by month
     def owned_per_server(self) -> float:
+        """Capacity one online server gives, in demand units.
+
+        Returns
+        -------
+        float
+            GPUs per server x availability x relative throughput [GPUs of the measured type].
+        """
         o = self.scenario.owned
         return o.gpus_per_server * o.availability * o.relative_throughput
 
     def owned_capacity(self, servers: int | np.ndarray) -> np.ndarray:
-        """Owned capacity of the position plus a static count of new servers, by month
-        [(months,) or (months, k)]."""
+        """Owned capacity of the position plus a static count of new servers, by month.
+
+        Parameters
+        ----------
+        servers : int or numpy.ndarray
+            New servers, or k candidate counts [servers].
+
+        Returns
+        -------
+        numpy.ndarray
+            Capacity [GPUs of the measured type, (months,) or (months, k)].
+        """
         H = self.horizon
         online = static_plan(self.scenario, Capacity(1), H).servers_online(H)
         held = self.position.servers_online(H) * self.owned_per_server()
@@ -189,16 +275,39 @@ class PlanContext:
         return new + (held if new.ndim == 1 else held[:, None])
 
     def committed_capacity(self, committed_gpus: float | np.ndarray) -> np.ndarray:
-        """Committed capacity of the position plus a constant number of new committed GPUs,
-        by month [(months,) or (months, k)]."""
+        """Committed capacity of the position plus a constant count of new committed GPUs.
+
+        Parameters
+        ----------
+        committed_gpus : float or numpy.ndarray
+            New committed GPUs, or k candidates [GPUs].
+
+        Returns
+        -------
+        numpy.ndarray
+            Committed capacity [GPUs of the measured type, (months,) or (months, k)].
+        """
         theta = self.scenario.on_demand.relative_throughput
         held = self.position.committed_gpus(self.horizon) * theta
         new = np.multiply.outer(np.ones(self.horizon), np.asarray(committed_gpus) * theta)
         return new + (held if new.ndim == 1 else held[:, None])
 
     def volumes(self, plan: CapacityPlan, normal: bool = False) -> Volumes:
-        """Monthly volumes of a set of cohorts; cached, since re-priced contexts share the
-        demand. ``normal``: as if nothing failed or was interrupted."""
+        """Monthly volumes of a set of cohorts.
+
+        Parameters
+        ----------
+        plan : CapacityPlan
+            Cohorts to dispatch.
+        normal : bool, default False
+            As if nothing failed or was interrupted.
+
+        Returns
+        -------
+        Volumes
+            GPU-hours by source and month [GPU-hours of demand units, (months,)]; cached, since
+            re-priced contexts share the demand.
+        """
         s, H = self.scenario, self.horizon
         spot_share = s.spot.availability if plan.use_spot else 0.0
         owned = plan.servers_online(H) * self.owned_per_server()
@@ -215,18 +324,58 @@ class PlanContext:
         return cached
 
     def normal_tables(self) -> DemandTables:
+        """Sorted demand as if nothing failed (no failure overhead on interruptible work).
+
+        Returns
+        -------
+        DemandTables
+            The tables, built once.
+        """
         if self._normal_tables is None:
             self._normal_tables = (self.tables if self.tables_failure_waste == 0 else
                                    DemandTables.build(self.demand, self.calendar, 0.0))
         return self._normal_tables
 
     def price(self, plan: CapacityPlan, v: Volumes) -> tuple[dict[str, np.ndarray], float]:
-        """Cost lines of the plan (1-D by month) and their PV [currency]."""
+        """Cost lines of a plan and their PV.
+
+        Parameters
+        ----------
+        plan : CapacityPlan
+            Cohorts to price.
+        v : Volumes
+            Their monthly volumes [GPU-hours].
+
+        Returns
+        -------
+        lines : dict of str to numpy.ndarray
+            Every line of ``models.costs.LINES`` by payment month, horizon and tail
+            [currency, (months,)].
+        pv : float
+            PV cost, costs minus credits [currency].
+        """
         lines = cost_lines(self.book, plan, _column(v))
         pv = float(present_value(self.book, lines)[0])
         return {k: x[:, 0] for k, x in lines.full().items()}, pv
 
     def evaluate(self, name: str, capacity: Union[Capacity, CapacityPlan]) -> StrategyResult:
+        """Cost a strategy: dispatch, every cost line, PV, and the volumes by source.
+
+        Parameters
+        ----------
+        name : str
+            Strategy name, ``"on_demand"``, ``"optimal"``, ... (as the plan document keys it).
+        capacity : Capacity or CapacityPlan
+            A static decision (on top of the position) or a set of cohorts.
+
+        Returns
+        -------
+        StrategyResult
+            Lines and net cost by month over the horizon and the tail months with a payment
+            [currency], PV, nominal and normal PV cost [currency], GPU-hours by source and month
+            [GPU-hours of the GPU type of each source], owned utilization [fraction], servers
+            online [servers] and committed GPUs [GPUs] by month.
+        """
         s, cal, H = self.scenario, self.calendar, self.horizon
         plan = self.capacity_plan(capacity)
         v = self.volumes(plan)
@@ -262,7 +411,20 @@ class PlanContext:
 
 
 def months_with_payments(lines: dict[str, np.ndarray], horizon: int) -> int:
-    """The horizon, and the months after it up to the last one with any payment."""
+    """The horizon, and the months after it up to the last one with any payment.
+
+    Parameters
+    ----------
+    lines : dict of str to numpy.ndarray
+        Lines by month, horizon and tail [currency, (months,)].
+    horizon : int
+        Months of the horizon [months].
+
+    Returns
+    -------
+    int
+        Months to keep [months].
+    """
     stacked = np.abs(np.stack(list(lines.values())))
     paid = np.flatnonzero(stacked[:, horizon:].max(axis=0) > 0) if stacked.shape[1] > horizon \
         else np.array([], dtype=int)
@@ -276,13 +438,30 @@ def _column(v: Volumes) -> Volumes:
 
 
 def on_demand_capacity() -> Capacity:
-    """Everything on demand: the baseline."""
+    """Everything on demand: the baseline.
+
+    Returns
+    -------
+    Capacity
+        No servers, no commitments, no spot.
+    """
     return Capacity(0, {}, use_spot=False)
 
 
 def buy_for_peak_capacity(ctx: PlanContext) -> Capacity:
-    """Enough new servers for the peak hour above what the position holds that month,
-    ceil(peak GPUs / (GPUs per server x availability)); shortfalls on demand."""
+    """Enough new servers for the peak hour above what the position holds that month.
+
+    Parameters
+    ----------
+    ctx : PlanContext
+        Context of the plan (peak demand, position).
+
+    Returns
+    -------
+    Capacity
+        ceil(shortfall / (GPUs per server x availability x relative throughput)) servers,
+        at most the schema's bound; shortfalls run on demand (no spot).
+    """
     held = ctx.owned_capacity(0) + ctx.committed_capacity(0)
     short = float(np.max(ctx.tables.gross.peak - held, initial=0.0))
     servers = math.ceil(short / ctx.owned_per_server() - 1e-9)
@@ -290,7 +469,18 @@ def buy_for_peak_capacity(ctx: PlanContext) -> Capacity:
 
 
 def proposed_capacity(s: Scenario) -> Optional[Capacity]:
-    """The analyst's own servers and commitments, with spot for interruptible work."""
+    """The analyst's own servers and commitments, with spot for interruptible work.
+
+    Parameters
+    ----------
+    s : Scenario
+        The scenario (its ``proposed`` section).
+
+    Returns
+    -------
+    Capacity or None
+        None when the scenario proposes nothing static.
+    """
     p = s.proposed
     if p.servers is None and not p.committed_gpus:
         return None

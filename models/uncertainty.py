@@ -29,7 +29,23 @@ REBUILD = ("demand_growth", "discount_rate", "spot_interruptions", "failure_rate
 
 def what_if_context(ctx: PlanContext, scenario: Scenario,
                     profile: Optional[UsageProfile] = None) -> PlanContext:
-    """The engine's context for a what-if scenario with the same calendar and profile."""
+    """The engine's context for a what-if scenario with the same calendar and profile.
+
+    Parameters
+    ----------
+    ctx : PlanContext
+        Context of the base plan.
+    scenario : Scenario
+        The what-if scenario.
+    profile : UsageProfile, optional
+        The usage, to lay a changed ``profile`` section over again; without it a changed growth
+        rescales the plan's demand hour by hour.
+
+    Returns
+    -------
+    PlanContext
+        A new context when the ``profile`` section changed, else the plan's re-priced.
+    """
     s0 = ctx.scenario
     if scenario.profile != s0.profile:
         p = scenario.profile
@@ -50,8 +66,26 @@ def tornado(ctx: PlanContext, capacities: dict[str, Capacity],
             ) -> list[dict[str, Any]]:
     """PV saving of each judged capacity over the baseline at each assumption's low and high.
 
-    ``capacities`` maps names to fixed capacities and must hold ``baseline`` and ``optimal``
-    (``proposed`` too when given). Rows are sorted by the swing of ``optimal``, largest first.
+    Parameters
+    ----------
+    ctx : PlanContext
+        Context of the base plan, re-priced at each end.
+    capacities : dict of str to Capacity or CapacityPlan
+        Fixed capacities by name; must hold ``baseline`` and ``optimal`` (``proposed`` is
+        judged too when given).
+    profile : UsageProfile, optional
+        The usage (see :func:`what_if_context`).
+    baseline : str, default 'on_demand'
+        The capacity savings are measured against.
+
+    Returns
+    -------
+    list of dict
+        One row per assumption that applies: ``assumption``, ``label``, ``unit``, ``base``,
+        ``low``, ``high`` [the assumption's unit], ``saving_low`` and ``saving_high`` of
+        ``optimal`` (baseline PV cost minus its PV cost, > 0 when it saves) [currency],
+        ``swing`` [currency] and ``proposed`` savings when judged. Sorted by swing, largest
+        first.
     """
     s = ctx.scenario
     judged = [n for n in ("optimal", "proposed") if n in capacities]
@@ -84,19 +118,66 @@ class MonteCarlo:
     pv: dict[str, np.ndarray]       # strategy -> (n,) PV cost [currency]
 
     def saving(self, judged: str = "optimal", baseline: str = "cloud_only") -> np.ndarray:
+        """Saving of a judged strategy over a baseline in each draw.
+
+        Parameters
+        ----------
+        judged : str, default 'optimal'
+            The strategy judged.
+        baseline : str, default 'cloud_only'
+            The strategy it is measured against.
+
+        Returns
+        -------
+        numpy.ndarray
+            Baseline PV cost minus judged PV cost, > 0 when the judged strategy is cheaper
+            [currency, (n,)].
+        """
         return self.pv[baseline] - self.pv[judged]
 
 
 def monte_carlo(ctx: PlanContext, capacities: dict[str, Capacity], draws: int,
                 seed: int) -> MonteCarlo:
-    """PV cost of each fixed capacity over ``draws`` draws of the assumptions (vectorised)."""
+    """PV cost of each fixed capacity over draws of the assumptions (vectorised).
+
+    Parameters
+    ----------
+    ctx : PlanContext
+        Context of the plan (scenario with its ranges).
+    capacities : dict of str to Capacity or CapacityPlan
+        Fixed capacities by name.
+    draws : int
+        Number of draws.
+    seed : int
+        Seed of the random generator.
+
+    Returns
+    -------
+    MonteCarlo
+        The drawn values and each capacity's PV cost in each draw [currency, (draws,)].
+    """
     values = sample(ctx.scenario, draws, seed)
     plans = {name: ctx.capacity_plan(c) for name, c in capacities.items()}
     return MonteCarlo(values, draw_pvs(ctx, values, plans))
 
 
 def draw_context(ctx: PlanContext, values: dict[str, np.ndarray], i: int) -> PlanContext:
-    """The engine's own context for draw i (to check the vectorised figures against)."""
+    """The engine's own context for one draw, to check the vectorised figures against.
+
+    Parameters
+    ----------
+    ctx : PlanContext
+        Context of the base plan (calendar, demand).
+    values : dict of str to numpy.ndarray
+        Assumption values of every draw [the assumption's unit, (n,)].
+    i : int
+        Index of the draw.
+
+    Returns
+    -------
+    PlanContext
+        The context of the scenario with draw i's values and demand growth.
+    """
     one = {k: float(v[i]) for k, v in values.items() if k != "demand_growth"}
     scenario = with_values(ctx.scenario, one)
     return PlanContext(scenario, ctx.calendar, grown_demand(ctx, float(values["demand_growth"][i])))
@@ -104,6 +185,27 @@ def draw_context(ctx: PlanContext, values: dict[str, np.ndarray], i: int) -> Pla
 
 def summary(mc: MonteCarlo, judged: str, bins: int, baseline: str = "cloud_only"
             ) -> dict[str, Any]:
+    """Distribution of a judged strategy's saving over a baseline across the draws.
+
+    Parameters
+    ----------
+    mc : MonteCarlo
+        Draws priced.
+    judged : str
+        The strategy judged.
+    bins : int
+        Bins of the histogram.
+    baseline : str, default 'cloud_only'
+        The strategy it is measured against.
+
+    Returns
+    -------
+    dict
+        ``saving_p10``, ``saving_p50``, ``saving_p90``, ``saving_mean`` (baseline PV cost
+        minus judged PV cost, > 0 when the judged strategy saves) [currency],
+        ``probability_buy_cheaper`` [fraction of draws] and ``histogram`` (``edges``
+        [currency], ``counts`` [draws]).
+    """
     saving = mc.saving(judged, baseline)
     p10, p50, p90 = np.percentile(saving, [10, 50, 90])
     counts, edges = np.histogram(saving, bins=bins)
@@ -114,7 +216,19 @@ def summary(mc: MonteCarlo, judged: str, bins: int, baseline: str = "cloud_only"
 
 
 def regret(mc: MonteCarlo) -> dict[str, dict[str, float]]:
-    """PV cost of each strategy minus the cheapest strategy of the same draw [currency]."""
+    """PV cost of each strategy minus the cheapest strategy of the same draw.
+
+    Parameters
+    ----------
+    mc : MonteCarlo
+        Draws priced, every strategy.
+
+    Returns
+    -------
+    dict of str to dict
+        Strategy to ``mean`` and ``p90`` regret (>= 0) [currency] and ``probability_best``
+        [fraction of draws].
+    """
     best = np.min(np.stack(list(mc.pv.values())), axis=0)
     return {name: {"mean": float((pv - best).mean()),
                    "p90": float(np.percentile(pv - best, 90)),
@@ -142,8 +256,22 @@ class UncertaintySection:
 
 
 def staged_summary(mc: MonteCarlo, bins: int) -> dict[str, Any]:
-    """The staged schedule held fixed under every draw: its saving against the best
-    cloud-only plan, and how often it beats that plan and the best static plan."""
+    """The staged schedule held fixed under every draw.
+
+    Parameters
+    ----------
+    mc : MonteCarlo
+        The draws priced, ``staged``, ``cloud_only`` and ``optimal`` among them.
+    bins : int
+        Bins of the histogram of savings.
+
+    Returns
+    -------
+    dict
+        :func:`summary` of its saving against the best cloud-only plan [currency], and
+        ``probability_beats_cloud_only`` and ``probability_beats_best_static`` [fraction of
+        draws].
+    """
     out = summary(mc, "staged", bins)
     out["probability_beats_cloud_only"] = float(np.mean(mc.pv["staged"] < mc.pv["cloud_only"]))
     out["probability_beats_best_static"] = float(np.mean(mc.pv["staged"] < mc.pv["optimal"]))
@@ -152,8 +280,23 @@ def staged_summary(mc: MonteCarlo, bins: int) -> dict[str, Any]:
 
 def judged_capacity(ctx: PlanContext, strategies: dict[str, StrategyResult]
                     ) -> tuple[str, Capacity]:
-    """The plan the Monte Carlo judges: the best plan that owns at least one server (the
-    optimal plan when it does)."""
+    """The plan the Monte Carlo judges: the best plan that owns at least one server.
+
+    Parameters
+    ----------
+    ctx : PlanContext
+        Context of the plan (for the best plan with servers).
+    strategies : dict of str to StrategyResult
+        Every strategy priced, ``optimal`` among them.
+
+    Returns
+    -------
+    name : str
+        ``"optimal"`` when it owns servers (or when no plan can), else
+        ``"best_with_servers"``.
+    capacity : Capacity
+        Its capacity.
+    """
     optimal = strategies["optimal"].capacity
     if optimal.servers > 0:
         return "optimal", optimal
@@ -166,8 +309,24 @@ def judged_capacity(ctx: PlanContext, strategies: dict[str, StrategyResult]
 
 def uncertainty_section(ctx: PlanContext, strategies: dict[str, StrategyResult],
                         profile: Optional[UsageProfile] = None) -> UncertaintySection:
-    """Buying against renting under uncertainty: the best plan that owns servers against the
-    best cloud-only plan (Monte Carlo), and the tornado of design 5.4."""
+    """Buying against renting under uncertainty: the Monte Carlo and the tornado (design 5.4).
+
+    Parameters
+    ----------
+    ctx : PlanContext
+        The plan's context (its ``uncertainty`` section sets draws, seed and bins).
+    strategies : dict of str to StrategyResult
+        Strategies priced, by name.
+    profile : UsageProfile, optional
+        The usage (see :func:`what_if_context`).
+
+    Returns
+    -------
+    UncertaintySection
+        The best plan that owns servers judged against the best cloud-only plan over the draws
+        (savings [currency], > 0 when owning saves), regret, the proposed and staged plans held
+        fixed, and the tornado against on demand.
+    """
     u = ctx.scenario.uncertainty
     capacities = {name: r.capacity if r.capacity is not None else r.plan
                   for name, r in strategies.items()}

@@ -24,7 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.review_browser import launch, login, new_page, seed, serve  # noqa: E402
+from tests.support.chromium import launch, login, new_page, seed, serve  # noqa: E402
 
 
 def percentile(values: list[float], q: float) -> float:

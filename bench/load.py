@@ -12,10 +12,10 @@ folder, then runs two phases of ``--seconds`` each:
    (preview, 90 days of hourly usage), a plan through the JSON API, the xlsx download and a
    review comment. Each user thinks ``--think`` seconds (uniform 0.5x..1.5x) between actions.
 2. the same, while one extra client uploads a zip bomb (an xlsx whose sheet inflates to 384 MB,
-   built like tests/ingest_fixtures.py) back to back with no think time; the report gives the
+   built like tests/support/ingest_fixtures.py) back to back with no think time; the report gives the
    other users' latencies separately.
 
-``--postgres`` starts a throwaway PostgreSQL (tests/pg_server.py) and TWO server instances on
+``--postgres`` starts a throwaway PostgreSQL (tests/support/pg_server.py) and TWO server instances on
 it (two ports, one SECRET_KEY); users alternate between them.
 
 Reported per request type: count, errors, p50/p95/p99 (ms), and requests/s overall; the load
@@ -46,8 +46,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.ingest_fixtures import zip_bomb  # noqa: E402
-from tests.pg_server import free_port, postgres_server  # noqa: E402
+from tests.support.ingest_fixtures import zip_bomb  # noqa: E402
+from tests.support.pg_server import free_port, postgres_server  # noqa: E402
 
 PYTHON = sys.executable
 SAMPLE = ROOT / "samples" / "usage_hourly.csv"

@@ -4,7 +4,7 @@
 
 Scenario: the default 8x H100 scenario with its two commitment offers (1y 41 %, 3y 64 %, blocks
 of 8 GPUs) over 60 months, failures_per_server_year = 0 so that the cost is linear and the
-independent HiGHS model of tests/test_optimize_highs.py describes exactly the same problem.
+independent HiGHS model of tests/support/highs_model.py describes exactly the same problem.
 Prints the times (best of 3 for the fast parts), the ratios and the cost gaps.
 """
 from __future__ import annotations
@@ -23,7 +23,7 @@ from bench.common import HOURS, PEAK_GPUS, bench_profile, best_of  # noqa: E402
 from models.optimize import best_capacity  # noqa: E402
 from models.plan import build_context, compute_plan  # noqa: E402
 from models.scenario import Scenario  # noqa: E402
-from tests.test_optimize_highs import independent_model, milp_problem  # noqa: E402
+from tests.support.highs_model import independent_model, milp_problem  # noqa: E402
 
 MILP_TIME_LIMIT = 120.0
 

@@ -21,7 +21,7 @@ Create Date: 2026-12-01
   column widens from 10 to 40 characters for such names).
 
 On SQLite a migration that rebuilds one of these tables (Alembic's batch mode copies it) drops
-its triggers: create them again from this file's SQL (tests/test_hostile_records.py checks that
+its triggers: create them again from this file's SQL (tests/system/test_hostile_records.py checks that
 every trigger exists at head).
 """
 from alembic import op

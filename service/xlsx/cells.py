@@ -72,7 +72,7 @@ class PlanWorksheet(Worksheet):
     """A worksheet that stores formulas as given.
 
     XlsxWriter runs about 30 regular expressions over every formula to prefix dynamic-array
-    functions with _xlfn.; the plan's formulas use none of them (tests/test_export_xlsx.py
+    functions with _xlfn.; the plan's formulas use none of them (tests/io/test_export_xlsx.py
     checks every function name), and skipping the scan halves the time to write a plan.
     """
 

@@ -1,0 +1,1 @@
+"""The test suite, layered as the code is: engine, io, web, system; helpers in support."""

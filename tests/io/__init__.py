@@ -1,0 +1,1 @@
+"""Tests of the readers and writers apart from the web: ingest, xlsx, presets, CLI report."""

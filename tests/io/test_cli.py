@@ -1,0 +1,118 @@
+"""`buyrent plan` end to end, in a subprocess as a user runs it (design 9.1): tables, JSON,
+errors, the Seoul sample in won and in Korean, a busy-time file beside the usage."""
+import json
+import subprocess
+import sys
+
+import pytest
+
+from service.cli.main import main
+from tests.support.paths import ROOT, SAMPLE_USAGE, SAMPLES
+
+
+def buyrent(*args, cwd=ROOT):
+    return subprocess.run([sys.executable, "-m", "service.cli.main", *args], cwd=cwd,
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_plan_of_the_bundled_sample_prints_a_table():
+    out = buyrent("plan")
+    assert out.returncode == 0, out.stderr
+    for name in ("on_demand", "cloud_only", "buy_for_peak", "optimal"):
+        assert name in out.stdout
+    assert "Recommended (*): " in out.stdout
+
+
+def test_json_prints_the_plan_document_and_nothing_else():
+    out = buyrent("plan", str(SAMPLES / "usage_daily.csv"), "--scenario",
+                  str(SAMPLES / "scenario_l40s.json"), "--json")
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(out.stdout)
+    assert set(doc) >= {"scenario", "profile", "strategies", "recommendation", "breakeven",
+                        "warnings"}
+    assert doc["profile"]["period"] == "day"
+    assert set(doc["strategies"]) == {"on_demand", "cloud_only", "buy_for_peak", "optimal",
+                                      "proposed", "staged"}
+    s = doc["strategies"]["proposed"]
+    assert set(s) >= {"servers", "committed_gpus", "pv_cost", "total_cost",
+                      "cost_per_useful_gpu_hour", "owned_utilization", "gpu_hours", "monthly"}
+    assert len(s["monthly"]) == 36 and s["monthly"][0]["month"] == "2027-01"
+
+
+@pytest.mark.parametrize("scenario, message", [
+    ('{"owned": {"pue": 0.5}}',
+     r"owned.pue: Input should be greater than or equal to 1 (got 0.5)"),
+    ('{"finance": {"horizon_months": 0', "line 1, column"),
+    ('{"spot": {"discount": "lots"}}', "spot.discount: Input should be a valid number"),
+])
+def test_bad_scenario_is_one_line_with_exit_code_2(tmp_path, scenario, message):
+    path = tmp_path / "s.json"
+    path.write_text(scenario)
+    out = buyrent("plan", "--scenario", str(path))
+    assert out.returncode == 2
+    assert out.stdout == ""
+    assert message in out.stderr and str(path) in out.stderr
+    assert "Traceback" not in out.stderr and out.stderr.count("\n") == 1
+
+
+def test_bad_usage_row_names_file_row_and_column(tmp_path):
+    path = tmp_path / "usage.csv"
+    path.write_text("timestamp,gpu_hours\n2027-01-01T00:00:00,4\n2027-01-01T01:00:00,-3\n")
+    out = buyrent("plan", str(path))
+    assert out.returncode == 2
+    assert "usage.csv" in out.stderr and "row 3" in out.stderr and "gpu_hours" in out.stderr
+    assert "Traceback" not in out.stderr
+
+
+def test_missing_profile_file(tmp_path):
+    out = buyrent("plan", str(tmp_path / "nope.csv"))
+    assert out.returncode == 2 and "nope.csv" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_growth_sample_prints_its_schedules_and_nothing_on_stderr():
+    """The staged plan of samples/scenario_growth.json: the recommendation in words, the
+    schedule table of staged and proposed, cash by year; the solver writes nothing."""
+    out = buyrent("plan", str(SAMPLES / "usage_hourly.csv"), "--scenario",
+                  str(SAMPLES / "scenario_growth.json"))
+    assert out.returncode == 0, out.stderr
+    assert out.stderr == ""
+    assert "Recommended (*): staged" in out.stdout
+    assert "Schedule of staged" in out.stdout and "Schedule of proposed" in out.stdout
+    assert "Buy 1 server now." in out.stdout
+    assert "purchases and upfront payments by year [USD]: 2027 1,320,000, 2028 1,320,000" \
+        in out.stdout
+
+
+# --- moved from the web tests: the same plans from the command line -------------------------
+
+def test_seoul_sample_plans_in_won_from_the_cli(tmp_path):
+    out = tmp_path / "plan.json"
+    done = subprocess.run([sys.executable, "-m", "service.cli.main", "plan", str(SAMPLE_USAGE),
+                           "--scenario", str(SAMPLES / "scenario_seoul.json"), "--json"],
+                          capture_output=True, text=True, cwd=ROOT, timeout=300, check=True)
+    doc = json.loads(done.stdout)
+    assert doc["currencies"]["reporting"] == "KRW" and doc["currencies"]["cloud"] == "USD"
+    assert "1,422.16 KRW per USD" in doc["explanation"]
+    assert doc["recommendation"] in doc["strategies"]
+    assert done.stderr == ""
+
+
+def test_currency_sentence_in_korean_from_the_cli():
+    """The plan in won with cloud prices in dollars explains its conversion in Korean."""
+    done = subprocess.run([sys.executable, "-m", "service.cli.main", "plan", str(SAMPLE_USAGE),
+                           "--scenario", str(SAMPLES / "scenario_seoul.json"), "--lang", "ko"],
+                          capture_output=True, text=True, cwd=ROOT, timeout=300, check=True)
+    assert "금액은 KRW 기준입니다. USD로 된 클라우드 가격은" in done.stdout
+    assert "USD당 1,422.16 KRW의 환율로 환산" in done.stdout
+    assert "Figures are in" not in done.stdout and done.stderr == ""
+
+
+def test_cli_busy_option(capsys, tmp_path):
+    scenario = tmp_path / "busy.json"
+    scenario.write_text(json.dumps({"finance": {"horizon_months": 12},
+                                    "uncertainty": {"draws": 0},
+                                    "profile": {"demand_basis": "busy"}}))
+    assert main(["plan", str(SAMPLES / "usage_busy_hourly.csv"), "--busy", str(SAMPLES / "dcgm_busy_sample.csv"), "--scenario", str(scenario),
+                 "--json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert any("data loading or preprocessing" in w for w in document["warnings"])

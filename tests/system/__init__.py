@@ -1,0 +1,1 @@
+"""End-to-end tests with real parts: Chromium, LibreOffice, PostgreSQL, served processes."""

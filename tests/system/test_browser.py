@@ -1,0 +1,107 @@
+"""The real app (waitress, temp instance) driven by Chromium through Playwright.
+
+Chromium must be installed (scripts/system-packages); a missing browser fails these tests.
+Screenshots of the main pages go to test-artifacts/.
+"""
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+
+from tests.support.chromium import assert_charts_rendered, login, new_page, shot
+from tests.support.paths import SAMPLE_USAGE
+
+pytestmark = pytest.mark.browser
+PRESET = "aws/p5.48xlarge/us-east-1"
+
+
+def test_analyst_builds_plan_and_reviewer_approves(server, browser):
+    problems: list[str] = []
+    page = new_page(browser, problems)
+    login(page, server, "ana")
+    shot(page, "01-scenarios")
+
+    # New scenario from a preset: choosing it reloads the form with the catalog prices.
+    page.click("text=New scenario >> nth=0")
+    page.select_option("#preset", PRESET)
+    page.wait_for_url("**preset=aws*", timeout=90_000)   # the form page renders slowly under load
+    assert page.input_value("[name='on_demand.price_per_gpu_hour']") == "6.88"
+    assert page.input_value("[name='spot.price_per_gpu_hour']") == "2.2036"
+    assert "SkyPilot catalog" in page.inner_text(".preset-chooser")
+    page.fill("[name=name]", "Browser: H100 vs p5")
+    shot(page, "02-scenario-form")
+    page.click("#save")
+    page.wait_for_selector("text=Scenario saved")
+
+    # Upload the hourly sample, see the preview, attach it.
+    page.click("text=Upload usage >> nth=0")
+    page.set_input_files("#usage", str(SAMPLE_USAGE))
+    page.click("#preview")
+    page.wait_for_selector("#attach")
+    assert_charts_rendered(page, ["chart-usage"])
+    assert "hourly, 8760 rows" in page.inner_text("main")
+    shot(page, "03-usage-preview")
+    page.click("#attach")
+    page.wait_for_url("**/revisions/2")
+
+    # The plan: cards, every chart drawn by plotly, monthly table.
+    charts = ["chart-cumulative", "chart-by-source", "chart-load-duration", "chart-screening",
+              "chart-tornado", "chart-histogram"]
+    assert_charts_rendered(page, charts)
+    assert page.locator("#summary .card").count() >= 3
+    assert page.locator("#monthly tr").count() == 61
+    assert "Not approved" in page.inner_text("#approval")
+    shot(page, "04-plan")
+
+    # Downloads: JSON always; the workbook opens with openpyxl.
+    with page.expect_download() as download:
+        page.click("#download-json")
+    assert download.value.suggested_filename.endswith(".json")
+    import openpyxl
+    with page.expect_download() as download:
+        page.click("#download-xlsx")
+    assert download.value.suggested_filename.endswith("-r2.xlsx")
+    workbook = openpyxl.load_workbook(io.BytesIO(Path(download.value.path()).read_bytes()))
+    assert "Assumptions" in workbook.sheetnames
+    plan_url = page.url
+    page.context.close()
+
+    # The reviewer approves this exact revision; the audit log shows it with its hash.
+    page = new_page(browser, problems)
+    login(page, server, "rita")
+    page.goto(plan_url)
+    assert_charts_rendered(page, charts)
+    revision_hash = page.inner_text("#revision-hash")
+    page.fill("textarea[name=comment]", "Numbers checked against the quotes.")
+    page.click("#approve")
+    page.wait_for_selector("text=Revision 2 approved.")
+    assert "binds to revision 2" in page.inner_text("#approval")
+    shot(page, "05-approved")
+    page.click("text=Audit log")
+    audit = page.inner_text("#audit")
+    assert "review.approve" in audit and "rita" in audit and revision_hash[:12] in audit
+    assert "revision.create" in audit and "usage.upload" in audit
+    shot(page, "06-audit")
+    page.context.close()
+    assert problems == []
+
+
+def test_bad_input_in_the_browser_shows_messages(server, browser):
+    problems: list[str] = []
+    page = new_page(browser, problems)
+    login(page, server, "ana")
+    page.goto(f"{server}/scenarios/new")
+    page.click("#advanced > summary")        # PUE is folded under advanced > owned servers
+    page.click("#section-owned > summary")
+    page.fill("[name='owned.pue']", "0.4")
+    page.click("#save")
+    message = page.inner_text("[data-field='owned.pue']")
+    assert "greater than or equal to 1" in message
+    shot(page, "07-form-error")
+    page.goto(f"{server}/scenarios/")
+    assert "No scenarios yet" in page.inner_text("#scenarios")
+    page.context.close()
+    # The only console noise allowed is the 422 of the refused form.
+    assert all("422" in p for p in problems), problems

@@ -1,0 +1,239 @@
+"""The whole flow in Korean through Chromium (issue 15): a Korean-speaking analyst and reviewer
+log in, upload usage, read the plan, review it and download the workbook, and meet no English
+word on the way except proper names and units (the allow-list below). Screenshots:
+test-artifacts/ko-*.png. Hangul needs a CJK font (fonts-noto-cjk, scripts/system-packages).
+"""
+from __future__ import annotations
+
+import io
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.support.chromium import ARGS, ARTIFACTS, CHROMIUM, assert_charts_rendered
+from tests.support.client import PASSWORD
+from tests.support.live_server import live_server
+from tests.support.paths import SAMPLE_USAGE
+
+pytestmark = pytest.mark.browser
+SCENARIO = "서울 H100 구매 검토"
+# Proper names, units, formats and codes a Korean reader meets as they are.
+ALLOWED = {
+    "buyrent", "AWS", "H100", "GPU", "PV", "CSV", "XLSX", "xlsx", "json", "kW", "kWh", "UTC",
+    "P10", "P50", "P90", "US", "USD", "KRW", "PUE", "TB", "GB", "FTE", "ISO", "VAT", "Excel",
+    "API", "SHA", "ID", "APR", "MACRS", "YYYY", "MM",
+    # file formats the upload page names (products and dataset names)
+    "FOCUS", "CUR", "Azure", "Google", "Cloud", "Slurm", "Contract", "Commitment", "DCGM",
+    "exporter", "Prometheus",
+}
+# The form's "Source:" notes cite publications, vendors and instance types by their names.
+SOURCES = {
+    "Epoch", "AI", "CBRE", "Uptime", "Institute", "Lambda", "Nebius", "SkyPilot", "Llama",
+    "EIA", "HPC", "DGX", "HGX", "SXM", "NAS", "IP", "EC2", "GCP", "S3", "Standard", "Spot",
+    "Advisor", "p5", "P5", "xlarge", "us", "east", "east4", "f2", "ln",
+}
+REVISION = re.compile(r"r\d+")   # r1, r2: revision references
+# What the test itself typed or uploaded: user names, team names, the usage file's name.
+USER_DATA = {"ana", "rita", "serving", "research", "usage", "hourly", "csv"}
+CHARTS = ["chart-cumulative", "chart-by-source", "chart-load-duration", "chart-screening",
+          "chart-tornado", "chart-histogram"]
+# Visible text of a page, text node by text node (so that table cells stay apart), with
+# every <details> opened (chart data tables, advanced form sections): without <code> (hashes,
+# keys, commands) and without what is marked lang="en" (the language switch's own name,
+# sentences a reader wrote that the catalog does not know), plus every chart's SVG text.
+VISIBLE_TEXT = """() => {
+  document.querySelectorAll('details').forEach(d => { d.open = true; });
+  const skip = 'code, script, style, [lang=en], .chart, select option:not(:checked)';
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  const parts = [];
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    if (!n.parentElement.closest(skip)) { parts.push(n.textContent); }
+  }
+  const charts = [...document.querySelectorAll('.chart svg text')].map(t => t.textContent);
+  return [parts.join(' '), charts.join(' ')].join(' ');
+}"""
+
+
+def english_words(page, allowed: frozenset = frozenset()) -> list[str]:
+    """Each English word of the page with a little of the text around it."""
+    text = page.evaluate(VISIBLE_TEXT)
+    out = {}
+    for m in re.finditer(r"[A-Za-z][A-Za-z0-9]+", text):
+        w = m.group(0)
+        if (w not in ALLOWED | USER_DATA | allowed and not REVISION.fullmatch(w)
+                and w not in out):
+            out[w] = f"{w}: ...{text[max(0, m.start() - 25):m.end() + 25]}..."
+    return sorted(out.values())
+
+
+@pytest.fixture
+def korean_server(tmp_path):
+    """The app behind waitress in a child process (tests/support/live_server.py)."""
+    from models.scenario import Scenario
+    from service import create_app
+    from service.web.users import create_user
+    from service.web.db import write_session
+    from service.plans.revisions import create_scenario
+    config = {"INSTANCE_PATH": str(tmp_path / "instance"),
+              "PASSWORD_HASH_METHOD": "pbkdf2:sha256:1000"}
+    app = create_app(config)
+    with app.app_context():
+        with write_session() as s:
+            ana = create_user(s, "ana", PASSWORD, "analyst")
+            create_user(s, "rita", PASSWORD, "reviewer")
+            create_scenario(s, ana, Scenario().model_copy(update={"name": SCENARIO}))
+    app.extensions["buyrent_engine"].dispose()
+    with live_server(config) as url:
+        yield url
+
+
+@pytest.fixture
+def korean_browser():
+    from playwright.sync_api import sync_playwright
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"Chromium is missing at {CHROMIUM}: run scripts/system-packages")
+    family = subprocess.run(["fc-match", "-f", "%{family}", ":lang=ko"], capture_output=True,
+                            text=True).stdout
+    if "CJK" not in family:
+        pytest.fail(f"no CJK font for Hangul (fc-match gives {family!r}): install "
+                    "fonts-noto-cjk (scripts/system-packages)")
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=CHROMIUM, args=ARGS + ["--lang=ko-KR"])
+        yield chromium
+        chromium.close()
+
+
+def korean_page(browser, problems: list[str]):
+    context = browser.new_context(accept_downloads=True, locale="ko-KR",
+                                  extra_http_headers={"Accept-Language": "ko-KR,ko;q=0.9"},
+                                  viewport={"width": 1300, "height": 900})
+    page = context.new_page()
+    page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}")
+            if m.type in ("error", "warning") else None)
+    page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
+    page.set_default_timeout(30_000)
+    return page
+
+
+def check(page, name: str, found: dict[str, list[str]], allowed=frozenset()) -> None:
+    """Screenshot the page and collect its English words (asserted at the end)."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"ko-{name}.png"), full_page=True)
+    words = english_words(page, frozenset(allowed))
+    if words:
+        found[name] = words
+
+
+def log_in(page, base: str, name: str, found) -> None:
+    page.goto(f"{base}/login")
+    assert page.locator("html").get_attribute("lang") == "ko"
+    check(page, "01-login", found)
+    page.fill("input[name=username]", name)
+    page.fill("input[name=password]", PASSWORD)
+    page.click("form.narrow button[type=submit]")
+    page.wait_for_url(f"{base}/scenarios/")
+
+
+def test_korean_reviewer_flow_meets_no_english(korean_server, korean_browser):
+    base, problems, found = korean_server, [], {}
+    page = korean_page(korean_browser, problems)
+    log_in(page, base, "ana", found)
+    check(page, "02-scenarios", found)
+    page.click(f"text={SCENARIO}")
+    check(page, "03-scenario", found)
+
+    page.click("text=사용량 업로드 >> nth=0")
+    check(page, "04-upload", found)
+    page.set_input_files("#usage", str(SAMPLE_USAGE))
+    page.click("#preview")
+    page.wait_for_selector("#attach")
+    assert_charts_rendered(page, ["chart-usage"])
+    assert "시간별, 8760행" in page.inner_text("main")
+    page.click("#ingest-summary summary")
+    check(page, "05-preview", found)
+    page.click("#attach")
+    page.wait_for_url("**/revisions/2")
+
+    assert_charts_rendered(page, CHARTS)
+    assert "현재가치 비용" in page.inner_text("#summary")
+    assert "전략별 누적 비용" in page.inner_text("#chart-cumulative")
+    # the staged plan's Schedule section (issue 14): words, orders, cash, both charts
+    assert page.inner_text("#schedule-heading") == "일정"
+    assert_charts_rendered(page, ["chart-timeline-staged", "chart-cash-staged"])
+    assert "월별 용량" in page.inner_text("#chart-timeline-staged")
+    check(page, "06-plan", found)
+    with page.expect_download() as download:
+        page.click("#download-xlsx")
+    import openpyxl
+    workbook = openpyxl.load_workbook(io.BytesIO(Path(download.value.path()).read_bytes()))
+    assert workbook.sheetnames[:2] == ["요약", "가정"]
+    plan_url = page.url
+    page.context.close()
+
+    # The reviewer asks for a change of one assumption (issue 16's review form, in Korean).
+    page = korean_page(korean_browser, problems)
+    log_in(page, base, "rita", found)
+    assert SCENARIO in page.inner_text("#awaiting-review")
+    check(page, "07-awaiting-review", found)
+    page.goto(plan_url)
+    assert_charts_rendered(page, CHARTS)
+    page.fill("#review-comment", "이번 분기 서버 견적으로 바꿔 주세요.")
+    page.select_option("#review-field", "owned.server_price")
+    page.click("#request-changes")
+    page.wait_for_selector("text=리비전 2에 수정을 요청했습니다.")
+    assert "수정 요청" in page.inner_text("#approval")
+    check(page, "08-changes-requested", found)
+    page.context.close()
+
+    # The analyst follows the request on the short form (essentials, live plan) and saves r3.
+    page = korean_page(korean_browser, problems)
+    log_in(page, base, "ana", found)
+    assert "이번 분기 서버 견적" in page.inner_text("#changes-requested")
+    check(page, "09-scenarios-changes", found)
+    page.click("#changes-requested a[href*='#field-owned.server_price']")
+    page.wait_for_selector("#live-status[data-seq='1']")
+    assert_charts_rendered(page, ["chart-live-cumulative"])
+    page.fill("[id='owned.server_price']", "260,000")
+    page.wait_for_selector("#live-status[data-seq='2']")
+    page.click("#advanced > summary")
+    # static/js/rows.js's buttons take their words from the page
+    assert page.text_content("#add-row-commitments") == "행 추가: 약정 상품"
+    check(page, "10-form", found, SOURCES)
+    page.click("#save")
+    page.wait_for_selector("text=리비전 3(으)로 저장했습니다.")
+    check(page, "11-saved", found)
+    page.context.close()
+
+    # The reviewer reads what changed (both curves and the waterfall) and approves r3.
+    page = korean_page(korean_browser, problems)
+    log_in(page, base, "rita", found)
+    page.click("#awaiting-review a:has-text('r2 이후 바뀐 점')")
+    assert_charts_rendered(page, ["chart-compare", "chart-waterfall"])
+    assert "절감액을 바꾼 요인" in page.inner_text("main")
+    check(page, "12-compare", found)
+    page.click("text=r3 열기")
+    assert_charts_rendered(page, CHARTS)
+    plan_url = page.url
+    page.fill("#review-comment", "견적과 대조해 확인했습니다.")
+    page.click("#approve")
+    page.wait_for_selector("text=리비전 3을(를) 승인했습니다.")
+    assert "리비전 3" in page.inner_text("#approval")
+    check(page, "13-approved", found)
+    page.click("text=감사 로그")
+    # The audit log's cells are records as written (actor names with their role, details
+    # such as "sha256=..."): screenshot only, its headings are checked on the other pages.
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "ko-14-audit.png"), full_page=True)
+    assert "리비전 승인" in page.inner_text("#audit")
+    page.goto(f"{base}/profile")
+    check(page, "15-profile", found)
+    with page.expect_download() as download:
+        page.goto(plan_url)
+        page.click("#download-xlsx")
+    assert openpyxl.load_workbook(io.BytesIO(Path(download.value.path()).read_bytes())
+                                  ).sheetnames[0] == "요약"
+    page.context.close()
+    assert found == {}, f"English words on Korean pages: {found}"
+    assert problems == []

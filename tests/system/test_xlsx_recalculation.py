@@ -1,0 +1,248 @@
+"""The Excel plan recalculated by LibreOffice headless (issue 5): every formula equals the
+engine, changed assumptions and an edited schedule move the money as the engine says, injected
+text stays text. The workbook's structure without LibreOffice is in tests/io/test_export_xlsx.py.
+
+The tests convert every workbook in one soffice run with a private profile set to always
+recalculate, then compare each formula cell with the engine's number.
+"""
+from __future__ import annotations
+
+import fcntl
+import math
+import os
+import pathlib
+
+import numpy as np
+import openpyxl
+import pytest
+import xlsxwriter
+from openpyxl.utils.escape import unescape
+
+from models.capacity import schedule_plan
+from models.costs import COST_LINES, CREDIT_LINES, START_OF_MONTH_LINES
+from models.plan import build_context, proposed_strategy
+from models.schedules import schedule_json
+from models.scenario import Decision
+from service.xlsx.export import write_plan_xlsx
+from service.xlsx.libreoffice import recalculate, soffice
+from service.xlsx.strategy_sheet import FIRST, LINE_TITLES
+from tests.support.xlsx_cases import (ABS, CASES, INJECTIONS, REL, case_plan, close,
+                                      formula_cells, header_columns, injected_plan, read_cells,
+                                      sheet_strategies)
+
+
+def set_assumption(path_in: pathlib.Path, path_out: pathlib.Path, field: str, value) -> None:
+    wb = openpyxl.load_workbook(path_in)
+    ws = wb["Assumptions"]
+    for row in ws.iter_rows():
+        if row[0].value == field:
+            row[2].value = value
+            break
+    else:
+        raise AssertionError(f"no Assumptions row {field}")
+    wb.save(path_out)
+
+
+# Changed assumptions checked against the engine: (case, field, new value, scenario section).
+CHANGES = [("W1", "owned.electricity_price_per_kwh", 0.15, "owned"),
+           ("loan_tax_replacement", "on_demand.price_per_gpu_hour", 5.25, "on_demand"),
+           # the exchange rate is an input cell: changing it re-prices every converted line
+           ("fx_cloud_schedule", "fx.rate", 1500.0, "fx"),
+           ("fx_owned_loan", "fx.rate", 1.2, "fx")]
+
+
+# A Schedule cell edited: one more server bought in this month of the growth sample's staged
+# plan (a quarter where the engine bought none).
+EDIT_MONTH, EDIT_BUY = "2028-01", 1
+
+
+def edit_schedule(path_in: pathlib.Path, path_out: pathlib.Path, month: str, more: int) -> None:
+    wb = openpyxl.load_workbook(path_in)
+    for row in wb["Schedule"].iter_rows():
+        if row[0].value == month:
+            row[2].value = (row[2].value or 0) + more
+            break
+    else:
+        raise AssertionError(f"no Schedule row {month}")
+    wb.save(path_out)
+
+
+def write_and_recalculate(d: pathlib.Path, plans: dict) -> list[pathlib.Path]:
+    files = []
+    for name, plan in plans.items():
+        files.append(d / f"{name}.xlsx")
+        write_plan_xlsx(plan, files[-1])
+    for name, field, value, _ in CHANGES:
+        files.append(d / f"{name}-changed.xlsx")
+        set_assumption(d / f"{name}.xlsx", files[-1], field, value)
+    files.append(d / "growth-edited.xlsx")
+    edit_schedule(d / "growth.xlsx", files[-1], EDIT_MONTH, EDIT_BUY)
+    probe = d / "probe.xlsx"
+    wb = xlsxwriter.Workbook(str(probe))
+    ws = wb.add_worksheet()
+    ws.write_number(0, 0, 2)
+    ws.write_formula(0, 1, "=A1*21", None, 5)  # cached value deliberately wrong
+    wb.close()
+    files.append(probe)
+    files.append(d / "injected.xlsx")
+    write_plan_xlsx(injected_plan(), files[-1])
+    recalculate(files, d / "recalculated")
+    return files
+
+
+@pytest.fixture(scope="module")
+def recalculated(tmp_path_factory):
+    """Every case exported, plus changed copies, a wrong-cache probe and an injection case,
+    recalculated by one LibreOffice run (once per session, even under pytest-xdist)."""
+    soffice()  # fails (not skips) when LibreOffice is missing
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = base.parent   # shared by the workers of one run
+    d = base / "xlsx-recalculated"
+    d.mkdir(exist_ok=True)
+    plans = {name: case_plan(name) for name in CASES}
+    with open(d / "lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        done = d / "done.txt"
+        if done.exists():
+            files = [d / line for line in done.read_text().split()]
+        else:
+            files = write_and_recalculate(d, plans)
+            done.write_text("\n".join(f.name for f in files))
+    return {"plans": plans, "src": {f.stem: f for f in files},
+            "out": {f.stem: d / "recalculated" / f.name for f in files}}
+
+
+@pytest.mark.libreoffice
+def test_libreoffice_really_recalculates(recalculated):
+    wb = openpyxl.load_workbook(recalculated["out"]["probe"], data_only=True)
+    assert wb.active["B1"].value == 42  # not the stored 5
+
+
+@pytest.mark.libreoffice
+@pytest.mark.parametrize("name", CASES)
+def test_every_formula_equals_engine_after_recalculation(recalculated, name):
+    src, out = recalculated["src"][name], recalculated["out"][name]
+    cached, recalc = read_cells(src, True), read_cells(out, True)
+    cells = formula_cells(src)
+    assert len(cells) > 1000
+    wrong = [(key, cached.get(key), recalc.get(key)) for key in cells
+             if not close(cached.get(key), recalc.get(key))]
+    assert not wrong, wrong[:10]
+    # ...and the cached values are the engine's numbers: check LibreOffice's against the plan.
+    plan = recalculated["plans"][name]
+    lo = openpyxl.load_workbook(out, data_only=True)
+    summary = lo["Summary"]
+    for name_, r in sheet_strategies(plan).items():
+        ws = lo[name_]
+        assert ws["B6"].value == pytest.approx(r.pv_cost, rel=REL)
+        assert ws["B7"].value == pytest.approx(r.pv_cost, rel=REL)  # Excel NPV() route
+        assert ws["B5"].value == pytest.approx(r.total_cost, rel=REL)
+        assert ws["B9"].value == pytest.approx(r.cost_per_useful_gpu_hour, rel=REL)
+        cols = header_columns(ws)
+        for line in COST_LINES + CREDIT_LINES:
+            got = [ws.cell(FIRST + 1 + m, cols[LINE_TITLES[line]]).value
+                   for m in range(len(r.total_by_month))]
+            np.testing.assert_allclose(got, r.lines[line], rtol=REL, atol=ABS, err_msg=line)
+        got = [ws.cell(FIRST + 1 + m, cols["Discounted cumulative cost"]).value
+               for m in range(len(r.total_by_month))]
+        np.testing.assert_allclose(got, r.discounted_cumulative, rtol=REL, atol=ABS)
+    rows = range(8, 8 + len(plan.strategies))
+    pv = {summary.cell(r, 1).value: summary.cell(r, 5).value for r in rows}
+    servers = {summary.cell(r, 1).value: summary.cell(r, 3).value for r in rows}
+    assert set(pv) == set(plan.strategies)      # every strategy has a sheet the Summary reads
+    for name_, r in sheet_strategies(plan).items():
+        assert pv[name_] == pytest.approx(r.pv_cost, rel=REL)
+        assert servers[name_] == r.servers
+
+
+@pytest.mark.libreoffice
+@pytest.mark.parametrize("name, field, value, section", CHANGES)
+def test_changed_assumption_moves_money_as_the_engine_says(recalculated, name, field, value,
+                                                           section):
+    plan = recalculated["plans"][name]
+    key = field.split(".", 1)[1]
+    changed = plan.scenario.with_changes(**{section: {key: value}})
+    ctx = build_context(changed, plan.profile)
+    lo = openpyxl.load_workbook(recalculated["out"][f"{name}-changed"], data_only=True)
+    moved = 0
+    for name_, r in sheet_strategies(plan).items():
+        # same capacity (a static decision, or the cohorts of a schedule), new prices
+        expected = ctx.evaluate(name_, r.capacity if r.capacity is not None else r.plan)
+        ws = lo[name_]
+        assert ws["B6"].value == pytest.approx(expected.pv_cost, rel=REL)
+        assert ws["B5"].value == pytest.approx(expected.total_cost, rel=REL)
+        cols = header_columns(ws)
+        for line in COST_LINES + CREDIT_LINES:
+            got = [ws.cell(FIRST + 1 + m, cols[LINE_TITLES[line]]).value
+                   for m in range(len(r.total_by_month))]
+            np.testing.assert_allclose(got, expected.lines[line], rtol=REL, atol=ABS,
+                                       err_msg=f"{name_} {line}")
+        moved += not math.isclose(expected.pv_cost, r.pv_cost, rel_tol=1e-6)
+    assert moved >= 1
+
+
+# Cost lines a change of the schedule moves without touching the dispatch.
+CASH_LINES = ("capex", "loan_payment", "maintenance", "space", "staff", "commitment_upfront",
+              "commitment", "resale_credit", "tax_on_resale")
+
+
+@pytest.mark.libreoffice
+def test_editing_the_schedule_moves_the_staged_cash_as_the_engine_prices_it(recalculated):
+    """One more server in a Schedule row: the staged sheet's lines and PV equal the engine's
+    pricing of the edited schedule (models/capacity.schedule_plan, as proposed.schedule uses
+    it) at the export's dispatch, to 1e-9. The engine costing the same schedule through
+    proposed.schedule re-dispatches (the new server takes work from the cloud): its cash lines
+    are the same to 1e-9, and the PVs differ by exactly what the dispatch changes."""
+    plan = recalculated["plans"]["growth"]
+    s, ctx, r = plan.scenario, plan.context, plan.strategies["staged"]
+    by_month = {d.month: d for d in r.schedule}
+    was = by_month.get(EDIT_MONTH, Decision(month=EDIT_MONTH))
+    assert was.buy_servers == 0     # a quarter where the engine bought nothing
+    by_month[EDIT_MONTH] = was.model_copy(update={"buy_servers": was.buy_servers + EDIT_BUY})
+    edited = tuple(by_month[m] for m in sorted(by_month))
+    cohorts = schedule_plan(s, edited, ctx.calendar.months[0], ctx.horizon, ctx.position,
+                            r.plan.use_spot)
+    lines, pv = ctx.price(cohorts, ctx.volumes(r.plan))      # the export's dispatch
+    ws = openpyxl.load_workbook(recalculated["out"]["growth-edited"], data_only=True)["staged"]
+    assert ws["B6"].value == pytest.approx(pv, rel=REL)
+    assert ws["B6"].value > r.pv_cost + 1000                 # the purchase moved the PV
+    cols = header_columns(ws)
+    months = len(lines["capex"])
+    for line in COST_LINES + CREDIT_LINES:
+        got = [ws.cell(FIRST + 1 + m, cols[LINE_TITLES[line]]).value for m in range(months)]
+        np.testing.assert_allclose(got, lines[line], rtol=REL, atol=ABS, err_msg=line)
+    changed = s.with_changes(proposed={"schedule": schedule_json(edited)})
+    engine = proposed_strategy(build_context(changed, plan.profile))
+    for line in CASH_LINES:
+        expected = np.zeros(months)
+        expected[:len(engine.lines[line])] = engine.lines[line]
+        np.testing.assert_allclose(lines[line], expected, rtol=REL, atol=ABS, err_msg=line)
+    book = ctx.book
+    dispatch_pv = sum(
+        float(np.dot(lines[k][:months],
+                     (book.start if k in START_OF_MONTH_LINES else book.end)[:months, 0]))
+        * (-1 if k in CREDIT_LINES else 1) for k in COST_LINES + CREDIT_LINES
+        if k not in CASH_LINES)
+    engine_dispatch_pv = sum(
+        float(np.dot(engine.lines[k], (book.start if k in START_OF_MONTH_LINES
+                                       else book.end)[:len(engine.lines[k]), 0]))
+        * (-1 if k in CREDIT_LINES else 1) for k in COST_LINES + CREDIT_LINES
+        if k not in CASH_LINES)
+    # tolerance: the workbook's 1e-9 of the PV (the difference itself is ~2 % of the PV)
+    assert ws["B6"].value - engine.pv_cost == pytest.approx(dispatch_pv - engine_dispatch_pv,
+                                                            abs=REL * pv)
+
+
+@pytest.mark.libreoffice
+def test_injected_text_stays_text_after_libreoffice(recalculated):
+    for which in ("src", "out"):
+        wb = openpyxl.load_workbook(recalculated[which]["injected"])
+        assert wb["Summary"]["B2"].value == INJECTIONS[0]
+        assert wb["Summary"]["B2"].data_type == "s"
+        teams = {c.value: c.data_type for row in wb["Profile"].iter_rows(min_col=14, max_col=14)
+                 for c in row if c.value is not None}
+        # OOXML stores CR as _x000D_; openpyxl leaves the escape in place
+        teams = {unescape(str(k)).replace("\r", "\n"): v for k, v in teams.items()}
+        for text in INJECTIONS:
+            assert teams.get(text.replace("\r", "\n")) == "s", (which, text, teams)

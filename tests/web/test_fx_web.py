@@ -1,0 +1,78 @@
+"""Currencies in the web app (issue 15): the Korean context preset and money inputs labelled by
+their market's currency. The Seoul sample from the command line is in tests/io/test_cli.py, its
+equality with the same scenario typed in won in tests/engine/test_fx.py."""
+from __future__ import annotations
+
+import re
+
+import pytest
+from numpy.testing import assert_allclose
+
+from models.scenario import Scenario
+from service.presets.context import ContextPresetError, load_context_presets
+from service.web.tables import Revision
+from service.web.db import write_session
+from tests.support.client import form_data
+
+KOREA = "context/kr-2025"
+
+
+def unit_of(html: str, name: str) -> str:
+    match = re.search(rf'<span class="unit" id="unit-{re.escape(name)}">([^<]*)</span>', html)
+    assert match, name
+    return match.group(1)
+
+
+def test_korea_preset_moves_a_dollar_scenario_into_won():
+    """300,000 USD x 1,422.16 KRW/USD = 426,648,000 KRW; cloud prices stay in dollars."""
+    preset = load_context_presets()[KOREA]
+    data = preset.apply(Scenario().model_dump(mode="json"))
+    s = Scenario.model_validate(data)
+    assert s.finance.currency == "KRW" and s.cloud_terms.currency == "USD"
+    assert s.foreign_currency() == "USD" and s.fx.rate == 1422.16
+    assert_allclose(s.owned.server_price, 426_648_000, rtol=1e-12)
+    assert_allclose(s.owned.space_price_per_kw_month, 184.06 * 1422.16, rtol=1e-12)
+    assert s.owned.electricity_price_per_kwh == 182.7      # the tariff, not a conversion
+    assert s.on_demand.price_per_gpu_hour == 6.88          # the cloud's own currency
+    assert s.cloud_terms.vat_rate == 0.1
+    again = Scenario.model_validate(preset.apply(data))    # already in won: nothing converts
+    assert again.owned.server_price == s.owned.server_price
+
+
+def test_korea_preset_refuses_a_currency_it_cannot_convert():
+    data = Scenario.model_validate({"finance": {"currency": "EUR"}}).model_dump(mode="json")
+    with pytest.raises(ContextPresetError, match="converts a scenario in USD"):
+        load_context_presets()[KOREA].apply(data)
+
+
+def test_form_labels_each_money_input_with_its_markets_currency(login):
+    client = login("otto")
+    response = client.get(f"/scenarios/new?preset={KOREA}")
+    html = response.get_data(as_text=True)
+    assert response.status_code == 200
+    assert unit_of(html, "owned.server_price") == "KRW per server"
+    assert unit_of(html, "owned.electricity_price_per_kwh") == "KRW per kWh"
+    assert unit_of(html, "on_demand.price_per_gpu_hour") == "USD per GPU-hour"
+    assert unit_of(html, "cloud_terms.setup_fee") == "USD"
+    assert "KEPCO industrial" in html and "as of 2025-12-31" in html
+
+
+def test_won_scenario_saves_and_a_bad_currency_mix_is_refused(login, app):
+    client = login("otto")
+    data = form_data({**load_context_presets()[KOREA].apply(
+        Scenario().model_dump(mode="json")), "name": "seoul"})
+    data["preset"] = KOREA
+    assert client.post("/scenarios/new", data).status_code == 302
+    with app.app_context():
+        with write_session() as s:
+            revision = s.query(Revision).order_by(Revision.id.desc()).first()
+            assert revision.assumptions_dict["finance"]["currency"] == "KRW"
+            assert revision.preset_dict["id"] == KOREA
+    data["fx.rate"] = ""                                   # dollars without a rate
+    response = client.post("/scenarios/new", data)
+    assert response.status_code == 422
+    assert "fx.rate is required: prices in USD" in response.get_data(as_text=True)
+
+
+def test_unknown_context_preset_is_a_bad_request(login):
+    assert login("ana").get("/scenarios/new?preset=context/mars").status_code == 400

@@ -1,0 +1,150 @@
+"""Language selection, the switch, translated pages, flashes and API errors (issue 15)."""
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from sqlalchemy import select
+
+from service.web.tables import User
+from service.web.db import write_session
+from tests.support.client import Browser
+
+KO = {"Accept-Language": "ko-KR,ko;q=0.9,en;q=0.5"}
+R1 = "/scenarios/1/revisions/1"
+
+
+def saved_language(app, name: str):
+    with app.app_context():
+        with write_session() as s:
+            return s.scalar(select(User).where(User.username == name)).language
+
+
+@pytest.mark.parametrize("header, lang, word", [
+    ({}, "en", "Log in"),                                         # no header: English
+    ({"Accept-Language": "ko"}, "ko", "로그인"),
+    (KO, "ko", "로그인"),                                           # region tag falls back
+    ({"Accept-Language": "fr-FR,fr;q=0.9"}, "en", "Log in"),      # unsupported: English
+    ({"Accept-Language": "fr;q=1,ko;q=0.5"}, "ko", "로그인"),       # first supported one
+])
+def test_anonymous_page_follows_accept_language(browser, header, lang, word):
+    html = browser.get("/login", headers=header).get_data(as_text=True)
+    assert f'<html lang="{lang}">' in html and word in html
+
+
+def test_switch_works_before_login_and_survives_it(browser):
+    response = browser.post("/language", {"lang": "ko", "next": "/login"})
+    assert response.status_code == 302 and response.headers["Location"].endswith("/login")
+    assert "사용자 이름" in browser.get("/login").get_data(as_text=True)
+    assert browser.login("ana").status_code == 302
+    assert "새 시나리오" in browser.get("/scenarios/").get_data(as_text=True)
+
+
+def test_switch_needs_csrf_and_refuses_foreign_next(browser):
+    assert browser.client.post("/language", data={"lang": "ko"}).status_code == 400
+    response = browser.post("/language", {"lang": "ko", "next": "//evil.example/x"})
+    assert response.headers["Location"].endswith("/scenarios/")
+
+
+def test_saved_preference_beats_accept_language(app, login):
+    ana = login("ana")
+    assert saved_language(app, "ana") is None
+    assert ana.post("/language", {"lang": "ko", "next": "/profile"}).status_code == 302
+    assert saved_language(app, "ana") == "ko"
+    other = Browser(app.test_client())              # a new browser, English by its header
+    other.login("ana")
+    html = other.get("/scenarios/", headers={"Accept-Language": "en"}).get_data(as_text=True)
+    assert '<html lang="ko">' in html
+    other.post("/language", {"lang": "", "next": "/profile"})   # back to the browser's
+    assert saved_language(app, "ana") is None
+    assert '<html lang="en">' in other.get("/scenarios/").get_data(as_text=True)
+
+
+def test_plan_page_in_korean_formats_numbers_and_money(login, sample_plan):
+    html = login("ana").get(R1, headers=KO).get_data(as_text=True)
+    assert '<html lang="ko">' in html and "현재가치 비용" in html and "최적 조합" in html
+    pv = sample_plan[1].document["strategies"]["optimal"]["pv_cost"]
+    assert f"US${pv:,.0f}" in html                  # CLDR ko writes dollars as US$
+    charts = json.loads(re.search(r'id="plan-charts">(.*?)</script>', html, re.S).group(1))
+    assert charts["text"]["cumulative"] == "전략별 누적 비용"
+    assert charts["names"]["strategy:optimal"] == "최적 조합"
+    labels = [row["label"] for row in charts["uncertainty"]["tornado"]]
+    assert "수요 증가율" in labels and all(re.search("[가-힣]", x) for x in labels if x != "PUE")
+    # the engine's sentences come as messages: the recommendation is rendered in Korean
+    recommendation = re.search(r'id="recommendation"[^>]*>(.*?)</p>', html, re.S)
+    assert 'id="recommendation" lang="en"' not in html
+    assert re.search("[가-힣]", recommendation.group(1)) and "Buy" not in recommendation.group(1)
+
+
+def test_flash_and_error_page_are_translated(login):
+    ana = login("ana")
+    ana.post("/language", {"lang": "ko", "next": "/profile"})
+    page = ana.get("/scenarios/1/edit").get_data(as_text=True)
+    # units name the currency of the money they are in ("금액" -> USD), percent fields "%"
+    assert "온디맨드 가격" in page and "GPU 시간당 USD" in page and "재무" in page
+    response = ana.get("/scenarios/999")
+    assert response.status_code == 404 and "찾을 수 없음" in response.get_data(as_text=True)
+    data = {"csrf_token": ana.token()}
+    response = ana.client.post("/scenarios/1/revisions/1/reviews", data=data)
+    assert response.status_code == 403 and "검토자만" in response.get_data(as_text=True)
+
+
+def test_form_errors_in_korean(login):
+    ana = login("ana")
+    ana.post("/language", {"lang": "ko", "next": "/profile"})
+    form = {"name": "x", "owned.pue": "0.5", "finance.horizon_months": "abc"}
+    html = ana.post("/scenarios/new", form).get_data(as_text=True)
+    assert "1 이상이어야 합니다" in html and "올바른 정수여야 합니다" in html
+
+
+def test_api_messages_follow_accept_language_and_keys_stay_english(app):
+    client = app.test_client()
+    body = client.post("/api/v1/plans", headers=KO).get_json()
+    assert set(body) == {"error"} and set(body["error"]) == {"code", "message", "details"}
+    assert body["error"]["code"] == "unauthorized" and "토큰" in body["error"]["message"]
+    english = client.post("/api/v1/plans").get_json()
+    assert "token" in english["error"]["message"]
+
+
+def test_api_scenario_errors_in_korean(app):
+    from service.web.users import create_token
+    with app.app_context():
+        with write_session() as s:
+            token = create_token(s, s.scalar(select(User).where(User.username == "ana")))
+    headers = {**KO, "Authorization": f"Bearer {token}"}
+    body = app.test_client().post("/api/v1/plans", headers=headers, json={
+        "scenario": {"owned": {"pue": 0.5}}, "usage": [{"timestamp": "2026-01",
+                                                          "gpu_hours": 5}]}).get_json()
+    assert body["error"]["message"] == "시나리오가 올바르지 않습니다."
+    assert body["error"]["details"] == [{"field": "owned.pue",
+                                         "message": "1 이상이어야 합니다"}]
+
+
+def test_workbook_download_in_the_readers_language(app, login):
+    import io
+    from pathlib import Path
+
+    import openpyxl
+    ana = login("ana")
+    english = ana.get(R1 + "/plan.xlsx").data
+    ana.post("/language", {"lang": "ko", "next": "/profile"})
+    korean = ana.get(R1 + "/plan.xlsx").data
+    assert openpyxl.load_workbook(io.BytesIO(english)).sheetnames[0] == "Summary"
+    names = openpyxl.load_workbook(io.BytesIO(korean)).sheetnames
+    assert names[:3] == ["요약", "가정", "프로필"] and "최적 조합" in names
+    cached = sorted(p.name for p in (Path(app.instance_path) / "xlsx-cache").glob("*.xlsx"))
+    assert len(cached) == 2 and any("-ko-" in n for n in cached)   # one file per language
+
+
+def test_korea_context_preset_form_in_korean(login):
+    """The local-context preset (branch fx): its label, paragraph and each value's source come
+    through the catalog; a preset that cannot apply says why in Korean."""
+    ana = login("ana")
+    ana.post("/language", {"lang": "ko", "next": "/profile"})
+    html = ana.get("/scenarios/new?preset=context/kr-2025").get_data(as_text=True)
+    assert "지역 설정(통화, 부가세, 전기)" in html
+    assert "프리셋 <strong>한국 2025: 원화 기준" in html and "USD당 1,422.16 KRW로 환산" in html
+    assert "한국전력 산업용(을) 평균 단가" in html and "(2025-12-31 기준)" in html
+    assert "KEPCO industrial" not in html and "as of 2025-12-31" not in html
+    assert "보고 통화" in html and "환율" in html

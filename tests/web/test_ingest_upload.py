@@ -1,0 +1,102 @@
+"""A busy-time file beside the usage file through the web form and the API (the CLI's --busy is
+in tests/io/test_cli.py); a Contract Commitment file in the upload preview."""
+from __future__ import annotations
+
+import io
+import json
+import re
+
+import pytest
+
+from service.web.users import create_token
+from service.web.tables import Revision, UsageFile, User
+from service.web.db import write_session
+from tests.support.client import count
+from tests.support.ingest_fixtures import SAMPLES
+
+USAGE = SAMPLES / "usage_busy_hourly.csv"
+DCGM = SAMPLES / "dcgm_busy_sample.csv"
+CONTRACTS = SAMPLES / "focus_1.3_contract_commitment_sample.csv"
+
+
+def files(**named):
+    return {field: (io.BytesIO(path.read_bytes()), path.name) for field, path in named.items()}
+
+
+def test_web_upload_with_busy_time_previews_and_attaches_the_pair(login, app):
+    client = login("ana")
+    revisions = count(app, Revision)
+    response = client.post("/scenarios/1/usage", files(usage=USAGE, busy=DCGM),
+                           content_type="multipart/form-data")
+    assert response.status_code == 200
+    html = response.get_data(as_text=True)
+    assert 'id="busy-time"' in html and "dcgm_busy_sample.csv" in html
+    teams = re.search(r'<table id="busy-teams">(.*?)</table>', html, re.S).group(1)
+    assert "<td>llm</td><td>384.0</td>" in teams and "<td>vision</td>" in teams
+    starved = re.search(r'<table id="starved">(.*?)</table>', html, re.S).group(1)
+    assert "<td>2026-03-02 10:00</td><td>2026-03-02 20:00</td><td>10.0</td>" in starved
+    assert "data loading or preprocessing" in html
+    chart = json.loads(re.search(r'id="data-usage">(.*?)</script>', html, re.S).group(1))
+    assert len(chart["busy"]) == 48 and chart["busy"][12] < 0.5 * 16
+    file_id = int(re.search(r"/usage/(\d+)/attach", html).group(1))
+    assert client.post(f"/scenarios/1/usage/{file_id}/attach").status_code == 302
+    with app.app_context():
+        with write_session() as s:
+            stored = s.get(UsageFile, file_id)
+            assert stored.filename == "usage_busy_hourly+busy.zip"   # both files, one revision
+            assert stored.data[:2] == b"PK"
+    assert count(app, Revision) == revisions + 1
+
+
+def test_web_upload_of_a_busy_file_alone_is_refused(login, app):
+    before = count(app, UsageFile)
+    response = login("ana").post("/scenarios/1/usage", files(usage=DCGM),
+                                 content_type="multipart/form-data")
+    assert response.status_code == 422
+    assert "GPU busy-time file; upload it beside a usage file" in response.get_data(as_text=True)
+    assert count(app, UsageFile) == before
+
+
+def test_web_upload_of_contract_commitments_shows_them_and_stores_no_usage(login, app):
+    before = count(app, UsageFile)
+    response = login("ana").post("/scenarios/1/usage", files(usage=CONTRACTS),
+                                 content_type="multipart/form-data")
+    assert response.status_code == 200
+    html = response.get_data(as_text=True)
+    table = re.search(r'<table id="commitments">(.*?)</table>', html, re.S).group(1)
+    assert re.search(r"<td>CC-GCP-H100-3Y</td><td>8</td><td>2026-07</td><td>36</td>"
+                     r"<td>2.1000</td><td>EUR</td><td>partial</td>", table)
+    skipped = re.search(r'<table id="skipped">(.*?)</table>', html, re.S).group(1)
+    assert "a spend commitment" in skipped
+    # attachable to the position (tests/web/test_plan_schedule.py), never stored as usage
+    assert 'id="attach-note"' in html and 'action="/scenarios/1/commitments"' in html
+    assert count(app, UsageFile) == before
+
+
+@pytest.fixture
+def api(app):
+    with app.app_context():
+        with write_session() as s:
+            token = create_token(s, s.query(User).filter_by(username="ana").one(), "test")
+    client = app.test_client()
+
+    def post(**kw):
+        return client.post("/api/v1/plans", headers={"Authorization": f"Bearer {token}"}, **kw)
+    return post
+
+
+def test_api_busy_part_and_busy_demand_basis(api):
+    def plan(basis: str, **named):
+        scenario = {"finance": {"horizon_months": 12}, "uncertainty": {"draws": 0},
+                    "profile": {"demand_basis": basis, "target_utilization": 0.9}}
+        response = api(data={**files(**named), "scenario": json.dumps(scenario)},
+                       content_type="multipart/form-data")
+        return response.status_code, response.get_json()
+    status, allocated = plan("allocated", usage=USAGE, busy=DCGM)
+    assert status == 200
+    status, busy = plan("busy", usage=USAGE, busy=DCGM)
+    assert status == 200
+    assert busy["strategies"]["on_demand"]["pv_cost"] < \
+        allocated["strategies"]["on_demand"]["pv_cost"]
+    status, error = plan("busy", usage=USAGE)                       # no busy part
+    assert status == 422 and "needs GPU busy time" in error["error"]["message"]

@@ -5,6 +5,6 @@
 
 
 def create_app(test_config=None):
-    """The Flask application (see :mod:`service.web.app`)."""
-    from service.web.app import create_app as _create_app
+    """The Flask application (see :mod:`service.app`)."""
+    from service.app import create_app as _create_app
     return _create_app(test_config)

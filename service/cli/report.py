@@ -9,10 +9,6 @@ from service.i18n import _, formats, sentences
 from service.i18n.labels import PERIODS, option_word
 
 
-def money(x: float) -> str:
-    return formats.number(x, 0)
-
-
 def rate(x: float) -> str:
     return formats.number(x, 4) if x is not None and math.isfinite(x) else "-"
 
@@ -61,11 +57,12 @@ def plan_table(plan: Plan, source: str) -> str:
             servers = f"<={r.servers}"
             most = int(r.committed_gpus_by_month.max(initial=0))
             committed = f"<={most}" if most else "-"
-        cells.append((name, [name, servers, committed, money(r.pv_cost),
-                             money(r.normal_cost_pv), money(r.failure_cost_pv),
-                             money(r.total_cost), rate(r.cost_per_useful_gpu_hour),
+        cells.append((name, [name, servers, committed, formats.number(r.pv_cost, 0),
+                             formats.number(r.normal_cost_pv, 0),
+                             formats.number(r.failure_cost_pv, 0),
+                             formats.number(r.total_cost, 0), rate(r.cost_per_useful_gpu_hour),
                              rate(r.cost_per_useful_gpu_hour_nominal),
-                             share(r.owned_utilization), money(base - r.pv_cost)]))
+                             share(r.owned_utilization), formats.number(base - r.pv_cost, 0)]))
     # a column grows to its widest cell, with two spaces before it (amounts in won run long)
     heads = [(h, max(w, *(len(c[i]) + (0 if left else 2) for _n, c in cells)), left)
              for i, (h, w, left) in enumerate(heads)]
@@ -104,7 +101,8 @@ def schedule_lines(name: str, strategy: dict, currency: str) -> list[str]:
     if cash:
         out.append("  " + _("purchases and upfront payments by year [%(currency)s]: %(years)s",
                             currency=currency,
-                            years=", ".join(f"{y} {money(v)}" for y, v in cash.items())))
+                            years=", ".join(f"{y} {formats.number(v, 0)}"
+                                            for y, v in cash.items())))
     return out
 
 

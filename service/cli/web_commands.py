@@ -10,7 +10,7 @@ import sys
 from sqlalchemy import select
 
 from models.scenario import Scenario
-from service.web.app import create_app
+from service.app import create_app
 from service.web.users import UserError, create_token, create_user
 from service.web.tables import ScenarioRecord, User
 from service.web.db import write_session

@@ -3,7 +3,7 @@
 One translation path for every caller: pages, flashes, API errors, the CLI and the workbook all
 call :func:`gettext` (``_``). The language is, in this order, the one forced for a block of
 work (:func:`using_locale`: the CLI's ``--lang``, a workbook written for whoever downloads it),
-the web request's (service.i18n.web picks it: saved preference, Accept-Language, English), else
+the web request's (service.web.locale picks it: saved preference, Accept-Language, English), else
 English. Catalogs live in service/translations/<lang>/LC_MESSAGES/messages.po; the set-up
 compiles them to .mo (``pybabel compile``), which is what is read here.
 """

@@ -24,9 +24,9 @@ from pydantic import ValidationError
 
 from models.scenario import Scenario
 from service.web.tables import Revision, UsageFile
-from service.scenarios.forms import flatten, label_for
+from service.forms.scenario import flatten, label_for
 from service.i18n import _
-from service.scenarios.live import live_document
+from service.plans.live import live_document
 from service.plans.cache import PlanningError
 
 SKIPPED = ("name", "uncertainty")  # no effect on the base-case saving

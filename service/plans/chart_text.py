@@ -14,10 +14,6 @@ from service.i18n.charts import source_label
 from service.i18n.labels import cost_line_label, strategy_label
 
 
-def money(value: Any, currency: str) -> str:
-    return formats.money(value, currency)
-
-
 def percent(value: Any) -> str:
     return formats.percent(value, 1)
 
@@ -53,11 +49,11 @@ def cumulative(charts: dict, doc: dict) -> ChartText:
     text = _("Cumulative cost over %(count)s months (%(first)s to %(last)s). Lowest at the end: "
              "%(best)s, %(best_cost)s; highest: %(worst)s, %(worst_cost)s.",
              count=len(months), first=months[0], last=months[-1], best=label(best[1]),
-             best_cost=money(best[0], currency), worst=label(ends[-1][1]),
-             worst_cost=money(ends[-1][0], currency))
+             best_cost=formats.money(best[0], currency), worst=label(ends[-1][1]),
+             worst_cost=formats.money(ends[-1][0], currency))
     picks = _yearly(months)
     head = [_("Month")] + [label(n) for n in curves]
-    rows = [[months[i]] + [money(curves[n][i], currency) for n in curves] for i in picks]
+    rows = [[months[i]] + [formats.money(curves[n][i], currency) for n in curves] for i in picks]
     return ChartText(text, head, rows)
 
 
@@ -65,12 +61,12 @@ def by_source(charts: dict, doc: dict) -> ChartText:
     lines = charts["by_source"]["lines"]
     currency = doc["scenario"]["finance"]["currency"]
     totals = sorted(((sum(v), name) for name, v in lines.items()), reverse=True)
-    top = ", ".join(f"{cost_line_label(name)} {money(total, currency)}"
+    top = ", ".join(f"{cost_line_label(name)} {formats.money(total, currency)}"
                     for total, name in totals[:3])
     text = _("Monthly cost of %(strategy)s by cost line; the largest over the plan: %(top)s "
              "(credits shown below zero).", strategy=label(charts["by_source"]["strategy"]),
              top=top)
-    rows = [[cost_line_label(name), money(total, currency)] for total, name in totals]
+    rows = [[cost_line_label(name), formats.money(total, currency)] for total, name in totals]
     return ChartText(text, [_("Cost line"), _("Total over the plan [%(currency)s]",
                                               currency=currency)], rows)
 
@@ -108,7 +104,7 @@ def screening(charts: dict, doc: dict) -> ChartText:
     else:
         text = _("Cost per GPU-year of each source against hours used a year; no two cross.")
     rows = [[_sources(c), number(c["hours_per_year"], 0),
-             percent(c["utilization"]), money(c["cost_per_gpu_year"], currency)]
+             percent(c["utilization"]), formats.money(c["cost_per_gpu_year"], currency)]
             for c in crossings]
     return ChartText(text, [_("Crossing"), _("Hours per year"), _("Utilization"),
                             _("Cost per GPU-year [%(currency)s]", currency=currency)], rows)
@@ -128,12 +124,13 @@ def tornado(charts: dict, doc: dict) -> Optional[ChartText]:
     text = _("PV saving of %(judged)s over %(baseline)s is %(saving)s in the base case; the "
              "widest swing comes from %(widest)s.",
              judged=label(u.get("tornado_judged", u["judged"])),
-             baseline=label(u["tornado_baseline"]), saving=money(u["base_saving"], currency),
+             baseline=label(u["tornado_baseline"]),
+             saving=formats.money(u["base_saving"], currency),
              widest=widest)
     return ChartText(text, [_("Assumption"), _("Low value"), _("Saving at low"),
                             _("High value"), _("Saving at high")],
-                     [[_(r["label"]), r["low"], money(r["saving_low"], currency), r["high"],
-                       money(r["saving_high"], currency)] for r in rows])
+                     [[_(r["label"]), r["low"], formats.money(r["saving_low"], currency), r["high"],
+                       formats.money(r["saving_high"], currency)] for r in rows])
 
 
 def histogram(charts: dict, doc: dict) -> Optional[ChartText]:
@@ -146,10 +143,11 @@ def histogram(charts: dict, doc: dict) -> Optional[ChartText]:
     text = _("Distribution of the PV saving of %(judged)s over %(baseline)s in %(draws)s draws: "
              "P10 %(p10)s, median %(p50)s, P90 %(p90)s.", judged=label(u["judged"]),
              baseline=label(u["baseline"]), draws=number(section["draws"], 0),
-             p10=money(section["saving_p10"], currency),
-             p50=money(section["saving_p50"], currency),
-             p90=money(section["saving_p90"], currency))
-    rows = [[_("%(low)s to %(high)s", low=money(lo, currency), high=money(hi, currency)),
+             p10=formats.money(section["saving_p10"], currency),
+             p50=formats.money(section["saving_p50"], currency),
+             p90=formats.money(section["saving_p90"], currency))
+    rows = [[_("%(low)s to %(high)s", low=formats.money(lo, currency),
+               high=formats.money(hi, currency)),
              str(n)] for lo, hi, n in zip(h["edges"], h["edges"][1:], h["counts"])]
     return ChartText(text, [_("PV saving"), _("Draws")], rows)
 
@@ -200,13 +198,13 @@ def cash_budget(years: list, currency: str, budget: Optional[float]) -> ChartTex
     """Purchases and upfront payments by calendar year against the yearly budget."""
     top = max(years, key=lambda y: y.amount)
     text = _("Purchases and upfront payments by calendar year; the most is %(amount)s in "
-             "%(year)s", amount=money(top.amount, currency), year=top.year)
+             "%(year)s", amount=formats.money(top.amount, currency), year=top.year)
     if budget is not None:
         over = [y.year for y in years if not y.within]
         text += (_("; the yearly budget is %(budget)s, exceeded in %(years)s.",
-                   budget=money(budget, currency), years=", ".join(over)) if over else
+                   budget=formats.money(budget, currency), years=", ".join(over)) if over else
                  _("; the yearly budget is %(budget)s, never exceeded.",
-                   budget=money(budget, currency)))
+                   budget=formats.money(budget, currency)))
     else:
         text += _("; no yearly budget is set.")
     return ChartText(text, [], [])

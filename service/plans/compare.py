@@ -12,7 +12,7 @@ from service.plans.attribution import Waterfall, revision_waterfall
 from service.web.users import login_required
 from service.web.tables import Revision
 from service.web.db import get_session
-from service.scenarios.forms import flatten, form_currency, label_for, show_value
+from service.forms.scenario import flatten, form_currency, label_for, show_value
 from service.i18n import _, formats
 from service.i18n.labels import strategy_label
 from service.plans.cache import PlanningError, cached_plan

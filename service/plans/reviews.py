@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from service.web.tables import DECISIONS, Revision, ScenarioRecord, User
-from service.scenarios.forms import flatten, label_for
+from service.forms.scenario import flatten, label_for
 from service.i18n import N_, _
 
 MAX_COMMENT = 5000

@@ -98,14 +98,9 @@ def label(name: str) -> str:
     return strategy_label(name)
 
 
-def money(value: float) -> str:
-    """An amount in whole units, as the section shows them under a currency header."""
-    return formats.number(value, 0)
-
-
 def amount(value: float, currency: str) -> str:
     """An amount in a sentence: whole units and the currency's code ("2,500,000 USD")."""
-    return f"{money(value)} {currency}"
+    return f"{formats.number(value, 0)} {currency}"
 
 
 def add_months(month: str, n: int) -> str:

@@ -16,7 +16,7 @@ from typing import Any
 
 from models.fields import field_meta
 from models.scenario import market_of
-from service.scenarios.forms import _path_info, flatten
+from service.forms.scenario import _path_info, flatten
 from service.i18n import _
 from service.paths import CONTEXT_PRESETS
 

@@ -8,7 +8,7 @@ from service.plans.chart_text import cumulative as cumulative_text
 from service.web.tables import ScenarioRecord
 from service.web.db import get_session
 from service.i18n.charts import cumulative_chart_text
-from service.scenarios.live import cumulative_chart
+from service.plans.live import cumulative_chart
 from service.plans.cache import PlanningError, cached_plan
 from service.plans.headline import payback, recommendation_text
 

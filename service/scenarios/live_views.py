@@ -13,9 +13,9 @@ from flask import abort, g, jsonify, render_template, request
 from service.web import progress as progress_store
 from service.web.access import scenario_or_404
 from service.web.users import login_required
-from service.scenarios.forms import FormSection, validate_form
+from service.forms.scenario import FormSection, validate_form
 from service.i18n import _
-from service.scenarios.live import live_document
+from service.plans.live import live_document
 from service.scenarios.live_panel import live_panel
 from service.plans.cache import PlanningError
 from service.scenarios import bp

@@ -18,8 +18,8 @@ from service.presets.context import ContextPreset, ContextPresetError, load_cont
 from service.web.tables import ScenarioRecord, UsageFile, User
 from service.web.db import get_session, write_session
 from service.web import progress as progress_store
-from service.scenarios.form_layout import arrange
-from service.scenarios.forms import build_form, validate_form
+from service.forms.layout import arrange
+from service.forms.scenario import build_form, validate_form
 from service.i18n import _
 from service.i18n.charts import usage_chart_text
 from service.i18n.ingest_summary import summary_rows

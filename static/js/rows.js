@@ -4,7 +4,7 @@
 // "remove" checkbox per row, and posts the same names. A new row is the table's <template>
 // (rendered by the server from the schema) with its row slot replaced by the next free index;
 // a removed row is taken out of the form, so it is not posted (gaps in the indices are fine:
-// service/scenarios/forms.py reads rows up to the highest index and skips missing ones).
+// service/forms/scenario.py reads rows up to the highest index and skips missing ones).
 (function () {
   "use strict";
 

@@ -1,5 +1,5 @@
 // The page's words for the page scripts (form.js, rows.js, progress.js): base.html hands them
-// over translated as JSON (#script-words, service/i18n/web.py script_words), so the scripts
+// over translated as JSON (#script-words, service/web/locale.py script_words), so the scripts
 // hold no English of their own beyond a fallback. Loaded before every page script.
 (function () {
   "use strict";

@@ -58,7 +58,10 @@ def new_page(browser, problems: list[str], **context):
     page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}")
             if m.type in ("error", "warning") else None)
     page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
-    page.set_default_timeout(30_000)
+    # an action that submits a plan-computing form waits for its navigation: on a loaded 2-core
+    # CI machine a save took over 30 s once, so the wait is generous rather than flaky (a
+    # passing step never waits for it)
+    page.set_default_timeout(120_000)
     return page
 
 

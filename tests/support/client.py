@@ -9,7 +9,7 @@ from sqlalchemy import func, select
 
 from service.web.tables import Revision
 from service.web.db import write_session
-from service.scenarios.forms import build_form
+from service.forms.scenario import build_form
 
 PASSWORD = "correct horse battery"
 # name -> role. "rex" is a reviewer who also authors a scenario (author-as-reviewer).

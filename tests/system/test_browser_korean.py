@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.chromium import ARGS, ARTIFACTS, CHROMIUM, assert_charts_rendered
+from tests.support.chromium import ARGS, ARTIFACTS, CHROMIUM, assert_charts_rendered, new_page
 from tests.support.client import PASSWORD
 from tests.support.live_server import live_server
 from tests.support.paths import SAMPLE_USAGE
@@ -106,15 +106,8 @@ def korean_browser():
 
 
 def korean_page(browser, problems: list[str]):
-    context = browser.new_context(accept_downloads=True, locale="ko-KR",
-                                  extra_http_headers={"Accept-Language": "ko-KR,ko;q=0.9"},
-                                  viewport={"width": 1300, "height": 900})
-    page = context.new_page()
-    page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}")
-            if m.type in ("error", "warning") else None)
-    page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
-    page.set_default_timeout(30_000)
-    return page
+    return new_page(browser, problems, accept_downloads=True, locale="ko-KR",
+                    extra_http_headers={"Accept-Language": "ko-KR,ko;q=0.9"})
 
 
 def check(page, name: str, found: dict[str, list[str]], allowed=frozenset()) -> None:

@@ -126,7 +126,8 @@ def test_growth_plan_shows_the_schedule_and_a_row_added_with_the_button_is_saved
     # saving plans the growth sample again (the staged optimum and 2,000 draws), behind the
     # live preview's plans of the last edits: on this shared 2-core machine that can take a
     # minute, so the wait is generous rather than flaky
-    page.click("#save")
+    # the click itself waits for the navigation it starts, so it gets the same wait
+    page.click("#save", timeout=240_000)
     page.wait_for_selector("text=Saved as revision 2", timeout=240_000)
     page.goto(server + "/scenarios/1/revisions/2")
     held = page.inner_text("#held")

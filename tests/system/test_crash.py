@@ -75,7 +75,10 @@ class Client:
         request = urllib.request.Request(self.base + path, data=data, headers=headers,
                                          method=method)
         try:
-            with self.opener.open(request, timeout=10) as response:
+            # a killed server resets the connection at once; the wait only matters for a live
+            # one answering slowly (a save plans the scenario again), which on a loaded 2-core
+            # CI machine took over 10 s once: generous rather than flaky
+            with self.opener.open(request, timeout=60) as response:
                 return response.status, response.read(), dict(response.headers)
         except urllib.error.HTTPError as exc:
             return exc.code, exc.read(), dict(exc.headers)

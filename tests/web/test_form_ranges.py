@@ -10,7 +10,7 @@ from werkzeug.datastructures import MultiDict
 from models.ranges import RANGE_MODELS
 from models.scenario import Scenario
 from service.web.tables import Revision
-from service.scenarios.forms import build_form, label_for, show_value, validate_form
+from service.forms.scenario import build_form, label_for, show_value, validate_form
 from service.i18n import using_locale
 from service.i18n.validation import error_message
 from tests.support.client import form_data

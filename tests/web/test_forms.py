@@ -1,4 +1,4 @@
-"""service/scenarios/forms.py: the scenario form generated from the pydantic fields (which inputs, which
+"""service/forms/scenario.py: the scenario form generated from the pydantic fields (which inputs, which
 are essential, how people type percentages and money) and read back into the same scenario."""
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from werkzeug.datastructures import MultiDict
 from models.fields import field_meta
 from models.scenario import Decision, Scenario
 from service import form_values as fv
-from service.scenarios.form_layout import arrange
-from service.scenarios.forms import DEFAULTS, build_form, validate_form
+from service.forms.layout import arrange
+from service.forms.scenario import DEFAULTS, build_form, validate_form
 from tests.support.client import ESSENTIALS, form_data
 from tests.support.engine_cases import growth_sample
 

@@ -20,13 +20,18 @@ from service import create_app
 from service.web.tables import Revision
 from service.web.db import write_session
 from service.paths import SAMPLES
-from service.plans.schedule_view import money   # whole units, as the section shows them
+from service.i18n import formats
 from tests.support.client import PASSWORD, TEST_CONFIG, Browser, form_data
 
 GROWTH = SAMPLES / "scenario_growth.json"
 USAGE = SAMPLES / "usage_hourly.csv"
 CONTRACTS = SAMPLES / "focus_1.3_contract_commitment_sample.csv"
 PAGE = "/scenarios/1/revisions/1"
+
+
+def money(value: float) -> str:
+    """Whole units, as the section shows amounts under a currency header."""
+    return formats.number(value, 0)
 
 
 @pytest.fixture(scope="module")

@@ -1,5 +1,5 @@
 """The short scenario form's pages (issue 16): essentials open and sections folded, validation
-and live plan endpoints, progress, upload by script. The form itself (service/scenarios/forms.py) is
+and live plan endpoints, progress, upload by script. The form itself (service/forms/scenario.py) is
 tested in tests/web/test_forms.py."""
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import re
 import pytest
 
 from service.web.tables import Revision
-from service.scenarios.forms import DEFAULTS
+from service.forms.scenario import DEFAULTS
 from service.paths import SAMPLES
 from tests.support.client import ESSENTIALS, count, form_data
 

@@ -14,7 +14,7 @@ from werkzeug.routing import IntegerConverter
 from service import api, auth, plans, scenarios
 from service.api import revisions as api_revisions, views as api_views  # noqa: F401
 from service.auth import views as auth_views  # noqa: F401
-from service.i18n import web as i18n
+from service.web import locale as i18n
 from service.paths import STATIC, TEMPLATES
 # the route modules of each blueprint: importing them adds their routes to its blueprint
 from service.plans import compare, views as plan_views  # noqa: F401

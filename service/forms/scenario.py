@@ -22,7 +22,7 @@ from models.scenario import (CommitmentOffer, Decision, LoanFinancing, PositionC
                              PositionServers, Scenario, market_of)
 from service import form_values as fv
 from service.clip import clip
-from service.scenarios.form_fields import (SHOWN_INPUT, FormField, _unwrap, format_value,  # noqa: F401
+from service.forms.fields import (SHOWN_INPUT, FormField, _unwrap, format_value,  # noqa: F401
                                  make_field)
 from service.i18n import N_, gettext as _
 from service.i18n.validation import bound_message, error_message

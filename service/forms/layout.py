@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from service.scenarios.forms import GENERAL, FormRow, FormSection, RowTable
+from service.forms.scenario import GENERAL, FormRow, FormSection, RowTable
 
 
 @dataclass

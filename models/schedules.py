@@ -146,56 +146,48 @@ def purchase_orders(s: Scenario, decisions, labels, r: StrategyResult, book: Pri
     return orders
 
 
-def buy_words(n: int, now: bool, month: str) -> Message:
-    """One purchase as a sentence (each wording a literal template, for the catalogs).
+# Each wording a literal template, for the catalogs: one server now, n now, one in a quarter,
+# n in a quarter.
+SERVER_WORDS = {
+    "buy": (Message("Buy 1 server now."), Message("Buy {n} servers now."),
+            Message("Buy 1 server in {quarter}."), Message("Buy {n} servers in {quarter}.")),
+    "sell": (Message("Sell 1 server now."), Message("Sell {n} servers now."),
+             Message("Sell 1 server in {quarter}."), Message("Sell {n} servers in {quarter}.")),
+}
+
+
+def server_words(action: str, n: int, now: bool, month: str) -> Message:
+    """One purchase or sale of servers as a sentence.
 
     Parameters
     ----------
+    action : {"buy", "sell"}
+        What is done with the servers (a sale is priced at resale value by the engine, not
+        here).
     n : int
-        Servers bought [servers].
-    now : bool
-        Whether it is the plan's first month.
-    month : str
-        Month of the purchase, ``'YYYY-MM'``.
-
-    Returns
-    -------
-    Message
-        "Buy 1 server now.", "Buy {n} servers in {quarter}." and so on.
-    """
-    q = {"quarter": quarter(month)}
-    if now:
-        return Message("Buy 1 server now.") if n == 1 else Message(
-            "Buy {n} servers now.", {"n": Number(n)})
-    return Message("Buy 1 server in {quarter}.", q) if n == 1 else Message(
-        "Buy {n} servers in {quarter}.", {"n": Number(n), **q})
-
-
-def sell_words(n: int, now: bool, month: str) -> Message:
-    """One sale as a sentence (each wording a literal template, for the catalogs).
-
-    Parameters
-    ----------
-    n : int
-        Servers sold [servers]; the sale itself is priced at resale value by the engine, not
-        here.
+        Servers bought or sold [servers].
     now : bool
         Whether it is the plan's first month (the sentence then says "now" instead of the
         quarter).
     month : str
-        Month of the sale, ``'YYYY-MM'``.
+        Month of the decision, ``'YYYY-MM'``.
 
     Returns
     -------
     Message
-        "Sell 1 server now.", "Sell {n} servers in {quarter}." and so on.
+        "Buy 1 server now.", "Sell {n} servers in {quarter}." and so on.
+
+    Examples
+    --------
+    >>> server_words("buy", 3, False, "2027-04").render()
+    'Buy 3 servers in 2027-Q2.'
     """
-    q = {"quarter": quarter(month)}
-    if now:
-        return Message("Sell 1 server now.") if n == 1 else Message(
-            "Sell {n} servers now.", {"n": Number(n)})
-    return Message("Sell 1 server in {quarter}.", q) if n == 1 else Message(
-        "Sell {n} servers in {quarter}.", {"n": Number(n), **q})
+    one_now, many_now, one_later, many_later = SERVER_WORDS[action]
+    template = (one_now if n == 1 else many_now) if now else (one_later if n == 1 else many_later)
+    params: dict = {} if n == 1 else {"n": Number(n)}
+    if not now:
+        params["quarter"] = quarter(month)
+    return Message(template.template, params)
 
 
 def schedule_words(s: Scenario, decisions, first_month: str) -> list[Message]:
@@ -221,9 +213,9 @@ def schedule_words(s: Scenario, decisions, first_month: str) -> list[Message]:
     for d in decisions:
         now = d.month == first_month
         if d.buy_servers:
-            out.append(buy_words(d.buy_servers, now, d.month))
+            out.append(server_words("buy", d.buy_servers, now, d.month))
         if d.sell_servers:
-            out.append(sell_words(d.sell_servers, now, d.month))
+            out.append(server_words("sell", d.sell_servers, now, d.month))
         for offer_id, gpus in d.commit.items():
             if gpus:
                 params = {"gpus": Number(gpus), "offer": offer_id,

@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from models.scenario import Scenario  # noqa: E402
-from service import create_app  # noqa: E402
+from service.app import create_app  # noqa: E402
 from service.web.users import create_user  # noqa: E402
 from service.web.db import write_session  # noqa: E402
 from service.paths import SAMPLES  # noqa: E402

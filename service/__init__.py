@@ -1,10 +1,5 @@
-"""buyrent service: everything with I/O (web app, CLI, ingest, export).
+"""buyrent service: everything with I/O, one package per area (README, Layout).
 
-``create_app`` is imported lazily so that ``buyrent plan`` does not load Flask.
+The Flask factory is ``service.app.create_app``; nothing here imports Flask, so ``buyrent
+plan`` runs without it.
 """
-
-
-def create_app(test_config=None):
-    """The Flask application (see :mod:`service.app`)."""
-    from service.app import create_app as _create_app
-    return _create_app(test_config)

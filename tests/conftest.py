@@ -12,7 +12,7 @@ import pytest
 from flask import Flask
 
 from models.scenario import Scenario
-from service import create_app
+from service.app import create_app
 from service.web.tables import User
 from service.web.db import write_session
 from tests.support.client import PASSWORD, TEST_CONFIG, USERS, Browser, ClosingClient

@@ -13,7 +13,7 @@ import contextlib
 import contextvars
 import functools
 from pathlib import Path
-from typing import Iterator, Optional
+from typing import Callable, Iterator, Optional
 
 from babel.support import NullTranslations, Translations
 
@@ -24,6 +24,17 @@ LANGUAGES = {"en": "English", "ko": "한국어"}   # each named in its own langu
 
 _forced: contextvars.ContextVar[Optional[str]] = contextvars.ContextVar("buyrent_locale",
                                                                          default=None)
+# The web layer's language of the current request (service/web/locale.py registers it when an
+# app is created; None outside a request). This package stays free of Flask: the CLI
+# (``buyrent plan``) never loads it.
+_request_locale: Optional[Callable[[], Optional[str]]] = None
+
+
+def use_request_locale(provider: Callable[[], Optional[str]]) -> None:
+    """Take the current request's language from ``provider`` (a language code, or None when
+    no request is being served)."""
+    global _request_locale
+    _request_locale = provider
 
 
 class CatalogMissing(RuntimeError):
@@ -55,13 +66,7 @@ def current_locale() -> str:
     forced = _forced.get()
     if forced:
         return forced
-    # Flask is loaded only by the web app: the CLI (``buyrent plan``) never imports it
-    from flask import has_request_context  # noqa: PLC0415
-    if has_request_context():
-        from flask_babel import get_locale  # noqa: PLC0415
-        locale = get_locale()
-        return normalize(locale.language if locale else None)
-    return DEFAULT
+    return normalize(_request_locale() if _request_locale is not None else None)
 
 
 @contextlib.contextmanager

@@ -7,11 +7,13 @@ follow Accept-Language alone; their JSON keys stay English.
 """
 from __future__ import annotations
 
-from flask import Blueprint, Flask, g, redirect, request, session, url_for
-from flask_babel import Babel
+from typing import Optional
+
+from flask import Blueprint, Flask, g, has_request_context, redirect, request, session, url_for
+from flask_babel import Babel, get_locale
 
 from service.i18n import (DEFAULT, LANGUAGES, TRANSLATIONS, N_, _, current_locale, formats,
-                          translations)
+                          translations, use_request_locale)
 from service.web.tables import User
 from service.web.db import write_session
 from service.i18n import labels, sentences
@@ -125,10 +127,17 @@ def script_words() -> dict[str, str]:
     return {key: _(text) for key, text in SCRIPT_WORDS.items()}
 
 
+def request_language() -> Optional[str]:
+    """The language Flask-Babel chose for the request being served, None outside one."""
+    locale = get_locale() if has_request_context() else None
+    return locale.language if locale else None
+
+
 def init_app(app: Flask) -> None:
     app.config.setdefault("BABEL_TRANSLATION_DIRECTORIES", str(TRANSLATIONS))
     app.config.setdefault("BABEL_DEFAULT_LOCALE", DEFAULT)
     babel.init_app(app, locale_selector=select_locale)
+    use_request_locale(request_language)
     # One catalog path for templates and Python code (service.i18n.translations).
     app.jinja_env.install_gettext_callables(_template_gettext, _template_ngettext,
                                             newstyle=True)

@@ -22,7 +22,7 @@ AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 
 def seed(instance: Path) -> None:
     """Users (analyst ana, reviewer rita) and the sample scenario with its plan (scenario 1)."""
-    from service import create_app
+    from service.app import create_app
     from service.web.users import create_user
     from service.web.db import write_session
     from service.plans.cache import plan_for

@@ -69,7 +69,7 @@ def _read_port(proc: subprocess.Popen, log) -> int:
 def main(argv: list[str]) -> None:
     from waitress import create_server
 
-    from service import create_app
+    from service.app import create_app
     config = json.loads(argv[0])
     threads = int(argv[1]) if len(argv) > 1 else 4
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))

@@ -12,7 +12,7 @@ import itertools
 import pytest
 from sqlalchemy import create_engine, text
 
-from service import create_app
+from service.app import create_app
 from service.web.users import create_user
 from service.web.db import write_session
 from service.plans.revisions import create_scenario, store_usage

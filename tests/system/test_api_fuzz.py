@@ -34,7 +34,7 @@ LARGE_ANSWER = 1_000_000
 @pytest.fixture(scope="module")
 def live_api(tmp_path_factory, seeded_database):
     """(base URL, ana's token): the seeded database behind waitress in a child process."""
-    from service import create_app
+    from service.app import create_app
     from service.web.users import create_token
     from service.web.tables import User
     from service.web.db import write_session

@@ -72,7 +72,7 @@ def english_words(page, allowed: frozenset = frozenset()) -> list[str]:
 def korean_server(tmp_path):
     """The app behind waitress in a child process (tests/support/live_server.py)."""
     from models.scenario import Scenario
-    from service import create_app
+    from service.app import create_app
     from service.web.users import create_user
     from service.web.db import write_session
     from service.plans.revisions import create_scenario

@@ -26,7 +26,7 @@ USAGE = SAMPLES / "usage_hourly.csv"
 def seed_growth(instance: Path) -> None:
     """ana (analyst), rita (reviewer) and the growth sample with its plan cached (planning it
     on first view takes seconds, longer on a loaded machine; bench/plan_page.py times it)."""
-    from service import create_app
+    from service.app import create_app
     from service.web.users import create_user
     from service.web.db import write_session
     from service.plans.cache import plan_for

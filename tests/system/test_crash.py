@@ -97,7 +97,7 @@ class Client:
 def seed(instance: Path) -> dict:
     """Users, a scenario with a usage file, one without, an API token (in-process)."""
     from models.scenario import Scenario
-    from service import create_app
+    from service.app import create_app
     from service.web.users import create_token, create_user
     from service.web.db import write_session
     from service.plans.revisions import check_plan, create_scenario, store_usage

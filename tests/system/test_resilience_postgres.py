@@ -28,7 +28,7 @@ def database_url():
 @pytest.fixture(scope="module")
 def apps(database_url, tmp_path_factory):
     from models.scenario import Scenario
-    from service import create_app
+    from service.app import create_app
     from service.web.users import create_token, create_user
     from service.plans.revisions import create_scenario
     one = create_app({**FAST, "INSTANCE_PATH": str(tmp_path_factory.mktemp("one")),

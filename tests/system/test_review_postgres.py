@@ -22,7 +22,7 @@ def database_url():
 
 
 def test_review_decisions_and_progress_on_postgres(database_url, tmp_path, sample_plan):
-    from service import create_app
+    from service.app import create_app
     app = create_app({"INSTANCE_PATH": str(tmp_path), "DATABASE_URL": database_url,
                       "PASSWORD_HASH_METHOD": "pbkdf2:sha256:1000"})
     try:

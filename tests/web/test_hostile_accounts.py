@@ -101,7 +101,7 @@ def test_behind_a_proxy_the_limit_counts_the_forwarded_address(app, tmp_path):
     failures behind the proxy do not lock the user out either."""
     import shutil
 
-    from service import create_app
+    from service.app import create_app
     from tests.support.client import TEST_CONFIG
     instance = tmp_path / "proxied"
     instance.mkdir()

@@ -7,7 +7,7 @@ from openapi_spec_validator import OpenAPIV31SpecValidator, validate
 
 from models.ranges import BY_PATH
 from models.scenario import Scenario
-from service import create_app
+from service.app import create_app
 from service.api.openapi import PlanRequest
 from tests.support.client import TEST_CONFIG
 

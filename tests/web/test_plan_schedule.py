@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from models.scenario import Scenario
-from service import create_app
+from service.app import create_app
 from service.web.tables import Revision
 from service.web.db import write_session
 from service.paths import SAMPLES

@@ -10,7 +10,7 @@ import time
 import pytest
 from sqlalchemy import event, func, select
 
-from service import create_app
+from service.app import create_app
 from service.web.users import create_token
 from service.web.tables import (AuditEvent, PlanRecord, Review, Revision, ScenarioRecord, UsageFile,
                         User)

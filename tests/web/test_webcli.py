@@ -27,7 +27,7 @@ def test_users_add_reads_password_from_stdin_and_token_prints_one(instance, monk
     token = capsys.readouterr().out.strip()
     assert token.startswith("br_") and len(token) > 30
 
-    from service import create_app
+    from service.app import create_app
     app = create_app()
     client = app.test_client()
     page = client.get("/login").get_data(as_text=True)
@@ -62,7 +62,7 @@ def test_bad_role_is_an_argparse_error(instance):
 
 
 def test_demo_seed_is_idempotent_and_has_a_plan(instance):
-    from service import create_app
+    from service.app import create_app
     from service.web.tables import PlanRecord, Revision
     from service.web.db import write_session
     from service.cli.web_commands import seed_demo

@@ -1,8 +1,9 @@
 """Sensitivity tornado and Monte Carlo of a plan (design 5.4, issue 7).
 
 The decision is made today: the capacities of every strategy stay fixed, and only the
-assumptions move. The tornado re-runs the engine once per assumption end; the Monte Carlo costs
-all draws at once (models/draws.py). Savings are PV cost of a baseline minus PV cost of the
+assumptions move. The tornado prices each assumption end as one draw of the cost kernel, all
+ends at once (demand growth's by the engine, which grows demand hour by hour); the Monte Carlo
+costs all its draws at once (models/draws.py). Savings are PV cost of a baseline minus PV cost of the
 judged plan [currency], positive when buying saves money: the tornado's baseline is
 ``on_demand`` (design 5.4), the Monte Carlo's ``cloud_only`` (issue 7).
 """
@@ -23,8 +24,8 @@ from models.capacity import Capacity
 from models.optimize import best_capacity
 from models.strategies import PlanContext, StrategyResult
 
-# assumptions that change the demand tables, the wastes or the discount factors
-REBUILD = ("demand_growth", "discount_rate", "spot_interruptions", "failure_rate")
+# tornado ends priced by a fresh engine context rather than as draws of the cost kernel
+ENGINE_ENDS = ("demand_growth",)
 
 
 def what_if_context(ctx: PlanContext, scenario: Scenario,
@@ -69,7 +70,8 @@ def tornado(ctx: PlanContext, capacities: dict[str, Capacity],
     Parameters
     ----------
     ctx : PlanContext
-        Context of the base plan, re-priced at each end.
+        Context of the base plan: each end is one draw of its cost kernel (demand growth's a
+        what-if context of the engine).
     capacities : dict of str to Capacity or CapacityPlan
         Fixed capacities by name; must hold ``baseline`` and ``optimal`` (``proposed`` is
         judged too when given).
@@ -89,15 +91,31 @@ def tornado(ctx: PlanContext, capacities: dict[str, Capacity],
     """
     s = ctx.scenario
     judged = [n for n in ("optimal", "proposed") if n in capacities]
+    names = [baseline] + judged
+    ends = [(a, low_high(s, a.key)) for a in ASSUMPTIONS if applies(s, a.key)]
+    # every end but demand growth's is one draw of the cost kernel, all priced in one call;
+    # growth re-runs the engine, which grows demand hour by hour where the draws grow it by
+    # month (models/draw_dispatch.py)
+    kernel = [(a.key, value) for a, pair in ends if a.key not in ENGINE_ENDS for value in pair]
+    at: dict[tuple[str, int], dict[str, float]] = {}   # (assumption, 0 low | 1 high): PVs
+    if kernel:
+        values = {key: np.full(len(kernel), base_value(s, key)) for key in BY_KEY}
+        for i, (key, value) in enumerate(kernel):
+            values[key][i] = value
+        priced = draw_pvs(ctx, values, {n: ctx.capacity_plan(capacities[n]) for n in names})
+        at = {(key, i % 2): {n: float(priced[n][i]) for n in names}
+              for i, (key, _) in enumerate(kernel)}
     rows = []
-    for a in (a for a in ASSUMPTIONS if applies(s, a.key)):
-        lo, hi = low_high(s, a.key)
+    for a, (lo, hi) in ends:
         savings: dict[str, list[float]] = {n: [] for n in judged}
-        for value in (lo, hi):
-            c = what_if_context(ctx, with_values(s, {a.key: value}), profile)
-            base_pv = c.pv(capacities[baseline])
+        for side, value in enumerate((lo, hi)):
+            if a.key in ENGINE_ENDS:
+                c = what_if_context(ctx, with_values(s, {a.key: value}), profile)
+                pv = {n: c.pv(capacities[n]) for n in names}
+            else:
+                pv = at[(a.key, side)]
             for n in judged:
-                savings[n].append(base_pv - c.pv(capacities[n]))
+                savings[n].append(pv[baseline] - pv[n])
         row: dict[str, Any] = {
             "assumption": a.key, "label": a.label, "unit": a.unit,
             "base": float(base_value(s, a.key)), "low": lo, "high": hi,

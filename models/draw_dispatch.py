@@ -303,7 +303,7 @@ def sum_mins_by_stratum(dd: DrawDemand, levels: np.ndarray) -> tuple[np.ndarray,
     Parameters
     ----------
     dd : DrawDemand
-        Demand of the draws (growth, stratum, merged tables).
+        Demand of the draws (growth, stratum, merged tables), in stratum order.
     levels : numpy.ndarray
         Capacity levels [GPUs of demand units, (months, k, n)].
 
@@ -317,27 +317,18 @@ def sum_mins_by_stratum(dd: DrawDemand, levels: np.ndarray) -> tuple[np.ndarray,
     Notes
     -----
     sum min(f d, x) = f sum min(d, x / f): growth f is a change of level; the gross table
-    depends on the failure stratum of the draw. Draws are put in stratum order so that each
-    merged table answers one contiguous block.
+    depends on the failure stratum of the draw. The draws come in stratum order, so that
+    each merged table answers one contiguous block of them.
     """
     months, keys, n = levels.shape
-    if len(dd.merged) == 1:
-        f = dd.growth[:, None, :]
-        sa, sb = dd.merged[0].sum_mins((levels / f).reshape(months, -1))
-        return f * sa.reshape(levels.shape), f * sb.reshape(levels.shape)
-    # draws in stratum order, with the keys innermost: each stratum's levels are then one
-    # contiguous block a month, searched without gathering them draw by draw
-    order = np.argsort(dd.stratum, kind="stable")
-    bounds = np.searchsorted(dd.stratum[order], np.arange(len(dd.merged) + 1))
-    f = dd.growth[:, order, None]
-    scaled = levels.transpose(0, 2, 1)[:, order, :] / f
-    a, b = np.empty(scaled.shape), np.empty(scaled.shape)
+    if (np.diff(dd.stratum) < 0).any():
+        raise ValueError("draws must come in failure-stratum order (models/draws.py draw_pvs)")
+    bounds = np.searchsorted(dd.stratum, np.arange(len(dd.merged) + 1))
+    a, b = np.empty(levels.shape), np.empty(levels.shape)
     for table, lo, hi in zip(dd.merged, bounds[:-1], bounds[1:]):
         if hi > lo:
-            sa, sb = table.sum_mins(scaled[:, lo:hi, :].reshape(months, -1))
-            a[:, lo:hi, :] = sa.reshape(months, hi - lo, keys)
-            b[:, lo:hi, :] = sb.reshape(months, hi - lo, keys)
-    out_a, out_b = np.empty(levels.shape), np.empty(levels.shape)
-    out_a[:, :, order] = (f * a).transpose(0, 2, 1)
-    out_b[:, :, order] = (f * b).transpose(0, 2, 1)
-    return out_a, out_b
+            f = dd.growth[:, None, lo:hi]
+            sa, sb = table.sum_mins((levels[:, :, lo:hi] / f).reshape(months, -1))
+            a[:, :, lo:hi] = f * sa.reshape(months, keys, hi - lo)
+            b[:, :, lo:hi] = f * sb.reshape(months, keys, hi - lo)
+    return a, b

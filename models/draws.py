@@ -46,7 +46,11 @@ def draw_pvs(ctx: PlanContext, values: Mapping[str, np.ndarray],
         Name to PV cost in each draw, costs minus credits [currency, (n,)].
     """
     n = len(next(iter(values.values())))
-    out = {name: np.empty(n) for name in plans}
+    # priced in failure-stratum order (each stratum's sorted tables then answer one block of
+    # draws, models/draw_dispatch.py), returned in the order drawn: every draw is priced alone
+    order = np.argsort(values["failure_rate"], kind="stable")
+    values = {key: np.asarray(v)[order] for key, v in values.items()}
+    priced = {name: np.empty(n) for name in plans}
     demand = draw_demand(ctx, values)
     availability = np.asarray(values["availability"])
     for start in range(0, n, SEARCH_CHUNK):
@@ -61,5 +65,8 @@ def draw_pvs(ctx: PlanContext, values: Mapping[str, np.ndarray],
                                    {name: tuple(a[:, inner] for a in arrays)
                                     for name, arrays in sums.items()})
             for name, plan in plans.items():
-                out[name][part] = present_value(book, cost_lines(book, plan, volumes[name]))
+                priced[name][part] = present_value(book, cost_lines(book, plan, volumes[name]))
+    out = {name: np.empty(n) for name in plans}
+    for name, pv in priced.items():
+        out[name][order] = pv
     return out

@@ -133,10 +133,10 @@ class MergedTable:
         months, width = gross.sorted.shape
         both = np.concatenate([gross.sorted, steady.sorted], axis=1)
         order = np.argsort(both, axis=1, kind="stable")   # on ties gross (first) comes first
-        self.merged = np.take_along_axis(both, order, axis=1)
-        is_gross = (order < width).astype(np.int64)
-        self.gross_before = np.concatenate([np.zeros((months, 1), np.int64),
-                                            np.cumsum(is_gross, axis=1)], axis=1)
+        self.merged = np.sort(both, axis=1)     # the same values: ties are equal
+        # int32 counts (a row holds at most 2 x 744): half the memory traffic of int64
+        self.gross_before = np.zeros((months, 2 * width + 1), np.int32)
+        np.cumsum(order < width, axis=1, dtype=np.int32, out=self.gross_before[:, 1:])
         self.gross, self.steady, self.width = gross, steady, gross.width
 
     def sum_mins(self, level: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

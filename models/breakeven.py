@@ -350,11 +350,14 @@ def all_in_breakevens(ctx: PlanContext, names: list[str]) -> tuple[dict, dict, d
     top = o.availability
     own = static_plan(s, Capacity(1, {}, use_spot=False), ctx.horizon)
     owned_pv: dict[tuple, tuple[PlanContext, float]] = {}   # shared by the cloud options
+    unit: dict[bool, PlanContext] = {}   # one GPU in every hour, scaled to each utilization
 
     def owned_at(u: float, interruptible: bool) -> tuple[PlanContext, float]:
         key = (u, interruptible)
         if key not in owned_pv:
-            c = flat_context(ctx, u * server_gpus, interruptible)
+            if interruptible not in unit:
+                unit[interruptible] = flat_context(ctx, 1.0, interruptible)
+            c = unit[interruptible].scaled_demand(u * server_gpus)
             owned_pv[key] = (c, c.pv(own))
         return owned_pv[key]
 

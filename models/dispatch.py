@@ -68,6 +68,24 @@ class MonthlySorted:
         self.totals = self.prefix[:, -1]
         self.peak = table[:, -1]
 
+    def scaled(self, factor: float) -> "MonthlySorted":
+        """The same months with every value multiplied by a factor >= 0 (order unchanged).
+
+        Parameters
+        ----------
+        factor : float
+            Multiplier of every value [-].
+
+        Returns
+        -------
+        MonthlySorted
+            Sorted values and prefix sums times ``factor``, without sorting again.
+        """
+        new = object.__new__(MonthlySorted)
+        new.sorted, new.prefix, new.width = self.sorted * factor, self.prefix * factor, self.width
+        new.totals, new.peak = new.prefix[:, -1], new.sorted[:, -1]
+        return new
+
     def sum_min(self, level: np.ndarray) -> np.ndarray:
         """Sum over each month's hours of min(value, level[m]).
 
@@ -132,6 +150,23 @@ class DemandTables:
                    np.bincount(month, demand.total, minlength=months),
                    np.bincount(month, demand.interruptible, minlength=months),
                    float(gross_hourly.max()) if gross_hourly.size else 0.0)
+
+    def scaled(self, factor: float) -> "DemandTables":
+        """The tables of the same demand multiplied by a factor >= 0 in every hour.
+
+        Parameters
+        ----------
+        factor : float
+            Multiplier of every hour's demand [-].
+
+        Returns
+        -------
+        DemandTables
+            Every table and total times ``factor`` (sorting is unchanged by a positive factor).
+        """
+        return DemandTables(self.gross.scaled(factor), self.steady.scaled(factor),
+                            self.useful_by_month * factor, self.interruptible_by_month * factor,
+                            self.peak_gross_gpus * factor)
 
 
 @dataclass(frozen=True)

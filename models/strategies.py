@@ -210,6 +210,30 @@ class PlanContext:
         new.volume_cache, new.optimizer_cache, new._normal_tables = {}, {}, None
         return new
 
+    def scaled_demand(self, factor: float) -> "PlanContext":
+        """The same prices with every hour's demand multiplied by a factor (breakevens on a
+        flat profile at many levels: the sorted tables are scaled, not rebuilt).
+
+        Parameters
+        ----------
+        factor : float
+            Multiplier of every hour's demand, >= 0 [-].
+
+        Returns
+        -------
+        PlanContext
+            A new context for the scaled demand.
+        """
+        new = object.__new__(PlanContext)
+        new.__dict__.update(self.__dict__)
+        d = self.demand
+        new.demand = PlanDemand(d.steady * factor, d.interruptible * factor,
+                                d.profile_hours_used, d.repeated_hours)
+        new.tables = self.tables.scaled(factor)
+        new.useful_pv = float(new.tables.useful_by_month @ self.end_factors)
+        new.volume_cache, new.optimizer_cache, new._normal_tables = {}, {}, None
+        return new
+
     def pv(self, capacity: Union[Capacity, CapacityPlan]) -> float:
         """PV cost of a capacity, what :meth:`evaluate` reports, computed alone.
 

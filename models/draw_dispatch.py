@@ -229,7 +229,9 @@ def level_sums(ctx: PlanContext, dd: DrawDemand, plans: dict[str, CapacityPlan],
         committed, total = plan_levels(ctx, plan, availability)
         base = (plan.committed_gpus(H).tobytes(),)
         k_c = base if committed.any() else None
-        k_t = base + (plan.servers_online(H).tobytes(),) if total.any() else None
+        servers = plan.servers_online(H)
+        # with no server online the total level is the committed one: searched once
+        k_t = (base + (servers.tobytes(),) if servers.any() else k_c) if total.any() else None
         for key, level in ((k_c, committed), (k_t, total)):
             if key is not None and key not in levels:
                 levels[key] = level

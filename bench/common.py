@@ -6,6 +6,10 @@ import time
 import numpy as np
 
 from models.profile import UsageProfile
+from service.allocator import tune_allocator
+
+# every benchmark runs with the allocator settings the CLI and the web app apply at start
+tune_allocator()
 
 HOURS = 43_800
 PEAK_GPUS = 512.0

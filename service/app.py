@@ -15,6 +15,7 @@ from service import api, auth, plans, scenarios
 from service.api import revisions as api_revisions, views as api_views  # noqa: F401
 from service.auth import views as auth_views  # noqa: F401
 from service.web import locale as i18n
+from service.allocator import tune_allocator
 from service.paths import STATIC, TEMPLATES
 # the route modules of each blueprint: importing them adds their routes to its blueprint
 from service.plans import compare, views as plan_views  # noqa: F401
@@ -78,6 +79,7 @@ CACHEABLE = {"static", "plotly_js"}   # the same public bytes for everyone
 
 
 def create_app(test_config: Optional[Mapping[str, Any]] = None) -> Flask:
+    tune_allocator()   # the process that serves plans keeps numpy's temporaries in its heap
     instance = Path(test_config.get("INSTANCE_PATH")) if test_config and \
         test_config.get("INSTANCE_PATH") else cfg.instance_path()
     instance.mkdir(parents=True, exist_ok=True)

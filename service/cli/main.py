@@ -16,6 +16,7 @@ from models.plan import compute_plan
 from models.profile import ProfileError
 from models.scenario import Scenario, validation_messages
 from models.strategies import PlanError
+from service.allocator import tune_allocator
 from service.xlsx.export import write_plan_xlsx
 from service.ingest import IngestError, load_usage
 from service.i18n import DEFAULT, LANGUAGES, _, using_locale
@@ -103,6 +104,7 @@ COMMANDS.append(_register_web)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    tune_allocator()
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)

@@ -6,6 +6,7 @@ import io
 import pytest
 
 import service.cli.main as cli
+from tests.support.client import TEST_CONFIG
 
 
 @pytest.fixture
@@ -73,3 +74,13 @@ def test_demo_seed_is_idempotent_and_has_a_plan(instance):
         with write_session() as s:
             assert s.query(Revision).count() == 1
             assert s.query(PlanRecord).count() == 1
+
+
+def test_the_app_factory_tunes_the_allocator(monkeypatch, tmp_path):
+    # the serving process keeps numpy's temporaries in its heap (service/allocator.py)
+    import service.app as factory
+    calls = []
+    monkeypatch.setattr(factory, "tune_allocator", lambda: calls.append("tuned") or True)
+    app = factory.create_app({**TEST_CONFIG, "INSTANCE_PATH": str(tmp_path / "instance")})
+    app.extensions["buyrent_engine"].dispose()
+    assert calls == ["tuned"]

@@ -68,7 +68,7 @@ def main() -> None:
     three_strategies(scenario, profile)  # warm-up
     t3, results = best_of(5, lambda: three_strategies(scenario, profile))
     plan = compute_plan(scenario, profile)
-    runs = [timed_plan(scenario, profile) for _ in range(5)]
+    runs = [timed_plan(scenario, profile) for _ in range(9)]
     whole, search = min(runs)
     rest = min(total - staged for total, staged in runs)
     print(f"profile: {HOURS:,} hours; horizon {scenario.finance.horizon_months} months")

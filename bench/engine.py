@@ -2,14 +2,16 @@
 
     /work/main/.venv/bin/python bench/engine.py
 
-Times, after import and best of 5, (a) build_context plus three ``ctx.evaluate`` (the strategies
-of the engine issue, target <= 50 ms) and (b) the full ``compute_plan`` (every strategy with the
+Times, after import, (a) build_context plus three ``ctx.evaluate`` (the strategies of the engine
+issue, target <= 50 ms; best of 5) and (b) the full ``compute_plan`` (best of 9; issue 11's target
+<= 150 ms) (every strategy with the
 exact optimizer, the staged schedule, breakevens, the explanation and the 2,000-draw uncertainty
 section), for the 43,800-hour profile of bench/common.py and the default 8x H100 scenario.
 
 (b) is split in the same runs: the staged schedule's MILP search (models/staged.py
 ``staged_optimum``, timed where compute_plan calls it), whose budget issue 14 set at 2 s, and
-everything else, the plan issue 11 measured before the staged plan existed, target <= 150 ms.
+everything else, the plan issue 11 measured before the staged plan existed, also held to 150 ms.
+Every run applies the allocator settings of the CLI and the web app (bench/common.py).
 """
 from __future__ import annotations
 
@@ -28,7 +30,7 @@ from models.strategies import (buy_for_peak_capacity, on_demand_capacity,  # noq
                                proposed_capacity)
 
 TARGET_S = 0.050
-PLAN_TARGET_S = 0.150    # issue 11: compute_plan without the staged search
+PLAN_TARGET_S = 0.150    # issue 11: compute_plan, whole and without the staged search
 STAGED_TARGET_S = 2.0    # issue 14: the staged optimum
 
 
@@ -74,7 +76,8 @@ def main() -> None:
     print(f"profile: {HOURS:,} hours; horizon {scenario.finance.horizon_months} months")
     print(f"build_context + on_demand, buy_for_peak, proposed: {t3 * 1e3:7.1f} ms   "
           f"target <= {TARGET_S * 1e3:.0f} ms   {'OK' if t3 <= TARGET_S else 'MISSED'}")
-    print(f"whole compute_plan: {whole * 1e3:7.1f} ms, of which")
+    print(f"whole compute_plan: {whole * 1e3:7.1f} ms   target <= {PLAN_TARGET_S * 1e3:.0f} ms   "
+          f"{'OK' if whole <= PLAN_TARGET_S else 'MISSED'}; of which")
     print(f"  the plan without the staged search (strategies, optimizer, breakevens, "
           f"explanation, {scenario.uncertainty.draws:,}-draw uncertainty): {rest * 1e3:7.1f} ms   "
           f"target <= {PLAN_TARGET_S * 1e3:.0f} ms   {'OK' if rest <= PLAN_TARGET_S else 'MISSED'}")

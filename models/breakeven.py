@@ -274,12 +274,12 @@ def utilization_breakevens(ctx: PlanContext, lines: dict[str, Line]
         if h is None:
             top = owned.max_hours
             if owned.at(top) <= line.at(top):
-                reasons[key] = Message("owned is cheaper than {other} at every achievable "
-                                       "utilization (0 to {top})",
+                reasons[key] = Message("owning servers is cheaper than {other} at every "
+                                       "achievable utilization (0 to {top})",
                                        {"other": name, "top": Percent(top / HOURS)})
             else:
-                reasons[key] = Message("owned is dearer than {other} at every achievable "
-                                       "utilization (0 to {top})",
+                reasons[key] = Message("owning servers is dearer than {other} at every "
+                                       "achievable utilization (0 to {top})",
                                        {"other": name, "top": Percent(top / HOURS)})
     on_demand = on_demand_line_all_months(ctx, optimizer_state(ctx)[0])
     for name, line in lines.items():

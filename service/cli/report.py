@@ -115,7 +115,8 @@ def breakeven_lines(doc: dict) -> list[str]:
     for name, value in be["utilization"].items():
         all_in = be["utilization_all_in"].get(name)
         out.append("  " + _("vs %(name)s marginal %(marginal)s  all-in %(all_in)s",
-                            name=cell(name, 10, left=True), marginal=cell(share(value), 7),
+                            name=cell(sentences.side_word(name), 10, left=True),
+                            marginal=cell(share(value), 7),
                             all_in=cell(share(all_in), 7)))
         for basis, figure in (("utilization", value), ("utilization_all_in", all_in)):
             key = f"{basis}.{name}"
@@ -126,10 +127,15 @@ def breakeven_lines(doc: dict) -> list[str]:
             else:
                 continue
             out.append(f"      {basis_words[basis]}: {text}")
-    for key in ("on_demand_price", "server_price"):
-        value = be[key]
-        shown = (formats.number(value, 4) if value is not None
-                 else _("none (%(reason)s)", reason=reasons.get(key, "")))
+    # each tie is a price of its own market, in that market's currency
+    for key, market in (("on_demand_price", "cloud"), ("server_price", "owned")):
+        value, currency = be[key], doc["currencies"][market]
+        if value is None:
+            shown = _("none (%(reason)s)", reason=reasons.get(key, ""))
+        elif key == "on_demand_price":
+            shown = _("%(price)s/GPU-h", price=formats.money(value, currency, "rate"))
+        else:
+            shown = formats.money(value, currency)
         out.append("  " + (_("on-demand price tie: %(value)s", value=shown)
                            if key == "on_demand_price"
                            else _("server price tie: %(value)s", value=shown)))

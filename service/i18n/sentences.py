@@ -178,11 +178,23 @@ def breakeven_reasons(breakeven: Optional[Mapping[str, Any]],
     return out
 
 
+# The two sides of a breakeven are ways of running work, not strategies: "on demand", not the
+# strategy "all on demand"; "owning servers", a subject that agrees with "is cheaper".
+SIDE_WORDS = {"owned": N_("owning servers"), "on_demand": N_("on demand")}
+
+
+def side_word(side: str) -> str:
+    """A side of a breakeven (``owned``, ``on_demand``, ``spot`` or an offer id) as words."""
+    return gettext(SIDE_WORDS[side]) if side in SIDE_WORDS else gettext(WORDS.get(side, side))
+
+
 def direction_text(direction: Any, locale: Optional[str] = None) -> str:
-    """A breakeven direction ("owned is cheaper than spot above this utilization")."""
+    """A breakeven direction ("owning servers is cheaper than spot above this utilization")."""
     if not isinstance(direction, Mapping):
         return str(direction or "")
     if {"cheaper", "when", "other"} <= direction.keys():
-        return render(Direction(direction["cheaper"], direction["when"],
-                                direction["other"]).message(), locale)
+        with using_locale(locale or current_locale()):
+            cheaper, other = (side_word(side) for side in (direction["cheaper"],
+                                                           direction["other"]))
+        return render(Direction(cheaper, direction["when"], other).message(), locale)
     return str(direction.get("text", ""))

@@ -70,7 +70,15 @@ def _template_ngettext(singular: str, plural: str, n: int) -> str:
     return translations(current_locale()).ngettext(singular, plural, n)
 
 
+def _translated(text) -> str:
+    """A message that is data (a preset's label, an engine or ingest sentence) in the page's
+    language. Jinja's ``_()`` treats what it returns as a format string, so a label such as
+    "10 % VAT" raised "unsupported format character"; this filter never formats."""
+    return _template_gettext(str(text)) if text else ""
+
+
 FILTERS = {
+    "translated": _translated,
     "money": lambda v, currency="USD", kind="total": formats.money(v, currency, kind),
     "percent": lambda v, digits=1: formats.percent(v, digits),
     "number": lambda v, digits=None: formats.number(v, digits),

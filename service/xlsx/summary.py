@@ -5,7 +5,6 @@ from typing import Any, Optional
 
 import numpy as np
 
-from models.breakeven import Direction
 from models.plan import Plan
 from service.i18n import N_, _, sentences
 from service.i18n.charts import source_label
@@ -110,6 +109,8 @@ def write_summary(workbook, fmt: dict, plan: Plan, doc: dict, sheets: dict[str, 
     breakeven = doc.get("breakeven")
     if breakeven:
         for key, label, value in _flatten(printable_breakeven(breakeven)):
+            if key in TIE_MARKETS:   # a price of its own market, in that market's currency
+                label = f"{label} [{plan.scenario.market_currency(TIE_MARKETS[key])}]"
             write_text(ws, row, 0, label)
             _write_any(ws, row, 1, value, fmt, key)
             row += 1
@@ -153,11 +154,11 @@ def printable_breakeven(breakeven: dict) -> dict:
 
 
 def _direction_text(d: Any) -> str:
-    """A direction's sentence in the workbook's language (English: the stored text)."""
+    """A direction's sentence in the workbook's language."""
     if not isinstance(d, dict):
         return d
     if {"cheaper", "when", "other"} <= d.keys():
-        return sentences.render(Direction(d["cheaper"], d["when"], d["other"]).message())
+        return sentences.direction_text(d)
     return d.get("text", "")
 
 
@@ -175,6 +176,7 @@ BREAKEVEN_WORDS = {
     "utilization_all_in": N_("utilization breakeven, all-in"),
     "directions": N_("which side is cheaper"), "basis": N_("basis"),
 }
+TIE_MARKETS = {"on_demand_price": "cloud", "server_price": "owned"}
 STRATEGY_KEYS = ("optimal", "proposed", "cloud_only", "buy_for_peak", "staged",
                  "best_with_servers")
 

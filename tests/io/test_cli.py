@@ -1,6 +1,7 @@
 """`buyrent plan` end to end, in a subprocess as a user runs it (design 9.1): tables, JSON,
 errors, the Seoul sample in won and in Korean, a busy-time file beside the usage."""
 import json
+import re
 import subprocess
 import sys
 
@@ -105,6 +106,20 @@ def test_currency_sentence_in_korean_from_the_cli():
     assert "금액은 KRW 기준입니다. USD로 된 클라우드 가격은" in done.stdout
     assert "USD당 1,422.16 KRW의 환율로 환산" in done.stdout
     assert "Figures are in" not in done.stdout and done.stderr == ""
+    # each price tie in its own market's currency: dollars per GPU-hour, won per server
+    assert re.search(r"같아지는 온디맨드 가격: GPU 시간당 US\$\d+\.\d{4}\n", done.stdout)
+    assert re.search(r"같아지는 서버 가격: ₩[\d,]+\n", done.stdout)
+
+
+def test_price_ties_print_in_their_markets_currencies(capsys):
+    """Seoul sample: servers priced in won, cloud in dollars. The on-demand price at which the
+    plans tie is a dollar price per GPU-hour, the server price a won price (before, both were
+    bare numbers)."""
+    assert main(["plan", str(SAMPLE_USAGE), "--scenario",
+                 str(SAMPLES / "scenario_seoul.json")]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"on-demand price tie: \$\d+\.\d{4}/GPU-h\n", out)
+    assert re.search(r"server price tie: ₩\d{3},\d{3},\d{3}\n", out)
 
 
 def test_cli_busy_option(capsys, tmp_path):

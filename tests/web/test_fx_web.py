@@ -3,16 +3,22 @@ their market's currency. The Seoul sample from the command line is in tests/io/t
 equality with the same scenario typed in won in tests/engine/test_fx.py."""
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
+from flask import render_template
 from numpy.testing import assert_allclose
 
+from models.document import plan_document
+from models.plan import compute_plan
 from models.scenario import Scenario
+from service.ingest import load_usage
 from service.presets.context import ContextPresetError, load_context_presets
 from service.web.tables import Revision
 from service.web.db import write_session
 from tests.support.client import form_data
+from tests.support.paths import SAMPLE_USAGE, SAMPLES
 
 KOREA = "context/kr-2025"
 
@@ -62,7 +68,13 @@ def test_won_scenario_saves_and_a_bad_currency_mix_is_refused(login, app):
     data = form_data({**load_context_presets()[KOREA].apply(
         Scenario().model_dump(mode="json")), "name": "seoul"})
     data["preset"] = KOREA
-    assert client.post("/scenarios/new", data).status_code == 302
+    saved = client.post("/scenarios/new", data)
+    assert saved.status_code == 302
+    # the scenario page names the preset, whose label has "10 % VAT" (it was a 500: Jinja's
+    # _() read the label as a format string)
+    scenario_page = client.get(saved.headers["Location"])
+    assert scenario_page.status_code == 200
+    assert "10 % VAT" in scenario_page.get_data(as_text=True)
     with app.app_context():
         with write_session() as s:
             revision = s.query(Revision).order_by(Revision.id.desc()).first()
@@ -76,3 +88,16 @@ def test_won_scenario_saves_and_a_bad_currency_mix_is_refused(login, app):
 
 def test_unknown_context_preset_is_a_bad_request(login):
     assert login("ana").get("/scenarios/new?preset=context/mars").status_code == 400
+
+
+def test_plan_page_gives_each_price_tie_in_its_markets_currency(app):
+    """Seoul sample: servers in won, cloud prices in dollars. The on-demand price at which the
+    best plans tie is a dollar price per GPU-hour, the server price a won price (both were
+    formatted in won: "$5.53" showed as "₩6")."""
+    s = Scenario.model_validate(json.loads((SAMPLES / "scenario_seoul.json").read_text()))
+    doc = plan_document(compute_plan(s, load_usage(SAMPLE_USAGE).profile))
+    with app.test_request_context("/"):
+        html = render_template("plans/_economics.html", doc=doc, currency="KRW")
+    ties = re.search(r'<p id="price-breakevens">(.*?)</p>', html, re.S).group(1)
+    assert re.search(r"\$\d\.\d{2,4}/GPU-h", ties), ties
+    assert re.search(r"₩\d{3},\d{3},\d{3}\.", ties), ties

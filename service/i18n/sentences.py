@@ -109,6 +109,12 @@ def _plain(text: str, locale: str) -> str:
         return translated
 
 
+def plain(text: str, locale: Optional[str] = None) -> str:
+    """A plain English sentence (a preset's label, an ingest problem, a plan rule) in the
+    current language or ``locale``; never read as a format string."""
+    return _plain(str(text or ""), locale or current_locale())
+
+
 def is_translated(text: str, locale: Optional[str] = None) -> bool:
     """Whether a plain English sentence has a translation in ``locale`` (or is English)."""
     locale = locale or current_locale()

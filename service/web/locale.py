@@ -70,15 +70,12 @@ def _template_ngettext(singular: str, plural: str, n: int) -> str:
     return translations(current_locale()).ngettext(singular, plural, n)
 
 
-def _translated(text) -> str:
-    """A message that is data (a preset's label, an engine or ingest sentence) in the page's
-    language. Jinja's ``_()`` treats what it returns as a format string, so a label such as
-    "10 % VAT" raised "unsupported format character"; this filter never formats."""
-    return _template_gettext(str(text)) if text else ""
-
-
 FILTERS = {
-    "translated": _translated,
+    # a message that is data (a preset's label, an engine or ingest sentence) in the page's
+    # language: its catalog entry or a reader's warning rebuilt from its parts, the test
+    # is_translated applies. Jinja's _() reads what it returns as a format string, so a label
+    # with "10 % VAT" was a 500; this never formats.
+    "translated": lambda text: sentences.plain(text),
     "money": lambda v, currency="USD", kind="total": formats.money(v, currency, kind),
     "percent": lambda v, digits=1: formats.percent(v, digits),
     "number": lambda v, digits=None: formats.number(v, digits),

@@ -148,3 +148,20 @@ def test_korea_context_preset_form_in_korean(login):
     assert "한국전력 산업용(을) 평균 단가" in html and "(2025-12-31 기준)" in html
     assert "KEPCO industrial" not in html and "as of 2025-12-31" not in html
     assert "보고 통화" in html and "환율" in html
+
+
+def test_data_messages_are_translated_without_being_read_as_format_strings(app):
+    """Pages show data messages (a preset's label, an ingest warning, a plan rule) through
+    |translated: the catalog entry, else a reader's warning rebuilt from its parts, and never
+    %-formatted (the Korea preset's label "... 10 % VAT ..." was a 500 through Jinja's _())."""
+    from service.i18n import using_locale
+    translated = app.jinja_env.filters["translated"]
+    label = "Korea 2025: figures in won, AWS billed in dollars, 10 % VAT, industrial electricity"
+    warning = "12 hours between 2027-01-03 and 2027-01-04 have no rows; they count as zero usage"
+    with app.test_request_context("/"):
+        assert translated(label) == label              # English: as written
+        with using_locale("ko"):
+            assert "10 % VAT" not in translated(label) and "%" in translated(label)
+            assert translated(warning) == ("2027-01-03부터 2027-01-04 사이의 12개 기간(시간)에 "
+                                           "행이 없습니다. 사용량 0으로 계산합니다")
+        assert translated(None) == "" and translated("") == ""

@@ -25,6 +25,10 @@ def test_analyst_builds_plan_and_reviewer_approves(server, browser):
 
     # New scenario from a preset: choosing it reloads the form with the catalog prices.
     page.click("text=New scenario >> nth=0")
+    # the chooser submits on "change" through a listener app.js adds at DOMContentLoaded; a
+    # click returns once the new page starts loading, so a choice made before its scripts ran
+    # was lost and the test waited 90 s for a navigation that never came (a full-suite run)
+    page.wait_for_load_state("load")
     page.select_option("#preset", PRESET)
     page.wait_for_url("**preset=aws*", timeout=90_000)   # the form page renders slowly under load
     assert page.input_value("[name='on_demand.price_per_gpu_hour']") == "6.88"

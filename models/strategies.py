@@ -200,15 +200,9 @@ class PlanContext:
         PlanContext
             A new context with the demand's sorted tables.
         """
-        new = object.__new__(PlanContext)
-        new.__dict__.update(self.__dict__)
-        new.demand = demand
         has_interruptible = demand.interruptible.sum() > 0
-        new.tables_failure_waste = self.failure_waste.fraction if has_interruptible else 0.0
-        new.tables = DemandTables.build(demand, self.calendar, new.tables_failure_waste)
-        new.useful_pv = float(new.tables.useful_by_month @ self.end_factors)
-        new.volume_cache, new.optimizer_cache, new._normal_tables = {}, {}, None
-        return new
+        waste = self.failure_waste.fraction if has_interruptible else 0.0
+        return self._redemanded(demand, DemandTables.build(demand, self.calendar, waste), waste)
 
     def scaled_demand(self, factor: float) -> "PlanContext":
         """The same prices with every hour's demand multiplied by a factor (breakevens on a
@@ -224,13 +218,19 @@ class PlanContext:
         PlanContext
             A new context for the scaled demand.
         """
+        d = self.demand
+        return self._redemanded(PlanDemand(d.steady * factor, d.interruptible * factor,
+                                           d.profile_hours_used, d.repeated_hours),
+                                self.tables.scaled(factor), self.tables_failure_waste)
+
+    def _redemanded(self, demand: PlanDemand, tables: DemandTables,
+                    tables_failure_waste: float) -> "PlanContext":
+        """A copy with the same prices and another demand, its tables given; the caches of
+        volumes and optimizer coefficients start empty (they depend on the demand)."""
         new = object.__new__(PlanContext)
         new.__dict__.update(self.__dict__)
-        d = self.demand
-        new.demand = PlanDemand(d.steady * factor, d.interruptible * factor,
-                                d.profile_hours_used, d.repeated_hours)
-        new.tables = self.tables.scaled(factor)
-        new.useful_pv = float(new.tables.useful_by_month @ self.end_factors)
+        new.demand, new.tables, new.tables_failure_waste = demand, tables, tables_failure_waste
+        new.useful_pv = float(tables.useful_by_month @ self.end_factors)
         new.volume_cache, new.optimizer_cache, new._normal_tables = {}, {}, None
         return new
 

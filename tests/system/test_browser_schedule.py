@@ -14,7 +14,7 @@ import pytest
 
 from models.scenario import Scenario
 from service.paths import SAMPLES
-from tests.support.chromium import (ARTIFACTS, axe_violations, browser_fixture, login, new_page,
+from tests.support.chromium import (ARTIFACTS, axe_violations, login, new_page,
                                     serve, shot)
 from tests.support.client import PASSWORD
 
@@ -51,10 +51,6 @@ def server(tmp_path):
     with serve(instance) as base:
         yield base
 
-
-@pytest.fixture
-def browser():
-    yield from browser_fixture()
 
 
 def by_id(element_id: str) -> str:

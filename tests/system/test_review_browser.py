@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from tests.support.chromium import (axe_violations, browser_fixture, login, new_page,
+from tests.support.chromium import (axe_violations, login, new_page,
                                     server_fixture, shot)
 from tests.support.paths import SAMPLE_USAGE
 
@@ -31,10 +31,6 @@ document.addEventListener("DOMContentLoaded", () => {
 def server(tmp_path):
     yield from server_fixture(tmp_path)
 
-
-@pytest.fixture
-def browser():
-    yield from browser_fixture()
 
 
 def field(name: str) -> str:

@@ -8,7 +8,7 @@ import openpyxl
 import pytest
 
 from service.xlsx.libreoffice import export_pdf
-from tests.support.chromium import (browser_fixture, login, new_page, pdf_pages, server_fixture,
+from tests.support.chromium import (login, new_page, pdf_pages, server_fixture,
                                     shot)
 
 R1 = "/scenarios/1/revisions/1"
@@ -68,10 +68,6 @@ def _artifact(name: str):
 def server(tmp_path):
     yield from server_fixture(tmp_path)
 
-
-@pytest.fixture
-def browser():
-    yield from browser_fixture()
 
 
 @pytest.mark.browser

@@ -6,26 +6,11 @@ import json
 
 import pytest
 
-from service.web.users import create_token
-from service.web.tables import User
 from service.web.db import write_session
 from tests.support.paths import SAMPLE_SCENARIO, SAMPLE_USAGE
 
 XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 DAILY = [{"timestamp": f"2026-02-{d:02d}", "gpu_hours": 200.0 + d} for d in range(1, 29)]
-
-
-@pytest.fixture
-def api(app):
-    with app.app_context():
-        with write_session() as s:
-            token = create_token(s, s.query(User).filter_by(username="ana").one(), "test")
-    client = app.test_client()
-
-    def post(**kw):
-        headers = {"Authorization": f"Bearer {token}", **kw.pop("headers", {})}
-        return client.post("/api/v1/plans", headers=headers, **kw)
-    return post
 
 
 def test_multipart_usage_file_and_scenario_field(api):

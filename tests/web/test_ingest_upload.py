@@ -6,10 +6,7 @@ import io
 import json
 import re
 
-import pytest
-
-from service.web.users import create_token
-from service.web.tables import Revision, UsageFile, User
+from service.web.tables import Revision, UsageFile
 from service.web.db import write_session
 from tests.support.client import count
 from tests.support.ingest_fixtures import SAMPLES
@@ -71,18 +68,6 @@ def test_web_upload_of_contract_commitments_shows_them_and_stores_no_usage(login
     # attachable to the position (tests/web/test_plan_schedule.py), never stored as usage
     assert 'id="attach-note"' in html and 'action="/scenarios/1/commitments"' in html
     assert count(app, UsageFile) == before
-
-
-@pytest.fixture
-def api(app):
-    with app.app_context():
-        with write_session() as s:
-            token = create_token(s, s.query(User).filter_by(username="ana").one(), "test")
-    client = app.test_client()
-
-    def post(**kw):
-        return client.post("/api/v1/plans", headers={"Authorization": f"Bearer {token}"}, **kw)
-    return post
 
 
 def test_api_busy_part_and_busy_demand_basis(api):

@@ -3,7 +3,8 @@
 *Marginal* utilization breakevens are crossings of screening curves: each source's levelized
 PV cost per GPU-year of capacity against the hours a year it is used (owned a_o + b_o h, on
 demand and spot b h, a commitment a flat a_k). They leave out storage, egress, the setup fee and
-the support minimum. Owned capacity is compared with the cloud over the months a server is
+the support minimum. They are about buying the next server on top of the servers held: its
+purchase, running costs, resale and tax, compared with the cloud over the months that server is
 online (during a lead time both sides rent the same cloud). *All-in* breakevens run the whole
 engine on a flat profile and find the utilization of one server at which owning costs the same
 as the cloud option, every charge included. Every breakeven states its direction. Price
@@ -110,19 +111,24 @@ class Charts:
 
 
 def online_months(ctx: PlanContext) -> np.ndarray:
-    """Months in which one server of a static plan takes work.
+    """Months in which the next server bought (one more on top of the position) takes work.
 
     Parameters
     ----------
     ctx : PlanContext
-        Context of the plan (its position and lead time).
+        Context of the plan (its lead time, useful life and horizon).
 
     Returns
     -------
     numpy.ndarray
-        1 in a month the server is online, else 0 [-, (months,)].
+        1 in a month the server (or its replacement) is online, else 0 [-, (months,)].
+
+    Notes
+    -----
+    Servers already held are not counted: a marginal breakeven is about buying the next
+    server, whose PV is spread over its own online months (issue 23).
     """
-    return ctx.capacity_plan(Capacity(1)).servers_online(ctx.horizon)
+    return static_plan(ctx.scenario, Capacity(1), ctx.horizon).servers_online(ctx.horizon)
 
 
 def screening_lines(ctx: PlanContext) -> dict[str, Line]:
@@ -142,8 +148,9 @@ def screening_lines(ctx: PlanContext) -> dict[str, Line]:
 
     Notes
     -----
-    Owned, on demand and spot are levelized over the months a server is online, so that their
-    crossings compare like with like; commitments over the whole horizon.
+    Owned, on demand and spot are levelized over the months the next server bought is online
+    (the servers held are sunk and left out), so that their crossings compare like with like;
+    commitments over the whole horizon.
     """
     s, lc, cal = ctx.scenario, optimizer_state(ctx)[0], ctx.calendar
     online = online_months(ctx)
@@ -160,7 +167,10 @@ def screening_lines(ctx: PlanContext) -> dict[str, Line]:
             float(lc.owned_unit_pv @ weights) / weights_pv, HOURS * o.availability)
     lines["on_demand"] = Line(0.0, float(lc.on_demand_unit_pv @ weights) / weights_pv)
     if ctx.spot_waste.feasible:
+        # per hour of owned work it replaces: that hour does 1 - w_failure of useful work,
+        # which spot bills at 1 / (1 - w_spot) hours
         lines["spot"] = Line(0.0, float(lc.spot_unit_pv @ weights) / weights_pv
+                             * (1.0 - ctx.failure_waste.fraction)
                              / (1.0 - ctx.spot_waste.fraction))
     for offer_id, pv in lc.offer_pv.items():
         lines[offer_id] = Line(HOURS * pv / (theta_c * hours_pv), 0.0)

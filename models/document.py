@@ -41,14 +41,23 @@ RULES = {
                                "failed or was interrupted; failure_cost_pv is what failures "
                                "and interruptions add (overhead GPU-hours at the price of the "
                                "source that ran them, restarts); they sum to pv_cost.",
-    "utilization_breakeven": "Marginal: crossings of screening curves, without storage, "
-                             "egress, setup fee or support minimum, owned and cloud compared "
-                             "over the months a server is online. All-in: the utilization of "
+    "utilization_breakeven": "Marginal: crossings of screening curves for the next server "
+                             "bought (on top of the servers held), without storage, egress, "
+                             "setup fee or support minimum, owned and cloud compared over the "
+                             "months that server is online. All-in: the utilization of "
                              "one server at which owning it costs what the cloud option does "
                              "on a flat profile, every charge included (against spot: all "
                              "work interruptible, spot for the share it can take and on "
                              "demand for the rest; against a commitment: as many committed "
                              "GPUs as one server holds).",
+    "breakeven_difference": "Marginal and all-in figures can disagree because they answer "
+                            "different questions: the marginal one prices one more server on "
+                            "top of those held, over its own online months, without data "
+                            "charges, setup fee or support minimum; the all-in one prices a "
+                            "single server alone over the horizon with every charge, and a "
+                            "charge that does not grow with use (data kept on owned storage "
+                            "instead of in the cloud, the setup fee) moves its breakeven a "
+                            "long way.",
 }
 
 

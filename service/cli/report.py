@@ -110,8 +110,8 @@ def breakeven_lines(doc: dict) -> list[str]:
     be = doc["breakeven"]
     reasons = sentences.breakeven_reasons(be)
     basis_words = {"utilization": _("marginal"), "utilization_all_in": _("all-in")}
-    out = [_("Breakevens (owned utilization; marginal without data charges, setup fee and "
-             "support minimum; all-in with every charge):")]
+    out = [_("Breakevens (owned utilization; marginal: the next server, without data charges, "
+             "setup fee and support minimum; all-in: one server alone, with every charge):")]
     for name, value in be["utilization"].items():
         all_in = be["utilization_all_in"].get(name)
         out.append("  " + _("vs %(name)s marginal %(marginal)s  all-in %(all_in)s",
@@ -127,6 +127,8 @@ def breakeven_lines(doc: dict) -> list[str]:
             else:
                 continue
             out.append(f"      {basis_words[basis]}: {text}")
+    if doc["rules"].get("breakeven_difference"):
+        out.append("  " + sentences.plain(doc["rules"]["breakeven_difference"]))
     # each tie is a price of its own market, in that market's currency
     for key, market in (("on_demand_price", "cloud"), ("server_price", "owned")):
         value, currency = be[key], doc["currencies"][market]

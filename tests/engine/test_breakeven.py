@@ -3,13 +3,16 @@ payback breakevens (issue 4), by hand and against the engine."""
 import numpy as np
 import pytest
 from numpy.testing import assert_allclose
+from scipy.optimize import brentq
 
 from models.breakeven import Line, crossing_hours, direction, screening_lines
+from models.capacity import Capacity
 from models.document import plan_document
 from models.finance import end_of_month_factors
 from models.plan import build_context, compute_plan
+from models.profile import PlanDemand
 from models.scenario import Scenario
-from tests.support.engine_cases import base_plan, flat_profile
+from tests.support.engine_cases import base_plan, flat_profile, growth_sample
 
 
 # Screening lines are cost per GPU-year of capacity: fixed + per_hour x hours used a year.
@@ -118,3 +121,135 @@ def test_screening_lines_are_per_gpu_year():
     lines = screening_lines(ctx)
     assert_allclose(lines["on_demand"].per_hour, 6.88 * (1 + 0.5 / 86_400), rtol=1e-9)
     assert lines["owned"].max_hours == pytest.approx(8760 * 0.99)
+
+
+# ---- issue 23: the marginal breakeven is about buying the NEXT server ------------------------
+
+def next_server_scenario(**extra) -> Scenario:
+    """Servers held (4, bought 2025-03), a 3-month lead time, 25 % tax paid 2 months late, the
+    prorate rule, and every price in dollars reported in won at 1,400 KRW/USD rising 5 %/yr."""
+    base = {"finance": {"start_month": "2027-01", "horizon_months": 36, "currency": "KRW",
+                        "discount_rate_annual": 0.08, "tax_rate": 0.25,
+                        "tax_payment_lag_months": 2, "horizon_end": "prorate"},
+            "owned": {"currency": "USD", "lead_time_months": 3},
+            "cloud_terms": {"currency": "USD"},
+            "fx": {"rate": 1400.0, "trend_annual": 0.05},
+            "on_demand": {"price_trend_annual": -0.10},
+            "spot": {"discount": 0.45},
+            "cloud_data": {"storage_tb": 0, "egress_tb_per_month": 0},
+            "position": {"servers": [{"count": 4, "purchased": "2025-03", "price": 280_000,
+                                      "install_cost": 20_000}]},
+            "uncertainty": {"draws": 0}}
+    for k, v in extra.items():
+        base[k] = {**base[k], **v}
+    return Scenario.model_validate(base)
+
+
+def hand_marginal_breakevens(ctx) -> dict[str, float]:
+    """The next server's screening breakevens from the design's rules (9.2), month by month.
+
+    Months m = 0..35 (2027-01..2029-12), rate(m) = 1,400 x 1.05^(m/12) KRW per USD,
+    e_m = (1+r_m)^-(m+1) (end of month), r_m = 1.08^(1/12) - 1; tax t = 0.25 paid 2 months
+    later, so a deductible cost c in month m costs c (e_m - t e_{m+2}).
+    One server bought at the start of month 0, online months 3..35 (lead time 3), sold at the
+    end of month 35 at age 36 (resale 30 % of 300,000):
+      capex (300,000 + 30,000) x rate(0), not discounted
+      online months: maintenance 0.08 x 300,000 / 12 = 2,000, space 10.2 x 184.06 = 1,877.41,
+        staff 200,000 / 50 / 12 = 333.33, idle energy 3.0 kW x 1.3 x 0.08 x hours_m, each in
+        dollars x rate(m), deductible
+      depreciation 330,000 x rate(0) / 60 a month in service (33 months), a tax item only
+      resale 90,000 x rate(35) at e_35; gain = resale - 330,000 x rate(0) x (1 - 33/60),
+        taxed t x gain at e_37 (a loss shields the same way)
+    A GPU-hour used in month m: busy energy (10.2 - 3.0)/8 x 1.3 x 0.08 (owned), on demand
+    6.88 x 0.9^(m/12) x (1 + 0.5/86,400) (1 s billing, 24 h sessions), spot 6.88 x 0.55 x ...
+    billed 1/(1 - w_spot) per useful hour, where an owned hour does 1 - w_failure useful work
+    (w from models/checkpoint.py, tested there). Both deductible, in dollars x rate(m).
+    Break even where the server's PV equals 8 GPUs x u x sum over online months of
+    hours_m x (cloud - owned)_m: u = server PV / (8 sum hours_m (cloud_m - owned_m)).
+    The 4 servers held do not enter: the next server is bought on top of them.
+    """
+    H, t, lag = 36, 0.25, 2
+    months = np.arange("2027-01", "2030-01", dtype="datetime64[M]")
+    hours = ((months + 1).astype("datetime64[h]") - months.astype("datetime64[h]")).astype(float)
+    rm = 1.08 ** (1 / 12) - 1
+    e = (1 + rm) ** -np.arange(1, H + lag + 2)          # e[m] for m = 0 .. H + lag
+    rate = 1400.0 * 1.05 ** (np.arange(H + lag + 1) / 12)
+    after_tax = e[:H] - t * e[lag:H + lag]
+    online = np.arange(H) >= 3
+    running = (2000 + 10.2 * 184.06 + 200_000 / 50 / 12 + 3.0 * 1.3 * 0.08 * hours) * rate[:H]
+    basis = 330_000 * rate[0]
+    depreciation = np.where(online, basis / 60, 0.0)
+    resale = 0.30 * 300_000 * rate[H - 1]
+    gain = resale - basis * (1 - online.sum() / 60)
+    server_pv = (basis + (running * online) @ after_tax - t * depreciation @ e[lag:H + lag]
+                 - resale * e[H - 1] + t * gain * e[H - 1 + lag])
+    busy = (10.2 - 3.0) / 8 * 1.3 * 0.08 * rate[:H]
+    od = 6.88 * 0.9 ** (np.arange(H) / 12) * (1 + 0.5 / 86_400) * rate[:H]
+    w_f, w_s = ctx.failure_waste.fraction, ctx.spot_waste.fraction
+    spot = od * 0.55 / (1 - w_s) * (1 - w_f)
+    weights = hours * online * after_tax
+    return {name: server_pv / (8 * weights @ (cloud - busy))
+            for name, cloud in (("on_demand", od), ("spot", spot))}
+
+
+def swept_marginal_breakeven(ctx, name: str) -> float:
+    """Brute force: the engine costs one more server on top of the position at flat extra
+    demands u x 8 GPUs, the held servers kept busy, and finds where it costs what renting the
+    extra demand does (on demand; spot taking all of interruptible work)."""
+    s = ctx.scenario
+    interruptible = name == "spot"
+    if interruptible:
+        ctx = ctx.repriced(s.with_changes(spot={"availability": 1.0}))
+    w_f = ctx.failure_waste.fraction if interruptible else 0.0
+    held = np.repeat(ctx.position.servers_online(ctx.horizon) * ctx.owned_per_server(),
+                     ctx.calendar.hours.astype(int)) * (1 - w_f)
+
+    def gap(u: float) -> float:
+        total = held + u * s.owned.gpus_per_server * (1 - w_f)
+        zero = np.zeros_like(total)
+        c = ctx.with_demand(PlanDemand(zero if interruptible else total,
+                                       total if interruptible else zero, len(total), 0))
+        return (c.pv(Capacity(1, {}, use_spot=interruptible))
+                - c.pv(Capacity(0, {}, use_spot=interruptible)))
+
+    grid = np.linspace(0.01, s.owned.availability, 12)
+    gaps = np.array([gap(u) for u in grid])
+    i = int(np.flatnonzero(np.sign(gaps[:-1]) != np.sign(gaps[1:]))[0])
+    return brentq(gap, grid[i], grid[i + 1], xtol=1e-12)
+
+
+@pytest.mark.parametrize("extra", [
+    {},                                                       # the case as described
+    {"finance": {"horizon_end": "liquidate", "tax_rate": 0.0}},   # no tax, liquidate
+])
+def test_marginal_breakeven_prices_the_next_server_by_hand_and_by_sweep(extra):
+    """Issue 23: with servers held the marginal breakeven spread the next server's PV over
+    the held servers' online months too: 0.070 against on demand here, where the next server
+    breaks even at 0.382 (5.4x too low)."""
+    s = next_server_scenario(**extra)
+    ctx = build_context(s, flat_profile(16, "2026-01", 12))
+    doc = plan_document(compute_plan(s, flat_profile(16, "2026-01", 12)))
+    marginal = doc["breakeven"]["utilization"]
+    if not extra:
+        hand = hand_marginal_breakevens(ctx)
+        assert_allclose(marginal["on_demand"], hand["on_demand"], rtol=1e-9)
+        assert_allclose(marginal["spot"], hand["spot"], rtol=1e-9)
+    for name in ("on_demand", "spot"):
+        assert_allclose(marginal[name], swept_marginal_breakeven(ctx, name), rtol=1e-8)
+
+
+def test_marginal_and_all_in_verdicts_that_differ_say_why():
+    """Issue 23: the growth sample (4 servers held, 200 TB stored and 20 TB out a month) says
+    owning one more server is dearer than spot at every utilization at the margin, while one
+    server alone beats spot above 49 % all-in: the all-in figure keeps the data on owned
+    storage and network, 2,100 a month (200 TB x 10 + 20 TB x 5) instead of 6,400 in the cloud
+    (200,000 GB x 0.023 + 20,000 GB x 0.09), a saving that does not grow with use. The plan
+    says so in one sentence beside the figures."""
+    s, profile = growth_sample()
+    doc = plan_document(compute_plan(s, profile))
+    be = doc["breakeven"]
+    assert be["utilization"]["spot"] is None
+    assert "dearer than spot at every achievable utilization" in be["reasons"]["utilization.spot"]
+    assert 0.45 < be["utilization_all_in"]["spot"] < 0.55
+    why = doc["rules"]["breakeven_difference"]
+    assert "can disagree" in why and "data kept on owned storage" in why

@@ -80,6 +80,8 @@ def test_growth_sample_prints_its_schedules_and_nothing_on_stderr():
     assert "Recommended (*): staged" in out.stdout
     assert "Schedule of staged" in out.stdout and "Schedule of proposed" in out.stdout
     assert "Buy 1 server now." in out.stdout
+    # marginal and all-in breakevens disagree against spot here: one sentence says why
+    assert "Marginal and all-in figures can disagree" in out.stdout
     assert "purchases and upfront payments by year [USD]: 2027 1,320,000, 2028 1,320,000" \
         in out.stdout
 

@@ -168,7 +168,8 @@ class OnDemand(Section):
                                       "Cloud prices tend to fall: -0.2 = prices fall by 20 % a year.",
                                       ge=-0.9, le=1)
     billing_increment_seconds: float = field(1, "Billing increment", "seconds",
-                                             "Rounding overhead = increment/2 per session.",
+                                             "Rounding overhead = increment/2 per session "
+                                             "longer than the billing minimum.",
                                              "EC2 bills per second", ge=0, le=86_400)
     billing_minimum_seconds: float = field(
         60, "Billing minimum", "seconds per session",

@@ -38,9 +38,11 @@ RULES = {
                                 "useful GPU-hours discounted like an end-of-month payment); "
                                 "the nominal figure is total cost / useful GPU-hours.",
     "normal_and_failure_cost": "normal_cost_pv is the PV cost of the same capacity if nothing "
-                               "failed or was interrupted; failure_cost_pv is what failures "
-                               "and interruptions add (overhead GPU-hours at the price of the "
-                               "source that ran them, restarts); they sum to pv_cost.",
+                               "failed or was interrupted (spot sessions billed at their full "
+                               "length, not cut short); failure_cost_pv is what failures and "
+                               "interruptions add (overhead GPU-hours at the price of the "
+                               "source that ran them, restarts, the billing of spot sessions "
+                               "cut short); they sum to pv_cost.",
     "utilization_breakeven": "Marginal: crossings of screening curves for the next server "
                              "bought (on top of the servers held), without storage, egress, "
                              "setup fee or support minimum, owned and cloud compared over the "

@@ -365,6 +365,29 @@ class PriceBook:
         return self.offer_base(offer) * np.exp(
             month / 12.0 * np.log1p(self.values["on_demand_trend"]))
 
+    def uninterrupted(self) -> "PriceBook":
+        """The same prices with spot sessions as long as the mean session (no interruption).
+
+        Returns
+        -------
+        PriceBook
+            A copy whose spot price carries the on-demand billing factor (sessions of
+            ``on_demand.mean_session_hours``) instead of interruption-shortened sessions; the
+            book itself when the two factors agree. It shares the cohort cache.
+
+        Notes
+        -----
+        A plan's normal cost prices its capacity as if nothing failed or was interrupted
+        (design 9.2): no overhead GPU-hours, and no rounding of sessions cut short.
+        """
+        if np.all(self.spot_billing == self.od_billing):
+            return self
+        new = object.__new__(PriceBook)
+        new.__dict__.update(self.__dict__)
+        new.spot = self.spot * (self.od_billing / self.spot_billing)[None, :]
+        new.spot_billing = np.full_like(self.spot_billing, self.od_billing)
+        return new
+
     @property
     def months(self) -> int:
         """Months priced: the horizon and the tail after it [months]."""

@@ -360,7 +360,8 @@ class PlanContext:
                                    DemandTables.build(self.demand, self.calendar, 0.0))
         return self._normal_tables
 
-    def price(self, plan: CapacityPlan, v: Volumes) -> tuple[dict[str, np.ndarray], float]:
+    def price(self, plan: CapacityPlan, v: Volumes, book: Optional[PriceBook] = None
+              ) -> tuple[dict[str, np.ndarray], float]:
         """Cost lines of a plan and their PV.
 
         Parameters
@@ -369,6 +370,8 @@ class PlanContext:
             Cohorts to price.
         v : Volumes
             Their monthly volumes [GPU-hours].
+        book : PriceBook, optional
+            Prices to use; the context's own when None.
 
         Returns
         -------
@@ -378,8 +381,9 @@ class PlanContext:
         pv : float
             PV cost, costs minus credits [currency].
         """
-        lines = cost_lines(self.book, plan, _column(v))
-        pv = float(present_value(self.book, lines)[0])
+        book = self.book if book is None else book
+        lines = cost_lines(book, plan, _column(v))
+        pv = float(present_value(book, lines)[0])
         return {k: x[:, 0] for k, x in lines.full().items()}, pv
 
     def evaluate(self, name: str, capacity: Union[Capacity, CapacityPlan]) -> StrategyResult:
@@ -404,7 +408,8 @@ class PlanContext:
         plan = self.capacity_plan(capacity)
         v = self.volumes(plan)
         lines, pv = self.price(plan, v)
-        _, normal_pv = self.price(plan, self.volumes(plan, normal=True))
+        _, normal_pv = self.price(plan, self.volumes(plan, normal=True),
+                                  self.book.uninterrupted())
         discounted = discounted_by_month(self.book, {k: x[:, None] for k, x in lines.items()})
         keep = months_with_payments(lines, H)
         lines = {k: x[:keep] for k, x in lines.items()}

@@ -247,3 +247,27 @@ def test_discounting_start_and_end_of_month():
     running = r.total_by_month.copy()
     running[0] -= 100_000
     assert_allclose(r.pv_cost, 100_000 + running @ end, rtol=1e-12)
+
+
+def test_normal_cost_of_spot_bills_uninterrupted_sessions():
+    """Issue 23: normal cost prices the same capacity as if nothing failed or was interrupted,
+    so spot sessions are not cut short either. 1 GPU of interruptible work all of 2027 (8,760 h)
+    on spot, no failures, no discounting; 0.5 interruptions an hour end sessions after 2 h.
+      spot price 6.88 x (1 - 0.7) = 2.064 a GPU-hour, 60 s increments
+      normal: 8,760 h x 2.064 x (86,400 + 30)/86,400 (24 h sessions)      = 18,086.92
+      (the old normal kept the 2 h sessions: x (7,200 + 30)/7,200          = 18,155.98)
+      PV cost: 8,760 / (1 - w) x 2.064 x (7,200 + 30)/7,200, w the spot waste."""
+    s = Scenario.model_validate({
+        "finance": {"start_month": "2027-01", "horizon_months": 12, "discount_rate_annual": 0},
+        "on_demand": {"billing_increment_seconds": 60},
+        "owned": {"failures_per_server_year": 0},
+        "spot": {"interruptions_per_instance_hour": 0.5, "availability": 1.0},
+        "cloud_data": {"storage_tb": 0, "egress_tb_per_month": 0},
+        "proposed": {"servers": 0}, "uncertainty": {"draws": 0}})
+    plan = compute_plan(s, flat_profile(1, "2026-01", 12, interruptible=True))
+    r = plan.strategies["proposed"]
+    w = plan.context.spot_waste.fraction
+    assert_allclose(r.normal_cost_pv, 8760 * 2.064 * 86_430 / 86_400, rtol=1e-12)
+    assert_allclose(r.normal_cost_pv, 18_086.92, atol=0.01)
+    assert_allclose(r.pv_cost, 8760 / (1 - w) * 2.064 * 7230 / 7200, rtol=1e-12)
+    assert_allclose(r.failure_cost_pv, r.pv_cost - r.normal_cost_pv, rtol=1e-12)

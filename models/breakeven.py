@@ -21,7 +21,7 @@ from scipy.optimize import brentq
 
 from models.capacity import Capacity, CapacityPlan, CommitmentCohort, static_plan
 from models.fields import field_meta
-from models.finance import payback_month
+from models.finance import never_dearer, payback_month
 from models.messages import Message, Percent
 from models.optimize import LinearCosts, best_capacity, optimizer_state
 from models.profile import PlanDemand
@@ -654,12 +654,15 @@ def payback(results: dict[str, StrategyResult], horizon: int) -> tuple[dict, dic
     Returns
     -------
     nominal : dict
-        First month, 1-based, in which the cumulative cost is at or below on demand's
-        [months]; None if never, or n/a for a plan that invests nothing up front.
+        First month, 1-based, from which the cumulative saving against on demand is positive
+        and stays at or above zero [months]; None if never within the horizon, when the plan
+        is never dearer than on demand in any month (nothing to pay back), or n/a for a plan
+        that invests nothing up front.
     discounted : dict
         The same with discounted cumulative costs [months].
     reasons : dict
-        ``payback_month.<name>`` to the :class:`Message` saying why a value is missing.
+        ``payback_month.<name>`` and ``payback_month_discounted.<name>`` to the
+        :class:`Message` saying why a value is missing (none for "never").
     """
     base = results["on_demand"]
     nominal, discounted, reasons = {}, {}, {}
@@ -675,9 +678,14 @@ def payback(results: dict[str, StrategyResult], horizon: int) -> tuple[dict, dic
             reasons[f"payback_month.{name}"] = Message(
                 "n/a: {plan} invests nothing up front", {"plan": name})
         else:
-            nominal[name] = payback_month(r.cumulative[:horizon], base.cumulative[:horizon])
-            discounted[name] = payback_month(r.discounted_cumulative[:horizon],
-                                             base.discounted_cumulative[:horizon])
+            for out, key, plan_cum, base_cum in (
+                    (nominal, "payback_month", r.cumulative, base.cumulative),
+                    (discounted, "payback_month_discounted", r.discounted_cumulative,
+                     base.discounted_cumulative)):
+                out[name] = payback_month(plan_cum[:horizon], base_cum[:horizon])
+                if never_dearer(plan_cum[:horizon], base_cum[:horizon]):
+                    reasons[f"{key}.{name}"] = Message(
+                        "never costs more than on demand in any month: nothing to pay back")
     return nominal, discounted, reasons
 
 

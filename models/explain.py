@@ -10,6 +10,7 @@ from typing import Optional
 
 import numpy as np
 
+from models.finance import never_dearer
 from models.messages import Message, Money, Months, Number, Percent
 from models.scenario import Scenario
 from models.schedules import cash_by_period, cash_words, schedule_words
@@ -132,7 +133,8 @@ def explanation(ctx: PlanContext, strategies: dict[str, StrategyResult], chosen:
     chosen : str
         Name of the recommended strategy.
     payback : int or None
-        Payback month of the chosen strategy, 1-based [months]; None if it does not pay back.
+        Payback month of the chosen strategy, 1-based [months]; None if it does not pay back
+        or is never dearer than on demand (the sentence says which).
 
     Returns
     -------
@@ -168,6 +170,10 @@ def explanation(ctx: PlanContext, strategies: dict[str, StrategyResult], chosen:
             parts.append(Message("PV saving {saving} ({share}) over {months} against on "
                                  "demand; pays back in month {payback}.",
                                  {**params, "payback": payback}))
+        elif never_dearer(r.cumulative[:ctx.horizon], base.cumulative[:ctx.horizon]):
+            parts.append(Message("PV saving {saving} ({share}) over {months} against on "
+                                 "demand; it never costs more than on demand in any month, so "
+                                 "there is nothing to pay back.", params))
         else:
             parts.append(Message("PV saving {saving} ({share}) over {months} against on "
                                  "demand; does not pay back within the horizon.", params))

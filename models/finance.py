@@ -172,7 +172,8 @@ def loan_schedule(principal: float, apr: float, term_months: int, horizon_months
 
 def payback_month(strategy_cumulative: np.ndarray, baseline_cumulative: np.ndarray
                   ) -> Optional[int]:
-    """First month in which a strategy's cumulative cost is at or below the baseline's.
+    """First month from which a strategy's cumulative saving against the baseline is positive
+    and stays at or above zero.
 
     Parameters
     ----------
@@ -184,15 +185,62 @@ def payback_month(strategy_cumulative: np.ndarray, baseline_cumulative: np.ndarr
     Returns
     -------
     int or None
-        The month, 1-based [months]; None if never within the horizon.
+        The month, 1-based [months]; None if the saving is not positive to the end of the
+        months given, or if the strategy is never dearer than the baseline (nothing to pay
+        back: :func:`never_dearer` tells the two apart).
+
+    Notes
+    -----
+    With saving(m) = baseline(m) - strategy(m): the month after the last one with
+    saving < 0, or the first one after it with saving > 0. Months that tie (a plan that
+    rents on demand at first) are not a payback. Ties are within 1e-9 of the largest
+    baseline figure.
 
     Examples
     --------
     >>> payback_month(np.array([5.0, 6.0, 7.0]), np.array([2.0, 5.0, 8.0]))
     3
+    >>> payback_month(np.array([1.0, 9.0, 10.0]), np.array([1.0, 5.0, 12.0]))  # tie, dearer
+    3
     """
-    at_or_below = np.flatnonzero(strategy_cumulative <= baseline_cumulative + 1e-9)
-    return int(at_or_below[0]) + 1 if at_or_below.size else None
+    saving = np.asarray(baseline_cumulative, float) - np.asarray(strategy_cumulative, float)
+    tie = _tie(baseline_cumulative)
+    dearer = np.flatnonzero(saving < -tie)
+    if not dearer.size:
+        return None
+    start = int(dearer[-1]) + 1
+    ahead = np.flatnonzero(saving[start:] > tie)
+    return start + int(ahead[0]) + 1 if ahead.size else None
+
+
+def never_dearer(strategy_cumulative: np.ndarray, baseline_cumulative: np.ndarray) -> bool:
+    """Whether a strategy's cumulative cost is at or below the baseline's in every month.
+
+    Parameters
+    ----------
+    strategy_cumulative : numpy.ndarray
+        Cumulative cost of the strategy by month [currency, (months,)].
+    baseline_cumulative : numpy.ndarray
+        Cumulative cost of the baseline by month [currency, (months,)].
+
+    Returns
+    -------
+    bool
+        True when there is nothing to pay back (ties within 1e-9 of the largest baseline
+        figure count as at or below).
+
+    Examples
+    --------
+    >>> never_dearer(np.array([1.0, 2.0]), np.array([1.0, 3.0]))
+    True
+    """
+    saving = np.asarray(baseline_cumulative, float) - np.asarray(strategy_cumulative, float)
+    return not np.any(saving < -_tie(baseline_cumulative))
+
+
+def _tie(baseline_cumulative: np.ndarray) -> float:
+    """How close two cumulative costs must be to tie: 1e-9 of the largest [currency]."""
+    return 1e-9 * max(1.0, float(np.max(np.abs(baseline_cumulative), initial=0.0)))
 
 
 def resale_fraction(age_months: float, by_year: tuple[float, ...]) -> float:

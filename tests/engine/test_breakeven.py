@@ -12,7 +12,7 @@ from models.finance import end_of_month_factors
 from models.plan import build_context, compute_plan
 from models.profile import PlanDemand
 from models.scenario import Scenario
-from tests.support.engine_cases import base_plan, flat_profile, growth_sample
+from tests.support.engine_cases import base_plan, flat_profile, growth_sample, payback_case
 
 
 # Screening lines are cost per GPU-year of capacity: fixed + per_hour x hours used a year.
@@ -253,3 +253,43 @@ def test_marginal_and_all_in_verdicts_that_differ_say_why():
     assert 0.45 < be["utilization_all_in"]["spot"] < 0.55
     why = doc["rules"]["breakeven_difference"]
     assert "can disagree" in why and "data kept on owned storage" in why
+
+
+def test_payback_of_a_schedule_that_ties_on_demand_then_costs_more():
+    """Issue 23: 8 GPUs on demand until a 3-year commitment paid all upfront is signed in
+    2027-04 (month 4): the first three months tie on demand, month 4 pays 8 x 26,304 h x
+    6.88 x 0.36 at once (36 months of 2027-04..2030-03, 1,096 days), and the saving of 8 x
+    6.88 x 1.0000058 a GPU-hour on demand (1 s billing) earns it back once the hours from
+    2027-04 reach 0.36 x 26,304 / 1.0000058 = 9,469.39 h: 2027-04..2028-03 give 8,784 h,
+    with 2028-04 9,504 h, so it pays back in month 16. It was "month 1" (the tie)."""
+    plan = payback_case({"id": "3y", "term_months": 36, "discount": 0.64, "payment": "all",
+                         "block_gpus": 8},
+                        {"schedule": [{"month": "2027-04", "commit": {"3y": 8}}]})
+    r, od = plan.strategies["proposed"], plan.strategies["on_demand"]
+    saving = od.cumulative - r.cumulative
+    assert_allclose(saving[:3], 0.0, atol=1e-6)          # months 1-3 tie
+    assert (saving[3:15] < 0).all() and (saving[15:60] > 0).all()
+    doc = plan_document(plan)
+    assert doc["breakeven"]["payback_month"]["proposed"] == 16
+    assert "payback_month.proposed" not in doc["breakeven"]["reasons"]
+
+
+def test_a_plan_never_dearer_than_on_demand_says_so_instead_of_month_one():
+    """A 1-month commitment paid upfront at 41 % off, renewed every month: each month pays
+    0.59 of on demand at its start, so the plan never costs more than on demand (it was
+    "pays back in month 1"). Servers at 3M each leave it the cheapest plan."""
+    plan = payback_case({"id": "1m", "term_months": 1, "discount": 0.41, "payment": "all",
+                         "block_gpus": 8}, {"committed_gpus": {"1m": 8}}, 3_000_000)
+    doc = plan_document(plan)
+    be = doc["breakeven"]
+    for name in ("proposed", "optimal"):
+        assert be["payback_month"][name] is None
+        assert be["payback_month_discounted"][name] is None
+        for key in (f"payback_month.{name}", f"payback_month_discounted.{name}"):
+            assert be["reasons"][key] == ("never costs more than on demand in any month: "
+                                          "nothing to pay back")
+    assert plan.strategies["optimal"].capacity.committed == {"1m": 8}
+    assert plan.recommendation in ("cloud_only", "optimal", "proposed")   # the same plan
+    assert ("it never costs more than on demand in any month, so there is nothing to pay "
+            "back") in doc["explanation"]
+    assert "pays back" not in doc["explanation"]

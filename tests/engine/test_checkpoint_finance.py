@@ -8,7 +8,7 @@ from numpy.testing import assert_allclose
 
 from models.checkpoint import daly_interval, spot_rate_from_monthly_bucket, waste_fraction
 from models.finance import (depreciation_by_age, end_of_month_factors, loan_schedule,
-                            monthly_rate, payback_month, resale_fraction,
+                            monthly_rate, never_dearer, payback_month, resale_fraction,
                             start_of_month_factors, trend_factors)
 
 
@@ -126,3 +126,19 @@ def test_payback_month():
     base = np.cumsum([10, 10, 10, 10])
     assert payback_month(np.cumsum([25, 0, 0, 0]), base) == 3  # 25 <= 30
     assert payback_month(np.cumsum([50, 0, 0, 0]), base) is None
+
+
+# saving = baseline - plan, cumulative; payback is the first month from which it is > 0 and
+# never falls below 0 again (issue 23)
+@pytest.mark.parametrize("plan, base, month, never", [
+    ([10, 10, 30, 0, 0, 0], [10, 10, 10, 10, 10, 10], 6, False),  # ties 2, dearer 2, even, ahead
+    ([5, 30, 0, 0], [10, 10, 10, 10], 4, False),    # ahead in month 1, dearer 2-3, back in 4
+    ([5, 30, 0, 0, 9], [10, 10, 10, 10, 10], 4, False),   # still ahead at the end
+    ([5, 5, 30, 0], [10, 10, 10, 10], None, False),  # ends 0 (tie), no positive saving
+    ([10, 5, 5], [10, 10, 10], None, True),          # tie, then ahead: never dearer
+    ([10, 10], [10, 10], None, True),                # always ties: nothing to pay back
+])
+def test_payback_month_after_the_last_month_dearer(plan, base, month, never):
+    plan, base = np.cumsum(plan, dtype=float), np.cumsum(base, dtype=float)
+    assert payback_month(plan, base) == month
+    assert never_dearer(plan, base) is never

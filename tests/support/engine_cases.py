@@ -133,3 +133,14 @@ def growth_sample() -> tuple[Scenario, UsageProfile]:
     """The growth sample (scenario_growth.json on usage_hourly.csv) without its Monte Carlo."""
     s = Scenario.model_validate(json.loads((SAMPLES / "scenario_growth.json").read_text()))
     return s.with_changes(uncertainty={"draws": 0}), csv_profile(SAMPLES / "usage_hourly.csv")
+
+
+def payback_case(commitment: dict, proposed: dict, server_price: float = 300_000):
+    """8 GPUs flat for 60 months from 2027-01 with one commitment offer and a proposed plan
+    (issue 23's payback cases), no spot, no data charges, no Monte Carlo."""
+    return compute_plan(Scenario.model_validate({
+        "finance": {"start_month": "2027-01", "horizon_months": 60},
+        "owned": {"server_price": server_price},
+        "commitments": [commitment], "spot": {"availability": 0.0},
+        "cloud_data": {"storage_tb": 0, "egress_tb_per_month": 0},
+        "proposed": proposed, "uncertainty": {"draws": 0}}), flat_profile(8, "2026-01", 12))

@@ -1,9 +1,10 @@
 """A schedule as the reviewer reads it: decisions, purchase orders, cash and words (issue 14).
 
 A schedule is a tuple of :class:`models.scenario.Decision`; what it costs comes from the
-strategy the engine priced with it. Purchase orders list what to buy or sign and when; cash is
-the purchases and upfront payments by quarter and by calendar year (the figures a capital
-budget is set against).
+strategy the engine priced with it. Purchase orders list what to buy, sell or sign and when,
+with the cash paid or, for a sale, the resale received; cash is the purchases and upfront
+payments by quarter and by calendar year (the figures a capital budget is set against), and by
+year with sale proceeds beside them and the net.
 """
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from models.costs import commitment_schedule
+from models.costs import commitment_schedule, server_schedule
 from models.messages import Message, Money, Months, Number
 from models.prices import PriceBook
 from models.scenario import Decision, Scenario
@@ -65,35 +66,80 @@ def quarter(month: str) -> str:
     return f"{year}-Q{(int(m) - 1) // 3 + 1}"
 
 
-def cash_by_period(labels, r: StrategyResult) -> dict[str, dict[str, float]]:
-    """Purchases and upfront payments of a strategy by quarter and by year.
+def sale_proceeds(book: PriceBook, r: StrategyResult) -> dict[int, float]:
+    """What the servers a schedule sells bring, by the month of the decision to sell.
+
+    Parameters
+    ----------
+    book : PriceBook
+        The prices the strategy was priced with.
+    r : StrategyResult
+        A strategy priced with a schedule.
+
+    Returns
+    -------
+    dict of int to float
+        Decision month index (0-based) to the resale value received [currency], booked at the
+        end of the month before it (sold servers leave at the start of the decision month).
+
+    Notes
+    -----
+    A sold cohort is one that leaves before its useful life or the horizon ends it.
+    """
+    o, H = book.scenario.owned, book.horizon
+    out: dict[int, float] = {}
+    for c in r.plan.servers:
+        if c.count and 0 < c.sold < min(c.bought + o.useful_life_months, H):
+            resale = float(c.count * server_schedule(book, c)["resale"][c.sold - 1, 0])
+            out[c.sold] = out.get(c.sold, 0.0) + resale
+    return out
+
+
+def cash_by_period(labels, r: StrategyResult) -> dict[str, dict]:
+    """Purchases and upfront payments of a strategy by quarter and by year, and by year with
+    the proceeds of servers sold beside them.
 
     Parameters
     ----------
     labels : sequence of str
         Month labels ``'YYYY-MM'`` of the strategy's lines.
     r : StrategyResult
-        Strategy priced (its ``capex`` and ``commitment_upfront`` lines).
+        Strategy priced (its ``capex``, ``commitment_upfront`` and ``resale_credit`` lines).
 
     Returns
     -------
     dict
-        ``by_quarter`` ('YYYY-Qn') and ``by_year`` ('YYYY') to the cash paid, periods with a
-        payment only [currency].
+        ``by_quarter`` ('YYYY-Qn') and ``by_year`` ('YYYY') to the purchases and upfront
+        payments (the figure a capital budget is set against), periods with a payment only
+        [currency]; ``by_year_detail``: 'YYYY' to ``purchases``, ``upfront_payments``,
+        ``sale_proceeds`` (every server sold at its resale value: by the schedule, at the end
+        of its useful life or of the horizon, in the month it is booked) and ``net``
+        (purchases + upfront payments - sale proceeds), years with any of them [currency].
     """
-    paid = np.asarray(r.lines["capex"]) + np.asarray(r.lines["commitment_upfront"])
+    capex = np.asarray(r.lines["capex"])
+    upfront = np.asarray(r.lines["commitment_upfront"])
+    resale = np.asarray(r.lines["resale_credit"])
     by_quarter: dict[str, float] = {}
     by_year: dict[str, float] = {}
-    for month, amount in zip(labels, paid):
-        if amount:
-            by_quarter[quarter(month)] = by_quarter.get(quarter(month), 0.0) + float(amount)
-            by_year[month[:4]] = by_year.get(month[:4], 0.0) + float(amount)
-    return {"by_quarter": by_quarter, "by_year": by_year}
+    detail: dict[str, dict[str, float]] = {}
+    for month, bought, prepaid, sold in zip(labels, capex, upfront, resale):
+        paid = bought + prepaid
+        if paid:
+            by_quarter[quarter(month)] = by_quarter.get(quarter(month), 0.0) + float(paid)
+            by_year[month[:4]] = by_year.get(month[:4], 0.0) + float(paid)
+        if paid or sold:
+            year = detail.setdefault(month[:4], {"purchases": 0.0, "upfront_payments": 0.0,
+                                                 "sale_proceeds": 0.0, "net": 0.0})
+            year["purchases"] += float(bought)
+            year["upfront_payments"] += float(prepaid)
+            year["sale_proceeds"] += float(sold)
+            year["net"] += float(paid - sold)
+    return {"by_quarter": by_quarter, "by_year": by_year, "by_year_detail": detail}
 
 
 def purchase_orders(s: Scenario, decisions, labels, r: StrategyResult, book: PriceBook
                     ) -> list[dict]:
-    """One order line per thing to buy, sell or sign, with what it costs at the time.
+    """One order line per thing to buy, sell or sign, with what it costs or brings.
 
     Parameters
     ----------
@@ -113,10 +159,13 @@ def purchase_orders(s: Scenario, decisions, labels, r: StrategyResult, book: Pri
     list of dict
         ``month``, ``action`` (buy, sell, sign), ``what`` (servers or an offer id),
         ``quantity`` [servers or GPUs], ``cash`` paid at the time (purchase or each signing's
-        own upfront payment; 0 for a sale) [currency]; a signing adds ``term_months`` and
+        own upfront payment; 0 for a sale) [currency]; a sale adds ``proceeds``, the resale
+        value received [currency], and ``proceeds_month``, the month it is booked (the one
+        before the sale: the servers leave at its start); a signing adds ``term_months`` and
         ``payment``.
     """
     index = {m: i for i, m in enumerate(labels)}
+    proceeds = sale_proceeds(book, r)
     orders = []
     for d in decisions:
         i = index[d.month]
@@ -126,7 +175,9 @@ def purchase_orders(s: Scenario, decisions, labels, r: StrategyResult, book: Pri
                            "cash": float(r.lines["capex"][i])})
         if d.sell_servers:
             orders.append({"month": d.month, "action": "sell", "what": "servers",
-                           "quantity": d.sell_servers, "cash": 0.0})
+                           "quantity": d.sell_servers, "cash": 0.0,
+                           "proceeds": proceeds.get(i, 0.0),
+                           "proceeds_month": labels[i - 1] if i > 0 else None})
         for offer in s.commitments:
             gpus = d.commit.get(offer.id, 0)
             if gpus:

@@ -103,6 +103,19 @@ def schedule_lines(name: str, strategy: dict, currency: str) -> list[str]:
                             currency=currency,
                             years=", ".join(f"{y} {formats.number(v, 0)}"
                                             for y, v in cash.items())))
+    detail = strategy["cash"].get("by_year_detail") or {}
+    if detail:
+        heads = [(_("year"), 6, True), (_("purchases"), 14, False), (_("upfront"), 14, False),
+                 (_("sale proceeds"), 15, False), (_("net"), 15, False)]
+        cells = [[y, *(formats.number(d[k], 0) for k in ("purchases", "upfront_payments",
+                                                        "sale_proceeds", "net"))]
+                 for y, d in sorted(detail.items())]
+        heads = [(h, max(w, *(len(c[i]) + (0 if left else 2) for c in cells)), left)
+                 for i, (h, w, left) in enumerate(heads)]
+        out += ["  " + _("cash by year [%(currency)s] (sale proceeds: every server sold at "
+                         "its resale value, in the month it is booked):", currency=currency),
+                "    " + row([h for h, _w, _l in heads], heads)]
+        out += ["    " + row(c, heads) for c in cells]
     return out
 
 

@@ -29,6 +29,7 @@ class OrderRow:
     quantity: int
     amount: Optional[float]   # cash paid in the order's month [currency]; None: shown above
     paid: str          # when the rest is paid, in words
+    received: Optional[float] = None   # a sale's resale value [currency]
 
     @property
     def action_text(self) -> str:
@@ -38,8 +39,15 @@ class OrderRow:
 @dataclass
 class YearRow:
     year: str
-    amount: float
+    amount: float                  # purchases + upfront payments: what the budget limits
     budget: Optional[float] = None
+    purchases: float = 0.0
+    upfront: float = 0.0
+    proceeds: float = 0.0          # servers sold, at resale value
+
+    @property
+    def net(self) -> float:
+        return self.amount - self.proceeds
 
     @property
     def headroom(self) -> Optional[float]:
@@ -59,6 +67,7 @@ class ScheduleView:
     quarters: list[tuple[str, float]]
     years: list[YearRow]
     budget: Optional[float] = None
+    detailed: bool = True     # purchases, upfront payments and sale proceeds apart
     chart_data: dict = field(default_factory=dict)   # the page's JSON block for its charts
     texts: dict = field(default_factory=dict)        # chart key -> ChartText
 
@@ -115,7 +124,10 @@ def order_rows(strategy: dict, terms: dict[str, int], currency: str) -> list[Ord
             paid = f"{month}" if cash > 0 else _("through the financing's payments")
             what = _("servers")
         elif o["action"] == "sell":
-            paid, what = _("resale credit in %(month)s", month=month), _("servers")
+            booked = o.get("proceeds_month")
+            paid = (_("resale received at the end of %(month)s", month=booked) if booked
+                    else _("no resale within the plan"))
+            what = _("servers")
         else:
             term = o.get("term_months", terms.get(o["what"], 0))
             end = add_months(month, term - 1)
@@ -131,7 +143,8 @@ def order_rows(strategy: dict, terms: dict[str, int], currency: str) -> list[Ord
                 paid = _("all at signing, %(month)s", month=month)
             else:
                 paid = _("monthly to %(end)s", end=end)
-        out.append(OrderRow(month, o["action"], what, int(o["quantity"]), cash, paid))
+        out.append(OrderRow(month, o["action"], what, int(o["quantity"]), cash, paid,
+                            o.get("proceeds")))
     return out
 
 
@@ -140,10 +153,17 @@ def plan_years(doc: dict, cash_by_year: dict[str, float]) -> list[str]:
     return sorted({m[:4] for m in doc["months"]} | set(cash_by_year))
 
 
-def year_rows(doc: dict, cash_by_year: dict[str, float], budget: Optional[float]
-              ) -> list[YearRow]:
-    return [YearRow(y, float(cash_by_year.get(y, 0.0)), budget)
-            for y in plan_years(doc, cash_by_year)]
+def year_rows(doc: dict, cash: dict, budget: Optional[float]) -> list[YearRow]:
+    """Each year's purchases, upfront payments and sale proceeds (documents cached before the
+    proceeds were written show purchases and upfront payments together)."""
+    detail = cash.get("by_year_detail") or {}
+    rows = []
+    for y in plan_years(doc, {**cash["by_year"], **detail}):
+        d = detail.get(y, {})
+        rows.append(YearRow(y, float(cash["by_year"].get(y, 0.0)), budget,
+                            d.get("purchases", 0.0), d.get("upfront_payments", 0.0),
+                            d.get("sale_proceeds", 0.0)))
+    return rows
 
 
 def schedule_views(doc: dict, charts: dict) -> list[ScheduleView]:
@@ -164,9 +184,10 @@ def schedule_views(doc: dict, charts: dict) -> list[ScheduleView]:
                  for m in schedule_words(scenario, decisions, doc["months"][0])]
         words += [sentences.render(m) for m in cash_words(s["cash"], currency)]
         # the optimum is held to the budget; a proposed schedule is shown against it
-        years = year_rows(doc, s["cash"]["by_year"], budget)
+        years = year_rows(doc, s["cash"], budget)
         view = ScheduleView(name, label(name), words, order_rows(s, terms, currency),
-                            sorted(s["cash"]["by_quarter"].items()), years, budget)
+                            sorted(s["cash"]["by_quarter"].items()), years, budget,
+                            detailed="by_year_detail" in s["cash"])
         t = timelines.get(name)
         view.chart_data = {"timeline": t, "cash": {
             "strategy": label(name), "years": [y.year for y in years],

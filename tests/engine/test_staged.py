@@ -257,6 +257,46 @@ def test_purchase_orders_price_each_signing_apart():
     assert orders["1y"] + orders["3y"] == pytest.approx(upfront, rel=1e-12)
 
 
+@pytest.mark.parametrize("currency, rate", [
+    ({}, lambda m: 1.0),                                       # all in dollars
+    ({"finance": {"currency": "KRW"}, "owned": {"currency": "USD"},   # owned in dollars,
+      "cloud_terms": {"currency": "USD"},                            # reported in won
+      "fx": {"rate": 1400.0, "trend_annual": 0.05}}, lambda m: 1400.0 * 1.05 ** (m / 12)),
+])
+def test_a_sale_order_carries_its_proceeds_and_cash_by_year_shows_them(currency, rate):
+    """Issue 23: sale orders said cash 0 and cash by year left sale proceeds out. 4 servers
+    bought 2025-06 at 310,000; sell 2 in 2028-01 (month 12): they leave at the start of
+    2028-01 and are sold at the end of 2027-12 (month 11) at age 31 months, resale
+    0.45 + 7/12 x (0.30 - 0.45) = 0.3625 of the price: 2 x 310,000 x 0.3625 = 224,750
+    (x the rate of month 11 in won). Buying 1 server in 2027-01 pays 330,000 (x the rate of
+    month 0). 2027: purchases 330,000, sale proceeds 224,750, net 105,250."""
+    sections = {"finance": {"start_month": "2027-01", "horizon_months": 36},
+                "position": {"servers": [{"count": 4, "purchased": "2025-06",
+                                          "price": 310_000, "install_cost": 5_000}]},
+                "proposed": {"schedule": [{"month": "2027-01", "buy_servers": 1},
+                                          {"month": "2028-01", "sell_servers": 2}]},
+                "cloud_data": {"storage_tb": 0, "egress_tb_per_month": 0},
+                "uncertainty": NO_DRAWS}
+    for k, v in currency.items():
+        sections[k] = {**sections.get(k, {}), **v}
+    doc = plan_document(compute_plan(Scenario.model_validate(sections),
+                                     flat_profile(40, "2026-01", 12)))
+    proposed = doc["strategies"]["proposed"]
+    sale = next(o for o in proposed["purchase_orders"] if o["action"] == "sell")
+    assert sale["cash"] == 0.0 and sale["proceeds_month"] == "2027-12"
+    assert_allclose(sale["proceeds"], 2 * 310_000 * 0.3625 * rate(11), rtol=1e-12)
+    year = proposed["cash"]["by_year_detail"]["2027"]
+    assert_allclose(year["purchases"], 330_000 * rate(0), rtol=1e-12)
+    assert year["upfront_payments"] == 0.0
+    assert_allclose(year["sale_proceeds"], sale["proceeds"], rtol=1e-12)
+    assert_allclose(year["net"], year["purchases"] - year["sale_proceeds"], rtol=1e-12)
+    # the budget figure stays purchases and upfront payments
+    assert_allclose(proposed["cash"]["by_year"]["2027"], year["purchases"], rtol=1e-12)
+    # the 2 servers kept retire at the end of their life (2030-05): outside this horizon;
+    # at its end (2029-12) the 3 servers left are sold with the plan
+    assert set(proposed["cash"]["by_year_detail"]) == {"2027", "2029"}
+
+
 def test_a_staged_search_stopped_by_its_time_limit_keeps_its_best_schedule(monkeypatch):
     # the property tests met an input (prices 10^12 apart) on which HiGHS searched for
     # hours; a search past its deadline returns the best schedule found and says so

@@ -84,6 +84,8 @@ def test_growth_sample_prints_its_schedules_and_nothing_on_stderr():
     assert "Marginal and all-in figures can disagree" in out.stdout
     assert "purchases and upfront payments by year [USD]: 2027 1,320,000, 2028 1,320,000" \
         in out.stdout
+    # cash by year with sale proceeds apart (the 4 servers held retire in 2030) and the net
+    assert re.search(r"2030 +0 +0 +124,000 +-124,000\n", out.stdout)
 
 
 # --- moved from the web tests: the same plans from the command line -------------------------

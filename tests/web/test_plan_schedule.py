@@ -122,17 +122,25 @@ def test_schedule_section_shows_the_documents_orders_cash_and_words(growth):
     assert [(r[0], r[1], int(r[3].replace(",", "")), r[4]) for r in orders] == [
         (o["month"], o["action"], o["quantity"], money(o["cash"]))
         for o in staged["purchase_orders"]]
-    years = {r[0]: r[1] for r in t["cash-year-staged"][1:]}
+    assert t["cash-year-staged"][0] == ["Year", "Purchases", "Upfront payments",
+                                        "Purchases and upfront", "Budget", "Headroom",
+                                        "Sale proceeds", "Net"]
+    years = {r[0]: r[3] for r in t["cash-year-staged"][1:]}
     for year, amount in staged["cash"]["by_year"].items():
         assert years[year] == money(amount)
     assert set(years) >= {m[:4] for m in doc["months"]}
+    # purchases, upfront payments and sale proceeds apart, and the net (issue 23)
+    parts = {r[0]: (r[1], r[2], r[6], r[7]) for r in t["cash-year-staged"][1:]}
+    for year, d in staged["cash"]["by_year_detail"].items():
+        assert parts[year] == tuple(money(d[k]) for k in ("purchases", "upfront_payments",
+                                                          "sale_proceeds", "net"))
+    assert any(d["sale_proceeds"] > 0 for d in staged["cash"]["by_year_detail"].values())
     quarters = [(r[0], r[1]) for r in t["cash-quarter-staged"][1:]]
     assert quarters == [(q, money(v)) for q, v in sorted(staged["cash"]["by_quarter"].items())]
     # the yearly budget of the sample: a column, every year of the optimum within it
     budget = doc["scenario"]["staging"]["capital_budget_per_year"]
-    assert t["cash-year-staged"][0][2:] == ["Budget", "Headroom"]
     for row in t["cash-year-staged"][1:]:
-        assert row[2] == money(budget) and "(over)" not in row[3]
+        assert row[4] == money(budget) and "(over)" not in row[5]
     # the staged plan is the recommendation: its sentences are the explanation's
     words = re.search(r'<ol class="schedule-words" id="words-staged">(.*?)</ol>', html, re.S)
     items = re.findall(r"<li>(.*?)</li>", words.group(1))

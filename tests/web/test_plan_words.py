@@ -9,9 +9,11 @@ from flask import render_template
 
 from models.document import plan_document
 from models.plan import compute_plan
+from models.scenario import Scenario
 from service.i18n import using_locale
 from service.plans.headline import payback
-from tests.support.engine_cases import growth_sample, payback_case
+from service.plans.schedule_view import schedule_views
+from tests.support.engine_cases import flat_profile, growth_sample, payback_case
 
 
 @pytest.fixture(scope="module")
@@ -49,3 +51,26 @@ def test_cards_say_a_plan_never_dearer_than_on_demand_has_nothing_to_pay_back(ap
     assert "month 1" not in card
     card = re.search(r'data-strategy="proposed">(.*?)</div>', korean, re.S).group(1)
     assert "회수할 것이 없습니다" in card
+
+
+def test_schedule_view_shows_a_sales_proceeds_and_cash_by_year_net(app):
+    """Issue 23: the sale of tests/engine/test_staged.py (2 servers in 2028-01, 224,750 booked
+    at the end of 2027-12) is a purchase-order row with its proceeds; the year table has
+    purchases, upfront payments, sale proceeds and the net."""
+    doc = plan_document(compute_plan(Scenario.model_validate({
+        "finance": {"start_month": "2027-01", "horizon_months": 36},
+        "position": {"servers": [{"count": 4, "purchased": "2025-06", "price": 310_000,
+                                  "install_cost": 5_000}]},
+        "proposed": {"schedule": [{"month": "2027-01", "buy_servers": 1},
+                                  {"month": "2028-01", "sell_servers": 2}]},
+        "cloud_data": {"storage_tb": 0, "egress_tb_per_month": 0},
+        "uncertainty": {"draws": 0}}), flat_profile(40, "2026-01", 12)))
+    with app.test_request_context("/"):
+        view = next(v for v in schedule_views(doc, {}) if v.name == "proposed")
+    sale = next(o for o in view.orders if o.action == "sell")
+    assert sale.amount == 0.0 and sale.received == pytest.approx(224_750, rel=1e-12)
+    assert sale.paid == "resale received at the end of 2027-12"
+    year = next(y for y in view.years if y.year == "2027")
+    assert (year.purchases, year.upfront, year.amount) == (330_000, 0.0, 330_000)
+    assert year.proceeds == pytest.approx(224_750) and year.net == pytest.approx(105_250)
+    assert view.detailed

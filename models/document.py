@@ -288,19 +288,60 @@ def uncertainty_document(plan: Plan, u: UncertaintySection) -> dict[str, Any]:
     Returns
     -------
     dict
-        Draws and seed, the judged and baseline plans, ``deterministic_saving`` and the saving
-        percentiles [currency; > 0: the judged plan is cheaper], the distribution note, regret,
-        the proposed and staged results when present, and the tornado.
+        Draws and seed, the judged and baseline plans (the tornado judges the same two:
+        ``tornado_judged``, ``tornado_baseline``), whether the judged plan is the
+        recommendation, ``deterministic_saving`` and the saving percentiles [currency; > 0: the
+        judged plan is cheaper], ``deterministic_note`` when the former lies outside P10 to P90
+        (and its message), the distribution note, ``probability_beats_cloud_only`` of each plan
+        the draws judge [fraction], regret, the proposed and staged results when present, and
+        the tornado.
     """
+    note = u.deterministic_note
+    beats = {u.judged: u.summary["probability_buy_cheaper"]}
+    if u.staged:
+        beats["staged"] = u.staged["probability_beats_cloud_only"]
+    if u.proposed:
+        beats["proposed"] = u.proposed["probability_buy_cheaper"]
     return {"draws": u.draws, "seed": u.seed, "judged": u.judged,
-            "judged_plan": capacity_json(plan, u.judged_capacity),
+            "judged_plan": judged_json(plan, u.judged, u.judged_capacity),
+            "judged_is_recommended": u.judged_is_recommended,
             "baseline": u.baseline, "baseline_plan": capacity_json(plan, u.baseline_capacity),
             "deterministic_saving": u.deterministic_saving, **u.summary,
+            "deterministic_note": note.text if note else None,
+            "deterministic_note_message": note.as_json() if note else None,
             "distribution_note": DISTRIBUTION_NOTE,
+            "probability_beats_cloud_only": beats,
             "regret": u.regret, **({"proposed": u.proposed} if u.proposed else {}),
             **({"staged": u.staged} if u.staged else {}),
-            "tornado_judged": "optimal", "tornado_baseline": u.tornado_baseline,
+            "tornado_judged": u.judged, "tornado_baseline": u.tornado_baseline,
             "tornado": u.tornado}
+
+
+def judged_json(plan: Plan, name: str, capacity) -> dict[str, Any]:
+    """The plan the uncertainty section judges, as JSON.
+
+    Parameters
+    ----------
+    plan : Plan
+        The plan (its offers and strategies).
+    name : str
+        Strategy name, or ``best_with_servers``.
+    capacity : Capacity or CapacityPlan
+        Its static capacity, or the cohorts of its schedule.
+
+    Returns
+    -------
+    dict
+        :func:`capacity_json` of a static capacity; for a schedule, the most ``servers``
+        online [servers], the most GPUs signed by offer in one decision [GPUs], ``uses_spot``
+        and ``schedule``: true.
+    """
+    if isinstance(capacity, Capacity):
+        return capacity_json(plan, capacity)
+    r = plan.strategies[name]
+    doc = schedule_document(plan, r)
+    return {"servers": doc["servers"], "committed_gpus": doc["committed_gpus"],
+            "uses_spot": doc["uses_spot"], "schedule": True}
 
 
 def profile_document(plan: Plan) -> dict[str, Any]:
@@ -364,12 +405,14 @@ def plan_document(plan: Plan) -> dict[str, Any]:
     dict
         ``scenario``, ``profile``, ``months``, ``currencies``, ``months_after_horizon``,
         ``rules``, ``strategies``, ``savings_vs_on_demand`` (on demand's PV cost minus each
-        strategy's [currency]; > 0 when the strategy is cheaper), ``recommendation``, ``waste``
+        strategy's [currency]; > 0 when the strategy is cheaper), ``savings_vs_cloud_only``
+        (the same against the best cloud-only plan), ``recommendation``, ``waste``
         [fraction of billed time], ``warnings``, ``breakeven``, ``charts``, ``explanation``,
         ``fragile`` and, when computed, ``uncertainty``.
     """
     ctx = plan.context
     baseline = plan.strategies["on_demand"].pv_cost
+    cloud = plan.strategies["cloud_only"].pv_cost
     doc: dict[str, Any] = {
         "scenario": plan.scenario.model_dump(mode="json"),
         "profile": profile_document(plan),
@@ -382,6 +425,8 @@ def plan_document(plan: Plan) -> dict[str, Any]:
         "strategies": {name: strategy_document(plan, r) for name, r in plan.strategies.items()},
         "savings_vs_on_demand": {name: baseline - r.pv_cost
                                  for name, r in plan.strategies.items()},
+        "savings_vs_cloud_only": {name: cloud - r.pv_cost
+                                  for name, r in plan.strategies.items()},
         "recommendation": plan.recommendation,
         "waste": {"failure": ctx.failure_waste.fraction, "spot": ctx.spot_waste.fraction,
                   "spot_feasible": ctx.spot_waste.feasible,

@@ -15,6 +15,7 @@ from models.messages import Message, Money, Months, Number, Percent
 from models.scenario import Scenario
 from models.schedules import cash_by_period, cash_words, schedule_words
 from models.strategies import PlanContext, StrategyResult
+from models.uncertainty import UncertaintySection
 
 FRAGILE = 0.02
 
@@ -121,7 +122,8 @@ def capacity_parts(s: Scenario, r: StrategyResult) -> list[Message]:
 
 
 def explanation(ctx: PlanContext, strategies: dict[str, StrategyResult], chosen: str,
-                payback: Optional[int]) -> Explanation:
+                payback: Optional[int], uncertainty: Optional[UncertaintySection] = None
+                ) -> Explanation:
     """The recommendation as sentences, and whether it is fragile (runner-up within 2 %).
 
     Parameters
@@ -135,13 +137,17 @@ def explanation(ctx: PlanContext, strategies: dict[str, StrategyResult], chosen:
     payback : int or None
         Payback month of the chosen strategy, 1-based [months]; None if it does not pay back
         or is never dearer than on demand (the sentence says which).
+    uncertainty : UncertaintySection, optional
+        The plan's Monte Carlo: the probability that the judged plan beats the best cloud-only
+        plan is said beside the savings.
 
     Returns
     -------
     Explanation
         The sentences (capacity or schedule, PV saving against on demand [currency] and its
-        share [fraction], payback, fragility, spot and currency notes), whether the runner-up is
-        within ``FRAGILE`` of the chosen PV cost, and the runner-up's name.
+        share [fraction], payback, the saving against the best cloud-only plan and how often
+        the Monte Carlo finds it cheaper, fragility, spot and currency notes), whether the
+        runner-up is within ``FRAGILE`` of the chosen PV cost, and the runner-up's name.
     """
     s = ctx.scenario
     cur = s.finance.currency
@@ -177,6 +183,7 @@ def explanation(ctx: PlanContext, strategies: dict[str, StrategyResult], chosen:
         else:
             parts.append(Message("PV saving {saving} ({share}) over {months} against on "
                                  "demand; does not pay back within the horizon.", params))
+    parts += cloud_only_sentences(strategies, chosen, cur, uncertainty)
     fragile = False
     other = runner_up(strategies, chosen)
     if other is not None and r.pv_cost > 0:
@@ -189,6 +196,52 @@ def explanation(ctx: PlanContext, strategies: dict[str, StrategyResult], chosen:
                                   "pv": Money(strategies[other].pv_cost, cur)}))
     parts += spot_sentences(ctx) + currency_sentences(ctx)
     return Explanation(parts, fragile, other)
+
+
+def cloud_only_sentences(strategies: dict[str, StrategyResult], chosen: str, currency: str,
+                         uncertainty: Optional[UncertaintySection] = None) -> list[Message]:
+    """The recommendation against the best cloud-only plan, beside its saving against on demand.
+
+    Parameters
+    ----------
+    strategies : dict of str to StrategyResult
+        Every strategy priced, ``cloud_only`` among them.
+    chosen : str
+        Name of the recommended strategy.
+    currency : str
+        ISO 4217 code of the reporting currency.
+    uncertainty : UncertaintySection, optional
+        The Monte Carlo, when the plan has one.
+
+    Returns
+    -------
+    list of Message
+        Its PV saving against ``cloud_only`` [currency] and share [fraction] (none when it is
+        that plan), then the share of Monte Carlo draws in which the judged plan costs less
+        than ``cloud_only`` [fraction] (the recommendation, or the best plan that buys
+        servers when the recommendation buys none).
+    """
+    r, cloud = strategies[chosen], strategies["cloud_only"]
+    out = []
+    if chosen not in ("cloud_only", "on_demand") and not same_capacity(r, cloud) \
+            and cloud.pv_cost > 0:
+        saving = cloud.pv_cost - r.pv_cost
+        out.append(Message("Against the best cloud-only plan (PV {pv}) it saves {saving} "
+                           "({share}).", {"pv": Money(cloud.pv_cost, currency),
+                                          "saving": Money(saving, currency),
+                                          "share": Percent(saving / cloud.pv_cost)}))
+    if uncertainty is not None and uncertainty.judged != "cloud_only":
+        params = {"probability": Percent(uncertainty.summary["probability_buy_cheaper"]),
+                  "draws": Number(uncertainty.draws)}
+        if uncertainty.judged_is_recommended:
+            out.append(Message("It costs less than the best cloud-only plan in {probability} "
+                               "of {draws} Monte Carlo draws.", params))
+        else:
+            out.append(Message("It buys no servers; the best plan that does ({judged}) costs "
+                               "less than the best cloud-only plan in {probability} of "
+                               "{draws} Monte Carlo draws.",
+                               {**params, "judged": uncertainty.judged}))
+    return out
 
 
 def currency_sentences(ctx: PlanContext) -> list[Message]:

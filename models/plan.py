@@ -138,9 +138,9 @@ def compute_plan(scenario: Scenario, profile: UsageProfile) -> Plan:
     ordered = {name: results[name] for name in STRATEGY_ORDER if name in results}
     chosen = recommend(ordered)
     breakeven, charts = breakeven_section(ctx, ordered, chosen)
-    text = explanation(ctx, ordered, chosen, breakeven.payback_month.get(chosen))
-    uncertainty = (uncertainty_section(ctx, ordered, profile)
+    uncertainty = (uncertainty_section(ctx, ordered, profile, chosen)
                    if scenario.uncertainty.draws > 0 else None)
+    text = explanation(ctx, ordered, chosen, breakeven.payback_month.get(chosen), uncertainty)
     return Plan(scenario, profile, ctx, ordered, chosen, notes + plan_warnings(ctx, ordered),
                 breakeven, charts, text, uncertainty)
 

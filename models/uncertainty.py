@@ -4,8 +4,9 @@ The decision is made today: the capacities of every strategy stay fixed, and onl
 assumptions move. The tornado prices each assumption end as one draw of the cost kernel, all
 ends at once (demand growth's by the engine, which grows demand hour by hour); the Monte Carlo
 costs all its draws at once (models/draws.py). Savings are PV cost of a baseline minus PV cost of the
-judged plan [currency], positive when buying saves money: the tornado's baseline is
-``on_demand`` (design 5.4), the Monte Carlo's ``cloud_only`` (issue 7).
+judged plan [currency], positive when buying saves money. Both judge the same plan against the
+same baseline (issue 23): the recommended plan (the best plan that buys servers when the
+recommendation buys none) against the best cloud-only plan, ``cloud_only``.
 """
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from models.assumptions import (ASSUMPTIONS, BY_KEY, applies, base_value, low_hi
                                 with_values)
 from models.draw_dispatch import grown_demand
 from models.draws import draw_pvs
+from models.messages import Message
 from models.profile import UsageProfile, demand_for
 from models.scenario import Scenario
 from models.capacity import Capacity
@@ -63,8 +65,8 @@ def what_if_context(ctx: PlanContext, scenario: Scenario,
 
 
 def tornado(ctx: PlanContext, capacities: dict[str, Capacity],
-            profile: Optional[UsageProfile] = None, baseline: str = "on_demand"
-            ) -> list[dict[str, Any]]:
+            profile: Optional[UsageProfile] = None, baseline: str = "on_demand",
+            judged: str = "optimal") -> list[dict[str, Any]]:
     """PV saving of each judged capacity over the baseline at each assumption's low and high.
 
     Parameters
@@ -73,24 +75,28 @@ def tornado(ctx: PlanContext, capacities: dict[str, Capacity],
         Context of the base plan: each end is one draw of its cost kernel (demand growth's a
         what-if context of the engine).
     capacities : dict of str to Capacity or CapacityPlan
-        Fixed capacities by name; must hold ``baseline`` and ``optimal`` (``proposed`` is
+        Fixed capacities by name; must hold ``baseline`` and ``judged`` (``proposed`` is
         judged too when given).
     profile : UsageProfile, optional
         The usage (see :func:`what_if_context`).
     baseline : str, default 'on_demand'
-        The capacity savings are measured against.
+        The capacity savings are measured against (the plan's section: ``cloud_only``).
+    judged : str, default 'optimal'
+        The capacity whose saving each row gives (the plan's section: the one its Monte Carlo
+        judges).
 
     Returns
     -------
     list of dict
         One row per assumption that applies: ``assumption``, ``label``, ``unit``, ``base``,
         ``low``, ``high`` [the assumption's unit], ``saving_low`` and ``saving_high`` of
-        ``optimal`` (baseline PV cost minus its PV cost, > 0 when it saves) [currency],
-        ``swing`` [currency] and ``proposed`` savings when judged. Sorted by swing, largest
-        first.
+        ``judged`` (baseline PV cost minus its PV cost, > 0 when it saves) [currency],
+        ``swing`` [currency] and ``proposed`` savings when judged too. Sorted by swing,
+        largest first.
     """
     s = ctx.scenario
-    judged = [n for n in ("optimal", "proposed") if n in capacities]
+    main = judged
+    judged = [main] + [n for n in ("proposed",) if n in capacities and n != main]
     names = [baseline] + judged
     ends = [(a, low_high(s, a.key)) for a in ASSUMPTIONS if applies(s, a.key)]
     # every end but demand growth's is one draw of the cost kernel, all priced in one call;
@@ -119,8 +125,8 @@ def tornado(ctx: PlanContext, capacities: dict[str, Capacity],
         row: dict[str, Any] = {
             "assumption": a.key, "label": a.label, "unit": a.unit,
             "base": float(base_value(s, a.key)), "low": lo, "high": hi,
-            "saving_low": savings["optimal"][0], "saving_high": savings["optimal"][1],
-            "swing": abs(savings["optimal"][1] - savings["optimal"][0])}
+            "saving_low": savings[main][0], "saving_high": savings[main][1],
+            "swing": abs(savings[main][1] - savings[main][0])}
         if "proposed" in savings:
             row["proposed"] = {"saving_low": savings["proposed"][0],
                                "saving_high": savings["proposed"][1]}
@@ -260,8 +266,8 @@ class UncertaintySection:
 
     draws: int
     seed: int
-    judged: str                 # a strategy name, or "best_with_servers"
-    judged_capacity: Capacity
+    judged: str                 # the recommendation, or "best_with_servers"
+    judged_capacity: Capacity   # or the CapacityPlan of a schedule
     baseline: str               # "cloud_only"
     baseline_capacity: Capacity
     deterministic_saving: float
@@ -269,8 +275,10 @@ class UncertaintySection:
     regret: dict[str, dict[str, float]]
     proposed: Optional[dict[str, Any]]
     staged: Optional[dict[str, Any]]
-    tornado_baseline: str
+    tornado_baseline: str       # "cloud_only": the tornado judges ``judged`` against it too
     tornado: list[dict[str, Any]]
+    judged_is_recommended: bool = True
+    deterministic_note: Optional[Message] = None   # the base-case saving outside P10-P90
 
 
 def staged_summary(mc: MonteCarlo, bins: int) -> dict[str, Any]:
@@ -296,9 +304,27 @@ def staged_summary(mc: MonteCarlo, bins: int) -> dict[str, Any]:
     return out
 
 
-def judged_capacity(ctx: PlanContext, strategies: dict[str, StrategyResult]
-                    ) -> tuple[str, Capacity]:
-    """The plan the Monte Carlo judges: the best plan that owns at least one server.
+def buys_servers(r: StrategyResult) -> bool:
+    """Whether a strategy buys servers (beyond those held).
+
+    Parameters
+    ----------
+    r : StrategyResult
+        A strategy priced: a static capacity or a schedule.
+
+    Returns
+    -------
+    bool
+        True when its capacity adds servers or its schedule buys any.
+    """
+    if r.capacity is not None:
+        return r.capacity.servers > 0
+    return any(d.buy_servers for d in r.schedule)
+
+
+def judged_capacity(ctx: PlanContext, strategies: dict[str, StrategyResult],
+                    recommendation: Optional[str] = None) -> tuple[str, Any]:
+    """The plan the Monte Carlo and the tornado judge against the best cloud-only plan.
 
     Parameters
     ----------
@@ -306,27 +332,62 @@ def judged_capacity(ctx: PlanContext, strategies: dict[str, StrategyResult]
         Context of the plan (for the best plan with servers).
     strategies : dict of str to StrategyResult
         Every strategy priced, ``optimal`` among them.
+    recommendation : str, optional
+        The recommended strategy; ``optimal`` when None.
 
     Returns
     -------
     name : str
-        ``"optimal"`` when it owns servers (or when no plan can), else
-        ``"best_with_servers"``.
-    capacity : Capacity
-        Its capacity.
+        The recommendation when it buys servers; else ``optimal`` when that buys servers, else
+        ``"best_with_servers"`` (the recommendation itself when no plan can own one).
+    capacity : Capacity or CapacityPlan
+        Its capacity, or the cohorts of its schedule.
     """
-    optimal = strategies["optimal"].capacity
-    if optimal.servers > 0:
-        return "optimal", optimal
+    name = recommendation or "optimal"
+    r = strategies[name]
+    if buys_servers(r):
+        return name, r.capacity if r.capacity is not None else r.plan
+    if buys_servers(strategies["optimal"]):
+        return "optimal", strategies["optimal"].capacity
     try:
         capacity, _ = best_capacity(ctx, min_servers=1)
     except ValueError:
-        return "optimal", optimal
+        return name, r.capacity if r.capacity is not None else r.plan
     return "best_with_servers", capacity
 
 
+def deterministic_note(deterministic: float, summary: dict[str, Any]) -> Optional[Message]:
+    """A sentence when the base-case saving lies outside the draws' P10 to P90.
+
+    Parameters
+    ----------
+    deterministic : float
+        Saving with every assumption at its base value [currency].
+    summary : dict
+        :func:`summary` of the draws (``saving_p10``, ``saving_p90``) [currency].
+
+    Returns
+    -------
+    Message or None
+        Why: the ranges are lopsided around the most likely values (each base value is its
+        range's mode); None inside P10 to P90.
+    """
+    if deterministic > summary["saving_p90"]:
+        return Message("The saving with every assumption at its base value lies above P90: "
+                       "the ranges are lopsided around the most likely values (each base "
+                       "value is its range's mode, and most ranges reach further on the side "
+                       "that makes buying dearer), so most draws save less.")
+    if deterministic < summary["saving_p10"]:
+        return Message("The saving with every assumption at its base value lies below P10: "
+                       "the ranges are lopsided around the most likely values (each base "
+                       "value is its range's mode, and most ranges reach further on the side "
+                       "that makes buying cheaper), so most draws save more.")
+    return None
+
+
 def uncertainty_section(ctx: PlanContext, strategies: dict[str, StrategyResult],
-                        profile: Optional[UsageProfile] = None) -> UncertaintySection:
+                        profile: Optional[UsageProfile] = None,
+                        recommendation: Optional[str] = None) -> UncertaintySection:
     """Buying against renting under uncertainty: the Monte Carlo and the tornado (design 5.4).
 
     Parameters
@@ -337,29 +398,35 @@ def uncertainty_section(ctx: PlanContext, strategies: dict[str, StrategyResult],
         Strategies priced, by name.
     profile : UsageProfile, optional
         The usage (see :func:`what_if_context`).
+    recommendation : str, optional
+        The recommended strategy (see :func:`judged_capacity`); ``optimal`` when None.
 
     Returns
     -------
     UncertaintySection
-        The best plan that owns servers judged against the best cloud-only plan over the draws
-        (savings [currency], > 0 when owning saves), regret, the proposed and staged plans held
-        fixed, and the tornado against on demand.
+        The recommended plan (the best plan that buys servers when it buys none) judged
+        against the best cloud-only plan over the draws and in the tornado (savings
+        [currency], > 0 when the judged plan saves), regret, the proposed and staged plans
+        held fixed, and a note when the base-case saving lies outside P10 to P90.
     """
     u = ctx.scenario.uncertainty
     capacities = {name: r.capacity if r.capacity is not None else r.plan
                   for name, r in strategies.items()}
-    judged, judged_cap = judged_capacity(ctx, strategies)
+    judged, judged_cap = judged_capacity(ctx, strategies, recommendation)
     capacities.setdefault(judged, judged_cap)
     mc = monte_carlo(ctx, capacities, u.draws, u.seed)
     baseline_cap = strategies["cloud_only"].capacity
+    deterministic = ctx.pv(baseline_cap) - ctx.pv(judged_cap)
+    judged_summary = summary(mc, judged, u.histogram_bins)
     return UncertaintySection(
         draws=u.draws, seed=u.seed, judged=judged, judged_capacity=judged_cap,
         baseline="cloud_only", baseline_capacity=baseline_cap,
-        deterministic_saving=ctx.pv(baseline_cap) - ctx.pv(judged_cap),
-        summary=summary(mc, judged, u.histogram_bins),
+        deterministic_saving=deterministic, summary=judged_summary,
         regret=regret(mc),
         proposed=summary(mc, "proposed", u.histogram_bins) if "proposed" in strategies
         else None,
         staged=staged_summary(mc, u.histogram_bins) if "staged" in strategies else None,
-        tornado_baseline="on_demand",
-        tornado=tornado(ctx, capacities, profile))
+        tornado_baseline="cloud_only",
+        tornado=tornado(ctx, capacities, profile, baseline="cloud_only", judged=judged),
+        judged_is_recommended=judged == (recommendation or "optimal"),
+        deterministic_note=deterministic_note(deterministic, judged_summary))

@@ -24,7 +24,7 @@ from service.i18n.ingest_warnings import translate_warning
 WORDS = {
     "on_demand": N_("all on demand"), "cloud_only": N_("cloud only (best mix)"),
     "buy_for_peak": N_("buy for peak"), "optimal": N_("optimal mix"),
-    "proposed": N_("proposed"),
+    "proposed": N_("proposed"), "best_with_servers": N_("the best plan with servers"),
     "none": N_("no"), "partial": N_("partial"), "all": N_("all"),
     "staged": N_("staged plan"), "owned": N_("owned servers"), "spot": N_("spot"),
     "cheaper": N_("cheaper"), "dearer": N_("dearer"),

@@ -185,8 +185,11 @@ def uncertainty_chart(doc: dict[str, Any]) -> dict[str, Any] | None:
     if not section:
         return None
     tornado_judged = section.get("tornado_judged", "optimal")
-    base = (doc["strategies"][section.get("tornado_baseline", "on_demand")]["pv_cost"]
-            - doc["strategies"][tornado_judged]["pv_cost"])
+    if tornado_judged not in doc["strategies"]:   # best_with_servers: the Monte Carlo's plan
+        base = section["deterministic_saving"]
+    else:
+        base = (doc["strategies"][section.get("tornado_baseline", "on_demand")]["pv_cost"]
+                - doc["strategies"][tornado_judged]["pv_cost"])
     return {"tornado": [{"label": row["label"], "unit": row["unit"],
                          "low": f"{row['low']:.4g}", "high": f"{row['high']:.4g}",
                          "saving_low": row["saving_low"], "saving_high": row["saving_high"]}

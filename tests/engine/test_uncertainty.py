@@ -2,6 +2,7 @@
 the engine are in test_draws.py, the document section in test_document.py)."""
 from __future__ import annotations
 
+import json
 import re
 
 import numpy as np
@@ -18,7 +19,9 @@ from models.ranges import RANGE_MODELS
 from models.scenario import Scenario, Uncertainty
 from models.strategies import Capacity, PlanContext, on_demand_capacity
 from models.uncertainty import monte_carlo, tornado, what_if_context
-from tests.support.engine_cases import capacities, daily_swing_profile
+from tests.support.engine_cases import (capacities, csv_profile, daily_swing_profile,
+                                       flat_profile, growth_sample)
+from tests.support.paths import SAMPLE_SCENARIO, SAMPLE_USAGE
 
 NO_WIDTH = {"ranges": {a.path: {"low": 0.0, "high": 0.0} for a in ASSUMPTIONS}}
 
@@ -141,14 +144,20 @@ def test_trend_correlation_is_applied():
 
 def test_tornado_on_demand_price_swing_equals_two_engine_runs(engine_plan, sample_scenario,
                                                               sample_profile):
-    rows = {r["assumption"]: r for r in plan_document(engine_plan)["uncertainty"]["tornado"]}
+    # the tornado judges the recommended plan (optimal) against the best cloud-only plan,
+    # as the Monte Carlo does (issue 23)
+    u = plan_document(engine_plan)["uncertainty"]
+    assert (u["tornado_judged"], u["tornado_baseline"]) == ("optimal", "cloud_only")
+    assert (u["judged"], u["baseline"]) == ("optimal", "cloud_only")
+    rows = {r["assumption"]: r for r in u["tornado"]}
     row = rows["on_demand_price"]
     optimal = engine_plan.strategies["optimal"].capacity
+    cloud = engine_plan.strategies["cloud_only"].capacity
     direct = []
     for price in (row["low"], row["high"]):
         s = sample_scenario.with_changes(on_demand={"price_per_gpu_hour": price})
         ctx = build_context(s, sample_profile)
-        direct.append(ctx.evaluate("on_demand", on_demand_capacity()).pv_cost
+        direct.append(ctx.evaluate("cloud_only", cloud).pv_cost
                       - ctx.evaluate("optimal", optimal).pv_cost)
     assert row["low"] == pytest.approx(6.88 * 0.58) and row["high"] == pytest.approx(6.88 * 1.1)
     assert_allclose([row["saving_low"], row["saving_high"]], direct, rtol=1e-9)
@@ -166,7 +175,7 @@ def test_tornado_rows_sorted_by_swing_and_growth_redispatches(engine_plan, sampl
     s = sample_scenario.with_changes(profile={"growth_annual": growth["high"]})
     ctx = build_context(s, sample_profile)
     caps = capacities(engine_plan)
-    direct = (ctx.evaluate("on_demand", caps["on_demand"]).pv_cost
+    direct = (ctx.evaluate("cloud_only", caps["cloud_only"]).pv_cost
               - ctx.evaluate("optimal", caps["optimal"]).pv_cost)
     assert_allclose(growth["saving_high"], direct, rtol=1e-9)
     assert "proposed" in growth  # the sample has a proposed plan
@@ -290,3 +299,87 @@ def test_failure_range_is_cut_where_gang_jobs_stop_finishing():
                if r["assumption"] == "failure_rate")
     assert row["high"] > 1.4 and row["high"] < 2.8  # capped below the infeasible 2.8
     assert np.isfinite(plan_document(plan)["uncertainty"]["saving_p90"])
+
+
+# --- issue 23: one judged plan, said beside the savings -----------------------------------
+
+def test_monte_carlo_and_tornado_judge_the_recommended_schedule_against_cloud_only():
+    """The growth sample recommends its staged schedule. The Monte Carlo judged "the best
+    plan with servers" (optimal) and the tornado optimal against on demand; both now judge the
+    staged schedule against the best cloud-only plan. The tornado's on-demand price ends are
+    two fresh engine contexts pricing the schedule held fixed and cloud_only."""
+    s, profile = growth_sample()
+    s = s.with_changes(uncertainty={"draws": 300})
+    plan = compute_plan(s, profile)
+    assert plan.recommendation == "staged"
+    u = plan_document(plan)["uncertainty"]
+    assert (u["judged"], u["tornado_judged"]) == ("staged", "staged")
+    assert (u["baseline"], u["tornado_baseline"]) == ("cloud_only", "cloud_only")
+    assert u["judged_is_recommended"] is True and u["judged_plan"]["schedule"] is True
+    staged, cloud = plan.strategies["staged"], plan.strategies["cloud_only"]
+    assert_allclose(u["deterministic_saving"], cloud.pv_cost - staged.pv_cost, rtol=1e-12)
+    assert u["probability_buy_cheaper"] == u["staged"]["probability_beats_cloud_only"]
+    row = next(r for r in u["tornado"] if r["assumption"] == "on_demand_price")
+    for price, saving in ((row["low"], row["saving_low"]), (row["high"], row["saving_high"])):
+        c = build_context(s.with_changes(on_demand={"price_per_gpu_hour": price}), profile)
+        assert_allclose(saving, c.pv(cloud.capacity) - c.pv(staged.plan), rtol=1e-9)
+
+
+def test_a_recommendation_without_servers_is_judged_through_the_best_plan_that_buys_them():
+    """2 GPUs at 1.00 on demand: nothing with servers is worth it (tests/engine/
+    test_economics.py::test_d11...); both judge the best plan with a server and say so."""
+    s = Scenario.model_validate({"finance": {"start_month": "2027-01", "horizon_months": 24},
+                                 "on_demand": {"price_per_gpu_hour": 1.0},
+                                 "uncertainty": {"draws": 300}})
+    plan = compute_plan(s, flat_profile(2, "2026-01", 12))
+    doc = plan_document(plan)
+    u = doc["uncertainty"]
+    assert (u["judged"], u["tornado_judged"]) == ("best_with_servers", "best_with_servers")
+    assert u["judged_is_recommended"] is False
+    assert (f"{u['probability_buy_cheaper']:.0%} of 300 Monte Carlo draws"
+            in doc["explanation"])
+    assert "It buys no servers; the best plan that does (best_with_servers)" \
+        in doc["explanation"]
+
+
+def test_the_recommendation_gives_its_saving_against_cloud_only_and_the_odds_of_beating_it():
+    """The sample: optimal (7 servers, PV 7,113,607) saves $8.7M (55 %) against all on demand.
+    Against the best cloud-only plan (48 GPUs of 3y + spot, PV 8,188,845) it saves
+    1,075,238, 13.1 % of 8,188,845; the Monte Carlo finds it cheaper than cloud_only in
+    probability_buy_cheaper of the 2,000 draws (the headline said only the first figure)."""
+    plan = compute_plan(Scenario.model_validate(json.loads(SAMPLE_SCENARIO.read_text())),
+                        csv_profile(SAMPLE_USAGE))
+    doc = plan_document(plan)
+    r, cloud = plan.strategies["optimal"], plan.strategies["cloud_only"]
+    assert plan.recommendation == "optimal"
+    assert_allclose([r.pv_cost, cloud.pv_cost], [7_113_607, 8_188_845], atol=1)
+    assert doc["savings_vs_cloud_only"]["optimal"] == cloud.pv_cost - r.pv_cost
+    p = doc["uncertainty"]["probability_buy_cheaper"]
+    assert doc["uncertainty"]["probability_beats_cloud_only"]["optimal"] == p
+    assert ("PV saving $8.7M (55%) over 5 years against on demand; pays back in month 9. "
+            "Against the best cloud-only plan (PV $8.2M) it saves $1.1M (13%). It costs less "
+            f"than the best cloud-only plan in {p:.0%} of 2,000 Monte Carlo draws."
+            ) in doc["explanation"]
+
+
+def test_a_base_case_saving_above_p90_says_the_ranges_are_lopsided():
+    """Only the on-demand price moves, triangular from -50 % to +5 % with the base as its
+    mode: P(price below base) = 0.5/0.55 = 91 %, so the P90 price lies below the base and the
+    P90 saving of buying below the base-case saving. Mirrored (-5 %, +50 %): below P10."""
+    ranges = {**NO_WIDTH["ranges"]}
+    for low, high, side in ((-0.5, 0.05, "above P90"), (-0.05, 0.5, "below P10")):
+        ranges["on_demand.price_per_gpu_hour"] = {"low": low, "high": high}
+        s = Scenario.model_validate({"finance": {"start_month": "2027-01",
+                                                 "horizon_months": 36},
+                                     "uncertainty": {"draws": 2000, "ranges": ranges}})
+        u = plan_document(compute_plan(s, daily_swing_profile()))["uncertainty"]
+        base, p10, p90 = u["deterministic_saving"], u["saving_p10"], u["saving_p90"]
+        assert base > p90 if side == "above P90" else base < p10
+        assert side in u["deterministic_note"]
+        assert "lopsided around the most likely values" in u["deterministic_note"]
+        assert u["deterministic_note_message"]["text"] == u["deterministic_note"]
+    s = Scenario.model_validate({"finance": {"start_month": "2027-01", "horizon_months": 36},
+                                 "uncertainty": {"draws": 2000}})
+    u = plan_document(compute_plan(s, daily_swing_profile()))["uncertainty"]
+    assert u["saving_p10"] <= u["deterministic_saving"] <= u["saving_p90"]
+    assert u["deterministic_note"] is None

@@ -10,7 +10,7 @@ from flask import render_template
 from models.document import plan_document
 from models.plan import compute_plan
 from models.scenario import Scenario
-from service.i18n import using_locale
+from service.i18n import formats, using_locale
 from service.plans.headline import payback
 from service.plans.schedule_view import schedule_views
 from tests.support.engine_cases import flat_profile, growth_sample, payback_case
@@ -74,3 +74,30 @@ def test_schedule_view_shows_a_sales_proceeds_and_cash_by_year_net(app):
     assert (year.purchases, year.upfront, year.amount) == (330_000, 0.0, 330_000)
     assert year.proceeds == pytest.approx(224_750) and year.net == pytest.approx(105_250)
     assert view.detailed
+
+
+def test_plan_page_judges_the_recommendation_against_cloud_only_and_says_so(login,
+                                                                            sample_plan):
+    """Issue 23: the sample's headline gave only the saving against all on demand ($8.7M,
+    55 %) beside a Monte Carlo that judged another plan. The cards give the saving against
+    the best cloud-only plan and how often the draws find the plan cheaper than it; one
+    sentence says which plan the Monte Carlo and the tornado judge."""
+    _model, result = sample_plan
+    doc = result.document
+    u = doc["uncertainty"]
+    html = login("ana").get("/scenarios/1/revisions/1").get_data(as_text=True)
+    judged = re.search(r'<p id="uncertainty-judged">(.*?)</p>', html, re.S).group(1)
+    assert judged == ("The Monte Carlo and the tornado both judge the recommended plan, "
+                      "Optimal mix, against the best cloud-only plan, Cloud only (best mix).")
+    card = re.search(r'data-strategy="optimal">(.*?)</div>', html, re.S).group(1)
+    saving = doc["savings_vs_cloud_only"]["optimal"]
+    share = formats.percent(u["probability_buy_cheaper"])
+    assert (f"Saving vs the best cloud-only plan: <span class=\"saving\">${saving:,.0f}</span> "
+            f"· cheaper than it in {share} of the Monte Carlo draws") in card
+    assert "It costs less than the best cloud-only plan in" in html   # the recommendation
+    assert 'id="deterministic-note"' not in html   # the base case lies inside P10-P90 here
+    html = login("ana").get("/scenarios/1/revisions/1",
+                            headers={"Accept-Language": "ko"}).get_data(as_text=True)
+    judged = re.search(r'<p id="uncertainty-judged">(.*?)</p>', html, re.S).group(1)
+    assert "몬테카를로와 토네이도 모두 추천 계획인" in judged
+    assert "최선의 클라우드 전용 계획 대비 절감액:" in html

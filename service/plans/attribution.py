@@ -2,9 +2,9 @@
 attributed to each changed assumption in turn.
 
 Method (stated on the page): start from plan A's scenario and usage; change the assumptions
-one at a time to B's values, in the order of the scenario form (finance, owned servers, on
-demand, commitments, spot, cloud data and terms, usage profile options, proposed capacity),
-then the usage file last; re-plan after each change (uncertainty skipped: it never moves the
+one at a time to B's values, in the order of the scenario's sections (finance, owned servers,
+on demand, commitments, spot, cloud data, cloud terms, exchange rate, usage profile options,
+position, staging, proposed capacity), then the usage file last; re-plan after each change (uncertainty skipped: it never moves the
 base-case saving). Each bar is the change of "the saving of the recommended plan" (its PV
 saving against running everything on demand) caused by that step, so the bars depend on the
 order, which is why it is fixed. An intermediate scenario that the schema or the engine
@@ -24,13 +24,20 @@ from pydantic import ValidationError
 
 from models.scenario import Scenario
 from service.web.tables import Revision, UsageFile
-from service.forms.scenario import flatten, label_for
+from service.forms.scenario import flatten, label_for, section_title
 from service.i18n import _
 from service.plans.live import live_document
 from service.plans.cache import PlanningError
 
 SKIPPED = ("name", "uncertainty")  # no effect on the base-case saving
 USAGE = "usage file"
+# the sections in the order the bars follow, which is the order the page states
+SECTION_ORDER = tuple(k for k in Scenario.model_fields if k not in SKIPPED)
+
+
+def order_words() -> str:
+    """The sections in the order the bars follow, in the reader's language."""
+    return ", ".join(section_title(k) for k in SECTION_ORDER)
 
 
 @dataclass
@@ -65,6 +72,11 @@ class Waterfall:
     def total_cents(self) -> int:
         return self.end_cents - self.start_cents
 
+    @property
+    def order(self) -> str:
+        """The order of the bars, as the page states it."""
+        return order_words()
+
     def chart(self) -> dict[str, Any]:
         """A plotly waterfall: the start, one bar per step, the end."""
         return {"labels": [_("saving A")] + [s.label for s in self.steps] + [_("saving B")],
@@ -73,18 +85,36 @@ class Waterfall:
                 + [self.end_cents / 100]}
 
 
+def schema_order(*dumps: dict) -> list[str]:
+    """Every dotted path of scenario dumps in the schema's order: sections as the scenario
+    declares them (``SECTION_ORDER``), the fields of each as its section does. Stored
+    revisions keep their keys sorted (cloud_data came first), so the order is taken from the
+    schema, not from the dump."""
+    order: dict[str, None] = {}
+    for dump in dumps:
+        try:
+            canonical = Scenario.model_validate(dump).model_dump(mode="json")
+        except ValidationError:
+            canonical = {}
+        order.update(dict.fromkeys(flatten(canonical)))
+    for dump in dumps:                      # paths the schema writes otherwise, at the end
+        order.update(dict.fromkeys(flatten(dump)))
+    return list(order)
+
+
 def change_groups(a: dict, b: dict) -> tuple[list[str], list[str]]:
     """(groups of changed assumptions in form order, changed paths that are skipped).
 
     A group is one field of a section (``owned.server_price``; the financing and the proposed
     commitments as a whole); commitment offers change field by field when both plans have the
-    same number of offers, else as one list.
+    same number of offers, else as one list. Groups come in the schema's order
+    (:func:`schema_order`), the order the compare page states.
     """
     flat_a, flat_b = flatten(a), flatten(b)
     same_offers = len(a.get("commitments") or []) == len(b.get("commitments") or [])
     groups: list[str] = []
     skipped: list[str] = []
-    for path in list(flat_b) + [p for p in flat_a if p not in flat_b]:
+    for path in schema_order(b, a):
         if flat_a.get(path) == flat_b.get(path) and (path in flat_a) == (path in flat_b):
             continue
         parts = path.split(".")

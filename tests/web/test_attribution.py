@@ -132,3 +132,26 @@ def test_two_scenarios_can_be_compared(login):
     assert "No assumption or usage change moves the saving." in html   # same assumptions
     assert login("ana").get("/scenarios/compare?a=1&b=2").status_code == 404  # not hers
     assert login("rita").get("/scenarios/compare?a=1").status_code == 400
+
+
+def test_bars_of_stored_revisions_come_in_the_order_the_page_states(login):
+    """Issue 23: revisions are stored with sorted keys, and the bars came in that order
+    (cloud storage first) while the page said "in the order of the scenario form". Four
+    changes across sections: the bars must follow the sections the page lists."""
+    client = login("ana")
+    data = form_data(_base())
+    data.update({"cloud_data.storage_tb": "400", "spot.discount": "50",
+                 "owned.server_price": "250,000", "finance.discount_rate_annual": "7"})
+    assert client.post("/scenarios/1/edit", data).status_code == 302
+    html = client.get("/scenarios/1/compare?a=1&b=2").get_data(as_text=True)
+    method = re.search(r'<p class="muted" id="waterfall-method">(.*?)</p>', html, re.S).group(1)
+    stated = re.search(r"order of the scenario's sections \((.*?)\) and of the fields",
+                       " ".join(method.split())).group(1).split(", ")
+    assert stated[:6] == ["Finance", "Owned servers", "On demand", "Cloud commitments",
+                          "Spot", "Cloud storage and egress"]
+    table = re.search(r'id="waterfall".*?</table>', html, re.S).group(0)
+    bars = re.findall(r'<tr class="step"><td>\d+</td><td>([^<]*)</td>', table)
+    sections = [stated.index(bar.split(": ")[0]) for bar in bars]
+    assert len(bars) == 4 and sections == sorted(sections)
+    assert [b.split(": ")[0] for b in bars] == ["Finance", "Owned servers", "Spot",
+                                                 "Cloud storage and egress"]

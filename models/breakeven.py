@@ -594,8 +594,11 @@ def load_duration(ctx: PlanContext, r: StrategyResult, points: int = 200) -> dic
     -------
     dict
         ``fraction_of_hours`` [fraction], ``gpus`` (demand exceeded for that share of hours)
-        [GPUs of the measured type] and ``levels``: ``committed`` and ``owned`` (committed plus
-        owned) at their most [GPUs of the measured type].
+        [GPUs of the measured type] and ``levels`` at their most [GPUs of the measured
+        type]: ``committed`` when the plan commits GPUs; the top of the owned servers, named
+        ``committed + owned`` when it sits on committed capacity, else ``owned``, when it
+        has servers online. A plan with neither has no level (issue 23: a plan without
+        servers showed "owned servers" at its committed level).
     """
     demand = np.sort(ctx.tables.gross.sorted.ravel())[::-1]
     demand = demand[: ctx.calendar.total_hours]
@@ -603,9 +606,13 @@ def load_duration(ctx: PlanContext, r: StrategyResult, points: int = 200) -> dic
     theta_c = ctx.scenario.on_demand.relative_throughput
     committed = float(r.committed_gpus_by_month.max(initial=0.0)) * theta_c
     owned = float(r.servers_online.max(initial=0.0)) * ctx.owned_per_server()
+    levels: dict[str, float] = {}
+    if committed > 0:
+        levels["committed"] = committed
+    if owned > 0:
+        levels["committed + owned" if committed > 0 else "owned"] = committed + owned
     return {"fraction_of_hours": ((idx + 1) / len(demand)).tolist(),
-            "gpus": demand[idx].tolist(),
-            "levels": {"committed": committed, "owned": committed + owned}}
+            "gpus": demand[idx].tolist(), "levels": levels}
 
 
 def screening_chart(lines: dict[str, Line], points: int = 25) -> dict:

@@ -293,3 +293,23 @@ def test_a_plan_never_dearer_than_on_demand_says_so_instead_of_month_one():
     assert ("it never costs more than on demand in any month, so there is nothing to pay "
             "back") in doc["explanation"]
     assert "pays back" not in doc["explanation"]
+
+
+@pytest.mark.parametrize("server_price, levels", [
+    # servers at 3M: 16 flat GPUs on 3-year commitments (16 x 1.0), no server online
+    (3_000_000, {"committed": 16.0}),
+    # servers at 100k: 2 servers take the flat 16 GPUs (2 x 8 x 0.99 = 15.84), the rest
+    # 0.16 GPUs run on demand
+    (100_000, {"owned": 15.84}),
+])
+def test_load_duration_levels_name_only_the_capacity_the_plan_holds(server_price, levels):
+    """Issue 23: a plan with 0 servers showed "owned servers 16.0 GPUs" (the committed level
+    under the name of the owned one)."""
+    s = Scenario.model_validate({"finance": {"start_month": "2027-01", "horizon_months": 36},
+                                 "owned": {"server_price": server_price},
+                                 "cloud_data": {"storage_tb": 0, "egress_tb_per_month": 0},
+                                 "uncertainty": {"draws": 0}})
+    plan = compute_plan(s, flat_profile(16, "2026-01", 12))
+    got = plan_document(plan)["charts"]["load_duration"]["levels"]
+    assert got.keys() == levels.keys()
+    assert_allclose(list(got.values()), list(levels.values()), rtol=1e-12)

@@ -101,3 +101,23 @@ def test_plan_page_judges_the_recommendation_against_cloud_only_and_says_so(logi
     judged = re.search(r'<p id="uncertainty-judged">(.*?)</p>', html, re.S).group(1)
     assert "몬테카를로와 토네이도 모두 추천 계획인" in judged
     assert "최선의 클라우드 전용 계획 대비 절감액:" in html
+
+
+def test_load_duration_caption_names_only_capacity_the_plan_holds(app, growth_doc):
+    """Issue 23: with no server the caption said "owned servers 16.0 GPUs" (the committed
+    level). 16 flat GPUs with servers at 3M each: 16 GPUs committed and nothing owned; the
+    growth sample's staged plan both commits and owns: its top level is committed + owned."""
+    from service.plans import chart_text
+    doc = plan_document(compute_plan(Scenario.model_validate({
+        "finance": {"start_month": "2027-01", "horizon_months": 36},
+        "owned": {"server_price": 3_000_000},
+        "cloud_data": {"storage_tb": 0, "egress_tb_per_month": 0},
+        "uncertainty": {"draws": 0}}), flat_profile(16, "2026-01", 12)))
+    with app.test_request_context("/"):
+        text = chart_text.load_duration({"load_duration": doc["charts"]["load_duration"]},
+                                        doc).summary
+        growth = chart_text.load_duration(
+            {"load_duration": growth_doc["charts"]["load_duration"]}, growth_doc).summary
+    assert text.endswith("chosen capacities: committed 16.0 GPUs.")
+    assert "owned" not in text
+    assert "committed + owned" in growth and "owned servers" not in growth

@@ -379,7 +379,8 @@ class Proposed(Section):
 
 
 class Scenario(Section):
-    name: str = field("Default 8x H100 vs AWS p5", "Scenario name", "text", max_length=200)
+    name: str = field("Built-in defaults: 8x H100 vs AWS p5 on demand", "Scenario name",
+                      "text", max_length=200)
     finance: Finance = Field(default_factory=Finance)
     owned: Owned = Field(default_factory=Owned)
     on_demand: OnDemand = Field(default_factory=OnDemand)

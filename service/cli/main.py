@@ -80,7 +80,8 @@ def build_parser() -> argparse.ArgumentParser:
                       "usage file and a GPU busy-time file)")
     plan.add_argument("--busy", help="GPU busy-time file beside the usage file (DCGM exporter "
                       "Prometheus text, DCGM CSV or nvidia-smi --query-gpu CSV)")
-    plan.add_argument("--scenario", help="scenario JSON file (default: the built-in defaults)")
+    plan.add_argument("--scenario", help="scenario JSON file (default: the built-in defaults, "
+                      "not the web demo's samples/scenario_h100.json)")
     plan.add_argument("--xlsx", help="also write the Excel plan to this path")
     plan.add_argument("--json", action="store_true", help="print the plan document only")
     plan.add_argument("--lang", choices=sorted(LANGUAGES), default=DEFAULT,

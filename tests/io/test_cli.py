@@ -24,6 +24,24 @@ def test_plan_of_the_bundled_sample_prints_a_table():
     assert "Recommended (*): " in out.stdout
 
 
+def test_cli_default_and_web_demo_are_two_scenarios_with_two_names():
+    """Issue 23: `buyrent plan` ($7.77M PV) and the web demo ($7.11M) were both "8x H100 vs
+    AWS p5". The CLI's default is the built-in defaults, named so; the demo seeds
+    samples/scenario_h100.json under its own name; the README gives each its name."""
+    from models.scenario import Scenario
+    from service.cli.web_commands import DEMO_SCENARIO
+    out = buyrent("plan")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines()[0] == "Built-in defaults: 8x H100 vs AWS p5 on demand"
+    demo = Scenario.model_validate(json.loads(DEMO_SCENARIO.read_text()))
+    assert DEMO_SCENARIO.name == "scenario_h100.json"
+    assert demo.name == "8x H100 SXM servers vs AWS p5.48xlarge (us-east-1)"
+    assert demo.name != Scenario().name
+    readme = " ".join((ROOT / "README.md").read_text().split())
+    for name in (demo.name, Scenario().name):
+        assert f'"{name}"' in readme
+
+
 def test_json_prints_the_plan_document_and_nothing_else():
     out = buyrent("plan", str(SAMPLES / "usage_daily.csv"), "--scenario",
                   str(SAMPLES / "scenario_l40s.json"), "--json")

@@ -37,16 +37,25 @@ class Preset:
         """Scenario sections/fields this preset sets."""
         # the catalog's prices are in dollars: a scenario reporting in another currency
         # converts them at its fx.rate (and is refused until it has one)
+        spot: dict = {"price_per_gpu_hour": self.spot_per_gpu_hour}
+        if self.spot_per_gpu_hour is None:
+            # no listed spot price (AWS Seoul p5): spot is off rather than priced at the
+            # default discount, which would be an assumption presented as the catalog's
+            spot["availability"] = 0.0
         return {"cloud_terms": {"currency": "USD"},
                 "on_demand": {"price_per_gpu_hour": self.on_demand_per_gpu_hour},
-                "spot": {"price_per_gpu_hour": self.spot_per_gpu_hour},
-                "commitments": {"block_gpus": self.gpus}}
+                "spot": spot, "commitments": {"block_gpus": self.gpus}}
+
+    def fields(self) -> list[str]:
+        """Paths of the scenario fields this preset sets."""
+        spot = ["spot.price_per_gpu_hour"] + (["spot.availability"]
+                                              if self.spot_per_gpu_hour is None else [])
+        return ["cloud_terms.currency", "on_demand.price_per_gpu_hour", *spot,
+                "commitments.*.block_gpus"]
 
     def provenance(self) -> dict:
         return {"id": self.id, "label": self.label, "source": self.source, "note": self.note,
-                "fields": ["cloud_terms.currency", "on_demand.price_per_gpu_hour",
-                           "spot.price_per_gpu_hour",
-                           "commitments.*.block_gpus"]}
+                "fields": self.fields()}
 
 
 def _number(text: str) -> Optional[float]:

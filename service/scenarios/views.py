@@ -63,7 +63,7 @@ def preset_marks(preset: Optional[AnyPreset], data: dict) -> dict[str, str]:
     if isinstance(preset, ContextPreset):
         return preset.marks(data)
     text = preset.source + (f" ({preset.note})" if preset.note else "")
-    marks = {"on_demand.price_per_gpu_hour": text, "spot.price_per_gpu_hour": text}
+    marks = {path: text for path in preset.fields() if "*" not in path}
     for i, _ in enumerate(data.get("commitments") or []):
         marks[f"commitments.{i}.block_gpus"] = text
     return marks

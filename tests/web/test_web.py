@@ -187,6 +187,32 @@ def test_new_scenario_from_preset_shows_source_and_saves_provenance(login, app):
             assert revision.usage_file_id is None
 
 
+def test_a_preset_without_a_listed_spot_price_turns_spot_off(login):
+    """Issue 23: AWS Seoul p5 has no spot price in the catalog, yet its plans ran
+    interruptible work on spot at the default 70 % discount. The preset sets spot's share to
+    0 (marked as filled from it); a preset with a listed price leaves the share alone."""
+    from models.plan import compute_plan
+    from models.scenario import Scenario
+    from service.presets.gpu_prices import apply, load_presets
+    from tests.support.engine_cases import flat_profile
+    seoul = load_presets()["aws/p5.48xlarge/ap-northeast-2"]
+    assert seoul.spot_per_gpu_hour is None
+    s = Scenario.model_validate(apply(_default(), seoul))
+    assert s.spot.availability == 0.0 and s.spot.price_per_gpu_hour is None
+    plan = compute_plan(s.with_changes(finance={"start_month": "2027-01"},
+                                       uncertainty={"draws": 0}),
+                        flat_profile(16, "2026-01", 12, interruptible=True))
+    assert all(r.spot_gpu_hours_by_month.sum() == 0 for r in plan.strategies.values())
+    listed = Scenario.model_validate(apply(_default(), load_presets()[
+        "aws/p5.48xlarge/us-east-2"]))
+    assert listed.spot.availability == 0.8 and listed.spot.price_per_gpu_hour == 1.4068
+    html = login("otto").get("/scenarios/new?preset=aws/p5.48xlarge/ap-northeast-2"
+                             ).get_data(as_text=True)
+    field = re.search(r'name="spot.availability".*?</div>', html, re.S).group(0)
+    assert 'value="0"' in field and "Filled from preset" in field
+    assert "the catalog lists no spot price there" in field
+
+
 def test_unknown_preset_is_a_bad_request(login):
     assert login("ana").get("/scenarios/new?preset=nope").status_code == 400
 

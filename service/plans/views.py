@@ -16,13 +16,13 @@ from service.web.tables import (AuditEvent, Review, Revision, ScenarioRecord, Us
 from service.web.db import get_session, write_session
 from service.xlsx.export import safe_download_name
 from service.i18n import _, current_locale, labels, sentences
-from service.i18n.charts import plan_chart_text
 from service.ingest import usage_template_csv, usage_template_xlsx
 from service.web import progress as progress_store
 from service.plans.cache import PlanningError, cached_plan, cached_xlsx
 from service.plans.reviews import ReviewInputError, parse_review
 from service.plans.usage_download import is_xlsx, safe_csv
 from service.plans.chart_text import chart_texts
+from service.plans.chart_view import plan_page_charts
 from service.plans.reviews import DONE, assumption_choices
 from service.plans.headline import payback, recommendation_text
 from service.plans.schedule_view import page_sections
@@ -53,8 +53,7 @@ def show(scenario_id: int, number: int):
     page_charts = {k: v for k, v in charts.items() if k != "schedules"} if charts else charts
     return render_template(
         "plans/show.html", scenario=scenario, revision=revision, doc=doc,
-        charts=plan_chart_text(page_charts, doc["scenario"]["finance"]["currency"])
-        if doc else None,
+        charts=plan_page_charts(page_charts, doc) if doc else None,
         error=error, strategy=strategy, payback=payback(doc) if doc else {},
         payback_text=payback_text, recommendation=recommendation_text(doc) if doc else "",
         recommendation_translated=sentences.explanation_translated(doc) if doc else True,

@@ -23,6 +23,7 @@ from service.plans.reviews import ReviewInputError, parse_review
 from service.plans.usage_download import is_xlsx, safe_csv
 from service.plans.reviews import DONE, assumption_choices
 from service.plans.page import plan_context
+from service.plans.pdf import PdfUnavailable, plan_pdf_bytes
 
 XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 STRATEGY_LABELS = labels.STRATEGY_LABELS  # English names; pages show strategy_label(name)
@@ -88,6 +89,25 @@ def download_xlsx(scenario_id: int, number: int):
     audit_download(revision, "plan.xlsx")
     return Response(data, mimetype=XLSX, headers={
         "Content-Disposition": f'attachment; filename="{download_stem(revision)}.xlsx"'})
+
+
+@bp.get("/scenarios/<int:scenario_id>/revisions/<int:number>/plan.pdf")
+@login_required
+def download_pdf(scenario_id: int, number: int):
+    """The plan page's print view as PDF (service.plans.pdf). Rendered in the request for now;
+    plan_pdf_bytes is a plain function a background worker can call instead."""
+    revision = revision_or_404(g.user, scenario_id, number)
+    try:
+        doc, charts = cached_plan(get_session(), revision)
+    except PlanningError as exc:
+        abort(409, str(exc))
+    try:
+        data = plan_pdf_bytes(revision, doc, charts)
+    except PdfUnavailable as exc:
+        abort(503, str(exc))
+    audit_download(revision, "plan.pdf")
+    return Response(data, mimetype="application/pdf", headers={
+        "Content-Disposition": f'attachment; filename="{download_stem(revision)}.pdf"'})
 
 
 def revision_usage(scenario_id: int, number: int) -> tuple[Revision, UsageFile]:

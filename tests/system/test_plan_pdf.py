@@ -68,6 +68,17 @@ def test_plan_pdf_is_the_print_view_in_at_most_four_a4_pages(login, app):
     assert seconds < 60, seconds
 
 
+def test_plan_pdf_in_korean_has_its_hangul_text(login):
+    """The PDF is in the reader's language, with a font for Hangul (fonts-noto-cjk)."""
+    response = login("rita").get(R1 + "/plan.pdf", headers={"Accept-Language": "ko"})
+    assert response.status_code == 200
+    reader = PdfReader(io.BytesIO(response.data))
+    assert len(reader.pages) <= 4
+    text = _words(" ".join(p.extract_text() for p in reader.pages)).replace(" ", "")
+    for expected in ("리비전1", "승인되지않았습니다", "전부온디맨드", "현재가치비용"):
+        assert expected in text, expected
+
+
 def test_the_print_view_is_one_file_that_fetches_nothing(app):
     with app.test_request_context():
         revision = get_session().get(Revision, 1)

@@ -112,15 +112,15 @@
         return {type: "bar", name: g.label, x: d.months, y: g.y, yaxis: "y2",
                 marker: {pattern: {shape: "/"}}};
       }));
-      var extra = {barmode: "relative"};
-      if (capital) {
-        extra.yaxis = {domain: [0, 0.6], title: {text: t(d, "running", "running cost")}};
-        extra.yaxis2 = {domain: [0.68, 1], anchor: "x", title: {text: t(d, "capital", "capital")}};
-        extra.hoversubplots = "axis";
-      }
       var l = layout(t(d, "by_source", "Monthly cost by source: " + d.by_source.strategy),
-                     t(d, "month", "month"), t(d, "cost", "cost"), extra, "%Y-%m");
-      if (!capital) { l.yaxis = {title: {text: t(d, "running", t(d, "cost", "cost"))}}; }
+                     t(d, "month", "month"), t(d, "running", t(d, "cost", "cost")),
+                     {barmode: "relative"}, "%Y-%m");
+      if (capital) {   // the upper axis formats its numbers as the lower one does
+        l.yaxis2 = Object.assign({}, l.yaxis, {domain: [0.68, 1], anchor: "x",
+                                               title: {text: t(d, "capital", "capital")}});
+        l.yaxis = Object.assign(l.yaxis, {domain: [0, 0.6]});
+        l.hoversubplots = "axis";
+      }
       return {data: traces, layout: l};
     },
     load_duration: function (d) {
@@ -189,15 +189,15 @@
     },
     waterfall: function (d) {
       var w = d.waterfall;
+      var l = layout(t(d, "waterfall", "What changed the saving of the recommended plan"), "",
+                     t(d, "saving_vs_on_demand", "PV saving vs on demand"),
+                     {hovermode: "closest", showlegend: false,
+                      margin: {t: 40, r: 20, b: 60, l: 80}});
       // w.range (service/plans/attribution.py): the axis around the levels the bars reach
       // when zero is far below them, so that a change of a few percent is not a hairline
-      var yaxis = {title: {text: t(d, "saving_vs_on_demand", "PV saving vs on demand")}};
-      if (w.range) { yaxis.range = w.range; yaxis.autorange = false; }
+      if (w.range) { Object.assign(l.yaxis, {range: w.range, autorange: false}); }
       return {data: [{type: "waterfall", x: w.labels, y: w.values, measure: w.measures,
-                      connector: {line: {dash: "dot"}}}],
-        layout: layout(t(d, "waterfall", "What changed the saving of the recommended plan"), "",
-                       "", {hovermode: "closest", showlegend: false, yaxis: yaxis,
-                       margin: {t: 40, r: 20, b: 60, l: 80}})};
+                      connector: {line: {dash: "dot"}}}], layout: l};
     },
     timeline: function (d) {
       // capacity of a schedule by month: owned, each commitment cohort, spot and on demand

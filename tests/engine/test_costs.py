@@ -11,7 +11,7 @@ from numpy.testing import assert_allclose
 from models.finance import end_of_month_factors, start_of_month_factors
 from models.plan import compute_plan
 from models.scenario import Scenario
-from tests.support.engine_cases import flat_profile, merged
+from tests.support.engine_cases import context_of, flat_profile, merged
 
 OWNED = {"gpus_per_server": 8, "server_price": 100_000, "install_cost_per_server": 0,
          "power_kw_max": 10, "power_kw_idle": 2, "pue": 1.5, "electricity_price_per_kwh": 0.1,
@@ -232,7 +232,7 @@ def test_no_cloud_charges_for_a_strategy_that_uses_no_cloud():
 def test_failure_overhead_is_its_own_line_for_interruptible_work():
     # failures 1.4 per server-year on a 1-node gang: w from Daly, overhead = useful x w/(1-w)
     r, plan = proposed(interruptible=True, owned={"failures_per_server_year": 1.4})
-    w = plan.context.failure_waste.fraction
+    w = context_of(plan).failure_waste.fraction
     assert 0 < w < 0.01
     assert_allclose(r.volumes.overhead[0], 4 * 744 * w / (1 - w), rtol=1e-12)
     assert_allclose(r.owned_gpu_hours_by_month[0], 4 * 744 / (1 - w), rtol=1e-12)
@@ -266,7 +266,7 @@ def test_normal_cost_of_spot_bills_uninterrupted_sessions():
         "proposed": {"servers": 0}, "uncertainty": {"draws": 0}})
     plan = compute_plan(s, flat_profile(1, "2026-01", 12, interruptible=True))
     r = plan.strategies["proposed"]
-    w = plan.context.spot_waste.fraction
+    w = context_of(plan).spot_waste.fraction
     assert_allclose(r.normal_cost_pv, 8760 * 2.064 * 86_430 / 86_400, rtol=1e-12)
     assert_allclose(r.normal_cost_pv, 18_086.92, atol=0.01)
     assert_allclose(r.pv_cost, 8760 / (1 - w) * 2.064 * 7230 / 7200, rtol=1e-12)

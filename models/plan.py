@@ -20,10 +20,10 @@ from models.explain import explanation
 from models.ledger_build import plan_ledger
 from models.messages import Message, Money, Months, Number, Percent
 from models.optimize import find_optimal
-from models.profile import (PlanCalendar, UsageProfile, default_start_month, plan_calendar,
-                            demand_for)
+from models.profile import PlanCalendar, UsageProfile, plan_calendar, demand_for
 from models.scenario import MAX_SERVERS, Decision, Scenario
 from models.staged import StagedError, staged_optimum
+from models.start import plan_start_month, start_warnings
 from models.strategies import (PlanContext, PlanError, StrategyResult, buy_for_peak_capacity,
                                on_demand_capacity, proposed_capacity)
 from models.uncertainty import uncertainty_section
@@ -34,7 +34,8 @@ STRATEGY_ORDER = ("on_demand", "cloud_only", "buy_for_peak", "optimal", "staged"
 STAGES = ("static", "staged", "complete")   # what a plan holds as its job goes on
 
 
-def build_context(scenario: Scenario, profile: UsageProfile) -> PlanContext:
+def build_context(scenario: Scenario, profile: UsageProfile,
+                  current_month: Optional[str] = None) -> PlanContext:
     """Everything a plan's strategies share: calendar, demand, prices, wastes.
 
     Parameters
@@ -43,12 +44,14 @@ def build_context(scenario: Scenario, profile: UsageProfile) -> PlanContext:
         Scenario: calendar, profile options, prices.
     profile : UsageProfile
         Usage to lay over the plan.
+    current_month : str, optional
+        The current month, ``'YYYY-MM'``, given by the caller (the engine reads no clock).
 
     Returns
     -------
     PlanContext
-        The context, from ``finance.start_month`` (or the month after the usage) for
-        ``finance.horizon_months``.
+        The context, from ``finance.start_month`` (or the month after the later of the usage
+        and ``current_month``: models/start.py) for ``finance.horizon_months``.
 
     Raises
     ------
@@ -56,8 +59,8 @@ def build_context(scenario: Scenario, profile: UsageProfile) -> PlanContext:
         Interruptible gang jobs that hardware failures alone stop from finishing.
     """
     f, p = scenario.finance, scenario.profile
-    start = f.start_month or default_start_month(profile)
-    calendar = plan_calendar(start, f.horizon_months)
+    calendar = plan_calendar(plan_start_month(scenario, profile, current_month),
+                             f.horizon_months)
     demand = demand_for(p, profile, calendar.total_hours)
     return PlanContext(scenario, calendar, demand)
 
@@ -92,6 +95,8 @@ class Planner:
         Usage, as read from the file.
     input_warnings : sequence of Message, optional
         What reading the usage warned about; the plan's warnings start with them.
+    current_month : str, optional
+        The current month, ``'YYYY-MM'`` (see :func:`compute_plan`).
 
     Raises
     ------
@@ -100,12 +105,12 @@ class Planner:
     """
 
     def __init__(self, scenario: Scenario, profile: UsageProfile,
-                 input_warnings: Sequence[Message] = ()):
+                 input_warnings: Sequence[Message] = (), current_month: Optional[str] = None):
         self.scenario, self.profile = scenario, profile
         self.input_warnings = list(input_warnings)
-        self.context = build_context(scenario, profile)
+        self.context = build_context(scenario, profile, current_month)
         self.results: dict[str, StrategyResult] = {}
-        self.notes: list[Message] = []
+        self.notes = start_warnings(scenario, self.context.calendar.months[0], current_month)
 
     def add_static(self) -> None:
         """Price on demand, buying for the peak, the best static plans and the proposal.
@@ -165,7 +170,8 @@ class Planner:
 
 
 def compute_plan(scenario: Scenario, profile: UsageProfile,
-                 input_warnings: Sequence[Message] = ()) -> Plan:
+                 input_warnings: Sequence[Message] = (), *,
+                 current_month: Optional[str] = None) -> Plan:
     """Every strategy of the design (5.1) for a scenario and a usage profile.
 
     Parameters
@@ -176,6 +182,10 @@ def compute_plan(scenario: Scenario, profile: UsageProfile,
         Usage, as read from the file.
     input_warnings : sequence of Message, optional
         What reading the usage warned about; the plan's warnings start with them.
+    current_month : str, optional
+        The current month, ``'YYYY-MM'`` (the service and the CLI give it; models read no
+        clock): a default start is the month after the later of the usage's end and it, and
+        an explicit start before it is warned about. None: the month after the usage.
 
     Returns
     -------
@@ -191,7 +201,7 @@ def compute_plan(scenario: Scenario, profile: UsageProfile,
         A scenario and profile that cannot be planned (including a proposed schedule that
         cannot be carried out).
     """
-    planner = Planner(scenario, profile, input_warnings)
+    planner = Planner(scenario, profile, input_warnings, current_month)
     planner.add_static()
     planner.add_staged()
     return planner.plan("complete", uncertainty=True)

@@ -259,23 +259,6 @@ def plan_calendar(start_month: str, horizon_months: int) -> PlanCalendar:
     return PlanCalendar(tuple(str(m) for m in months[:-1]), hours)
 
 
-def default_start_month(profile: UsageProfile) -> str:
-    """The month after the profile's last period.
-
-    Parameters
-    ----------
-    profile : UsageProfile
-        Usage; its last period is read.
-
-    Returns
-    -------
-    str
-        ``'YYYY-MM'``.
-    """
-    last = profile.starts[-1].astype("datetime64[M]")
-    return str(last + 1)
-
-
 @dataclass(frozen=True)
 class PlanDemand:
     """Hourly demand over the plan [GPUs busy, in GPUs of the measured type]."""

@@ -32,7 +32,8 @@ class Section(BaseModel):
 class Finance(Section):
     start_month: Optional[str] = field(
         None, "Start month", "YYYY-MM", "First month of the plan; empty = the month after the "
-        "usage profile's last period.", pattern=MONTH_PATTERN)
+        "later of the usage profile's last period and the current month. A month in the past "
+        "is planned as set, with a warning.", pattern=MONTH_PATTERN)
     horizon_months: int = field(60, "Horizon", "months", "Length of the plan.",
                                 essential=True, ge=1, le=240)
     discount_rate_annual: float = field(

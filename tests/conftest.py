@@ -5,6 +5,7 @@ tests/support/client.py; fixtures of one layer only live in that layer's conftes
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -19,6 +20,10 @@ from tests.support.client import PASSWORD, TEST_CONFIG, USERS, Browser, ClosingC
 from tests.support.paths import SAMPLE_SCENARIO, SAMPLE_USAGE
 
 Flask.test_client_class = ClosingClient   # every app the tests create
+# plans without a start month start after the later of their usage and the current month
+# (service.clock): the suite pins the month, so that its figures do not move with the calendar;
+# subprocesses (the CLI, served apps) inherit it
+os.environ.setdefault("BUYRENT_CURRENT_MONTH", "2026-12")
 
 
 @pytest.fixture(scope="session")

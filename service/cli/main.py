@@ -15,11 +15,13 @@ from models.messages import Message
 from models.plan import compute_plan
 from models.profile import ProfileError
 from models.scenario import Scenario, validation_messages
+from models.start import plan_start_month, usage_notes
 from models.strategies import PlanError
 from service.allocator import tune_allocator
 from service.xlsx.export import write_plan_xlsx
 from service.ingest import IngestError, load_usage
 from service.i18n import DEFAULT, LANGUAGES, _, using_locale
+from service import clock
 from service.paths import SAMPLE_USAGE
 from service.cli.report import plan_table
 from service.cli.usage_error import UsageError
@@ -52,8 +54,15 @@ def cmd_plan(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise UsageError(f"{profile_path}: {exc.strerror}") from None
     try:
+        month = clock.current_month()
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    notes = usage_notes(ingested.profile, month,
+                        plan_start_month(scenario, ingested.profile, month))
+    try:
         plan = compute_plan(scenario, ingested.profile,
-                            [Message.plain(w) for w in ingested.warnings])
+                            [Message.plain(w) for w in ingested.warnings] + notes,
+                            current_month=month)
     except (PlanError, ProfileError) as exc:
         raise UsageError(f"{profile_path}: {exc}") from None
     if args.xlsx:

@@ -23,6 +23,7 @@ from typing import Any, Optional
 from pydantic import ValidationError
 
 from models.scenario import Scenario
+from service import clock
 from service.web.tables import Revision, UsageFile
 from service.forms.scenario import flatten, label_for, section_title
 from service.i18n import _
@@ -175,16 +176,20 @@ def group_label(group: str) -> str:
     return _("Cloud commitments (the offers)") if group == "commitments" else label_for(group)
 
 
-def saving_cents(model: Scenario, usage: UsageFile) -> tuple[int, str]:
-    """(saving of the recommended plan against on demand [cents], the recommendation)."""
-    doc = live_document(model, usage)
+def saving_cents(model: Scenario, usage: UsageFile, current_month: Optional[str] = None
+                 ) -> tuple[int, str]:
+    """(saving of the recommended plan against on demand [cents], the recommendation), as of
+    ``current_month`` (service.clock; today's when None)."""
+    doc = live_document(model, usage, current_month)
     name = doc["recommendation"]
     return round(doc["savings_vs_on_demand"][name] * 100), name
 
 
-def attribute(a: dict, usage_a: UsageFile, b: dict, usage_b: UsageFile) -> Waterfall:
-    """The waterfall from plan A (scenario dump ``a`` on ``usage_a``) to plan B."""
-    start, start_name = saving_cents(Scenario.model_validate(a), usage_a)
+def attribute(a: dict, usage_a: UsageFile, b: dict, usage_b: UsageFile,
+              current_month: Optional[str] = None) -> Waterfall:
+    """The waterfall from plan A (scenario dump ``a`` on ``usage_a``) to plan B, every step
+    planned as of one ``current_month`` (the later revision's, so that its end is B's plan)."""
+    start, start_name = saving_cents(Scenario.model_validate(a), usage_a, current_month)
     groups, skipped = change_groups(a, b)
     result = Waterfall(start, start_name, skipped=skipped)
     current, previous = copy.deepcopy(a), start
@@ -195,7 +200,7 @@ def attribute(a: dict, usage_a: UsageFile, b: dict, usage_b: UsageFile) -> Water
         last = i == len(groups) - 1
         try:
             model = Scenario.model_validate(current)
-            value, name = saving_cents(model, usage_a)
+            value, name = saving_cents(model, usage_a, current_month)
         except (ValidationError, PlanningError):
             if last:
                 raise
@@ -203,12 +208,12 @@ def attribute(a: dict, usage_a: UsageFile, b: dict, usage_b: UsageFile) -> Water
         result.steps.append(Step(list(pending), value, value - previous, name))
         previous, pending = value, []
     if usage_a.sha256 != usage_b.sha256:
-        value, name = saving_cents(Scenario.model_validate(b), usage_b)
+        value, name = saving_cents(Scenario.model_validate(b), usage_b, current_month)
         result.steps.append(Step([USAGE], value, value - previous, name))
     return result
 
 
-_cache: OrderedDict[tuple[str, str], Waterfall] = OrderedDict()
+_cache: OrderedDict[tuple[str, str, str], Waterfall] = OrderedDict()
 _lock = threading.Lock()
 CACHED = 32
 
@@ -217,12 +222,13 @@ def revision_waterfall(rev_a: Revision, rev_b: Revision) -> Optional[Waterfall]:
     """The waterfall between two revisions with usage files (kept by their hashes), else None."""
     if rev_a.usage_file is None or rev_b.usage_file is None:
         return None
-    key = (rev_a.content_hash, rev_b.content_hash)
+    month = clock.planning_month(rev_b.created_at)
+    key = (rev_a.content_hash, rev_b.content_hash, month)
     with _lock:
         if key in _cache:
             return _cache[key]
     result = attribute(rev_a.assumptions_dict, rev_a.usage_file, rev_b.assumptions_dict,
-                       rev_b.usage_file)
+                       rev_b.usage_file, month)
     with _lock:
         _cache[key] = result
         while len(_cache) > CACHED:

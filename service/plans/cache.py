@@ -22,6 +22,7 @@ from models.messages import Message
 from models.plan import Plan, compute_plan
 from models.profile import ProfileError
 from models.scenario import Scenario
+from models.start import plan_start_month, usage_notes
 from models.strategies import PlanError
 from service.web.tables import PlanRecord, Revision, UsageFile
 from service.web.db import write_session
@@ -29,6 +30,7 @@ from service.xlsx.export import plan_xlsx_bytes
 from service.plans.schedule_charts import schedule_charts
 from service.xlsx.print_setup import PrintLabel
 from service.i18n import DEFAULT, _, normalize
+from service import clock
 from service.ingest import IngestError, read_usage
 
 
@@ -53,22 +55,30 @@ def _nothing(_phase: str) -> None:
 
 
 def plan_for(scenario: Scenario, data: bytes, filename: str,
-             progress: Callable[[str], None] = _nothing) -> PlanResult:
+             progress: Callable[[str], None] = _nothing,
+             current_month: Optional[str] = None) -> PlanResult:
     """The plan of a scenario on a usage file; ``progress`` hears each phase.
 
     With a listener and an uncertainty section, the strategies are planned once without it
     first ("planning"), then the whole plan ("uncertainty"): the phase a person waits on is
     then true, for the price of one plan without draws (a fifth of the sample's full plan).
+    ``current_month`` is the month the plan takes as today's (service.clock; today's when
+    None); the usage's notes (short, old: models.start.usage_notes) join its warnings.
     """
+    month = current_month or clock.current_month()
     try:
         progress("reading")
         ingested = read_usage(data, filename)
         progress("planning")
         if progress is not _nothing and scenario.uncertainty.draws > 0:
-            compute_plan(scenario.with_changes(uncertainty={"draws": 0}), ingested.profile)
+            compute_plan(scenario.with_changes(uncertainty={"draws": 0}), ingested.profile,
+                         current_month=month)
             progress("uncertainty")
+        notes = usage_notes(ingested.profile, month,
+                            plan_start_month(scenario, ingested.profile, month))
         plan = compute_plan(scenario, ingested.profile,
-                            [Message.plain(w) for w in ingested.warnings])
+                            [Message.plain(w) for w in ingested.warnings] + notes,
+                            current_month=month)
     except (IngestError, ProfileError, PlanError) as exc:
         progress("failed")
         raise PlanningError(str(exc), getattr(exc, "problems", None)) from None
@@ -82,7 +92,8 @@ def plan_for_revision(revision: Revision, progress: Callable[[str], None] = _not
     if revision.usage_file is None:
         raise PlanningError(_("This revision has no usage file yet."))
     scenario = Scenario.model_validate_json(revision.assumptions)
-    return plan_for(scenario, revision.usage_file.data, revision.usage_file.filename, progress)
+    return plan_for(scenario, revision.usage_file.data, revision.usage_file.filename, progress,
+                    clock.planning_month(revision.created_at))
 
 
 def export_version() -> str:

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from typing import Any
+from typing import Any, Optional
 
 from models.document import plan_document
 from models.plan import compute_plan
 from models.profile import ProfileError, UsageProfile
 from models.scenario import Scenario
 from models.strategies import PlanError
+from service import clock
 from service.web.tables import UsageFile
 from service.ingest import IngestError, read_usage
 from service.plans.cache import PlanningError
@@ -47,10 +48,13 @@ def without_uncertainty(model: Scenario) -> Scenario:
     return model.with_changes(uncertainty={"draws": 0})
 
 
-def live_document(model: Scenario, usage: UsageFile) -> dict[str, Any]:
-    """The plan document of ``model`` on ``usage``, without the uncertainty section."""
+def live_document(model: Scenario, usage: UsageFile,
+                  current_month: Optional[str] = None) -> dict[str, Any]:
+    """The plan document of ``model`` on ``usage``, without the uncertainty section, as of
+    ``current_month`` (today's when None: what saving it now would plan)."""
     try:
-        plan = compute_plan(without_uncertainty(model), usage_profile(usage))
+        plan = compute_plan(without_uncertainty(model), usage_profile(usage),
+                            current_month=current_month or clock.current_month())
     except (PlanError, ProfileError) as exc:
         raise PlanningError(str(exc)) from None
     return plan_document(plan)

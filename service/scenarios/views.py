@@ -30,6 +30,7 @@ from service.xlsx.roundtrip import WorkbookError, scenario_from_xlsx
 from service.scenarios.live_panel import initial_panel
 from service.plans.reviews import awaiting_review, changes_requested
 from service.plans.revisions import add_revision, check_plan, create_scenario, store_usage
+from service.plans.usage_age import preview_notes
 
 AnyPreset = Union[preset_catalog.Preset, ContextPreset]
 
@@ -196,8 +197,12 @@ def upload(scenario_id: int):
     return preview_page(scenario, stored, ingested)
 
 
+def latest_model(scenario: ScenarioRecord) -> Scenario:
+    return Scenario.model_validate_json(scenario.latest.assumptions)
+
+
 def scenario_currency(scenario: ScenarioRecord) -> str:
-    return Scenario.model_validate_json(scenario.latest.assumptions).finance.currency
+    return latest_model(scenario).finance.currency
 
 
 def wants_json() -> bool:
@@ -216,7 +221,8 @@ def upload_refused(scenario: ScenarioRecord, message: str, problems: list):
 def preview_page(scenario: ScenarioRecord, stored: UsageFile, ingested):
     profile = ingested.profile
     return render_template("scenarios/preview.html", scenario=scenario, usage=stored,
-                           profile=profile, warnings=warning_items(ingested.warnings, None),
+                           profile=profile, warnings=warning_items(ingested.warnings, None)
+                           + preview_notes(latest_model(scenario), profile),
                            summary=summary_rows(ingested.summary),
                            busy=(ingested.summary or {}).get("busy"),
                            chart=usage_chart_text(profile_chart(profile)),

@@ -3,8 +3,7 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose
 
-from models.profile import (ProfileError, UsageProfile, day_shape, default_start_month,
-                            hourly_gpus, plan_demand)
+from models.profile import ProfileError, UsageProfile, day_shape, hourly_gpus, plan_demand
 from tests.support.engine_cases import flat_profile, hourly_profile
 
 
@@ -58,7 +57,3 @@ def test_short_profile_repeats_its_last_8760_hours_and_grows():
 def test_interruptible_share_replaces_the_split():
     d = plan_demand(hourly_profile(np.full(10, 10.0)), 10, interruptible_share=0.3)
     assert_allclose(d.interruptible, 3.0) and assert_allclose(d.steady, 7.0)
-
-
-def test_default_start_is_the_month_after_the_last_period():
-    assert default_start_month(flat_profile(1, "2026-01", 12)) == "2027-01"

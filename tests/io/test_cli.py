@@ -1,6 +1,7 @@
 """`buyrent plan` end to end, in a subprocess as a user runs it (design 9.1): tables, JSON,
 errors, the Seoul sample in won and in Korean, a busy-time file beside the usage."""
 import json
+import os
 import re
 import subprocess
 import sys
@@ -40,6 +41,26 @@ def test_cli_default_and_web_demo_are_two_scenarios_with_two_names():
     readme = " ".join((ROOT / "README.md").read_text().split())
     for name in (demo.name, Scenario().name):
         assert f'"{name}"' in readme
+
+
+def test_an_old_usage_file_plans_from_after_the_current_month(tmp_path):
+    """Issue 23: 19 days ending 2024-09 planned from 2024-10. With the month pinned at 2026-12
+    (tests/conftest.py, inherited by the subprocess) the plan starts 2027-01, and the table's
+    warnings say the usage is short and old; a pin that is no month is exit 2."""
+    path = tmp_path / "old.csv"
+    path.write_text("timestamp,gpu_hours\n" + "".join(f"2024-09-{d:02d},192\n"
+                                                       for d in range(1, 20)))
+    out = buyrent("plan", str(path))
+    assert out.returncode == 0, out.stderr
+    assert "Plan: 2027-01 .. 2031-12 (60 months)" in out.stdout
+    assert "- The usage covers 19.0 days (456 hours), less than a year" in out.stdout
+    assert "- The usage ends in 2024-09, 27 months before the current month (2026-12)" \
+        in out.stdout
+    bad = subprocess.run([sys.executable, "-m", "service.cli.main", "plan", str(path)],
+                         cwd=ROOT, capture_output=True, text=True, timeout=120,
+                         env={**os.environ, "BUYRENT_CURRENT_MONTH": "soon"})
+    assert bad.returncode == 2 and bad.stdout == ""
+    assert "BUYRENT_CURRENT_MONTH must be a month as YYYY-MM (got 'soon')" in bad.stderr
 
 
 def test_json_prints_the_plan_document_and_nothing_else():

@@ -18,8 +18,8 @@ from models.costs import commitment_schedule, server_schedule
 from models.explain import Explanation, explanation
 from models.messages import Message, Money, Months, Number, Percent
 from models.optimize import find_optimal
-from models.profile import (PlanCalendar, UsageProfile, default_start_month, plan_calendar,
-                            demand_for)
+from models.profile import (PlanCalendar, UsageProfile, check_peak, default_start_month,
+                            demand_for, plan_calendar)
 from models.scenario import MAX_SERVERS, Decision, Scenario
 from models.staged import StagedError, staged_optimum
 from models.strategies import (PlanContext, PlanError, StrategyResult, buy_for_peak_capacity,
@@ -74,11 +74,14 @@ def build_context(scenario: Scenario, profile: UsageProfile) -> PlanContext:
     ------
     PlanError
         Interruptible gang jobs that hardware failures alone stop from finishing.
+    ProfileError
+        Demand that needs more than ``models.profile.MAX_GPUS`` in some hour.
     """
     f, p = scenario.finance, scenario.profile
     start = f.start_month or default_start_month(profile)
     calendar = plan_calendar(start, f.horizon_months)
     demand = demand_for(p, profile, calendar.total_hours)
+    check_peak(demand, p.growth_annual)
     return PlanContext(scenario, calendar, demand)
 
 

@@ -268,8 +268,10 @@ class ProfileOptions(Section):
     interruptible_share: Optional[float] = field(
         None, "Interruptible share", "fraction of demand",
         "When set, replaces the profile's own steady/interruptible split.", ge=0, le=1)
-    growth_annual: float = field(0.0, "Demand growth", "fraction per year", essential=True,
-                                 ge=-0.9, le=10)
+    growth_annual: float = field(0.0, "Demand growth", "fraction per year",
+                                 "Hour t of the plan is scaled by (1+g)^(t/8760); the grown "
+                                 "demand must stay within 10,000,000 GPUs in every hour.",
+                                 essential=True, ge=-0.9, le=10)
     peak_to_average: float = field(1.0, "Peak-to-average", "ratio",
                                    "Busiest hour over the average hour of a day, for daily "
                                    "and monthly rows.", ge=1, le=24)

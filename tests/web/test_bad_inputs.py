@@ -1,0 +1,51 @@
+"""Every bad input answered, none a 500 (issue 23): the browser's JSON endpoints, the API and the
+uploads refuse what the engine or the readers cannot take, with a message naming it."""
+from __future__ import annotations
+
+import pytest
+
+from service.web.db import write_session
+from service.web.tables import Revision
+from tests.support.client import form_data
+
+
+def saved_form(app, revision_id: int = 1) -> dict:
+    """What the edit form posts for a stored revision."""
+    with app.app_context():
+        with write_session() as s:
+            return form_data(s.get(Revision, revision_id).assumptions_dict)
+
+
+def test_live_preview_of_demand_past_ten_million_gpus_is_a_plan_error(login, app):
+    # The sample (a peak of about 200 GPUs) growing 1,000 % a year for 20 years needs 200 x
+    # 11^20 GPUs at the end; the engine refuses past 10,000,000 in an hour (models.profile).
+    # Before: OverflowError in models/splits.py, a 500 answered as an HTML page.
+    data = saved_form(app)
+    data["profile.growth_annual"] = "1000"          # percent, as the form takes it
+    data["finance.horizon_months"] = "240"
+    response = login("ana").post("/scenarios/1/preview", data)
+    assert response.status_code == 200 and response.is_json
+    body = response.get_json()
+    assert body["valid"] and "cards_html" not in body
+    assert "profile.growth_annual" in body["plan_error"]
+    assert "a plan holds at most 10,000,000 GPUs in any hour" in body["plan_error"]
+
+
+def test_json_endpoints_answer_errors_in_json(login, app, monkeypatch):
+    # An unexpected failure behind the live plan is a JSON error with its id, which the form's
+    # script can read; before, the generic HTML error page came back from a JSON endpoint.
+    import service.scenarios.live_views as live_views
+
+    def broken(*_args):
+        raise RuntimeError("an engine bug")
+    monkeypatch.setattr(live_views, "live_document", broken)
+    client = login("ana")
+    response = client.post("/scenarios/1/preview", saved_form(app))
+    assert response.status_code == 500 and response.is_json
+    error = response.get_json()["error"]
+    assert error["code"] == "internal_error" and error["details"][0]["error_id"]
+    # a refusal of the browser's own making (no CSRF token) is JSON there too, HTML elsewhere
+    bare = client.client.post("/scenarios/validate", data={})
+    assert bare.status_code == 400 and bare.get_json()["error"]["code"] == "bad_request"
+    page = client.client.post("/scenarios/1/import", data={})
+    assert page.status_code == 400 and not page.is_json

@@ -1,4 +1,5 @@
-"""The usage readers' warnings (service/ingest) in the reader's language.
+"""The usage readers' warnings (service/ingest), and the refusals written since issue 23, in the
+reader's language.
 
 The readers write their warnings in English, and the English text is what is stored with a
 plan (its document is cached once per revision, for every language). Each warning here is
@@ -92,6 +93,13 @@ PATTERNS: list[tuple[re.Pattern, str]] = [(re.compile(rx, re.S), template) for r
         "%(last)s, %(busy)s busy): they were waiting, most often on data loading or "
         "preprocessing (DataLoader num_workers, CPU decoding and augmentation, remote "
         "storage). Fix the input pipeline before buying or renting more GPUs")),
+)]
+# Refusals (problems of a usage file, shown by row and column) written since issue 23; the
+# older refusals are English until they get patterns too.
+PATTERNS += [(re.compile(rx, re.S), template) for rx, template in (
+    # service/ingest/table.py
+    (r"(?P<value>.+) is too large; expected a number >= 0",
+     N_("%(value)s is too large; expected a number >= 0")),
 )]
 PERIOD_WORDS = {"hour": N_("hour"), "day": N_("day"), "month": N_("month")}
 

@@ -2,6 +2,8 @@
 uploads refuse what the engine or the readers cannot take, with a message naming it."""
 from __future__ import annotations
 
+import io
+
 import pytest
 
 from service.web.db import write_session
@@ -49,3 +51,35 @@ def test_json_endpoints_answer_errors_in_json(login, app, monkeypatch):
     assert bare.status_code == 400 and bare.get_json()["error"]["code"] == "bad_request"
     page = client.client.post("/scenarios/1/import", data={})
     assert page.status_code == 400 and not page.is_json
+
+
+HUGE = "9" * 400   # GPU-hours of 400 digits: pandas.to_numeric raised OverflowError (a 500)
+HUGE_CSV = f"timestamp,gpu_hours\n2026-01,10\n2026-02,{HUGE}\n".encode()
+TOO_LARGE = "'" + "9" * 80 + "'... (400 characters) is too large; expected a number >= 0"
+
+
+def test_api_refuses_a_400_digit_gpu_hours_file_by_row_and_column(api):
+    response = api(data={"usage": (io.BytesIO(HUGE_CSV), "usage.csv"), "scenario": "{}"},
+                   content_type="multipart/form-data")
+    assert response.status_code == 422
+    detail = response.get_json()["error"]["details"][0]
+    assert (detail["row"], detail["column"], detail["message"]) == (3, "gpu_hours", TOO_LARGE)
+
+
+def test_api_refuses_a_400_digit_gpu_hours_json_row(api):
+    # a JSON number of 400 digits is a Python int; pydantic names the row's field
+    body = b'{"usage": [{"timestamp": "2026-01", "gpu_hours": 10}, ' \
+           b'{"timestamp": "2026-02", "gpu_hours": ' + HUGE.encode() + b'}]}'
+    response = api(data=body, content_type="application/json")
+    assert response.status_code == 422, response.get_data(as_text=True)
+    details = response.get_json()["error"]["details"]
+    assert details[0]["field"] == "usage.1.gpu_hours"
+
+
+def test_web_upload_refuses_a_400_digit_gpu_hours_file_by_row_and_column(login):
+    response = login("ana").post("/scenarios/1/usage",
+                                 {"usage": (io.BytesIO(HUGE_CSV), "usage.csv")},
+                                 content_type="multipart/form-data")
+    assert response.status_code == 422
+    page = response.get_data(as_text=True)
+    assert "<td>3</td><td>gpu_hours</td>" in page and "is too large" in page

@@ -100,6 +100,17 @@ PATTERNS += [(re.compile(rx, re.S), template) for rx, template in (
     # service/ingest/table.py
     (r"(?P<value>.+) is too large; expected a number >= 0",
      N_("%(value)s is too large; expected a number >= 0")),
+    # service/ingest/csv.py (plain tables and billing exports)
+    (rf"this row has (?P<fields>{NUMBER}) fields, the header has (?P<width>{NUMBER}) \(a "
+     r"stray separator (?P<sep>'.+?'), unquoted text or a missing field\?\)",
+     N_("this row has %(fields)s fields, the header has %(width)s (a stray separator %(sep)s, "
+        "unquoted text or a missing field?)")),
+    # service/ingest/build.py
+    (rf"the timestamps run from (?P<first>\S+) to (?P<last>\S+): more than (?P<years>\d+) "
+     r"years; a usage file may span at most (?P=years) years \(split it, or keep its latest "
+     r"years\)",
+     N_("the timestamps run from %(first)s to %(last)s: more than %(years)s years; a usage "
+        "file may span at most %(years)s years (split it, or keep its latest years)")),
 )]
 PERIOD_WORDS = {"hour": N_("hour"), "day": N_("day"), "month": N_("month")}
 

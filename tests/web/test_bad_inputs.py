@@ -97,3 +97,4 @@ def test_web_upload_of_a_monthly_file_from_1900_to_9999_is_refused(login):
     page = response.get_data(as_text=True)
     assert "the timestamps run from 1900-01 to 9999-12: more than 20 years" in page
     assert len(page) < 20_000
+

@@ -145,12 +145,13 @@ def init_app(app: Flask) -> None:
         status = exc.code or 500
         title, message = describe(exc)
         if wants_json():
-            response = json_error(status, message)
+            body, status = json_error(status, message)
         else:
-            response = (render_template("error.html", status=status, title=title,
-                                        message=clip_message(message, 4 * MESSAGE),
-                                        error_id=None), status)
-        return response
+            body = render_template("error.html", status=status, title=title,
+                                   message=clip_message(message, 4 * MESSAGE), error_id=None)
+        # the exception's own headers (Allow of a 405, WWW-Authenticate...), not its body's type
+        headers = [(k, v) for k, v in exc.get_headers() if k.lower() != "content-type"]
+        return body, status, headers
 
     @app.errorhandler(Exception)
     def _unexpected(exc: Exception):

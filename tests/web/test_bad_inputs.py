@@ -3,6 +3,7 @@ uploads refuse what the engine or the readers cannot take, with a message naming
 from __future__ import annotations
 
 import io
+import json
 
 import pytest
 
@@ -98,3 +99,31 @@ def test_web_upload_of_a_monthly_file_from_1900_to_9999_is_refused(login):
     assert "the timestamps run from 1900-01 to 9999-12: more than 20 years" in page
     assert len(page) < 20_000
 
+
+
+@pytest.mark.parametrize("servers", ["8", True, "1_0", " 8 ", 8.5, [8]])
+def test_a_wrong_json_type_for_proposed_servers_is_a_422_naming_it(api, servers):
+    # JSON's own types: "8" and true were read as 8 and 1 servers before (the OpenAPI document
+    # says integer); now refused, in a JSON body and in a multipart scenario part alike
+    days = [{"timestamp": f"2026-02-{d:02d}", "gpu_hours": 200.0} for d in range(1, 29)]
+    scenario = {"proposed": {"servers": servers}}
+    for response in (api(json={"scenario": scenario, "usage": days}),
+                     api(data={"usage": (io.BytesIO(HUGE_CSV.replace(HUGE.encode(), b"5")),
+                                         "usage.csv"), "scenario": json.dumps(scenario)},
+                         content_type="multipart/form-data")):
+        assert response.status_code == 422
+        assert response.get_json()["error"]["details"] == [
+            {"field": "proposed.servers", "message": "Input should be a valid integer"}]
+
+
+@pytest.mark.parametrize("method, url, allow", [
+    ("GET", "/api/v1/plans", "POST, OPTIONS"),
+    ("POST", "/api/v1/openapi.json", "GET, HEAD, OPTIONS"),
+    ("DELETE", "/login", "GET, POST, HEAD, OPTIONS"),
+])
+def test_405_answers_carry_allow(app, method, url, allow):
+    # RFC 9110 15.5.6: a 405 lists the methods the resource takes; the error handlers built
+    # a new response and dropped werkzeug's Allow header
+    response = app.test_client().open(url, method=method)
+    assert response.status_code == 405
+    assert sorted(response.headers["Allow"].split(", ")) == sorted(allow.split(", "))

@@ -93,7 +93,7 @@ def main() -> None:
     times, cpu, size = [], [], 0
     for _ in range(args.repeat):
         start, start_cpu = time.perf_counter(), time.process_time()
-        data = plan_xlsx_bytes(plan)
+        data = plan_xlsx_bytes(plan.document, plan.ledger)
         size = len(data)
         times.append(time.perf_counter() - start)
         cpu.append(time.process_time() - start_cpu)

@@ -35,14 +35,9 @@ import numpy as np
 from models.capacity import CapacityPlan, CommitmentCohort, ServerCohort
 from models.dispatch import Volumes
 from models.finance import depreciation_by_age, level_payment, loan_schedule, month_hours
+from models.lines import COST_LINES, CREDIT_LINES, LINES, START_OF_MONTH_LINES  # noqa: F401
 from models.prices import UPFRONT_SHARE, PriceBook
 
-COST_LINES = ("capex", "loan_payment", "energy", "space", "maintenance", "staff",
-              "owned_storage", "owned_network", "commitment_upfront", "commitment", "spot",
-              "on_demand", "storage", "egress", "cloud_setup", "cloud_support", "tax_on_resale")
-CREDIT_LINES = ("resale_credit", "tax_shield")
-LINES = COST_LINES + CREDIT_LINES
-START_OF_MONTH_LINES = ("capex", "commitment_upfront", "cloud_setup")
 CLOUD_SPEND_LINES = ("commitment_upfront", "commitment", "spot", "on_demand", "storage", "egress")
 # costs deducted in the month they are paid (prepaid commitments are deducted over the term)
 DEDUCTIBLE_LINES = ("energy", "space", "maintenance", "staff", "owned_storage",

@@ -7,12 +7,19 @@ languages (models/messages.py).
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass, field
 from typing import Any, Optional
+
+import numpy as np
 
 from models.capacity import Capacity
 from models.costs import COST_LINES, CREDIT_LINES
 from models.messages import Message
-from models.plan import Plan, demand_summary
+from models.breakeven import BreakevenSection, Charts
+from models.explain import Explanation
+from models.ledger import Ledger
+from models.profile import PlanCalendar, UsageProfile
+from models.scenario import Scenario
 from models.schedules import cash_by_period, purchase_orders, schedule_json
 from models.strategies import PlanContext, StrategyResult
 from models.uncertainty import UncertaintySection
@@ -51,6 +58,62 @@ RULES = {
                              "GPUs as one server holds).",
 }
 
+
+
+@dataclass
+class Plan:
+    """A plan, or the part of it computed so far (``stage``).
+
+    ``static``: every strategy but the staged schedule, the recommendation among them, the
+    breakevens and the explanation; ``staged``: the staged schedule too (the recommendation,
+    breakevens and explanation redone); ``complete``: the uncertainty section too, and the
+    ledger (models/ledger.py) the workbook is written from.
+    """
+
+    scenario: Scenario
+    profile: UsageProfile
+    calendar: PlanCalendar
+    strategies: dict[str, StrategyResult]
+    recommendation: str
+    warnings: list[Message]
+    breakeven: BreakevenSection
+    charts: Charts
+    explanation: Explanation
+    uncertainty: Optional[UncertaintySection] = None
+    input_warnings: list[Message] = field(default_factory=list)  # from reading the usage
+    stage: str = "complete"
+    ledger: Optional[Ledger] = None
+    document: dict = field(default_factory=dict)   # plan_document(plan): built with the plan
+
+    @property
+    def all_warnings(self) -> list[Message]:
+        """Warnings from reading the usage, then the engine's."""
+        return self.input_warnings + self.warnings
+
+
+def demand_summary(ctx: PlanContext) -> dict[str, float]:
+    """The demand as laid over the plan, for the profile section of the document.
+
+    Parameters
+    ----------
+    ctx : PlanContext
+        Context of the plan (demand and tables).
+
+    Returns
+    -------
+    dict
+        ``plan_hours`` [h], ``plan_gpu_hours`` and ``plan_gross_gpu_hours`` (with failure
+        overhead) [GPU-hours], ``plan_peak_gpus`` [GPUs], ``plan_interruptible_share``
+        [fraction], ``months_with_no_work`` [months].
+    """
+    total = ctx.demand.total
+    return {"plan_hours": int(ctx.calendar.total_hours),
+            "plan_gpu_hours": float(total.sum()),
+            "plan_peak_gpus": float(total.max()) if total.size else 0.0,
+            "plan_interruptible_share": float(ctx.demand.interruptible.sum() / total.sum())
+            if total.sum() > 0 else 0.0,
+            "plan_gross_gpu_hours": float(ctx.tables.gross.totals.sum()),
+            "months_with_no_work": int(np.sum(ctx.tables.gross.totals <= 0))}
 
 def num(x: float) -> Optional[float]:
     """A figure for JSON: NaN and infinity become None.
@@ -143,13 +206,15 @@ def capacity_json(plan: Plan, capacity: Optional[Capacity]) -> dict[str, Any]:
             "uses_spot": capacity.use_spot}
 
 
-def schedule_document(plan: Plan, r: StrategyResult) -> dict[str, Any]:
+def schedule_document(plan: Plan, ctx: PlanContext, r: StrategyResult) -> dict[str, Any]:
     """A scheduled strategy's decisions, purchase orders and cash by period.
 
     Parameters
     ----------
     plan : Plan
         Plan holding the offers and the price book.
+    ctx : PlanContext
+        Context of the plan (price book, demand, wastes).
     r : StrategyResult
         A staged or scheduled strategy.
 
@@ -160,10 +225,10 @@ def schedule_document(plan: Plan, r: StrategyResult) -> dict[str, Any]:
         ``servers`` online [servers], most GPUs signed by offer in one decision
         (``committed_gpus``) [GPUs] and ``uses_spot``.
     """
-    labels = plan.context.book.labels
+    labels = ctx.book.labels
     return {"schedule": schedule_json(r.schedule),
             "purchase_orders": purchase_orders(plan.scenario, r.schedule, labels, r,
-                                               plan.context.book),
+                                               ctx.book),
             "cash": cash_by_period(labels, r),
             "servers": int(r.servers), "committed_gpus": {
                 o.id: int(max((d.commit.get(o.id, 0) for d in r.schedule), default=0))
@@ -171,13 +236,15 @@ def schedule_document(plan: Plan, r: StrategyResult) -> dict[str, Any]:
             "uses_spot": r.plan.use_spot}
 
 
-def strategy_document(plan: Plan, r: StrategyResult) -> dict[str, Any]:
+def strategy_document(plan: Plan, ctx: PlanContext, r: StrategyResult) -> dict[str, Any]:
     """One strategy of the plan document (design 9.3).
 
     Parameters
     ----------
     plan : Plan
         Plan the strategy belongs to.
+    ctx : PlanContext
+        Context of the plan (price book, demand, wastes).
     r : StrategyResult
         Strategy to document.
 
@@ -194,7 +261,7 @@ def strategy_document(plan: Plan, r: StrategyResult) -> dict[str, Any]:
     job = plan.scenario.profile.job_gpu_hours
     out = {
         **(capacity_json(plan, r.capacity) if r.capacity is not None
-           else schedule_document(plan, r)),
+           else schedule_document(plan, ctx, r)),
         "pv_cost": r.pv_cost,
         "normal_cost_pv": r.normal_cost_pv,
         "failure_cost_pv": r.failure_cost_pv,
@@ -209,7 +276,7 @@ def strategy_document(plan: Plan, r: StrategyResult) -> dict[str, Any]:
                       "on_demand": float(r.on_demand_gpu_hours_by_month.sum()),
                       "overhead": float(r.volumes.overhead.sum())},
         "cost_lines": {name: float(values.sum()) for name, values in r.lines.items()},
-        "monthly": month_rows(plan.context, r),
+        "monthly": month_rows(ctx, r),
     }
     if job is not None:
         levelized = r.cost_per_useful_gpu_hour
@@ -292,22 +359,24 @@ def uncertainty_document(plan: Plan, u: UncertaintySection) -> dict[str, Any]:
             "tornado": u.tornado}
 
 
-def profile_document(plan: Plan) -> dict[str, Any]:
+def profile_document(plan: Plan, ctx: PlanContext) -> dict[str, Any]:
     """The usage as read from the file (``file_*``) and as laid over the plan (``plan_*``).
 
     Parameters
     ----------
     plan : Plan
-        Plan with its usage and context.
+        Plan with its usage.
+    ctx : PlanContext
+        Context of the plan (demand and tables).
 
     Returns
     -------
     dict
         ``period``, ``file_first_period``, ``file_periods``, ``file_gpu_hours`` [GPU-hours],
         ``file_peak_gpus_per_period_hour`` [GPUs], ``teams`` and the plan's demand summary
-        (:func:`models.plan.demand_summary`).
+        (:func:`demand_summary`).
     """
-    p, ctx = plan.profile, plan.context
+    p = plan.profile
     total = p.steady + p.interruptible
     hours = p.hours()
     return {"period": p.period, "file_first_period": str(p.starts[0]),
@@ -340,13 +409,15 @@ def currencies_document(s) -> dict[str, Any]:
                 "as_of": s.fx.as_of}}
 
 
-def plan_document(plan: Plan) -> dict[str, Any]:
+def build_document(plan: Plan, ctx: PlanContext) -> dict[str, Any]:
     """The plan document (design 9.3): plain JSON-ready dicts, the contract of every view.
 
     Parameters
     ----------
     plan : Plan
         The computed plan.
+    ctx : PlanContext
+        Context of the plan (price book, demand, wastes).
 
     Returns
     -------
@@ -357,18 +428,18 @@ def plan_document(plan: Plan) -> dict[str, Any]:
         [fraction of billed time], ``warnings``, ``breakeven``, ``charts``, ``explanation``,
         ``fragile`` and, when computed, ``uncertainty``.
     """
-    ctx = plan.context
     baseline = plan.strategies["on_demand"].pv_cost
     doc: dict[str, Any] = {
         "scenario": plan.scenario.model_dump(mode="json"),
-        "profile": profile_document(plan),
+        "profile": profile_document(plan, ctx),
         "months": list(ctx.calendar.months),
         "currencies": currencies_document(plan.scenario),
         "months_after_horizon": list(ctx.book.labels[ctx.horizon:]),
         "rules": {"horizon_end": plan.scenario.finance.horizon_end,
                   "horizon_end_text": RULES["horizon_end"][plan.scenario.finance.horizon_end],
                   **{k: v for k, v in RULES.items() if k != "horizon_end"}},
-        "strategies": {name: strategy_document(plan, r) for name, r in plan.strategies.items()},
+        "strategies": {name: strategy_document(plan, ctx, r)
+                       for name, r in plan.strategies.items()},
         "savings_vs_on_demand": {name: baseline - r.pv_cost
                                  for name, r in plan.strategies.items()},
         "recommendation": plan.recommendation,
@@ -388,3 +459,19 @@ def plan_document(plan: Plan) -> dict[str, Any]:
     if plan.uncertainty is not None:
         doc["uncertainty"] = uncertainty_document(plan, plan.uncertainty)
     return doc
+
+
+def plan_document(plan: Plan) -> dict[str, Any]:
+    """The plan document of a computed plan (built with it by models.plan.Planner).
+
+    Parameters
+    ----------
+    plan : Plan
+        The computed plan.
+
+    Returns
+    -------
+    dict
+        The document (:func:`build_document`).
+    """
+    return plan.document

@@ -6,16 +6,18 @@ A :class:`Plan` holds typed sections; models/document.py turns it into the plan 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Optional, Sequence
 
 import math
 
 import numpy as np
 
-from models.breakeven import BreakevenSection, Charts, breakeven_section
+from models.breakeven import breakeven_section
 from models.capacity import ScheduleError, schedule_plan, static_plan
 from models.costs import commitment_schedule, server_schedule
-from models.explain import Explanation, explanation
+from models.document import Plan, build_document
+from models.explain import explanation
+from models.ledger_build import plan_ledger
 from models.messages import Message, Money, Months, Number, Percent
 from models.optimize import find_optimal
 from models.profile import (PlanCalendar, UsageProfile, check_peak, default_start_month,
@@ -24,34 +26,12 @@ from models.scenario import MAX_SERVERS, Decision, Scenario
 from models.staged import StagedError, staged_optimum
 from models.strategies import (PlanContext, PlanError, StrategyResult, buy_for_peak_capacity,
                                on_demand_capacity, proposed_capacity)
-from models.uncertainty import UncertaintySection, uncertainty_section
+from models.uncertainty import uncertainty_section
 
 STRATEGY_ORDER = ("on_demand", "cloud_only", "buy_for_peak", "optimal", "staged", "proposed")
 
 
-@dataclass
-class Plan:
-    scenario: Scenario
-    profile: UsageProfile
-    context: PlanContext
-    strategies: dict[str, StrategyResult]
-    recommendation: str
-    warnings: list[Message]
-    breakeven: BreakevenSection
-    charts: Charts
-    explanation: Explanation
-    uncertainty: Optional[UncertaintySection] = None
-    input_warnings: list[Message] = field(default_factory=list)  # from reading the usage
-
-    @property
-    def calendar(self) -> PlanCalendar:
-        """The plan's months and their calendar hours."""
-        return self.context.calendar
-
-    @property
-    def all_warnings(self) -> list[Message]:
-        """Warnings from reading the usage, then the engine's."""
-        return self.input_warnings + self.warnings
+STAGES = ("static", "staged", "complete")   # what a plan holds as its job goes on
 
 
 def build_context(scenario: Scenario, profile: UsageProfile) -> PlanContext:
@@ -102,7 +82,93 @@ def recommend(results: dict[str, StrategyResult]) -> str:
                                        results[n].capital_outlay()))
 
 
-def compute_plan(scenario: Scenario, profile: UsageProfile) -> Plan:
+class Planner:
+    """A plan computed stage by stage (``STAGES``), as a plan job shows it: the static
+    strategies first (the issue-11 budget), then the staged schedule, then the uncertainty
+    section and the ledger. :func:`compute_plan` runs every stage at once.
+
+    Parameters
+    ----------
+    scenario : Scenario
+        Every assumption of the plan.
+    profile : UsageProfile
+        Usage, as read from the file.
+    input_warnings : sequence of Message, optional
+        What reading the usage warned about; the plan's warnings start with them.
+
+    Raises
+    ------
+    PlanError
+        A scenario and profile that cannot be planned.
+    """
+
+    def __init__(self, scenario: Scenario, profile: UsageProfile,
+                 input_warnings: Sequence[Message] = ()):
+        self.scenario, self.profile = scenario, profile
+        self.input_warnings = list(input_warnings)
+        self.context = build_context(scenario, profile)
+        self.results: dict[str, StrategyResult] = {}
+        self.notes: list[Message] = []
+
+    def add_static(self) -> None:
+        """Price on demand, buying for the peak, the best static plans and the proposal.
+
+        Raises
+        ------
+        PlanError
+            A proposed schedule that cannot be carried out.
+        """
+        ctx = self.context
+        self.results["on_demand"] = ctx.evaluate("on_demand", on_demand_capacity())
+        self.results["buy_for_peak"] = ctx.evaluate("buy_for_peak", buy_for_peak_capacity(ctx))
+        self.results.update(find_optimal(ctx))
+        proposed = proposed_strategy(ctx)
+        if proposed is not None:
+            self.results["proposed"] = proposed
+
+    def add_staged(self) -> None:
+        """Search the staged schedule (a MILP, models/staged.py) and price it."""
+        staged = staged_strategy(self.context, self.results["optimal"], self.notes)
+        if staged is not None:
+            self.results["staged"] = staged
+
+    def plan(self, stage: str, uncertainty: bool = False) -> Plan:
+        """The plan of the strategies priced so far.
+
+        Parameters
+        ----------
+        stage : str
+            The stage it is, one of ``STAGES``.
+        uncertainty : bool, default False
+            Add the tornado and the Monte Carlo (when ``uncertainty.draws`` > 0) and the
+            ledger.
+
+        Returns
+        -------
+        Plan
+            Strategies in ``STRATEGY_ORDER``, the recommendation, warnings, breakevens, charts
+            and the explanation. Money is in the reporting currency, costs positive (see
+            :mod:`models`).
+        """
+        ctx = self.context
+        ordered = {name: self.results[name] for name in STRATEGY_ORDER if name in self.results}
+        chosen = recommend(ordered)
+        breakeven, charts = breakeven_section(ctx, ordered, chosen)
+        text = explanation(ctx, ordered, chosen, breakeven.payback_month.get(chosen))
+        section = None
+        if uncertainty and self.scenario.uncertainty.draws > 0:
+            section = uncertainty_section(ctx, ordered, self.profile)
+        plan = Plan(self.scenario, self.profile, ctx.calendar, ordered, chosen,
+                    self.notes + plan_warnings(ctx, ordered), breakeven, charts, text, section,
+                    list(self.input_warnings), stage=stage)
+        if uncertainty:
+            plan.ledger = plan_ledger(ctx, ordered, self.profile)
+        plan.document = build_document(plan, ctx)
+        return plan
+
+
+def compute_plan(scenario: Scenario, profile: UsageProfile,
+                 input_warnings: Sequence[Message] = ()) -> Plan:
     """Every strategy of the design (5.1) for a scenario and a usage profile.
 
     Parameters
@@ -111,13 +177,16 @@ def compute_plan(scenario: Scenario, profile: UsageProfile) -> Plan:
         Every assumption of the plan.
     profile : UsageProfile
         Usage, as read from the file.
+    input_warnings : sequence of Message, optional
+        What reading the usage warned about; the plan's warnings start with them.
 
     Returns
     -------
     Plan
-        Strategies in ``STRATEGY_ORDER``, the recommendation, warnings, breakevens, charts, the
-        explanation and, when ``uncertainty.draws`` > 0, the tornado and Monte Carlo. Money is
-        in the reporting currency, costs positive (see :mod:`models`).
+        The complete plan: strategies in ``STRATEGY_ORDER``, the recommendation, warnings,
+        breakevens, charts, the explanation, the tornado and Monte Carlo when
+        ``uncertainty.draws`` > 0, and the ledger. Money is in the reporting currency, costs
+        positive (see :mod:`models`).
 
     Raises
     ------
@@ -125,27 +194,10 @@ def compute_plan(scenario: Scenario, profile: UsageProfile) -> Plan:
         A scenario and profile that cannot be planned (including a proposed schedule that
         cannot be carried out).
     """
-    ctx = build_context(scenario, profile)
-    results: dict[str, StrategyResult] = {
-        "on_demand": ctx.evaluate("on_demand", on_demand_capacity()),
-        "buy_for_peak": ctx.evaluate("buy_for_peak", buy_for_peak_capacity(ctx)),
-    }
-    results.update(find_optimal(ctx))
-    notes: list[Message] = []
-    staged = staged_strategy(ctx, results["optimal"], notes)
-    if staged is not None:
-        results["staged"] = staged
-    proposed = proposed_strategy(ctx)
-    if proposed is not None:
-        results["proposed"] = proposed
-    ordered = {name: results[name] for name in STRATEGY_ORDER if name in results}
-    chosen = recommend(ordered)
-    breakeven, charts = breakeven_section(ctx, ordered, chosen)
-    text = explanation(ctx, ordered, chosen, breakeven.payback_month.get(chosen))
-    uncertainty = (uncertainty_section(ctx, ordered, profile)
-                   if scenario.uncertainty.draws > 0 else None)
-    return Plan(scenario, profile, ctx, ordered, chosen, notes + plan_warnings(ctx, ordered),
-                breakeven, charts, text, uncertainty)
+    planner = Planner(scenario, profile, input_warnings)
+    planner.add_static()
+    planner.add_staged()
+    return planner.plan("complete", uncertainty=True)
 
 
 def staged_strategy(ctx: PlanContext, optimal: StrategyResult, notes: list[Message]
@@ -393,28 +445,3 @@ def loan_payoff(ctx: PlanContext, r: StrategyResult) -> float:
     """
     return float(sum(c.count * server_schedule(ctx.book, c)["payoff"][:, 0].sum()
                      for c in r.plan.servers if c.count))
-
-
-def demand_summary(ctx: PlanContext) -> dict[str, float]:
-    """The demand as laid over the plan, for the profile section of the document.
-
-    Parameters
-    ----------
-    ctx : PlanContext
-        Context of the plan (demand and tables).
-
-    Returns
-    -------
-    dict
-        ``plan_hours`` [h], ``plan_gpu_hours`` and ``plan_gross_gpu_hours`` (with failure
-        overhead) [GPU-hours], ``plan_peak_gpus`` [GPUs], ``plan_interruptible_share``
-        [fraction], ``months_with_no_work`` [months].
-    """
-    total = ctx.demand.total
-    return {"plan_hours": int(ctx.calendar.total_hours),
-            "plan_gpu_hours": float(total.sum()),
-            "plan_peak_gpus": float(total.max()) if total.size else 0.0,
-            "plan_interruptible_share": float(ctx.demand.interruptible.sum() / total.sum())
-            if total.sum() > 0 else 0.0,
-            "plan_gross_gpu_hours": float(ctx.tables.gross.totals.sum()),
-            "months_with_no_work": int(np.sum(ctx.tables.gross.totals <= 0))}

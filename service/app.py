@@ -16,6 +16,7 @@ from service.api import revisions as api_revisions, views as api_views  # noqa: 
 from service.auth import views as auth_views  # noqa: F401
 from service.web import locale as i18n
 from service.allocator import tune_allocator
+from service.clip import short_name
 from service.paths import STATIC, TEMPLATES
 # the route modules of each blueprint: importing them adds their routes to its blueprint
 from service.plans import compare, views as plan_views  # noqa: F401
@@ -113,6 +114,7 @@ def create_app(test_config: Optional[Mapping[str, Any]] = None) -> Flask:
     app.register_blueprint(api.bp)
     csrf.exempt(api.bp)  # bearer tokens, no cookies: CSRF cannot apply
     app.jinja_env.filters["commitment_choice"] = choice_value
+    app.jinja_env.filters["short_name"] = short_name   # a name cut on a word boundary
 
 
     @app.get("/")

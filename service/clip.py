@@ -46,3 +46,36 @@ def clip_message(text: str, limit: int = MESSAGE) -> str:
     if len(text) <= limit:
         return text
     return f"{text[:limit]}... (message cut at {limit:,} of {len(text):,} characters)"
+
+
+NAME = 40           # characters of a scenario name where a label has little room
+_OPENING = {"(": ")", "[": "]", "（": "）"}
+_TRAILING = " ,;:-–—/·"
+
+
+def short_name(name: str, limit: int = NAME) -> str:
+    """``name`` within ``limit`` characters for a label with little room (a chart legend, a
+    table header): cut at the last word boundary that fits, never inside a parenthesis (the cut
+    moves before its opening bracket), then "…". Pages put the whole name in a ``title``
+    attribute beside it. A first word longer than ``limit`` is cut inside the word."""
+    text = " ".join(str(name).split())
+    if len(text) <= limit:
+        return text
+    room = limit - 1                       # the ellipsis takes one character
+    space = text.rfind(" ", 0, room + 1)
+    cut = text[:space] if space > 0 else text[:room]
+    outside = _outside_brackets(cut)
+    if outside.strip(_TRAILING):
+        cut = outside
+    return cut.rstrip(_TRAILING) + "…"
+
+
+def _outside_brackets(text: str) -> str:
+    """``text`` up to the first bracket it opens and does not close."""
+    opened: list[tuple[int, str]] = []
+    for i, char in enumerate(text):
+        if char in _OPENING:
+            opened.append((i, _OPENING[char]))
+        elif opened and char == opened[-1][1]:
+            opened.pop()
+    return text[:opened[0][0]] if opened else text

@@ -125,7 +125,8 @@ def create_plan():
         if body is not None:
             idempotency.remember(s, body=body, status=200)
     if wants_xlsx:
-        return Response(plan_xlsx_bytes(result.plan, lang=current_locale()), mimetype=XLSX, headers={
+        return Response(plan_xlsx_bytes(result.document, result.plan.ledger,
+                                        lang=current_locale()), mimetype=XLSX, headers={
             "Content-Disposition":
                 f'attachment; filename="{safe_download_name(scenario.name)}"'})
     return Response(body, mimetype="application/json")

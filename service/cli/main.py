@@ -52,10 +52,10 @@ def cmd_plan(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise UsageError(f"{profile_path}: {exc.strerror}") from None
     try:
-        plan = compute_plan(scenario, ingested.profile)
+        plan = compute_plan(scenario, ingested.profile,
+                            [Message.plain(w) for w in ingested.warnings])
     except (PlanError, ProfileError) as exc:
         raise UsageError(f"{profile_path}: {exc}") from None
-    plan.input_warnings = [Message.plain(w) for w in ingested.warnings]
     if args.xlsx:
         try:
             write_plan_xlsx(plan, Path(args.xlsx), args.lang)

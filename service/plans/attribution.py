@@ -31,6 +31,9 @@ from service.plans.cache import PlanningError
 
 SKIPPED = ("name", "uncertainty")  # no effect on the base-case saving
 USAGE = "usage file"
+# room around the levels of the waterfall: a quarter of their spread, or 1 % of the saving
+# when the bars barely move it
+AXIS_PAD, AXIS_PAD_FLAT = 0.25, 0.01
 
 
 @dataclass
@@ -65,12 +68,31 @@ class Waterfall:
     def total_cents(self) -> int:
         return self.end_cents - self.start_cents
 
-    def chart(self) -> dict[str, Any]:
-        """A plotly waterfall: the start, one bar per step, the end."""
-        return {"labels": [_("saving A")] + [s.label for s in self.steps] + [_("saving B")],
+    def levels(self) -> list[float]:
+        """The saving before the first step and after each step [currency]."""
+        return [self.start_cents / 100] + [s.saving_cents / 100 for s in self.steps]
+
+    def axis_range(self) -> Optional[list[float]]:
+        """The value axis of the chart: from a little under the lowest level the bars reach to
+        a little over the highest, so that a change of 3 % of the saving is a third of the
+        chart and not a hairline on an axis from zero; None (the axis from zero) when zero is
+        that close anyway or the levels cross it."""
+        levels = self.levels()
+        low, high = min(levels), max(levels)
+        pad = max((high - low) * AXIS_PAD, abs(high) * AXIS_PAD_FLAT, abs(low) * AXIS_PAD_FLAT,
+                  0.01)
+        low, high = low - pad, high + pad
+        return None if low <= 0 <= high else [low, high]
+
+    def chart(self, start_label: str, end_label: str) -> dict[str, Any]:
+        """A plotly waterfall: the start, one bar per step, the end; the end bars are named by
+        the plans they are the saving of ("r3", "r4")."""
+        return {"labels": [_("saving %(label)s", label=start_label)]
+                + [s.label for s in self.steps] + [_("saving %(label)s", label=end_label)],
                 "measures": ["absolute"] + ["relative"] * len(self.steps) + ["total"],
                 "values": [self.start_cents / 100] + [s.delta for s in self.steps]
-                + [self.end_cents / 100]}
+                + [self.end_cents / 100],
+                "range": self.axis_range()}
 
 
 def change_groups(a: dict, b: dict) -> tuple[list[str], list[str]]:

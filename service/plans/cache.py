@@ -18,7 +18,6 @@ from flask import current_app
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from models.document import plan_document
 from models.messages import Message
 from models.plan import Plan, compute_plan
 from models.profile import ProfileError
@@ -68,12 +67,12 @@ def plan_for(scenario: Scenario, data: bytes, filename: str,
         if progress is not _nothing and scenario.uncertainty.draws > 0:
             compute_plan(scenario.with_changes(uncertainty={"draws": 0}), ingested.profile)
             progress("uncertainty")
-        plan = compute_plan(scenario, ingested.profile)
+        plan = compute_plan(scenario, ingested.profile,
+                            [Message.plain(w) for w in ingested.warnings])
     except (IngestError, ProfileError, PlanError) as exc:
         progress("failed")
         raise PlanningError(str(exc), getattr(exc, "problems", None)) from None
-    plan.input_warnings = [Message.plain(w) for w in ingested.warnings]
-    document = plan_document(plan)
+    document = plan.document
     json.dumps(document, allow_nan=False)  # the document must be strict JSON
     return PlanResult(plan, document, chart_data(plan, document))
 
@@ -118,7 +117,7 @@ def cached_xlsx(revision: Revision, progress: Callable[[str], None] = _nothing,
         pass
     result = plan_for_revision(revision, progress)
     progress("workbook")
-    data = plan_xlsx_bytes(result.plan, result.document,
+    data = plan_xlsx_bytes(result.document, result.plan.ledger,
                            PrintLabel(revision.scenario.name, revision.number,
                                       revision.content_hash), lang=lang)
     progress("done")
@@ -175,7 +174,7 @@ def chart_data(plan: Plan, doc: dict[str, Any]) -> dict[str, Any]:
         "load_duration": doc["charts"]["load_duration"],
         "screening": doc["charts"]["screening"],
         "uncertainty": uncertainty_chart(doc),
-        "schedules": schedule_charts(plan),
+        "schedules": schedule_charts(plan.ledger),
     }
 
 

@@ -11,6 +11,7 @@ from typing import Any, Optional
 
 from service.i18n import _, formats
 from service.i18n.charts import source_label
+from service.plans.chart_view import cumulative_lines, cumulative_notes, group_of
 from service.i18n.labels import cost_line_label, strategy_label
 
 
@@ -51,6 +52,9 @@ def cumulative(charts: dict, doc: dict) -> ChartText:
              count=len(months), first=months[0], last=months[-1], best=label(best[1]),
              best_cost=formats.money(best[0], currency), worst=label(ends[-1][1]),
              worst_cost=formats.money(ends[-1][0], currency))
+    notes = cumulative_notes(cumulative_lines(curves, doc))
+    if notes:
+        text = " ".join([text, *notes])
     picks = _yearly(months)
     head = [_("Month")] + [label(n) for n in curves]
     rows = [[months[i]] + [formats.money(curves[n][i], currency) for n in curves] for i in picks]
@@ -63,12 +67,14 @@ def by_source(charts: dict, doc: dict) -> ChartText:
     totals = sorted(((sum(v), name) for name, v in lines.items()), reverse=True)
     top = ", ".join(f"{cost_line_label(name)} {formats.money(total, currency)}"
                     for total, name in totals[:3])
-    text = _("Monthly cost of %(strategy)s by cost line; the largest over the plan: %(top)s "
+    text = _("Monthly cost of %(strategy)s by group of cost lines, purchases, upfront payments "
+             "and resale in the upper panel; the largest lines over the plan: %(top)s "
              "(credits shown below zero).", strategy=label(charts["by_source"]["strategy"]),
              top=top)
-    rows = [[cost_line_label(name), formats.money(total, currency)] for total, name in totals]
-    return ChartText(text, [_("Cost line"), _("Total over the plan [%(currency)s]",
-                                              currency=currency)], rows)
+    rows = [[group_of(name), cost_line_label(name), formats.money(total, currency)]
+            for total, name in totals]
+    return ChartText(text, [_("Group"), _("Cost line"),
+                            _("Total over the plan [%(currency)s]", currency=currency)], rows)
 
 
 def load_duration(charts: dict, doc: dict) -> ChartText:

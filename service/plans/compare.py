@@ -7,6 +7,7 @@ from typing import Any, Optional
 
 from flask import abort, g, render_template, request
 
+from service.clip import short_name
 from service.web.access import id_or_404, revision_or_404, scenario_or_404
 from service.plans.attribution import Waterfall, revision_waterfall
 from service.web.users import login_required
@@ -20,8 +21,15 @@ from service.plans import bp
 
 
 def revision_label(revision: Revision, same_scenario: bool) -> str:
+    """"r3" beside another revision of its scenario, else the scenario's name shortened
+    (service.clip.short_name; pages show :func:`revision_title` on hover) and "r3"."""
     return f"r{revision.number}" if same_scenario else \
-        f"{revision.scenario.name[:40]} r{revision.number}"
+        f"{short_name(revision.scenario.name)} r{revision.number}"
+
+
+def revision_title(revision: Revision) -> str:
+    """The whole name of a revision, for the ``title`` beside a shortened label."""
+    return f"{revision.scenario.name} r{revision.number}"
 
 
 def curves(docs: list[Optional[dict]], labels: list[str]) -> Optional[dict[str, Any]]:
@@ -56,6 +64,7 @@ def curves_summary(docs: list[dict], labels: list[str]) -> str:
 def compare_page(rev_a: Revision, rev_b: Revision, numbers: list[int]):
     same = rev_a.scenario_id == rev_b.scenario_id
     labels = [revision_label(rev_a, same), revision_label(rev_b, same)]
+    titles = [revision_title(rev_a), revision_title(rev_b)]
     flat_a, flat_b = flatten(rev_a.assumptions_dict), flatten(rev_b.assumptions_dict)
     currencies = [form_currency(r.assumptions_dict, None) for r in (rev_a, rev_b)]
     diffs = [(label_for(k), k, show_value(k, flat_a.get(k), currencies[0]),
@@ -86,15 +95,29 @@ def compare_page(rev_a: Revision, rev_b: Revision, numbers: list[int]):
     currency_b = docs[1]["scenario"]["finance"]["currency"] if docs[1] else ""
     return render_template(
         "plans/compare.html", scenario=rev_a.scenario, a=rev_a, b=rev_b, labels=labels,
+        titles=titles,
         same=same, diffs=diffs, results=results, docs=docs, numbers=numbers,
-        charts={"compare": chart, "waterfall": waterfall.chart() if waterfall else None,
+        charts={"compare": chart, "waterfall": waterfall.chart(*labels) if waterfall else None,
                 "text": {"compare": _("Cumulative cost of both plans"), "month": _("month"),
                          "cost": _("cost [%(currency)s]", currency=currency_b),
                          "waterfall": _("What changed the saving of the recommended plan"),
                          "saving_vs_on_demand": _("PV saving vs on demand")}},
         curves_text=curves_summary(docs, labels) if chart else "", waterfall=waterfall,
+        waterfall_text=waterfall_summary(waterfall, labels, currency_b) if waterfall else "",
         waterfall_error=waterfall_error, schedules=schedule_comparison(docs),
         currency=docs[1]["scenario"]["finance"]["currency"] if docs[1] else "")
+
+
+def waterfall_summary(waterfall: Waterfall, labels: list[str], currency: str) -> str:
+    """The waterfall's caption, saying where its axis starts when not at zero."""
+    text = _("Waterfall from the saving of %(a)s to the saving of %(b)s, one bar per changed "
+             "assumption (table below).", a=labels[0], b=labels[1])
+    axis = waterfall.axis_range()
+    if axis is not None:
+        text += " " + _("The axis starts at %(low)s, not at zero, so that the changes can be "
+                        "read; the bars of %(a)s and %(b)s are cut at its foot.",
+                        low=formats.money(axis[0], currency), a=labels[0], b=labels[1])
+    return text
 
 
 def decision_text(d: Optional[dict]) -> str:

@@ -15,21 +15,18 @@ from service.web.tables import (AuditEvent, Review, Revision, ScenarioRecord, Us
                                 audit)
 from service.web.db import get_session, write_session
 from service.xlsx.export import safe_download_name
-from service.i18n import _, current_locale, labels, sentences
-from service.i18n.charts import plan_chart_text
+from service.i18n import _, current_locale, labels
 from service.ingest import usage_template_csv, usage_template_xlsx
 from service.web import progress as progress_store
 from service.plans.cache import PlanningError, cached_plan, cached_xlsx
 from service.plans.reviews import ReviewInputError, parse_review
 from service.plans.usage_download import is_xlsx, safe_csv
-from service.plans.chart_text import chart_texts
 from service.plans.reviews import DONE, assumption_choices
-from service.plans.headline import payback, recommendation_text
-from service.plans.schedule_view import page_sections
+from service.plans.page import plan_context
+from service.plans.pdf import PdfUnavailable, plan_pdf_bytes
 
 XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 STRATEGY_LABELS = labels.STRATEGY_LABELS  # English names; pages show strategy_label(name)
-payback_text = labels.payback_month
 
 
 @bp.get("/scenarios/<int:scenario_id>/revisions/<int:number>")
@@ -49,25 +46,11 @@ def show(scenario_id: int, number: int):
     if doc and strategy not in doc["strategies"]:
         abort(404)
     choices = assumption_choices(revision)
-    # the schedule timelines go in their own JSON blocks (templates/plans/_schedule.html)
-    page_charts = {k: v for k, v in charts.items() if k != "schedules"} if charts else charts
     return render_template(
-        "plans/show.html", scenario=scenario, revision=revision, doc=doc,
-        charts=plan_chart_text(page_charts, doc["scenario"]["finance"]["currency"])
-        if doc else None,
-        error=error, strategy=strategy, payback=payback(doc) if doc else {},
-        payback_text=payback_text, recommendation=recommendation_text(doc) if doc else "",
-        recommendation_translated=sentences.explanation_translated(doc) if doc else True,
-        warnings=sentences.document_warnings(doc) if doc else [],
-        texts=chart_texts(charts, doc) if doc else {},
-        schedule=page_sections(doc, charts),
-        latest=scenario.latest, editable=can_edit(g.user, scenario),
-        may_review=can_review(g.user, revision), approved=approved_revisions(scenario),
-        assumptions=choices, assumption_labels=dict(choices), done_words=DONE)
-
-
-def approved_revisions(scenario: ScenarioRecord) -> list[int]:
-    return [r.number for r in scenario.revisions if r.status == "approved"]
+        "plans/show.html", **plan_context(revision, doc, charts), error=error,
+        strategy=strategy, editable=can_edit(g.user, scenario),
+        may_review=can_review(g.user, revision), assumptions=choices,
+        assumption_labels=dict(choices), done_words=DONE)
 
 
 @bp.get("/scenarios/<int:scenario_id>/revisions/<int:number>/plan.json")
@@ -106,6 +89,25 @@ def download_xlsx(scenario_id: int, number: int):
     audit_download(revision, "plan.xlsx")
     return Response(data, mimetype=XLSX, headers={
         "Content-Disposition": f'attachment; filename="{download_stem(revision)}.xlsx"'})
+
+
+@bp.get("/scenarios/<int:scenario_id>/revisions/<int:number>/plan.pdf")
+@login_required
+def download_pdf(scenario_id: int, number: int):
+    """The plan page's print view as PDF (service.plans.pdf). Rendered in the request for now;
+    plan_pdf_bytes is a plain function a background worker can call instead."""
+    revision = revision_or_404(g.user, scenario_id, number)
+    try:
+        doc, charts = cached_plan(get_session(), revision)
+    except PlanningError as exc:
+        abort(409, str(exc))
+    try:
+        data = plan_pdf_bytes(revision, doc, charts)
+    except PdfUnavailable as exc:
+        abort(503, str(exc))
+    audit_download(revision, "plan.pdf")
+    return Response(data, mimetype="application/pdf", headers={
+        "Content-Disposition": f'attachment; filename="{download_stem(revision)}.pdf"'})
 
 
 def revision_usage(scenario_id: int, number: int) -> tuple[Revision, UsageFile]:
@@ -172,6 +174,12 @@ def review(scenario_id: int, number: int):
         abort(409, _("This revision is not the one the review form was showing."))
     if request.form.get("decision") == "approve":
         approvable(revision)   # 409 before anything else: no reason makes it approvable
+        if not confirmed_after_changes(revision):
+            flash(_("Changes were requested on revision %(number)s: to approve it anyway, tick "
+                    "“approve although changes were requested” and approve again.",
+                    number=number))
+            return redirect(url_for("plans.show", scenario_id=scenario_id, number=number)
+                            + "#review")
     try:
         review_input = parse_review(revision, request.form.get("decision", "comment"),
                                     request.form.get("comment", ""),
@@ -198,6 +206,14 @@ def review(scenario_id: int, number: int):
            "changes": _("Changes requested on revision %(number)s.", number=number),
            "comment": _("Comment added.")}[decision])
     return redirect(url_for("plans.show", scenario_id=scenario_id, number=number))
+
+
+def confirmed_after_changes(revision: Revision) -> bool:
+    """An approval of a revision whose last decision requested changes says it means it
+    (``confirm_after_changes=yes``; the page's script asks first, the field serves without
+    JavaScript): approving over a request is rarely what a click on Approve intends."""
+    return revision.status != "changes requested" or \
+        request.form.get("confirm_after_changes") == "yes"
 
 
 def approvable(revision: Revision) -> None:

@@ -7,7 +7,7 @@ from typing import Any, Optional
 from service.plans.chart_text import cumulative as cumulative_text
 from service.web.tables import ScenarioRecord
 from service.web.db import get_session
-from service.i18n.charts import cumulative_chart_text
+from service.plans.chart_view import live_charts
 from service.plans.live import cumulative_chart
 from service.plans.cache import PlanningError, cached_plan
 from service.plans.headline import payback, recommendation_text
@@ -16,7 +16,7 @@ from service.plans.headline import payback, recommendation_text
 def live_panel(doc: dict[str, Any]) -> dict[str, Any]:
     """What the live plan shows: cards (same template as the plan page), recommendation,
     the cumulative-cost chart and its summary sentence."""
-    charts = cumulative_chart_text(cumulative_chart(doc), doc["scenario"]["finance"]["currency"])
+    charts = live_charts(cumulative_chart(doc), doc)
     return {"doc": doc, "payback": payback(doc), "recommendation": recommendation_text(doc),
             "charts": charts, "summary": cumulative_text(charts, doc).summary}
 

@@ -18,9 +18,6 @@ from typing import Any, Iterator
 from pydantic import BaseModel
 
 from models.fields import field_meta
-from models.finance import monthly_rate
-from models.prices import UPFRONT_SHARE, PriceBook
-from models.profile import plan_calendar
 from models.scenario import LoanFinancing, Scenario
 from service.i18n import DEFAULT, N_, _, current_locale
 from service.xlsx.cells import add_sheet, col, sheet_ref, write_text, write_value
@@ -141,46 +138,45 @@ def billing_formula(session_hours: str) -> str:
             f"minimum_seconds,on_demand_billing_increment_seconds/2,0))/({secs})")
 
 
-def derived_rows(s: Scenario) -> list[tuple[str, str, str, float, str]]:
+def derived_rows(s: Scenario, calc: dict[str, float]) -> list[tuple[str, str, str, float, str]]:
     """(name, label, formula, engine value, unit) of quantities derived from the inputs; the
-    values are the engine's own (models/prices.py), the formulas restate them for Excel."""
-    o = s.owned
-    book = PriceBook(s, plan_calendar(s.finance.start_month or "2000-01", 1))
+    values are the engine's own (``calc``, the ledger's: models/ledger_build.assumption_values),
+    the formulas restate them for Excel."""
     spot_session = ("IF(spot_interruptions_per_instance_hour>0,MIN(on_demand_mean_session_hours,"
                     "1/spot_interruptions_per_instance_hour),on_demand_mean_session_hours)")
     rows = [
         ("calc_monthly_rate", N_("Monthly discount rate r_m = (1+r)^(1/12)-1"),
          "=(1+finance_discount_rate_annual)^(1/12)-1",
-         monthly_rate(s.finance.discount_rate_annual), N_("fraction per month")),
+         calc["calc_monthly_rate"], N_("fraction per month")),
         ("calc_vat", N_("VAT divisor for cloud prices"), "=IF(cloud_terms_prices_include_vat,"
-         "1+cloud_terms_vat_rate,1)", book.vat, N_("ratio")),
+         "1+cloud_terms_vat_rate,1)", calc["calc_vat"], N_("ratio")),
         ("calc_rounding", N_("On-demand billed time per used time: (max(session, minimum) + "
                              "increment/2) / session"),
-         billing_formula("on_demand_mean_session_hours"), book.od_billing, N_("ratio")),
+         billing_formula("on_demand_mean_session_hours"), calc["calc_rounding"], N_("ratio")),
         ("calc_spot_rounding", N_("Spot billed time per used time: a session ends at the mean "
                                   "session length or at an interruption, if sooner"),
-         billing_formula(spot_session), float(book.spot_billing[0]), N_("ratio")),
+         billing_formula(spot_session), calc["calc_spot_rounding"], N_("ratio")),
         ("calc_spot_base", N_("Spot price before trend, VAT and rounding"),
          "=IF(ISBLANK(spot_price_per_gpu_hour),on_demand_price_per_gpu_hour*(1-spot_discount),"
-         "spot_price_per_gpu_hour)", float(book.spot_base[0] * book.vat),
+         "spot_price_per_gpu_hour)", calc["calc_spot_base"],
          N_("currency per GPU-hour")),
         ("calc_loan", N_("Financing is a loan (1) or cash (0)"),
-         '=IF(owned_financing_kind="loan",1,0)', 1.0 if o.financing.kind == "loan" else 0.0,
+         '=IF(owned_financing_kind="loan",1,0)', calc["calc_loan"],
          N_("flag")),
         ("calc_fx_owned", N_("Owned costs are converted at the exchange rate (1) or not (0)"),
          '=IF(OR(owned_currency="",owned_currency=finance_currency),0,1)',
-         1.0 if s.converts("owned") else 0.0, N_("flag")),
+         calc["calc_fx_owned"], N_("flag")),
         ("calc_fx_cloud", N_("Cloud prices are converted at the exchange rate (1) or not (0)"),
          '=IF(OR(cloud_terms_currency="",cloud_terms_currency=finance_currency),0,1)',
-         1.0 if s.converts("cloud") else 0.0, N_("flag")),
+         calc["calc_fx_cloud"], N_("flag")),
         ("calc_busy_kw_per_gpu", N_("Busy power above idle per owned GPU, with PUE"),
          "=(owned_power_kw_max-owned_power_kw_idle)/owned_gpus_per_server*owned_pue",
-         (o.power_kw_max - o.power_kw_idle) / o.gpus_per_server * o.pue, N_("kW per GPU")),
+         calc["calc_busy_kw_per_gpu"], N_("kW per GPU")),
     ]
     for i, offer in enumerate(s.commitments, start=1):
         p = f"commitments_{i}_"
-        base = float(book.offer_base(offer)[0])
-        share = UPFRONT_SHARE[offer.payment]
+        base = calc[f"calc_commit_{i}_base"]
+        share = calc[f"calc_commit_{i}_upfront_share"]
         rows.append((f"calc_commit_{i}_base", _("Offer %(number)s: committed rate at first "
                                                 "signing, ex-VAT", number=i),
                      f"=IF(ISBLANK({p}price_per_gpu_hour),on_demand_price_per_gpu_hour"
@@ -205,8 +201,10 @@ def needs_exact(value: Any) -> bool:
             and stored_number(value) != value)
 
 
-def write_assumptions(workbook, fmt: dict, s: Scenario) -> dict[str, str]:
-    """Write the sheet and its defined names; return path -> defined name."""
+def write_assumptions(workbook, fmt: dict, s: Scenario, calc: dict[str, float]
+                      ) -> dict[str, str]:
+    """Write the sheet and its defined names (``calc``: the engine's derived values by name);
+    return path -> defined name."""
     sheet = _(SHEET)
     ws = add_sheet(workbook, sheet)
     write_text(ws, 0, 0, _("Assumptions"), fmt["title"])
@@ -250,7 +248,7 @@ def write_assumptions(workbook, fmt: dict, s: Scenario) -> dict[str, str]:
     write_text(ws, row, 1, _("Derived (formulas over the inputs above; do not edit)"),
                fmt["group"])
     row += 1
-    for name, label, formula, value, unit in derived_rows(s):
+    for name, label, formula, value, unit in derived_rows(s, calc):
         write_text(ws, row, LABEL_COL, _(label))
         ws.write_formula(row, VALUE_COL, formula, fmt["derived"], value)
         write_text(ws, row, 3, _(unit))

@@ -4,13 +4,12 @@ cohorts' monthly columns at its right, with a key row that the cost lines' SUMIF
 Server cohort table: one row per purchase (count, purchase month, price, install, online and
 sale months, and what follows from them: basis, months held, resale fraction, depreciation
 taken, loan payment). Commitment cohort table: one row per contract (GPUs, start, term, rate,
-upfront share, term hours). Inputs are formulas over the Assumptions or Schedule sheet.
+upfront share, term hours). Inputs are formulas over the Assumptions or Schedule sheet, or the
+strategy's capacity cells for a static chain.
 """
 from __future__ import annotations
 
 from typing import Callable
-
-import numpy as np
 
 from service.i18n import N_, gettext as tr   # tr: '_' is a throwaway name here
 from service.xlsx.cells import col, write_text
@@ -27,15 +26,6 @@ COHORT_TOTALS = (("online", N_("servers online"), "number"), ("capex", N_("capex
                  ("monthly", N_("commitment monthly"), "money"),
                  ("prepaid", N_("prepaid deducted"), "money"))
 ITEM_FORMAT = {"online": "number", "gpus": "number"}
-
-
-def cohort_sums(cohorts: list[Cohort], rows: int) -> dict[str, np.ndarray]:
-    """The engine's sum over cohorts of each monthly column [(rows,) per key]."""
-    out = {key: np.zeros(rows) for key, _, _ in COHORT_TOTALS}
-    for cohort in cohorts:
-        for key, values in cohort.monthly.items():
-            out[key] += values[:rows]
-    return out
 
 
 class CohortBlock:
@@ -89,12 +79,14 @@ class CohortBlock:
     def write(self, ws, fmt: dict, c: Callable[[str, int], str], months: int) -> None:
         first = self.header_row + 1
         for title, head, cohorts, params in (
-                (tr("Server cohorts: servers owned before the plan and purchases of the "
-                    "schedule (month indices count from 0 = the plan's first month)"),
+                (tr("Server cohorts: servers owned before the plan, purchases of the schedule "
+                    "and generations of a static plan (month indices count from 0 = the plan's "
+                    "first month)"),
                  self.server_head,
                  self.servers, SERVER_PARAMS),
-                (tr("Commitment cohorts: contracts signed before the plan and commitments of "
-                    "the schedule"), self.commit_head, self.commits, COMMIT_PARAMS)):
+                (tr("Commitment cohorts: contracts signed before the plan, commitments of the "
+                    "schedule and terms of a static plan"), self.commit_head, self.commits,
+                 COMMIT_PARAMS)):
             if not cohorts:
                 continue
             write_text(ws, head - 1, 0, title, fmt["bold"])

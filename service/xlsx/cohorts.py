@@ -1,13 +1,12 @@
 """Cohorts on a strategy sheet: capacity that varies by month, as formulas over input cells.
 
-A strategy is a set of cohorts (models/capacity.py). The static chain of a strategy (N servers
-and C committed GPUs renewed for the whole horizon) is written by strategy_sheet.py as before;
-every other cohort (servers owned and contracts signed before the plan, purchases and
-commitments of a schedule) is one row of a cohort table below the monthly table, whose cells
-read the Assumptions sheet (``position.*``, ``proposed.schedule[i].*``) or the Schedule sheet,
-and one block of monthly columns at the right of the table. Cost lines add those columns up
-with SUMIF over a key row, so the cohort count is free. Each formula caches the engine's own
-number (models/costs.server_schedule, commitment_schedule).
+A strategy is a set of cohorts (models/capacity.py), each one row of a cohort table below the
+monthly table (servers owned and contracts signed before the plan, a schedule's purchases and
+commitments, the generations and renewals of a static strategy's chain) whose cells read the
+Assumptions sheet (``position.*``, ``proposed.schedule[i].*``), the Schedule sheet or the
+strategy's own capacity cells, and one block of monthly columns at the right of the table.
+Cost lines add those columns up with SUMIF over a key row, so the cohort count is free. The
+values each formula caches are the engine's, read from the plan's ledger (models/ledger.py).
 """
 from __future__ import annotations
 
@@ -16,11 +15,8 @@ from typing import Callable, Optional
 
 import numpy as np
 
-from models.capacity import CommitmentCohort, ServerCohort
-from models.costs import commitment_schedule, server_schedule
-from models.finance import MACRS_5, depreciation_by_age, level_payment, month_hours
-from models.prices import UPFRONT_SHARE, PriceBook
-from service.xlsx.chain_formulas import fx_at
+from models.finance import MACRS_5
+from service.xlsx.sheet_formulas import fx_at
 from service.i18n import N_   # labels: English, written through gettext
 
 # Per-month columns of each cohort: (key, header); the keys are what SUMIF adds up.
@@ -76,58 +72,6 @@ def month_index(text: str, start: str) -> str:
 
 def share_formula(payment: str) -> str:
     return f'IF({payment}="all",1,IF({payment}="partial",0.5,0))'
-
-
-def server_cohort(book: PriceBook, label: str, source: str, c: ServerCohort,
-                  formulas: dict[str, Optional[str]], rows: int) -> Cohort:
-    """A server cohort: ``formulas`` gives count, bought, price, install (None: a value);
-    the derived parameters are always formulas."""
-    o = book.scenario.owned
-    f = o.financing
-    price = float(book.server_price(c.bought)[0]) if c.price is None else float(c.price)
-    install = o.install_cost_per_server if c.install is None else float(c.install)
-    basis = price + install
-    loan = f.kind == "loan" and c.bought >= 0
-    principal = basis * (1 - f.down_payment_fraction) if f.kind == "loan" else 0.0
-    service = max(c.sold - c.online, 0)
-    values = {"count": c.count, "bought": c.bought, "online": c.online, "sold": c.sold,
-              "price": price, "install": install, "basis": basis, "span": c.sold - c.bought,
-              "service": service, "frac": float(book.resale_fraction(c.sold - c.bought)[0]),
-              "taken": float(depreciation_by_age(book.scenario.finance.tax_depreciation,
-                                                 o.useful_life_months, service).sum()),
-              "principal": principal,
-              "pmt": level_payment(principal, f.apr, f.term_months) if loan else 0.0}
-    sch = server_schedule(book, c)
-    per = {"online": sch["online"][:, None], "capex": sch["capex"],
-           "loan": sch["loan_payment"], "interest": sch["interest"],
-           "maint": sch["maintenance"], "dep": sch["depreciation"], "resale": sch["resale"],
-           "gain": np.maximum(sch["gain"], 0.0), "loss": np.maximum(-sch["gain"], 0.0)}
-    monthly = {k: c.count * np.asarray(v, float)[:rows, 0] for k, v in per.items()}
-    return Cohort("server", label, source, formulas, values, monthly)
-
-
-def commitment_cohort(book: PriceBook, label: str, source: str, c: CommitmentCohort,
-                      formulas: dict[str, Optional[str]], rows: int) -> Cohort:
-    """A commitment cohort: ``formulas`` gives gpus, start, term, rate, share."""
-    s = book.scenario
-    offer = book.offers.get(c.offer)
-    rate = float(c.rate) if c.rate is not None else float(book.offer_rate(offer, c.start)[0])
-    share = UPFRONT_SHARE[c.payment or offer.payment]
-    hours = float(month_hours(book.labels[0], c.start, c.term).sum())
-    liquidate = s.finance.horizon_end == "liquidate"
-    inside = c.term if liquidate else min(c.term, book.horizon - c.start)
-    values = {"gpus": c.gpus, "start": c.start, "term": c.term, "rate": rate, "share": share,
-              "hours": hours, "upfront": share * rate * hours, "inside": inside}
-    sch = commitment_schedule(book, c)
-    active = np.zeros(rows)
-    active[max(c.start, 0):max(min(c.start + c.term, book.horizon, rows), 0)] = c.gpus
-    monthly = {"gpus": active, "upfront": c.gpus * sch["upfront"][:rows, 0],
-               "monthly": c.gpus * sch["monthly"][:rows, 0],
-               # the engine deducts a prepayment over the term only when it was paid in the
-               # plan (models/costs.cohort_items): a contract's upfront paid before is sunk
-               "prepaid": c.gpus * sch["prepaid_deduction"][:rows, 0] * bool(
-                   sch["upfront"].any())}
-    return Cohort("commitment", label, source, formulas, values, monthly)
 
 
 def derived_server_formulas(p: Callable[[str], str]) -> dict[str, str]:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from models.plan import Plan
+from models.ledger import Ledger
 from service.i18n import N_, _
 from service.i18n.labels import PERIOD_UNITS
 from service.xlsx.cells import add_sheet, write_text
@@ -12,9 +12,9 @@ SHEET = N_("Profile")  # sheet name, through _()
 EXCEL_EPOCH = np.datetime64("1899-12-30T00", "h")
 
 
-def write_profile(workbook, fmt: dict, plan: Plan) -> None:
+def write_profile(workbook, fmt: dict, ledger: Ledger) -> None:
     ws = add_sheet(workbook, _(SHEET))
-    ctx, profile, cal = plan.context, plan.profile, plan.calendar
+    profile, H = ledger.profile, ledger.horizon
     period = _(PERIOD_UNITS.get(profile.period, profile.period))
     write_text(ws, 0, 0, _("Usage profile"), fmt["title"])
     write_text(ws, 1, 0, _("As ingested: %(count)s periods of one %(period)s, %(hours)s "
@@ -23,22 +23,17 @@ def write_profile(workbook, fmt: dict, plan: Plan) -> None:
                            "values here are engine volumes.",
                            count=f"{len(profile.starts):,}", period=period,
                            hours=f"{profile.gpu_hours:,.1f}",
-                           plan_hours=f"{cal.total_hours:,}"), fmt["note"])
+                           plan_hours=f"{int(ledger.hours[:H].sum()):,}"), fmt["note"])
     # Plan demand by month (columns A-E).
     heads = [_("Plan month"), _("Hours"), _("Steady [GPU-h]"), _("Interruptible [GPU-h]"),
              _("Total [GPU-h]"), _("Peak [GPUs]")]
     for c, h in enumerate(heads):
         write_text(ws, 3, c, h, fmt["header"])
-    month_of_hour = cal.month_of_hour()
-    n = len(cal.hours)
-    steady = np.bincount(month_of_hour, ctx.demand.steady, minlength=n)
-    inter = np.bincount(month_of_hour, ctx.demand.interruptible, minlength=n)
-    peak = np.zeros(n)
-    np.maximum.at(peak, month_of_hour, ctx.demand.total)
-    for m, label in enumerate(cal.months):
+    steady, inter, peak = ledger.steady, ledger.interruptible, ledger.peak
+    for m, label in enumerate(ledger.labels[:H]):
         row = 4 + m
         write_text(ws, row, 0, label)
-        ws.write_number(row, 1, float(cal.hours[m]), fmt["int"])
+        ws.write_number(row, 1, float(ledger.hours[m]), fmt["int"])
         ws.write_number(row, 2, float(steady[m]), fmt["hours"])
         ws.write_number(row, 3, float(inter[m]), fmt["hours"])
         ws.write_number(row, 4, float(steady[m] + inter[m]), fmt["hours"])
@@ -48,7 +43,8 @@ def write_profile(workbook, fmt: dict, plan: Plan) -> None:
              _("Interruptible [GPU-h]")]
     for c, h in enumerate(heads):
         write_text(ws, 3, 7 + c, h, fmt["header"])
-    serial = ((profile.starts - EXCEL_EPOCH) / np.timedelta64(1, "h") / 24.0).tolist()
+    starts = np.array(profile.starts, dtype="datetime64[h]")
+    serial = ((starts - EXCEL_EPOCH) / np.timedelta64(1, "h") / 24.0).tolist()
     st, it = profile.steady.tolist(), profile.interruptible.tolist()
     # Up to tens of thousands of rows: General format for the volumes keeps the XML lean.
     date_fmt = fmt["datetime"]
@@ -77,4 +73,4 @@ def write_profile(workbook, fmt: dict, plan: Plan) -> None:
     ws.fit_to_pages(1, 0)
     # Print the monthly plan demand only: the usage as ingested (one row per hour, columns
     # H onwards) would be hundreds of pages.
-    ws.print_area(0, 0, 3 + len(cal.months), 5)
+    ws.print_area(0, 0, 3 + H, 5)

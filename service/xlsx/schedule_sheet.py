@@ -13,8 +13,8 @@ from typing import Optional
 
 import numpy as np
 
-from models.plan import Plan
-from models.staged import decision_months
+from models.ledger import StrategyLedger
+from models.scenario import Scenario
 from service.i18n import N_, gettext as tr
 from service.xlsx.cells import add_sheet, col, sheet_ref, write_text
 from service.xlsx.cohort_sources import DecisionRef
@@ -26,21 +26,13 @@ HEADER_ROW = 5     # 0-based
 START_CELL = "$B$4"
 
 
-def schedule_rows(plan: Plan, decisions) -> list[tuple[str, object]]:
-    """(month, the engine's decision or None) for every decision point and decided month."""
-    first = np.datetime64(plan.calendar.months[0], "M")
-    by_month = {d.month: d for d in decisions}
-    months = {str(first + m) for m in decision_months(plan.scenario, plan.context.horizon)}
-    return [(m, by_month.get(m)) for m in sorted(months | set(by_month))]
-
-
-def write_schedule(workbook, fmt: dict, plan: Plan, decisions,
-                   label: Optional[PrintLabel] = None) -> list[DecisionRef]:
-    """Write the sheet; return its rows as the cells the staged sheet's cohorts read."""
+def write_schedule(workbook, fmt: dict, s: Scenario, first_month: str, sl: StrategyLedger,
+                   label: Optional[PrintLabel] = None) -> dict[str, DecisionRef]:
+    """Write the sheet; return its rows by month, as the cells the staged sheet's cohorts
+    read."""
     sheet = tr(SHEET)
     ws = add_sheet(workbook, sheet)
-    s = plan.scenario
-    sales = any(d.sell_servers for d in decisions)
+    sales = sl.sales
     write_text(ws, 0, 0, tr("Schedule of the staged plan: decisions by month"), fmt["title"])
     note = tr("Yellow cells are inputs: the staged sheet has one server cohort per row and one "
               "commitment cohort per row and offer, reading these cells. Change a purchase or "
@@ -55,7 +47,7 @@ def write_schedule(workbook, fmt: dict, plan: Plan, decisions,
     ws.merge_range(1, 0, 2, 7, "", fmt["note"])
     write_text(ws, 1, 0, note, fmt["note"])
     write_text(ws, 3, 0, tr("Plan's first month"), fmt["bold"])
-    first = np.datetime64(plan.calendar.months[0], "D")
+    first = np.datetime64(first_month, "D")
     ws.write_number(3, 1, float((first - np.datetime64("1899-12-30", "D")).astype(int)),
                     fmt["date"])
     heads = [tr("Month"), tr("Month index"), tr("Buy servers"), tr("Sell servers (engine)")] + [
@@ -63,24 +55,21 @@ def write_schedule(workbook, fmt: dict, plan: Plan, decisions,
         for o in s.commitments]
     for j, head in enumerate(heads):
         write_text(ws, HEADER_ROW, j, head, fmt["header"])
-    refs = []
-    for i, (month, d) in enumerate(schedule_rows(plan, decisions)):
+    refs = {}
+    for i, d in enumerate(sl.schedule_rows):
         row = HEADER_ROW + 1 + i
         x = row + 1
-        write_text(ws, row, 0, month, fmt["input"])
-        index = int((np.datetime64(month, "M") - np.datetime64(plan.calendar.months[0], "M"))
-                    .astype(int))
-        ws.write_formula(row, 1, "=" + month_index(f"$A${x}", START_CELL), fmt["derived"], index)
-        buy = d.buy_servers if d else 0
-        ws.write_number(row, 2, buy, fmt["input"] if not sales else fmt["int"])
-        ws.write_number(row, 3, d.sell_servers if d else 0, fmt["int"])
+        write_text(ws, row, 0, d.month, fmt["input"])
+        ws.write_formula(row, 1, "=" + month_index(f"$A${x}", START_CELL), fmt["derived"],
+                         d.index)
+        ws.write_number(row, 2, d.buy, fmt["input"] if not sales else fmt["int"])
+        ws.write_number(row, 3, d.sell, fmt["int"])
         commit = {}
         for k, offer in enumerate(s.commitments):
-            gpus = (d.commit.get(offer.id, 0) if d else 0)
-            ws.write_number(row, 4 + k, gpus, fmt["input"])
-            commit[offer.id] = (gpus, sheet_ref(sheet, f"${col(4 + k)}${x}"))
-        refs.append(DecisionRef(month, sheet_ref(sheet, f"$B${x}"), buy,
-                                None if sales else sheet_ref(sheet, f"$C${x}"), commit))
+            ws.write_number(row, 4 + k, d.commit.get(offer.id, 0), fmt["input"])
+            commit[offer.id] = sheet_ref(sheet, f"${col(4 + k)}${x}")
+        refs[d.month] = DecisionRef(d.month, sheet_ref(sheet, f"$B${x}"),
+                                    None if sales else sheet_ref(sheet, f"$C${x}"), commit)
     ws.set_column(0, 0, 16)
     ws.set_column(1, 3, 14)
     ws.set_column(4, 4 + len(s.commitments), 18)

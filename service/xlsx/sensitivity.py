@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from models.plan import Plan
+from models.scenario import Scenario
 from service.i18n import N_, gettext as tr
 from service.i18n.labels import strategy_label
 from service.xlsx.cells import add_sheet, strategy_sheet_name, write_text
@@ -57,14 +57,14 @@ def _held_schedules(ws, fmt: dict, u: dict, row: int) -> int:
     return row
 
 
-def write_sensitivity(workbook, fmt: dict, plan: Plan, doc: dict) -> None:
+def write_sensitivity(workbook, fmt: dict, s: Scenario, doc: dict) -> None:
     """Written only when the plan carries an "uncertainty" section."""
     u = doc.get("uncertainty")
     if not u:
         return
     sheet = tr(SHEET)
     ws = add_sheet(workbook, sheet)
-    cur = plan.scenario.finance.currency
+    cur = s.finance.currency
     write_text(ws, 0, 0, tr("Sensitivity and uncertainty"), fmt["title"])
     write_text(ws, 1, 0, tr("Engine results (values) at export time: PV savings of %(judged)s "
                             "[%(currency)s] with one assumption at a time at its low and high "

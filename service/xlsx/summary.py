@@ -5,7 +5,8 @@ from typing import Any, Optional
 
 import numpy as np
 
-from models.plan import Plan
+from models.ledger import Ledger
+from models.scenario import Scenario
 from service.i18n import N_, _, sentences
 from service.i18n.charts import source_label
 from service.i18n.labels import strategy_label
@@ -18,10 +19,11 @@ SUMMARY, BREAKEVEN = N_("Summary"), N_("Breakeven")  # sheet names, through _()
 TABLE_ROW = 6   # 0-based header row of the strategy table
 NOTE = N_("What is a formula and what is a value: the Assumptions sheet holds every input "
         "(yellow cells, each a defined name). Each strategy sheet holds the engine's volumes as "
-        "values (hours, demand, GPU-hours by source, overhead) and the strategy's capacity: a "
-        "static chain (servers, committed GPUs) and cohorts (servers owned, contracts signed, "
-        "the schedule's purchases and commitments, whose inputs are Assumptions and Schedule "
-        "cells); servers online, every money figure, total, cumulative and discounted figure "
+        "values (hours, demand, GPU-hours by source, overhead) and the strategy's capacity as "
+        "cohorts (servers owned, contracts signed, the schedule's purchases and commitments, "
+        "the generations and renewals of a static plan, whose inputs are Assumptions, Schedule "
+        "and capacity cells); servers online, every money figure, total, cumulative and "
+        "discounted figure "
         "there, and every figure in this table, is a formula over those. Change an input and "
         "the money follows; the dispatch, breakevens and the recommendation are the engine's "
         "results at export time and do not re-optimize.")
@@ -39,17 +41,19 @@ def strategy_text(name: str) -> str:
     return _(STRATEGY_TEXT[name]) if name in STRATEGY_TEXT else ""
 
 
-def write_summary(workbook, fmt: dict, plan: Plan, doc: dict, sheets: dict[str, SheetInfo],
-                  ws=None, print_label: Optional[PrintLabel] = None) -> None:
+def write_summary(workbook, fmt: dict, s: Scenario, doc: dict, ledger: Ledger,
+                  sheets: dict[str, SheetInfo], ws=None,
+                  print_label: Optional[PrintLabel] = None) -> None:
     ws = ws if ws is not None else add_sheet(workbook, _(SUMMARY))
-    s, cal = plan.scenario, plan.calendar
+    months = doc["months"]
+    recommendation = doc["recommendation"]
     cur = s.finance.currency
     write_text(ws, 0, 0, _("Buy-vs-rent plan"), fmt["title"])
     write_text(ws, 1, 0, _("Scenario"), fmt["bold"])
     write_text(ws, 1, 1, s.name)
     write_text(ws, 2, 0, _("Plan months"), fmt["bold"])
     write_text(ws, 2, 1, _("%(first)s .. %(last)s (%(count)s months), %(currency)s",
-                           first=cal.months[0], last=cal.months[-1], count=len(cal.months),
+                           first=months[0], last=months[-1], count=len(months),
                            currency=cur))
     write_text(ws, 3, 0, _("Discount rate (annual)"), fmt["bold"])
     ws.write_formula(3, 1, "=finance_discount_rate_annual", fmt["percent"],
@@ -65,38 +69,37 @@ def write_summary(workbook, fmt: dict, plan: Plan, doc: dict, sheets: dict[str, 
              _("Failures and interruptions add [%(currency)s]", currency=cur)]
     for c, h in enumerate(heads):
         write_text(ws, TABLE_ROW, c, h, fmt["header"])
-    baseline_value = plan.strategies["on_demand"].pv_cost
     base = sheets.get("on_demand")
     base_pv = sheet_ref(base.name, base.cells["pv_cost"]) if base else None
-    shown = list(plan.strategies.items())
-    for i, (name, r) in enumerate(shown):
+    shown = list(ledger.strategies.items())
+    for i, (name, sl) in enumerate(shown):
         row = TABLE_ROW + 1 + i
-        info = sheets[name]
-        write_text(ws, row, 0, info.name, fmt["bold"] if name == plan.recommendation else None)
+        info, fig = sheets[name], sl.figures
+        saving = doc["savings_vs_on_demand"][name]
+        write_text(ws, row, 0, info.name, fmt["bold"] if name == recommendation else None)
         write_text(ws, row, 1, strategy_text(name))
-        write_text(ws, row, 9, _("yes") if name == plan.recommendation else "")
+        write_text(ws, row, 9, _("yes") if name == recommendation else "")
         ref = lambda key: sheet_ref(info.name, info.cells[key])  # noqa: E731
-        ws.write_formula(row, 2, "=" + ref("servers_max"), fmt["int"], float(r.servers))
-        ws.write_formula(row, 3, "=" + ref("committed_max"), fmt["int"],
-                         float(r.committed_gpus_by_month.max(initial=0)))
-        ws.write_formula(row, 4, "=" + ref("pv_cost"), fmt["money"], r.pv_cost)
-        ws.write_formula(row, 5, "=" + ref("total_cost"), fmt["money"], r.total_cost)
+        ws.write_formula(row, 2, "=" + ref("servers_max"), fmt["int"], fig["servers_max"])
+        ws.write_formula(row, 3, "=" + ref("committed_max"), fmt["int"], fig["committed_max"])
+        ws.write_formula(row, 4, "=" + ref("pv_cost"), fmt["money"], fig["pv_cost"])
+        ws.write_formula(row, 5, "=" + ref("total_cost"), fmt["money"], fig["total_cost"])
         ws.write_formula(row, 6, "=" + ref("cost_per_hour"), fmt["rate"],
-                         _num_or_dash(r.cost_per_useful_gpu_hour))
+                         _num_or_dash(fig["cost_per_useful_gpu_hour"]))
         ws.write_formula(row, 7, "=" + ref("utilization"), fmt["percent"],
-                         _num_or_dash(r.owned_utilization))
-        baseline = base_pv or repr(float(baseline_value))
-        ws.write_formula(row, 8, f"={baseline}-{ref('pv_cost')}", fmt["money"],
-                         baseline_value - r.pv_cost)
+                         _num_or_dash(fig["owned_utilization"]))
+        baseline = base_pv or repr(float(fig["pv_cost"] + saving))
+        ws.write_formula(row, 8, f"={baseline}-{ref('pv_cost')}", fmt["money"], saving)
         ws.write_formula(row, 10, "=" + ref("cost_per_hour_nominal"), fmt["rate"],
-                         _num_or_dash(r.cost_per_useful_gpu_hour_nominal))
-        ws.write_formula(row, 11, "=" + ref("normal_pv"), fmt["money"], r.normal_cost_pv)
-        ws.write_formula(row, 12, "=" + ref("failure_pv"), fmt["money"], r.failure_cost_pv)
+                         _num_or_dash(fig["cost_per_useful_gpu_hour_nominal"]))
+        ws.write_formula(row, 11, "=" + ref("normal_pv"), fmt["money"], fig["normal_cost_pv"])
+        ws.write_formula(row, 12, "=" + ref("failure_pv"), fmt["money"],
+                         fig["failure_cost_pv"])
     row = TABLE_ROW + 2 + len(shown)
     write_text(ws, row, 0, _("Recommendation"), fmt["bold"])
     write_text(ws, row, 1, _("%(strategy)s: lowest PV cost at export (%(description)s)",
-                             strategy=strategy_label(plan.recommendation),
-                             description=strategy_text(plan.recommendation)))
+                             strategy=strategy_label(recommendation),
+                             description=strategy_text(recommendation)))
     row += 1
     explanation = sentences.explanation(doc)
     if explanation:
@@ -110,7 +113,7 @@ def write_summary(workbook, fmt: dict, plan: Plan, doc: dict, sheets: dict[str, 
     if breakeven:
         for key, label, value in _flatten(printable_breakeven(breakeven)):
             if key in TIE_MARKETS:   # a price of its own market, in that market's currency
-                label = f"{label} [{plan.scenario.market_currency(TIE_MARKETS[key])}]"
+                label = f"{label} [{s.market_currency(TIE_MARKETS[key])}]"
             write_text(ws, row, 0, label)
             _write_any(ws, row, 1, value, fmt, key)
             row += 1
@@ -136,7 +139,7 @@ def write_summary(workbook, fmt: dict, plan: Plan, doc: dict, sheets: dict[str, 
     ws.set_row(TABLE_ROW, 45)
     ws.freeze_panes(TABLE_ROW + 1, 0)
     print_setup(ws, print_label or PrintLabel(s.name), (0, 1))
-    _summary_charts(workbook, ws, plan, sheets, row + 3)
+    _summary_charts(workbook, ws, s, doc, ledger, sheets, row + 3)
     ws.activate()
 
 
@@ -221,8 +224,9 @@ def _write_any(ws, row, column, value, fmt, label: str = "") -> None:
         write_text(ws, row, column, value)
 
 
-def _summary_charts(workbook, ws, plan: Plan, sheets: dict[str, SheetInfo], row: int) -> None:
-    cur = plan.scenario.finance.currency
+def _summary_charts(workbook, ws, s: Scenario, doc: dict, ledger: Ledger,
+                    sheets: dict[str, SheetInfo], row: int) -> None:
+    cur = s.finance.currency
     if not sheets:
         return   # charts draw from the strategy sheets
     cumulative = workbook.add_chart({"type": "line"})
@@ -238,9 +242,9 @@ def _summary_charts(workbook, ws, plan: Plan, sheets: dict[str, SheetInfo], row:
     cumulative.set_x_axis({"name": _("Month")})
     cumulative.set_size({"width": 760, "height": 380})
     ws.insert_chart(row, 0, cumulative)
-    rec = plan.recommendation
+    rec = doc["recommendation"]
     rec = rec if rec in sheets else ("optimal" if "optimal" in sheets else next(iter(sheets)))
-    info, result = sheets[rec], plan.strategies[rec]
+    info, result = sheets[rec], ledger.strategies[rec]
     stacked = workbook.add_chart({"type": "column", "subtype": "stacked"})
     for line, title in LINE_TITLES.items():
         if line in ("resale_credit", "tax_shield") or not np.any(result.lines[line]):
@@ -263,7 +267,7 @@ CHART_ROWS = 21     # a 400-pixel chart spans about 20 rows of the default heigh
 SECOND_CHART_COL = 7  # the load-duration chart sits right of the screening chart
 
 
-def write_breakeven(workbook, fmt: dict, plan: Plan, doc: dict,
+def write_breakeven(workbook, fmt: dict, s: Scenario, doc: dict,
                     label: Optional[PrintLabel] = None) -> None:
     """Charts and breakeven crossings on top (the print area); the data behind the charts
     below it, outside the print area."""
@@ -324,7 +328,7 @@ def write_breakeven(workbook, fmt: dict, plan: Plan, doc: dict,
                               "line": {"none": True}})
         chart.set_title({"name": _("Screening curves: cost per GPU-year")})
         chart.set_x_axis({"name": _("Hours used per year"), "min": 0, "max": 8760})
-        chart.set_y_axis({"name": plan.scenario.finance.currency, "num_format": "#,##0"})
+        chart.set_y_axis({"name": s.finance.currency, "num_format": "#,##0"})
         chart.set_size({"width": 760, "height": 400})
         ws.insert_chart(chart_row, 0, chart)
         ld_col = len(curves) + 2
@@ -360,4 +364,4 @@ def write_breakeven(workbook, fmt: dict, plan: Plan, doc: dict,
     ws.insert_chart(chart_row, SECOND_CHART_COL, chart)
     ws.set_column(0, 13, 16)
     ws.print_area(0, 0, table_row + max(len(crossings), 1), SECOND_CHART_COL + 6)
-    print_setup(ws, label or PrintLabel(plan.scenario.name), (0, 1))
+    print_setup(ws, label or PrintLabel(s.name), (0, 1))

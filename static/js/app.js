@@ -3,9 +3,49 @@
 (function () {
   "use strict";
 
-  // the legend sits below the axis title (small charts overlapped them)
-  var LAYOUT = {margin: {t: 40, r: 20, b: 50, l: 70}, hovermode: "x unified",
-                legend: {orientation: "h", y: -0.18, yanchor: "top"}, font: {size: 12}};
+  // The legend never shares space with an axis title: beside the plot on a wide chart (the
+  // y title is on the left, the x title below), and on a narrow one (the live plan's) in a
+  // bottom margin under the x title made as tall as the legend turns out (fitLegendBelow).
+  // Plotly's own placement below the plot (y: -0.18) overlapped the x title as soon as the
+  // legend took two rows. tests/system/test_chart_layout.py compares the bounding boxes.
+  var LAYOUT = {margin: {t: 40, r: 20, b: 50, l: 70}, hovermode: "x unified", font: {size: 12}};
+  var WIDE = 700;          // px: narrower charts put the legend below
+  var BELOW_AXIS = 64;     // px under the plot taken by the tick labels and the x title
+  var LEGEND_GUESS = 50;   // px of a legend below before it is measured (two or three rows)
+  var LEGEND_BESIDE = {orientation: "v", x: 1.02, xanchor: "left", y: 1, yanchor: "top"};
+
+  function below(el, legendPx, margin) {
+    var b = BELOW_AXIS + legendPx + 8;
+    var plot = Math.max(el.clientHeight - margin.t - b, 40);
+    return {b: b, y: -BELOW_AXIS / plot};
+  }
+
+  function placeLegend(el, l) {
+    if (l.showlegend === false) { return l; }
+    if (el.clientWidth >= WIDE) {
+      l.legend = Object.assign({}, LEGEND_BESIDE, l.legend || {});
+      return l;
+    }
+    var margin = Object.assign({}, l.margin);
+    var at = below(el, Number(el.dataset.legendPx || LEGEND_GUESS), margin);
+    margin.b = at.b;
+    l.margin = margin;
+    l.legend = {orientation: "h", x: 0, xanchor: "left", y: at.y, yanchor: "top"};
+    return l;
+  }
+
+  // After drawing a narrow chart: the bottom margin as tall as the legend really is
+  // (its entries wrap by their own widths, which differ by language).
+  function fitLegendBelow(el) {
+    var legend = el.querySelector(".legend");
+    if (!legend || el.clientWidth >= WIDE || !el.layout.legend ||
+        el.layout.legend.orientation !== "h") { return; }
+    var px = Math.ceil(legend.getBBox().height);
+    if (String(px) === el.dataset.legendPx) { return; }
+    el.dataset.legendPx = String(px);
+    var at = below(el, px, el.layout.margin);
+    window.Plotly.relayout(el, {"margin.b": at.b, "legend.y": at.y});
+  }
 
   // xFormat: dates on the x axis as numbers ("%Y-%m"), never as English month names.
   function layout(title, xTitle, yTitle, extra, xFormat) {
@@ -40,19 +80,48 @@
                        d.per === "month" ? "%Y-%m" : "%Y-%m-%d")};
     },
     cumulative: function (d) {
-      return {data: Object.keys(d.cumulative).map(function (name) {
-        return {type: "scatter", mode: "lines", name: nm(d, "strategy", name), x: d.months,
-                y: d.cumulative[name]};
+      // d.cumulative_lines (service/plans/chart_view.py): strategies with the same monthly
+      // figures as one line ("Optimal mix = Staged plan"), a strategy far dearer than all on
+      // demand hidden until its legend entry is clicked, the recommended plan drawn thicker
+      var lines = d.cumulative_lines || Object.keys(d.cumulative).map(function (name) {
+        return {names: [name], label: nm(d, "strategy", name)};
+      });
+      return {data: lines.map(function (line) {
+        return {type: "scatter", mode: "lines", name: line.label, x: d.months,
+                y: d.cumulative[line.names[0]], visible: line.hidden ? "legendonly" : true,
+                line: {width: line.recommended ? 3.5 : 2}};
       }), layout: layout(t(d, "cumulative", "Cumulative cost by strategy"), t(d, "month", "month"),
                          t(d, "cost", "cost"), null, "%Y-%m")};
     },
     by_source: function (d) {
-      var lines = d.by_source.lines;
-      return {data: Object.keys(lines).map(function (name) {
-        return {type: "bar", name: nm(d, "line", name), x: d.months, y: lines[name]};
-      }), layout: layout(t(d, "by_source", "Monthly cost by source: " + d.by_source.strategy),
-                         t(d, "month", "month"), t(d, "cost", "cost"), {barmode: "relative"},
-                         "%Y-%m")};
+      var groups = d.by_source.groups;
+      if (!groups) {   // data without groups: one bar per cost line
+        var lines = d.by_source.lines;
+        return {data: Object.keys(lines).map(function (name) {
+          return {type: "bar", name: nm(d, "line", name), x: d.months, y: lines[name]};
+        }), layout: layout(t(d, "by_source", "Monthly cost by source: " + d.by_source.strategy),
+                           t(d, "month", "month"), t(d, "cost", "cost"), {barmode: "relative"},
+                           "%Y-%m")};
+      }
+      // running costs by group below; purchases, upfront payments and resale in a panel of
+      // their own above, each panel from zero (service/plans/chart_view.py says why)
+      var capital = groups.capital.length > 0;
+      var traces = groups.running.map(function (g) {
+        return {type: "bar", name: g.label, x: d.months, y: g.y};
+      }).concat(groups.capital.map(function (g) {
+        return {type: "bar", name: g.label, x: d.months, y: g.y, yaxis: "y2",
+                marker: {pattern: {shape: "/"}}};
+      }));
+      var l = layout(t(d, "by_source", "Monthly cost by source: " + d.by_source.strategy),
+                     t(d, "month", "month"), t(d, "running", t(d, "cost", "cost")),
+                     {barmode: "relative"}, "%Y-%m");
+      if (capital) {   // the upper axis formats its numbers as the lower one does
+        l.yaxis2 = Object.assign({}, l.yaxis, {domain: [0.68, 1], anchor: "x",
+                                               title: {text: t(d, "capital", "capital")}});
+        l.yaxis = Object.assign(l.yaxis, {domain: [0, 0.6]});
+        l.hoversubplots = "axis";
+      }
+      return {data: traces, layout: l};
     },
     load_duration: function (d) {
       var ld = d.load_duration;
@@ -120,12 +189,15 @@
     },
     waterfall: function (d) {
       var w = d.waterfall;
+      var l = layout(t(d, "waterfall", "What changed the saving of the recommended plan"), "",
+                     t(d, "saving_vs_on_demand", "PV saving vs on demand"),
+                     {hovermode: "closest", showlegend: false,
+                      margin: {t: 40, r: 20, b: 60, l: 80}});
+      // w.range (service/plans/attribution.py): the axis around the levels the bars reach
+      // when zero is far below them, so that a change of a few percent is not a hairline
+      if (w.range) { Object.assign(l.yaxis, {range: w.range, autorange: false}); }
       return {data: [{type: "waterfall", x: w.labels, y: w.values, measure: w.measures,
-                      connector: {line: {dash: "dot"}}}],
-        layout: layout(t(d, "waterfall", "What changed the saving of the recommended plan"), "",
-                       t(d, "saving_vs_on_demand", "PV saving vs on demand"),
-                       {hovermode: "closest", showlegend: false,
-                       margin: {t: 40, r: 20, b: 140, l: 80}})};
+                      connector: {line: {dash: "dot"}}}], layout: l};
     },
     timeline: function (d) {
       // capacity of a schedule by month: owned, each commitment cohort, spot and on demand
@@ -178,8 +250,9 @@
   function draw(el, data) {
     var figure = BUILDERS[el.dataset.chart](data);
     // react() redraws in place: the live plan calls it on every edit
-    window.Plotly.react(el, figure.data, figure.layout,
-                        {responsive: true, displaylogo: false});
+    return window.Plotly.react(el, figure.data, placeLegend(el, figure.layout),
+                               {responsive: true, displaylogo: false})
+      .then(function () { fitLegendBelow(el); });
   }
 
   function drawCharts() {

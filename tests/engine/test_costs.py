@@ -12,6 +12,7 @@ from models.finance import end_of_month_factors, start_of_month_factors
 from models.plan import compute_plan
 from models.scenario import Scenario
 from tests.support.engine_cases import flat_profile, merged
+from tests.support.engine_cases import context_of
 
 OWNED = {"gpus_per_server": 8, "server_price": 100_000, "install_cost_per_server": 0,
          "power_kw_max": 10, "power_kw_idle": 2, "pue": 1.5, "electricity_price_per_kwh": 0.1,
@@ -232,7 +233,7 @@ def test_no_cloud_charges_for_a_strategy_that_uses_no_cloud():
 def test_failure_overhead_is_its_own_line_for_interruptible_work():
     # failures 1.4 per server-year on a 1-node gang: w from Daly, overhead = useful x w/(1-w)
     r, plan = proposed(interruptible=True, owned={"failures_per_server_year": 1.4})
-    w = plan.context.failure_waste.fraction
+    w = context_of(plan).failure_waste.fraction
     assert 0 < w < 0.01
     assert_allclose(r.volumes.overhead[0], 4 * 744 * w / (1 - w), rtol=1e-12)
     assert_allclose(r.owned_gpu_hours_by_month[0], 4 * 744 / (1 - w), rtol=1e-12)

@@ -14,6 +14,7 @@ from models.scenario import Scenario
 from models.strategies import Capacity, on_demand_capacity
 from models.uncertainty import draw_context, monte_carlo
 from tests.support.engine_cases import capacities, daily_swing_profile, flat_profile, w1
+from tests.support.engine_cases import context_of
 
 
 def base_values(s: Scenario, draws: int) -> dict[str, np.ndarray]:
@@ -53,7 +54,7 @@ def test_base_values_in_every_draw_give_the_plans_pv():
 
 
 def test_vectorised_draws_equal_engine_on_sample(engine_plan):
-    ctx, caps = engine_plan.context, capacities(engine_plan)
+    ctx, caps = context_of(engine_plan), capacities(engine_plan)
     mc = monte_carlo(ctx, caps, 500, 7)
     for i in (0, 1, 137, 499):
         engine = draw_context(ctx, mc.values, i)

@@ -21,6 +21,7 @@ from models.profile import UsageProfile, plan_calendar
 from models.scenario import SMALL_UNIT, Scenario
 from tests.support.engine_cases import COMMON, csv_profile, flat_profile, merged
 from tests.support.paths import SAMPLE_SCENARIO, SAMPLE_USAGE
+from tests.support.engine_cases import context_of
 
 NO_DRAWS = {"draws": 0}
 
@@ -97,7 +98,7 @@ def test_b4_optimizer_prices_upfront_offers_as_the_engine_does():
     cheaper = min(pv, key=pv.get)
     assert optimal.capacity.committed.get(cheaper) == 8
     # the optimizer's coefficient for one GPU of each offer is the engine's own PV difference
-    ctx = plan.context
+    ctx = context_of(plan)
     lc = linear_costs(ctx)
     idle = ctx.pv(Capacity(0, {}, use_spot=False))
     for k in ("A", "B"):
@@ -135,7 +136,8 @@ def test_b5_every_breakeven_matches_its_sweep_on_the_sample_scenario():
                                  "uncertainty": NO_DRAWS})
     plan = compute_plan(s, flat_profile(16, "2026-01", 60))
     be = plan_document(plan)["breakeven"]
-    ctx, lc = plan.context, linear_costs(plan.context)
+    ctx = context_of(plan)
+    lc = linear_costs(ctx)
     hours = ctx.calendar.hours
     for offer in ("1y", "3y"):
         u = be["commitment_vs_on_demand"][offer]
@@ -299,10 +301,10 @@ def test_d11_monte_carlo_judges_the_best_plan_that_owns_servers():
     u = plan_document(plan)["uncertainty"]
     assert u["judged"] == "best_with_servers" and u["judged_plan"]["servers"] >= 1
     assert u["baseline"] == "cloud_only" and u["baseline_plan"]["servers"] == 0
-    owning, _ = best_capacity(plan.context, min_servers=1)
+    owning, _ = best_capacity(context_of(plan), min_servers=1)
     assert_allclose(u["deterministic_saving"],
-                    plan.context.pv(plan.strategies["cloud_only"].capacity)
-                    - plan.context.pv(owning), rtol=1e-12)
+                    context_of(plan).pv(plan.strategies["cloud_only"].capacity)
+                    - context_of(plan).pv(owning), rtol=1e-12)
 
 
 def test_d12_ranges_are_said_to_have_the_base_as_mode_and_p50_sits_beside_the_base_saving():
@@ -335,7 +337,7 @@ def test_d13_infeasible_spot_never_wastes_more_than_all_of_its_time():
                                  "uncertainty": NO_DRAWS})
     plan = compute_plan(s, flat_profile(64, "2026-01", 12, interruptible=True))
     texts = [plan.explanation.text] + [w.text for w in plan.warnings]
-    assert plan.context.spot_waste.fraction > 1
+    assert context_of(plan).spot_waste.fraction > 1
     assert not any("%" in t and "Spot" in t and "waste" in t for t in texts)
     assert any("all of" in t and "billed time" in t for t in texts)
 

@@ -4,6 +4,7 @@ from models.explain import capacity_parts, runner_up, same_capacity
 from models.plan import compute_plan
 from models.scenario import Scenario
 from tests.support.engine_cases import base_plan, flat_profile, w1, w2
+from tests.support.engine_cases import context_of
 
 
 def test_capacity_sentences_of_the_worked_examples():
@@ -35,7 +36,7 @@ def test_infeasible_spot_is_explained():
     plan = base_plan(flat_profile(16, "2027-01", 12, interruptible=True),
                     spot={"nodes_per_job": 4096, "interruptions_per_instance_hour": 0.01,
                           "notice_seconds": 0})
-    assert not plan.context.spot_waste.feasible
+    assert not context_of(plan).spot_waste.feasible
     assert plan.strategies["optimal"].spot_gpu_hours_by_month.sum() == 0
     assert "Spot is infeasible for the interruptible work" in plan.explanation.text
     assert plan_document(plan)["waste"]["spot_feasible"] is False

@@ -9,6 +9,7 @@ from models.plan import build_context
 from models.scenario import Scenario
 from models.strategies import Capacity
 from tests.support.engine_cases import base_plan, flat_profile, hourly_profile
+from tests.support.engine_cases import context_of
 
 def test_flat_demand_above_the_breakeven_buys():
     plan = base_plan(flat_profile(16, "2027-01", 12), finance={"horizon_months": 60})
@@ -56,7 +57,7 @@ def test_spot_for_a_2048_node_gang_wastes_about_16_percent_and_the_plan_says_so(
                     spot={"nodes_per_job": 2048, "interruptions_per_instance_hour": 0.000158,
                           "notice_seconds": 0, "checkpoint_seconds": 60,
                           "restart_seconds": 600})
-    assert_allclose(plan.context.spot_waste.fraction, 0.158, atol=0.001)
+    assert_allclose(context_of(plan).spot_waste.fraction, 0.158, atol=0.001)
     text = " ".join(w.text for w in plan.warnings) + plan.explanation.text
     assert "Spot wastes 15.8% of billed time" in text
 

@@ -23,6 +23,7 @@ from models.plan import build_context, compute_plan
 from models.profile import ProfileError
 from models.strategies import PlanError
 from tests.support.scenario_strategies import profiles, scenarios
+from tests.support.engine_cases import context_of
 
 SETTINGS = settings(max_examples=60, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -61,11 +62,12 @@ def test_every_valid_input_gets_a_sound_plan(scenario, profile):
         scenario.staging.max_servers is not None)
     if staged is not None and not limits:   # the static optimum is one schedule among many
         assert staged.pv_cost <= best + 1e-6 * max(1.0, abs(best)), "staged"
-    capacity, pv = best_capacity(plan.context)
+    ctx = context_of(plan)
+    capacity, pv = best_capacity(ctx)
     # The optimizer adds exact correction terms (idle-month data, support minimum) to its
     # linear coefficients: when a term dwarfs the plan (egress at 200,000 per GB, all at
     # owned prices) float64 resolves the sum only to ~1e-12 of the largest strategy's PV.
     largest = max(abs(r.pv_cost) for r in plan.strategies.values())
     atol = max(1e-6, 1e-12 * largest)
-    assert_allclose(pv, plan.context.pv(capacity), rtol=1e-9, atol=atol)
+    assert_allclose(pv, ctx.pv(capacity), rtol=1e-9, atol=atol)
     assert_allclose(plan.strategies["optimal"].pv_cost, pv, rtol=1e-9, atol=atol)

@@ -21,6 +21,7 @@ from models.scenario import Decision, Scenario
 from models.staged import decision_months, staged_optimum
 from models.strategies import PlanError
 from tests.support.engine_cases import flat_profile, growth_sample, hourly_profile
+from tests.support.engine_cases import context_of
 
 NO_DRAWS = {"draws": 0}
 
@@ -156,7 +157,7 @@ def test_position_keeps_its_age_and_is_paid_to_its_end_by_every_strategy():
     s = Scenario.model_validate({"finance": {"start_month": "2027-01", "horizon_months": 48},
                                  "position": POSITION, "uncertainty": NO_DRAWS})
     plan = compute_plan(s, flat_profile(30, "2026-01", 12))
-    ctx = plan.context
+    ctx = context_of(plan)
     assert month_index("2030-03", "2027-01") == 38
     held = position_plan(s, "2027-01", 48)
     assert held.servers[0].sold == 38 and held.servers[0].online < 0

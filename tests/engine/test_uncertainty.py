@@ -19,6 +19,7 @@ from models.scenario import Scenario, Uncertainty
 from models.strategies import Capacity, PlanContext, on_demand_capacity
 from models.uncertainty import monte_carlo, tornado, what_if_context
 from tests.support.engine_cases import capacities, daily_swing_profile
+from tests.support.engine_cases import context_of
 
 NO_WIDTH = {"ranges": {a.path: {"low": 0.0, "high": 0.0} for a in ASSUMPTIONS}}
 
@@ -197,7 +198,7 @@ def test_tornado_without_profile_matches_engine(key):
 # --- Monte Carlo ---------------------------------------------------------------------------
 
 def test_merged_table_equals_two_sorted_tables(engine_plan):
-    tables = engine_plan.context.tables
+    tables = context_of(engine_plan).tables
     merged = MergedTable(tables.gross, tables.steady)
     rng = np.random.default_rng(0)
     months = len(tables.gross.totals)
@@ -211,7 +212,7 @@ def test_merged_table_equals_two_sorted_tables(engine_plan):
 
 def test_draw_growth_is_close_to_the_engines_hourly_growth(engine_plan):
     # draws scale demand month by month; the engine's growth is hour by hour
-    ctx, caps = engine_plan.context, capacities(engine_plan)
+    ctx, caps = context_of(engine_plan), capacities(engine_plan)
     mc = monte_carlo(ctx, caps, 8, 2)
     g = float(mc.values["demand_growth"][0])
     hourly = what_if_context(ctx, ctx.scenario.with_changes(profile={"growth_annual": g}),
@@ -223,7 +224,7 @@ def test_draw_growth_is_close_to_the_engines_hourly_growth(engine_plan):
 
 
 def test_same_seed_same_result(engine_plan):
-    ctx, caps = engine_plan.context, capacities(engine_plan)
+    ctx, caps = context_of(engine_plan), capacities(engine_plan)
     a, b = monte_carlo(ctx, caps, 300, 5), monte_carlo(ctx, caps, 300, 5)
     for name in caps:
         np.testing.assert_array_equal(a.pv[name], b.pv[name])
@@ -234,7 +235,7 @@ def test_same_seed_same_result(engine_plan):
 def test_p50_converges_between_5000_and_10000_draws(engine_plan):
     # The sample's median saving is close to zero, so "1 %" is taken of the median PV cost of
     # cloud_only (the size of the decision); the judged plan's PV cost P50 converges too.
-    ctx, caps = engine_plan.context, capacities(engine_plan)
+    ctx, caps = context_of(engine_plan), capacities(engine_plan)
     small, large = monte_carlo(ctx, caps, 5_000, 1), monte_carlo(ctx, caps, 10_000, 1)
     scale = np.median(large.pv["cloud_only"])
     assert abs(np.median(small.saving()) - np.median(large.saving())) < 0.01 * scale

@@ -3,6 +3,7 @@ from numpy.testing import assert_allclose
 
 from models.plan import compute_plan
 from tests.support.engine_cases import flat_profile, w1, w2, w3
+from tests.support.engine_cases import context_of
 
 R_M = 1.12 ** (1 / 12) - 1  # 0.009488792934583
 
@@ -74,7 +75,7 @@ def test_w3_interruptible_on_spot():
     = 30,014.7064.
     """
     plan = compute_plan(w3(), flat_profile(4, interruptible=True))
-    waste = plan.context.spot_waste
+    waste = context_of(plan).spot_waste
     assert_allclose(waste.mtbi_hours * 3600, 1_800_000)
     assert waste.interval_seconds == float("inf")
     assert waste.lost_seconds == 0

@@ -16,12 +16,12 @@ import openpyxl
 import pytest
 
 from models.document import plan_document
-from service.xlsx.export import plan_xlsx_bytes, safe_download_name
+from service.xlsx.export import safe_download_name
 from service.xlsx.assumptions import scenario_rows
 from service.xlsx.names import defined_name
 from service.xlsx.strategy_sheet import FIRST
 from tests.support.xlsx_cases import (HOURLY, MONEY_HEADERS, case_plan, header_columns,
-                                      injected_plan, sheet_strategies)
+                                      injected_plan, plan_workbook, sheet_strategies)
 
 
 # --- Structure, without LibreOffice -------------------------------------------------------
@@ -29,7 +29,7 @@ from tests.support.xlsx_cases import (HOURLY, MONEY_HEADERS, case_plan, header_c
 @pytest.fixture(scope="module")
 def h100():
     plan = case_plan("h100")
-    data = plan_xlsx_bytes(plan)
+    data = plan_workbook(plan)
     return plan, data, openpyxl.load_workbook(io.BytesIO(data))
 
 
@@ -126,7 +126,7 @@ def test_document_sections_are_used_when_present():
                    "load_duration": {"fraction_of_hours": [0.0, 0.5, 1.0],
                                      "gpus": [8, 6, 4], "levels": {"committed": 0, "owned": 7.76}}},
     })
-    wb = openpyxl.load_workbook(io.BytesIO(plan_xlsx_bytes(plan, doc)))
+    wb = openpyxl.load_workbook(io.BytesIO(plan_workbook(plan, doc)))
     texts = [c.value for row in wb["Summary"].iter_rows() for c in row if c.value]
     assert "Buy one server: it pays back in 7 months." in texts
     assert "utilization / on_demand" in texts
@@ -138,7 +138,7 @@ def test_document_sections_are_used_when_present():
                 and c.column == 1)
     assert be.cell(head.row + 2, 3).value == 13000
     assert head.row > int(be.print_area.rsplit("$", 1)[1])
-    with zipfile.ZipFile(io.BytesIO(plan_xlsx_bytes(plan, doc))) as z:
+    with zipfile.ZipFile(io.BytesIO(plan_workbook(plan, doc))) as z:
         assert sum(n.startswith("xl/charts/chart") for n in z.namelist()) == 4
 
 
@@ -153,7 +153,7 @@ def test_sensitivity_sheet_holds_the_tornado_and_monte_carlo():
         "tornado": [{"assumption": "power", "label": "=Power price", "unit": "per kWh",
                      "base": 0.08, "low": 0.05, "high": 0.2, "saving_low": 3.0,
                      "saving_high": -2.0, "swing": 5.0}]}
-    data = plan_xlsx_bytes(plan, doc)
+    data = plan_workbook(plan, doc)
     ws = openpyxl.load_workbook(io.BytesIO(data))["Sensitivity"]
     assert ws["A5"].value == "=Power price" and ws["A5"].data_type == "s"
     assert ws["H5"].value == 5.0
@@ -161,11 +161,11 @@ def test_sensitivity_sheet_holds_the_tornado_and_monte_carlo():
     assert {"Saving P90", 7.0, 0.6, "Draws"} <= cells
     doc.pop("uncertainty")
     assert "Sensitivity" not in openpyxl.load_workbook(
-        io.BytesIO(plan_xlsx_bytes(plan, doc))).sheetnames
+        io.BytesIO(plan_workbook(plan, doc))).sheetnames
 
 
 def test_injected_text_is_never_a_formula():
-    data = plan_xlsx_bytes(injected_plan())
+    data = plan_workbook(injected_plan())
     with zipfile.ZipFile(io.BytesIO(data)) as z:
         sheets = "".join(z.read(n).decode() for n in z.namelist()
                          if n.startswith("xl/worksheets/"))
@@ -211,7 +211,7 @@ def test_formulas_use_only_classic_functions():
     """service.xlsx.cells.PlanWorksheet skips XlsxWriter's _xlfn. prefixing: that is only
     right while no formula calls a function introduced after Excel 2007."""
     for name in ("loan_tax_replacement", "W2", "schedule_loan_tax"):
-        data = plan_xlsx_bytes(case_plan(name))
+        data = plan_workbook(case_plan(name))
         with zipfile.ZipFile(io.BytesIO(data)) as z:
             xml = "".join(z.read(n).decode() for n in z.namelist()
                           if n.startswith("xl/worksheets/") or n == "xl/workbook.xml")

@@ -16,6 +16,7 @@ from models.messages import Message, Money, Months, Number, Percent
 from service.i18n import formats, sentences, using_locale
 from service.paths import ROOT, SAMPLES
 from tests.support.xlsx_cases import korean_workbook as write_korean_workbook
+from tests.support.xlsx_cases import plan_workbook
 
 
 @pytest.mark.parametrize("value, currency, kind, locale, text", [
@@ -221,8 +222,7 @@ def test_korean_workbook_labels_have_no_english_words(sample_plan):
     """Labels, headers and notes of the Korean workbook read in Korean: what stays English is
     a proper name, a unit or code, an input value the round trip reads back, or user data."""
     import openpyxl
-    from service.xlsx.export import plan_xlsx_bytes
-    book = openpyxl.load_workbook(io.BytesIO(plan_xlsx_bytes(sample_plan[1].plan, lang="ko")))
+    book = openpyxl.load_workbook(io.BytesIO(plan_workbook(sample_plan[1].plan, lang="ko")))
     allowed = {"GPU", "AWS", "H100", "USD", "KRW", "US", "PUE", "kW", "kWh", "TB", "GB", "FTE",
                "ID",
                "APR", "ISO", "MACRS", "YYYY", "MM", "Excel", "NPV", "P10", "P50", "P90", "PV",

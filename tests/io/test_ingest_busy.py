@@ -14,6 +14,7 @@ from models.scenario import ProfileOptions, Scenario
 from service.ingest import IngestError, load_usage, make_bundle, read_usage
 from service.ingest.busy import read_busy
 from tests.support.ingest_fixtures import SAMPLES
+from tests.support.engine_cases import context_of
 
 USAGE = (SAMPLES / "usage_busy_hourly.csv").read_bytes()
 
@@ -209,7 +210,7 @@ def test_plan_on_busy_basis_needs_fewer_gpus():
                                                                   target_utilization=0.9)})
     plan_a = compute_plan(allocated, ingested.profile)
     plan_b = compute_plan(busy, ingested.profile)
-    demand_a, demand_b = plan_a.context.demand.total, plan_b.context.demand.total
+    demand_a, demand_b = context_of(plan_a).demand.total, context_of(plan_b).demand.total
     # 16 GPUs allocated every hour; busy about 72 % of it, planned at 90 %
     assert demand_a[:48].mean() == pytest.approx(16.0)
     assert demand_b[:48].sum() == pytest.approx(ingested.summary["busy"]["busy_gpu_hours"] / 0.9,

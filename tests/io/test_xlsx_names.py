@@ -10,10 +10,10 @@ import xlsxwriter
 
 from models.plan import compute_plan
 from models.ranges import RANGES
-from service.xlsx.export import plan_xlsx_bytes
 from service.xlsx.assumptions import HEADERS, PATH_COL, derived_rows
 from service.xlsx.names import BadName, define, defined_name, excel_name, list_name, resolve
 from tests.support.xlsx_cases import case, daily_profile
+from tests.support.xlsx_cases import plan_workbook
 
 
 @pytest.mark.parametrize("path, name", [
@@ -107,13 +107,13 @@ def test_every_defined_name_of_a_workbook_comes_from_the_helper(name):
     scenario, _profile = case(name)
     scenario = scenario.with_changes(uncertainty={"draws": 0})   # names do not depend on it
     plan = compute_plan(scenario, daily_profile())
-    wb = openpyxl.load_workbook(io.BytesIO(plan_xlsx_bytes(plan)))
+    wb = openpyxl.load_workbook(io.BytesIO(plan_workbook(plan)))
     ws = wb[wb.sheetnames[1]]
     assert [c.value for c in ws[3]][:len(HEADERS)] == list(HEADERS)
     paths = [row[PATH_COL] for row in ws.iter_rows(min_row=4, values_only=True)
              if row[PATH_COL]]
     expected = {defined_name(p) for p in paths} | {list_name("owned.resale_fraction_by_year")}
-    derived = {row[0] for row in derived_rows(scenario)}
+    derived = {row[0] for row in derived_rows(scenario, plan.ledger.calc)}
     names = set(wb.defined_names)
     assert names == expected | derived
     assert {excel_name(n) for n in names} == names

@@ -11,10 +11,9 @@ import pytest
 
 from models.plan import compute_plan
 from models.scenario import Scenario
-from service.xlsx.export import plan_xlsx_bytes
 from service.xlsx.roundtrip import WorkbookError, scenario_from_xlsx
 from tests.support.xlsx_cases import (CASES, LOAN_TAX_REPLACEMENT, SAMPLES, case, flat_monthly,
-                                      sample_scenario)
+                                      plan_workbook, sample_scenario)
 
 INJECTIONS = ('=HYPERLINK("http://x","y")', "@SUM(A1)", "+cmd|' /C calc'!A0", "-2+3",
               "\t=1+1", "\r=1+1")
@@ -27,7 +26,7 @@ def workbook_of(scenario: Scenario) -> bytes:
 
 @functools.lru_cache(maxsize=None)
 def _workbook(scenario_json: str) -> bytes:
-    return plan_xlsx_bytes(compute_plan(Scenario.model_validate_json(scenario_json), PROFILE))
+    return plan_workbook(compute_plan(Scenario.model_validate_json(scenario_json), PROFILE))
 
 
 def edit(data: bytes, changes: dict[str, object], keep_only_assumptions: bool = False) -> bytes:
@@ -54,7 +53,7 @@ def test_identity_for_every_sample_scenario(path):
 @pytest.mark.parametrize("name", CASES)
 def test_identity_for_every_test_case(name):
     scenario, profile = case(name)
-    assert scenario_from_xlsx(plan_xlsx_bytes(compute_plan(scenario, profile))) == scenario
+    assert scenario_from_xlsx(plan_workbook(compute_plan(scenario, profile))) == scenario
 
 
 def test_identity_for_the_default_and_odd_scenarios():

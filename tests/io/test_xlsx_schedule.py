@@ -12,12 +12,12 @@ import io
 import openpyxl
 import pytest
 
-from service.xlsx.export import plan_xlsx_bytes
 from service.xlsx.cohort_sources import SALES_NOTE
 from service.xlsx.schedule_sheet import HEADER_ROW
 from service.xlsx.strategy_sheet import TABLE_HEADER_ROW
 from service.xlsx.roundtrip import scenario_from_xlsx
 from tests.support.xlsx_cases import case_plan, growth_workbook
+from tests.support.xlsx_cases import plan_workbook
 
 YELLOW = "FFFFF2CC"
 
@@ -78,7 +78,7 @@ def test_staged_cohorts_read_the_schedule_and_proposed_cohorts_the_assumptions(g
 
 def test_a_schedule_that_sells_keeps_the_engines_server_cohorts_and_says_so():
     plan = case_plan("schedule_sales")
-    wb = openpyxl.load_workbook(io.BytesIO(plan_xlsx_bytes(plan)))
+    wb = openpyxl.load_workbook(io.BytesIO(plan_workbook(plan)))
     ws = wb["proposed"]
     assert ws["A2"].value == SALES_NOTE
     table = next(c.row for c in ws["A"] if c.value == "Cohort")

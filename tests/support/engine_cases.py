@@ -10,10 +10,10 @@ from typing import Union
 import numpy as np
 
 from models.capacity import CapacityPlan
-from models.plan import compute_plan
+from models.plan import build_context, compute_plan
 from models.profile import UsageProfile, plan_calendar
 from models.scenario import Scenario
-from models.strategies import Capacity
+from models.strategies import Capacity, PlanContext
 from tests.support.paths import SAMPLES
 
 WORKED_MONTHS = plan_calendar("2027-03", 12)
@@ -30,6 +30,12 @@ W1_OWNED = {"gpus_per_server": 8, "server_price": 200000, "install_cost_per_serv
             "electricity_price_per_kwh": 0.12, "space_price_per_kw_month": 120,
             "maintenance_fraction_annual": 0.05, "servers_per_fte": 25,
             "fte_cost_annual": 120000, "availability": 0.97, "financing": {"kind": "cash"}}
+
+
+def context_of(plan) -> PlanContext:
+    """The engine context of a computed plan (a plan keeps none: its ledger and document are
+    what views read), built again from its scenario and profile."""
+    return build_context(plan.scenario, plan.profile)
 
 
 def merged(base: dict, **sections) -> dict:

@@ -10,10 +10,12 @@ from pathlib import Path
 import openpyxl
 
 from models.costs import COST_LINES, CREDIT_LINES
+from models.ledger import Ledger
 from models.plan import Plan, compute_plan
 from models.profile import UsageProfile
 from models.scenario import Scenario
 from service.ingest import load_usage
+from service.xlsx.export import plan_xlsx_bytes
 from service.xlsx.strategy_sheet import LINE_TITLES, TABLE_HEADER_ROW
 from tests.support.engine_cases import flat_profile, w1, w2, w3
 
@@ -214,16 +216,27 @@ def sheet_strategies(plan):
     return dict(plan.strategies)
 
 
+def plan_workbook(plan: Plan, doc: dict | None = None, **options) -> bytes:
+    """The workbook of a computed plan, from its document (or ``doc``) and its ledger."""
+    return plan_xlsx_bytes(plan.document if doc is None else doc, plan.ledger, **options)
+
+
+def stored_workbook(plan: Plan) -> bytes:
+    """The workbook written as the service writes it: from the plan's document and ledger as
+    stored (JSON) and read back, not from the objects the engine built."""
+    doc = json.loads(json.dumps(plan.document, allow_nan=False))
+    ledger = Ledger.from_dict(json.loads(json.dumps(plan.ledger.to_dict(), allow_nan=False)))
+    return plan_xlsx_bytes(doc, ledger)
+
+
 def growth_workbook():
     """The growth sample's plan, its workbook's bytes and the workbook read by openpyxl."""
-    from service.xlsx.export import plan_xlsx_bytes
     plan = case_plan("growth")
-    data = plan_xlsx_bytes(plan)
+    data = plan_workbook(plan)
     return plan, data, openpyxl.load_workbook(io.BytesIO(data))
 
 
 def korean_workbook(path: pathlib.Path, plan: Plan) -> pathlib.Path:
     """The plan's workbook in Korean, written to ``path``."""
-    from service.xlsx.export import plan_xlsx_bytes
-    path.write_bytes(plan_xlsx_bytes(plan, lang="ko"))
+    path.write_bytes(plan_workbook(plan, lang="ko"))
     return path

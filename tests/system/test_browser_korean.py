@@ -23,7 +23,7 @@ SCENARIO = "서울 H100 구매 검토"
 ALLOWED = {
     "buyrent", "AWS", "H100", "GPU", "PV", "CSV", "XLSX", "xlsx", "json", "kW", "kWh", "UTC",
     "P10", "P50", "P90", "US", "USD", "KRW", "PUE", "TB", "GB", "FTE", "ISO", "VAT", "Excel",
-    "API", "SHA", "ID", "APR", "MACRS", "YYYY", "MM",
+    "API", "SHA", "ID", "APR", "MACRS", "YYYY", "MM", "PDF", "A4",
     # file formats the upload page names (products and dataset names)
     "FOCUS", "CUR", "Azure", "Google", "Cloud", "Slurm", "Contract", "Commitment", "DCGM",
     "exporter", "Prometheus",

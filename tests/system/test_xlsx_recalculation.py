@@ -1,6 +1,7 @@
 """The Excel plan recalculated by LibreOffice headless (issue 5): every formula equals the
 engine, changed assumptions and an edited schedule move the money as the engine says, injected
-text stays text. The workbook's structure without LibreOffice is in tests/io/test_export_xlsx.py.
+text stays text. Every workbook is written as the service writes it: from the plan's document
+and ledger stored as JSON and read back (issue 28). The workbook's structure without LibreOffice is in tests/io/test_export_xlsx.py.
 
 The tests convert every workbook in one soffice run with a private profile set to always
 recalculate, then compare each formula cell with the engine's number.
@@ -28,7 +29,8 @@ from service.xlsx.libreoffice import recalculate, soffice
 from service.xlsx.strategy_sheet import FIRST, LINE_TITLES
 from tests.support.xlsx_cases import (ABS, CASES, INJECTIONS, REL, case_plan, close,
                                       formula_cells, header_columns, injected_plan, read_cells,
-                                      sheet_strategies)
+                                      sheet_strategies, stored_workbook)
+from tests.support.engine_cases import context_of
 
 
 def set_assumption(path_in: pathlib.Path, path_out: pathlib.Path, field: str, value) -> None:
@@ -71,7 +73,7 @@ def write_and_recalculate(d: pathlib.Path, plans: dict) -> list[pathlib.Path]:
     files = []
     for name, plan in plans.items():
         files.append(d / f"{name}.xlsx")
-        write_plan_xlsx(plan, files[-1])
+        files[-1].write_bytes(stored_workbook(plan))    # as the service writes it
     for name, field, value, _ in CHANGES:
         files.append(d / f"{name}-changed.xlsx")
         set_assumption(d / f"{name}.xlsx", files[-1], field, value)
@@ -195,7 +197,7 @@ def test_editing_the_schedule_moves_the_staged_cash_as_the_engine_prices_it(reca
     proposed.schedule re-dispatches (the new server takes work from the cloud): its cash lines
     are the same to 1e-9, and the PVs differ by exactly what the dispatch changes."""
     plan = recalculated["plans"]["growth"]
-    s, ctx, r = plan.scenario, plan.context, plan.strategies["staged"]
+    s, ctx, r = plan.scenario, context_of(plan), plan.strategies["staged"]
     by_month = {d.month: d for d in r.schedule}
     was = by_month.get(EDIT_MONTH, Decision(month=EDIT_MONTH))
     assert was.buy_servers == 0     # a quarter where the engine bought nothing

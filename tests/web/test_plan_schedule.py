@@ -22,6 +22,7 @@ from service.web.db import write_session
 from service.paths import SAMPLES
 from service.i18n import formats
 from tests.support.client import PASSWORD, TEST_CONFIG, Browser, form_data
+from tests.support.engine_cases import context_of
 
 GROWTH = SAMPLES / "scenario_growth.json"
 USAGE = SAMPLES / "usage_hourly.csv"
@@ -152,7 +153,7 @@ def test_timeline_chart_data_is_the_plans_capacity_and_demand(growth):
     monthly = doc["strategies"]["staged"]["monthly"][:len(doc["months"])]
     assert t["months"] == doc["months"]
     assert t["servers"] == [r["servers_online"] for r in monthly]
-    per_server = plan.context.owned_per_server()
+    per_server = context_of(plan).owned_per_server()
     assert t["owned"] == pytest.approx([r["servers_online"] * per_server for r in monthly],
                                        rel=1e-12)
     theta = doc["scenario"]["on_demand"]["relative_throughput"]
@@ -162,7 +163,7 @@ def test_timeline_chart_data_is_the_plans_capacity_and_demand(growth):
     assert [c["name"] for c in held] == ["held aws-sp-2026"]
     assert t["spot"] == pytest.approx([r["spot_gpu_hours"] / r["hours"] for r in monthly])
     peak = t["demand"]["peak"]
-    assert max(peak) == pytest.approx(plan.context.tables.peak_gross_gpus)
+    assert max(peak) == pytest.approx(context_of(plan).tables.peak_gross_gpus)
     assert all(p >= q >= 0 for p, q in zip(peak, t["demand"]["p90"]))
     assert data["cash"]["budget"] == doc["scenario"]["staging"]["capital_budget_per_year"]
     # the chart has a text alternative: a sentence and a table

@@ -12,11 +12,12 @@ from tests.support.client import count
 R1 = "/scenarios/1/revisions/1"
 
 
-def _decide(client, decision, comment, field_path=""):
+def _decide(client, decision, comment, field_path="", **extra):
     page = client.get(R1).get_data(as_text=True)
     digest = re.search(r'id="revision-hash">([0-9a-f]{64})<', page).group(1)
     return client.post(R1 + "/reviews", {"decision": decision, "comment": comment,
-                                         "field_path": field_path, "revision_hash": digest})
+                                         "field_path": field_path, "revision_hash": digest,
+                                         **extra})
 
 
 ANONYMOUS = [("POST", "/scenarios/validate"), ("POST", "/scenarios/1/preview"),
@@ -82,7 +83,8 @@ def test_decisions_are_new_rows_and_the_last_one_counts(login, app):
     rita = login("rita")
     _decide(rita, "changes", "Check the PUE.", "owned.pue")
     _decide(rita, "comment", "Also the colocation price.", "owned.space_price_per_kw_month")
-    _decide(rita, "approve", "PUE confirmed by the facility.")
+    # approving over the request for changes says so (issue 25; the next test)
+    _decide(rita, "approve", "PUE confirmed by the facility.", confirm_after_changes="yes")
     with app.app_context():
         from service.web.db import write_session
         with write_session() as s:
@@ -92,6 +94,44 @@ def test_decisions_are_new_rows_and_the_last_one_counts(login, app):
                                         ("comment", "owned.space_price_per_kw_month"),
                                         ("approve", None)]
     assert "binds to revision 1" in rita.get(R1).get_data(as_text=True)
+
+
+def test_approving_over_a_request_for_changes_needs_the_confirmation_field(login, app):
+    """Without JavaScript the server asks (issue 25): an approval of a revision whose last
+    decision requested changes is refused, nothing stored, until the form says
+    confirm_after_changes=yes; the form offers that field only then."""
+    rita = login("rita")
+    form = re.search(r'id="review-form".*?</form>', rita.get(R1).get_data(as_text=True), re.S)
+    assert "confirm_after_changes" not in form.group(0)  # nothing requested yet
+    _decide(rita, "changes", "Use this quarter's server quote.", "owned.server_price")
+    html = rita.get(R1).get_data(as_text=True)
+    form = re.search(r'<form[^>]*id="review-form".*?</form>', html, re.S).group(0)
+    assert 'name="confirm_after_changes" value="yes"' in form
+    assert "Approve it anyway?" in form and "Use this quarter&#39;s server quote." in form
+    before = (count(app, Review), count(app, AuditEvent))
+    response = _decide(rita, "approve", "Quote checked after all.")
+    assert response.status_code == 302 and response.headers["Location"].endswith(R1 + "#review")
+    assert (count(app, Review), count(app, AuditEvent)) == before
+    html = rita.get(R1).get_data(as_text=True)
+    assert "to approve it anyway, tick" in html and "approved revision 1" not in html
+    assert _decide(rita, "approve", "Quote checked after all.",
+                   confirm_after_changes="yes").status_code == 302
+    html = rita.get(R1).get_data(as_text=True)
+    assert "approved revision 1" in html and "reason: Quote checked after all." in html
+    form = re.search(r'id="review-form".*?</form>', html, re.S).group(0)
+    assert "confirm_after_changes" not in form          # approved now: no request to override
+
+
+def test_the_review_panel_is_reachable_from_the_top_of_the_plan_page(login):
+    """The approval box at the top links to the review panel at the foot (issue 25): for a
+    reviewer to the form, for others to the reviews."""
+    html = login("rita").get(R1).get_data(as_text=True)
+    top = html.split('id="approval"')[1].split("</div>")[0]
+    assert '<a href="#review" id="review-link">Review this revision' in top
+    assert html.index('id="review-link"') < html.index('id="recommendation"')
+    assert 'id="review"' in html and 'id="review-form"' in html
+    top = login("ana").get(R1).get_data(as_text=True).split('id="approval"')[1]
+    assert "Reviews of this revision (0)" in top.split("</div>")[0]
 
 
 def test_the_review_form_offers_every_assumption(login):

@@ -45,7 +45,8 @@ def test_live_preview_plans_without_saving(login, app):
     data["owned.server_price"] = "200,000"
     body = client.post("/scenarios/1/preview", data).get_json()
     assert body["valid"] and 'id="summary"' in body["cards_html"]
-    assert set(body["charts"]) == {"months", "cumulative", "text", "names"} and len(body["charts"]["months"]) == 60
+    assert set(body["charts"]) == {"months", "cumulative", "cumulative_lines", "text",
+                                   "names"} and len(body["charts"]["months"]) == 60
     saved = client.post("/scenarios/1/preview", form_data(_revision(app))).get_json()
     assert body["charts"]["cumulative"]["optimal"][-1] < saved["charts"]["cumulative"][
         "optimal"][-1]                                 # cheaper servers, cheaper plan

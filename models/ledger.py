@@ -1,0 +1,243 @@
+"""The plan's ledger: every month-by-month figure the workbook writes, as plain stored data.
+
+The plan document (models/document.py) is what people read; the ledger is what a spreadsheet
+needs to show the same numbers as live formulas: the price book's monthly vectors, each
+strategy's volumes, cost lines, tax deductions and data shares, and its cohorts (servers bought
+in a month, GPUs committed from a month) with their parameters and monthly columns. It is
+built once by the engine (models/ledger_build.py) and stored with the document, so the
+workbook is written from stored values without the engine's live state.
+
+Every array is a 1-D float array. :meth:`Ledger.to_dict` gives JSON-ready lists; Python's float
+repr round-trips exactly, so a ledger read back from storage is bitwise the one built.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from typing import Any, Optional
+
+import numpy as np
+
+LEDGER_VERSION = 1
+SERVER_ITEMS = ("online", "capex", "loan", "interest", "maint", "dep", "resale", "gain", "loss")
+COMMIT_ITEMS = ("gpus", "upfront", "monthly", "prepaid")
+SERVER_PARAMS = ("count", "bought", "online", "sold", "price", "install", "basis", "span",
+                 "service", "frac", "taken", "principal", "pmt")
+COMMIT_PARAMS = ("gpus", "start", "term", "rate", "share", "hours", "upfront", "inside")
+# where a cohort row's inputs live in the workbook
+ORIGINS = ("position", "decision", "chain", "engine")
+
+
+@dataclass(frozen=True)
+class CohortRow:
+    """One cohort of a strategy: its parameters and its monthly columns.
+
+    ``kind`` is ``"server"`` (parameters ``SERVER_PARAMS``, columns ``SERVER_ITEMS``, for the
+    cohort's whole count) or ``"commitment"`` (``COMMIT_PARAMS``, ``COMMIT_ITEMS``, ``offer``
+    set). ``origin`` says where its inputs are: a row of ``position`` (``ref`` its 1-based
+    index), a decision row of a schedule (``ref`` its month, 'YYYY-MM'), a generation or
+    renewal of a static strategy's chain (``ref`` its 1-based order), or the engine's own
+    values (``engine``: a schedule with sales, whose split cohorts are not inputs).
+    """
+
+    kind: str
+    origin: str
+    ref: Any
+    params: dict[str, float]
+    monthly: dict[str, np.ndarray]
+    offer: Optional[str] = None
+    offer_index: Optional[int] = None     # 1-based position of the offer in the scenario
+
+
+@dataclass(frozen=True)
+class ScheduleRow:
+    """A decision point of a schedule: its month, what was bought, sold and committed."""
+
+    month: str
+    index: int
+    buy: int
+    sell: int
+    commit: dict[str, int]
+
+
+@dataclass(frozen=True)
+class StrategyLedger:
+    """What a strategy's sheet shows month by month.
+
+    Arrays over the horizon: ``owned_h``, ``committed_h``, ``spot_h``, ``od_h``, ``overhead_h``
+    [GPU-hours], ``servers_online`` [servers], ``committed_gpus`` [GPUs], ``data_share``
+    [fraction]. Arrays over the months the strategy pays (horizon and tail): every cost line in
+    ``lines``, ``total``, ``discounted``, ``deductible``, ``prepaid``, ``taxable_gain``
+    [currency]. Cohort columns, and their sums over the cohorts in ``cohort_totals`` (by the
+    keys of ``SERVER_ITEMS`` and ``COMMIT_ITEMS``), run over ``rows`` months, the sheet's
+    length.
+    """
+
+    name: str
+    rows: int
+    static_servers: int
+    static_committed: dict[str, int]
+    is_static: bool
+    owned_h: np.ndarray
+    committed_h: np.ndarray
+    spot_h: np.ndarray
+    od_h: np.ndarray
+    overhead_h: np.ndarray
+    servers_online: np.ndarray
+    committed_gpus: np.ndarray
+    data_share: np.ndarray
+    lines: dict[str, np.ndarray]
+    total: np.ndarray
+    discounted: np.ndarray
+    deductible: np.ndarray
+    prepaid: np.ndarray
+    taxable_gain: np.ndarray
+    figures: dict[str, Optional[float]]
+    cohort_totals: dict[str, np.ndarray]
+    cohorts: tuple[CohortRow, ...] = ()
+    schedule_rows: tuple[ScheduleRow, ...] = ()
+    sales: bool = False
+
+    @property
+    def cumulative(self) -> np.ndarray:
+        """Cumulative net cost by month, nominal [currency]."""
+        return np.cumsum(self.total)
+
+    @property
+    def discounted_cumulative(self) -> np.ndarray:
+        """Cumulative net cost by month, discounted [currency]."""
+        return np.cumsum(self.discounted)
+
+
+@dataclass(frozen=True)
+class ProfileRows:
+    """The usage as ingested: one row per period (``starts`` as ISO hours 'YYYY-MM-DDTHH')."""
+
+    period: str
+    starts: tuple[str, ...]
+    steady: np.ndarray
+    interruptible: np.ndarray
+    gpu_hours: float
+    teams: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Ledger:
+    """Plan-wide monthly vectors and every strategy's ledger.
+
+    ``labels``, ``hours``, ``end``/``start`` (discount factors at month end and start),
+    ``cloud_trend``, ``power`` [per kWh], ``staff_factor``, ``fx_owned``/``fx_cloud`` (reporting
+    units per market unit; ones where the market is not converted) run over the horizon and
+    its tail (the price book's months). ``useful``/``gross`` demand, the plan's ``steady`` and
+    ``interruptible`` GPU-hours and ``peak`` GPUs, and the timeline's ``p90``/``mean`` demand
+    run over the horizon. ``calc`` holds the Assumptions sheet's derived values by defined
+    name; ``timelines`` the capacity timeline chart of each scheduled strategy.
+    """
+
+    horizon: int
+    labels: tuple[str, ...]
+    hours: np.ndarray
+    end: np.ndarray
+    start: np.ndarray
+    cloud_trend: np.ndarray
+    power: np.ndarray
+    staff_factor: np.ndarray
+    fx_owned: np.ndarray
+    fx_cloud: np.ndarray
+    useful: np.ndarray
+    gross: np.ndarray
+    steady: np.ndarray
+    interruptible: np.ndarray
+    peak: np.ndarray
+    useful_pv: float
+    calc: dict[str, float]
+    profile: ProfileRows
+    strategies: dict[str, StrategyLedger]
+    timelines: dict[str, dict] = field(default_factory=dict)
+    version: int = LEDGER_VERSION
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ledger as JSON-ready data (arrays as lists of floats).
+
+        Returns
+        -------
+        dict
+            Every field; :meth:`from_dict` reads it back exactly.
+        """
+        return _plain(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Ledger":
+        """A ledger from :meth:`to_dict`'s data.
+
+        Parameters
+        ----------
+        data : dict
+            Stored ledger data.
+
+        Returns
+        -------
+        Ledger
+            The ledger, arrays as numpy float arrays.
+
+        Raises
+        ------
+        ValueError
+            Data of another ledger version.
+        """
+        if data.get("version") != LEDGER_VERSION:
+            raise ValueError(f"ledger version {data.get('version')!r}, expected "
+                             f"{LEDGER_VERSION}")
+        return _typed(cls, data)
+
+
+ARRAY_FIELDS = {
+    Ledger: {"hours", "end", "start", "cloud_trend", "power", "staff_factor", "fx_owned",
+             "fx_cloud", "useful", "gross", "steady", "interruptible", "peak"},
+    StrategyLedger: {"owned_h", "committed_h", "spot_h", "od_h", "overhead_h", "servers_online",
+                     "committed_gpus", "data_share", "total", "discounted", "deductible",
+                     "prepaid", "taxable_gain"},
+    ProfileRows: {"steady", "interruptible"},
+}
+
+
+def _plain(value: Any) -> Any:
+    """Dataclasses, arrays and containers as JSON-ready data."""
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, (np.floating, np.integer)):
+        return value.item()
+    if hasattr(value, "__dataclass_fields__"):
+        return {f.name: _plain(getattr(value, f.name)) for f in fields(value)}
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _arrays(mapping: dict) -> dict[str, np.ndarray]:
+    return {k: np.asarray(v, float) for k, v in mapping.items()}
+
+
+def _typed(cls, data: dict) -> Any:
+    """The dataclass ``cls`` from its plain data (nested types by field)."""
+    arrays = ARRAY_FIELDS.get(cls, set())
+    out = {}
+    for f in fields(cls):
+        v = data[f.name]
+        if f.name in arrays:
+            v = np.asarray(v, float)
+        elif cls is Ledger and f.name == "profile":
+            v = _typed(ProfileRows, v)
+        elif cls is Ledger and f.name == "strategies":
+            v = {k: _typed(StrategyLedger, s) for k, s in v.items()}
+        elif cls is Ledger and f.name == "labels" or cls is ProfileRows and f.name == "starts":
+            v = tuple(v)
+        elif cls is StrategyLedger and f.name in ("lines", "cohort_totals"):
+            v = _arrays(v)
+        elif cls is StrategyLedger and f.name == "cohorts":
+            v = tuple(CohortRow(**{**c, "monthly": _arrays(c["monthly"])}) for c in v)
+        elif cls is StrategyLedger and f.name == "schedule_rows":
+            v = tuple(ScheduleRow(**r) for r in v)
+        out[f.name] = v
+    return cls(**out)

@@ -33,7 +33,18 @@ class Section(BaseModel):
 Month = Annotated[str, Field(pattern=MONTH_PATTERN)]
 OfferId = Annotated[str, Field(pattern=OFFER_ID_PATTERN)]
 Count = Annotated[int, Field(ge=0)]
-ONLY_PATTERN_KEYS = {"additionalProperties": False}   # JSON Schema: keys of Month / OfferId only
+
+
+def only_pattern_keys(schema: dict) -> None:
+    """JSON Schema of a mapping keyed by Month or OfferId: no other key (a callable, so that
+    the field stays a plain pydantic Field for models.fields.field_meta).
+
+    Parameters
+    ----------
+    schema : dict
+        The mapping's JSON Schema, changed in place.
+    """
+    schema["additionalProperties"] = False
 
 
 class Finance(Section):
@@ -386,10 +397,10 @@ class Decision(Section):
     sell_from: dict[Month, Count] = Field(
         default_factory=dict, title="Sold servers by purchase month",
         description="Purchase month (YYYY-MM) -> servers sold from it; empty: oldest first.",
-        json_schema_extra=ONLY_PATTERN_KEYS)
+        json_schema_extra=only_pattern_keys)
     commit: dict[OfferId, Count] = Field(default_factory=dict, title="Commit",
                                          description="GPUs committed per offer id this month",
-                                         json_schema_extra=ONLY_PATTERN_KEYS)
+                                         json_schema_extra=only_pattern_keys)
 
 
 class Proposed(Section):
@@ -404,7 +415,7 @@ class Proposed(Section):
     committed_gpus: dict[OfferId, Count] = Field(default_factory=dict,
                                                  title="Proposed commitments",
                                                  description="GPUs committed per offer id",
-                                                 json_schema_extra=ONLY_PATTERN_KEYS)
+                                                 json_schema_extra=only_pattern_keys)
     schedule: tuple[Decision, ...] = Field(
         default=(), max_length=240, title="Proposed schedule",
         description="Decisions by month (months without one omitted); when given, the "

@@ -59,7 +59,7 @@ def parse_scenario(text: Optional[str]) -> Scenario:
         raise ApiError(400, _("scenario: invalid JSON (%(reason)s)",
                               reason=clip(exc, 200))) from None
     try:
-        return scenario_from_json(text) if value is not None else Scenario()
+        return scenario_from_json(text or "{}") if value is not None else Scenario()
     except ValidationError as exc:
         raise ApiError(422, _("The scenario is invalid."),
                        field_errors(exc, root="scenario")) from None

@@ -16,7 +16,7 @@ SECTION_CONFIG = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False,
 
 
 def field(default: Any, label: str, unit: str, help: str = "", source: str = "",
-          essential: bool = False, **bounds: Any) -> Any:
+          essential: bool = False, schema: dict | None = None, **bounds: Any) -> Any:
     """A scenario field: default, human label, unit, help text and the source of the default.
 
     Parameters
@@ -35,6 +35,8 @@ def field(default: Any, label: str, unit: str, help: str = "", source: str = "",
     essential : bool, default False
         One of the dozen inputs a reviewer checks first: the short form shows them and folds
         every other field under "advanced".
+    schema : dict, optional
+        JSON Schema keys the bounds cannot say, e.g. the bounds of each item of a list.
     **bounds
         Pydantic constraints, e.g. ``ge``, ``le``.
 
@@ -49,6 +51,7 @@ def field(default: Any, label: str, unit: str, help: str = "", source: str = "",
     extra = {"unit": unit, "source": source, "help": help}
     if essential:
         extra["essential"] = True
+    extra.update(schema or {})
     return Field(default, title=label, description=description, json_schema_extra=extra,
                  **bounds)
 

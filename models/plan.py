@@ -20,7 +20,8 @@ from models.explain import explanation
 from models.ledger_build import plan_ledger
 from models.messages import Message, Money, Months, Number, Percent
 from models.optimize import find_optimal
-from models.profile import PlanCalendar, UsageProfile, plan_calendar, demand_for
+from models.profile import (PlanCalendar, UsageProfile, check_peak, demand_for,
+                            plan_calendar)
 from models.scenario import MAX_SERVERS, Decision, Scenario
 from models.staged import StagedError, staged_optimum
 from models.start import plan_start_month, start_warnings
@@ -57,11 +58,14 @@ def build_context(scenario: Scenario, profile: UsageProfile,
     ------
     PlanError
         Interruptible gang jobs that hardware failures alone stop from finishing.
+    ProfileError
+        Demand that needs more than ``models.profile.MAX_GPUS`` in some hour.
     """
     f, p = scenario.finance, scenario.profile
     calendar = plan_calendar(plan_start_month(scenario, profile, current_month),
                              f.horizon_months)
     demand = demand_for(p, profile, calendar.total_hours)
+    check_peak(demand, p.growth_annual)
     return PlanContext(scenario, calendar, demand)
 
 

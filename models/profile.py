@@ -14,6 +14,9 @@ import numpy as np
 Period = Literal["hour", "day", "month"]
 HOURS_PER_YEAR = 8760
 PERIOD_STEP = {"hour": np.timedelta64(1, "h"), "day": np.timedelta64(1, "D")}
+# The most GPUs any period of a profile, or any hour of a plan, may need. It keeps every
+# capacity level the optimizer counts (GPUs / relative throughput >= 0.01) far inside int64.
+MAX_GPUS = 10_000_000
 
 
 class ProfileError(ValueError):
@@ -63,9 +66,9 @@ class UsageProfile:
             raise ProfileError(f"periods must be contiguous {self.period}s; period {gaps[0] + 1} "
                                f"starts at {starts[gaps[0]]}, expected {expected[gaps[0]]}")
         hours = period_hours(starts, self.period)
-        over = np.flatnonzero(steady + interruptible > hours * 1e7)
+        over = np.flatnonzero(steady + interruptible > hours * MAX_GPUS)
         if over.size:
-            raise ProfileError(f"period {over[0] + 1} uses more than 10 million GPUs")
+            raise ProfileError(f"period {over[0] + 1} uses more than {MAX_GPUS:,} GPUs")
         if self.busy is not None:
             self._check_busy(steady + interruptible)
 
@@ -387,3 +390,36 @@ def plan_demand(profile: UsageProfile, total_hours: int, *, growth_annual: float
     return PlanDemand(steady[index] * growth, interruptible[index] * growth,
                       profile_hours_used=min(n, total_hours),
                       repeated_hours=max(0, total_hours - n))
+
+
+def check_peak(demand: PlanDemand, growth_annual: float) -> None:
+    """Refuse a plan whose demand needs more than ``MAX_GPUS`` in some hour.
+
+    Parameters
+    ----------
+    demand : PlanDemand
+        The plan's hourly demand [GPUs].
+    growth_annual : float
+        The growth that laid it, named in the message [fraction per year].
+
+    Raises
+    ------
+    ProfileError
+        Naming the first hour over the bound, its year of the plan and the GPUs it needs.
+
+    Notes
+    -----
+    The usage file's periods are held to the same bound; growth (up to 1,000 % a year for up to
+    20 years) and the day shape can still carry the plan's demand past it, and the optimizer
+    counts committed capacity in whole GPUs: unbounded, a count passes int64.
+    """
+    total = demand.total
+    over = np.flatnonzero(total > MAX_GPUS)
+    if not over.size:
+        return
+    hour = int(over[0])
+    raise ProfileError(f"profile.growth_annual: demand growing {growth_annual:.0%} a year needs "
+                       f"{total[hour]:,.0f} GPUs in hour {hour + 1:,} (year "
+                       f"{hour // HOURS_PER_YEAR + 1} of the plan); a plan holds at most "
+                       f"{MAX_GPUS:,} GPUs in any hour: lower the growth, the horizon or the "
+                       "peak-to-average ratio")

@@ -16,6 +16,7 @@ from models.ranges import Uncertainty
 # stop there too, so that every plan they find can be typed back in as a proposal.
 MAX_SERVERS = 100_000
 MONTH_PATTERN = r"^\d{4}-(0[1-9]|1[0-2])$"
+OFFER_ID_PATTERN = r"^[A-Za-z0-9_-]{1,20}$"
 CURRENCY_PATTERN = r"^[A-Z]{3}$"
 # Upper bounds of money fields are written in dollars and scaled by this, so that a currency
 # with a small unit fits as well (1 USD is about 1,400 KRW, 150 JPY, 16,000 IDR).
@@ -27,6 +28,23 @@ LLAMA3 = ("Llama 3 405B training: 419 unexpected interruptions in 54 days on 16,
 
 class Section(BaseModel):
     model_config = SECTION_CONFIG
+
+
+Month = Annotated[str, Field(pattern=MONTH_PATTERN)]
+OfferId = Annotated[str, Field(pattern=OFFER_ID_PATTERN)]
+Count = Annotated[int, Field(ge=0)]
+
+
+def only_pattern_keys(schema: dict) -> None:
+    """JSON Schema of a mapping keyed by Month or OfferId: no other key (a callable, so that
+    the field stays a plain pydantic Field for models.fields.field_meta).
+
+    Parameters
+    ----------
+    schema : dict
+        The mapping's JSON Schema, changed in place.
+    """
+    schema["additionalProperties"] = False
 
 
 class Finance(Section):
@@ -80,6 +98,12 @@ Financing = Annotated[Union[CashFinancing, LoanFinancing], Field(discriminator="
 
 
 class Owned(Section):
+    """Owned servers: price, power, space, staff, resale and financing.
+
+    Checked across fields (a 422 names the rule): ``power_kw_idle`` <= ``power_kw_max``;
+    ``resale_fraction_by_year`` does not increase with age.
+    """
+
     currency: Optional[str] = field(
         None, "Currency of owned costs", "ISO 4217 code",
         "Server and install prices, power, space, staff, maintenance, owned storage and "
@@ -100,7 +124,8 @@ class Owned(Section):
     resale_fraction_by_year: tuple[float, ...] = field(
         (0.65, 0.45, 0.30, 0.20, 0.10), "Resale value by year of age", "fraction of server price",
         "At the end of each year of age; linear by month in between, age 0 = 1.0.",
-        "market reports (low confidence)", min_length=1, max_length=20)
+        "market reports (low confidence)", min_length=1, max_length=20,
+        schema={"items": {"type": "number", "minimum": 0, "maximum": 1}})
     power_kw_max: float = field(10.2, "Maximum power", "kW per server", source="DGX H100 spec",
                                 essential=True, gt=0, le=200)
     power_kw_idle: float = field(3.0, "Idle power", "kW per server",
@@ -184,7 +209,7 @@ class OnDemand(Section):
 
 
 class CommitmentOffer(Section):
-    id: str = field("1y", "Offer id", "text", pattern=r"^[A-Za-z0-9_-]{1,20}$")
+    id: str = field("1y", "Offer id", "text", pattern=OFFER_ID_PATTERN)
     term_months: int = field(12, "Term", "months", ge=1, le=120)
     discount: float = field(0.41, "Discount", "fraction of on-demand price",
                             source="Epoch AI cost model (1y 41 %, 3y 64 %)", essential=True,
@@ -270,8 +295,10 @@ class ProfileOptions(Section):
     interruptible_share: Optional[float] = field(
         None, "Interruptible share", "fraction of demand",
         "When set, replaces the profile's own steady/interruptible split.", ge=0, le=1)
-    growth_annual: float = field(0.0, "Demand growth", "fraction per year", essential=True,
-                                 ge=-0.9, le=10)
+    growth_annual: float = field(0.0, "Demand growth", "fraction per year",
+                                 "Hour t of the plan is scaled by (1+g)^(t/8760); the grown "
+                                 "demand must stay within 10,000,000 GPUs in every hour.",
+                                 essential=True, ge=-0.9, le=10)
     peak_to_average: float = field(1.0, "Peak-to-average", "ratio",
                                    "Busiest hour over the average hour of a day, for daily "
                                    "and monthly rows.", ge=1, le=24)
@@ -322,7 +349,10 @@ class PositionCommitment(Section):
 
 
 class Position(Section):
-    """What the team holds when the plan starts; every strategy starts from it."""
+    """What the team holds when the plan starts; every strategy starts from it.
+
+    Checked across fields: the ``count`` of all ``servers`` rows adds up to at most 100,000.
+    """
 
     servers: tuple[PositionServers, ...] = Field(default=(), max_length=50,
                                                  title="Servers owned")
@@ -357,22 +387,37 @@ class Staging(Section):
 
 
 class Decision(Section):
-    """One month of a schedule: buy or sell servers, sign commitments (blocks of an offer)."""
+    """One month of a schedule: buy or sell servers, sign commitments (blocks of an offer).
+
+    Checked across fields: ``sell_from``, when given, adds up to ``sell_servers``; ``commit``
+    names offers of the scenario's ``commitments``, each with a multiple of its ``block_gpus``.
+    """
 
     month: str = field("2027-01", "Month", "YYYY-MM", pattern=MONTH_PATTERN)
     buy_servers: int = field(0, "Buy servers", "servers", ge=0, le=MAX_SERVERS)
     sell_servers: int = field(0, "Sell servers", "servers", ge=0, le=MAX_SERVERS)
-    sell_from: dict[str, int] = Field(
+    sell_from: dict[Month, Count] = Field(
         default_factory=dict, title="Sold servers by purchase month",
-        description="Purchase month (YYYY-MM) -> servers sold from it; empty: oldest first.")
-    commit: dict[str, int] = Field(default_factory=dict, title="Commit",
-                                   description="GPUs committed per offer id this month")
+        description="Purchase month (YYYY-MM) -> servers sold from it; empty: oldest first.",
+        json_schema_extra=only_pattern_keys)
+    commit: dict[OfferId, Count] = Field(default_factory=dict, title="Commit",
+                                         description="GPUs committed per offer id this month",
+                                         json_schema_extra=only_pattern_keys)
 
 
 class Proposed(Section):
+    """The analyst's own plan, costed as the ``proposed`` strategy.
+
+    Checked across fields: a ``schedule``, or ``servers`` and ``committed_gpus``, not both;
+    the schedule has at most one decision a month; ``committed_gpus`` names offers of the
+    scenario's ``commitments``, each with a multiple of its ``block_gpus``.
+    """
+
     servers: Optional[int] = field(None, "Proposed servers", "servers", ge=0, le=MAX_SERVERS)
-    committed_gpus: dict[str, int] = Field(default_factory=dict, title="Proposed commitments",
-                                           description="GPUs committed per offer id")
+    committed_gpus: dict[OfferId, Count] = Field(default_factory=dict,
+                                                 title="Proposed commitments",
+                                                 description="GPUs committed per offer id",
+                                                 json_schema_extra=only_pattern_keys)
     schedule: tuple[Decision, ...] = Field(
         default=(), max_length=240, title="Proposed schedule",
         description="Decisions by month (months without one omitted); when given, the "
@@ -380,6 +425,17 @@ class Proposed(Section):
 
 
 class Scenario(Section):
+    """Every assumption of a plan; ``{}`` is the default scenario.
+
+    Checked across fields, beyond each section's own rules (a 422 names the rule): the ids of
+    ``commitments`` are unique; ``proposed.committed_gpus`` and each ``proposed.schedule[].commit``
+    name offers of ``commitments`` with a multiple of the offer's ``block_gpus``; at most one
+    currency other than ``finance.currency`` among ``owned.currency`` and
+    ``cloud_terms.currency``, and when there is one ``fx.rate`` is required. The engine also
+    refuses a plan whose demand, grown by ``profile.growth_annual``, needs more than
+    10,000,000 GPUs in an hour.
+    """
+
     name: str = field("Built-in defaults: 8x H100 vs AWS p5 on demand", "Scenario name",
                       "text", max_length=200)
     finance: Finance = Field(default_factory=Finance)
@@ -504,6 +560,30 @@ class Scenario(Section):
             else:
                 data[section] = changes
         return Scenario.model_validate(data)
+
+
+def scenario_from_json(text: str | bytes) -> Scenario:
+    """A scenario document (the JSON of a file, an API body or an upload part), its types
+    checked as JSON has them.
+
+    Parameters
+    ----------
+    text : str or bytes
+        JSON text of a scenario object.
+
+    Returns
+    -------
+    Scenario
+        The validated scenario.
+
+    Raises
+    ------
+    pydantic.ValidationError
+        Broken JSON, a bound or rule broken, or a value of the wrong JSON type: a number in a
+        string (``"8"``) or a boolean for a number is refused, not converted (the form's text
+        inputs go through :meth:`Scenario.model_validate`, which reads numbers from text).
+    """
+    return Scenario.model_validate_json(text, strict=True)
 
 
 def validation_messages(error) -> list[str]:

@@ -2,13 +2,17 @@
 API's 4xx answer ``{"error": {code, message, details}}`` with one detail per field."""
 from __future__ import annotations
 
+from typing import TypeVar
+
 from flask import current_app, request
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from service.clip import clip
 from service.i18n import _
 from service.i18n.validation import error_message
 from service.web.errors import ApiError
+
+Body = TypeVar("Body", bound=BaseModel)
 
 
 def json_body() -> dict:
@@ -24,6 +28,16 @@ def json_body() -> dict:
     if not isinstance(body, dict):
         raise ApiError(400, _("The body must be a JSON object."))
     return body
+
+
+def strict_body(model: type[Body], what: str) -> Body:
+    """The request's JSON object, once :func:`json_body` has taken it, as ``model``, its types
+    checked as JSON has them: ``"8"`` or ``true`` for a number of servers is a 422 naming the
+    field, not a number (service.api.openapi states the same types)."""
+    try:
+        return model.model_validate_json(request.get_data(cache=True), strict=True)
+    except ValidationError as exc:
+        raise invalid(exc, what) from None
 
 
 def field_errors(exc: ValidationError, strip: str = "", root: str = "body") -> list[dict]:

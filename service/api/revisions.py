@@ -8,14 +8,13 @@ saves nothing again.
 from __future__ import annotations
 
 from flask import current_app, g
-from pydantic import ValidationError
 from spectree import Response
 from sqlalchemy import select
 
 from service.web import idempotency
 from service.web.access import can_edit, can_view
 from service.api import bp
-from service.api.bodies import invalid, json_body
+from service.api.bodies import json_body, strict_body
 from service.web.tables import Revision, ScenarioRecord, UsageFile, User
 from service.web.db import get_session
 from service.web.errors import ApiError
@@ -55,10 +54,8 @@ def create_revision(scenario_id: int):
     scenario = visible_scenario(scenario_id)
     if not can_edit(user, scenario):
         raise ApiError(403, _("Only the scenario's owner can add revisions."))
-    try:
-        body = RevisionRequest.model_validate(json_body())
-    except ValidationError as exc:
-        raise invalid(exc, N_("request body")) from None
+    json_body()      # 415 / 400 first, then the body's fields
+    body = strict_body(RevisionRequest, N_("request body"))
     latest = scenario.latest
     try:
         result = check_plan(body.scenario, latest.usage_file if latest else None)

@@ -12,7 +12,7 @@ from typing import Any, Optional
 from flask import Response, current_app, g, request
 from pydantic import ValidationError
 
-from models.scenario import Scenario
+from models.scenario import Scenario, scenario_from_json
 from service.api import bp
 from service.web import idempotency
 from service.web.users import user_for_token
@@ -26,7 +26,7 @@ from service.ingest import make_bundle
 from service.api.openapi import (MAX_JSON_ROWS, PLAN_RESPONSES, SPEC, XLSX, PlanForm, PlanRequest,
                              UsageRow, openapi_document)
 from service.plans.cache import PlanningError, plan_for
-from service.api.bodies import field_errors, invalid, json_body
+from service.api.bodies import field_errors, json_body, strict_body
 
 PUBLIC = {"api.openapi"}   # the contract itself is no secret
 
@@ -59,7 +59,7 @@ def parse_scenario(text: Optional[str]) -> Scenario:
         raise ApiError(400, _("scenario: invalid JSON (%(reason)s)",
                               reason=clip(exc, 200))) from None
     try:
-        return Scenario.model_validate(value if value is not None else {})
+        return scenario_from_json(text or "{}") if value is not None else Scenario()
     except ValidationError as exc:
         raise ApiError(422, _("The scenario is invalid."),
                        field_errors(exc, root="scenario")) from None
@@ -98,10 +98,7 @@ def read_plan_request() -> tuple[Scenario, bytes, str]:
         count, limit = format(len(usage), ","), format(MAX_JSON_ROWS, ",")
         raise ApiError(413, _("usage has %(rows)s rows; the limit is %(limit)s.",
                               rows=count, limit=limit))
-    try:
-        plan = PlanRequest.model_validate(body)
-    except ValidationError as exc:
-        raise invalid(exc, N_("request body")) from None
+    plan = strict_body(PlanRequest, N_("request body"))
     return plan.scenario or Scenario(), rows_to_csv(plan.usage), "usage.csv"
 
 

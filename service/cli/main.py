@@ -1,121 +1,47 @@
-"""Command line: ``buyrent plan [PROFILE] [--busy FILE] [--scenario FILE.json] [--xlsx OUT]
-[--json]``."""
+"""``buyrent``: the command dispatcher (``plan``, ``serve``, ``users``).
+
+Each command lives in its own module, which imports what the command needs at its top; this
+module imports the module of the command that runs, and that one only. So ``buyrent plan``
+never loads Flask, SQLAlchemy or plotly, and ``buyrent serve`` never loads the plan's table
+writer; a refused usage file is answered in well under a second (bench/cli_refusal.py).
+"""
 from __future__ import annotations
 
 import argparse
-import json
+import importlib
 import sys
-from pathlib import Path
 from typing import Sequence
 
-from pydantic import ValidationError
-
-from models.document import plan_document
-from models.messages import Message
-from models.plan import compute_plan
-from models.profile import ProfileError
-from models.scenario import Scenario, validation_messages
-from models.start import plan_start_month, usage_notes
-from models.strategies import PlanError
 from service.allocator import tune_allocator
-from service.xlsx.export import write_plan_xlsx
-from service.ingest import IngestError, load_usage
-from service.i18n import DEFAULT, LANGUAGES, _, using_locale
-from service import clock
-from service.paths import SAMPLE_USAGE
-from service.cli.report import plan_table
 from service.cli.usage_error import UsageError
 
-
-def load_scenario(path: Path | None) -> Scenario:
-    if path is None:
-        return Scenario()
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"{path}: cannot read the scenario file ({exc})") from None
-    except json.JSONDecodeError as exc:
-        raise UsageError(f"{path}: line {exc.lineno}, column {exc.colno}: invalid JSON "
-                         f"({exc.msg})") from None
-    try:
-        return Scenario.model_validate(data)
-    except ValidationError as exc:
-        raise UsageError(f"{path}: " + "; ".join(validation_messages(exc))) from None
+# command -> (its module, one line of help); the module's add_arguments(name, parser) adds the
+# command's arguments and its handler (``func``)
+COMMANDS = {
+    "plan": ("service.cli.plan", "plan a usage profile (default: the bundled sample)"),
+    "serve": ("service.cli.web_commands",
+              "run the web service (waitress, or gunicorn with --workers > 1)"),
+    "users": ("service.cli.web_commands", "manage users and API tokens"),
+}
 
 
-def cmd_plan(args: argparse.Namespace) -> int:
-    profile_path = Path(args.profile) if args.profile else SAMPLE_USAGE
-    scenario = load_scenario(Path(args.scenario) if args.scenario else None)
-    try:
-        ingested = load_usage(profile_path, busy_path=args.busy)
-    except (IngestError, ProfileError) as exc:
-        raise UsageError(str(exc) if str(exc).startswith(profile_path.name)
-                         else f"{profile_path}: {exc}") from None
-    except OSError as exc:
-        raise UsageError(f"{profile_path}: {exc.strerror}") from None
-    try:
-        month = clock.current_month()
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
-    notes = usage_notes(ingested.profile, month,
-                        plan_start_month(scenario, ingested.profile, month))
-    try:
-        plan = compute_plan(scenario, ingested.profile,
-                            [Message.plain(w) for w in ingested.warnings] + notes,
-                            current_month=month)
-    except (PlanError, ProfileError) as exc:
-        raise UsageError(f"{profile_path}: {exc}") from None
-    if args.xlsx:
-        try:
-            write_plan_xlsx(plan, Path(args.xlsx), args.lang)
-        except OSError as exc:
-            raise UsageError(f"{args.xlsx}: cannot write the workbook ({exc.strerror})") from None
-    if args.json:
-        json.dump(plan_document(plan), sys.stdout, allow_nan=False)
-        sys.stdout.write("\n")
-    else:
-        with using_locale(args.lang):
-            print(plan_table(plan, source=str(profile_path)))
-            if args.xlsx:
-                print("\n" + _("Workbook written to %(path)s", path=args.xlsx))
-    return 0
-
-
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="buyrent", description=__doc__)
+def build_parser(argv: Sequence[str]) -> argparse.ArgumentParser:
+    """Every command named, the arguments of the one ``argv`` asks for (its module imported)."""
+    parser = argparse.ArgumentParser(prog="buyrent", description="Buy-vs-rent plans for GPU "
+                                     "compute: owned servers, commitments, spot, on demand.")
     sub = parser.add_subparsers(dest="command", required=True)
-    plan = sub.add_parser("plan", help="plan a usage profile (default: the bundled sample)")
-    plan.add_argument("profile", nargs="?", help="usage file (.csv, .xlsx, or a .zip of a "
-                      "usage file and a GPU busy-time file)")
-    plan.add_argument("--busy", help="GPU busy-time file beside the usage file (DCGM exporter "
-                      "Prometheus text, DCGM CSV or nvidia-smi --query-gpu CSV)")
-    plan.add_argument("--scenario", help="scenario JSON file (default: the built-in defaults, "
-                      "not the web demo's samples/scenario_h100.json)")
-    plan.add_argument("--xlsx", help="also write the Excel plan to this path")
-    plan.add_argument("--json", action="store_true", help="print the plan document only")
-    plan.add_argument("--lang", choices=sorted(LANGUAGES), default=DEFAULT,
-                      help="language of the table, the sentences and the workbook (default en)")
-    plan.set_defaults(func=cmd_plan)
-    for register in COMMANDS:
-        register(sub)
+    chosen = next((arg for arg in argv if not arg.startswith("-")), None)
+    for name, (module, help_text) in COMMANDS.items():
+        command = sub.add_parser(name, help=help_text, description=help_text)
+        if name == chosen:
+            importlib.import_module(module).add_arguments(name, command)
     return parser
-
-
-# Other areas (serve, users) add their sub-commands here.
-COMMANDS: list = []
-
-
-def _register_web(sub) -> None:
-    from service.cli.web_commands import register  # Flask and friends load only when the command runs
-    register(sub)
-
-
-COMMANDS.append(_register_web)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     tune_allocator()
-    args = build_parser().parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args = build_parser(argv).parse_args(argv)
     try:
         return args.func(args)
     except UsageError as exc:

@@ -1,4 +1,4 @@
-"""``buyrent serve`` and ``buyrent users`` (registered in service.cli.main.COMMANDS)."""
+"""``buyrent serve`` and ``buyrent users`` (dispatched by service.cli.main.COMMANDS)."""
 from __future__ import annotations
 
 import argparse
@@ -24,19 +24,19 @@ DEMO_USERS = (("demo-analyst", "analyst-demo-pw", "analyst"),
 DEMO_SCENARIO = SAMPLES / "scenario_h100.json"
 
 
-def register(sub) -> None:
-    serve = sub.add_parser("serve", help="run the web service (waitress, or gunicorn with --workers > 1)")
-    serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=8000)
-    serve.add_argument("--threads", type=int, default=8, help="threads per process")
-    serve.add_argument("--workers", type=int, default=1,
-                       help="worker processes (gunicorn when > 1; one per core is a good start)")
-    serve.add_argument("--demo", action="store_true",
-                       help="seed a demo analyst, reviewer and sample plan (or BUYRENT_DEMO=1)")
-    serve.set_defaults(func=cmd_serve)
-
-    users = sub.add_parser("users", help="manage users and API tokens")
-    users_sub = users.add_subparsers(dest="users_command", required=True)
+def add_arguments(name: str, command: argparse.ArgumentParser) -> None:
+    """The arguments of ``serve`` or ``users`` (service.cli.main adds them when it runs)."""
+    if name == "serve":
+        command.add_argument("--host", default="127.0.0.1")
+        command.add_argument("--port", type=int, default=8000)
+        command.add_argument("--threads", type=int, default=8, help="threads per process")
+        command.add_argument("--workers", type=int, default=1, help="worker processes "
+                             "(gunicorn when > 1; one per core is a good start)")
+        command.add_argument("--demo", action="store_true", help="seed a demo analyst, "
+                             "reviewer and sample plan (or BUYRENT_DEMO=1)")
+        command.set_defaults(func=cmd_serve)
+        return
+    users_sub = command.add_subparsers(dest="users_command", required=True)
     add = users_sub.add_parser("add", help="add a user (password from stdin when piped)")
     add.add_argument("name")
     add.add_argument("--role", required=True, choices=("analyst", "reviewer", "admin"))

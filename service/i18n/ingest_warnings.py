@@ -1,4 +1,5 @@
-"""The usage readers' warnings (service/ingest) in the reader's language.
+"""The usage readers' warnings (service/ingest), and the refusals written since issue 23, in the
+reader's language.
 
 The readers write their warnings in English, and the English text is what is stored with a
 plan (its document is cached once per revision, for every language). Each warning here is
@@ -92,6 +93,24 @@ PATTERNS: list[tuple[re.Pattern, str]] = [(re.compile(rx, re.S), template) for r
         "%(last)s, %(busy)s busy): they were waiting, most often on data loading or "
         "preprocessing (DataLoader num_workers, CPU decoding and augmentation, remote "
         "storage). Fix the input pipeline before buying or renting more GPUs")),
+)]
+# Refusals (problems of a usage file, shown by row and column) written since issue 23; the
+# older refusals are English until they get patterns too.
+PATTERNS += [(re.compile(rx, re.S), template) for rx, template in (
+    # service/ingest/table.py
+    (r"(?P<value>.+) is too large; expected a number >= 0",
+     N_("%(value)s is too large; expected a number >= 0")),
+    # service/ingest/csv.py (plain tables and billing exports)
+    (rf"this row has (?P<fields>{NUMBER}) fields, the header has (?P<width>{NUMBER}) \(a "
+     r"stray separator (?P<sep>'.+?'), unquoted text or a missing field\?\)",
+     N_("this row has %(fields)s fields, the header has %(width)s (a stray separator %(sep)s, "
+        "unquoted text or a missing field?)")),
+    # service/ingest/build.py
+    (rf"the timestamps run from (?P<first>\S+) to (?P<last>\S+): more than (?P<years>\d+) "
+     r"years; a usage file may span at most (?P=years) years \(split it, or keep its latest "
+     r"years\)",
+     N_("the timestamps run from %(first)s to %(last)s: more than %(years)s years; a usage "
+        "file may span at most %(years)s years (split it, or keep its latest years)")),
 )]
 PERIOD_WORDS = {"hour": N_("hour"), "day": N_("day"), "month": N_("month")}
 

@@ -154,7 +154,7 @@ def _text(data: bytes, name: str, limits: Limits):
     text = csv_reader.text_of(data, name)
     if kind == "slurm":
         return slurm.read(data, text, headers, sep, name, limits)
-    csv_reader.check_shape(text, headers, name, limits, limits.max_columns)
+    csv_reader.check_shape(text, headers, sep, name, limits, limits.max_columns)
     columns = map_columns(headers, name)
     dtypes = {columns[k]: "category" for k in ("workload", "interruptible", "team")
               if k in columns}

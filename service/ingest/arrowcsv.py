@@ -21,8 +21,8 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 
 from service.clip import clip_repr
-from service.ingest.core import Limits, fail, fail_one, problem
-from service.ingest.csv import SAVE_UTF8
+from service.ingest.core import Limits, fail, fail_one
+from service.ingest.csv import SAVE_UTF8, wrong_width
 from service.ingest.table import normalise
 
 NULLS = ["", "NULL", "null"]
@@ -93,9 +93,7 @@ def _broken_rows(data: bytes, sep: str, width: int, filename: str) -> None:
     text = io.TextIOWrapper(io.BytesIO(data), encoding="utf-8-sig", newline="")
     for number, fields in enumerate(stdcsv.reader(text, delimiter=sep), start=1):
         if fields and len(fields) != width:
-            problems.append(problem(number, None, f"this row has {len(fields)} fields, the "
-                                    f"header has {width} (a stray separator {sep!r}, unquoted "
-                                    "text or a missing field?)"))
+            problems.append(wrong_width(number, len(fields), width, sep))
     if problems:
         raise fail(filename, problems)
 

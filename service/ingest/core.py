@@ -1,7 +1,11 @@
 """The ingest contract: errors with row/column problems, limits, and the result."""
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
 
 from models.profile import UsageProfile
 from service.clip import clip, clip_message
@@ -56,6 +60,35 @@ def fail(filename: str, problems: list[dict]) -> IngestError:
 def fail_one(filename: str, message: str, row: int | None = None,
              column: str | None = None) -> IngestError:
     return fail(filename, [problem(row, column, message)])
+
+
+def to_float(cell) -> float:
+    """One cell as a float: NaN when it is no number, infinite past float's range.
+
+    Python reads a decimal text of 400 digits as infinite, but an integer object of 400 digits
+    (what the CSV reader gives for such a cell, and JSON for such a number) raises
+    OverflowError; here it is infinite too, so the reader refuses it by row and column.
+    """
+    if isinstance(cell, str) and "_" in cell:   # float() takes "1_000"; pandas does not
+        return math.nan
+    try:
+        return float(cell)
+    except (TypeError, ValueError):
+        return math.nan
+    except OverflowError:
+        return math.inf if cell > 0 else -math.inf
+
+
+def to_floats(cells) -> np.ndarray:
+    """Cells as floats, NaN where a cell is no number (``pandas.to_numeric``, coerced).
+
+    pandas raises OverflowError, whatever ``errors`` says, on an integer past float's range;
+    then the cells are read one by one (:func:`to_float`), which only such a file pays for.
+    """
+    try:
+        return pd.to_numeric(cells, errors="coerce").to_numpy(dtype=float)
+    except OverflowError:
+        return np.array([to_float(c) for c in cells], dtype=float)
 
 
 @dataclass(frozen=True)

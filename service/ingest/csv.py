@@ -9,7 +9,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from service.ingest.core import Limits, fail_one
+from service.ingest.core import Limits, fail, fail_one, problem
 
 BOMS = {b"\xff\xfe": "UTF-16", b"\xfe\xff": "UTF-16", b"\xff\xfe\x00\x00": "UTF-32"}
 MAX_HEADER_FIELD = 1_000   # characters of one column name
@@ -73,8 +73,9 @@ def long_header(filename: str, position: int, name: str):
                     "line a header?)", 1, name)
 
 
-def check_shape(text: str, headers: list[str], filename: str, limits: Limits,
+def check_shape(text: str, headers: list[str], sep: str, filename: str, limits: Limits,
                 max_columns: int) -> None:
+    """Columns and rows within the limits, and a first data row no wider than the header."""
     if len(headers) > max_columns:
         raise fail_one(filename, f"the file has {len(headers)} columns; the limit is "
                        f"{max_columns}", 1)
@@ -82,6 +83,32 @@ def check_shape(text: str, headers: list[str], filename: str, limits: Limits,
     if lines - 1 > limits.max_rows:
         raise fail_one(filename, f"the file has {lines - 1:,} data rows; the limit is "
                        f"{limits.max_rows:,}")
+    check_first_row(text, len(headers), sep, filename)
+
+
+def check_first_row(text: str, width: int, sep: str, filename: str) -> None:
+    """Refuse a first data row with more fields than the header, in one pass over that row.
+
+    pandas reads such a row as an index and the header as naming the last columns: 200,000
+    extra fields took 45 s and the file was then refused for its timestamps. A later row that
+    is too long pandas refuses at once, naming it (:func:`read_frame`).
+    """
+    records = stdcsv.reader(io.StringIO(text), delimiter=sep)
+    try:
+        next(records, None)                        # the header
+        for number, fields in enumerate(records, start=2):
+            if fields:
+                if len(fields) > width:
+                    raise fail(filename, [wrong_width(number, len(fields), width, sep)])
+                return
+    except stdcsv.Error:    # a field past the csv module's 131,072 characters: pandas says
+        return
+
+
+def wrong_width(row: int, fields: int, width: int, sep: str) -> dict:
+    """The problem of a row whose field count is not the header's."""
+    return problem(row, None, f"this row has {fields} fields, the header has {width} (a stray "
+                   f"separator {sep!r}, unquoted text or a missing field?)")
 
 
 def read_frame(data: bytes, filename: str, sep: str, limits: Limits, **options

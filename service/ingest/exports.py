@@ -14,7 +14,7 @@ from collections.abc import Callable
 import numpy as np
 import pandas as pd
 
-from service.clip import clip_repr
+from service.clip import clip_repr, number_text
 from service.ingest import arrowcsv
 from service.ingest.core import IngestResult, Limits, fail_one, problem
 from service.ingest.table import normalise
@@ -53,7 +53,7 @@ def categories(frame: pd.DataFrame, numeric: frozenset[str] = frozenset()) -> pd
 
 def _cell_text(value) -> str:
     if isinstance(value, float):
-        return repr(int(value)) if value.is_integer() else repr(value)
+        return number_text(value)
     return value.isoformat() if hasattr(value, "isoformat") else str(value)
 
 

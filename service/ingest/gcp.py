@@ -14,12 +14,13 @@ commitment); cost is ``cost`` plus its credits, in ``currency``. Commitment fee 
 from __future__ import annotations
 
 import json
+import math
 
 import numpy as np
 import pandas as pd
 
 from service.ingest import exports, instances
-from service.ingest.core import IngestResult, Limits
+from service.ingest.core import IngestResult, Limits, to_float
 from service.ingest.gpu_usage import GpuUsage, finish, sums
 from service.ingest.table import normalise
 
@@ -48,8 +49,8 @@ def credit_info(cells: pd.Series) -> tuple[np.ndarray, np.ndarray]:
         items = [items] if isinstance(items, dict) else items if isinstance(items, list) else []
         total, cud = 0.0, ""
         for item in (i for i in items if isinstance(i, dict)):
-            amount = pd.to_numeric(item.get("amount"), errors="coerce")
-            total += 0.0 if pd.isna(amount) else float(amount)
+            amount = to_float(item.get("amount"))
+            total += 0.0 if math.isnan(amount) else amount
             if "COMMITTED_USAGE_DISCOUNT" in str(item.get("type", "")).upper() and not cud:
                 cud = str(item.get("id") or item.get("name") or "committed use discount")
         return total, cud

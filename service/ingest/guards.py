@@ -3,8 +3,10 @@
 Every check here reads metadata or streams bounded chunks: the zip central directory (entry
 count, declared sizes, compression ratio, names), then each XML part in 1 MB pieces for
 DOCTYPE / ENTITY declarations, formula cells without cached values and merged cells.
-Nothing here parses XML with entity expansion; openpyxl is never used on uploads (and
-openpyxl uses defusedxml whenever it is installed, which it is: see ``openpyxl_is_defused``).
+Nothing here parses XML with entity expansion; openpyxl is never used on uploads (the plan
+workbook's round trip, service/xlsx/roundtrip.py, reads through defusedxml, which openpyxl uses
+whenever it is installed: tests/io/test_xlsx_roundtrip.py). Nor is it imported here: the usage
+readers, and `buyrent plan` with them, do not load it.
 """
 from __future__ import annotations
 
@@ -16,7 +18,6 @@ from pathlib import PurePosixPath
 
 from service.clip import clip_repr
 from service.ingest.core import Limits, fail, fail_one, problem
-from openpyxl.xml import DEFUSEDXML
 
 ZIP = b"PK\x03\x04"
 OLE = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
@@ -36,11 +37,6 @@ CELL_REF = re.compile(rb' r="([A-Z]*)([0-9]+)"')
 NEAR_ROWS, NEAR_COLUMNS = 200_000, 26
 COUNT = re.compile(rb'[cC]ount="([0-9]{7,})"')
 MERGE = re.compile(rb'<mergeCell\b[^>]*\bref="([A-Z0-9:$]+)"')
-
-
-def openpyxl_is_defused() -> bool:
-    """openpyxl parses through defusedxml (it switches automatically when defusedxml imports)."""
-    return bool(DEFUSEDXML)
 
 
 def describe(data: bytes) -> str:

@@ -16,7 +16,7 @@ import pandas as pd
 from service.clip import clip_repr
 from service.ingest import timestamps
 from service.ingest.build import Records
-from service.ingest.core import fail, problem
+from service.ingest.core import fail, problem, to_floats
 
 ALIASES = {
     "timestamp": ("timestamp", "date", "time", "hour", "month", "period", "datetime", "day"),
@@ -77,7 +77,7 @@ def numbers(values: pd.Series, rows: np.ndarray, column: str,
         out = values.to_numpy(dtype=float)
     else:
         stripped = values.astype(object).map(lambda v: v.strip() if isinstance(v, str) else v)
-        out = pd.to_numeric(stripped, errors="coerce").to_numpy(dtype=float)
+        out = to_floats(stripped)
     bad = np.flatnonzero(~np.isfinite(out) | (out < 0))
     if not bad.size:
         return out, []
@@ -91,10 +91,12 @@ def numbers(values: pd.Series, rows: np.ndarray, column: str,
             message = f"expected a number >= 0, got {clip_repr(text)}"
         elif np.isnan(out[i]):
             message = "NaN is not a number of GPU-hours; expected a number >= 0"
-        elif np.isinf(out[i]):
+        elif np.isinf(out[i]) and "inf" in normalise(text):
             message = f"{clip_repr(text)} is infinite; expected a finite number >= 0"
-        else:
+        elif out[i] < 0:
             message = f"negative value {clip_repr(text)}; expected a number >= 0"
+        else:   # digits past float's range (1.8e308)
+            message = f"{clip_repr(text)} is too large; expected a number >= 0"
         problems.append(problem(rows[i], column, message))
     return out, problems
 

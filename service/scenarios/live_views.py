@@ -12,6 +12,7 @@ from flask import abort, g, jsonify, render_template, request
 
 from service.web import progress as progress_store
 from service.web.access import scenario_or_404
+from service.web.errors import answers_json
 from service.web.users import login_required
 from service.forms.scenario import FormSection, validate_form
 from service.i18n import _
@@ -28,6 +29,7 @@ def error_payload(sections: list[FormSection]) -> dict[str, Any]:
 
 
 @bp.post("/validate")
+@answers_json
 @login_required
 def validate():
     """Pydantic's verdict on the posted form, field by field; nothing is saved."""
@@ -36,6 +38,7 @@ def validate():
 
 
 @bp.post("/<int:scenario_id>/preview")
+@answers_json
 @login_required
 def preview(scenario_id: int):
     """The plan of the posted form on the latest revision's usage file, not saved.
@@ -67,6 +70,7 @@ def preview(scenario_id: int):
 
 
 @bp.get("/progress/<progress_id>")
+@answers_json
 @login_required
 def progress(progress_id: str):
     """The phase of a long request of this user; ``phase: null`` until the request has

@@ -11,14 +11,14 @@ import os
 import secrets
 from pathlib import Path
 
-from service.paths import ROOT
+from service.paths import DEFAULT_INSTANCE
 
 DEFAULT_MAX_UPLOAD_MB = 20
 SECRET_FILE = "secret_key"
 
 
 def instance_path() -> Path:
-    return Path(os.environ.get("BUYRENT_INSTANCE") or ROOT / "instance").resolve()
+    return Path(os.environ.get("BUYRENT_INSTANCE") or DEFAULT_INSTANCE).resolve()
 
 
 def defaults(instance: Path) -> dict:

@@ -1,4 +1,5 @@
-"""Error handlers: JSON ``{"error": {code, message, details}}`` under /api, HTML pages elsewhere.
+"""Error handlers: JSON ``{"error": {code, message, details}}`` under /api, from the browser's JSON
+endpoints (marked with :func:`answers_json`) and to requests that prefer JSON; HTML pages elsewhere.
 
 Unexpected errors get an id that is logged with the traceback and shown to the user; the
 traceback itself is never sent.
@@ -8,7 +9,7 @@ from __future__ import annotations
 import secrets
 from typing import Any, Optional
 
-from flask import Flask, jsonify, render_template, request
+from flask import Flask, current_app, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
 
 from service.clip import MESSAGE, clip, clip_message
@@ -72,8 +73,21 @@ class ApiError(Exception):
         self.details, self.code = details or [], code or CODES.get(status, "error")
 
 
+def answers_json(view):
+    """Marks a browser view that answers JSON (the form's validation, the live plan, progress):
+    its errors, an unexpected one too, are JSON, never an HTML page its script cannot read."""
+    view.answers_json = True
+    return view
+
+
 def wants_json() -> bool:
-    return request.path.startswith("/api/")
+    """Whether this request's errors are JSON: the API, a view marked :func:`answers_json`, or a
+    request that asks for JSON first (the upload script's ``Accept``)."""
+    if request.path.startswith("/api/"):
+        return True
+    view = current_app.view_functions.get(request.endpoint) if request.endpoint else None
+    return (getattr(view, "answers_json", False)
+            or request.accept_mimetypes.best == "application/json")
 
 
 MAX_DETAILS = 50   # entries of "details"; ingest keeps 20 problems and a count anyway
@@ -109,7 +123,7 @@ def storage_failure(exc: BaseException) -> Optional[Any]:
     """A 503 response for a storage failure, or None for any other error."""
     if not is_storage_failure(exc):
         return None
-    if request.path.startswith("/api/"):
+    if wants_json():
         body, status = json_error(503, _(STORAGE_MESSAGE), code="storage_unavailable")
     else:
         body, status = render_template("error.html", status=503,
@@ -131,12 +145,13 @@ def init_app(app: Flask) -> None:
         status = exc.code or 500
         title, message = describe(exc)
         if wants_json():
-            response = json_error(status, message)
+            body, status = json_error(status, message)
         else:
-            response = (render_template("error.html", status=status, title=title,
-                                        message=clip_message(message, 4 * MESSAGE),
-                                        error_id=None), status)
-        return response
+            body = render_template("error.html", status=status, title=title,
+                                   message=clip_message(message, 4 * MESSAGE), error_id=None)
+        # the exception's own headers (Allow of a 405, WWW-Authenticate...), not its body's type
+        headers = [(k, v) for k, v in exc.get_headers() if k.lower() != "content-type"]
+        return body, status, headers
 
     @app.errorhandler(Exception)
     def _unexpected(exc: Exception):

@@ -17,10 +17,19 @@ so the key row and the write are committed together or not at all. Keys are uniq
 (database constraint); two concurrent requests with one key: the second one's transaction fails
 on the constraint (or, on SQLite, finds the key under the write lock), rolls back, and it
 answers with the first one's outcome (the ``Duplicate`` handler of :func:`init_app`).
+
+A key names one request: its method, its path and its body. The row keeps the body's SHA-256
+beside the method and path; a key sent again with another body is refused with 422, as the
+IETF draft (draft-ietf-httpapi-idempotency-key-header, "Error Scenarios") says, instead of
+answering the first outcome and dropping the new body. A form's body is its fields without
+the ones that change on every render or submit (CSRF token, the key, the progress id), and its
+files' names and bytes; any other body is hashed as sent.
 """
 from __future__ import annotations
 
 import functools
+import hashlib
+import json
 import re
 import secrets
 from contextlib import contextmanager
@@ -40,6 +49,8 @@ HEADER = "Idempotency-Key"
 FIELD = "idempotency_key"
 VALID = re.compile(r"^[A-Za-z0-9._:\-]{8,100}$")
 REPLAYED = N_("This was already saved (the request was sent twice); nothing was saved again.")
+FINGERPRINT = " sha256:"    # between the request line and the body's hash in the key's row
+VOLATILE = {"csrf_token", FIELD, "progress_id"}   # form fields that differ on every submit
 
 
 class Duplicate(Exception):
@@ -61,14 +72,44 @@ def _user_id() -> Optional[int]:
     return user.id if user is not None else None
 
 
+def _request_line() -> str:
+    return f"{request.method} {request.path}"[:300 - len(FINGERPRINT) - 64]
+
+
+def _body_hash() -> str:
+    """SHA-256 of this request's body as a key names it (see the module's docstring)."""
+    cached = g.get("idempotency_body_hash")
+    if cached is not None:
+        return cached
+    digest = hashlib.sha256()
+    if request.mimetype in ("multipart/form-data", "application/x-www-form-urlencoded"):
+        for name in sorted(set(request.form) - VOLATILE):
+            digest.update(json.dumps([name, request.form.getlist(name)]).encode())
+        for name in sorted(request.files):
+            for upload in request.files.getlist(name):
+                digest.update(json.dumps([name, upload.filename]).encode())
+                for chunk in iter(lambda: upload.stream.read(1 << 20), b""):
+                    digest.update(chunk)
+                upload.stream.seek(0)          # the view reads it after us
+    else:
+        digest.update(request.get_data(cache=True))
+    g.idempotency_body_hash = digest.hexdigest()
+    return g.idempotency_body_hash
+
+
 def _this_request() -> str:
-    return f"{request.method} {request.path}"[:300]
+    return _request_line() + FINGERPRINT + _body_hash()
 
 
 def _response(row: IdempotencyKey) -> Response:
-    if row.request != _this_request():
+    line, _sep, body_hash = row.request.partition(FINGERPRINT)
+    if line != _request_line():
         abort(422, _("This %(header)s was used for another request (%(request)s).",
-                     header=HEADER, request=row.request))
+                     header=HEADER, request=line))
+    if body_hash and body_hash != _body_hash():   # rows stored before issue 23 have none
+        abort(422, _("This %(header)s was used for this request with another body: send a "
+                     "new key for a new request, or the same body again to get its answer.",
+                     header=HEADER))
     if row.location is not None:
         response = redirect(row.location, row.status)
         if not request.path.startswith("/api/"):

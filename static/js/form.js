@@ -146,7 +146,12 @@
       request.setRequestHeader("Accept", "application/json");
       request.responseType = "json";
       request.onload = function () {
-        if (seq < shown || request.status !== 200 || !request.response) { return; }
+        if (seq < shown || !request.response) { return; }
+        if (request.status !== 200) {  // an error answered in JSON: say it where the plan goes
+          var error = request.response.error;
+          if (live && error) { showPlan({plan_error: error.message}, seq, since); }
+          return;
+        }
         shown = seq;
         showErrors(form, request.response);
         if (live) { showPlan(request.response, seq, since); }

@@ -3,7 +3,9 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose
 
+from models.plan import build_context, compute_plan
 from models.profile import ProfileError, UsageProfile, day_shape, hourly_gpus, plan_demand
+from models.scenario import Scenario
 from tests.support.engine_cases import flat_profile, hourly_profile
 
 
@@ -57,3 +59,26 @@ def test_short_profile_repeats_its_last_8760_hours_and_grows():
 def test_interruptible_share_replaces_the_split():
     d = plan_demand(hourly_profile(np.full(10, 10.0)), 10, interruptible_share=0.3)
     assert_allclose(d.interruptible, 3.0) and assert_allclose(d.steady, 7.0)
+
+
+def test_demand_grown_past_ten_million_gpus_is_refused_with_its_year():
+    # 10 GPUs growing 1,000 % a year: hour t needs 10 x 11^(t/8760) GPUs, past 10,000,000
+    # when 11^(t/8760) > 1e6, i.e. t > 8760 x ln(1e6) / ln(11) = 50,470.87: hour index 50,471
+    # (hour 50,472 of the plan, in its year 50,471 // 8760 + 1 = 6), needing 10 x
+    # 11^(50,471 / 8760) = 10,000,342 GPUs (hour index 50,470: 9,997,605). Before the bound the
+    # optimizer counted up to 10 x 11^20 = 6.7e21 committed GPUs (the data charges keep the
+    # whole peak range) and overflowed int64: the live preview's 500.
+    scenario = Scenario.model_validate({"finance": {"start_month": "2027-01",
+                                                    "horizon_months": 240},
+                                        "profile": {"growth_annual": 10},
+                                        "cloud_data": {"storage_tb": 200,
+                                                       "egress_tb_per_month": 20},
+                                        "uncertainty": {"draws": 0}})
+    with pytest.raises(ProfileError, match=r"profile.growth_annual: demand growing 1000% a "
+                       r"year needs 10,000,342 GPUs in hour 50,472 \(year 6 of the plan\); "
+                       r"a plan holds at most 10,000,000 GPUs in any hour"):
+        compute_plan(scenario, flat_profile(10, "2026-01", 12))
+    # 48 months stay below: 10 x 11^(35,063 / 8760) = 147,335 GPUs at the last hour
+    four_years = scenario.with_changes(finance={"horizon_months": 48})
+    peak = build_context(four_years, flat_profile(10, "2026-01", 12)).demand.total.max()
+    assert_allclose(peak, 10 * 11 ** (35_063 / 8760))

@@ -99,3 +99,16 @@ def test_what_if_copy_is_revalidated():
     assert s.with_changes(owned={"pue": 1.5}).owned.pue == 1.5
     with pytest.raises(ValidationError, match="pue"):
         s.with_changes(owned={"pue": 0.2})
+
+
+def test_schedule_and_proposal_counts_are_whole_and_not_negative():
+    # sell_from's counts had no bound: -1 from one month and 3 from another passed the sum
+    # check (2 sold); the OpenAPI schema now says minimum 0 and the model refuses it
+    sell = {"month": "2027-04", "sell_servers": 2, "sell_from": {"2027-01": 3, "2027-02": -1}}
+    with pytest.raises(ValidationError, match=r"proposed.schedule.0.sell_from.2027-02\n"
+                                              r"  Input should be greater than or equal to 0"):
+        Scenario.model_validate({"proposed": {"schedule": [sell]}})
+    with pytest.raises(ValidationError, match=r"sell_from.2027-1-01\.\[key\]\n"
+                                              r"  String should match pattern"):
+        Scenario.model_validate({"proposed": {"schedule": [
+            {"month": "2027-04", "sell_servers": 1, "sell_from": {"2027-1-01": 1}}]}})

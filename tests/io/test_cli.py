@@ -174,3 +174,14 @@ def test_cli_busy_option(capsys, tmp_path):
                  "--json"]) == 0
     document = json.loads(capsys.readouterr().out)
     assert any("data loading or preprocessing" in w for w in document["warnings"])
+
+
+def test_400_digit_gpu_hours_is_exit_2_naming_row_and_column(tmp_path):
+    # pandas.to_numeric raised OverflowError on it: a traceback and exit 1 before
+    path = tmp_path / "usage.csv"
+    path.write_text("timestamp,gpu_hours\n2026-01,10\n2026-02," + "9" * 400 + "\n")
+    out = buyrent("plan", str(path))
+    assert out.returncode == 2 and out.stdout == ""
+    assert "usage.csv: row 3, column 'gpu_hours': '999" in out.stderr
+    assert "is too large; expected a number >= 0" in out.stderr
+    assert "Traceback" not in out.stderr and out.stderr.count("\n") == 1

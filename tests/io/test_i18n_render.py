@@ -185,6 +185,25 @@ def test_ingest_preview_is_korean(name):
         assert sentences.warnings(result.warnings, None) == result.warnings
 
 
+@pytest.mark.parametrize("lines", [
+    ["timestamp,gpu_hours", "2026-01,10", "2026-02," + "9" * 400],        # too large
+    ["timestamp,gpu_hours", "2026-01,10,1,1", "2026-02,1"],               # row too wide
+    ["timestamp,gpu_hours", "1990-01,1", "2026-01,1"],                    # spans > 20 years
+])
+def test_ingest_refusals_of_issue_23_are_korean(lines):
+    """The refusals written for issue 23 read in Korean (service.i18n.ingest_warnings), the
+    value they quote kept as the file has it."""
+    from service.ingest import IngestError, read_usage
+    with pytest.raises(IngestError) as info:
+        read_usage(("\n".join(lines) + "\n").encode(), "bad.csv")
+    english = info.value.problems[0]["message"]
+    with using_locale("ko"):
+        assert sentences.is_translated(english), english
+        korean = sentences.plain(english)
+    assert re.search("[가-힣]", korean) and re.sub(r"[^0-9']", "", korean) == re.sub(
+        r"[^0-9']", "", english), korean
+
+
 def test_schedule_words_and_engine_reasons_in_korean():
     """The staged plan's schedule sentences name quarters the Korean way; the engine's fixed
     reasons for a missing staged plan are translated inside the sentence."""

@@ -127,7 +127,8 @@ def test_peak_gpus_of_daily_rows_is_per_hour():
 
 
 def test_span_limit():
-    with pytest.raises(IngestError, match=r"span [\d,]+ hours"):
+    with pytest.raises(IngestError, match=r"from 1900-01-01T01 to 2027-01-01T01: more than 20 "
+                                          r"years"):
         read_usage(csv_bytes("timestamp,gpu_hours", "1900-01-01T01:00:00,1",
                              "2027-01-01T01:00:00,1"), "span.csv")
 
@@ -153,3 +154,28 @@ def test_totals_are_kept(rows):
     inter = sum(r[1] for r in rows if r[2] == "interruptible")
     assert_allclose(result.profile.interruptible.sum(), inter, rtol=1e-12, atol=1e-9)
     assert np.all(result.profile.steady >= 0)
+
+
+SPAN = ("the timestamps run from {} to {}: more than 20 years; a usage file may span at most "
+        "20 years (split it, or keep its latest years)")
+
+
+@pytest.mark.parametrize("first, last, period, refused", [
+    ("1900-01", "9999-12", "M", True),    # 97,200 months: read in 10 s before, a 2.6 MB page
+    ("2006-01", "2025-12", "M", False),   # 240 months = 20 years exactly
+    ("2006-01", "2026-01", "M", True),    # 241 months
+    ("2006-01-15", "2026-01-14", "D", False),   # 20 years to the day: ends 2026-01-15 00:00
+    ("2006-01-15", "2026-01-15", "D", True),
+    ("2006-01-15T05", "2026-01-15T04", "h", False),   # 175,320 hours, ends 2026-01-15 05:00
+    ("2006-01-15T05", "2026-01-15T05", "h", True),
+])
+def test_a_file_spans_at_most_20_years(first, last, period, refused):
+    stamps = np.arange(np.datetime64(first, period), np.datetime64(last, period) + 1)
+    data = csv_bytes("timestamp,gpu_hours", *(f"{t},1" for t in stamps))
+    if not refused:
+        assert read_usage(data, "span.csv").summary["periods"] == len(stamps)
+        return
+    with pytest.raises(IngestError) as info:
+        read_usage(data, "span.csv")
+    assert info.value.problems == [{"row": None, "column": "timestamp",
+                                    "message": SPAN.format(first, last)}]

@@ -129,3 +129,14 @@ def test_gcp_machine_type_only_in_labels_of_vcpu_rows_is_not_gpu_time():
     lines = [line for line in text.splitlines() if "GPU running" not in line]
     with pytest.raises(IngestError, match="no GPU instance usage found in this Google Cloud"):
         read_usage("\n".join(lines).encode(), "gcp.csv")
+
+
+def test_gcp_credit_of_400_digits_is_read_as_an_unreadable_amount():
+    # json.loads gives a Python int of 400 digits, which pandas.to_numeric could not convert
+    # (OverflowError, a 500 before). It is infinite, so its row's cost is left out as any
+    # unreadable cost is: 23 of the 24 committed rows, 23 x (156.74 - 19.20) = 3,163.42.
+    text = (SAMPLES / "gcp_billing_export_sample.csv").read_text()
+    bad = text.replace('""amount"": -19.2', '""amount"": -' + "9" * 400, 1)
+    s = read_usage(bad.encode(), "gcp.csv").summary
+    assert s["gpu_hours"] == 480.0
+    assert s["gpu_cost"]["USD"]["committed"] == pytest.approx(23 * (156.74 - 19.2))

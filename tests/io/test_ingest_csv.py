@@ -1,6 +1,8 @@
 """CSV text: encodings, separators, quoting, blank lines, shapes and limits."""
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pytest
 from numpy.testing import assert_allclose
@@ -80,6 +82,20 @@ def test_row_with_extra_fields_named():
     assert info.value.problems[0]["row"] == 3
 
 
+@pytest.mark.parametrize("row", [2, 3])   # the first data row, which pandas reads as an index
+def test_row_of_200k_extra_fields_refused_at_once(row):
+    # 400 KB: 200,000 extra fields on one row. pandas read a first data row wider than the
+    # header as an index: 42-54 s, then a message about its timestamps. Now one pass over
+    # that row (about 10 ms); 2 s is a margin no loaded machine should reach.
+    lines = ["timestamp,gpu_hours", "2027-01-01T00:00:00,3", "2027-01-01T01:00:00,4"]
+    lines[row - 1] += ",1" * 200_000
+    started = time.perf_counter()
+    with pytest.raises(IngestError, match="this row has 200,?002 fields, the header has") as info:
+        read_usage(csv_bytes(*lines), "extra.csv")
+    assert time.perf_counter() - started < 2.0
+    assert info.value.problems[0]["row"] == row
+
+
 def test_unclosed_quote_named():
     data = csv_bytes("timestamp,gpu_hours", "2027-01-01,1", '"2027-01-02,2')
     with pytest.raises(IngestError, match="a quoted field starting here is never closed") as info:
@@ -136,10 +152,10 @@ def test_message_starts_with_file_name():
     assert str(info.value).startswith("usage.csv: ")
 
 
-def test_200k_rows_parse_to_hourly_profile():
-    hours = np.arange(200_000)
+def test_20_years_of_hours_parse_to_hourly_profile():
+    hours = np.arange(175_320)   # 2000-01-01 to 2019-12-31: the longest span a file may have
     stamps = np.datetime64("2000-01-01T00", "h") + hours
     body = "\n".join(f"{s}:00:00,{h % 50}" for s, h in zip(stamps.astype(str), hours))
     result = read_usage(("timestamp,gpu_hours\n" + body).encode(), "long.csv")
-    assert result.summary["periods"] == 200_000
+    assert result.summary["periods"] == 175_320
     assert result.profile.gpu_hours == float((hours % 50).sum())

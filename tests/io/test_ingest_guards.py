@@ -11,7 +11,6 @@ import zipfile
 import pytest
 
 from service.ingest import IngestError, Limits, read_usage
-from service.ingest.guards import openpyxl_is_defused
 from tests.support.ingest_fixtures import ROOT, SAMPLES, raw_xlsx, sheet_xml, zip_bomb
 
 GOOD_ROWS = [["timestamp", "gpu_hours"], ["2027-01-01T00:00:00", 3], ["2027-01-01T01:00:00", 4]]
@@ -112,11 +111,6 @@ def test_lying_declared_size_is_caught_while_streaming(tmp_path):
 def test_broken_zip():
     with pytest.raises(IngestError, match="not a valid xlsx"):
         read_usage(b"PK\x03\x04" + b"\x00" * 100, "broken.xlsx")
-
-
-def test_openpyxl_parses_through_defusedxml():
-    # every openpyxl use (the plan round trip, tests) gets defusedxml protection
-    assert openpyxl_is_defused()
 
 
 CHILD = textwrap.dedent("""

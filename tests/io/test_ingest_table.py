@@ -114,6 +114,11 @@ def test_teams_totals():
     ("-inf", r"'-inf' is infinite"),                                 # minus infinite
     ("lots", r"expected a number >= 0, got 'lots'"),                 # not a number
     ("", r"empty cell; expected a number >= 0"),                     # empty
+    # 400 digits: the CSV reader gives a Python int that pandas.to_numeric could not convert
+    # (OverflowError, a 500 before); read as past float's range, named by row and column
+    ("9" * 400, r"'9{80}'\.\.\. \(400 characters\) is too large; expected a number >= 0"),
+    ("-" + "9" * 400, r"negative value '-9{79}'\.\.\. \(401 characters\)"),
+    ("1e400", r"'1e400' is too large; expected a number >= 0"),       # a float's overflow
 ])
 def test_bad_hours(value, message):
     data = csv_bytes("timestamp,gpu_hours", "2027-01-01T00:00:00,1", f"2027-01-01T01:00:00,{value}")

@@ -51,6 +51,17 @@ def test_bad_cell_named_with_file_row():
         read_usage(xlsx({"usage": rows}), "bad.xlsx")
 
 
+@pytest.mark.parametrize("value, quoted", [(-5.5, "-5.5"), (-3.0, "-3"), (-2, "-2")])
+def test_a_bad_number_cell_is_quoted_as_written_not_as_numpy(value, quoted):
+    # the sheet's numbers come as numpy floats: the message said "np.float64(-5.5)" (issue 23)
+    rows = [["timestamp", "gpu_hours"], ["2027-01-01T00:00:00", value],
+            ["2027-01-01T01:00:00", 3]]
+    with pytest.raises(IngestError) as info:
+        read_usage(xlsx({"usage": rows}), "neg.xlsx")
+    assert info.value.problems[0]["message"] == (f"negative value {quoted}; expected a number "
+                                                 ">= 0")
+
+
 def test_empty_sheet():
     with pytest.raises(IngestError, match="the sheet is empty"):
         read_usage(xlsx({"usage": []}), "empty.xlsx")

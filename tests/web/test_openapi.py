@@ -54,3 +54,29 @@ def test_openapi_shows_the_ranges_by_path(app):
         "#/components/schemas/Ranges"
     low = schemas["FxRateRange"]["properties"]["low"]
     assert (low["minimum"], low["maximum"], low["default"]) == (-0.99, 0, -0.1)
+
+
+def test_cross_field_rules_are_stated_in_the_schema(app):
+    """Each rule the server checks across fields (models/scenario.py validators) is said in
+    its model's description, and what JSON Schema can say it says (issue 23)."""
+    schemas = app.test_client().get("/api/v1/openapi.json").get_json()["components"]["schemas"]
+    stated = {
+        "Owned": ["power_kw_idle`` <= ``power_kw_max", "does not increase with age"],
+        "Position": ["adds up to at most 100,000"],
+        "Proposed": ["or ``servers`` and ``committed_gpus``, not both",
+                     "at most one decision a month", "multiple of its ``block_gpus``"],
+        "Decision": ["adds up to ``sell_servers``", "multiple of its ``block_gpus``"],
+        "Scenario": ["ids of ``commitments`` are unique", "``fx.rate`` is required",
+                     "10,000,000 GPUs in an hour"],
+    }
+    for model, phrases in stated.items():
+        for phrase in phrases:
+            assert phrase in schemas[model]["description"].replace("\n", " "), (model, phrase)
+    resale = schemas["Owned"]["properties"]["resale_fraction_by_year"]["items"]
+    assert (resale["minimum"], resale["maximum"]) == (0, 1)
+    for model, name, key in (("Decision", "sell_from", r"^\d{4}-(0[1-9]|1[0-2])$"),
+                             ("Decision", "commit", r"^[A-Za-z0-9_-]{1,20}$"),
+                             ("Proposed", "committed_gpus", r"^[A-Za-z0-9_-]{1,20}$")):
+        mapping = schemas[model]["properties"][name]
+        assert mapping["patternProperties"] == {key: {"type": "integer", "minimum": 0}}
+        assert mapping["additionalProperties"] is False

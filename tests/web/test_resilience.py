@@ -211,6 +211,37 @@ def test_api_revisions_and_plans_honour_the_idempotency_key_header(app, token):
     assert client.post(url, json=body, headers=rita).get_json()["error"]["code"] == "forbidden"
 
 
+def test_an_idempotency_key_sent_again_with_another_body_is_refused(app, token):
+    # The IETF draft (httpapi idempotency-key header, Error Scenarios): a key reused with a
+    # different payload is a 422. Before, the first 201 came back and the new body was dropped.
+    client = app.test_client()
+    headers = {"Authorization": f"Bearer {token()}", "Idempotency-Key": "body-key-0001"}
+    url = "/api/v1/scenarios/1/revisions"
+    first = client.post(url, json={"scenario": {**assumptions(app), "name": "A"}},
+                        headers=headers)
+    assert first.status_code == 201
+    other = client.post(url, json={"scenario": {**assumptions(app), "name": "B"}},
+                        headers=headers)
+    assert other.status_code == 422 and other.get_json()["error"]["code"] == "invalid_input"
+    assert "used for this request with another body" in other.get_json()["error"]["message"]
+    again = client.post(url, json={"scenario": {**assumptions(app), "name": "A"}},
+                        headers=headers)
+    assert again.status_code == 201 and again.get_json() == first.get_json()
+    assert again.headers["Idempotent-Replayed"] == "true"
+    assert count(app, Revision) == 3                    # the seeded two and A, not B
+
+
+def test_a_form_resent_with_other_values_under_its_key_is_refused(app, login):
+    # the same for a form: its CSRF token may differ (a new one per render), its values not
+    client = login("ana")
+    key = {"idempotency_key": "form-body-key-01"}
+    assert client.post("/scenarios/1/edit", {**edit_data(app, "5.5"), **key}).status_code == 302
+    assert client.post("/scenarios/1/edit", {**edit_data(app, "5.5"), **key,
+                                             "csrf_token": client.token()}).status_code == 302
+    assert client.post("/scenarios/1/edit", {**edit_data(app, "6.5"), **key}).status_code == 422
+    assert count(app, Revision) == 3
+
+
 def test_concurrent_requests_with_one_key_save_once(app, token):
     headers = {"Authorization": f"Bearer {token()}", "Idempotency-Key": "race-key-0001"}
     body = {"scenario": {**assumptions(app), "name": "race"}}

@@ -1,27 +1,29 @@
 """``buyrent plan [PROFILE] [--busy FILE] [--scenario FILE.json] [--xlsx OUT] [--json]
-[--lang en|ko]``: the plan of a usage file, as a table, the plan document or a workbook."""
+[--lang en|ko]``: the plan of a usage file, as a table, the plan document or a workbook.
+
+This module reads the inputs and refuses bad ones; it imports what reading needs (the usage
+readers, the scenario model) and not the engine. ``service.cli.plan_compute`` plans the read
+inputs and prints them: it imports the engine (scipy, the optimizer, the staged search) and
+the workbook writer, and is loaded only once the inputs are read, so a refused file is
+answered without them (issue 23: 1.7 s of which 0.5 s the engine's imports;
+bench/cli_refusal.py).
+"""
 from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 
 from pydantic import ValidationError
 
-from models.document import plan_document
 from models.messages import Message
-from models.plan import compute_plan
 from models.profile import ProfileError
 from models.scenario import Scenario, scenario_from_json, validation_messages
 from models.start import plan_start_month, usage_notes
-from models.strategies import PlanError
 from service import clock
-from service.xlsx.export import write_plan_xlsx
 from service.ingest import IngestError, load_usage
-from service.i18n import DEFAULT, LANGUAGES, _, using_locale
+from service.i18n import DEFAULT, LANGUAGES
 from service.paths import SAMPLE_USAGE
-from service.cli.report import plan_table
 from service.cli.usage_error import UsageError
 
 
@@ -73,23 +75,8 @@ def cmd_plan(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
     notes = usage_notes(ingested.profile, month,
                         plan_start_month(scenario, ingested.profile, month))
-    try:
-        plan = compute_plan(scenario, ingested.profile,
-                            [Message.plain(w) for w in ingested.warnings] + notes,
-                            current_month=month)
-    except (PlanError, ProfileError) as exc:
-        raise UsageError(f"{profile_path}: {exc}") from None
-    if args.xlsx:
-        try:
-            write_plan_xlsx(plan, Path(args.xlsx), args.lang)
-        except OSError as exc:
-            raise UsageError(f"{args.xlsx}: cannot write the workbook ({exc.strerror})") from None
-    if args.json:
-        json.dump(plan_document(plan), sys.stdout, allow_nan=False)
-        sys.stdout.write("\n")
-    else:
-        with using_locale(args.lang):
-            print(plan_table(plan, source=str(profile_path)))
-            if args.xlsx:
-                print("\n" + _("Workbook written to %(path)s", path=args.xlsx))
-    return 0
+    # The one import in a function, on purpose: the handoff to the module that computes, which
+    # loads the engine and the workbook writer only for inputs that were read (module notes).
+    from service.cli import plan_compute
+    return plan_compute.run(args, scenario, ingested, profile_path,
+                            [Message.plain(w) for w in ingested.warnings] + notes, month)

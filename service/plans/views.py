@@ -16,7 +16,7 @@ from service.web.tables import (AuditEvent, Review, Revision, ScenarioRecord, Us
 from service.web.db import get_session, write_session
 from service.xlsx.export import safe_download_name
 from service.i18n import _, current_locale, labels
-from service.ingest import usage_template_csv, usage_template_xlsx
+from service.ingest.template import usage_template_csv, usage_template_xlsx
 from service.web import progress as progress_store
 from service.plans.cache import PlanningError, cached_plan, cached_xlsx
 from service.plans.reviews import ReviewInputError, parse_review

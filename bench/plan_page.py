@@ -68,7 +68,7 @@ def run(views: int) -> dict:
                 assert client.get(PAGE).status_code == 200
                 cached.append(time.perf_counter() - t0)
             # the engine's share: the same plan again, computed outside the page
-            from service.plans.cache import plan_for
+            from service.plans.planning import plan_for
             model = Scenario.model_validate_json(
                 (SAMPLES / "scenario_growth.json").read_text())
             usage = (SAMPLES / "usage_hourly.csv").read_bytes()

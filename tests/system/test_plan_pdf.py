@@ -14,7 +14,7 @@ from pypdf import PdfReader
 from sqlalchemy import select
 
 from service.paths import STATIC
-from service.plans.cache import cached_plan
+from service.plans.planning import cached_plan
 from service.plans.pdf import print_html
 from service.web.db import get_session, write_session
 from service.web.tables import AuditEvent, Revision

@@ -40,7 +40,7 @@ def test_two_worker_processes_serve_the_same_database(tmp_path):
         # the plan worker `buyrent serve` starts: wait until all three are there
         kinds: list[str] = []
         while time.monotonic() < deadline:
-            kinds = sorted("plan worker" if "worker" in cmdline(pid) else "web"
+            kinds = sorted("plan worker" if " worker --jobs" in cmdline(pid) else "web"
                            for pid in subprocess.run(["pgrep", "-P", str(proc.pid)],
                                                      capture_output=True,
                                                      text=True).stdout.split())

@@ -494,7 +494,8 @@ def build_document(plan: Plan, ctx: PlanContext) -> dict[str, Any]:
         strategy's [currency]; > 0 when the strategy is cheaper), ``savings_vs_cloud_only``
         (the same against the best cloud-only plan), ``recommendation``, ``waste``
         [fraction of billed time], ``warnings``, ``breakeven``, ``charts``, ``explanation``,
-        ``fragile`` and, when computed, ``uncertainty``.
+        ``fragile``, ``stage`` (what the plan holds so far: models.plan.STAGES) and, when
+        computed, ``uncertainty``.
     """
     baseline = plan.strategies["on_demand"].pv_cost
     cloud = plan.strategies["cloud_only"].pv_cost
@@ -526,6 +527,7 @@ def build_document(plan: Plan, ctx: PlanContext) -> dict[str, Any]:
         "explanation": plan.explanation.text,
         "explanation_messages": messages_json(plan.explanation.parts),
         "fragile": plan.explanation.fragile,
+        "stage": plan.stage,
     }
     if plan.uncertainty is not None:
         doc["uncertainty"] = uncertainty_document(plan, plan.uncertainty)

@@ -32,7 +32,9 @@ from models.uncertainty import uncertainty_section
 STRATEGY_ORDER = ("on_demand", "cloud_only", "buy_for_peak", "optimal", "staged", "proposed")
 
 
-STAGES = ("static", "staged", "complete")   # what a plan holds as its job goes on
+# what a plan holds as its job goes on; "repriced": a live preview's, whose staged schedule
+# is the last one solved, priced under the edited assumptions until a job re-optimizes it
+STAGES = ("static", "repriced", "staged", "complete")
 
 
 def build_context(scenario: Scenario, profile: UsageProfile,
@@ -137,6 +139,33 @@ class Planner:
         staged = staged_strategy(self.context, self.results["optimal"], self.notes)
         if staged is not None:
             self.results["staged"] = staged
+
+    def add_repriced(self, schedule: Sequence[Decision]) -> bool:
+        """Price a staged schedule solved before (a live preview's: the edited assumptions'
+        own schedule comes from a job) as the staged strategy.
+
+        Parameters
+        ----------
+        schedule : sequence of Decision
+            The schedule, as the stored plan document of the latest revision gives it.
+
+        Returns
+        -------
+        bool
+            False, pricing nothing, when the schedule cannot be carried out under these
+            assumptions (an offer it signs is gone, a sale of servers not held).
+        """
+        ctx = self.context
+        decisions = tuple(sorted(schedule, key=lambda d: d.month))
+        try:
+            plan = schedule_plan(self.scenario, decisions, ctx.calendar.months[0],
+                                 ctx.horizon, ctx.position)
+        except ScheduleError:
+            return False
+        result = ctx.evaluate("staged", plan)
+        result.schedule = decisions
+        self.results["staged"] = result
+        return True
 
     def plan(self, stage: str, uncertainty: bool = False) -> Plan:
         """The plan of the strategies priced so far.

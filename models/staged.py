@@ -30,18 +30,17 @@ from __future__ import annotations
 
 import math
 import time
-import warnings
 from dataclasses import dataclass, field
 from typing import Optional
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.optimize import Bounds, LinearConstraint, milp
 
 from models.capacity import (CapacityPlan, CommitmentCohort, ServerCohort, combined,
                              schedule_plan)
 from models.costs import (commitment_schedule, cost_lines, present_value, server_schedule)
 from models.dispatch import Volumes
+from models.highs import solve_mip
 from models.optimize import best_capacity, optimizer_state
 from models.scenario import MAX_SERVERS, Decision, Scenario
 from models.strategies import PlanContext
@@ -632,27 +631,27 @@ def solve_milp(prob: Problem, cuts: list, nvar: int, seconds: float = MILP_SECON
     # epigraph_m - slope x level_m >= intercept: two entries a cut
     A = sp.csr_matrix((np.r_[np.ones(len(cuts)), -slope], (np.r_[k, k], np.r_[epigraph, level])),
                       shape=(len(cuts), nvar))
-    constraints = [LinearConstraint(A, np.array([cut[3] for cut in cuts]), np.inf)]
-    for coef, lo_, hi_ in prob.rows:
-        constraints.append(LinearConstraint(coef if sp.issparse(coef) else coef.reshape(1, -1),
-                                            lo_, hi_))
     lower = np.where(np.isinf(prob.upper), -np.inf, 0.0)
+    rows = [A] + [coef if sp.issparse(coef) else sp.csr_matrix(coef.reshape(1, -1))
+                  for coef, _, _ in prob.rows]
+    row_lower = np.concatenate([np.array([cut[3] for cut in cuts], float)] +
+                               [np.broadcast_to(lo_, (r.shape[0],)) for r, (_, lo_, _)
+                                in zip(rows[1:], prob.rows)])
+    row_upper = np.concatenate([np.full(len(cuts), np.inf)] +
+                               [np.broadcast_to(hi_, (r.shape[0],)) for r, (_, _, hi_)
+                                in zip(rows[1:], prob.rows)])
     # Without presolve (HIGHS_OPTIONS): on these problems it costs more than it saves
     # (bench/staged.py 0.46 s against 1.38 s), and HiGHS 1.12's repair of a presolved solution
-    # prints a stray line on stderr (ERGO-Code/HiGHS#2783) that would land in the CLI's output.
-    with warnings.catch_warnings():
-        # scipy names the HiGHS options it does not list itself and passes them on verbatim
-        warnings.filterwarnings("ignore", "Unrecognized options", RuntimeWarning)
-        result = milp(prob.cost, integrality=0 * prob.integer if relax else prob.integer,
-                      bounds=Bounds(lower, prob.upper), constraints=constraints,
-                      options={"mip_rel_gap": 0.0, "time_limit": seconds, **HIGHS_OPTIONS})
+    # printed a stray line (ERGO-Code/HiGHS#2783) that would land in the CLI's output.
+    result = solve_mip(prob.cost, 0 * prob.integer if relax else prob.integer, lower,
+                       prob.upper, sp.vstack(rows, format="csr"), row_lower, row_upper,
+                       {"mip_rel_gap": 0.0, "time_limit": float(seconds), **HIGHS_OPTIONS})
     if result.x is None:
-        raise StagedError(f"the staged MILP did not solve: {result.message}")
+        raise StagedError(f"the staged MILP did not solve: {result.status}")
     x = result.x.copy()
     ints = prob.integer.astype(bool)
     x[ints] = np.round(x[ints])
-    dual = getattr(result, "mip_dual_bound", None)
-    return x, result.status == 1, float(dual) if dual is not None else -math.inf
+    return x, result.timed_out, result.bound
 
 
 def to_decisions(ctx: PlanContext, prob: Problem, x: np.ndarray) -> tuple[Decision, ...]:

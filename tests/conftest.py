@@ -29,7 +29,7 @@ os.environ.setdefault("BUYRENT_CURRENT_MONTH", "2026-12")
 @pytest.fixture(scope="session")
 def sample_plan():
     """The sample plan, computed once for the whole run."""
-    from service.plans.cache import plan_for
+    from service.plans.planning import plan_for
     model = Scenario.model_validate(json.loads(SAMPLE_SCENARIO.read_text()))
     return model, plan_for(model, SAMPLE_USAGE.read_bytes(), SAMPLE_USAGE.name)
 

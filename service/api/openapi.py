@@ -113,6 +113,29 @@ class PlanDocument(BaseModel):
     warnings: list[str]
 
 
+class JobLinks(BaseModel):
+    status: str = Field(description="this job (GET it until state is done or failed)")
+    plan: Optional[str] = Field(None, description="the plan document, once done")
+    xlsx: Optional[str] = Field(None, description="the plan workbook, once done")
+
+
+class JobStatus(BaseModel):
+    """A plan job (202 answers and GET /api/v1/jobs/{id}): the job's row is the truth of
+    whether its plan is done; ``stage`` says what is stored so far (static strategies, the
+    staged schedule, complete)."""
+    id: int
+    kind: str = Field(description="plan, workbook, ...")
+    state: str = Field(description="waiting | queued | running | done | failed | cancelled")
+    stage: Optional[str] = Field(None, description="static | staged | complete")
+    attempts: int = Field(description="claims by workers (a stale one is queued again)")
+    seconds: Optional[float] = Field(None, description="seconds running, while running")
+    queued_at: Optional[float] = None
+    started_at: Optional[float] = None
+    finished_at: Optional[float] = None
+    error: Optional[str] = Field(None, description="why it failed, in the Accept-Language")
+    links: JobLinks
+
+
 def errors(*statuses: int) -> dict[str, type[BaseModel]]:
     return {f"HTTP_{status}": ErrorBody for status in statuses}
 
@@ -145,4 +168,8 @@ def openapi_document() -> dict[str, Any]:
     return _document()
 
 
-PLAN_RESPONSES = Response(HTTP_200=PlanDocument, **errors(400, 401, 413, 415, 422))
+PLAN_RESPONSES = Response(HTTP_200=PlanDocument, HTTP_202=JobStatus,
+                          **errors(400, 401, 413, 415, 422))
+JOB_RESPONSES = Response(HTTP_200=JobStatus, **errors(401, 404))
+JOB_PLAN_RESPONSES = Response(HTTP_200=PlanDocument, HTTP_202=JobStatus,
+                              **errors(401, 404, 409))

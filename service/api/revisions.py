@@ -20,8 +20,9 @@ from service.web.db import get_session
 from service.web.errors import ApiError
 from service.i18n import N_, _
 from service.api.openapi import SPEC, RevisionList, RevisionOut, RevisionRequest, errors
-from service.plans.cache import PlanningError
-from service.plans.revisions import add_revision, check_plan
+from service.plans.planning import PlanningError
+from service.plans.revisions import add_revision, preflight
+from service.plans.stored import ensure_plan
 
 NOT_FOUND = N_("No scenario %(id)s (or not yours to see).")
 
@@ -47,8 +48,9 @@ def visible_scenario(scenario_id: int) -> ScenarioRecord:
 def create_revision(scenario_id: int):
     """Save a new revision of a scenario
 
-    The new assumptions keep the latest revision's usage file; the plan is computed first and
-    a scenario the engine cannot plan is refused (422).
+    The new assumptions keep the latest revision's usage file; a scenario the engine cannot
+    plan at all is refused (422), and its plan is computed by a plan job (GET the revision's
+    plan through the web pages, or POST /api/v1/plans for a plan without a revision).
     """
     user = g.api_user
     scenario = visible_scenario(scenario_id)
@@ -58,17 +60,17 @@ def create_revision(scenario_id: int):
     body = strict_body(RevisionRequest, N_("request body"))
     latest = scenario.latest
     try:
-        result = check_plan(body.scenario, latest.usage_file if latest else None)
+        preflight(body.scenario, latest.usage_file if latest else None)
     except PlanningError as exc:
         raise ApiError(422, str(exc), exc.problems) from None
     with idempotency.transaction() as s:
         usage = s.get(UsageFile, latest.usage_file_id) if latest and latest.usage_file_id \
             else None
         revision = add_revision(s, s.get(ScenarioRecord, scenario_id), s.get(User, user.id),
-                                body.scenario, usage, note=body.note or "saved through the API",
-                                result=result)
+                                body.scenario, usage, note=body.note or "saved through the API")
         text = current_app.json.dumps(revision_json(revision))
         idempotency.remember(s, body=text, status=201)
+    ensure_plan(get_session().get(Revision, revision.id))
     return current_app.response_class(text, status=201, mimetype="application/json")
 
 

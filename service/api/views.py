@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import csv
 import io
+import json
+import time
 from typing import Any, Optional
 
-from flask import Response, current_app, g, request
+from flask import Response, current_app, g, request, url_for
 from pydantic import ValidationError
 
 from models.scenario import Scenario, scenario_from_json
@@ -17,15 +19,21 @@ from service.api import bp
 from service.web import idempotency
 from service.web.users import user_for_token
 from service.clip import clip
-from service.web.tables import audit, sha256
-from service.web.db import get_session
+from service.web.tables import PlanJob, User, audit, canonical_json, sha256
+from service.web.db import get_session, write_session
 from service.web.errors import ApiError
-from service.xlsx.export import plan_xlsx_bytes, safe_download_name
+from service.xlsx.export import safe_download_name
 from service.i18n import N_, _, current_locale
-from service.ingest import make_bundle
-from service.api.openapi import (MAX_JSON_ROWS, PLAN_RESPONSES, SPEC, XLSX, PlanForm, PlanRequest,
-                             UsageRow, openapi_document)
-from service.plans.cache import PlanningError, plan_for
+from service.ingest import IngestError, make_bundle, read_usage
+from service.api.openapi import (JOB_PLAN_RESPONSES, JOB_RESPONSES, MAX_JSON_ROWS, PLAN_RESPONSES,
+                                 SPEC, XLSX, PlanForm, PlanRequest, UsageRow, openapi_document)
+from service.plans.planning import PlanningError
+from service.plans.revisions import preflight, store_usage
+from service.plans.stored import job_status, owner_key, reason, request_plan
+from service.jobs import records
+from service.jobs.versions import ENGINE_VERSION, EXPORT_VERSION, LAYOUT
+from service import clock
+from models.profile import ProfileError
 from service.api.bodies import field_errors, json_body, strict_body
 
 PUBLIC = {"api.openapi"}   # the contract itself is no secret
@@ -110,23 +118,124 @@ def create_plan():
     """Plan usage under a scenario
 
     JSON (scenario + usage rows) or multipart (a usage file + the scenario as JSON text).
-    Send an Idempotency-Key header to have a retry answered without planning twice.
+    The plan is a job computed by a worker: with ``Prefer: respond-async`` the answer is 202
+    at once, with the job (``Location``: GET it for its state and result links); without it the
+    request waits up to SYNC_SECONDS (30 s) for the plan and answers 200 with it (or the
+    workbook, with ``Accept`` of the xlsx type), else 202 with the job. The same scenario and
+    usage in the same month are one job. Send an Idempotency-Key header to have a retry
+    answered without planning twice.
     """
     scenario, data, filename = read_plan_request()
     try:
-        result = plan_for(scenario, data, filename)
-    except PlanningError as exc:
-        raise ApiError(422, str(exc), exc.problems) from None
+        preflight(scenario, profile=read_usage(data, filename).profile)
+    except (PlanningError, IngestError, ProfileError) as exc:
+        raise ApiError(422, str(exc), getattr(exc, "problems", [])) from None
+    with write_session() as s:
+        usage = store_usage(s, s.get(User, g.api_user.id), data, filename)
+    job = request_plan(canonical_json(scenario.model_dump(mode="json")), usage,
+                       clock.current_month())
     wants_xlsx = request.accept_mimetypes.best_match(["application/json", XLSX]) == XLSX and \
         request.accept_mimetypes[XLSX] > request.accept_mimetypes["application/json"]
-    body: Any = None if wants_xlsx else current_app.json.dumps(result.document)
+    if "respond-async" not in request.headers.get("Prefer", "").lower():
+        job = wait_for(job, current_app.config["SYNC_SECONDS"])
+        if job.state == "done" and wants_xlsx:
+            job = wait_for(api_workbook_job(job), current_app.config["SYNC_SECONDS"])
+    if job.state == "failed":
+        raise ApiError(422, reason(job) or "")
+    if job.state != "done":
+        body = current_app.json.dumps(job_json(job))
+        with idempotency.transaction() as s:
+            audit(s, g.api_user, "api.plan", details=f"{clip(filename)} sha256={sha256(data)}")
+            idempotency.remember(s, body=body, status=202)
+        return Response(body, status=202, mimetype="application/json", headers={
+            "Location": url_for("api.job", job_id=job.id), "Retry-After": "2",
+            "Preference-Applied": "respond-async"})
     with idempotency.transaction() as s:
         audit(s, g.api_user, "api.plan", details=f"{clip(filename)} sha256={sha256(data)}")
-        if body is not None:
-            idempotency.remember(s, body=body, status=200)
+        if not wants_xlsx:
+            idempotency.remember(s, body=job.document, status=200)
     if wants_xlsx:
-        return Response(plan_xlsx_bytes(result.document, result.plan.ledger,
-                                        lang=current_locale()), mimetype=XLSX, headers={
-            "Content-Disposition":
-                f'attachment; filename="{safe_download_name(scenario.name)}"'})
-    return Response(body, mimetype="application/json")
+        return xlsx_response(job, scenario.name)
+    return Response(job.document, mimetype="application/json")
+
+
+def wait_for(job: PlanJob, seconds: float) -> PlanJob:
+    """The job once done or failed, or as it is after ``seconds``: this request waits (polling
+    the database with back-off); a worker computes."""
+    deadline, pause = time.monotonic() + seconds, 0.05
+    while True:
+        job = records.fresh(job.id)
+        if job.state in ("done", "failed", "cancelled") or time.monotonic() >= deadline:
+            return job
+        time.sleep(pause)
+        pause = min(pause * 1.5, 1.0)
+
+
+def api_workbook_job(plan_job: PlanJob) -> PlanJob:
+    """The workbook job of an API plan job (keyed by the plan job and the language)."""
+    lang = current_locale()
+    spec = {"label": [json.loads(plan_job.document)["scenario"]["name"], None, None],
+            "lang": lang, **json.loads(plan_job.spec)}
+    return records.request("workbook", f"job{plan_job.id}:{lang}:{EXPORT_VERSION}:{LAYOUT}",
+                           {**spec, "plan_job": plan_job.id}, owner_key(), ENGINE_VERSION,
+                           usage_file_id=plan_job.usage_file_id)
+
+
+def xlsx_response(workbook: PlanJob, name: str) -> Response:
+    return Response(workbook.result, mimetype=XLSX, headers={
+        "Content-Disposition": f'attachment; filename="{safe_download_name(name)}"'})
+
+
+def job_json(job: PlanJob) -> dict[str, Any]:
+    plan_job = job.kind == "plan"
+    links = {"status": url_for("api.job", job_id=job.id)}
+    if plan_job:
+        links.update(plan=url_for("api.job_plan", job_id=job.id),
+                     xlsx=url_for("api.job_xlsx", job_id=job.id))
+    return {**job_status(job), "links": links}
+
+
+def own_job(job_id: int) -> PlanJob:
+    job = get_session().get(PlanJob, job_id)
+    if job is None or job.owner_key != f"user:{g.api_user.id}":
+        raise ApiError(404, _("No such job."))
+    return job
+
+
+@bp.get("/jobs/<int:job_id>")
+@SPEC.validate(resp=JOB_RESPONSES, tags=["plans"], operation_id="getJob")
+def job(job_id: int):
+    """A plan job's state, progress and result links"""
+    return current_app.json.response(job_json(own_job(job_id)))
+
+
+@bp.get("/jobs/<int:job_id>/plan")
+@SPEC.validate(resp=JOB_PLAN_RESPONSES, tags=["plans"], operation_id="getJobPlan")
+def job_plan(job_id: int):
+    """The plan document of a done plan job (202 with the job while it computes)"""
+    job = own_job(job_id)
+    if job.kind != "plan":
+        raise ApiError(404, _("No such job."))
+    if job.state == "failed":
+        raise ApiError(409, reason(job) or "")
+    if job.state != "done":
+        return Response(current_app.json.dumps(job_json(job)), status=202,
+                        mimetype="application/json", headers={"Retry-After": "2"})
+    return Response(job.document, mimetype="application/json")
+
+
+@bp.get("/jobs/<int:job_id>/plan.xlsx")
+@SPEC.validate(resp=JOB_PLAN_RESPONSES, tags=["plans"], operation_id="getJobWorkbook")
+def job_xlsx(job_id: int):
+    """The workbook of a done plan job, in the Accept-Language (202 while it is written)"""
+    job = own_job(job_id)
+    if job.kind != "plan" or job.state == "failed":
+        raise ApiError(404 if job.kind != "plan" else 409, reason(job) or _("No such job."))
+    if job.state == "done":
+        workbook = wait_for(api_workbook_job(job), 0)
+        if workbook.state == "done":
+            return xlsx_response(workbook, json.loads(job.document)["scenario"]["name"])
+        job = workbook
+    return Response(current_app.json.dumps(job_json(job)), status=202,
+                    mimetype="application/json", headers={"Retry-After": "2"})
+

@@ -24,6 +24,7 @@ from service.xlsx.export import write_plan_xlsx
 from service.ingest import IngestResult
 from service.i18n import _, using_locale
 from service.cli.report import plan_table
+from service.cli.quiet import quiet_stdout
 from service.cli.usage_error import UsageError
 
 
@@ -55,9 +56,10 @@ def run(args: argparse.Namespace, ingested: IngestResult, profile_path: Path) ->
     notes = usage_notes(ingested.profile, month,
                         plan_start_month(scenario, ingested.profile, month))
     try:
-        plan = compute_plan(scenario, ingested.profile,
-                            [Message.plain(w) for w in ingested.warnings] + notes,
-                            current_month=month)
+        with quiet_stdout():    # HiGHS prints from C to fd 1: never into the output
+            plan = compute_plan(scenario, ingested.profile,
+                                [Message.plain(w) for w in ingested.warnings] + notes,
+                                current_month=month)
     except (PlanError, ProfileError) as exc:
         raise UsageError(f"{profile_path}: {exc}") from None
     if args.xlsx:

@@ -1,21 +1,28 @@
-"""``buyrent serve`` and ``buyrent users`` (dispatched by service.cli.main.COMMANDS)."""
+"""``buyrent serve``, ``buyrent worker`` and ``buyrent users`` (dispatched by
+service.cli.main.COMMANDS)."""
 from __future__ import annotations
 
 import argparse
 import getpass
 import json
+import atexit
 import os
+import subprocess
 import sys
 
 from sqlalchemy import select
+from sqlalchemy.orm import Session
 
 from models.scenario import Scenario
 from service.app import create_app
 from service.web.users import UserError, create_token, create_user
-from service.web.tables import ScenarioRecord, User
-from service.web.db import write_session
+from service.web.tables import Revision, ScenarioRecord, User
+from service.web.db import get_engine, write_session
 from service.paths import SAMPLE_USAGE, SAMPLES
-from service.plans.revisions import check_plan, create_scenario, store_usage
+from service.plans.revisions import create_scenario, store_usage
+from service.plans.stored import ensure_plan
+from service.jobs.runner import die_with_parent
+from service.jobs.worker import run_worker
 from service.web.server import serve_gunicorn, serve_waitress
 from service.cli.usage_error import UsageError
 
@@ -34,7 +41,16 @@ def add_arguments(name: str, command: argparse.ArgumentParser) -> None:
                              "(gunicorn when > 1; one per core is a good start)")
         command.add_argument("--demo", action="store_true", help="seed a demo analyst, "
                              "reviewer and sample plan (or BUYRENT_DEMO=1)")
+        command.add_argument("--jobs", type=int, default=2, help="plans computed at once by "
+                             "the worker this command starts (default 2)")
+        command.add_argument("--no-worker", action="store_true", help="start no worker: "
+                             "plans wait for `buyrent worker` processes (several machines)")
         command.set_defaults(func=cmd_serve)
+        return
+    if name == "worker":
+        command.add_argument("--jobs", type=int, default=2, help="plans computed at once "
+                             "(threads, each supervising one child process; default 2)")
+        command.set_defaults(func=cmd_worker)
         return
     users_sub = command.add_subparsers(dest="users_command", required=True)
     add = users_sub.add_parser("add", help="add a user (password from stdin when piped)")
@@ -100,7 +116,9 @@ def seed_demo(app) -> list[tuple[str, str, str]]:
                 return list(DEMO_USERS)
             model = Scenario.model_validate(json.loads(DEMO_SCENARIO.read_text()))
             usage = store_usage(s, analyst, SAMPLE_USAGE.read_bytes(), SAMPLE_USAGE.name)
-            create_scenario(s, analyst, model, usage, result=check_plan(model, usage))
+            revision = create_scenario(s, analyst, model, usage)
+        with Session(get_engine(), expire_on_commit=False) as s:
+            ensure_plan(s.get(Revision, revision.id), owner=f"user:{analyst.id}")
     return list(DEMO_USERS)
 
 
@@ -116,8 +134,30 @@ def cmd_serve(args: argparse.Namespace) -> int:
     print(f"buyrent on http://{args.host}:{args.port}/ (instance {app.instance_path}, "
           f"database {app.config['DATABASE_URL'].split('@')[-1]}, pid {os.getpid()})",
           flush=True)
+    if not args.no_worker and app.config.get("QUEUE_URL") != "immediate":
+        start_worker(args.jobs)
     if args.workers > 1:
         serve_gunicorn(app, args.host, args.port, args.workers, args.threads)
     else:
         serve_waitress(app, args.host, args.port, args.threads)
+    return 0
+
+
+def start_worker(jobs: int) -> subprocess.Popen:
+    """``buyrent worker`` beside the web server, ended with it: the embedded default needs no
+    other process started by hand."""
+    worker = subprocess.Popen([sys.executable, "-m", "service.cli.main", "worker",
+                               "--jobs", str(jobs)], preexec_fn=die_with_parent)
+    atexit.register(worker.terminate)
+    print(f"plan worker: pid {worker.pid}, {jobs} jobs at once (queue "
+          f"{os.environ.get('BUYRENT_QUEUE_URL') or 'SQLite in the instance folder'})",
+          flush=True)
+    return worker
+
+
+def cmd_worker(args: argparse.Namespace) -> int:
+    app = _app()
+    print(f"buyrent worker: {args.jobs} jobs at once, database "
+          f"{app.config['DATABASE_URL'].split('@')[-1]}, pid {os.getpid()}", flush=True)
+    run_worker(app, args.jobs)
     return 0

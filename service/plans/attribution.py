@@ -15,20 +15,16 @@ at every step, so the bars are whole cents and add up to the total change exactl
 from __future__ import annotations
 
 import copy
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from pydantic import ValidationError
 
 from models.scenario import Scenario
-from service import clock
-from service.web.tables import Revision, UsageFile
 from service.forms.scenario import flatten, label_for, section_title
 from service.i18n import _
 from service.plans.live import live_document
-from service.plans.cache import PlanningError
+from service.plans.planning import PlanningError
 
 SKIPPED = ("name", "uncertainty")  # no effect on the base-case saving
 USAGE = "usage file"
@@ -176,7 +172,7 @@ def group_label(group: str) -> str:
     return _("Cloud commitments (the offers)") if group == "commitments" else label_for(group)
 
 
-def saving_cents(model: Scenario, usage: UsageFile, current_month: Optional[str] = None
+def saving_cents(model: Scenario, usage, current_month: Optional[str] = None
                  ) -> tuple[int, str]:
     """(saving of the recommended plan against on demand [cents], the recommendation), as of
     ``current_month`` (service.clock; today's when None)."""
@@ -185,7 +181,7 @@ def saving_cents(model: Scenario, usage: UsageFile, current_month: Optional[str]
     return round(doc["savings_vs_on_demand"][name] * 100), name
 
 
-def attribute(a: dict, usage_a: UsageFile, b: dict, usage_b: UsageFile,
+def attribute(a: dict, usage_a, b: dict, usage_b,
               current_month: Optional[str] = None) -> Waterfall:
     """The waterfall from plan A (scenario dump ``a`` on ``usage_a``) to plan B, every step
     planned as of one ``current_month`` (the later revision's, so that its end is B's plan)."""
@@ -210,27 +206,4 @@ def attribute(a: dict, usage_a: UsageFile, b: dict, usage_b: UsageFile,
     if usage_a.sha256 != usage_b.sha256:
         value, name = saving_cents(Scenario.model_validate(b), usage_b, current_month)
         result.steps.append(Step([USAGE], value, value - previous, name))
-    return result
-
-
-_cache: OrderedDict[tuple[str, str, str], Waterfall] = OrderedDict()
-_lock = threading.Lock()
-CACHED = 32
-
-
-def revision_waterfall(rev_a: Revision, rev_b: Revision) -> Optional[Waterfall]:
-    """The waterfall between two revisions with usage files (kept by their hashes), else None."""
-    if rev_a.usage_file is None or rev_b.usage_file is None:
-        return None
-    month = clock.planning_month(rev_b.created_at)
-    key = (rev_a.content_hash, rev_b.content_hash, month)
-    with _lock:
-        if key in _cache:
-            return _cache[key]
-    result = attribute(rev_a.assumptions_dict, rev_a.usage_file, rev_b.assumptions_dict,
-                       rev_b.usage_file, month)
-    with _lock:
-        _cache[key] = result
-        while len(_cache) > CACHED:
-            _cache.popitem(last=False)
     return result

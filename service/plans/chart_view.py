@@ -1,6 +1,6 @@
 """What the plan's charts draw so that they show the decision, decided when a page is shown.
 
-The stored chart data (service.plans.cache.chart_data) has one cumulative curve per strategy
+The stored chart data (service.plans.planning.chart_data) has one cumulative curve per strategy
 and one series per cost line; drawn as they are, an expensive strategy sets the scale, two
 identical strategies hide each other and 14 colours hide the spike of a purchase. This module
 adds, beside that data:

@@ -9,14 +9,14 @@ from flask import abort, g, render_template, request
 
 from service.clip import short_name
 from service.web.access import id_or_404, revision_or_404, scenario_or_404
-from service.plans.attribution import Waterfall, revision_waterfall
+from service.plans.attribution import Waterfall
+from service.jobs.compute import waterfall_from_json
+from service.plans.stored import compare_job, job_status, read_plan, reason
 from service.web.users import login_required
 from service.web.tables import Revision
-from service.web.db import get_session
 from service.forms.scenario import flatten, form_currency, label_for, show_value
 from service.i18n import _, formats
 from service.i18n.labels import strategy_label
-from service.plans.cache import PlanningError, cached_plan
 from service.plans import bp
 
 
@@ -71,13 +71,8 @@ def compare_page(rev_a: Revision, rev_b: Revision, numbers: list[int]):
               show_value(k, flat_b.get(k), currencies[1]))
              for k in list(dict.fromkeys(list(flat_b) + list(flat_a)))
              if flat_a.get(k) != flat_b.get(k)]
-    docs: list[Optional[dict]] = []
-    for revision in (rev_a, rev_b):
-        try:
-            docs.append(cached_plan(get_session(), revision)[0]
-                        if revision.usage_file_id else None)
-        except PlanningError:
-            docs.append(None)
+    views = [read_plan(revision) for revision in (rev_a, rev_b)]
+    docs: list[Optional[dict]] = [v.document if v.complete else None for v in views]
     results = []
     if all(docs):
         for name in dict.fromkeys(list(docs[0]["strategies"]) + list(docs[1]["strategies"])):
@@ -86,11 +81,16 @@ def compare_page(rev_a: Revision, rev_b: Revision, numbers: list[int]):
                             sa and sb and sb["pv_cost"] - sa["pv_cost"]))
     waterfall: Optional[Waterfall] = None
     waterfall_error = None
-    if all(docs):
-        try:
-            waterfall = revision_waterfall(rev_a, rev_b)
-        except PlanningError as exc:
-            waterfall_error = str(exc)
+    waterfall_job = None
+    if all(docs):   # a waterfall plans once per changed group: a job, once per pair
+        job = compare_job(rev_a, rev_b)
+        if job.state == "done":
+            waterfall = waterfall_from_json(job.result.decode())
+        elif job.state == "failed":
+            waterfall_error = reason(job)
+        else:
+            waterfall_job = job_status(job)
+    pending = [label for label, v in zip(labels, views) if not v.complete and not v.error]
     chart = curves(docs, labels)
     currency_b = docs[1]["scenario"]["finance"]["currency"] if docs[1] else ""
     return render_template(
@@ -105,6 +105,7 @@ def compare_page(rev_a: Revision, rev_b: Revision, numbers: list[int]):
         curves_text=curves_summary(docs, labels) if chart else "", waterfall=waterfall,
         waterfall_text=waterfall_summary(waterfall, labels, currency_b) if waterfall else "",
         waterfall_error=waterfall_error, schedules=schedule_comparison(docs),
+        waterfall_job=waterfall_job, pending=pending,
         currency=docs[1]["scenario"]["finance"]["currency"] if docs[1] else "")
 
 

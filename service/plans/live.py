@@ -1,9 +1,13 @@
-"""Live plans: the plan of the values in a form, computed without saving anything.
+"""Live plans: the plan of the values in a form, without saving anything.
 
 The usage file is the latest revision's, read once per process and kept by its SHA-256 (a few
-files at most); the uncertainty section is skipped (``uncertainty.draws = 0``) because the
-tornado and the Monte Carlo cost several times the plan itself and the live view shows only
-the strategy cards and the cumulative-cost chart. Saving still computes everything.
+files at most). In a request, :func:`preview_document` prices the static strategies (the
+issue-11 budget) and re-prices the last solved staged schedule under the edited assumptions
+(stage "repriced"): no MILP runs in a request. A preview job (service.plans.stored) solves
+the edited assumptions' own schedule, which the page shows when it arrives.
+:func:`live_document` plans everything in this process: the waterfall's job uses it.
+The uncertainty section is skipped (``uncertainty.draws = 0``): the live view shows only the
+cards and the cumulative-cost chart.
 """
 from __future__ import annotations
 
@@ -12,14 +16,14 @@ from collections import OrderedDict
 from typing import Any, Optional
 
 from models.document import plan_document
-from models.plan import compute_plan
+from models.plan import Planner, compute_plan
 from models.profile import ProfileError, UsageProfile
-from models.scenario import Scenario
+from models.scenario import Decision, Scenario
 from models.strategies import PlanError
 from service import clock
 from service.web.tables import UsageFile
 from service.ingest import IngestError, read_usage
-from service.plans.cache import PlanningError
+from service.plans.planning import PlanningError
 
 CACHED_PROFILES = 4
 _profiles: OrderedDict[str, UsageProfile] = OrderedDict()
@@ -37,11 +41,38 @@ def usage_profile(usage: UsageFile) -> UsageProfile:
         profile = read_usage(usage.data, usage.filename).profile
     except (IngestError, ProfileError) as exc:
         raise PlanningError(str(exc), getattr(exc, "problems", None)) from None
+    remember_profile(usage, profile)
+    return profile
+
+
+def remember_profile(usage: UsageFile, profile: UsageProfile) -> None:
+    """Keep a profile parsed by the upload: attaching the file does not parse it again."""
     with _lock:
         _profiles[usage.sha256] = profile
         while len(_profiles) > CACHED_PROFILES:
             _profiles.popitem(last=False)
-    return profile
+
+
+def last_schedule(doc: Optional[dict[str, Any]]) -> tuple[Decision, ...]:
+    """The staged schedule of a stored plan document (empty when it has none)."""
+    staged = (doc or {}).get("strategies", {}).get("staged")
+    if not staged or not staged.get("schedule"):
+        return ()
+    return tuple(Decision.model_validate(d) for d in staged["schedule"])
+
+
+def preview_document(model: Scenario, usage: UsageFile, schedule: tuple[Decision, ...] = (),
+                     current_month: Optional[str] = None) -> dict[str, Any]:
+    """The static strategies of ``model`` on ``usage`` and ``schedule`` (the last solved
+    staged schedule) priced under ``model``: milliseconds, no MILP."""
+    try:
+        planner = Planner(without_uncertainty(model), usage_profile(usage),
+                          current_month=current_month or clock.current_month())
+        planner.add_static()
+        stage = "repriced" if schedule and planner.add_repriced(schedule) else "static"
+        return planner.plan(stage).document
+    except (PlanError, ProfileError) as exc:
+        raise PlanningError(str(exc)) from None
 
 
 def without_uncertainty(model: Scenario) -> Scenario:

@@ -1,17 +1,26 @@
-"""Creating scenarios and their immutable revisions (with the plan computed before saving)."""
+"""Creating scenarios and their immutable revisions; their plans are computed by plan jobs
+(service.plans.stored), after a quick check that the engine can plan them at all."""
 from __future__ import annotations
 
 import json
 import re
-from typing import Callable, Optional
+from typing import Optional
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from models.plan import build_context
+from models.profile import ProfileError, UsageProfile
 from models.scenario import Scenario
+from models.strategies import PlanError
+from service import clock
 from service.web.tables import (Revision, ScenarioRecord, UsageFile, User, audit, canonical_json,
                         revision_hash, sha256)
-from service.plans.cache import PlanResult, plan_for, store_plan
+from service.jobs.compute import pack_ledger
+from service.jobs.versions import ENGINE_VERSION
+from service.plans.live import usage_profile
+from service.plans.planning import PlanningError, PlanResult
+from service.web.tables import PlanRecord
 
 
 def usage_label(filename: str) -> str:
@@ -40,7 +49,8 @@ def store_usage(s: Session, user: User, data: bytes, filename: str) -> UsageFile
 def add_revision(s: Session, scenario: ScenarioRecord, author: User, model: Scenario,
                  usage: Optional[UsageFile], *, preset: Optional[dict] = None,
                  note: str = "", result: Optional[PlanResult] = None) -> Revision:
-    """A new revision; ``result`` (computed beforehand, outside the lock) is cached with it."""
+    """A new revision; ``result`` (a plan computed beforehand: seeds and tests) is stored
+    with it, else a plan job computes it (service.plans.stored.ensure_plan, after commit)."""
     assumptions = canonical_json(model.model_dump(mode="json"))
     # Lock the scenario row so concurrent saves number revisions one after the other on
     # PostgreSQL (SQLite's BEGIN IMMEDIATE already serialises writers; FOR UPDATE is a no-op).
@@ -57,22 +67,34 @@ def add_revision(s: Session, scenario: ScenarioRecord, author: User, model: Scen
     s.flush()
     scenario.name = model.name
     if result is not None:
-        store_plan(revision.id, result, session=s)
+        s.add(PlanRecord(revision_id=revision.id, document=json.dumps(result.document),
+                         charts=json.dumps(result.charts),
+                         ledger=pack_ledger(result.plan.ledger), engine=ENGINE_VERSION))
     audit(s, author, "revision.create", revision=revision,
           details=f"revision {number}" + (f": {note[:200]}" if note else ""))
     return revision
 
 
-def _nothing(_phase: str) -> None:
-    pass
+def preflight(model: Scenario, usage: Optional[UsageFile] = None,
+              profile: Optional[UsageProfile] = None) -> None:
+    """Refuse before saving what the engine cannot plan at all (its calendar, its demand's
+    bound): build the plan's context, a few milliseconds, on the usage's parsed profile (kept
+    by the file's hash). The plan itself is a job; what only planning finds, the plan page
+    shows as the job's reason.
 
-
-def check_plan(model: Scenario, usage: Optional[UsageFile],
-               progress: Callable[[str], None] = _nothing) -> Optional[PlanResult]:
-    """The plan of a would-be revision, or None without usage; raises PlanningError."""
-    if usage is None:
-        return None
-    return plan_for(model, usage.data, usage.filename, progress)
+    Raises
+    ------
+    PlanningError
+        The usage cannot be read, or the scenario cannot be planned on it.
+    """
+    if profile is None:
+        if usage is None:
+            return
+        profile = usage_profile(usage)
+    try:
+        build_context(model, profile, clock.current_month())
+    except (PlanError, ProfileError) as exc:
+        raise PlanningError(str(exc), getattr(exc, "problems", None)) from None
 
 
 def create_scenario(s: Session, owner: User, model: Scenario, usage: Optional[UsageFile] = None,

@@ -4,26 +4,26 @@ from __future__ import annotations
 import base64
 import json
 
-from flask import Response, abort, flash, g, redirect, render_template, request, url_for
+from flask import (Response, abort, flash, g, jsonify, redirect, render_template, request,
+                   url_for)
 from sqlalchemy import or_, select
 
 from service.plans import bp
 from service.web import idempotency
 from service.web.access import can_edit, can_review, revision_or_404
 from service.web.users import login_required
-from service.web.tables import (AuditEvent, Review, Revision, ScenarioRecord, UsageFile, User,
-                                audit)
+from service.web.tables import (AuditEvent, PlanJob, Review, Revision, ScenarioRecord, UsageFile,
+                                User, audit)
 from service.web.db import get_session, write_session
 from service.xlsx.export import safe_download_name
-from service.i18n import _, current_locale, labels
+from service.i18n import _, labels
 from service.ingest.template import usage_template_csv, usage_template_xlsx
-from service.web import progress as progress_store
-from service.plans.cache import PlanningError, cached_plan, cached_xlsx
+from service.plans.stored import (PlanView, job_status, pdf_job, read_plan, reason,
+                                  workbook_job)
 from service.plans.reviews import ReviewInputError, parse_review
 from service.plans.usage_download import is_xlsx, safe_csv
 from service.plans.reviews import DONE, assumption_choices
 from service.plans.page import plan_context
-from service.plans.pdf import PdfUnavailable, plan_pdf_bytes
 
 XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 STRATEGY_LABELS = labels.STRATEGY_LABELS  # English names; pages show strategy_label(name)
@@ -34,14 +34,13 @@ STRATEGY_LABELS = labels.STRATEGY_LABELS  # English names; pages show strategy_l
 def show(scenario_id: int, number: int):
     revision = revision_or_404(g.user, scenario_id, number)
     scenario = revision.scenario
-    doc = charts = error = None
+    error = None
+    view = read_plan(revision)
+    doc, charts = view.document, view.charts
     if revision.usage_file_id is None:
         error = _("This revision has no usage file yet: upload one to see its plan.")
-    else:
-        try:
-            doc, charts = cached_plan(get_session(), revision)
-        except PlanningError as exc:
-            error = _("The engine cannot plan this revision: %(reason)s", reason=exc)
+    elif view.error:
+        error = _("The engine cannot plan this revision: %(reason)s", reason=view.error)
     strategy = request.args.get("strategy") or (doc["recommendation"] if doc else None)
     if doc and strategy not in doc["strategies"]:
         abort(404)
@@ -50,17 +49,42 @@ def show(scenario_id: int, number: int):
         "plans/show.html", **plan_context(revision, doc, charts), error=error,
         strategy=strategy, editable=can_edit(g.user, scenario),
         may_review=can_review(g.user, revision), assumptions=choices,
-        assumption_labels=dict(choices), done_words=DONE)
+        assumption_labels=dict(choices), done_words=DONE, complete=view.complete,
+        job=job_status(view.job) if view.job is not None and not view.complete else None,
+        job_url=url_for("plans.plan_job", scenario_id=scenario_id, number=number))
+
+
+@bp.get("/scenarios/<int:scenario_id>/revisions/<int:number>/job")
+@login_required
+def plan_job(scenario_id: int, number: int):
+    """The state of a revision's plan job, for the page's poller (complete: reload)."""
+    revision = revision_or_404(g.user, scenario_id, number)
+    view = read_plan(revision, start=False)
+    body = {"complete": view.complete, "stage": (view.document or {}).get("stage")}
+    if view.job is not None:
+        body["job"] = job_status(view.job)
+    return jsonify(body)
+
+
+def complete_plan(revision: Revision) -> PlanView:
+    """The revision's complete plan, else 409 (its job is queued, running or failed): a
+    download or an approval binds to the plan on record."""
+    if revision.usage_file_id is None:
+        abort(409, _("This revision has no usage file yet: upload one to see its plan."))
+    view = read_plan(revision)
+    if view.error:
+        abort(409, _("The engine cannot plan this revision: %(reason)s", reason=view.error))
+    if not view.complete:
+        abort(409, _("The plan of this revision is still being computed; try again when the "
+                     "plan page shows it complete."))
+    return view
 
 
 @bp.get("/scenarios/<int:scenario_id>/revisions/<int:number>/plan.json")
 @login_required
 def download_json(scenario_id: int, number: int):
     revision = revision_or_404(g.user, scenario_id, number)
-    try:
-        doc, _charts = cached_plan(get_session(), revision)
-    except PlanningError as exc:
-        abort(409, str(exc))
+    doc = complete_plan(revision).document
     name = download_stem(revision) + ".json"
     audit_download(revision, "plan.json")
     return Response(json.dumps(doc, indent=1), mimetype="application/json",
@@ -82,31 +106,41 @@ def download_stem(revision: Revision) -> str:
 @login_required
 def download_xlsx(scenario_id: int, number: int):
     revision = revision_or_404(g.user, scenario_id, number)
-    try:
-        data = cached_xlsx(revision, progress_store.from_request(), current_locale())
-    except PlanningError as exc:
-        abort(409, str(exc))
+    complete_plan(revision)
+    job = workbook_job(revision)
+    if job.state != "done":
+        return file_pending(job, revision)
     audit_download(revision, "plan.xlsx")
-    return Response(data, mimetype=XLSX, headers={
+    return Response(job.result, mimetype=XLSX, headers={
         "Content-Disposition": f'attachment; filename="{download_stem(revision)}.xlsx"'})
+
+
+def file_pending(job: PlanJob, revision: Revision):
+    """202 while a workbook or PDF job runs (JSON for scripts, else a page that reloads
+    itself), 409 with its reason when it failed."""
+    if job.state in ("failed", "cancelled"):
+        # a PDF without Chromium on the server: the service, not the plan, is missing a part
+        abort(503 if job.kind == "pdf" else 409, reason(job) or _("The file could not be "
+                                                                  "written."))
+    if request.accept_mimetypes.best == "application/json":
+        return jsonify({"job": job_status(job)}), 202, {"Retry-After": "2"}
+    return render_template("plans/file_pending.html", revision=revision,
+                           scenario=revision.scenario, job=job_status(job)), 202, \
+        {"Refresh": "2", "Retry-After": "2"}
 
 
 @bp.get("/scenarios/<int:scenario_id>/revisions/<int:number>/plan.pdf")
 @login_required
 def download_pdf(scenario_id: int, number: int):
-    """The plan page's print view as PDF (service.plans.pdf). Rendered in the request for now;
-    plan_pdf_bytes is a plain function a background worker can call instead."""
+    """The plan page's print view as PDF (service.plans.pdf), printed by a PDF job in the
+    reader's language, once per revision and language."""
     revision = revision_or_404(g.user, scenario_id, number)
-    try:
-        doc, charts = cached_plan(get_session(), revision)
-    except PlanningError as exc:
-        abort(409, str(exc))
-    try:
-        data = plan_pdf_bytes(revision, doc, charts)
-    except PdfUnavailable as exc:
-        abort(503, str(exc))
+    complete_plan(revision)
+    job = pdf_job(revision)
+    if job.state != "done":
+        return file_pending(job, revision)
     audit_download(revision, "plan.pdf")
-    return Response(data, mimetype="application/pdf", headers={
+    return Response(job.result, mimetype="application/pdf", headers={
         "Content-Disposition": f'attachment; filename="{download_stem(revision)}.pdf"'})
 
 
@@ -217,14 +251,17 @@ def confirmed_after_changes(revision: Revision) -> bool:
 
 
 def approvable(revision: Revision) -> None:
-    """409 unless the revision has a usage file and a plan (computed now if not cached yet):
-    an approval binds to numbers someone could see."""
+    """409 unless the revision has a usage file and a complete stored plan: an approval binds
+    to numbers someone could see."""
     if revision.usage_file_id is None:
         abort(409, _("A revision without a usage file cannot be approved: upload one first."))
-    try:
-        cached_plan(get_session(), revision)
-    except PlanningError as exc:
-        abort(409, _("A revision without a plan cannot be approved: %(reason)s", reason=exc))
+    view = read_plan(revision)
+    if view.error:
+        abort(409, _("A revision without a plan cannot be approved: %(reason)s",
+                     reason=view.error))
+    if not view.complete:
+        abort(409, _("The plan of this revision is still being computed: it can be approved "
+                     "once it is complete."))
 
 
 @bp.get("/audit")

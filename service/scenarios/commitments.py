@@ -17,17 +17,18 @@ from pydantic import ValidationError
 
 from models.scenario import Scenario
 from service.web import idempotency
-from service.web import progress as progress_store
+from service.web.db import get_session
 from service.web.access import editable_scenario
 from service.web.users import login_required
 from service.clip import clip, clip_message
 from service.i18n import _, ngettext
 from service.i18n.validation import error_message
-from service.web.tables import ScenarioRecord, UsageFile, User
+from service.web.tables import Revision, ScenarioRecord, UsageFile, User
 from service.ingest import CommitmentError, attach_commitments_to_scenario
 from service.ingest.commitment_record import KEYS, validate_commitment
-from service.plans.cache import PlanningError
-from service.plans.revisions import add_revision, check_plan
+from service.plans.planning import PlanningError
+from service.plans.revisions import add_revision, preflight
+from service.plans.stored import ensure_plan
 from service.scenarios import bp
 
 MAX_RECORD_CHARS = 2_000      # one record's JSON; a real one is under 200
@@ -101,7 +102,7 @@ def attach_commitments(scenario_id: int):
         return redirect(url_for("scenarios.show", scenario_id=scenario.id))
     usage = latest.usage_file
     try:
-        result = check_plan(model, usage, progress_store.from_request())
+        preflight(model, usage)
     except PlanningError as exc:
         abort(422, clip_message(_("The engine cannot plan with these commitments: %(reason)s",
                                   reason=exc)))
@@ -109,11 +110,12 @@ def attach_commitments(scenario_id: int):
     with idempotency.transaction() as s:
         revision = add_revision(s, s.get(ScenarioRecord, scenario.id), s.get(User, g.user.id),
                                 model, s.get(UsageFile, usage.id) if usage else None,
-                                note=f"commitments held, from {filename}", result=result)
+                                note=f"commitments held, from {filename}")
         target = (url_for("plans.show", scenario_id=scenario.id, number=revision.number)
                   + "#schedule" if usage else
                   url_for("scenarios.show", scenario_id=scenario.id))
         idempotency.remember(s, location=target)
+    ensure_plan(get_session().get(Revision, revision.id))
     flash(ngettext("%(num)s commitment held from revision %(number)s on.",
                    "%(num)s commitments held from revision %(number)s on.", len(records),
                    number=revision.number))

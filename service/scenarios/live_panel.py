@@ -6,10 +6,9 @@ from typing import Any, Optional
 
 from service.plans.chart_text import cumulative as cumulative_text
 from service.web.tables import ScenarioRecord
-from service.web.db import get_session
 from service.plans.chart_view import live_charts
 from service.plans.live import cumulative_chart
-from service.plans.cache import PlanningError, cached_plan
+from service.plans.stored import read_plan
 from service.plans.headline import payback, recommendation_text
 
 
@@ -25,8 +24,5 @@ def initial_panel(scenario: Optional[ScenarioRecord]) -> Optional[dict[str, Any]
     """The live panel of the edit page before any edit: the latest revision's stored plan."""
     if scenario is None or scenario.latest is None or scenario.latest.usage_file_id is None:
         return None
-    try:
-        doc, _ = cached_plan(get_session(), scenario.latest)
-    except PlanningError:
-        return None
-    return live_panel(doc)
+    view = read_plan(scenario.latest)
+    return live_panel(view.document) if view.document else None

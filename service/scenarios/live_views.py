@@ -5,10 +5,13 @@ All three use the browser session and, for POSTs, the CSRF token (the form's own
 """
 from __future__ import annotations
 
+import json
 import time
-from typing import Any, Optional
+from typing import Any
 
-from flask import abort, g, jsonify, render_template, request
+from flask import abort, g, jsonify, render_template, request, url_for
+
+from models.scenario import Scenario
 
 from service.web import progress as progress_store
 from service.web.access import scenario_or_404
@@ -16,9 +19,12 @@ from service.web.errors import answers_json
 from service.web.users import login_required
 from service.forms.scenario import FormSection, validate_form
 from service.i18n import _
-from service.plans.live import live_document
+from service.plans.live import last_schedule, preview_document
+from service.plans.stored import job_status, read_plan, request_preview
+from service.web.db import get_session
+from service.web.tables import PlanJob
 from service.scenarios.live_panel import live_panel
-from service.plans.cache import PlanningError
+from service.plans.planning import PlanningError
 from service.scenarios import bp
 
 
@@ -43,8 +49,11 @@ def validate():
 def preview(scenario_id: int):
     """The plan of the posted form on the latest revision's usage file, not saved.
 
-    Answers ``valid: false`` with the field messages when pydantic refuses the values, and
-    ``plan_error`` when the engine cannot plan them.
+    Answers at once with the static strategies and the last solved staged schedule priced
+    under the form's values (no MILP in the request: service.plans.live), and ``job_url``,
+    the preview job re-optimizing the schedule (``GET`` it until it has the panel). ``valid:
+    false`` with the field messages when pydantic refuses the values, ``plan_error`` when the
+    engine cannot plan them.
     """
     started = time.perf_counter()
     scenario = scenario_or_404(g.user, scenario_id)
@@ -54,18 +63,51 @@ def preview(scenario_id: int):
     model, sections = validate_form(request.form)
     body: dict[str, Any] = {"valid": model is not None, **error_payload(sections)}
     if model is not None:
+        stored = read_plan(latest, start=False)
         try:
-            panel = live_panel(live_document(model, latest.usage_file))
+            if stored.complete and model == latest_model(latest):
+                doc = stored.document           # the saved values: the stored plan itself
+            else:
+                doc = preview_document(model, latest.usage_file,
+                                       last_schedule(stored.document))
         except PlanningError as exc:
             body["plan_error"] = _("The engine cannot plan these assumptions: %(reason)s",
                                    reason=exc)
         else:
-            body.update(
-                cards_html=render_template("plans/_cards.html", doc=panel["doc"],
-                                           payback=panel["payback"]),
-                recommendation=panel["recommendation"], charts=panel["charts"],
-                summary=panel["summary"])
+            body.update(panel_body(doc))
+            if doc.get("stage") in ("static", "repriced"):
+                job = request_preview(model, latest.usage_file, scenario.id)
+                body["job_url"] = url_for("scenarios.preview_job", scenario_id=scenario.id,
+                                          job_id=job.id)
     body["server_ms"] = round((time.perf_counter() - started) * 1000, 1)
+    return jsonify(body)
+
+
+def latest_model(revision) -> Scenario:
+    return Scenario.model_validate_json(revision.assumptions)
+
+
+def panel_body(doc: dict[str, Any]) -> dict[str, Any]:
+    panel = live_panel(doc)
+    return {"cards_html": render_template("plans/_cards.html", doc=panel["doc"],
+                                          payback=panel["payback"]),
+            "recommendation": panel["recommendation"], "charts": panel["charts"],
+            "summary": panel["summary"], "stage": doc.get("stage")}
+
+
+@bp.get("/<int:scenario_id>/preview/<int:job_id>")
+@answers_json
+@login_required
+def preview_job(scenario_id: int, job_id: int):
+    """A preview job's state; once done, the panel of its plan (the re-optimized schedule)."""
+    scenario_or_404(g.user, scenario_id)
+    job = get_session().get(PlanJob, job_id)
+    if job is None or job.kind != "preview" or job.owner_key != f"user:{g.user.id}" or \
+            job.scope != f"preview:user:{g.user.id}:s{scenario_id}":
+        abort(404)
+    body: dict[str, Any] = {"job": job_status(job)}
+    if job.state == "done":
+        body.update(panel_body(json.loads(job.document)))
     return jsonify(body)
 
 

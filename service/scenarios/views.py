@@ -15,7 +15,7 @@ from service.web.access import (can_edit, editable_scenario, revision_or_404, sc
 from service.web.users import login_required
 from service.clip import MESSAGE, clip_message
 from service.presets.context import ContextPreset, ContextPresetError, load_context_presets
-from service.web.tables import ScenarioRecord, UsageFile, User
+from service.web.tables import Revision, ScenarioRecord, UsageFile, User
 from service.web.db import get_session, write_session
 from service.web import progress as progress_store
 from service.forms.layout import arrange
@@ -25,11 +25,14 @@ from service.i18n.charts import usage_chart_text
 from service.i18n.ingest_summary import summary_rows
 from service.i18n.sentences import warning_items
 from service.ingest import ContractResult, IngestError, make_bundle, read_upload
-from service.plans.cache import PlanningError, profile_chart
+from service.plans.planning import PlanningError, profile_chart
 from service.xlsx.roundtrip import WorkbookError, scenario_from_xlsx
 from service.scenarios.live_panel import initial_panel
 from service.plans.reviews import awaiting_review, changes_requested
-from service.plans.revisions import add_revision, check_plan, create_scenario, store_usage
+from service.plans.revisions import add_revision, create_scenario, preflight, store_usage
+from service.plans.live import remember_profile
+from service.plans.stored import ensure_plan, request_plan
+from service import clock
 from service.plans.usage_age import preview_notes
 
 AnyPreset = Union[preset_catalog.Preset, ContextPreset]
@@ -136,7 +139,7 @@ def edit(scenario_id: int):
         flash(_("No assumption changed: no new revision."))
         return redirect(url_for("scenarios.show", scenario_id=scenario.id))
     try:
-        result = check_plan(model, latest.usage_file, progress_store.from_request())
+        preflight(model, latest.usage_file)
     except PlanningError as exc:
         sections[0].errors.append(_("The engine cannot plan these assumptions: %(reason)s",
                                     reason=exc))
@@ -146,10 +149,13 @@ def edit(scenario_id: int):
                                 model, s.get(UsageFile, latest.usage_file_id)
                                 if latest.usage_file_id else None,
                                 preset=preset.provenance() if preset else None,
-                                note=request.form.get("note", "assumptions edited"),
-                                result=result)
+                                note=request.form.get("note", "assumptions edited"))
         idempotency.remember(s, location=url_for("scenarios.show", scenario_id=scenario.id))
-    flash(_("Saved as revision %(number)s.", number=revision.number))
+    if ensure_plan(get_session().get(Revision, revision.id)) is not None:
+        flash(_("Saved as revision %(number)s; its plan is being computed.",
+                number=revision.number))
+    else:
+        flash(_("Saved as revision %(number)s.", number=revision.number))
     return redirect(url_for("scenarios.show", scenario_id=scenario.id))
 
 
@@ -182,14 +188,18 @@ def upload(scenario_id: int):
             return render_template("scenarios/contracts.html", scenario=scenario,
                                    filename=filename, result=ingested,
                                    currency=scenario_currency(scenario))
-        check_plan(Scenario.model_validate_json(scenario.latest.assumptions),
-                   UsageFile(data=data, filename=filename), report)
+        report("planning")
+        preflight(latest_model(scenario), profile=ingested.profile)
     except (IngestError, ProfileError, PlanningError) as exc:
         report("failed")
         return upload_refused(scenario, clip_message(str(exc), 4 * MESSAGE),
                               getattr(exc, "problems", []))
     with write_session() as s:
         stored = store_usage(s, s.get(User, g.user.id), data, filename)
+    remember_profile(stored, ingested.profile)
+    # parsed once: the plan of the revision attaching it would make starts now, so that
+    # attaching finds it done (or running)
+    request_plan(scenario.latest.assumptions, stored, clock.current_month())
     report("done")
     if wants_json():  # the page's upload script: it shows bytes and phases, then goes there
         return jsonify({"location": url_for("scenarios.usage_preview", scenario_id=scenario.id,
@@ -258,15 +268,16 @@ def attach(scenario_id: int, file_id: int):
     latest = scenario.latest
     model = Scenario.model_validate_json(latest.assumptions)
     try:
-        result = check_plan(model, usage, progress_store.from_request())
+        preflight(model, usage)
     except PlanningError as exc:
         abort(422, str(exc))
     with idempotency.transaction() as s:
         revision = add_revision(s, s.get(ScenarioRecord, scenario.id), s.get(User, g.user.id),
                                 model, s.get(UsageFile, usage.id),
-                                note=f"usage {usage.filename}", result=result)
+                                note=f"usage {usage.filename}")
         target = url_for("plans.show", scenario_id=scenario.id, number=revision.number)
         idempotency.remember(s, location=target)
+    ensure_plan(get_session().get(Revision, revision.id))   # the upload's job when unchanged
     return redirect(target)
 
 

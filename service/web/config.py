@@ -2,7 +2,8 @@
 
 Environment variables: ``SECRET_KEY``, ``DATABASE_URL``, ``BUYRENT_INSTANCE`` (instance folder:
 generated key, SQLite file), ``BUYRENT_MAX_UPLOAD_MB`` (request size limit),
-``BUYRENT_PROXY_HOPS`` (reverse proxies whose X-Forwarded-* headers are trusted) and any
+``BUYRENT_PROXY_HOPS`` (reverse proxies whose X-Forwarded-* headers are trusted),
+``BUYRENT_QUEUE_URL`` (the plan jobs' queue: service.jobs.queue) and any
 ``FLASK_``-prefixed setting.
 """
 from __future__ import annotations
@@ -35,6 +36,11 @@ def defaults(instance: Path) -> dict:
         "LOGIN_MAX_FAILURES_PER_IP": 50,
         "LOGIN_WINDOW_SECONDS": 15 * 60,
         "PROXY_HOPS": 0,                      # trusted reverse proxies in front (X-Forwarded-*)
+        # plan jobs' queue (service.jobs.queue): None = SQLite in the instance folder,
+        # redis://... for workers on several machines, "immediate" = run when enqueued
+        "QUEUE_URL": None,
+        # how long a request without Prefer: respond-async waits for a plan (API) [s]
+        "SYNC_SECONDS": 30.0,
     }
 
 
@@ -49,6 +55,8 @@ def from_environment() -> dict:
                 "LOGIN_WINDOW_SECONDS"):
         if os.environ.get("BUYRENT_" + key):
             out[key] = int(os.environ["BUYRENT_" + key])
+    if os.environ.get("BUYRENT_QUEUE_URL"):
+        out["QUEUE_URL"] = os.environ["BUYRENT_QUEUE_URL"]
     if os.environ.get("BUYRENT_PROXY_HOPS"):
         out["PROXY_HOPS"] = int(os.environ["BUYRENT_PROXY_HOPS"])
     if os.environ.get("BUYRENT_DEMO", "").lower() in ("1", "true", "yes"):

@@ -110,6 +110,14 @@ SCRIPT_WORDS = {
     "problems_many": N_("%(count)s problems to fix before saving."),
     "fix_to_update": N_("Fix the values marked in the form to update the plan."),
     "updated": N_("Updated for the values in the form (not saved)."),
+    "reoptimizing": N_("Updated for the values in the form (not saved); the staged schedule "
+                       "shown is the last one solved, priced with these values, while it is "
+                       "re-optimized..."),
+    "reoptimized": N_("Updated for the values in the form (not saved), the staged schedule "
+                      "re-optimized."),
+    "job_waiting": N_("Waiting for a worker (%(state)s)..."),
+    "job_running": N_("Computing: %(stage)s, %(seconds)s s..."),
+    "job_failed": N_("The computation failed: %(reason)s"),
     "progress": N_("Progress"),
     "uploading": N_("Uploading: %(loaded)s of %(total)s bytes"),
     "uploaded": N_("Uploaded; waiting for the server..."),

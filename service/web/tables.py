@@ -172,6 +172,10 @@ class PlanRecord(Base):
     document: Mapped[str] = mapped_column(Text)
     charts: Mapped[str] = mapped_column(Text)
     computed_at: Mapped[str] = mapped_column(String(20), default=utc_now)
+    # the month-by-month ledger the workbook pairs with formulas (zlib-packed JSON,
+    # service.plans.packing) and the engine that computed both (migration 0006)
+    ledger: Mapped[Optional[bytes]] = mapped_column(LargeBinary, nullable=True)
+    engine: Mapped[Optional[str]] = mapped_column(String(40), nullable=True)
 
 
 class Review(Base):
@@ -235,3 +239,47 @@ class ProgressRecord(Base):
     user_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
     phase: Mapped[str] = mapped_column(String(20))
     updated_at: Mapped[float] = mapped_column(Float)
+
+
+JOB_STATES = ("waiting", "queued", "running", "done", "failed", "cancelled")
+JOB_KINDS = ("plan", "preview", "workbook", "pdf", "compare")
+
+
+class PlanJob(Base):
+    """One computation (a plan, a live preview, a workbook, a PDF, a waterfall), its state and
+    its stored result: the record, not the queue, says whether it is done (migration 0006).
+
+    ``(kind, key)`` is unique: the key names the inputs (a revision's content hash and
+    planning month, a workbook's language and version ...), so one plan is one job however
+    many people open it. A worker claims a job by writing its ``claim`` token and keeps
+    ``heartbeat_at`` fresh; every later write names the token, so a worker that lost its claim
+    (reaped as stale, its job given to another) writes nothing. Done rows are immutable.
+    """
+    __tablename__ = "plan_jobs"
+    __table_args__ = (UniqueConstraint("kind", "key", name="uq_plan_jobs_kind_key"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    kind: Mapped[str] = mapped_column(String(20))
+    key: Mapped[str] = mapped_column(String(200))
+    engine: Mapped[str] = mapped_column(String(40))
+    revision_id: Mapped[Optional[int]] = mapped_column(ForeignKey("revisions.id"), nullable=True)
+    usage_file_id: Mapped[Optional[int]] = mapped_column(ForeignKey("usage_files.id"),
+                                                         nullable=True)
+    spec: Mapped[str] = mapped_column(Text)                 # JSON: what the job computes
+    owner_key: Mapped[str] = mapped_column(String(80))      # whose in-flight limit it counts in
+    scope: Mapped[Optional[str]] = mapped_column(String(120), nullable=True)  # preview: superseded
+    state: Mapped[str] = mapped_column(String(12), default="queued")
+    stage: Mapped[Optional[str]] = mapped_column(String(20), nullable=True)
+    progress: Mapped[Optional[str]] = mapped_column(Text, nullable=True)
+    attempts: Mapped[int] = mapped_column(default=0)
+    claim: Mapped[Optional[str]] = mapped_column(String(100), nullable=True)
+    heartbeat_at: Mapped[Optional[float]] = mapped_column(Float, nullable=True)
+    created_at: Mapped[float] = mapped_column(Float)
+    queued_at: Mapped[Optional[float]] = mapped_column(Float, nullable=True)
+    started_at: Mapped[Optional[float]] = mapped_column(Float, nullable=True)
+    finished_at: Mapped[Optional[float]] = mapped_column(Float, nullable=True)
+    budget_seconds: Mapped[float] = mapped_column(Float)
+    error: Mapped[Optional[str]] = mapped_column(Text, nullable=True)  # JSON {"text", "args"}
+    document: Mapped[Optional[str]] = mapped_column(Text, nullable=True)
+    charts: Mapped[Optional[str]] = mapped_column(Text, nullable=True)
+    ledger: Mapped[Optional[bytes]] = mapped_column(LargeBinary, nullable=True)
+    result: Mapped[Optional[bytes]] = mapped_column(LargeBinary, nullable=True)

@@ -24,7 +24,10 @@ ESSENTIALS = {"name", "finance.horizon_months", "finance.discount_rate_annual",
               "on_demand.price_per_gpu_hour", "commitments.0.discount",
               "commitments.1.discount", "spot.discount", "profile.growth_annual"}
 TEST_CONFIG = {"TESTING": True, "SECRET_KEY": "test-secret",
-               "PASSWORD_HASH_METHOD": "pbkdf2:sha256:1000"}  # fast hashing in tests only
+               "PASSWORD_HASH_METHOD": "pbkdf2:sha256:1000",  # fast hashing in tests only
+               # plan jobs run when enqueued: the test client has no worker process
+               # (tests/support/live_server.py starts real workers)
+               "QUEUE_URL": "immediate"}
 
 
 class ClosingClient(FlaskClient):

@@ -70,11 +70,17 @@ def main(argv: list[str]) -> None:
     from waitress import create_server
 
     from service.app import create_app
+    from service.jobs.worker import start_worker_threads
     config = json.loads(argv[0])
     threads = int(argv[1]) if len(argv) > 1 else 4
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
     Path(config["INSTANCE_PATH"]).mkdir(parents=True, exist_ok=True)
+    # a real queue and worker (SQLite storage in the instance folder), not the test client's
+    # immediate mode: served pages see plans arrive as a user does
+    if config.get("QUEUE_URL") == "immediate":
+        config["QUEUE_URL"] = None
     app = create_app(config)
+    start_worker_threads(app, 2)
     server = create_server(app, host="127.0.0.1", port=0, threads=threads)
     print(f"PORT {server.effective_port}", flush=True)
     server.run()   # until SIGTERM ends the process

@@ -41,7 +41,7 @@ def test_json_endpoints_answer_errors_in_json(login, app, monkeypatch):
 
     def broken(*_args):
         raise RuntimeError("an engine bug")
-    monkeypatch.setattr(live_views, "live_document", broken)
+    monkeypatch.setattr(live_views, "read_plan", broken)
     client = login("ana")
     response = client.post("/scenarios/1/preview", saved_form(app))
     assert response.status_code == 500 and response.is_json

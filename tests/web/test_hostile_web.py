@@ -266,7 +266,7 @@ def test_other_users_scenarios_by_id_are_404_everywhere(login, app):
     way to reach a stored scenario, and nothing is saved."""
     otto = login("otto")
     before = snapshot(app)
-    values = {"scenario_id": 1, "number": 1, "file_id": 1}
+    values = {"scenario_id": 1, "number": 1, "file_id": 1, "job_id": 1}
     rules = [r for r in app.url_map.iter_rules() if "scenario_id" in r.arguments]
     api_rules = [r for r in rules if r.rule.startswith("/api/")]
     rules = [r for r in rules if r not in api_rules]  # the API takes tokens, below

@@ -133,8 +133,13 @@ def test_workbook_download_in_the_readers_language(app, login):
     assert openpyxl.load_workbook(io.BytesIO(english)).sheetnames[0] == "Summary"
     names = openpyxl.load_workbook(io.BytesIO(korean)).sheetnames
     assert names[:3] == ["요약", "가정", "프로필"] and "최적 조합" in names
-    cached = sorted(p.name for p in (Path(app.instance_path) / "xlsx-cache").glob("*.xlsx"))
-    assert len(cached) == 2 and any("-ko-" in n for n in cached)   # one file per language
+    from sqlalchemy import select
+    from service.web.db import write_session
+    from service.web.tables import PlanJob
+    with app.app_context():
+        with write_session() as s:
+            keys = s.scalars(select(PlanJob.key).where(PlanJob.kind == "workbook")).all()
+    assert len(keys) == 2 and any(":ko:" in k for k in keys)   # one workbook per language
 
 
 def test_korea_context_preset_form_in_korean(login):

@@ -39,7 +39,7 @@ def money(value: float) -> str:
 def growth_database(tmp_path_factory):
     """A migrated SQLite file with ana, rita and the growth sample planned (scenario 1)."""
     from service.web.users import create_user
-    from service.plans.cache import plan_for
+    from service.plans.planning import plan_for
     from service.plans.revisions import create_scenario, store_usage
     instance = tmp_path_factory.mktemp("growth")
     app = create_app({**TEST_CONFIG, "INSTANCE_PATH": str(instance)})

@@ -1,4 +1,4 @@
-"""service/plans/cache.py: a plan from a scenario and a usage file, with its phases heard, its
+"""service/plans/planning.py: a plan from a scenario and a usage file, with its phases heard, its
 charts, and the caches that keep a revision's plan and workbook from being computed twice."""
 from __future__ import annotations
 
@@ -7,12 +7,16 @@ from pathlib import Path
 
 import pytest
 
-import service.plans.cache
+from service.web.db import write_session
+from service.web.tables import PlanJob
+from sqlalchemy import select
+
+import service.plans.planning
 from models.document import plan_document
 from models.plan import compute_plan
 from models.scenario import Scenario
 from service.ingest import read_usage
-from service.plans.cache import PlanningError, plan_for
+from service.plans.planning import PlanningError, plan_for
 from tests.support.paths import SAMPLES
 
 R1 = "/scenarios/1/revisions/1"
@@ -42,13 +46,13 @@ def test_a_bad_usage_file_is_a_planning_error_and_the_failed_phase():
     assert heard == ["reading", "failed"]
 
 
-def test_xlsx_download_is_written_once_per_revision(login, app, monkeypatch):
+def test_xlsx_download_is_written_once_per_revision(login, app):
+    # the workbook is a job's stored result: a second download (another user too) reads it
     client = login("ana")
     first = client.get(R1 + "/plan.xlsx").data
-    cached = list((Path(app.instance_path) / "xlsx-cache").glob("*.xlsx"))
-    assert len(cached) == 1 and cached[0].read_bytes() == first
-
-    def no_recompute(_plan):
-        raise AssertionError("the workbook was written again")
-    monkeypatch.setattr(service.plans.cache, "plan_xlsx_bytes", no_recompute)
-    assert client.get(R1 + "/plan.xlsx").data == first
+    assert first.startswith(b"PK")
+    assert login("rita").get(R1 + "/plan.xlsx").data == first
+    with app.app_context():
+        with write_session() as s:
+            jobs = s.scalars(select(PlanJob).where(PlanJob.kind == "workbook")).all()
+            assert [(j.state, j.attempts, j.result) for j in jobs] == [("done", 1, first)]

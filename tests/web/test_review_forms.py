@@ -73,18 +73,20 @@ def test_edit_page_has_the_live_panel_and_no_inline_script(login):
     assert not re.search(r"<script(?![^>]*(src=|type=\"application/json\"))", html)
 
 
-def test_progress_phases_of_a_save_and_a_workbook(login, app):
+def test_a_save_answers_with_the_revision_and_its_plan_job(login, app):
+    # saving writes the revision and queues its plan (here run when enqueued: the test
+    # client's immediate queue); the plan page and its job endpoint read what the job stored
     client = login("ana")
     data = form_data(_revision(app))
-    data.update({"owned.server_price": "280000", "progress_id": "p" * 20})
-    assert client.post("/scenarios/1/edit", data).status_code == 302
-    assert client.get("/scenarios/progress/" + "p" * 20).get_json()["phase"] == "uncertainty"
-    response = client.get("/scenarios/1/revisions/2/plan.xlsx?progress_id=" + "q" * 20)
-    assert response.status_code == 200
-    state = client.get("/scenarios/progress/" + "q" * 20).get_json()
-    assert state == {"phase": "done", "text": "Done", "done": True}
-    other = login("rita").get("/scenarios/progress/" + "q" * 20).get_json()
-    assert other["phase"] is None                      # another user's progress is not shown
+    data.update({"owned.server_price": "280000"})
+    response = client.post("/scenarios/1/edit", data)
+    assert response.status_code == 302
+    assert "Saved as revision 2; its plan is being computed." in \
+        client.get(response.headers["Location"]).get_data(as_text=True)
+    state = client.get("/scenarios/1/revisions/2/job").get_json()
+    assert state["complete"] is True and state["stage"] == "complete"
+    assert client.get("/scenarios/1/revisions/2/plan.xlsx").status_code == 200
+    assert login("otto").get("/scenarios/1/revisions/2/job").status_code == 404
 
 
 def test_upload_by_script_answers_json_and_lands_on_the_preview(login):

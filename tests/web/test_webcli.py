@@ -64,7 +64,8 @@ def test_bad_role_is_an_argparse_error(instance):
 
 def test_demo_seed_is_idempotent_and_has_a_plan(instance):
     from service.app import create_app
-    from service.web.tables import PlanRecord, Revision
+    from service.jobs.runner import run_job
+    from service.web.tables import PlanJob, PlanRecord, Revision
     from service.web.db import write_session
     from service.cli.web_commands import seed_demo
     app = create_app()
@@ -73,7 +74,11 @@ def test_demo_seed_is_idempotent_and_has_a_plan(instance):
     with app.app_context():
         with write_session() as s:
             assert s.query(Revision).count() == 1
-            assert s.query(PlanRecord).count() == 1
+            (job,) = s.query(PlanJob).all()      # queued once, for a worker
+            assert (job.kind, job.state, job.revision_id) == ("plan", "queued", 1)
+        run_job(job.id)                           # what a worker does with it
+        with write_session() as s:
+            assert s.query(PlanRecord).count() == 1 and s.get(PlanJob, job.id).state == "done"
 
 
 def test_the_app_factory_tunes_the_allocator(monkeypatch, tmp_path):

@@ -1,22 +1,17 @@
-"""Plans of stored revisions: compute once, cache by revision, and shape chart data.
+"""A plan computed in this process (the CLI, tests, the job's child) and the chart data pages
+draw from a plan.
 
-The plan document itself (design 9.3) is the engine's; this module only adds what pages need
-and the engine does not give (a load-duration curve when the optimizer has not drawn one).
+Pages never call :func:`plan_for`: they read plans stored by plan jobs (service.plans.stored,
+service.jobs). The plan document itself (design 9.3) is the engine's; this module only adds
+what pages chart.
 """
 from __future__ import annotations
 
 import json
-import os
-import threading
 from dataclasses import dataclass
-from importlib.metadata import PackageNotFoundError, version
-from pathlib import Path
 from typing import Any, Callable, Optional
 
 import numpy as np
-from flask import current_app
-from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import Session
 
 from models.messages import Message
 from models.plan import Plan, compute_plan
@@ -24,12 +19,7 @@ from models.profile import ProfileError
 from models.scenario import Scenario
 from models.start import plan_start_month, usage_notes
 from models.strategies import PlanError
-from service.web.tables import PlanRecord, Revision, UsageFile
-from service.web.db import write_session
-from service.xlsx.export import plan_xlsx_bytes
 from service.plans.schedule_charts import schedule_charts
-from service.xlsx.print_setup import PrintLabel
-from service.i18n import DEFAULT, _, normalize
 from service import clock
 from service.ingest import IngestError, read_usage
 
@@ -85,85 +75,6 @@ def plan_for(scenario: Scenario, data: bytes, filename: str,
     document = plan.document
     json.dumps(document, allow_nan=False)  # the document must be strict JSON
     return PlanResult(plan, document, chart_data(plan, document))
-
-
-def plan_for_revision(revision: Revision, progress: Callable[[str], None] = _nothing
-                      ) -> PlanResult:
-    if revision.usage_file is None:
-        raise PlanningError(_("This revision has no usage file yet."))
-    scenario = Scenario.model_validate_json(revision.assumptions)
-    return plan_for(scenario, revision.usage_file.data, revision.usage_file.filename, progress,
-                    clock.planning_month(revision.created_at))
-
-
-def export_version() -> str:
-    try:
-        return version("buyrent")
-    except PackageNotFoundError:  # running from a checkout that is not installed
-        return "dev"
-
-
-EXPORT_VERSION = export_version()
-LAYOUT = "cohorts1"  # bumped when the workbook's layout changes without a version change
-
-
-def cached_xlsx(revision: Revision, progress: Callable[[str], None] = _nothing,
-                lang: str = DEFAULT) -> bytes:
-    """The plan workbook of a revision in ``lang``, written once per revision content,
-    language and buyrent version.
-
-    A revision is immutable and its content hash covers assumptions and usage file, so the file
-    never goes stale; it lives in the instance folder, one per instance. Writing the workbook
-    costs a plan computation plus about a second of XlsxWriter, which a download should not
-    repeat. A cache that cannot be written (disk full) only costs speed.
-    """
-    folder = Path(current_app.instance_path) / "xlsx-cache"
-    lang = normalize(lang)
-    path = folder / f"{revision.content_hash}-{lang}-{EXPORT_VERSION}-{LAYOUT}.xlsx"
-    try:
-        data = path.read_bytes()
-        progress("done")
-        return data
-    except OSError:
-        pass
-    result = plan_for_revision(revision, progress)
-    progress("workbook")
-    data = plan_xlsx_bytes(result.document, result.plan.ledger,
-                           PrintLabel(revision.scenario.name, revision.number,
-                                      revision.content_hash), lang=lang)
-    progress("done")
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        partial = path.with_suffix(f".{os.getpid()}.{threading.get_ident()}.part")
-        partial.write_bytes(data)
-        os.replace(partial, path)  # readers see the whole file or none
-    except OSError:
-        pass
-    return data
-
-
-def cached_plan(session: Session, revision: Revision) -> tuple[dict, dict]:
-    """(document, charts) of a revision: from the cache, else computed and stored."""
-    record = session.get(PlanRecord, revision.id)
-    if record is None:
-        result = plan_for_revision(revision)
-        store_plan(revision.id, result)
-        return result.document, result.charts
-    return json.loads(record.document), json.loads(record.charts)
-
-
-def store_plan(revision_id: int, result: PlanResult, session: Optional[Session] = None) -> None:
-    record = PlanRecord(revision_id=revision_id, document=json.dumps(result.document),
-                        charts=json.dumps(result.charts))
-    if session is not None:
-        session.add(record)
-        return
-    try:
-        with write_session() as s:
-            if s.get(PlanRecord, revision_id) is None:
-                s.add(record)
-    except IntegrityError:
-        pass  # computed by a concurrent request: same revision, same document
 
 
 def chart_data(plan: Plan, doc: dict[str, Any]) -> dict[str, Any]:
@@ -233,7 +144,3 @@ def profile_chart(profile) -> dict[str, Any]:
     if busy is not None:
         out["busy"] = [None if np.isnan(v) else float(v) for v in busy]
     return out
-
-
-def usage_file(session: Session, file_id: int) -> Optional[UsageFile]:
-    return session.get(UsageFile, file_id)

@@ -1,0 +1,86 @@
+"""A mixed-integer program solved by HiGHS through its own Python interface (highspy).
+
+scipy's ``milp`` passes the HiGHS options it does not list on verbatim, warning
+``RuntimeWarning: Unrecognized options`` for each; silencing that needs a process-wide warning
+filter, and a thread that had set warnings to "error" made solves in other threads fail (issue
+28). highspy takes every HiGHS option as it is, with no warning, and its log is turned off
+before the model is passed (``output_flag``). One thread per solve (``threads``): solves run in
+worker processes beside others.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import highspy
+import numpy as np
+import scipy.sparse as sp
+
+
+@dataclass
+class MipResult:
+    x: np.ndarray | None     # the best solution found, None when HiGHS found none
+    optimal: bool            # proven optimal (within mip_rel_gap)
+    timed_out: bool          # the time limit stopped the search
+    bound: float             # HiGHS's lower bound of the objective; -inf when not reported
+    status: str              # HiGHS's model status in words
+
+
+def solve_mip(cost: np.ndarray, integer: np.ndarray, lower: np.ndarray, upper: np.ndarray,
+              rows: sp.spmatrix, row_lower: np.ndarray, row_upper: np.ndarray,
+              options: dict) -> MipResult:
+    """Minimise ``cost @ x`` subject to ``row_lower <= rows @ x <= row_upper`` and bounds.
+
+    Parameters
+    ----------
+    cost : numpy.ndarray
+        Objective coefficients, one per variable.
+    integer : numpy.ndarray
+        1 where a variable is integer, 0 where continuous.
+    lower, upper : numpy.ndarray
+        Variable bounds (``-inf``/``inf`` for none).
+    rows : scipy.sparse matrix
+        Constraint coefficients, one row per constraint.
+    row_lower, row_upper : numpy.ndarray
+        Constraint bounds (``-inf``/``inf`` for none).
+    options : dict
+        HiGHS options by their HiGHS names (``time_limit`` [s], ``mip_rel_gap`` ...).
+
+    Returns
+    -------
+    MipResult
+        The solution and how the search ended.
+    """
+    n = len(cost)
+    A = sp.csc_matrix(rows, shape=(rows.shape[0], n))
+    lp = highspy.HighsLp()
+    lp.num_col_, lp.num_row_ = n, A.shape[0]
+    lp.col_cost_ = np.asarray(cost, float)
+    lp.col_lower_ = np.asarray(lower, float)
+    lp.col_upper_ = np.asarray(upper, float)
+    lp.row_lower_ = np.asarray(row_lower, float)
+    lp.row_upper_ = np.asarray(row_upper, float)
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+    lp.a_matrix_.start_ = A.indptr.astype(np.int32)
+    lp.a_matrix_.index_ = A.indices.astype(np.int32)
+    lp.a_matrix_.value_ = A.data.astype(float)
+    kinds = (highspy.HighsVarType.kContinuous, highspy.HighsVarType.kInteger)
+    lp.integrality_ = [kinds[int(v != 0)] for v in integer]
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    h.setOptionValue("threads", 1)
+    for name, value in options.items():
+        h.setOptionValue(name, value)
+    h.passModel(lp)
+    h.run()
+    status = h.getModelStatus()
+    info = h.getInfo()
+    solved = info.primal_solution_status == 2          # kSolutionStatusFeasible
+    x = np.array(h.getSolution().col_value, float) if solved else None
+    bound = getattr(info, "mip_dual_bound", -math.inf)
+    if not integer.any():                               # an LP: its optimum is its bound
+        bound = info.objective_function_value if solved else -math.inf
+    return MipResult(x, status == highspy.HighsModelStatus.kOptimal,
+                     status == highspy.HighsModelStatus.kTimeLimit,
+                     float(bound) if bound is not None and math.isfinite(bound) else -math.inf,
+                     h.modelStatusToString(status))

@@ -1,0 +1,246 @@
+"""Job rows: the truth of whether a plan is done (the queue only carries ids).
+
+States: ``waiting`` (its owner already has JOBS_PER_OWNER jobs in flight) -> ``queued`` (on the
+queue) -> ``running`` (claimed by one worker, heartbeat fresh) -> ``done`` | ``failed``;
+``cancelled`` when a newer live preview of the same form supersedes it. A running job whose
+heartbeat is older than STALE_SECONDS lost its worker (killed, machine gone): the reaper queues
+it again, up to MAX_ATTEMPTS claims. Every write of a running job names its claim token, so a
+worker that lost its claim writes nothing; a plan and its ``plans`` row are written in one
+transaction, so nothing is half-written and nothing done twice.
+"""
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import socket
+import time
+from dataclasses import dataclass
+from typing import Any, Optional
+
+from sqlalchemy import func, select, update
+from sqlalchemy.exc import IntegrityError
+
+from sqlalchemy.orm import Session
+
+from service.web.db import get_engine, get_session, write_session
+from service.web.tables import PlanJob, PlanRecord
+from service.i18n import N_
+from service.jobs import queue
+
+JOBS_PER_OWNER = 3          # in flight (queued or running) per user; more wait their turn
+STALE_SECONDS = 20.0        # a running job's heartbeat older than this lost its worker
+BEAT_SECONDS = 2.0          # how often a worker says it still runs a job
+LOST_SECONDS = 120.0        # a queued job not claimed for this long is put on the queue again
+MAX_ATTEMPTS = 3            # claims of one job before it fails ("its worker stopped N times")
+# Wall-clock budgets [s]: a job that runs out stops and stores why (config JOB_BUDGETS).
+BUDGETS = {"plan": 900.0, "preview": 120.0, "workbook": 300.0, "pdf": 180.0,
+           "compare": 900.0}
+IN_FLIGHT = ("queued", "running")
+# asked for again, these run again: a superseded preview; a file that failed for want of a
+# part of the server (Chromium) may succeed once it is installed. A plan that failed is the
+# engine's answer for those inputs and is kept.
+RETRIED = ("cancelled",)
+RETRIED_FILES = ("cancelled", "failed")
+OPEN = ("waiting", "queued", "running")
+
+
+def now() -> float:
+    return time.time()
+
+
+def claim_token() -> str:
+    """host:pid:nonce: unique per claim, and says which process holds a job."""
+    return f"{socket.gethostname()[:60]}:{os.getpid()}:{secrets.token_hex(6)}"
+
+
+def error_json(text: str, **args: Any) -> str:
+    """A reason stored in English with its arguments; pages translate ``text`` (a catalog
+    msgid) in the reader's language."""
+    return json.dumps({"text": text, "args": {k: str(v) for k, v in args.items()}})
+
+
+@dataclass
+class Admission:
+    job: PlanJob
+    enqueue: bool          # put on the queue now (after the transaction)
+    priority: int = 0
+
+
+def request(kind: str, key: str, spec: dict, owner_key: str, engine: str, *,
+            revision_id: Optional[int] = None, usage_file_id: Optional[int] = None,
+            scope: Optional[str] = None, budget: Optional[float] = None,
+            limit: int = JOBS_PER_OWNER) -> PlanJob:
+    """The job computing ``(kind, key)``: the existing one (whatever its state but cancelled,
+    which is queued again), else a new one, admitted under its owner's limit (``limit`` jobs
+    in flight: a batch fanned out to several workers asks for more)."""
+    budget = budget or BUDGETS[kind]
+    for _attempt in range(3):
+        try:
+            with write_session() as s:
+                job = s.scalar(select(PlanJob).where(PlanJob.kind == kind, PlanJob.key == key))
+                retried = RETRIED_FILES if kind in ("pdf", "workbook") else RETRIED
+                if job is not None and job.state not in retried:
+                    admission = Admission(job, False)
+                else:
+                    if job is None:
+                        job = PlanJob(kind=kind, key=key, engine=engine, spec=json.dumps(spec),
+                                      owner_key=owner_key, scope=scope, revision_id=revision_id,
+                                      usage_file_id=usage_file_id, created_at=now(),
+                                      budget_seconds=budget, attempts=0, state="waiting")
+                        s.add(job)
+                    else:   # a superseded preview or a failed file asked for again
+                        job.owner_key, job.scope, job.attempts = owner_key, scope, 0
+                        job.claim = job.error = job.stage = job.progress = None
+                    admission = admit(s, job, limit)
+                    s.flush()
+            break
+        except IntegrityError:
+            continue          # another request inserted the same job: read it
+    if admission.enqueue:
+        queue.enqueue(admission.job.id, admission.priority)
+    return fresh(admission.job.id)
+
+
+def fresh(job_id: int) -> PlanJob:
+    """The job as the database has it now (a new read, detached)."""
+    with Session(get_engine()) as s:
+        return s.get(PlanJob, job_id)
+
+
+def in_flight(s, owner_key: str) -> int:
+    return s.scalar(select(func.count()).select_from(PlanJob).where(
+        PlanJob.owner_key == owner_key, PlanJob.state.in_(IN_FLIGHT))) or 0
+
+
+def admit(s, job: PlanJob, limit: int = JOBS_PER_OWNER) -> Admission:
+    """Queue ``job`` unless its owner has JOBS_PER_OWNER jobs in flight (then it waits): one
+    user's jobs cannot take every worker. Fewer jobs in flight is a higher priority."""
+    busy = in_flight(s, job.owner_key)
+    if busy >= limit:
+        job.state = "waiting"
+        return Admission(job, False)
+    job.state, job.queued_at = "queued", now()
+    return Admission(job, True, priority=max(JOBS_PER_OWNER - busy, 0))
+
+
+def promote() -> int:
+    """Queue waiting jobs whose owners are under their limit again; returns how many."""
+    ready = []
+    with write_session() as s:
+        owners = s.scalars(select(PlanJob.owner_key).where(PlanJob.state == "waiting")
+                           .distinct()).all()
+        for owner in owners:
+            room = JOBS_PER_OWNER - in_flight(s, owner)
+            waiting = s.scalars(select(PlanJob).where(PlanJob.owner_key == owner,
+                                                      PlanJob.state == "waiting")
+                                .order_by(PlanJob.id).limit(max(room, 0))).all()
+            for job in waiting:
+                job.state, job.queued_at = "queued", now()
+                ready.append((job.id, room))
+    for job_id, room in ready:
+        queue.enqueue(job_id, room)
+    return len(ready)
+
+
+def cancel_others(scope: str, keep_id: int) -> int:
+    """Cancel the open jobs of ``scope`` but ``keep_id`` (a newer keystroke's preview)."""
+    with write_session() as s:
+        result = s.execute(update(PlanJob).where(
+            PlanJob.scope == scope, PlanJob.id != keep_id, PlanJob.state.in_(OPEN))
+            .values(state="cancelled", finished_at=now(), claim=None))
+        return result.rowcount
+
+
+def claim(job_id: int, token: str) -> Optional[PlanJob]:
+    """Take a queued job for this worker; None when it is not queued (done, taken, cancelled):
+    a job id the queue delivered twice runs once."""
+    t = now()
+    with write_session() as s:
+        result = s.execute(update(PlanJob).where(PlanJob.id == job_id,
+                                                 PlanJob.state == "queued")
+                           .values(state="running", claim=token, heartbeat_at=t, started_at=t,
+                                   attempts=PlanJob.attempts + 1, progress=None))
+        if result.rowcount != 1:
+            return None
+        return s.get(PlanJob, job_id)
+
+
+def _fenced(s, job_id: int, token: str, **values: Any) -> bool:
+    result = s.execute(update(PlanJob).where(PlanJob.id == job_id, PlanJob.claim == token,
+                                             PlanJob.state == "running").values(**values))
+    return result.rowcount == 1
+
+
+def beat(job_id: int, token: str, progress: Optional[dict] = None) -> bool:
+    """Refresh the heartbeat; False when the job is no longer this worker's (cancelled, or
+    reaped and claimed by another): the worker then stops it."""
+    values: dict[str, Any] = {"heartbeat_at": now()}
+    if progress is not None:
+        values["progress"] = json.dumps(progress)
+    with write_session() as s:
+        return _fenced(s, job_id, token, **values)
+
+
+def write_stage(job_id: int, token: str, stage: str, document: str, charts: str) -> bool:
+    """A stage's partial plan (static strategies first), shown while the rest computes."""
+    with write_session() as s:
+        return _fenced(s, job_id, token, stage=stage, document=document, charts=charts,
+                       heartbeat_at=now())
+
+
+def finish(job_id: int, token: str, engine: str, *, document: Optional[str] = None,
+           charts: Optional[str] = None, ledger: Optional[bytes] = None,
+           result: Optional[bytes] = None) -> bool:
+    """Store the result and mark the job done, with its revision's ``plans`` row when it is
+    a revision's plan, in one transaction; False (nothing written) when the claim was lost."""
+    with write_session() as s:
+        if not _fenced(s, job_id, token, state="done", stage="complete", document=document,
+                       charts=charts, ledger=ledger, result=result, finished_at=now(),
+                       error=None):
+            return False
+        job = s.get(PlanJob, job_id)
+        if job.kind == "plan" and job.revision_id is not None and \
+                s.get(PlanRecord, job.revision_id) is None:
+            s.add(PlanRecord(revision_id=job.revision_id, document=document, charts=charts,
+                             ledger=ledger, engine=engine))
+    return True
+
+
+def fail(job_id: int, token: str, error: str) -> bool:
+    with write_session() as s:
+        return _fenced(s, job_id, token, state="failed", error=error, finished_at=now())
+
+
+def reap() -> int:
+    """Queue again the running jobs whose worker stopped (stale heartbeat) and the queued ones
+    the queue lost; fail a job whose worker stopped MAX_ATTEMPTS times. Returns how many jobs
+    were put on the queue."""
+    t = now()
+    again = []
+    with write_session() as s:
+        stale = s.scalars(select(PlanJob).where(PlanJob.state == "running",
+                                                PlanJob.heartbeat_at < t - STALE_SECONDS)).all()
+        for job in stale:
+            if job.attempts >= MAX_ATTEMPTS:
+                job.state, job.finished_at, job.claim = "failed", t, None
+                job.error = error_json(N_("The worker computing this stopped %(count)s times; "
+                                       "the job was given up."), count=job.attempts)
+            else:
+                job.state, job.claim, job.queued_at = "queued", None, t
+                again.append(job.id)
+        lost = s.scalars(select(PlanJob).where(PlanJob.state == "queued",
+                                               PlanJob.queued_at < t - LOST_SECONDS)).all()
+        for job in lost:
+            job.queued_at = t
+            again.append(job.id)
+    for job_id in again:
+        queue.enqueue(job_id, JOBS_PER_OWNER)
+    promote()
+    return len(again)
+
+
+def job_of(kind: str, key: str) -> Optional[PlanJob]:
+    """The job row of ``(kind, key)`` as this request sees it, or None."""
+    return get_session().scalar(select(PlanJob).where(PlanJob.kind == kind,
+                                                      PlanJob.key == key))

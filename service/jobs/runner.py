@@ -1,0 +1,201 @@
+"""The job task: claim a job, compute it in a child process under its budget, store the result.
+
+The child (service.jobs.compute, forked from a forkserver that has the engine imported) has no
+database and writes nothing to stdout; this thread keeps the job's heartbeat fresh every
+BEAT_SECONDS, writes each stage the child sends, and stops the child when the job runs out of
+its wall-clock budget, is cancelled (a newer preview) or stops being this worker's (reaped as
+stale). A PDF is printed here instead: its page is rendered by the app's templates, and
+Chromium is a process of its own.
+"""
+from __future__ import annotations
+
+import ctypes
+import json
+import logging
+import multiprocessing
+import os
+import signal
+import threading
+import time
+from typing import Any, Optional
+
+from flask import Flask, current_app, has_app_context
+from sqlalchemy.orm import Session
+
+from service.web.db import get_engine
+from service.web.tables import PlanJob, PlanRecord, Revision, UsageFile
+from service.i18n import N_
+from service.jobs import compute, records
+from service.plans.pdf import PdfUnavailable, plan_pdf_bytes
+from service.jobs.versions import ENGINE_VERSION
+
+log = logging.getLogger("buyrent.jobs")
+_app: Optional[Flask] = None
+_context = None
+_context_lock = threading.Lock()
+PR_SET_PDEATHSIG = 1
+
+
+def bind(app: Flask) -> None:
+    """The app whose database a worker process's jobs use (``buyrent worker``)."""
+    global _app
+    _app = app
+
+
+def process_context():
+    """A forkserver that imported the engine once: each job's child starts in milliseconds,
+    and never inherits a web or worker thread's locks (as fork from a threaded process
+    would)."""
+    global _context
+    with _context_lock:
+        if _context is None:
+            ctx = multiprocessing.get_context("forkserver")
+            ctx.set_forkserver_preload(["service.jobs.compute"])
+            _context = ctx
+    return _context
+
+
+def die_with_parent() -> None:
+    """Ask Linux to kill this process when its parent dies (a worker killed with -9 leaves no
+    orphan computing); elsewhere a no-op."""
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    except (OSError, AttributeError):
+        pass
+
+
+def child_main(kind: str, spec: dict, inputs: dict, conn) -> None:
+    die_with_parent()
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)     # HiGHS and any C library print to fd 1: never a page's or CLI's
+    compute.run(kind, spec, inputs, conn.send)
+    conn.close()
+
+
+def run_job(job_id: int) -> None:
+    """The Huey task (service.jobs.queue): runs with the app of the enqueuing request in
+    immediate mode, else the worker's bound app."""
+    app = current_app._get_current_object() if has_app_context() else _app
+    with app.app_context():
+        token = records.claim_token()
+        job = records.claim(job_id, token)
+        if job is None:
+            return              # done, cancelled, or taken by another worker
+        try:
+            if job.kind == "pdf":
+                print_pdf(app, job, token)
+            else:
+                supervise(job, token)
+        except Exception as exc:  # a defect: stored, so the page says it, and logged
+            log.exception("job %s failed", job_id)
+            records.fail(job_id, token, records.error_json(
+                N_("The computation failed: %(reason)s"),
+                reason=f"{type(exc).__name__}: {exc}"))
+        finally:
+            records.promote()
+
+
+def load_inputs(job: PlanJob) -> dict[str, Any]:
+    """What the child needs from the database: usage bytes, a stored document and ledger."""
+    spec = json.loads(job.spec)
+    out: dict[str, Any] = {}
+    with Session(get_engine()) as s:
+        if job.usage_file_id is not None:
+            out["usage"] = s.get(UsageFile, job.usage_file_id).data
+        if job.kind == "workbook":   # a revision's stored plan, or an API plan job's
+            record = s.get(PlanJob, spec["plan_job"]) if "plan_job" in spec else \
+                s.get(PlanRecord, job.revision_id)
+            out["document"], out["ledger"] = record.document, record.ledger
+        if job.kind == "compare":
+            for side in ("a", "b"):
+                usage = s.get(UsageFile, spec[f"usage_{side}"])
+                out[f"usage_{side}"] = (usage.data, usage.filename, usage.sha256)
+    return out
+
+
+def supervise(job: PlanJob, token: str) -> None:
+    spec = json.loads(job.spec)
+    inputs = load_inputs(job)
+    ctx = process_context()
+    receive, send = ctx.Pipe(duplex=False)
+    child = ctx.Process(target=child_main, args=(job.kind, spec, inputs, send), daemon=True)
+    child.start()
+    send.close()
+    started = time.monotonic()
+    next_beat = started + records.BEAT_SECONDS
+    try:
+        while True:
+            if receive.poll(0.25):
+                try:
+                    message = receive.recv()
+                except EOFError:
+                    message = None
+                if message is None:
+                    child.join(5)
+                    records.fail(job.id, token, records.error_json(
+                        N_("The computation stopped unexpectedly (exit code %(code)s)."),
+                        code=child.exitcode))
+                    return
+                if not handle(job, token, message):
+                    return
+                continue
+            now = time.monotonic()
+            if now - started > job.budget_seconds:
+                records.fail(job.id, token, records.error_json(
+                    N_("This took longer than its budget of %(seconds)s s and was stopped."),
+                    seconds=f"{job.budget_seconds:g}"))
+                return
+            if now >= next_beat:
+                next_beat = now + records.BEAT_SECONDS
+                if not records.beat(job.id, token, {"pid": child.pid,
+                                                    "seconds": round(now - started, 1)}):
+                    return       # cancelled, or no longer ours: stop computing
+    finally:
+        if child.is_alive():
+            child.kill()
+        child.join(5)
+        receive.close()
+
+
+def handle(job: PlanJob, token: str, message: tuple) -> bool:
+    """Store one message of the child; False when the job is over (or no longer ours)."""
+    kind = message[0]
+    if kind == "stage":
+        return records.write_stage(job.id, token, message[1], message[2], message[3])
+    if kind == "error":
+        records.fail(job.id, token, message[1])
+        return False
+    payload = message[1]
+    records.finish(job.id, token, ENGINE_VERSION, **payload)
+    return False
+
+
+def print_pdf(app: Flask, job: PlanJob, token: str) -> None:
+    """The plan page's print view as PDF, in the reader's language (service.plans.pdf)."""
+    spec = json.loads(job.spec)
+    outcome: dict[str, Any] = {}
+
+    def render() -> None:
+        with app.test_request_context(headers={"Accept-Language": spec["lang"]}):
+            with Session(get_engine()) as s:
+                revision = s.get(Revision, job.revision_id)
+                record = s.get(PlanRecord, job.revision_id)
+                try:
+                    outcome["data"] = plan_pdf_bytes(revision, json.loads(record.document),
+                                                     json.loads(record.charts))
+                except PdfUnavailable as exc:
+                    outcome["error"] = records.error_json("%(reason)s", reason=exc)
+
+    thread = threading.Thread(target=render, daemon=True)
+    started = time.monotonic()
+    thread.start()
+    while thread.is_alive():
+        thread.join(records.BEAT_SECONDS)
+        if thread.is_alive() and (not records.beat(job.id, token)
+                                  or time.monotonic() - started > job.budget_seconds):
+            return   # Chromium's own timeout (service.plans.pdf) ends the thread
+    if "data" in outcome:
+        records.finish(job.id, token, ENGINE_VERSION, result=outcome["data"])
+    else:
+        records.fail(job.id, token, outcome.get("error") or records.error_json(
+            N_("The PDF could not be printed.")))

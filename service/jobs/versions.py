@@ -1,0 +1,20 @@
+"""Versions that key stored results: a plan is recomputed when the engine changes, a workbook
+when buyrent or the workbook's layout does."""
+from __future__ import annotations
+
+from importlib.metadata import PackageNotFoundError, version
+
+from models.ledger import LEDGER_VERSION
+
+
+def export_version() -> str:
+    try:
+        return version("buyrent")
+    except PackageNotFoundError:  # running from a checkout that is not installed
+        return "dev"
+
+
+EXPORT_VERSION = export_version()
+LAYOUT = "cohorts1"  # bumped when the workbook's layout changes without a version change
+# the engine that computed a stored plan: buyrent's version and the ledger's layout
+ENGINE_VERSION = f"{EXPORT_VERSION}+l{LEDGER_VERSION}"

@@ -1,0 +1,170 @@
+"""Plans as pages read them: stored by plan jobs, never computed in a request.
+
+A revision's plan is its ``plans`` row once complete; until then the page shows its plan job
+(service.jobs): its state, its progress and the stages stored so far (the static strategies
+first, then the staged schedule, then the Monte Carlo). One plan is one job however many people
+open it: the job's key is the revision's content hash, its planning month and the engine.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from typing import Any, Optional
+
+from flask import g
+from sqlalchemy.exc import IntegrityError
+
+from models.scenario import Scenario
+from service import clock
+from service.i18n import _, current_locale, normalize
+from service.jobs import records
+from service.jobs.versions import ENGINE_VERSION, EXPORT_VERSION, LAYOUT
+from service.web.db import get_session, write_session
+from service.web.tables import PlanJob, PlanRecord, Revision, UsageFile, revision_hash
+
+
+@dataclass
+class PlanView:
+    """What a page can show of a revision's plan."""
+    document: Optional[dict]
+    charts: Optional[dict]
+    complete: bool
+    job: Optional[PlanJob] = None
+    error: Optional[str] = None      # why it could not be planned, in the reader's language
+
+
+def owner_key() -> str:
+    """Whose in-flight limit a job counts in: the signed-in user, or the API token's."""
+    user = g.get("api_user") or g.user
+    return f"user:{user.id}"
+
+
+def reason(job: PlanJob) -> Optional[str]:
+    """A failed job's stored reason in the reader's language (service.jobs.records.error_json)."""
+    if not job.error:
+        return None
+    data = json.loads(job.error)
+    return _(data["text"], **data.get("args", {}))
+
+
+def plan_key(content_hash: str, month: str) -> str:
+    return f"{content_hash}:{month}:{ENGINE_VERSION}"
+
+
+def plan_spec(assumptions: str, usage: UsageFile, month: str) -> dict[str, Any]:
+    return {"scenario": assumptions, "filename": usage.filename, "month": month}
+
+
+def request_plan(assumptions: str, usage: UsageFile, month: str,
+                 revision_id: Optional[int] = None, owner: Optional[str] = None) -> PlanJob:
+    """The plan job of ``assumptions`` on ``usage`` as of ``month``, queued when new
+    (``owner``: whose job it is outside a request, e.g. the demo's seed)."""
+    return records.request("plan", plan_key(revision_hash(assumptions, usage.sha256), month),
+                           plan_spec(assumptions, usage, month), owner or owner_key(),
+                           ENGINE_VERSION, revision_id=revision_id, usage_file_id=usage.id)
+
+
+def ensure_plan(revision: Revision, owner: Optional[str] = None) -> Optional[PlanJob]:
+    """The job of a revision's plan (queued if none), or None without a usage file."""
+    if revision.usage_file is None:
+        return None
+    return request_plan(revision.assumptions, revision.usage_file,
+                        clock.planning_month(revision.created_at), revision.id, owner)
+
+
+def record_if_done(revision: Revision, job: PlanJob) -> Optional[PlanRecord]:
+    """The ``plans`` row of a revision whose plan a job finished for the same content (an
+    upload's plan, computed before the revision existed)."""
+    if job.state != "done" or job.kind != "plan":
+        return None
+    try:
+        with write_session() as s:
+            if s.get(PlanRecord, revision.id) is None:
+                s.add(PlanRecord(revision_id=revision.id, document=job.document,
+                                 charts=job.charts, ledger=job.ledger, engine=job.engine))
+    except IntegrityError:
+        pass          # written by a concurrent request: the same job's values
+    return get_session().get(PlanRecord, revision.id)
+
+
+def read_plan(revision: Revision, start: bool = True) -> PlanView:
+    """The stored plan of ``revision``, or what its job has so far (queued when ``start`` and
+    none exists)."""
+    session = get_session()
+    record = session.get(PlanRecord, revision.id)
+    if record is None and revision.usage_file_id is not None:
+        job = ensure_plan(revision) if start else records.job_of(
+            "plan", plan_key(revision.content_hash, clock.planning_month(revision.created_at)))
+        if job is None:
+            return PlanView(None, None, False)
+        record = record_if_done(revision, job)
+        if record is None:
+            return PlanView(json.loads(job.document) if job.document else None,
+                            json.loads(job.charts) if job.charts else None, False, job,
+                            reason(job) if job.state == "failed" else None)
+    if record is None:
+        return PlanView(None, None, False)
+    return PlanView(json.loads(record.document), json.loads(record.charts), True)
+
+
+def stored_record(revision: Revision) -> Optional[PlanRecord]:
+    return get_session().get(PlanRecord, revision.id)
+
+
+def workbook_job(revision: Revision, lang: Optional[str] = None) -> PlanJob:
+    """The job writing a revision's workbook in ``lang`` (its plan must be stored)."""
+    lang = normalize(lang or current_locale())
+    month = clock.planning_month(revision.created_at)
+    spec = {"label": [revision.scenario.name, revision.number, revision.content_hash],
+            "lang": lang, **plan_spec(revision.assumptions, revision.usage_file, month)}
+    return records.request("workbook", f"{revision.content_hash}:{month}:{lang}:"
+                           f"{EXPORT_VERSION}:{LAYOUT}:{ENGINE_VERSION}", spec, owner_key(),
+                           ENGINE_VERSION, revision_id=revision.id,
+                           usage_file_id=revision.usage_file_id)
+
+
+def pdf_job(revision: Revision, lang: Optional[str] = None) -> PlanJob:
+    """The job printing a revision's plan page to PDF in ``lang`` (its plan must be stored)."""
+    lang = normalize(lang or current_locale())
+    month = clock.planning_month(revision.created_at)
+    return records.request("pdf", f"{revision.content_hash}:{month}:{lang}:{EXPORT_VERSION}:"
+                           f"{ENGINE_VERSION}:r{revision.id}", {"lang": lang}, owner_key(),
+                           ENGINE_VERSION, revision_id=revision.id)
+
+
+def compare_job(rev_a: Revision, rev_b: Revision) -> PlanJob:
+    """The job of the waterfall from A to B, planned as of B's month (service.plans.attribution)."""
+    month = clock.planning_month(rev_b.created_at)
+    spec = {"a": rev_a.assumptions_dict, "b": rev_b.assumptions_dict, "month": month,
+            "usage_a": rev_a.usage_file_id, "usage_b": rev_b.usage_file_id}
+    return records.request("compare", f"{rev_a.content_hash}:{rev_b.content_hash}:{month}:"
+                           f"{ENGINE_VERSION}", spec, owner_key(), ENGINE_VERSION)
+
+
+def preview_key(model: Scenario, usage: UsageFile, month: str) -> str:
+    text = json.dumps(model.model_dump(mode="json"), sort_keys=True)
+    return hashlib.sha256(f"{text}|{usage.sha256}|{month}|{ENGINE_VERSION}".encode()
+                          ).hexdigest()
+
+
+def request_preview(model: Scenario, usage: UsageFile, scenario_id: int) -> PlanJob:
+    """The preview job re-optimizing the staged schedule of unsaved form values; a newer one of
+    the same user and scenario cancels the older (a keystroke supersedes the last)."""
+    month = clock.current_month()
+    scope = f"preview:{owner_key()}:s{scenario_id}"
+    job = records.request("preview", preview_key(model, usage, month),
+                          plan_spec(model.model_dump_json(), usage, month), owner_key(),
+                          ENGINE_VERSION, usage_file_id=usage.id, scope=scope)
+    records.cancel_others(scope, job.id)
+    return job
+
+
+def job_status(job: PlanJob) -> dict[str, Any]:
+    """A job as JSON for the page's poller and the API."""
+    progress = json.loads(job.progress) if job.progress else {}
+    return {"id": job.id, "kind": job.kind, "state": job.state, "stage": job.stage,
+            "attempts": job.attempts, "seconds": progress.get("seconds"),
+            "queued_at": job.queued_at, "started_at": job.started_at,
+            "finished_at": job.finished_at,
+            "error": reason(job) if job.state == "failed" else None}

@@ -11,9 +11,11 @@ from typing import Optional
 
 from flask import Blueprint, Flask, g, has_request_context, redirect, request, session, url_for
 from flask_babel import Babel, get_locale
+from jinja2 import pass_context
+from markupsafe import Markup
 
-from service.i18n import (DEFAULT, LANGUAGES, TRANSLATIONS, N_, _, current_locale, formats,
-                          translations, use_request_locale)
+from service.i18n import (DEFAULT, LANGUAGES, TRANSLATIONS, N_, _, current_locale, fitted,
+                          formats, translations, use_request_locale)
 from service.web.tables import User
 from service.web.db import write_session
 from service.i18n import labels, sentences
@@ -68,6 +70,16 @@ def _template_gettext(message: str) -> str:
 
 def _template_ngettext(singular: str, plural: str, n: int) -> str:
     return translations(current_locale()).ngettext(singular, plural, n)
+
+
+def _fitting(template_call):
+    """A template's gettext whose result has its particles fitted to the filled-in words."""
+    @pass_context
+    def call(context, *args, **values):
+        text = template_call(context, *args, **values)
+        fitted_text = fitted(str(text), current_locale())
+        return Markup(fitted_text) if isinstance(text, Markup) else fitted_text
+    return call
 
 
 FILTERS = {
@@ -146,6 +158,9 @@ def init_app(app: Flask) -> None:
     # One catalog path for templates and Python code (service.i18n.translations).
     app.jinja_env.install_gettext_callables(_template_gettext, _template_ngettext,
                                             newstyle=True)
+    # Korean particles are fitted once the values are in (service.i18n.particles).
+    for name in ("gettext", "_", "ngettext"):
+        app.jinja_env.globals[name] = _fitting(app.jinja_env.globals[name])
     app.jinja_env.filters.update(FILTERS)
     app.register_blueprint(bp)
 

@@ -257,9 +257,9 @@ def test_korean_workbook_labels_have_no_english_words(sample_plan):
     ("en", {"cheaper": "owned", "when": "below", "other": "3y"},
      "owning servers is cheaper than 3y below this utilization"),
     ("ko", {"cheaper": "owned", "when": "above", "other": "spot"},
-     "이 가동률보다 높으면 자체 보유이(가) 스팟보다 저렴합니다"),
+     "이 가동률보다 높으면 자체 보유가 스팟보다 저렴합니다"),
     ("ko", {"cheaper": "owned", "when": "above", "other": "on_demand"},
-     "이 가동률보다 높으면 자체 보유이(가) 온디맨드보다 저렴합니다"),
+     "이 가동률보다 높으면 자체 보유가 온디맨드보다 저렴합니다"),
 ])
 def test_breakeven_directions_name_ways_of_running_work(lang, direction, text):
     # a breakeven's sides are on demand and owning servers, not the strategy "all on demand"

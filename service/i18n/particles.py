@@ -58,6 +58,7 @@ SIGNS = {"%": "트", "₩": "원", "$": "러", "€": "로", "원": "원"}
 ENDINGS = (("ng", "앙"), ("ck", "악"), ("l", "을"), ("m", "음"), ("n", "은"), ("k", "윽"))
 NUMBER = re.compile(r"[0-9][0-9,]*(?:\.[0-9]+)?$")
 WORD = re.compile(r"[A-Za-z]+$")
+UNFILLED = re.compile(r"(?:%\(\w+\)[sd]|\{\w*\})$")   # a template's placeholder, not a word yet
 
 
 def final(syllable: str) -> int:
@@ -112,6 +113,8 @@ def last_syllable(word: str) -> Optional[str]:
 def choose(word: str, pair: str) -> str:
     """The form of ``pair`` (a key of PAIRS) that follows ``word``."""
     after_consonant, after_vowel = PAIRS[pair]
+    if UNFILLED.search(word):
+        return pair   # a template before formatting: fitted once it is filled in
     syllable = last_syllable(word)
     if syllable is None:
         return pair   # nothing to read (a symbol): keep both forms

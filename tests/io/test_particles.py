@@ -93,3 +93,13 @@ def test_gettext_fits_particles_in_korean_only():
         assert i18n.gettext("Revision %(number)s approved.", number=2) == "리비전 2를 승인했습니다."
     with i18n.using_locale("en"):
         assert i18n.gettext("Revision %(number)s approved.", number=2) == "Revision 2 approved."
+
+
+def test_a_template_keeps_its_pairs_until_it_is_filled():
+    """gettext of an engine template (filled in later by Message.render) leaves its pairs."""
+    assert resolve("시간의 {util}을(를) 사용") == "시간의 {util}을(를) 사용"
+    assert resolve("%(number)s을(를)") == "%(number)s을(를)"
+    with i18n.using_locale("ko"):
+        template = i18n.gettext("Buy 1 server ({gpus} GPUs) for the base load, busy {util} of "
+                                "its installed GPU-hours.")
+        assert "{util}을(를)" in template

@@ -20,6 +20,7 @@ from service import clock
 from service.xlsx.export import write_plan_xlsx
 from service.ingest import IngestError, load_usage
 from service.i18n import DEFAULT, LANGUAGES, _, using_locale
+from service.i18n.ingest_refusals import refusal
 from service.paths import SAMPLE_USAGE
 from service.cli.report import plan_table
 from service.cli.usage_error import UsageError
@@ -57,14 +58,20 @@ def load_scenario(path: Path | None) -> Scenario:
         raise UsageError(f"{path}: " + "; ".join(validation_messages(exc))) from None
 
 
+def said(exc: Exception, lang: str) -> str:
+    """A refusal of the usage file (by row and column) or of the plan in ``lang``."""
+    return refusal(str(exc), getattr(exc, "problems", ()), lang)
+
+
 def cmd_plan(args: argparse.Namespace) -> int:
     profile_path = Path(args.profile) if args.profile else SAMPLE_USAGE
     scenario = load_scenario(Path(args.scenario) if args.scenario else None)
     try:
         ingested = load_usage(profile_path, busy_path=args.busy)
     except (IngestError, ProfileError) as exc:
-        raise UsageError(str(exc) if str(exc).startswith(profile_path.name)
-                         else f"{profile_path}: {exc}") from None
+        text = said(exc, args.lang)
+        raise UsageError(text if str(exc).startswith(profile_path.name)
+                         else f"{profile_path}: {text}") from None
     except OSError as exc:
         raise UsageError(f"{profile_path}: {exc.strerror}") from None
     try:
@@ -78,7 +85,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
                             [Message.plain(w) for w in ingested.warnings] + notes,
                             current_month=month)
     except (PlanError, ProfileError) as exc:
-        raise UsageError(f"{profile_path}: {exc}") from None
+        raise UsageError(f"{profile_path}: {said(exc, args.lang)}") from None
     if args.xlsx:
         try:
             write_plan_xlsx(plan, Path(args.xlsx), args.lang)

@@ -18,7 +18,7 @@ from service.i18n import (DEFAULT, LANGUAGES, TRANSLATIONS, N_, _, current_local
                           formats, translations, use_request_locale)
 from service.web.tables import User
 from service.web.db import write_session
-from service.i18n import labels, sentences
+from service.i18n import ingest_refusals, labels, sentences
 from service.i18n.labels import cost_line_label, strategy_label
 
 bp = Blueprint("i18n", __name__)
@@ -88,6 +88,8 @@ FILTERS = {
     # is_translated applies. Jinja's _() reads what it returns as a format string, so a label
     # with "10 % VAT" was a 500; this never formats.
     "translated": lambda text: sentences.plain(text),
+    # a usage file's refusal, rebuilt from its problems by row and column
+    "refusal": lambda message, problems=(): ingest_refusals.refusal(message, problems),
     "money": lambda v, currency="USD", kind="total": formats.money(v, currency, kind),
     "percent": lambda v, digits=1: formats.percent(v, digits),
     "number": lambda v, digits=None: formats.number(v, digits),

@@ -346,6 +346,12 @@ class PositionCommitment(Section):
     payment: Literal["none", "partial", "all"] = field("none", "Upfront payment", "option",
                                                        "What was paid at signing (already "
                                                        "spent before the plan).")
+    currency: Optional[str] = field(
+        None, "Contract currency", "ISO 4217 code",
+        "The currency the contract is billed in, e.g. USD for a dollar contract in a plan in "
+        "won: its payments are converted at each month's exchange rate (an upfront one at "
+        "the signing month's). Empty = the currency of cloud prices.",
+        pattern=CURRENCY_PATTERN)
 
 
 class Position(Section):
@@ -463,6 +469,13 @@ class Scenario(Section):
                              f"({self.cloud_terms.currency}) both differ from the reporting "
                              f"currency ({reporting}); one exchange rate converts one foreign "
                              "currency")
+        for c in self.position.commitments:
+            if c.currency and c.currency != reporting and foreign and c.currency != foreign[0]:
+                raise ValueError(f"position.commitments: contract {c.id} is in {c.currency}, "
+                                 f"prices are in {reporting} and {foreign[0]}; one exchange "
+                                 "rate converts one foreign currency")
+            if c.currency and c.currency != reporting and not foreign:
+                foreign = [c.currency]
         if foreign and self.fx.rate is None:
             raise ValueError(f"fx.rate is required: prices in {foreign[0]} are converted into "
                              f"the reporting currency {reporting} (units of {reporting} per "
@@ -511,7 +524,28 @@ class Scenario(Section):
         for market in ("owned", "cloud"):
             if self.converts(market):
                 return self.market_currency(market)
-        return None
+        return next((c.currency for c in self.position.commitments
+                     if c.currency and c.currency != self.finance.currency), None)
+
+    def commitment_market(self, c: "PositionCommitment") -> str:
+        """Whose exchange rate converts a signed contract's payments.
+
+        Parameters
+        ----------
+        c : PositionCommitment
+            A contract of the position.
+
+        Returns
+        -------
+        str
+            ``"cloud"`` for a contract in the cloud prices' currency (its default),
+            ``"reporting"`` for one in the reporting currency (not converted), ``"foreign"``
+            for one in the foreign currency when cloud prices are not (converted at the rate).
+        """
+        currency = c.currency or self.market_currency("cloud")
+        if currency == self.market_currency("cloud"):
+            return "cloud"
+        return "reporting" if currency == self.finance.currency else "foreign"
 
     @model_validator(mode="after")
     def _proposed_matches_offers(self) -> "Scenario":

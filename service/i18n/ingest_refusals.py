@@ -150,8 +150,6 @@ TEMPLATES = (
     N_("it names no GPU instance type or GPU SKU we know"),
     N_("it has no cost, so its price per GPU-hour is unknown"),
     N_("a commitment has exactly the keys id, gpus, start, term_months, price_per_gpu_hour, "
-       "payment; got %(found)s"),
-    N_("a commitment has exactly the keys id, gpus, start, term_months, price_per_gpu_hour, "
        "payment and optionally currency; got %(found)s"),
     N_("commitment %(id)s: %(key)s must be %(expected)s, got %(value)s"),
     N_("the dump has %(count)s lines; the limit is %(limit)s"),

@@ -45,8 +45,8 @@ def test_symbols_with_no_reading_keep_both_forms():
 PLACEHOLDER = re.compile(r"%\((\w+)\)[sd]|\{(\w+)\}")
 PAIR = "|".join(re.escape(p) for p in PAIRS)
 AFTER_PLACEHOLDER = re.compile(rf"(?:%\(\w+\)[sd]|\{{\w+\}})(?={PAIR})")
-BARE = re.compile(rf"(?:%\(\w+\)[sd]|\{{\w+\}})(?!{PAIR})(?:으로|로|이며|이고|[이가은는을를와과])"
-                  r"(?![가-힣])")
+BARE = re.compile(rf"(?:%\(\w+\)[sd]|\{{\w+\}})(?!{PAIR})(?:으로|로|이며|이고|이어야|여야|"
+                  r"[이가은는을를와과](?![가-힣]))")
 
 
 def korean_messages() -> list[str]:

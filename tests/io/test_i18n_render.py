@@ -29,7 +29,7 @@ from tests.support.xlsx_cases import plan_workbook
     (6.88, "USD", "rate", "en", "$6.88"),                       # per GPU-hour: 2 to 4 decimals
     (2.2036, "USD", "rate", "ko", "US$2.2036"),
     (9500, "KRW", "rate", "ko", "₩9,500"),
-    (120.5, "KRW", "rate", "ko", "₩120.5"),                     # KRW/kWh keeps what matters
+    (120.5, "KRW", "rate", "ko", "₩120"),                       # won: never decimals (issue 24)
     (8_600_000, "USD", "short", "en", "$8.6M"),
     (8_600_000_000, "KRW", "short", "ko", "₩86억"),             # Korean units of 10^4 / 10^8
     (None, "USD", "total", "en", "-"),

@@ -26,13 +26,16 @@ def _missing(value: Any) -> bool:
 def money(value: Any, currency: str = "USD", kind: str = "total",
           locale: Optional[str] = None) -> str:
     """``value`` [currency] as text: kind "total" (whole when >= 100), "rate" (a price per
-    unit: up to two extra decimals) or "short" (compact, for sentences: $1.2M, ₩12.3억)."""
+    unit: up to two extra decimals), "short" (compact, for sentences: $1.2M, ₩12.3억) or
+    "card" (a card's headline: in Korean 1억 and more in 억, ₩172.2억; else a total)."""
     if _missing(value):
         return DASH
     locale = locale or current_locale()
     digits = get_currency_precision(currency)
     value = float(value)
     if kind == "short" and abs(value) >= 1000:
+        return format_compact_currency(value, currency, locale=locale, fraction_digits=1)
+    if kind == "card" and locale == "ko" and abs(value) >= 1e8:   # 억: a card's headline
         return format_compact_currency(value, currency, locale=locale, fraction_digits=1)
     if kind == "rate":
         pattern = "¤#,##0" + ("." + "0" * digits + "##" if digits else "")

@@ -153,7 +153,7 @@ class Owned(Section):
                                                "Applies to replacements at end of life.",
                                                ge=-0.9, le=1)
     failures_per_server_year: float = field(1.4, "Failures", "per server-year",
-                                            "Interrupt gang jobs with no notice (design 4.4).",
+                                            "Interrupt gang jobs with no notice.",
                                             LLAMA3, ge=0, le=1000)
     relative_throughput: float = field(1.0, "Relative throughput", "work per GPU-hour vs "
                                        "the measured GPU", ge=0.01, le=100)
@@ -315,7 +315,7 @@ class ProfileOptions(Section):
         0.8, "Target GPU utilization", "fraction of allocated time busy",
         "With demand basis 'busy': how busy owned GPUs will be once their input pipelines keep "
         "them fed; demand = busy GPU-hours / this, never more than was allocated.",
-        "planning choice, not a measurement; seed 002 calls GPUs under 50 % busy starved",
+        "planning choice, not a measurement; GPUs under 50 % busy are usually starved of data",
         ge=0.05, le=1)
 
 

@@ -61,6 +61,7 @@ class CommitmentCohort:
     term: int
     rate: Optional[float] = None      # per GPU-hour ex VAT; None: the offer's rate at signing
     payment: Optional[str] = None     # none | partial | all; None: the offer's
+    market: str = "cloud"             # whose exchange rate converts it (prices.PriceBook.fx)
 
 
 @dataclass(frozen=True)
@@ -218,7 +219,8 @@ def position_plan(s: Scenario, first_month: str, horizon: int, vat: float = 1.0
         if start + c.term_months > 0:
             commitments.append(CommitmentCohort(c.id, c.gpus, start, c.term_months,
                                                 rate=c.price_per_gpu_hour / vat,
-                                                payment=c.payment))
+                                                payment=c.payment,
+                                                market=s.commitment_market(c)))
     return CapacityPlan(tuple(servers), tuple(commitments))
 
 

@@ -192,7 +192,7 @@ def commitment_schedule(book: PriceBook, c: CommitmentCohort) -> dict[str, np.nd
         ``upfront_for_after_horizon``, the part of an upfront payment that covers those months
         (paid at signing; left out under ``prorate``) [currency, (n,)]. Cached in ``book.cache``.
     """
-    key = ("commitment", c.offer, c.start, c.term, c.rate, c.payment)
+    key = ("commitment", c.offer, c.start, c.term, c.rate, c.payment, c.market)
     cached = book.cache.get(key)
     if cached is not None:
         return cached
@@ -216,16 +216,17 @@ def commitment_schedule(book: PriceBook, c: CommitmentCohort) -> dict[str, np.nd
         out["prepaid_deduction"][first:end] = upfront_total / c.term
     after = max(c.start + c.term - H, 0)
     later = hours[c.term - after:] if after else np.zeros(0)
+    market = c.market   # the cloud's currency, or a signed contract's own (reporting, foreign)
     out["monthly_after_horizon"] = (1.0 - share) * rate * book.fx_sum(
-        "cloud", np.arange(c.start + c.term - after, c.start + c.term), later)
+        market, np.arange(c.start + c.term - after, c.start + c.term), later)
     out["upfront_for_after_horizon"] = (upfront_total * after / c.term if c.start >= 0
                                         else 0.0 * rate)
-    if book.converts("cloud"):
-        # the rate is fixed at signing in the cloud's currency; each payment is converted
+    if book.converts(market):
+        # the rate is fixed at signing in the contract's currency; each payment is converted
         # at its month's rate, an upfront one (and its deduction over the term) at signing's
-        signing = book.fx_at("cloud", c.start)
-        out["monthly"] = book.convert("cloud", out["monthly"])
-        out["upfront"] = book.convert("cloud", out["upfront"])
+        signing = book.fx_at(market, c.start)
+        out["monthly"] = book.convert(market, out["monthly"])
+        out["upfront"] = book.convert(market, out["upfront"])
         out["prepaid_deduction"] = out["prepaid_deduction"] * signing
         out["upfront_for_after_horizon"] = out["upfront_for_after_horizon"] * signing
     book.cache[key] = out

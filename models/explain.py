@@ -275,6 +275,10 @@ def currency_sentences(ctx: PlanContext) -> list[Message]:
         return [Message("Figures are in {reporting}; cloud prices in {foreign} are converted "
                         "at {rate} {reporting} per {foreign} in {month}, changing {trend} a "
                         "year, each payment at its month's rate.", params)]
+    if not s.converts("owned"):   # only signed contracts are in the foreign currency
+        return [Message("Figures are in {reporting}; the contracts held in {foreign} are "
+                        "converted at {rate} {reporting} per {foreign} in {month}, changing "
+                        "{trend} a year, each payment at its month's rate.", params)]
     return [Message("Figures are in {reporting}; owned costs in {foreign} are converted at "
                     "{rate} {reporting} per {foreign} in {month}, changing {trend} a year, "
                     "each payment at its month's rate.", params)]

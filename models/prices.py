@@ -156,6 +156,11 @@ class PriceBook:
         fx_path = np.exp(step / 12.0 * np.log1p(s.fx.trend_annual))
         self.fx = {m: self.values["fx_rate"][None, :] * fx_path if s.converts(m) else None
                    for m in MARKETS}
+        # signed contracts (Scenario.commitment_market): in the reporting currency, or in the
+        # foreign one while cloud prices are not
+        self.fx["reporting"] = None
+        self.fx["foreign"] = (self.values["fx_rate"][None, :] * fx_path
+                              if s.foreign_currency() else None)
         self.cloud_trend = np.exp(step / 12.0 * np.log1p(self.values["on_demand_trend"]))
         od_billing = billing_factor(od.billing_increment_seconds, od.billing_minimum_seconds,
                                     od.mean_session_hours)
@@ -211,7 +216,8 @@ class PriceBook:
         Parameters
         ----------
         market : str
-            Market: ``"owned"`` or ``"cloud"``.
+            Market: ``"owned"`` or ``"cloud"``, or a signed contract's ``"reporting"`` or
+            ``"foreign"`` (models.scenario.Scenario.commitment_market).
 
         Returns
         -------

@@ -153,7 +153,7 @@ class Owned(Section):
                                                "Applies to replacements at end of life.",
                                                ge=-0.9, le=1)
     failures_per_server_year: float = field(1.4, "Failures", "per server-year",
-                                            "Interrupt gang jobs with no notice (design 4.4).",
+                                            "Interrupt gang jobs with no notice.",
                                             LLAMA3, ge=0, le=1000)
     relative_throughput: float = field(1.0, "Relative throughput", "work per GPU-hour vs "
                                        "the measured GPU", ge=0.01, le=100)
@@ -315,7 +315,7 @@ class ProfileOptions(Section):
         0.8, "Target GPU utilization", "fraction of allocated time busy",
         "With demand basis 'busy': how busy owned GPUs will be once their input pipelines keep "
         "them fed; demand = busy GPU-hours / this, never more than was allocated.",
-        "planning choice, not a measurement; seed 002 calls GPUs under 50 % busy starved",
+        "planning choice, not a measurement; GPUs under 50 % busy are usually starved of data",
         ge=0.05, le=1)
 
 
@@ -346,6 +346,12 @@ class PositionCommitment(Section):
     payment: Literal["none", "partial", "all"] = field("none", "Upfront payment", "option",
                                                        "What was paid at signing (already "
                                                        "spent before the plan).")
+    currency: Optional[str] = field(
+        None, "Contract currency", "ISO 4217 code",
+        "The currency the contract is billed in, e.g. USD for a dollar contract in a plan in "
+        "won: its payments are converted at each month's exchange rate (an upfront one at "
+        "the signing month's). Empty = the currency of cloud prices.",
+        pattern=CURRENCY_PATTERN)
 
 
 class Position(Section):
@@ -463,6 +469,13 @@ class Scenario(Section):
                              f"({self.cloud_terms.currency}) both differ from the reporting "
                              f"currency ({reporting}); one exchange rate converts one foreign "
                              "currency")
+        for c in self.position.commitments:
+            if c.currency and c.currency != reporting and foreign and c.currency != foreign[0]:
+                raise ValueError(f"position.commitments: contract {c.id} is in {c.currency}, "
+                                 f"prices are in {reporting} and {foreign[0]}; one exchange "
+                                 "rate converts one foreign currency")
+            if c.currency and c.currency != reporting and not foreign:
+                foreign = [c.currency]
         if foreign and self.fx.rate is None:
             raise ValueError(f"fx.rate is required: prices in {foreign[0]} are converted into "
                              f"the reporting currency {reporting} (units of {reporting} per "
@@ -511,7 +524,28 @@ class Scenario(Section):
         for market in ("owned", "cloud"):
             if self.converts(market):
                 return self.market_currency(market)
-        return None
+        return next((c.currency for c in self.position.commitments
+                     if c.currency and c.currency != self.finance.currency), None)
+
+    def commitment_market(self, c: "PositionCommitment") -> str:
+        """Whose exchange rate converts a signed contract's payments.
+
+        Parameters
+        ----------
+        c : PositionCommitment
+            A contract of the position.
+
+        Returns
+        -------
+        str
+            ``"cloud"`` for a contract in the cloud prices' currency (its default),
+            ``"reporting"`` for one in the reporting currency (not converted), ``"foreign"``
+            for one in the foreign currency when cloud prices are not (converted at the rate).
+        """
+        currency = c.currency or self.market_currency("cloud")
+        if currency == self.market_currency("cloud"):
+            return "cloud"
+        return "reporting" if currency == self.finance.currency else "foreign"
 
     @model_validator(mode="after")
     def _proposed_matches_offers(self) -> "Scenario":

@@ -16,6 +16,7 @@ from pathlib import Path
 from models.profile import ProfileError
 from service.ingest import IngestError, load_usage
 from service.i18n import DEFAULT, LANGUAGES
+from service.i18n.ingest_refusals import refusal
 from service.paths import SAMPLE_USAGE
 from service.cli.usage_error import UsageError
 
@@ -35,13 +36,19 @@ def add_arguments(_name: str, plan: argparse.ArgumentParser) -> None:
     plan.set_defaults(func=cmd_plan)
 
 
+def said(exc: Exception, lang: str) -> str:
+    """A refusal of the usage file (by row and column) or of the plan in ``lang``."""
+    return refusal(str(exc), getattr(exc, "problems", ()), lang)
+
+
 def cmd_plan(args: argparse.Namespace) -> int:
     profile_path = Path(args.profile) if args.profile else SAMPLE_USAGE
     try:
         ingested = load_usage(profile_path, busy_path=args.busy)
     except (IngestError, ProfileError) as exc:
-        raise UsageError(str(exc) if str(exc).startswith(profile_path.name)
-                         else f"{profile_path}: {exc}") from None
+        text = said(exc, args.lang)
+        raise UsageError(text if str(exc).startswith(profile_path.name)
+                         else f"{profile_path}: {text}") from None
     except OSError as exc:
         raise UsageError(f"{profile_path}: {exc.strerror}") from None
     # The one import in a function, on purpose: the handoff to the module that reads the

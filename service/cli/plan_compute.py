@@ -25,6 +25,7 @@ from service.ingest import IngestResult
 from service.i18n import _, using_locale
 from service.cli.report import plan_table
 from service.cli.quiet import quiet_stdout
+from service.i18n.ingest_refusals import refusal
 from service.cli.usage_error import UsageError
 
 
@@ -61,7 +62,7 @@ def run(args: argparse.Namespace, ingested: IngestResult, profile_path: Path) ->
                                 [Message.plain(w) for w in ingested.warnings] + notes,
                                 current_month=month)
     except (PlanError, ProfileError) as exc:
-        raise UsageError(f"{profile_path}: {exc}") from None
+        raise UsageError(f"{profile_path}: {refusal(str(exc), (), args.lang)}") from None
     if args.xlsx:
         try:
             write_plan_xlsx(plan, Path(args.xlsx), args.lang)

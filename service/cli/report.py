@@ -3,25 +3,48 @@ from __future__ import annotations
 
 import math
 
+from babel.numbers import get_currency_precision
+from wcwidth import wcswidth
+
 from models.document import plan_document
 from models.plan import Plan
-from service.i18n import _, formats, sentences
-from service.i18n.labels import PERIODS, option_word
+from service.i18n import DEFAULT, _, current_locale, formats, sentences
+from service.i18n.labels import PERIODS, option_word, strategy_label
 
 
-def rate(x: float) -> str:
-    return formats.number(x, 4) if x is not None and math.isfinite(x) else "-"
+def rate(x: float, currency: str = "USD") -> str:
+    """A cost per GPU-hour: four decimals, none in a currency without a minor unit (won)."""
+    digits = 4 if get_currency_precision(currency) else 0
+    return formats.number(x, digits) if x is not None and math.isfinite(x) else "-"
+
+
+def width(text: str) -> int:
+    """Terminal columns of a text: Hangul and other wide characters take two."""
+    shown = wcswidth(text)
+    return shown if shown >= 0 else len(text)
+
+
+def strategy_name(name: str) -> str:
+    """A strategy as the reader's language names it; its id in English (what --json says)."""
+    return name if current_locale() == DEFAULT else strategy_label(name)
 
 
 def share(x) -> str:
     return "-" if x is None else formats.percent(x)
 
 
-def cell(text: str, width: int, left: bool = False) -> str:
-    """Pad to a display width: Hangul takes two terminal columns."""
-    shown = sum(2 if ord(ch) >= 0x1100 else 1 for ch in text)
-    pad = " " * max(0, width - shown)
+def cell(text: str, columns: int, left: bool = False) -> str:
+    """Pad to a display width (wcwidth: Hangul takes two terminal columns)."""
+    pad = " " * max(0, columns - width(text))
     return text + pad if left else pad + text
+
+
+def fitted(heads: list[tuple[str, int, bool]], cells: list[list[str]]
+           ) -> list[tuple[str, int, bool]]:
+    """Each column as wide as its widest cell or heading, two spaces before a right-aligned
+    one and after a left-aligned one (amounts in won run long, Korean headings too)."""
+    return [(h, max(w, width(h) + 2, *(width(c[i]) + 2 for c in cells)), left)
+            for i, (h, w, left) in enumerate(heads)]
 
 
 def row(cells: list[str], heads: list[tuple[str, int, bool]]) -> str:
@@ -57,23 +80,22 @@ def plan_table(plan: Plan, source: str) -> str:
             servers = f"<={r.servers}"
             most = int(r.committed_gpus_by_month.max(initial=0))
             committed = f"<={most}" if most else "-"
-        cells.append((name, [name, servers, committed, formats.number(r.pv_cost, 0),
-                             formats.number(r.normal_cost_pv, 0),
+        cells.append((name, [strategy_name(name), servers, committed,
+                             formats.number(r.pv_cost, 0), formats.number(r.normal_cost_pv, 0),
                              formats.number(r.failure_cost_pv, 0),
-                             formats.number(r.total_cost, 0), rate(r.cost_per_useful_gpu_hour),
-                             rate(r.cost_per_useful_gpu_hour_nominal),
+                             formats.number(r.total_cost, 0),
+                             rate(r.cost_per_useful_gpu_hour, cur),
+                             rate(r.cost_per_useful_gpu_hour_nominal, cur),
                              share(r.owned_utilization), formats.number(base - r.pv_cost, 0)]))
-    # a column grows to its widest cell, with two spaces before it (amounts in won run long)
-    heads = [(h, max(w, *(len(c[i]) + (0 if left else 2) for _n, c in cells)), left)
-             for i, (h, w, left) in enumerate(heads)]
+    heads = fitted(heads, [c for _n, c in cells])
     header = row([h for h, _w, _l in heads], heads)
-    lines += [header, "-" * len(header)]
+    lines += [header, "-" * width(header)]
     for name, line_cells in cells:
         mark = " *" if name == plan.recommendation else ""
         lines.append(row(line_cells, heads) + mark)
     lines += ["", _("Cost per useful GPU-hour: levelized = PV cost / PV of useful GPU-hours; "
                     "nominal = total cost / useful GPU-hours."),
-              "", _("Recommended (*): %(strategy)s", strategy=plan.recommendation),
+              "", _("Recommended (*): %(strategy)s", strategy=strategy_name(plan.recommendation)),
               sentences.explanation(doc)]
     for name in ("staged", "proposed"):
         if doc["strategies"].get(name, {}).get("schedule"):
@@ -90,7 +112,7 @@ def schedule_lines(name: str, strategy: dict, currency: str) -> list[str]:
     heads = [(_("month"), 9, True), (_("buy"), 6, False), (_("sell"), 6, False),
              ("  " + _("commit"), 0, True)]
     out = [_("Schedule of %(strategy)s (servers bought take work after the lead time):",
-             strategy=name),
+             strategy=strategy_name(name)),
            "  " + row([h for h, _w, _l in heads], heads)]
     for d in strategy["schedule"]:
         commits = ", ".join(_("%(gpus)s GPUs %(offer)s", gpus=g, offer=k)
@@ -110,8 +132,7 @@ def schedule_lines(name: str, strategy: dict, currency: str) -> list[str]:
         cells = [[y, *(formats.number(d[k], 0) for k in ("purchases", "upfront_payments",
                                                         "sale_proceeds", "net"))]
                  for y, d in sorted(detail.items())]
-        heads = [(h, max(w, *(len(c[i]) + (0 if left else 2) for c in cells)), left)
-                 for i, (h, w, left) in enumerate(heads)]
+        heads = fitted(heads, cells)
         out += ["  " + _("cash by year [%(currency)s] (sale proceeds: every server sold at "
                          "its resale value, in the month it is booked):", currency=currency),
                 "    " + row([h for h, _w, _l in heads], heads)]

@@ -18,6 +18,8 @@ from gettext import GNUTranslations, NullTranslations
 from pathlib import Path
 from typing import Callable, Iterator, Optional
 
+from service.i18n.particles import resolve
+
 TRANSLATIONS = Path(__file__).resolve().parent.parent / "translations"
 DOMAIN = "messages"
 DEFAULT = "en"
@@ -84,13 +86,21 @@ def gettext(message: str, **values) -> str:
     """``message`` in the current language, ``%(name)s`` placeholders filled from ``values``."""
     if not message:  # gettext("") would be the catalog's header
         return message
-    text = translations(current_locale()).gettext(message)
-    return text % values if values else text
+    lang = current_locale()
+    text = translations(lang).gettext(message)
+    return fitted(text % values if values else text, lang)
 
 
 def ngettext(singular: str, plural: str, n: int, **values) -> str:
-    text = translations(current_locale()).ngettext(singular, plural, n)
-    return text % {"num": n, **values}
+    lang = current_locale()
+    text = translations(lang).ngettext(singular, plural, n)
+    return fitted(text % {"num": n, **values}, lang)
+
+
+def fitted(text: str, lang: str) -> str:
+    """A filled-in message with its Korean particles fitted to the words before them
+    (service.i18n.particles: "%(name)s이(가)" -> "자체 보유가")."""
+    return resolve(text) if lang == "ko" else text
 
 
 def N_(message: str) -> str:

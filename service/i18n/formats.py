@@ -2,9 +2,9 @@
 
 Every money figure a page, the CLI or a sentence shows goes through :func:`money`, which takes
 the amount's own currency: KRW has no minor unit, so won are shown without decimals and with
-the ₩ sign; dollars get $ (US$ in Korean, as CLDR writes it). Prices per unit (per GPU-hour,
-per kWh) keep two more decimals than the currency's own, so $2.2036 and ₩120.5 stay
-meaningful; totals of 100 or more are shown whole.
+the ₩ sign, prices per unit too (₩121 per kWh, issue 24); dollars get $ (US$ in Korean, as
+CLDR writes it). Prices per unit (per GPU-hour, per kWh) keep two more decimals than the
+currency's own, so $2.2036 stays meaningful; totals of 100 or more are shown whole.
 """
 from __future__ import annotations
 
@@ -26,7 +26,8 @@ def _missing(value: Any) -> bool:
 def money(value: Any, currency: str = "USD", kind: str = "total",
           locale: Optional[str] = None) -> str:
     """``value`` [currency] as text: kind "total" (whole when >= 100), "rate" (a price per
-    unit: up to two extra decimals) or "short" (compact, for sentences: $1.2M, ₩12.3억)."""
+    unit: up to two extra decimals), "short" (compact, for sentences: $1.2M, ₩12.3억) or
+    "card" (a card's headline: in Korean 1억 and more in 억, ₩172.2억; else a total)."""
     if _missing(value):
         return DASH
     locale = locale or current_locale()
@@ -34,8 +35,10 @@ def money(value: Any, currency: str = "USD", kind: str = "total",
     value = float(value)
     if kind == "short" and abs(value) >= 1000:
         return format_compact_currency(value, currency, locale=locale, fraction_digits=1)
+    if kind == "card" and locale == "ko" and abs(value) >= 1e8:   # 억: a card's headline
+        return format_compact_currency(value, currency, locale=locale, fraction_digits=1)
     if kind == "rate":
-        pattern = "¤#,##0" + ("." + "0" * digits + "##" if digits else ".##")
+        pattern = "¤#,##0" + ("." + "0" * digits + "##" if digits else "")
     elif abs(value) >= 100 or digits == 0:
         pattern = "¤#,##0"
     else:

@@ -13,6 +13,7 @@ import re
 from typing import Optional
 
 from service.i18n import N_, gettext
+from service.i18n.ingest_refusals import translate
 
 NUMBER = r"[\d,.]+"
 PATTERNS: list[tuple[re.Pattern, str]] = [(re.compile(rx, re.S), template) for rx, template in (
@@ -124,4 +125,4 @@ def translate_warning(text: str) -> Optional[str]:
             if "period" in parts:
                 parts["period"] = gettext(PERIOD_WORDS[parts["period"]])
             return gettext(template, **parts)
-    return None
+    return translate(text)   # the refusals, and warnings written in a reader's own words

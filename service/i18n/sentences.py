@@ -16,7 +16,7 @@ from babel.numbers import format_decimal
 
 from models.breakeven import Direction
 from models.messages import Message, Money, Months, Number, Percent, message_from_json
-from service.i18n import DEFAULT, N_, current_locale, gettext, using_locale
+from service.i18n import DEFAULT, N_, current_locale, fitted, gettext, using_locale
 from service.i18n import formats
 from service.i18n.ingest_warnings import translate_warning
 
@@ -92,7 +92,7 @@ def render(item: MessageLike, locale: Optional[str] = None) -> str:
     with using_locale(locale):
         template = gettext(message.template)
     try:
-        return message.render(template, lambda v: format_param(v, locale))
+        return fitted(message.render(template, lambda v: format_param(v, locale)), locale)
     except (KeyError, IndexError, ValueError):  # a broken translation: never lose the sentence
         return message.render(None, lambda v: format_param(v, locale))
 

@@ -16,6 +16,8 @@ import numpy as np
 from service.clip import clip_repr
 
 KEYS = ("id", "gpus", "start", "term_months", "price_per_gpu_hour", "payment")
+OPTIONAL = ("currency",)   # ISO 4217; without it, the currency of the scenario's cloud prices
+CURRENCY = re.compile(r"^[A-Z]{3}$")
 PAYMENTS = ("none", "partial", "all")
 MONTH = re.compile(r"^\d{4}-(0[1-9]|1[0-2])$")
 MAX_TERM_MONTHS = 240
@@ -29,10 +31,10 @@ class CommitmentError(ValueError):
 def validate_commitment(record: dict) -> dict:
     """``record`` itself when it has exactly the position.commitments shape, else an error
     naming the first wrong key."""
-    if not isinstance(record, dict) or tuple(sorted(record)) != tuple(sorted(KEYS)):
+    if not isinstance(record, dict) or not set(KEYS) <= set(record) <= set(KEYS + OPTIONAL):
         found = sorted(record) if isinstance(record, dict) else type(record).__name__
-        raise CommitmentError(f"a commitment has exactly the keys {', '.join(KEYS)}; "
-                              f"got {found}")
+        raise CommitmentError(f"a commitment has exactly the keys {', '.join(KEYS)} and "
+                              f"optionally {', '.join(OPTIONAL)}; got {found}")
     checks = (
         ("id", isinstance(record["id"], str) and 0 < len(record["id"]) <= 500,
          "a non-empty text of at most 500 characters"),
@@ -47,11 +49,14 @@ def validate_commitment(record: dict) -> dict:
          and math.isfinite(record["price_per_gpu_hour"]) and record["price_per_gpu_hour"] >= 0,
          "a finite number >= 0 (a float)"),
         ("payment", record["payment"] in PAYMENTS, "none, partial or all"),
+        ("currency", "currency" not in record or (isinstance(record["currency"], str)
+                                                  and bool(CURRENCY.match(record["currency"]))),
+         "an ISO 4217 currency code of three capital letters"),
     )
     for key, ok, expected in checks:
         if not ok:
             raise CommitmentError(f"commitment {clip_repr(record.get('id'))}: {key} must be "
-                                  f"{expected}, got {clip_repr(record[key])}")
+                                  f"{expected}, got {clip_repr(record.get(key))}")
     return record
 
 

@@ -143,6 +143,7 @@ def _records(frame, rows, ids, start, end, category, quantity, cost, unit, warni
         records.append(record)
         details.append({**record, "row": int(rows[i]), "currency": currency[i],
                         "end": str(end[i]), "instance": found.name[i] or None,
+                        "gpu_type": found.accelerator[i] or None,
                         "gpu_hours": float(gpu_hours), "cost": float(cost[i])})
     if unstated:
         many = len(unstated) > 1

@@ -57,7 +57,8 @@ def _matcher() -> tuple[re.Pattern, dict[str, int], dict[str, np.ndarray]]:
         "name": np.array(list(rows_table.instance_type) + [""], dtype=object),
         "gpus": np.array([float(Fraction(g)) for g in rows_table.gpus] + [0.0]),
         "per_gpu": np.array(list(rows_table.billed == "gpu") + [False]),
-        "cloud": np.array(list(rows_table.cloud) + [""], dtype=object)}
+        "cloud": np.array(list(rows_table.cloud) + [""], dtype=object),
+        "accelerator": np.array(list(rows_table.accelerator) + [""], dtype=object)}
     return regex, rows, columns
 
 
@@ -87,6 +88,11 @@ class GpuMatch:
     @property
     def cloud(self) -> np.ndarray:
         return self._column("cloud")
+
+    @property
+    def accelerator(self) -> np.ndarray:
+        """The GPU type (H100, L4, A100 ...), '' when none."""
+        return self._column("accelerator")
 
 
 def match_gpus(text: pd.Series) -> GpuMatch:

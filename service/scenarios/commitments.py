@@ -4,13 +4,17 @@ The upload preview (templates/scenarios/_contracts.html) lists the file's GPU co
 with a checkbox whose value is its record as JSON (the file itself is not stored: it is not
 usage). Posting the checked ones makes a new revision whose ``position.commitments`` holds them
 (service.ingest.attach_commitments_to_scenario: same id replaces, new ids append); the plan
-page then shows them as held. A record in another currency than the scenario's is refused:
-the engine has one currency per scenario.
+page then shows them as held. A record keeps its currency (``position.commitments[].currency``):
+a dollar contract in a plan in won is converted at each month's rate, like the cloud's prices.
+The preview checks beforehand only the contracts that fit the scenario (a currency it can
+convert, the GPU type it plans) and says why the others are not checked.
 """
 from __future__ import annotations
 
 import json
 import re
+from collections import Counter
+from typing import Optional
 
 from flask import abort, flash, g, redirect, request, url_for
 from pydantic import ValidationError
@@ -25,6 +29,7 @@ from service.i18n import _, ngettext
 from service.i18n.validation import error_message
 from service.web.tables import Revision, ScenarioRecord, UsageFile, User
 from service.ingest import CommitmentError, attach_commitments_to_scenario
+from service.ingest import instances
 from service.ingest.commitment_record import KEYS, validate_commitment
 from service.plans.planning import PlanningError
 from service.plans.revisions import add_revision, preflight
@@ -40,6 +45,56 @@ class AttachError(ValueError):
     """A posted commitment that cannot be attached (shown to the user)."""
 
 
+# GPU types of the instance table (service/ingest/instance_gpus.csv), longest first: "A100 80GB"
+# before "A100".
+GPU_TYPES = sorted({str(t) for t in instances.table().accelerator}, key=len, reverse=True)
+
+
+def scenario_gpu_type(model: Scenario) -> Optional[str]:
+    """The GPU type a scenario plans, as its name says it ("8x H100 servers ..."), or None when
+    the name names none or several."""
+    named = {t for t in GPU_TYPES
+             if re.search(rf"(?<![A-Za-z0-9]){re.escape(t)}(?![A-Za-z0-9])", model.name)}
+    named = {t for t in named if not any(t != o and t in o for o in named)}
+    return named.pop() if len(named) == 1 else None
+
+
+def currency_fits(model: Scenario, currency: str, foreign: Optional[str] = None
+                  ) -> Optional[str]:
+    """Why a contract in ``currency`` cannot join the scenario's position, or None when it
+    can: the reporting currency, the cloud's, or the one foreign currency (the scenario's, else
+    ``foreign``, the one the file's contracts are mostly in) at the exchange rate."""
+    reporting = model.finance.currency
+    if not currency or currency in (reporting, model.market_currency("cloud")):
+        return None
+    foreign = model.foreign_currency() or foreign or currency
+    if foreign != currency:
+        return _("in %(currency)s: the scenario converts only %(foreign)s into %(reporting)s",
+                 currency=currency, foreign=foreign, reporting=reporting)
+    if model.fx.rate is None:
+        return _("in %(currency)s: give the scenario an exchange rate (%(reporting)s per "
+                 "%(currency)s) first", currency=currency, reporting=reporting)
+    return None
+
+
+def attach_choices(model: Scenario, result) -> list[dict]:
+    """For each commitment of a Contract Commitment preview: whether it is checked, whether it
+    can be attached at all, and why not when it is not checked."""
+    planned = scenario_gpu_type(model)
+    details = result.summary.get("details", [])
+    others = Counter(d["currency"] for d in details if d.get("currency") and d["currency"]
+                     not in (model.finance.currency, model.market_currency("cloud")))
+    foreign = others.most_common(1)[0][0] if others else None
+    out = []
+    for d in details:
+        refused = currency_fits(model, d.get("currency") or "", foreign)
+        other_gpu = planned and d.get("gpu_type") and d["gpu_type"] != planned
+        why = refused or (_("%(theirs)s GPUs; the scenario plans %(planned)s",
+                            theirs=d["gpu_type"], planned=planned) if other_gpu else "")
+        out.append({"detail": d, "checked": not why, "disabled": bool(refused), "why": why})
+    return out
+
+
 def choice_value(detail: dict) -> str:
     """The checkbox value of one commitment of the preview: its record and currency."""
     return json.dumps({**{k: detail[k] for k in KEYS}, "currency": detail.get("currency", "")},
@@ -51,7 +106,7 @@ def position_id(text: str) -> str:
     return ID_CHARS.sub("-", text)[:80] or "contract"
 
 
-def posted_records(values: list[str], currency: str) -> list[dict]:
+def posted_records(values: list[str], model: Scenario) -> list[dict]:
     if not values:
         raise AttachError(_("Choose at least one commitment to attach."))
     if len(values) > MAX_RECORDS:
@@ -68,10 +123,12 @@ def posted_records(values: list[str], currency: str) -> list[dict]:
         if not isinstance(item, dict):
             raise AttachError(_("A posted commitment is not one of the preview's."))
         theirs = str(item.pop("currency", "") or "").upper()
-        if theirs and theirs != currency:
-            raise AttachError(_("Commitment %(id)s is in %(theirs)s; the scenario is in "
-                                "%(currency)s.", id=clip(str(item.get("id"))),
-                                theirs=clip(theirs), currency=currency))
+        if theirs and theirs != model.market_currency("cloud"):
+            refused = currency_fits(model, theirs)
+            if refused:
+                raise AttachError(_("Commitment %(id)s is %(why)s.", id=clip(str(item.get("id"))),
+                                    why=refused))
+            item["currency"] = theirs   # converted at the rate (Scenario.commitment_market)
         if isinstance(item.get("id"), str):
             item["id"] = position_id(item["id"])
         try:
@@ -89,7 +146,7 @@ def attach_commitments(scenario_id: int):
     latest = scenario.latest
     current = Scenario.model_validate_json(latest.assumptions)
     try:
-        records = posted_records(request.form.getlist("attach"), current.finance.currency)
+        records = posted_records(request.form.getlist("attach"), current)
         model = Scenario.model_validate(
             attach_commitments_to_scenario(latest.assumptions_dict, records))
     except AttachError as exc:

@@ -8,6 +8,7 @@ from flask import (abort, flash, g, jsonify, redirect, render_template, request,
 from models.profile import ProfileError
 from models.scenario import Scenario
 from service.scenarios import bp
+from service.scenarios.commitments import attach_choices
 from service.web import idempotency
 from service.presets import gpu_prices as preset_catalog
 from service.web.access import (can_edit, editable_scenario, revision_or_404, scenario_or_404,
@@ -184,10 +185,10 @@ def upload(scenario_id: int):
             if wants_json():
                 return jsonify({"result_html": render_template(
                     "scenarios/_contracts.html", scenario=scenario, filename=filename,
-                    result=ingested, currency=scenario_currency(scenario))})
+                    result=ingested, choices=attach_choices(latest_model(scenario), ingested))})
             return render_template("scenarios/contracts.html", scenario=scenario,
                                    filename=filename, result=ingested,
-                                   currency=scenario_currency(scenario))
+                                   choices=attach_choices(latest_model(scenario), ingested))
         report("planning")
         preflight(latest_model(scenario), profile=ingested.profile)
     except (IngestError, ProfileError, PlanningError) as exc:
@@ -209,10 +210,6 @@ def upload(scenario_id: int):
 
 def latest_model(scenario: ScenarioRecord) -> Scenario:
     return Scenario.model_validate_json(scenario.latest.assumptions)
-
-
-def scenario_currency(scenario: ScenarioRecord) -> str:
-    return latest_model(scenario).finance.currency
 
 
 def wants_json() -> bool:

@@ -14,6 +14,7 @@ from werkzeug.exceptions import HTTPException
 
 from service.clip import MESSAGE, clip, clip_message
 from service.i18n import DEFAULT, N_, _, current_locale
+from service.i18n.ingest_refusals import problem_text, refusal
 from service.web.unavailable import MESSAGE as STORAGE_MESSAGE, RETRY_AFTER, is_storage_failure
 
 # Titles and generic descriptions of HTTP errors, for errors raised without a message of ours.
@@ -110,6 +111,12 @@ def bounded(value: Any, depth: int = 0) -> Any:
 def json_error(status: int, message: str, details: Optional[list] = None,
                code: Optional[str] = None) -> Any:
     details = list(details or [])
+    # a usage file's problems (row, column, message) in the request's language
+    problems = [d for d in details
+                if isinstance(d, dict) and {"row", "column", "message"} <= d.keys()]
+    if problems:
+        message = refusal(str(message), problems)
+        details = [dict(d, message=problem_text(d)) if d in problems else d for d in details]
     if len(details) > MAX_DETAILS:
         details = details[:MAX_DETAILS] + [{"message": f"... {len(details) - MAX_DETAILS} "
                                                        "more not shown"}]

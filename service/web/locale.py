@@ -11,12 +11,14 @@ from typing import Optional
 
 from flask import Blueprint, Flask, g, has_request_context, redirect, request, session, url_for
 from flask_babel import Babel, get_locale
+from jinja2 import pass_context
+from markupsafe import Markup
 
-from service.i18n import (DEFAULT, LANGUAGES, TRANSLATIONS, N_, _, current_locale, formats,
-                          translations, use_request_locale)
+from service.i18n import (DEFAULT, LANGUAGES, TRANSLATIONS, N_, _, current_locale, fitted,
+                          formats, translations, use_request_locale)
 from service.web.tables import User
 from service.web.db import write_session
-from service.i18n import labels, sentences
+from service.i18n import ingest_refusals, labels, sentences
 from service.i18n.labels import cost_line_label, strategy_label
 
 bp = Blueprint("i18n", __name__)
@@ -70,12 +72,24 @@ def _template_ngettext(singular: str, plural: str, n: int) -> str:
     return translations(current_locale()).ngettext(singular, plural, n)
 
 
+def _fitting(template_call):
+    """A template's gettext whose result has its particles fitted to the filled-in words."""
+    @pass_context
+    def call(context, *args, **values):
+        text = template_call(context, *args, **values)
+        fitted_text = fitted(str(text), current_locale())
+        return Markup(fitted_text) if isinstance(text, Markup) else fitted_text
+    return call
+
+
 FILTERS = {
     # a message that is data (a preset's label, an engine or ingest sentence) in the page's
     # language: its catalog entry or a reader's warning rebuilt from its parts, the test
     # is_translated applies. Jinja's _() reads what it returns as a format string, so a label
     # with "10 % VAT" was a 500; this never formats.
     "translated": lambda text: sentences.plain(text),
+    # a usage file's refusal, rebuilt from its problems by row and column
+    "refusal": lambda message, problems=(): ingest_refusals.refusal(message, problems),
     "money": lambda v, currency="USD", kind="total": formats.money(v, currency, kind),
     "percent": lambda v, digits=1: formats.percent(v, digits),
     "number": lambda v, digits=None: formats.number(v, digits),
@@ -154,6 +168,9 @@ def init_app(app: Flask) -> None:
     # One catalog path for templates and Python code (service.i18n.translations).
     app.jinja_env.install_gettext_callables(_template_gettext, _template_ngettext,
                                             newstyle=True)
+    # Korean particles are fitted once the values are in (service.i18n.particles).
+    for name in ("gettext", "_", "ngettext"):
+        app.jinja_env.globals[name] = _fitting(app.jinja_env.globals[name])
     app.jinja_env.filters.update(FILTERS)
     app.register_blueprint(bp)
 

@@ -111,8 +111,8 @@ class CohortBlock:
             for m in range(months):
                 x = first + m + 1
                 a = f"({c('m', x)}-1)"
-                formulas = (server_month_formulas if server else commit_month_formulas)(
-                    p, a, c("hours", x))
+                formulas = (server_month_formulas(p, a, c("hours", x)) if server else
+                            commit_month_formulas(p, a, c("hours", x), cohort.market))
                 for j, (key, _) in enumerate(items):
                     ws.write_formula(first + m, at + j, formulas[key], styles[j],
                                      float(cohort.monthly[key][m]))

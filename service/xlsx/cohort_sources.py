@@ -126,7 +126,9 @@ def sheet_cohorts(s: Scenario, sl: StrategyLedger, labels: tuple[str, ...],
             commits += 1
             formulas, what = commit_formulas(s, row, inputs)
             label = f"K{commits}"
-        out.append(Cohort(row.kind, label, what, formulas, row.params, row.monthly))
+        market = (s.commitment_market(s.position.commitments[row.ref - 1])
+                  if row.kind == "commitment" and row.origin == "position" else "cloud")
+        out.append(Cohort(row.kind, label, what, formulas, row.params, row.monthly, market))
     return out, [tr(SALES_NOTE)] if sl.sales else []
 
 

@@ -62,6 +62,7 @@ class Cohort:
     formulas: dict[str, Optional[str]]
     values: dict[str, float]
     monthly: dict[str, np.ndarray] = field(default_factory=dict)
+    market: str = "cloud"           # whose exchange rate converts a commitment's payments
 
 
 def month_index(text: str, start: str) -> str:
@@ -143,12 +144,14 @@ def server_month_formulas(p: Callable[[str], str], a: str, hours: str
     }
 
 
-def commit_month_formulas(p: Callable[[str], str], a: str, hours: str) -> dict[str, str]:
-    """Monthly columns of a commitment cohort (models/costs.commitment_schedule)."""
+def commit_month_formulas(p: Callable[[str], str], a: str, hours: str, market: str = "cloud"
+                          ) -> dict[str, str]:
+    """Monthly columns of a commitment cohort (models/costs.commitment_schedule); ``market``:
+    whose exchange rate converts it (a signed contract's own currency)."""
     gpus, start, term = p("gpus"), p("start"), p("term")
     active = f"{a}>={start},{a}<{start}+{term}"
     counted = f'AND({active},OR(finance_horizon_end="liquidate",{a}<finance_horizon_months))'
-    now, signing = fx_at("cloud", a), fx_at("cloud", start)
+    now, signing = fx_at(market, a), fx_at(market, start)
     return {
         "gpus": f"=IF(AND({active},{a}<finance_horizon_months),{gpus},0)",
         "upfront": f"=IF({a}={start},{gpus}*{p('upfront')}*{p('inside')}/{term}*{now},0)",

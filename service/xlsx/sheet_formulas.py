@@ -10,7 +10,13 @@ FIRST = 13   # 0-based first data row of the monthly table (strategy_sheet.FIRST
 def fx_at(market: str, index: str) -> str:
     """Reporting units per unit of a market's currency at month index ``index`` (0 = the
     plan's first month): fx_rate x (1 + fx_trend_annual)^(index/12), or 1 when the market is
-    in the reporting currency (models/prices.PriceBook.fx_at)."""
+    in the reporting currency (models/prices.PriceBook.fx_at). A signed contract's own
+    currency (models.scenario.Scenario.commitment_market): ``"reporting"`` is 1, ``"foreign"``
+    always the rate."""
+    if market == "reporting":
+        return "1"
+    if market == "foreign":
+        return f"fx_rate*(1+fx_trend_annual)^(({index})/12)"
     return f"IF(calc_fx_{market}=1,fx_rate*(1+fx_trend_annual)^(({index})/12),1)"
 
 

@@ -223,3 +223,69 @@ def test_seoul_sample_equals_the_same_scenario_typed_in_won():
     a, b = compute_plan(two, profile), compute_plan(one, profile)
     for name in ("on_demand", "cloud_only", "optimal", "proposed"):
         assert_allclose(a.strategies[name].pv_cost, b.strategies[name].pv_cost, rtol=1e-9)
+
+
+# ---- signed contracts in their own currency (issue 24) -------------------------------------
+
+def held(currency=None, price=2.0, payment="partial", start="2026-07"):
+    return {"commitments": [{"id": "aws-3y", "gpus": 16, "start": start, "term_months": 36,
+                             "price_per_gpu_hour": price, "payment": payment,
+                             **({"currency": currency} if currency else {})}]}
+
+
+@pytest.mark.parametrize("payment", ["none", "partial", "all"])
+@pytest.mark.parametrize("start", ["2026-07", "2027-04"])   # signed before / in the plan
+def test_a_dollar_contract_in_a_won_plan_costs_its_won_price_at_a_flat_rate(payment, start):
+    """Cloud prices in won, a contract signed in dollars at p = $2.00/GPU-h: with the rate
+    flat at 1,400 KRW/USD it costs exactly what the same contract at p x rate = 2,800 KRW/GPU-h
+    costs, in every strategy, whatever its upfront share and whether it was signed before
+    the plan (its monthly payments converted at each month's rate, an upfront one at the
+    signing month's, all 1,400 here)."""
+    profile = flat_profile(24, START, 24)
+    won = {"finance": {"currency": "KRW", "tax_rate": 0.2}, "fx": {"rate": 1400}}
+    dollars = scenario(**won, position=held("USD", 2.0, payment, start))
+    in_won = scenario(**won, position=held(None, 2.0 * 1400, payment, start))
+    assert dollars.commitment_market(dollars.position.commitments[0]) == "foreign"
+    assert in_won.commitment_market(in_won.position.commitments[0]) == "cloud"
+    for cap in (Capacity(0), Capacity(2), Capacity(0, {"1y": 8})):
+        a = build_context(dollars, profile).evaluate("x", cap).pv_cost
+        b = build_context(in_won, profile).evaluate("x", cap).pv_cost
+        assert_allclose(a, b, rtol=1e-12)
+
+
+def test_a_dollar_contract_follows_the_rate_month_by_month():
+    """The same contract with the rate rising 10 % a year: the month-m payment is $-priced x
+    1400 x 1.1^(m/12). Monthly payment of a no-upfront contract in April 2027 (m = 3, 720 h,
+    16 GPUs): 16 x 2.00 x 720 = $23,040 -> 23,040 x 1400 x 1.1^(3/12) = 32,256,000 x 1.0241137 = 33,033,811 KRW."""
+    s = scenario(finance={"currency": "KRW"}, fx={"rate": 1400, "trend_annual": 0.1},
+                 position=held("USD", 2.0, "none"))
+    book = book_of(s)
+    cohort = CommitmentCohort("aws-3y", 16, -6, 36, rate=2.0, payment="none", market="foreign")
+    sch = commitment_schedule(book, cohort)
+    assert_allclose(16 * sch["monthly"][3, 0], 23_040 * 1400 * 1.1 ** 0.25, rtol=1e-12)
+    assert_allclose(16 * sch["monthly"][3, 0], 33_033_811, rtol=1e-7)
+
+
+def test_a_contract_in_the_reporting_currency_is_not_converted():
+    # cloud in dollars, reporting in won, a contract signed in won: paid as written
+    s = scenario(finance={"currency": "KRW"}, cloud_terms={"currency": "USD"},
+                 fx={"rate": 1400}, position=held("KRW", 2800.0, "none"))
+    assert s.commitment_market(s.position.commitments[0]) == "reporting"
+    sch = commitment_schedule(book_of(s), CommitmentCohort("aws-3y", 1, -6, 36, rate=2800.0,
+                                                           payment="none", market="reporting"))
+    assert_allclose(sch["monthly"][0, 0], 2800.0 * 744, rtol=1e-12)
+
+
+def test_a_contract_in_a_third_currency_or_without_a_rate_is_refused():
+    with pytest.raises(ValidationError, match="one exchange rate converts one foreign"):
+        scenario(finance={"currency": "KRW"}, cloud_terms={"currency": "USD"},
+                 fx={"rate": 1400}, position=held("EUR"))
+    with pytest.raises(ValidationError, match="fx.rate is required"):
+        scenario(finance={"currency": "KRW"}, position=held("USD"))
+
+
+def test_the_recommendation_names_the_contracts_it_converted():
+    plan = compute_plan(scenario(finance={"currency": "KRW"}, fx={"rate": 1400},
+                                 position=held("USD")), flat_profile(24, START, 24))
+    assert ("Figures are in KRW; the contracts held in USD are converted at 1,400.00 KRW per "
+            "USD in 2027-01") in plan_document(plan)["explanation"]

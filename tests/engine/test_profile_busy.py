@@ -77,4 +77,4 @@ def test_profile_options_fields():
             ProfileOptions(**bad)
     meta = field_meta(ProfileOptions.model_fields["target_utilization"])
     assert meta["label"] == "Target GPU utilization" and meta["ge"] == 0.05 and meta["le"] == 1
-    assert "seed 002" in meta["source"]
+    assert "under 50 % busy" in meta["source"] and "seed" not in meta["source"]

@@ -185,3 +185,22 @@ def test_400_digit_gpu_hours_is_exit_2_naming_row_and_column(tmp_path):
     assert "usage.csv: row 3, column 'gpu_hours': '999" in out.stderr
     assert "is too large; expected a number >= 0" in out.stderr
     assert "Traceback" not in out.stderr and out.stderr.count("\n") == 1
+
+
+def test_korean_table_lines_up_names_strategies_and_shows_whole_won(capsys):
+    """Issue 24: in Korean the strategy table's columns line up on a terminal (wcwidth: a
+    Hangul syllable takes two columns), strategies have their Korean names, and amounts in won
+    have no decimals (per GPU-hour costs too)."""
+    from wcwidth import wcswidth
+    assert main(["plan", str(SAMPLE_USAGE), "--scenario", str(SAMPLES / "scenario_seoul.json"),
+                 "--lang", "ko"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    top = next(i for i, line in enumerate(lines) if line.startswith("전략"))
+    header, rule, rows = lines[top], lines[top + 1], lines[top + 2:top + 8]
+    assert set(rule) == {"-"} and wcswidth(rule) == wcswidth(header)
+    assert [wcswidth(r.removesuffix(" *")) for r in rows] == [wcswidth(header)] * 6
+    assert [r.split("  ")[0] for r in rows] == ["전부 온디맨드", "클라우드만(최적 조합)",
+                                                "피크 기준 구매", "최적 조합", "단계별 계획",
+                                                "제안안"]
+    assert not [r for r in rows if re.search(r"\d\.\d", re.sub(r"[\d.]+%", "", r))]
+    assert "권장(*): 최적 조합" in lines

@@ -29,7 +29,10 @@ from tests.support.xlsx_cases import plan_workbook
     (6.88, "USD", "rate", "en", "$6.88"),                       # per GPU-hour: 2 to 4 decimals
     (2.2036, "USD", "rate", "ko", "US$2.2036"),
     (9500, "KRW", "rate", "ko", "₩9,500"),
-    (120.5, "KRW", "rate", "ko", "₩120.5"),                     # KRW/kWh keeps what matters
+    (120.5, "KRW", "rate", "ko", "₩120"),
+    (17_216_223_206, "KRW", "card", "ko", "₩172.2억"),         # a card's headline in 억
+    (99_000_000, "KRW", "card", "ko", "₩99,000,000"),
+    (17_216_223_206, "KRW", "card", "en", "₩17,216,223,206"),                       # won: never decimals (issue 24)
     (8_600_000, "USD", "short", "en", "$8.6M"),
     (8_600_000_000, "KRW", "short", "ko", "₩86억"),             # Korean units of 10^4 / 10^8
     (None, "USD", "total", "en", "-"),
@@ -257,9 +260,9 @@ def test_korean_workbook_labels_have_no_english_words(sample_plan):
     ("en", {"cheaper": "owned", "when": "below", "other": "3y"},
      "owning servers is cheaper than 3y below this utilization"),
     ("ko", {"cheaper": "owned", "when": "above", "other": "spot"},
-     "이 가동률보다 높으면 자체 보유이(가) 스팟보다 저렴합니다"),
+     "이 가동률보다 높으면 자체 보유가 스팟보다 저렴합니다"),
     ("ko", {"cheaper": "owned", "when": "above", "other": "on_demand"},
-     "이 가동률보다 높으면 자체 보유이(가) 온디맨드보다 저렴합니다"),
+     "이 가동률보다 높으면 자체 보유가 온디맨드보다 저렴합니다"),
 ])
 def test_breakeven_directions_name_ways_of_running_work(lang, direction, text):
     # a breakeven's sides are on demand and owning servers, not the strategy "all on demand"

@@ -177,8 +177,11 @@ def test_record_shape_is_checked(change, message):
 
 
 def test_record_keys_are_exact():
+    assert validate_commitment(dict(GOOD, currency="USD")) == dict(GOOD, currency="USD")
+    with pytest.raises(CommitmentError, match="currency must be an ISO 4217"):
+        validate_commitment(dict(GOOD, currency="usd"))
     with pytest.raises(CommitmentError, match="exactly the keys"):
-        validate_commitment(dict(GOOD, currency="USD"))
+        validate_commitment(dict(GOOD, bank="x"))
     with pytest.raises(CommitmentError, match="exactly the keys"):
         validate_commitment({k: v for k, v in GOOD.items() if k != "payment"})
 

@@ -117,6 +117,21 @@ FX_OWNED_LOAN = {
     "fx": {"rate": 1.08, "trend_annual": -0.06},
     "uncertainty": {"draws": 0},
 }
+# Issue 24: a plan in US dollars holding contracts signed in Canadian dollars (converted at each
+# month's rate, the upfront at signing's) and one in the reporting currency.
+FX_HELD_CONTRACTS = {
+    **LOAN_TAX_REPLACEMENT,
+    "name": "Loan + replacement, dollar contracts held",
+    "fx": {"rate": 1.3, "trend_annual": 0.05},
+    "position": {"commitments": [
+        {"id": "usd-3y", "gpus": 16, "start": "2026-06", "term_months": 36,
+         "price_per_gpu_hour": 2.1, "payment": "partial", "currency": "CAD"},
+        {"id": "usd-1y", "gpus": 8, "start": "2027-03", "term_months": 12,
+         "price_per_gpu_hour": 2.5, "payment": "all", "currency": "CAD"},
+        {"id": "own-1y", "gpus": 8, "start": "2026-12", "term_months": 12,
+         "price_per_gpu_hour": 3.0, "payment": "none"}]},
+    "uncertainty": {"draws": 0},
+}
 GROWTH_DRAWS = 200   # the Sensitivity sheet's staged Monte Carlo, kept short for the tests
 
 
@@ -134,7 +149,7 @@ def daily_profile() -> UsageProfile:
 
 CASES = ("h100", "l40s", "W1", "W2", "W3", "loan_tax_replacement", "straight_line_cash",
          "growth", "schedule_loan_tax", "schedule_sales", "seoul", "fx_cloud_schedule",
-         "fx_owned_loan")
+         "fx_owned_loan", "fx_held_contracts")
 
 
 def case(name: str) -> tuple[Scenario, UsageProfile]:
@@ -160,6 +175,8 @@ def case(name: str) -> tuple[Scenario, UsageProfile]:
         return Scenario.model_validate(FX_CLOUD_SCHEDULE), daily_profile()
     if name == "fx_owned_loan":
         return Scenario.model_validate(FX_OWNED_LOAN), daily_profile()
+    if name == "fx_held_contracts":
+        return Scenario.model_validate(FX_HELD_CONTRACTS), daily_profile()
     return Scenario.model_validate(STRAIGHT_LINE_CASH), daily_profile()
 
 

@@ -195,7 +195,7 @@ def test_korean_reviewer_flow_meets_no_english(korean_server, korean_browser):
     assert page.text_content("#add-row-commitments") == "행 추가: 약정 상품"
     check(page, "10-form", found, SOURCES)
     page.click("#save")
-    page.wait_for_selector("text=리비전 3(으)로 저장했습니다.")
+    page.wait_for_selector("text=리비전 3으로 저장했습니다.")
     check(page, "11-saved", found)
     page.context.close()
 
@@ -211,7 +211,7 @@ def test_korean_reviewer_flow_meets_no_english(korean_server, korean_browser):
     plan_url = page.url
     page.fill("#review-comment", "견적과 대조해 확인했습니다.")
     page.click("#approve")
-    page.wait_for_selector("text=리비전 3을(를) 승인했습니다.")
+    page.wait_for_selector("text=리비전 3을 승인했습니다.")
     assert "리비전 3" in page.inner_text("#approval")
     check(page, "13-approved", found)
     page.click("text=감사 로그")

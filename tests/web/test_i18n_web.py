@@ -170,3 +170,40 @@ def test_data_messages_are_translated_without_being_read_as_format_strings(app):
             assert translated(warning) == ("2027-01-03부터 2027-01-04 사이의 12개 기간(시간)에 "
                                            "행이 없습니다. 사용량 0으로 계산합니다")
         assert translated(None) == "" and translated("") == ""
+
+
+BROKEN = b"timestamp,gpu_hours\n2027-01-01T00:00,x\n2027-01-01T01:00,-1\n"
+
+
+def test_upload_refusal_in_korean_by_row_and_column(login):
+    """A broken usage file refused in Korean (issue 24): the message above the table and each
+    problem, with the same rows and columns; a problem of the whole file shows no "None"."""
+    import io
+    ana = login("ana")
+    response = ana.post("/scenarios/1/usage", {"usage": (io.BytesIO(BROKEN), "bad.csv")},
+                        content_type="multipart/form-data", headers=KO)
+    html = response.get_data(as_text=True)
+    assert response.status_code == 422
+    assert ("bad.csv: 2행, &#39;gpu_hours&#39; 열: 0 이상의 숫자여야 하는데 &#39;x&#39;입니다; "
+            "3행, &#39;gpu_hours&#39; 열: 음수 &#39;-1&#39;: 0 이상의 숫자여야 합니다") in html
+    assert "expected a number" not in html and "negative value" not in html
+    whole = ana.post("/scenarios/1/usage", {"usage": (io.BytesIO(b"\n"), "empty.csv")},
+                     content_type="multipart/form-data", headers=KO).get_data(as_text=True)
+    assert "파일이 비어 있습니다" in whole and "None" not in whole
+    assert "<td>-</td><td>-</td>" in whole
+
+
+def test_api_usage_refusal_follows_accept_language(api):
+    """The API's 422 for a broken usage file: message and details in the request's language,
+    keys and rows as they were."""
+    import io
+    korean = api(data={"usage": (io.BytesIO(BROKEN), "bad.csv")}, headers=KO).get_json()
+    english = api(data={"usage": (io.BytesIO(BROKEN), "bad.csv")}).get_json()
+    assert korean["error"]["code"] == english["error"]["code"]
+    assert korean["error"]["message"].startswith("bad.csv: 2행, 'gpu_hours' 열: ")
+    assert [d["message"] for d in korean["error"]["details"]] == [
+        "0 이상의 숫자여야 하는데 'x'입니다", "음수 '-1': 0 이상의 숫자여야 합니다"]
+    assert [(d["row"], d["column"]) for d in korean["error"]["details"]] == [
+        (d["row"], d["column"]) for d in english["error"]["details"]] == [
+        (2, "gpu_hours"), (3, "gpu_hours")]
+    assert english["error"]["details"][0]["message"] == "expected a number >= 0, got 'x'"

@@ -85,3 +85,61 @@ def test_api_busy_part_and_busy_demand_basis(api):
         allocated["strategies"]["on_demand"]["pv_cost"]
     status, error = plan("busy", usage=USAGE)                       # no busy part
     assert status == 422 and "needs GPU busy time" in error["error"]["message"]
+
+
+def contracts():
+    from service.ingest import read_upload
+    return read_upload(CONTRACTS.read_bytes(), CONTRACTS.name)
+
+
+def won_scenario(**fx):
+    from models.scenario import Scenario
+    return Scenario.model_validate({
+        "name": "서울 H100 8대 구매 검토", "finance": {"currency": "KRW"},
+        "fx": fx or {"rate": 1422.16}, "uncertainty": {"draws": 0}})
+
+
+def test_dollar_contracts_attach_to_a_won_scenario_and_only_its_gpu_type_is_checked():
+    """Issue 24: a FOCUS 1.3 Contract Commitment file in USD and a scenario in won (cloud
+    prices in won too): the dollar contracts can be attached (converted at the rate); only
+    those for the H100 the scenario plans are checked, the L4 ones say why."""
+    from service.scenarios.commitments import attach_choices
+    choices = {c["detail"]["id"]: c for c in attach_choices(won_scenario(), contracts())}
+    assert {i: (c["checked"], c["disabled"]) for i, c in choices.items()} == {
+        "CC-GCP-A3-1Y": (True, False),        # a3-highgpu-8g: H100, USD
+        "cud-l4-1y": (False, False),          # L4
+        "CC-GCP-H100-3Y": (False, True),      # EUR: one rate converts one currency, USD
+        "CC-GCP-G2-1Y": (False, False)}       # g2-standard-24: L4
+    assert choices["cud-l4-1y"]["why"] == "L4 GPUs; the scenario plans H100"
+    assert choices["CC-GCP-A3-1Y"]["why"] == ""
+    assert choices["CC-GCP-H100-3Y"]["why"] == ("in EUR: the scenario converts only USD into "
+                                                "KRW")
+
+
+def test_without_a_rate_a_dollar_contract_asks_for_one():
+    from models.scenario import Scenario
+    from service.scenarios.commitments import attach_choices, currency_fits
+    no_rate = Scenario.model_validate({"finance": {"currency": "KRW"}})
+    assert currency_fits(no_rate, "USD") == ("in USD: give the scenario an exchange rate "
+                                             "(KRW per USD) first")
+    assert all(c["disabled"] for c in attach_choices(no_rate, contracts())
+               if c["detail"]["currency"] == "USD")
+    dollars = Scenario.model_validate({"finance": {"currency": "KRW"}, "fx": {"rate": 1400},
+                                       "cloud_terms": {"currency": "USD"}})
+    assert currency_fits(dollars, "USD") is None
+    assert currency_fits(dollars, "EUR") == ("in EUR: the scenario converts only USD into KRW")
+
+
+def test_attached_dollar_contract_keeps_its_currency(login, app):
+    """Posting a USD contract to a won scenario stores it with currency USD."""
+    import json as _json
+    from models.scenario import Scenario
+    from service.scenarios.commitments import choice_value, posted_records
+    detail = next(d for d in contracts().summary["details"] if d["id"] == "CC-GCP-A3-1Y")
+    records = posted_records([choice_value(detail)], won_scenario())
+    assert records == [{"id": "CC-GCP-A3-1Y", "gpus": 16, "start": "2026-01",
+                        "term_months": 12, "price_per_gpu_hour": detail["price_per_gpu_hour"],
+                        "payment": "none", "currency": "USD"}]
+    model = Scenario.model_validate({**_json.loads(won_scenario().model_dump_json()),
+                                     "position": {"commitments": records}})
+    assert model.commitment_market(model.position.commitments[0]) == "foreign"

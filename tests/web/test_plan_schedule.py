@@ -282,8 +282,8 @@ def test_contract_commitments_attach_to_the_position_and_show_as_held(growth):
     usd = [v for v, enabled in choices if enabled]
     eur = [v for v, enabled in choices if not enabled]
     assert [json.loads(v)["currency"] for v in eur] == ["EUR"]
-    assert "in EUR, the scenario is in USD" in html
-    # another currency is refused even when posted by hand
+    assert "in EUR: give the scenario an exchange rate (USD per EUR) first" in html
+    # a currency the scenario cannot convert is refused even when posted by hand
     refused = b.post("/scenarios/1/commitments", {"attach": eur, "filename": CONTRACTS.name})
     assert refused.status_code == 422
     chosen = [v for v in usd if json.loads(v)["id"] in ("CC-GCP-A3-1Y", "CC-GCP-G2-1Y")]
@@ -297,7 +297,7 @@ def test_contract_commitments_attach_to_the_position_and_show_as_held(growth):
             note = r2.note
     assert [c["id"] for c in held] == ["aws-sp-2026", "CC-GCP-A3-1Y", "CC-GCP-G2-1Y"]
     assert held[2] == {"id": "CC-GCP-G2-1Y", "gpus": 6, "start": "2026-02", "term_months": 12,
-                       "price_per_gpu_hour": 0.5, "payment": "all"}
+                       "price_per_gpu_hour": 0.5, "payment": "all", "currency": None}
     assert CONTRACTS.name in note
     rows = tables(b.get("/scenarios/1/revisions/2").get_data(as_text=True))["held"][1:]
     assert [r[1] for r in rows if r[0] == "held"][:3] == [

@@ -31,7 +31,8 @@ def schedule_json(decisions) -> list[dict[str, Any]]:
     -------
     list of dict
         One entry per decision: ``month`` ('YYYY-MM'), ``buy_servers``, ``sell_servers``
-        [servers], ``commit`` (offer id to GPUs, nonzero only) and ``sell_from`` when given.
+        [servers], ``commit`` (offer id to GPUs, nonzero only), ``sell_from`` when given, and
+        ``buy`` and ``sell`` per server type id when a decision has them.
     """
     out = []
     for d in decisions:
@@ -40,6 +41,9 @@ def schedule_json(decisions) -> list[dict[str, Any]]:
                                  "commit": {k: v for k, v in d.commit.items() if v}}
         if d.sell_from:
             entry["sell_from"] = dict(d.sell_from)
+        for key in ("buy", "sell"):          # per server type (issue 26)
+            if getattr(d, key):
+                entry[key] = {k: v for k, v in getattr(d, key).items() if v}
         out.append(entry)
     return out
 

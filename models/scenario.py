@@ -194,9 +194,10 @@ SoldCohort = Annotated[str, Field(pattern=SOLD_COHORT_PATTERN)]
 
 
 # Read from ``owned`` for the whole fleet: hardware failures set the waste of gang jobs on every
-# source (one rate per plan, design 4.4), and storage and network next to the servers are the
-# hall's, not a type's.
-FLEET_WIDE = ("failures_per_server_year", "storage_price_per_tb_month", "network_price_per_tb")
+# source (one rate per plan, design 4.4), storage and network next to the servers are the
+# hall's, not a type's, and one financing (cash or a loan's terms) pays for every purchase.
+FLEET_WIDE = ("failures_per_server_year", "storage_price_per_tb_month", "network_price_per_tb",
+              "financing")
 
 
 def _optional_owned_fields() -> dict:
@@ -473,7 +474,9 @@ class Staging(Section):
 class Decision(Section):
     """One month of a schedule: buy or sell servers, sign commitments (blocks of an offer).
 
-    Checked across fields: ``sell_from``, when given, adds up to ``sell_servers``; ``commit``
+    Checked across fields: ``sell_from``, when given, adds up to ``sell_servers`` (with the
+    servers of ``sell``); ``buy``/``sell`` by type are not given beside ``buy_servers``/
+    ``sell_servers``; ``commit``
     names offers of the scenario's ``commitments``, each with a multiple of its ``block_gpus``.
     """
 
@@ -527,7 +530,12 @@ class Scenario(Section):
     ``commitments`` are unique; ``proposed.committed_gpus`` and each ``proposed.schedule[].commit``
     name offers of ``commitments`` with a multiple of the offer's ``block_gpus``; at most one
     currency other than ``finance.currency`` among ``owned.currency`` and
-    ``cloud_terms.currency``, and when there is one ``fx.rate`` is required. The engine also
+    ``cloud_terms.currency``, and when there is one ``fx.rate`` is required; the ids of
+    ``server_types`` are unique, each type's ``owned`` (``owned`` with its overrides) keeps
+    the rules of ``owned``, a ``successor`` and every type a position row, a proposal or a
+    decision names (``type``, ``servers_by_type``, ``buy``, ``sell``, ``type:`` keys of
+    ``sell_from``) names one of ``server_types``, and a type's ``available_until`` is not
+    before its ``available_from``. The engine also
     refuses a plan whose demand, grown by ``profile.growth_annual``, needs more than
     10,000,000 GPUs in an hour.
     """

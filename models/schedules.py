@@ -211,6 +211,50 @@ SERVER_WORDS = {
 }
 
 
+# A fleet of server types (issue 26): the type named, and how long sold servers are kept.
+TYPE_WORDS = {
+    "buy": (Message("Buy {n} {type} servers now."),
+            Message("Buy {n} {type} servers in {quarter}.")),
+    "sell": (Message("Sell {n} {type} servers now."),
+             Message("Keep {n} {type} servers until {last}, then sell them.")),
+}
+
+
+def type_words(action: str, n: int, type_id: str, now: bool, month: str) -> Message:
+    """One purchase or sale of servers of a type as a sentence.
+
+    Parameters
+    ----------
+    action : {"buy", "sell"}
+        What is done with the servers.
+    n : int
+        Servers bought or sold [servers].
+    type_id : str
+        Their server type.
+    now : bool
+        Whether it is the plan's first month.
+    month : str
+        Month of the decision, ``'YYYY-MM'`` (sold servers leave at its start).
+
+    Returns
+    -------
+    Message
+        "Buy {n} {type} servers in {quarter}.", "Keep {n} {type} servers until {last}, then
+        sell them." and so on.
+
+    Examples
+    --------
+    >>> type_words("sell", 8, "h100", False, "2028-07").render()
+    'Keep 8 h100 servers until 2028-06, then sell them.'
+    """
+    template = TYPE_WORDS[action][0 if now else 1]
+    params: dict = {"n": Number(n), "type": type_id}
+    if not now:
+        params["quarter"] = quarter(month)
+        params["last"] = str(np.datetime64(month, "M") - 1)
+    return Message(template.template, params)
+
+
 def server_words(action: str, n: int, now: bool, month: str) -> Message:
     """One purchase or sale of servers as a sentence.
 
@@ -271,6 +315,8 @@ def schedule_words(s: Scenario, decisions, first_month: str) -> list[Message]:
             out.append(server_words("buy", d.buy_servers, now, d.month))
         if d.sell_servers:
             out.append(server_words("sell", d.sell_servers, now, d.month))
+        for action, counts in (("buy", d.buy), ("sell", d.sell)):
+            out += [type_words(action, n, k, now, d.month) for k, n in counts.items() if n]
         for offer_id, gpus in d.commit.items():
             if gpus:
                 params = {"gpus": Number(gpus), "offer": offer_id,

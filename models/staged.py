@@ -730,10 +730,9 @@ def solve(ctx: PlanContext, use_spot: bool, static: bool = False, servers: bool 
     if not static:
         theta_c = ctx.scenario.on_demand.relative_throughput
         unit = ctx.fleet[ctx.merit[0]].per_server
-        if ctx.scenario.server_types:
-            static_plan_ = fleet_static_optimum(ctx).plan
-        else:
-            static_plan_ = ctx.capacity_plan(best_capacity(ctx)[0])
+        # a fleet: the best plan of its first type (any levels are valid tangent points; the
+        # fleet's own static optimum costs more time than it saves)
+        static_plan_ = ctx.capacity_plan(best_capacity(ctx)[0])
         s1 = static_plan_.committed_gpus(H) * theta_c
         owned = list(ctx.owned_levels(static_plan_).values()) if ctx.scenario.server_types \
             else [static_plan_.servers_online(H) * ctx.owned_per_server()]

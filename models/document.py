@@ -247,7 +247,7 @@ def schedule_document(plan: Plan, ctx: PlanContext, r: StrategyResult) -> dict[s
     return {"schedule": schedule_json(r.schedule),
             "purchase_orders": purchase_orders(plan.scenario, r.schedule, labels, r,
                                                ctx.book),
-            "cash": cash_by_period(labels, r), **schedule_holdings(plan, r)}
+            "cash": cash_by_period(labels, r, ctx.book), **schedule_holdings(plan, r)}
 
 
 def schedule_holdings(plan: Plan, r: StrategyResult) -> dict[str, Any]:

@@ -70,7 +70,10 @@ def quarter(month: str) -> str:
     return f"{year}-Q{(int(m) - 1) // 3 + 1}"
 
 
-def sale_proceeds(book: PriceBook, r: StrategyResult) -> dict[int, float]:
+ALL = object()   # sale_proceeds of every server type
+
+
+def sale_proceeds(book: PriceBook, r: StrategyResult, type_id=ALL) -> dict[int, float]:
     """What the servers a schedule sells bring, by the month of the decision to sell.
 
     Parameters
@@ -79,6 +82,8 @@ def sale_proceeds(book: PriceBook, r: StrategyResult) -> dict[int, float]:
         The prices the strategy was priced with.
     r : StrategyResult
         A strategy priced with a schedule.
+    type_id : str, optional
+        Only the servers of this server type (issue 26); every server by default.
 
     Returns
     -------
@@ -90,16 +95,20 @@ def sale_proceeds(book: PriceBook, r: StrategyResult) -> dict[int, float]:
     -----
     A sold cohort is one that leaves before its useful life or the horizon ends it.
     """
-    o, H = book.scenario.owned, book.horizon
+    H = book.horizon
     out: dict[int, float] = {}
     for c in r.plan.servers:
-        if c.count and 0 < c.sold < min(c.bought + o.useful_life_months, H):
+        if type_id is not ALL and c.type != type_id:
+            continue
+        life = book.for_type(c.type).scenario.owned.useful_life_months
+        if c.count and 0 < c.sold < min(c.bought + life, H):
             resale = float(c.count * server_schedule(book, c)["resale"][c.sold - 1, 0])
             out[c.sold] = out.get(c.sold, 0.0) + resale
     return out
 
 
-def cash_by_period(labels, r: StrategyResult) -> dict[str, dict]:
+def cash_by_period(labels, r: StrategyResult, book: PriceBook | None = None
+                   ) -> dict[str, dict]:
     """Purchases and upfront payments of a strategy by quarter and by year, and by year with
     the proceeds of servers sold beside them.
 
@@ -109,6 +118,8 @@ def cash_by_period(labels, r: StrategyResult) -> dict[str, dict]:
         Month labels ``'YYYY-MM'`` of the strategy's lines.
     r : StrategyResult
         Strategy priced (its ``capex``, ``commitment_upfront`` and ``resale_credit`` lines).
+    book : PriceBook, optional
+        Its prices: with server types, purchases are also given by type.
 
     Returns
     -------
@@ -118,7 +129,9 @@ def cash_by_period(labels, r: StrategyResult) -> dict[str, dict]:
         [currency]; ``by_year_detail``: 'YYYY' to ``purchases``, ``upfront_payments``,
         ``sale_proceeds`` (every server sold at its resale value: by the schedule, at the end
         of its useful life or of the horizon, in the month it is booked) and ``net``
-        (purchases + upfront payments - sale proceeds), years with any of them [currency].
+        (purchases + upfront payments - sale proceeds), years with any of them [currency];
+        with server types and a book, ``purchases_by_type``: 'YYYY' to type id to purchases
+        [currency].
     """
     capex = np.asarray(r.lines["capex"])
     upfront = np.asarray(r.lines["commitment_upfront"])
@@ -138,7 +151,16 @@ def cash_by_period(labels, r: StrategyResult) -> dict[str, dict]:
             year["upfront_payments"] += float(prepaid)
             year["sale_proceeds"] += float(sold)
             year["net"] += float(paid - sold)
-    return {"by_quarter": by_quarter, "by_year": by_year, "by_year_detail": detail}
+    out = {"by_quarter": by_quarter, "by_year": by_year, "by_year_detail": detail}
+    if book is not None and r.servers_online_by_type is not None:
+        by_type: dict[str, dict[str, float]] = {}
+        for c in r.plan.servers:
+            if c.count and 0 <= c.bought < len(labels):
+                paid = c.count * float(server_schedule(book, c)["capex"][c.bought, 0])
+                year = by_type.setdefault(labels[c.bought][:4], {})
+                year[c.type] = year.get(c.type, 0.0) + paid
+        out["purchases_by_type"] = by_type
+    return out
 
 
 def purchase_orders(s: Scenario, decisions, labels, r: StrategyResult, book: PriceBook
@@ -166,7 +188,8 @@ def purchase_orders(s: Scenario, decisions, labels, r: StrategyResult, book: Pri
         own upfront payment; 0 for a sale) [currency]; a sale adds ``proceeds``, the resale
         value received [currency], and ``proceeds_month``, the month it is booked (the one
         before the sale: the servers leave at its start); a signing adds ``term_months`` and
-        ``payment``.
+        ``payment``; with server types each purchase and sale is a line per type, with its
+        ``type``.
     """
     index = {m: i for i, m in enumerate(labels)}
     proceeds = sale_proceeds(book, r)
@@ -182,6 +205,18 @@ def purchase_orders(s: Scenario, decisions, labels, r: StrategyResult, book: Pri
                            "quantity": d.sell_servers, "cash": 0.0,
                            "proceeds": proceeds.get(i, 0.0),
                            "proceeds_month": labels[i - 1] if i > 0 else None})
+        for type_id, n in d.buy.items():     # a fleet (issue 26): one line per type
+            if n:
+                paid = sum(c.count * float(server_schedule(book, c)["capex"][i, 0])
+                           for c in r.plan.servers if c.type == type_id and c.bought == i)
+                orders.append({"month": d.month, "action": "buy", "what": "servers",
+                               "type": type_id, "quantity": n, "cash": paid})
+        for type_id, n in d.sell.items():
+            if n:
+                orders.append({"month": d.month, "action": "sell", "what": "servers",
+                               "type": type_id, "quantity": n, "cash": 0.0,
+                               "proceeds": sale_proceeds(book, r, type_id).get(i, 0.0),
+                               "proceeds_month": labels[i - 1] if i > 0 else None})
         for offer in s.commitments:
             gpus = d.commit.get(offer.id, 0)
             if gpus:

@@ -210,3 +210,21 @@ def test_a_plan_of_one_type_echoes_its_scenario_as_before():
     echoed = scenario_document(s)
     assert "server_types" not in echoed and "max_power_kw" not in echoed["staging"]
     assert "servers_by_type" not in echoed["proposed"]
+
+
+def test_purchase_orders_and_cash_by_year_per_type():
+    """Each purchase is an order line per type, its cash the type's price x count (a B200 at
+    its own price, an H100 at the scenario's); by year, purchases per type add up to the
+    year's purchases."""
+    s, profile = fleet_case(15, "2027-07", months=24)
+    doc = plan_document(compute_plan(s, profile))["strategies"]["staged"]
+    prices = {t.id: (t.server_price or s.owned.server_price) + s.owned.install_cost_per_server
+              for t in s.server_types}
+    buys = [o for o in doc["purchase_orders"] if o["action"] == "buy"]
+    assert buys and all("type" in o for o in buys)
+    for o in buys:   # no price trend: every server costs its type's price + install
+        assert_allclose(o["cash"], o["quantity"] * prices[o["type"]], rtol=1e-12)
+    cash = doc["cash"]
+    for year, detail in cash["by_year_detail"].items():
+        assert_allclose(sum(cash["purchases_by_type"].get(year, {}).values()),
+                        detail["purchases"], rtol=1e-12, atol=1e-6)

@@ -68,3 +68,11 @@ def test_the_plan_page_of_a_fleet_names_servers_per_type(fleet):
         for k, n in d.get("buy", {}).items():
             assert f"Buy {n} {k} servers" in text or f"Buy {n} {k} servers now" in text
 
+
+
+def test_purchase_orders_name_the_server_type(fleet):
+    app, b, result = fleet
+    text = unescape(b.get(PAGE).get_data(as_text=True))
+    for o in result.document["strategies"]["staged"]["purchase_orders"]:
+        if o["action"] in ("buy", "sell"):
+            assert f"{o['type']} servers" in text

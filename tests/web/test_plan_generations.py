@@ -76,3 +76,21 @@ def test_purchase_orders_name_the_server_type(fleet):
     for o in result.document["strategies"]["staged"]["purchase_orders"]:
         if o["action"] in ("buy", "sell"):
             assert f"{o['type']} servers" in text
+
+
+def test_the_server_types_preset_fills_dated_sourced_types():
+    """The fleet-2026 preset adds H100 and B200 server types; every value it sets names its
+    source and date, and the figures that are not quotes say they are estimates."""
+    from service.presets.context import load_context_presets
+    preset = load_context_presets()["context/fleet-2026"]
+    data = preset.apply(Scenario().model_dump(mode="json"))
+    s = Scenario.model_validate(data)
+    assert [t.id for t in s.server_types] == ["h100", "b200"]
+    assert s.server_types[1].server_price == 515_000
+    marks = preset.marks(data)
+    assert "estimate" in marks["server_types.1.server_price"]
+    assert "estimate" in marks["server_types.1.relative_throughput"]
+    assert all("2026-12-01" in text for text in marks.values())
+    for path in marks:                     # each mark is a field the preset sets
+        _, index, name = path.split(".")
+        assert getattr(s.server_types[int(index)], name) is not None

@@ -44,3 +44,19 @@ def best_of(n: int, fn) -> tuple[float, object]:
         out = fn()
         best = min(best, time.perf_counter() - t0)
     return best, out
+
+
+# Server types of the fleet benchmarks (issue 26; prices are estimates, powers the vendors'
+# specifications): H100 is the scenario's owned server, H200 and B200 name what differs.
+FLEET_TYPES = (
+    {"id": "h100"},
+    {"id": "h200", "server_price": 380_000, "relative_throughput": 1.4, "power_kw_max": 10.2,
+     "power_kw_idle": 3.0},
+    {"id": "b200", "server_price": 515_000, "install_cost_per_server": 35_000,
+     "relative_throughput": 2.2, "power_kw_max": 14.3, "power_kw_idle": 4.3},
+)
+
+
+def fleet_types(count: int) -> list[dict]:
+    """The first ``count`` server types of FLEET_TYPES; none for one type (today's scenario)."""
+    return list(FLEET_TYPES[:count]) if count > 1 else []

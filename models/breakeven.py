@@ -128,7 +128,7 @@ def online_months(ctx: PlanContext) -> np.ndarray:
     Servers already held are not counted: a marginal breakeven is about buying the next
     server, whose PV is spread over its own online months (issue 23).
     """
-    return static_plan(ctx.scenario, Capacity(1), ctx.horizon).servers_online(ctx.horizon)
+    return static_plan(ctx.scenario, Capacity(1), ctx.horizon, first_month=ctx.calendar.months[0]).servers_online(ctx.horizon)
 
 
 def screening_lines(ctx: PlanContext) -> dict[str, Line]:
@@ -358,7 +358,8 @@ def all_in_breakevens(ctx: PlanContext, names: list[str]) -> tuple[dict, dict, d
         return ({n: None for n in names}, {}, {f"utilization_all_in.{n}": why for n in names})
     server_gpus = o.gpus_per_server * o.relative_throughput   # demand units at 100 %
     top = o.availability
-    own = static_plan(s, Capacity(1, {}, use_spot=False), ctx.horizon)
+    own = static_plan(s, Capacity(1, {}, use_spot=False), ctx.horizon,
+                      first_month=ctx.calendar.months[0])
     owned_pv: dict[tuple, tuple[PlanContext, float]] = {}   # shared by the cloud options
     unit: dict[bool, PlanContext] = {}   # one GPU in every hour, scaled to each utilization
 

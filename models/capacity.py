@@ -15,6 +15,7 @@ from typing import Optional
 
 import numpy as np
 
+from models.fleet import FleetType, default_type, fleet_types
 from models.scenario import Scenario
 
 
@@ -25,6 +26,7 @@ class Capacity:
     servers: int = 0
     committed: dict[str, int] = field(default_factory=dict)
     use_spot: bool = True
+    servers_by_type: dict[str, int] = field(default_factory=dict)  # fleet scenarios (issue 26)
 
     def key(self) -> tuple:
         """Identity of the decision: zero commitments are the same as none.
@@ -32,10 +34,32 @@ class Capacity:
         Returns
         -------
         tuple
-            (servers, sorted (offer id, GPUs) pairs with GPUs > 0, use_spot).
+            (servers, sorted (offer id, GPUs) pairs with GPUs > 0, use_spot), and the sorted
+            (type id, servers) pairs with servers > 0 when there are any.
         """
-        return (self.servers, tuple(sorted((k, v) for k, v in self.committed.items() if v)),
-                self.use_spot)
+        key = (self.servers, tuple(sorted((k, v) for k, v in self.committed.items() if v)),
+               self.use_spot)
+        by_type = tuple(sorted((k, v) for k, v in self.servers_by_type.items() if v))
+        return key + (by_type,) if by_type else key
+
+    def counts(self, s: Scenario) -> dict:
+        """Servers per type id (None: the one type of a scenario without server types).
+
+        Parameters
+        ----------
+        s : Scenario
+            The scenario (its first server type takes ``servers``).
+
+        Returns
+        -------
+        dict
+            Type id to servers [servers], types without any left out.
+        """
+        out = {k: v for k, v in self.servers_by_type.items() if v}
+        if self.servers:
+            key = default_type(s)
+            out[key] = out.get(key, 0) + self.servers
+        return out
 
 
 @dataclass(frozen=True)
@@ -49,6 +73,7 @@ class ServerCohort:
     sold: int
     price: Optional[float] = None    # per server; None: the price book's price at ``bought``
     install: Optional[float] = None  # per server; None: the scenario's install cost
+    type: Optional[str] = None       # server type id; None: ``owned`` (no server types)
 
 
 @dataclass(frozen=True)
@@ -88,6 +113,26 @@ class CapacityPlan:
         out = np.zeros(months)
         for c in self.servers:
             out[max(c.online, 0):max(min(c.sold, months), 0)] += c.count
+        return out
+
+    def servers_online_by_type(self, months: int) -> dict:
+        """Servers taking work in each month, by type.
+
+        Parameters
+        ----------
+        months : int
+            Months to count from month 0 [months].
+
+        Returns
+        -------
+        dict
+            Type id (None without server types) to servers online [servers, (months,)]; a type
+            appears when the plan has a cohort of it.
+        """
+        out: dict = {}
+        for c in self.servers:
+            row = out.setdefault(c.type, np.zeros(months))
+            row[max(c.online, 0):max(min(c.sold, months), 0)] += c.count
         return out
 
     def committed_gpus(self, months: int) -> np.ndarray:
@@ -130,7 +175,8 @@ class CapacityPlan:
         return out
 
 
-def server_chain(s: Scenario, count: int, horizon: int) -> tuple[ServerCohort, ...]:
+def server_chain(s: Scenario, count: int, horizon: int, kind: Optional[FleetType] = None
+                 ) -> tuple[ServerCohort, ...]:
     """``count`` servers from month 0, replaced at the end of each useful life.
 
     Parameters
@@ -141,11 +187,14 @@ def server_chain(s: Scenario, count: int, horizon: int) -> tuple[ServerCohort, .
         Servers of each generation [servers]; 0 or less is none.
     horizon : int
         Months of the horizon [months]; the last generation is sold at its end.
+    kind : FleetType, optional
+        The server type (its life, lead time and window); None: ``owned``.
 
     Returns
     -------
     tuple of ServerCohort
-        One cohort per generation, in purchase order.
+        One cohort per generation, in purchase order; with a type, only the generations that
+        start while it can be bought (a type no longer sold is not replaced).
 
     Notes
     -----
@@ -154,10 +203,14 @@ def server_chain(s: Scenario, count: int, horizon: int) -> tuple[ServerCohort, .
     """
     if count <= 0:
         return ()
-    o = s.owned
+    o = s.owned if kind is None else kind.owned
     life, lead = o.useful_life_months, o.lead_time_months
-    return tuple(ServerCohort(count, start, start + lead, min(start + life, horizon))
-                 for start in range(0, horizon, life))
+    if kind is None or kind.id is None:
+        return tuple(ServerCohort(count, start, start + lead, min(start + life, horizon))
+                     for start in range(0, horizon, life))
+    return tuple(ServerCohort(count, start, start + lead, min(start + life, horizon),
+                              type=kind.id)
+                 for start in range(0, horizon, life) if kind.can_buy(start))
 
 
 def month_index(month: str, first_month: str) -> int:
@@ -205,14 +258,17 @@ def position_plan(s: Scenario, first_month: str, horizon: int, vat: float = 1.0
         Owned servers keep their age and retire at the end of their useful life; signed
         commitments run to their end. Cohorts that ended before the plan are left out.
     """
-    o = s.owned
+    kinds = {k.id: k for k in fleet_types(s, first_month)}
     servers = []
     for held in s.position.servers:
+        type_id = held.type or default_type(s)
+        o = kinds[type_id].owned
         bought = month_index(held.purchased, first_month)
         sold = min(bought + o.useful_life_months, horizon)
         if sold > 0:
             servers.append(ServerCohort(held.count, bought, bought + o.lead_time_months, sold,
-                                        price=held.price, install=held.install_cost))
+                                        price=held.price, install=held.install_cost,
+                                        type=type_id))
     commitments = []
     for c in s.position.commitments:
         start = month_index(c.start, first_month)
@@ -271,7 +327,8 @@ def commitment_chain(s: Scenario, offer_id: str, gpus: int, horizon: int
 
 
 def static_plan(s: Scenario, capacity: Capacity, horizon: int,
-                position: CapacityPlan = CapacityPlan()) -> CapacityPlan:
+                position: CapacityPlan = CapacityPlan(), first_month: Optional[str] = None
+                ) -> CapacityPlan:
     """The cohorts of a static decision, on top of the position.
 
     Parameters
@@ -284,18 +341,29 @@ def static_plan(s: Scenario, capacity: Capacity, horizon: int,
         Months of the horizon [months].
     position : CapacityPlan, optional
         What the team holds at the start; none by default.
+    first_month : str, optional
+        The plan's first month, ``'YYYY-MM'``: places the buying windows of server types
+        (required with ``server_types``).
 
     Returns
     -------
     CapacityPlan
-        The position, a chain of server generations and a chain of renewals per offer.
+        The position, a chain of server generations per type and a chain of renewals per
+        offer.
     """
     commitments: tuple[CommitmentCohort, ...] = ()
     for offer in s.commitments:
         commitments += commitment_chain(s, offer.id, capacity.committed.get(offer.id, 0),
                                         horizon)
-    return combined(position, CapacityPlan(server_chain(s, capacity.servers, horizon),
-                                           commitments), use_spot=capacity.use_spot)
+    if not s.server_types:
+        servers = server_chain(s, capacity.servers, horizon)
+    else:
+        if first_month is None:
+            raise ValueError("static_plan: a scenario with server types needs first_month")
+        counts = capacity.counts(s)
+        servers = sum((server_chain(s, counts.get(k.id, 0), horizon, k)
+                       for k in fleet_types(s, first_month)), ())
+    return combined(position, CapacityPlan(servers, commitments), use_spot=capacity.use_spot)
 
 
 class ScheduleError(ValueError):
@@ -335,9 +403,10 @@ def schedule_plan(s: Scenario, decisions, first_month: str, horizon: int,
         A decision month outside the plan, or a sale of more servers than are held (or than
         are held from the months named).
     """
-    o = s.owned
+    kinds = {k.id: k for k in fleet_types(s, first_month)}
+    default = default_type(s)
     terms = {offer.id: offer.term_months for offer in s.commitments}
-    held: list[list] = [[c.bought, c.online, c.sold, c.count, c.price, c.install]
+    held: list[list] = [[c.bought, c.online, c.sold, c.count, c.price, c.install, c.type]
                         for c in position.servers]
     sold_cohorts: list[ServerCohort] = []
     commitments: list[CommitmentCohort] = []
@@ -346,33 +415,61 @@ def schedule_plan(s: Scenario, decisions, first_month: str, horizon: int,
         if not 0 <= m < horizon:
             raise ScheduleError(f"schedule month {d.month} is outside the plan "
                                 f"({first_month} and {horizon} months)")
-        if d.sell_servers:
-            wanted = (dict(d.sell_from) if d.sell_from else None)
-            left = d.sell_servers
-            for cohort in sorted(held, key=lambda h: h[0]):
-                if left <= 0:
-                    break
-                if cohort[2] <= m or cohort[3] <= 0 or cohort[0] >= m:
-                    continue                       # retired already, empty, or not yet bought
-                label = str(np.datetime64(first_month, "M") + cohort[0])
-                take = min(cohort[3], left) if wanted is None else min(
-                    cohort[3], wanted.get(label, 0))
-                if take:
-                    sold_cohorts.append(ServerCohort(take, cohort[0], cohort[1], m,
-                                                     cohort[4], cohort[5]))
-                    cohort[3] -= take
-                    left -= take
-                    if wanted is not None:
-                        wanted[label] -= take
-            if left > 0 or (wanted is not None and any(v > 0 for v in wanted.values())):
-                raise ScheduleError(f"schedule month {d.month}: sells {d.sell_servers} servers "
-                                    "but fewer are held (or not from the months named)")
-        if d.buy_servers:
+        for type_id, count in _by_type(d.sell_servers, d.sell, default):
+            _sell(held, sold_cohorts, d, m, type_id, count, first_month, default)
+        for type_id, count in _by_type(d.buy_servers, d.buy, default):
+            kind = kinds[type_id]
+            if not kind.can_buy(m):
+                raise ScheduleError(f"schedule month {d.month}: server type {type_id} cannot "
+                                    "be bought then (available_from, available_until)")
+            o = kind.owned
             held.append([m, m + o.lead_time_months, min(m + o.useful_life_months, horizon),
-                         d.buy_servers, None, None])
+                         count, None, None, type_id])
         for offer_id, gpus in d.commit.items():
             if gpus:
                 commitments.append(CommitmentCohort(offer_id, gpus, m, terms[offer_id]))
-    servers = tuple(ServerCohort(c[3], c[0], c[1], c[2], c[4], c[5]) for c in held if c[3])
+    servers = tuple(ServerCohort(c[3], c[0], c[1], c[2], c[4], c[5], c[6])
+                    for c in held if c[3])
     return CapacityPlan(servers + tuple(sold_cohorts),
                         position.commitments + tuple(commitments), use_spot)
+
+
+def _by_type(shorthand: int, by_type: dict, default: Optional[str]) -> list[tuple]:
+    """A decision's servers per type: the one-type shorthand counts for the first type."""
+    out = {default: shorthand} if shorthand else {}
+    for type_id, count in by_type.items():
+        if count:
+            out[type_id] = out.get(type_id, 0) + count
+    return list(out.items())
+
+
+def _sell(held: list[list], sold_cohorts: list, d, m: int, type_id: Optional[str], count: int,
+          first_month: str, default: Optional[str]) -> None:
+    """Sell ``count`` servers of a type at month ``m``: oldest first, or from the purchase
+    months ``sell_from`` names (``type:YYYY-MM`` keys, or plain months for the first type)."""
+    wanted = None
+    if d.sell_from:
+        wanted = {}
+        for key, n in d.sell_from.items():
+            kind, _, month = key.rpartition(":")
+            if (kind or default) == type_id:
+                wanted[month] = n
+    left = count
+    for cohort in sorted(held, key=lambda h: h[0]):
+        if left <= 0:
+            break
+        if cohort[6] != type_id or cohort[2] <= m or cohort[3] <= 0 or cohort[0] >= m:
+            continue                       # another type, retired, empty, or not yet bought
+        label = str(np.datetime64(first_month, "M") + cohort[0])
+        take = min(cohort[3], left) if wanted is None else min(cohort[3], wanted.get(label, 0))
+        if take:
+            sold_cohorts.append(ServerCohort(take, cohort[0], cohort[1], m, cohort[4],
+                                             cohort[5], cohort[6]))
+            cohort[3] -= take
+            left -= take
+            if wanted is not None:
+                wanted[label] -= take
+    if left > 0 or (wanted is not None and any(v > 0 for v in wanted.values())):
+        what = "servers" if type_id is None else f"{type_id} servers"
+        raise ScheduleError(f"schedule month {d.month}: sells {count} {what} but fewer are held "
+                            "(or not from the months named)")

@@ -68,6 +68,7 @@ def server_schedule(book: PriceBook, c: ServerCohort) -> dict[str, np.ndarray]:
         month the server takes work [-, (months,)]) and, when it is sold within the months,
         ``book_fraction`` (basis left at sale [fraction of basis]). Cached in ``book.cache``.
     """
+    book = book.for_type(c.type)
     key = ("server", c.bought, c.online, c.sold, c.price, c.install)
     cached = book.cache.get(key)
     if cached is not None:
@@ -96,6 +97,8 @@ def server_schedule(book: PriceBook, c: ServerCohort) -> dict[str, np.ndarray]:
     out["maintenance"] += o.maintenance_fraction_annual / 12.0 * np.outer(online, price)
     if last >= 0:
         value = price * book.resale_fraction(c.sold - c.bought)
+        if book.resale_drop_month is not None and last >= book.resale_drop_month:
+            value = value * (1.0 - book.resale_drop)    # sold once the successor is out
         out["resale"][last] = value
         by_age = depreciation_by_age(s.finance.tax_depreciation, o.useful_life_months,
                                      c.sold - c.online)
@@ -146,6 +149,7 @@ def server_columns(book: PriceBook, cohorts: tuple[ServerCohort, ...], rows: int
         [fraction]; and the engine's own per-server ``loan``, ``interest``, ``dep``,
         ``cumdep``, ``resale``, ``gain`` [currency per server].
     """
+    book = book.for_type(cohorts[0].type) if cohorts else book
     o = book.scenario.owned
     names = ("gen_start", "svc", "age", "span", "price", "basis", "frac", "pmt", "loan",
              "interest", "dep", "cumdep", "resale", "gain")
@@ -382,17 +386,24 @@ def cost_lines(book: PriceBook, plan: CapacityPlan, v: Volumes, *, linear: bool 
     lines = Lines(T, width)
     items = cohort_items(book, plan)
     online = items.pop("online")
+    online_by_type = items.pop("online_by_type", {None: online})
     tax_items, gains = items.pop("tax_items", None), items.pop("gains", None)
     items.pop("prepaid", None)
     for name, value in items.items():
         lines.add(name, value)
-    if online.any():
-        lines.add("space", online[:, None] * book.space)
-        lines.add("staff", online[:, None] * book.staff)
-        lines.add("energy", online[:, None] * book.energy_idle)
-    owned = _by_month(v.owned)
-    if owned.any():
-        lines.add("energy", book.energy_busy[:H] * owned / o.relative_throughput, H)
+    for type_id, on in online_by_type.items():
+        if on.any():
+            b = book.for_type(type_id)
+            lines.add("space", on[:, None] * b.space)
+            lines.add("staff", on[:, None] * b.staff)
+            lines.add("energy", on[:, None] * b.energy_idle)
+    by_type = v.owned_by_type if v.owned_by_type is not None else {None: v.owned}
+    for type_id, work in by_type.items():
+        owned = _by_month(work)
+        if owned.any():
+            b = book.for_type(type_id)
+            lines.add("energy", b.energy_busy[:H] * owned / b.scenario.owned.relative_throughput,
+                      H)
     for name, volume, price in (("spot", v.spot, book.spot), ("on_demand", v.on_demand,
                                                                book.on_demand)):
         volume = _by_month(volume)
@@ -468,6 +479,9 @@ def cohort_items(book: PriceBook, plan: CapacityPlan) -> dict[str, np.ndarray]:
             continue
         sch = server_schedule(book, c)
         out["online"] += c.count * sch["online"]
+        if c.type is not None:
+            by_type = out.setdefault("online_by_type", {})
+            by_type[c.type] = by_type.get(c.type, 0.0) + c.count * sch["online"]
         for name in ("capex", "loan_payment", "maintenance"):
             if sch[name].any():
                 add(name, c.count * sch[name])

@@ -10,6 +10,7 @@ All volumes here are in demand units: GPU-hours of the GPU the usage was measure
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Optional
 
 import numpy as np
 
@@ -180,6 +181,7 @@ class Volumes:
     overhead: np.ndarray
     spot_useful: np.ndarray
     gross: np.ndarray
+    owned_by_type: Optional[dict] = None   # a fleet's owned volume per type id (issue 26)
 
 
 def allocate(gross_c: np.ndarray, gross_all: np.ndarray, steady_c: np.ndarray,

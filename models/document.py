@@ -19,7 +19,7 @@ from models.breakeven import BreakevenSection, Charts
 from models.explain import Explanation
 from models.ledger import Ledger
 from models.profile import PlanCalendar, UsageProfile
-from models.scenario import Scenario
+from models.scenario import Scenario, scenario_document
 from models.schedules import cash_by_period, purchase_orders, schedule_json
 from models.strategies import PlanContext, StrategyResult
 from models.uncertainty import UncertaintySection
@@ -163,6 +163,7 @@ def month_rows(ctx: PlanContext, r: StrategyResult) -> list[dict[str, Any]]:
         One row per month of the horizon, then per month after it in which payments are still
         owed (``after_horizon``: true): ``hours`` [h], demand and GPU-hours by source and
         overhead [GPU-hours], ``servers_online`` [servers], ``committed_gpus`` [GPUs],
+        ``servers_online_by_type`` with server types [servers by type id],
         ``owned_utilization`` [fraction], every cost and credit line, ``total_cost``,
         ``cumulative_cost`` and ``discounted_cumulative_cost`` [currency; costs and credits
         both positive, total = costs - credits].
@@ -184,6 +185,9 @@ def month_rows(ctx: PlanContext, r: StrategyResult) -> list[dict[str, Any]]:
             "committed_gpus": float(r.committed_gpus_by_month[m]) if inside else 0.0,
             "owned_utilization": float(r.utilization_by_month[m]) if inside else 0.0,
         }
+        if r.servers_online_by_type is not None:   # a fleet of server types (issue 26)
+            row["servers_online_by_type"] = {k: float(x[m]) if inside else 0.0
+                                             for k, x in r.servers_online_by_type.items()}
         for name in COST_LINES + CREDIT_LINES:
             row[name] = float(r.lines[name][m])
         row["total_cost"] = float(r.total_by_month[m])
@@ -206,12 +210,15 @@ def capacity_json(plan: Plan, capacity: Optional[Capacity]) -> dict[str, Any]:
     Returns
     -------
     dict
-        ``servers`` [servers], ``committed_gpus`` by offer [GPUs] and ``uses_spot``; empty for
-        None.
+        ``servers`` [servers; by type id with server types], ``committed_gpus`` by offer
+        [GPUs] and ``uses_spot``; empty for None.
     """
     if capacity is None:
         return {}
-    return {"servers": int(capacity.servers),
+    s = plan.scenario
+    counts = capacity.counts(s)
+    return {"servers": ({t.id: int(counts.get(t.id, 0)) for t in s.server_types}
+                        if s.server_types else int(capacity.servers)),
             "committed_gpus": {o.id: int(capacity.committed.get(o.id, 0))
                                for o in plan.scenario.commitments},
             "uses_spot": capacity.use_spot}
@@ -240,7 +247,7 @@ def schedule_document(plan: Plan, ctx: PlanContext, r: StrategyResult) -> dict[s
     return {"schedule": schedule_json(r.schedule),
             "purchase_orders": purchase_orders(plan.scenario, r.schedule, labels, r,
                                                ctx.book),
-            "cash": cash_by_period(labels, r), **schedule_holdings(plan, r)}
+            "cash": cash_by_period(labels, r, ctx.book), **schedule_holdings(plan, r)}
 
 
 def schedule_holdings(plan: Plan, r: StrategyResult) -> dict[str, Any]:
@@ -256,10 +263,13 @@ def schedule_holdings(plan: Plan, r: StrategyResult) -> dict[str, Any]:
     Returns
     -------
     dict
-        Most ``servers`` online [servers], most GPUs signed by offer in one decision
-        (``committed_gpus``) [GPUs] and ``uses_spot``.
+        Most ``servers`` online [servers; by type id with server types], most GPUs signed by
+        offer in one decision (``committed_gpus``) [GPUs] and ``uses_spot``.
     """
-    return {"servers": int(r.servers), "committed_gpus": {
+    servers: Any = int(r.servers)
+    if r.servers_online_by_type is not None:
+        servers = {k: int(x.max(initial=0.0)) for k, x in r.servers_online_by_type.items()}
+    return {"servers": servers, "committed_gpus": {
                 o.id: int(max((d.commit.get(o.id, 0) for d in r.schedule), default=0))
                 for o in plan.scenario.commitments},
             "uses_spot": r.plan.use_spot}
@@ -500,7 +510,7 @@ def build_document(plan: Plan, ctx: PlanContext) -> dict[str, Any]:
     baseline = plan.strategies["on_demand"].pv_cost
     cloud = plan.strategies["cloud_only"].pv_cost
     doc: dict[str, Any] = {
-        "scenario": plan.scenario.model_dump(mode="json"),
+        "scenario": scenario_document(plan.scenario),
         "profile": profile_document(plan, ctx),
         "months": list(ctx.calendar.months),
         "currencies": currencies_document(plan.scenario),

@@ -12,7 +12,7 @@ import numpy as np
 
 from models.finance import never_dearer
 from models.messages import Message, Money, Months, Number, Percent
-from models.scenario import Scenario
+from models.scenario import Scenario, type_owned
 from models.schedules import cash_by_period, cash_words, schedule_words
 from models.strategies import PlanContext, StrategyResult
 from models.uncertainty import UncertaintySection
@@ -101,6 +101,13 @@ def capacity_parts(s: Scenario, r: StrategyResult) -> list[Message]:
             parts.append(Message("Buy {servers} servers ({gpus} GPUs) for the base load, busy "
                                  "{util} of their installed GPU-hours.",
                                  {"servers": cap.servers, "gpus": gpus, "util": util}))
+    kinds = {k.id: k for k in s.server_types}
+    for type_id, n in (cap.servers_by_type.items() if cap is not None else ()):
+        if n:   # a fleet (issue 26): one sentence per server type
+            owned = type_owned(s.owned, kinds[type_id])
+            parts.append(Message("Buy {servers} {type} servers ({gpus} GPUs) for the base load.",
+                                 {"servers": n, "type": type_id,
+                                  "gpus": n * owned.gpus_per_server}))
     for offer in s.commitments:
         gpus = cap.committed.get(offer.id, 0) if cap is not None else 0
         if not gpus:

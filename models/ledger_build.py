@@ -226,6 +226,9 @@ def strategy_cohorts(ctx: PlanContext, r: StrategyResult, rows: int, sales: bool
     commits: list[CohortRow] = []
     offer_index = {offer.id: i for i, offer in enumerate(s.commitments, start=1)}
     position = ctx.position
+    # with sales, or a fleet of server types (issue 26), the engine's own cohorts (each with
+    # its type and dates) are the rows
+    sales = sales or bool(s.server_types)
     if sales:
         servers += [server_row(book, "engine", None, c, rows) for c in r.plan.servers]
     else:
@@ -253,7 +256,8 @@ def strategy_cohorts(ctx: PlanContext, r: StrategyResult, rows: int, sales: bool
                         offer.id, row.commit[offer.id], m, offer.term_months), rows,
                         offer_index))
     elif r.capacity is not None:
-        for k, c in enumerate(server_chain(s, r.capacity.servers, H), start=1):
+        for k, c in enumerate(server_chain(s, r.capacity.servers, H) if not s.server_types
+                              else (), start=1):
             servers.append(server_row(book, "chain", k, c, rows))
         for offer in s.commitments:
             chain = commitment_chain(s, offer.id, r.capacity.committed.get(offer.id, 0), H)
@@ -442,13 +446,20 @@ def timeline(ctx: PlanContext, r: StrategyResult, demand: dict[str, list[float]]
     Returns
     -------
     dict
-        ``months``, ``owned`` and each commitment cohort's GPUs (held contracts apart),
+        ``months``, ``owned`` (and ``owned_by_type`` for a fleet of server types) and each
+        commitment cohort's GPUs (held contracts apart),
         average GPUs on ``spot`` and ``on_demand`` [GPUs of demand], ``servers`` online, the
         ``demand`` lines and their ``quantile``.
     """
     H, hours = ctx.horizon, ctx.calendar.hours
     owned = r.servers_online[:H] * ctx.owned_per_server()
-    return {"strategy": r.name, "months": list(ctx.calendar.months),
+    extra = {}
+    if r.servers_online_by_type is not None:   # a fleet (issue 26): stacked by type
+        per_server = {k.id: k.per_server for k in ctx.fleet}
+        by_type = {k: x[:H] * per_server[k] for k, x in r.servers_online_by_type.items()}
+        owned = sum(by_type.values(), np.zeros(H))
+        extra["owned_by_type"] = {k: x.tolist() for k, x in by_type.items()}
+    return {"strategy": r.name, "months": list(ctx.calendar.months), **extra,
             "owned": owned.tolist(), "servers": r.servers_online[:H].tolist(),
             "cohorts": timeline_cohorts(ctx, r),
             "spot": (r.spot_gpu_hours_by_month[:H] / hours).tolist(),

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Optional
 
 import numpy as np
 
@@ -57,6 +58,8 @@ class LinearCosts:
     idle_data_pv: float            # data charges of idle months at owned prices, if servers
     idle_data_held_pv: float       # the same with no new server (servers of the position)
     support_min_pv: float          # upper bound of what a support minimum can add
+    # per demand-unit GPU-hour of work on each server type, by month (a fleet, issue 26)
+    owned_unit_pv_by_type: Optional[dict] = None
 
 
 def linear_costs(ctx: PlanContext) -> LinearCosts:
@@ -100,11 +103,15 @@ def linear_costs(ctx: PlanContext) -> LinearCosts:
                                                        against[k].shape)
                                     for k, x in diff.items()})
 
-    def unit_pv(source: str) -> np.ndarray:
+    def unit_pv(source: str, type_id=None) -> np.ndarray:
         parts = {"committed": zero, "owned": zero, "spot": zero, "on_demand": zero}
         parts[source] = np.eye(H)
+        by_type = None
+        if s.server_types:
+            by_type = {k.id: np.eye(H) if k.id == type_id else np.zeros((H, H))
+                       for k in ctx.fleet}
         v = Volumes(parts["committed"], parts["owned"], parts["spot"], parts["on_demand"],
-                    zero, zero, gross)
+                    zero, zero, gross, by_type)
         return added(empty, v)
 
     one_server = ctx.capacity_plan(Capacity(1))
@@ -114,7 +121,7 @@ def linear_costs(ctx: PlanContext) -> LinearCosts:
     return LinearCosts(
         base_pv=base, server_pv=float(added(one_server)[0]),
         server_outlay=float(server_lines["capex"].sum()),
-        owned_unit_pv=unit_pv("owned"), on_demand_unit_pv=unit_pv("on_demand"),
+        owned_unit_pv=unit_pv("owned", ctx.fleet[0].id), on_demand_unit_pv=unit_pv("on_demand"),
         spot_unit_pv=unit_pv("spot"),
         offer_pv={k: float(added(plan)[0]) for k, plan in offers.items()},
         offer_outlay={k: float(lines(plan).full()["commitment_upfront"].sum())
@@ -125,7 +132,9 @@ def linear_costs(ctx: PlanContext) -> LinearCosts:
                                  against=lines(one_server))[0]),
         idle_data_held_pv=float(added(empty, idle_month_data=True)[0]),
         support_min_pv=book.support_minimum * float(
-            (book.convert("cloud", np.ones((book.months, 1)))[:, 0] * book.end[:, 0]).sum()))
+            (book.convert("cloud", np.ones((book.months, 1)))[:, 0] * book.end[:, 0]).sum()),
+        owned_unit_pv_by_type=({k.id: unit_pv("owned", k.id) for k in ctx.fleet}
+                               if s.server_types else None))
 
 
 def _setup_pv(ctx: PlanContext, added, lines) -> float:

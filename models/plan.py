@@ -23,7 +23,7 @@ from models.optimize import find_optimal
 from models.profile import (PlanCalendar, UsageProfile, check_peak, demand_for,
                             plan_calendar)
 from models.scenario import MAX_SERVERS, Decision, Scenario
-from models.staged import StagedError, staged_optimum
+from models.staged import StagedError, fleet_optimal, staged_optimum
 from models.start import plan_start_month, start_warnings
 from models.strategies import (PlanContext, PlanError, StrategyResult, buy_for_peak_capacity,
                                on_demand_capacity, proposed_capacity)
@@ -129,7 +129,13 @@ class Planner:
         ctx = self.context
         self.results["on_demand"] = ctx.evaluate("on_demand", on_demand_capacity())
         self.results["buy_for_peak"] = ctx.evaluate("buy_for_peak", buy_for_peak_capacity(ctx))
-        self.results.update(find_optimal(ctx))
+        if ctx.scenario.server_types:
+            try:
+                self.results.update(fleet_optimal(ctx))
+            except StagedError as exc:
+                raise PlanError(f"server_types: {exc}") from None
+        else:
+            self.results.update(find_optimal(ctx))
         proposed = proposed_strategy(ctx)
         if proposed is not None:
             self.results["proposed"] = proposed
@@ -308,16 +314,20 @@ def static_schedule(ctx: PlanContext, capacity) -> tuple:
         Servers bought at each generation's start, commitments signed at each term's start.
     """
     s, H = ctx.scenario, ctx.horizon
-    plan = static_plan(s, capacity, H)
+    plan = static_plan(s, capacity, H, first_month=ctx.calendar.months[0])
     first = np.datetime64(ctx.calendar.months[0], "M")
     by_month: dict[int, dict] = {}
     for c in plan.servers:
-        by_month.setdefault(c.bought, {"buy": 0, "commit": {}})["buy"] += c.count
+        buy = by_month.setdefault(c.bought, {"buy": {}, "commit": {}})["buy"]
+        buy[c.type] = buy.get(c.type, 0) + c.count
     for c in plan.commitments:
-        entry = by_month.setdefault(c.start, {"buy": 0, "commit": {}})
+        entry = by_month.setdefault(c.start, {"buy": {}, "commit": {}})
         entry["commit"][c.offer] = entry["commit"].get(c.offer, 0) + c.gpus
-    return tuple(Decision(month=str(first + m), buy_servers=e["buy"], commit=e["commit"])
-                 for m, e in sorted(by_month.items()))
+    if s.server_types:
+        return tuple(Decision(month=str(first + m), buy=e["buy"], commit=e["commit"])
+                     for m, e in sorted(by_month.items()))
+    return tuple(Decision(month=str(first + m), buy_servers=sum(e["buy"].values()),
+                          commit=e["commit"]) for m, e in sorted(by_month.items()))
 
 
 def proposed_strategy(ctx: PlanContext) -> Optional[StrategyResult]:

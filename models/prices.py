@@ -20,6 +20,7 @@ import numpy as np
 from models.assumptions import base_value, offer_discount
 from models.checkpoint import SECONDS_PER_HOUR
 from models.finance import resale_fraction
+from models.fleet import fleet_types, type_scenario
 from models.profile import PlanCalendar, plan_calendar
 from models.scenario import CommitmentOffer, Scenario
 
@@ -200,6 +201,41 @@ class PriceBook:
         self.support_minimum = terms.support_minimum_per_month / self.vat  # [cloud currency]
         self.offers = {offer.id: offer for offer in s.commitments}
         self.cache: dict = {}   # cohort schedules, shared by every strategy of this book
+        self.type_books: dict = {}      # server types' books (issue 26), built on first use
+        self.resale_drop_month: Optional[int] = None   # the successor's arrival [month index]
+        self.resale_drop = 0.0                          # resale value lost from then [fraction]
+
+    def for_type(self, type_id: Optional[str]) -> "PriceBook":
+        """The price book of one server type: the type's ``owned`` prices, the same calendar,
+        discount factors and draws (a draw of an assumption the type sets itself is not
+        applied to it).
+
+        Parameters
+        ----------
+        type_id : str or None
+            Server type id; None: the book itself (a scenario without server types).
+
+        Returns
+        -------
+        PriceBook
+            The type's book, built once; this book when the type changes nothing.
+        """
+        if type_id is None:
+            return self
+        book = self.type_books.get(type_id)
+        if book is None:
+            s = type_scenario(self.scenario, type_id)
+            kind = next(k for k in fleet_types(self.scenario, self.labels[0]) if k.id == type_id)
+            if s is self.scenario and kind.successor_month is None:
+                book = self
+            else:
+                values = {key: v for key, v in self.values.items()
+                          if base_value(s, key) == base_value(self.scenario, key)}
+                book = PriceBook(s, self.calendar, values)
+                book.resale_drop_month, book.resale_drop = kind.successor_month, kind.drop
+                book.type_books = self.type_books
+            self.type_books[type_id] = book
+        return book
 
     def _spot_billing(self) -> np.ndarray:
         """billing_factor of each draw's spot session (few distinct rates: each computed once)."""

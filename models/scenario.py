@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal, Optional, Union
 
-from pydantic import BaseModel, Field, field_validator, model_validator
+from pydantic import BaseModel, Field, create_model, field_validator, model_validator
 
 from models.fields import SECTION_CONFIG, field
 from models.ranges import Uncertainty
@@ -186,6 +186,85 @@ class Owned(Section):
         return self
 
 
+TYPE_ID_PATTERN = r"^[A-Za-z0-9_-]{1,20}$"
+TypeId = Annotated[str, Field(pattern=TYPE_ID_PATTERN)]
+# sell_from keys: a purchase month, or type:month in a scenario with server types
+SOLD_COHORT_PATTERN = r"^([A-Za-z0-9_-]{1,20}:)?\d{4}-(0[1-9]|1[0-2])$"
+SoldCohort = Annotated[str, Field(pattern=SOLD_COHORT_PATTERN)]
+
+
+# Read from ``owned`` for the whole fleet: hardware failures set the waste of gang jobs on every
+# source (one rate per plan, design 4.4), storage and network next to the servers are the
+# hall's, not a type's, and one financing (cash or a loan's terms) pays for every purchase.
+FLEET_WIDE = ("failures_per_server_year", "storage_price_per_tb_month", "network_price_per_tb",
+              "financing")
+
+
+def _optional_owned_fields() -> dict:
+    """Every field of :class:`Owned` as an optional override: same title, unit, help and bounds,
+    default None (= the ``owned`` value)."""
+    out = {}
+    for name, info in Owned.model_fields.items():
+        if name in FLEET_WIDE:
+            continue
+        inner = Annotated[(info.annotation, *info.metadata)] if info.metadata else \
+            info.annotation
+        out[name] = (Optional[inner], Field(None, title=info.title, description=info.description,
+                                            json_schema_extra=info.json_schema_extra))
+    return out
+
+
+class _ServerTypeBase(Section):
+    """A server type of a fleet of several generations (issue 26): what differs from ``owned``,
+    when it can be bought, and what its successor does to its resale value."""
+
+    id: str = field("h100", "Type id", "text", "Names the type in counts, decisions and "
+                    "positions.", pattern=TYPE_ID_PATTERN)
+    available_from: Optional[str] = field(
+        None, "Available from", "YYYY-MM", "First month it can be bought; empty = any time.",
+        pattern=MONTH_PATTERN)
+    available_until: Optional[str] = field(
+        None, "Available until", "YYYY-MM", "Last month it can be bought; empty = no end.",
+        pattern=MONTH_PATTERN)
+    successor: Optional[str] = field(
+        None, "Successor", "type id", "The type whose arrival (its available_from) lowers this "
+        "type's resale value.", pattern=TYPE_ID_PATTERN)
+    resale_drop_at_successor: float = field(
+        0.0, "Resale drop at successor", "fraction of resale value",
+        "Share of the resale value lost for a sale in or after the month the successor becomes "
+        "available.", "estimate", ge=0, le=1)
+
+
+ServerType = create_model("ServerType", __base__=_ServerTypeBase,
+                          __doc__=_ServerTypeBase.__doc__ + " Every field of ``owned`` may be "
+                          "set (None: as ``owned``); checked across fields as ``owned`` is.",
+                          **_optional_owned_fields())
+ServerType.__module__ = __name__
+
+
+def type_owned(base: "Owned", server_type) -> "Owned":
+    """The ``owned`` section of one server type: ``owned`` with the type's overrides.
+
+    Parameters
+    ----------
+    base : Owned
+        The scenario's ``owned`` section.
+    server_type : ServerType
+        The type.
+
+    Returns
+    -------
+    Owned
+        Validated (``power_kw_idle`` <= ``power_kw_max``, resale fractions not increasing).
+    """
+    changes = {name: getattr(server_type, name) for name in Owned.model_fields
+               if name not in FLEET_WIDE and getattr(server_type, name) is not None}
+    if not changes:
+        return base
+    return Owned.model_validate({**base.model_dump(), **{
+        k: v.model_dump() if isinstance(v, BaseModel) else v for k, v in changes.items()}})
+
+
 class OnDemand(Section):
     price_per_gpu_hour: float = field(6.88, "On-demand price", "currency per GPU-hour",
                                       source="AWS p5.48xlarge us-east-1 $55.04/h, SkyPilot "
@@ -330,6 +409,9 @@ class PositionServers(Section):
                          le=1e8 * SMALL_UNIT)
     install_cost: float = field(0.0, "Install cost", "currency per server", ge=0,
                                 le=1e8 * SMALL_UNIT)
+    type: Optional[str] = field(None, "Server type", "type id",
+                                "One of server_types; empty = the first.",
+                                pattern=TYPE_ID_PATTERN)
 
 
 class PositionCommitment(Section):
@@ -390,22 +472,35 @@ class Staging(Section):
     max_servers: Optional[int] = field(None, "Hall limit", "servers",
                                        "Servers online at once (space or power).", ge=0,
                                        le=MAX_SERVERS)
+    max_power_kw: Optional[float] = field(
+        None, "Hall power limit", "kW", "Power of the servers online at once at maximum draw "
+        "x PUE, every type together.", ge=0, le=1e9)
 
 
 class Decision(Section):
     """One month of a schedule: buy or sell servers, sign commitments (blocks of an offer).
 
-    Checked across fields: ``sell_from``, when given, adds up to ``sell_servers``; ``commit``
+    Checked across fields: ``sell_from``, when given, adds up to ``sell_servers`` (with the
+    servers of ``sell``); ``buy``/``sell`` by type are not given beside ``buy_servers``/
+    ``sell_servers``; ``commit``
     names offers of the scenario's ``commitments``, each with a multiple of its ``block_gpus``.
     """
 
     month: str = field("2027-01", "Month", "YYYY-MM", pattern=MONTH_PATTERN)
     buy_servers: int = field(0, "Buy servers", "servers", ge=0, le=MAX_SERVERS)
     sell_servers: int = field(0, "Sell servers", "servers", ge=0, le=MAX_SERVERS)
-    sell_from: dict[Month, Count] = Field(
+    sell_from: dict[SoldCohort, Count] = Field(
         default_factory=dict, title="Sold servers by purchase month",
-        description="Purchase month (YYYY-MM) -> servers sold from it; empty: oldest first.",
+        description="Purchase month (YYYY-MM, or type:YYYY-MM with server types) -> servers "
+                    "sold from it; empty: oldest first.",
         json_schema_extra=only_pattern_keys)
+    buy: dict[TypeId, Count] = Field(default_factory=dict, title="Buy by type",
+                                     description="Servers bought per server type id",
+                                     json_schema_extra=only_pattern_keys)
+    sell: dict[TypeId, Count] = Field(default_factory=dict, title="Sell by type",
+                                      description="Servers sold per server type id (oldest "
+                                                  "first within a type)",
+                                      json_schema_extra=only_pattern_keys)
     commit: dict[OfferId, Count] = Field(default_factory=dict, title="Commit",
                                          description="GPUs committed per offer id this month",
                                          json_schema_extra=only_pattern_keys)
@@ -420,6 +515,10 @@ class Proposed(Section):
     """
 
     servers: Optional[int] = field(None, "Proposed servers", "servers", ge=0, le=MAX_SERVERS)
+    servers_by_type: dict[TypeId, Count] = Field(
+        default_factory=dict, title="Proposed servers by type",
+        description="Servers per server type id, held for the whole horizon",
+        json_schema_extra=only_pattern_keys)
     committed_gpus: dict[OfferId, Count] = Field(default_factory=dict,
                                                  title="Proposed commitments",
                                                  description="GPUs committed per offer id",
@@ -437,7 +536,12 @@ class Scenario(Section):
     ``commitments`` are unique; ``proposed.committed_gpus`` and each ``proposed.schedule[].commit``
     name offers of ``commitments`` with a multiple of the offer's ``block_gpus``; at most one
     currency other than ``finance.currency`` among ``owned.currency`` and
-    ``cloud_terms.currency``, and when there is one ``fx.rate`` is required. The engine also
+    ``cloud_terms.currency``, and when there is one ``fx.rate`` is required; the ids of
+    ``server_types`` are unique, each type's ``owned`` (``owned`` with its overrides) keeps
+    the rules of ``owned``, a ``successor`` and every type a position row, a proposal or a
+    decision names (``type``, ``servers_by_type``, ``buy``, ``sell``, ``type:`` keys of
+    ``sell_from``) names one of ``server_types``, and a type's ``available_until`` is not
+    before its ``available_from``. The engine also
     refuses a plan whose demand, grown by ``profile.growth_annual``, needs more than
     10,000,000 GPUs in an hour.
     """
@@ -458,6 +562,50 @@ class Scenario(Section):
     staging: Staging = Field(default_factory=Staging)
     proposed: Proposed = Field(default_factory=Proposed)
     uncertainty: Uncertainty = Field(default_factory=Uncertainty)
+    server_types: tuple[ServerType, ...] = Field(
+        default=(), max_length=8, title="Server types",
+        description="Generations of servers a fleet may hold, each naming what differs from "
+                    "owned; empty: one type, owned.")
+
+    @model_validator(mode="after")
+    def _server_types_consistent(self) -> "Scenario":
+        ids = [t.id for t in self.server_types]
+        if len(set(ids)) != len(ids):
+            raise ValueError(f"server_types: ids must be unique, got {ids}")
+        for t in self.server_types:
+            owned = type_owned(self.owned, t)      # raises on idle > max or rising resale
+            if owned.currency and owned.currency != self.finance.currency and (
+                    owned.currency != (self.foreign_currency() or owned.currency)
+                    or self.fx.rate is None):
+                raise ValueError(f"server_types[{t.id}].currency {owned.currency}: one foreign "
+                                 "currency, with fx.rate, for the whole plan")
+            if t.successor is not None and t.successor not in ids:
+                raise ValueError(f"server_types[{t.id}].successor names unknown type "
+                                 f"{t.successor!r}; types are {ids}")
+            if t.available_from and t.available_until and t.available_until < t.available_from:
+                raise ValueError(f"server_types[{t.id}]: available_until {t.available_until} "
+                                 f"is before available_from {t.available_from}")
+        named = [(f"position.servers[{i}].type", p.type) for i, p in
+                 enumerate(self.position.servers)]
+        named += [("proposed.servers_by_type", k) for k in self.proposed.servers_by_type]
+        for d in self.proposed.schedule:
+            named += [(f"proposed.schedule[{d.month}].buy", k) for k in d.buy]
+            named += [(f"proposed.schedule[{d.month}].sell", k) for k in d.sell]
+            named += [(f"proposed.schedule[{d.month}].sell_from", k.split(":")[0])
+                      for k in d.sell_from if ":" in k]
+        for where, type_id in named:
+            if type_id is not None and type_id not in ids:
+                raise ValueError(f"{where} names unknown server type {type_id!r}; "
+                                 f"server_types are {ids}")
+        if self.proposed.servers_by_type and (self.proposed.servers is not None
+                                              or self.proposed.schedule):
+            raise ValueError("proposed: give servers or servers_by_type, not both (and no "
+                             "schedule with them)")
+        for d in self.proposed.schedule:
+            if (d.buy or d.sell) and (d.buy_servers or d.sell_servers):
+                raise ValueError(f"proposed.schedule[{d.month}]: give buy/sell by type or "
+                                 "buy_servers/sell_servers, not both")
+        return self
 
     @model_validator(mode="after")
     def _one_exchange_rate(self) -> "Scenario":
@@ -562,10 +710,11 @@ class Scenario(Section):
             raise ValueError("proposed: give either a schedule or servers and committed_gpus")
         for d in self.proposed.schedule:
             _check_blocks(f"proposed.schedule[{d.month}].commit", d.commit, offers)
-            if d.sell_from and sum(d.sell_from.values()) != d.sell_servers:
+            selling = d.sell_servers + sum(d.sell.values())
+            if d.sell_from and sum(d.sell_from.values()) != selling:
                 raise ValueError(f"proposed.schedule[{d.month}]: sell_from adds up to "
                                  f"{sum(d.sell_from.values())}, sell_servers is "
-                                 f"{d.sell_servers}")
+                                 f"{selling}")
         return self
 
     def with_changes(self, **sections: dict) -> "Scenario":
@@ -594,6 +743,33 @@ class Scenario(Section):
             else:
                 data[section] = changes
         return Scenario.model_validate(data)
+
+
+def scenario_document(s: Scenario) -> dict:
+    """A scenario as the plan document echoes it: JSON types, and the fields of server types
+    (issue 26) left out where they are empty, so that a plan of one type reads as before.
+
+    Parameters
+    ----------
+    s : Scenario
+        The scenario.
+
+    Returns
+    -------
+    dict
+        ``s.model_dump(mode="json")`` without an empty ``server_types``, ``proposed
+        .servers_by_type``, ``staging.max_power_kw``, ``position.servers[].type`` or
+        ``proposed.schedule[].buy`` / ``sell``.
+    """
+    data = s.model_dump(mode="json")
+    pairs = [(data, "server_types"), (data["proposed"], "servers_by_type"),
+             (data["staging"], "max_power_kw")]
+    pairs += [(row, "type") for row in data["position"]["servers"]]
+    pairs += [(d, k) for d in data["proposed"]["schedule"] for k in ("buy", "sell")]
+    for holder, key in pairs:
+        if holder.get(key) in (None, {}, []):
+            del holder[key]
+    return data
 
 
 def scenario_from_json(text: str | bytes) -> Scenario:

@@ -31,7 +31,8 @@ def schedule_json(decisions) -> list[dict[str, Any]]:
     -------
     list of dict
         One entry per decision: ``month`` ('YYYY-MM'), ``buy_servers``, ``sell_servers``
-        [servers], ``commit`` (offer id to GPUs, nonzero only) and ``sell_from`` when given.
+        [servers], ``commit`` (offer id to GPUs, nonzero only), ``sell_from`` when given, and
+        ``buy`` and ``sell`` per server type id when a decision has them.
     """
     out = []
     for d in decisions:
@@ -40,6 +41,9 @@ def schedule_json(decisions) -> list[dict[str, Any]]:
                                  "commit": {k: v for k, v in d.commit.items() if v}}
         if d.sell_from:
             entry["sell_from"] = dict(d.sell_from)
+        for key in ("buy", "sell"):          # per server type (issue 26)
+            if getattr(d, key):
+                entry[key] = {k: v for k, v in getattr(d, key).items() if v}
         out.append(entry)
     return out
 
@@ -66,7 +70,10 @@ def quarter(month: str) -> str:
     return f"{year}-Q{(int(m) - 1) // 3 + 1}"
 
 
-def sale_proceeds(book: PriceBook, r: StrategyResult) -> dict[int, float]:
+ALL = object()   # sale_proceeds of every server type
+
+
+def sale_proceeds(book: PriceBook, r: StrategyResult, type_id=ALL) -> dict[int, float]:
     """What the servers a schedule sells bring, by the month of the decision to sell.
 
     Parameters
@@ -75,6 +82,8 @@ def sale_proceeds(book: PriceBook, r: StrategyResult) -> dict[int, float]:
         The prices the strategy was priced with.
     r : StrategyResult
         A strategy priced with a schedule.
+    type_id : str, optional
+        Only the servers of this server type (issue 26); every server by default.
 
     Returns
     -------
@@ -86,16 +95,20 @@ def sale_proceeds(book: PriceBook, r: StrategyResult) -> dict[int, float]:
     -----
     A sold cohort is one that leaves before its useful life or the horizon ends it.
     """
-    o, H = book.scenario.owned, book.horizon
+    H = book.horizon
     out: dict[int, float] = {}
     for c in r.plan.servers:
-        if c.count and 0 < c.sold < min(c.bought + o.useful_life_months, H):
+        if type_id is not ALL and c.type != type_id:
+            continue
+        life = book.for_type(c.type).scenario.owned.useful_life_months
+        if c.count and 0 < c.sold < min(c.bought + life, H):
             resale = float(c.count * server_schedule(book, c)["resale"][c.sold - 1, 0])
             out[c.sold] = out.get(c.sold, 0.0) + resale
     return out
 
 
-def cash_by_period(labels, r: StrategyResult) -> dict[str, dict]:
+def cash_by_period(labels, r: StrategyResult, book: PriceBook | None = None
+                   ) -> dict[str, dict]:
     """Purchases and upfront payments of a strategy by quarter and by year, and by year with
     the proceeds of servers sold beside them.
 
@@ -105,6 +118,8 @@ def cash_by_period(labels, r: StrategyResult) -> dict[str, dict]:
         Month labels ``'YYYY-MM'`` of the strategy's lines.
     r : StrategyResult
         Strategy priced (its ``capex``, ``commitment_upfront`` and ``resale_credit`` lines).
+    book : PriceBook, optional
+        Its prices: with server types, purchases are also given by type.
 
     Returns
     -------
@@ -114,7 +129,9 @@ def cash_by_period(labels, r: StrategyResult) -> dict[str, dict]:
         [currency]; ``by_year_detail``: 'YYYY' to ``purchases``, ``upfront_payments``,
         ``sale_proceeds`` (every server sold at its resale value: by the schedule, at the end
         of its useful life or of the horizon, in the month it is booked) and ``net``
-        (purchases + upfront payments - sale proceeds), years with any of them [currency].
+        (purchases + upfront payments - sale proceeds), years with any of them [currency];
+        with server types and a book, ``purchases_by_type``: 'YYYY' to type id to purchases
+        [currency].
     """
     capex = np.asarray(r.lines["capex"])
     upfront = np.asarray(r.lines["commitment_upfront"])
@@ -134,7 +151,16 @@ def cash_by_period(labels, r: StrategyResult) -> dict[str, dict]:
             year["upfront_payments"] += float(prepaid)
             year["sale_proceeds"] += float(sold)
             year["net"] += float(paid - sold)
-    return {"by_quarter": by_quarter, "by_year": by_year, "by_year_detail": detail}
+    out = {"by_quarter": by_quarter, "by_year": by_year, "by_year_detail": detail}
+    if book is not None and r.servers_online_by_type is not None:
+        by_type: dict[str, dict[str, float]] = {}
+        for c in r.plan.servers:
+            if c.count and 0 <= c.bought < len(labels):
+                paid = c.count * float(server_schedule(book, c)["capex"][c.bought, 0])
+                year = by_type.setdefault(labels[c.bought][:4], {})
+                year[c.type] = year.get(c.type, 0.0) + paid
+        out["purchases_by_type"] = by_type
+    return out
 
 
 def purchase_orders(s: Scenario, decisions, labels, r: StrategyResult, book: PriceBook
@@ -162,7 +188,8 @@ def purchase_orders(s: Scenario, decisions, labels, r: StrategyResult, book: Pri
         own upfront payment; 0 for a sale) [currency]; a sale adds ``proceeds``, the resale
         value received [currency], and ``proceeds_month``, the month it is booked (the one
         before the sale: the servers leave at its start); a signing adds ``term_months`` and
-        ``payment``.
+        ``payment``; with server types each purchase and sale is a line per type, with its
+        ``type``.
     """
     index = {m: i for i, m in enumerate(labels)}
     proceeds = sale_proceeds(book, r)
@@ -178,6 +205,18 @@ def purchase_orders(s: Scenario, decisions, labels, r: StrategyResult, book: Pri
                            "quantity": d.sell_servers, "cash": 0.0,
                            "proceeds": proceeds.get(i, 0.0),
                            "proceeds_month": labels[i - 1] if i > 0 else None})
+        for type_id, n in d.buy.items():     # a fleet (issue 26): one line per type
+            if n:
+                paid = sum(c.count * float(server_schedule(book, c)["capex"][i, 0])
+                           for c in r.plan.servers if c.type == type_id and c.bought == i)
+                orders.append({"month": d.month, "action": "buy", "what": "servers",
+                               "type": type_id, "quantity": n, "cash": paid})
+        for type_id, n in d.sell.items():
+            if n:
+                orders.append({"month": d.month, "action": "sell", "what": "servers",
+                               "type": type_id, "quantity": n, "cash": 0.0,
+                               "proceeds": sale_proceeds(book, r, type_id).get(i, 0.0),
+                               "proceeds_month": labels[i - 1] if i > 0 else None})
         for offer in s.commitments:
             gpus = d.commit.get(offer.id, 0)
             if gpus:
@@ -205,6 +244,50 @@ SERVER_WORDS = {
     "sell": (Message("Sell 1 server now."), Message("Sell {n} servers now."),
              Message("Sell 1 server in {quarter}."), Message("Sell {n} servers in {quarter}.")),
 }
+
+
+# A fleet of server types (issue 26): the type named, and how long sold servers are kept.
+TYPE_WORDS = {
+    "buy": (Message("Buy {n} {type} servers now."),
+            Message("Buy {n} {type} servers in {quarter}.")),
+    "sell": (Message("Sell {n} {type} servers now."),
+             Message("Keep {n} {type} servers until {last}, then sell them.")),
+}
+
+
+def type_words(action: str, n: int, type_id: str, now: bool, month: str) -> Message:
+    """One purchase or sale of servers of a type as a sentence.
+
+    Parameters
+    ----------
+    action : {"buy", "sell"}
+        What is done with the servers.
+    n : int
+        Servers bought or sold [servers].
+    type_id : str
+        Their server type.
+    now : bool
+        Whether it is the plan's first month.
+    month : str
+        Month of the decision, ``'YYYY-MM'`` (sold servers leave at its start).
+
+    Returns
+    -------
+    Message
+        "Buy {n} {type} servers in {quarter}.", "Keep {n} {type} servers until {last}, then
+        sell them." and so on.
+
+    Examples
+    --------
+    >>> type_words("sell", 8, "h100", False, "2028-07").render()
+    'Keep 8 h100 servers until 2028-06, then sell them.'
+    """
+    template = TYPE_WORDS[action][0 if now else 1]
+    params: dict = {"n": Number(n), "type": type_id}
+    if not now:
+        params["quarter"] = quarter(month)
+        params["last"] = str(np.datetime64(month, "M") - 1)
+    return Message(template.template, params)
 
 
 def server_words(action: str, n: int, now: bool, month: str) -> Message:
@@ -267,6 +350,8 @@ def schedule_words(s: Scenario, decisions, first_month: str) -> list[Message]:
             out.append(server_words("buy", d.buy_servers, now, d.month))
         if d.sell_servers:
             out.append(server_words("sell", d.sell_servers, now, d.month))
+        for action, counts in (("buy", d.buy), ("sell", d.sell)):
+            out += [type_words(action, n, k, now, d.month) for k, n in counts.items() if n]
         for offer_id, gpus in d.commit.items():
             if gpus:
                 params = {"gpus": Number(gpus), "offer": offer_id,

@@ -36,10 +36,11 @@ from typing import Optional
 import numpy as np
 import scipy.sparse as sp
 
-from models.capacity import (CapacityPlan, CommitmentCohort, ServerCohort, combined,
-                             schedule_plan)
+from models.capacity import (Capacity, CapacityPlan, CommitmentCohort, ServerCohort,
+                             combined, commitment_chain, server_chain, schedule_plan)
 from models.costs import (commitment_schedule, cost_lines, present_value, server_schedule)
 from models.dispatch import Volumes
+from models.fleet import fleet_types
 from models.highs import solve_mip
 from models.optimize import best_capacity, optimizer_state
 from models.scenario import MAX_SERVERS, Decision, Scenario
@@ -65,7 +66,7 @@ class StagedError(ValueError):
     """A staged optimum that cannot be proven (the conditions of the method do not hold)."""
 
 
-def decision_months(s: Scenario, horizon: int) -> list[int]:
+def decision_months(s: Scenario, horizon: int, first_month: Optional[str] = None) -> list[int]:
     """Month indices of the decision points (design 5.3).
 
     Parameters
@@ -74,6 +75,9 @@ def decision_months(s: Scenario, horizon: int) -> list[int]:
         The scenario (decision interval, useful life, offer terms).
     horizon : int
         Months of the horizon [months].
+    first_month : str, optional
+        The plan's first month, ``'YYYY-MM'``: with server types, each type's useful lives and
+        the month it becomes available are decision points too.
 
     Returns
     -------
@@ -85,6 +89,11 @@ def decision_months(s: Scenario, horizon: int) -> list[int]:
     months |= set(range(0, horizon, s.owned.useful_life_months))
     for offer in s.commitments:
         months |= set(range(0, horizon, offer.term_months))
+    if s.server_types and first_month is not None:
+        for kind in fleet_types(s, first_month):   # each type's lives, and its first month
+            months |= set(range(0, horizon, kind.owned.useful_life_months))
+            if 0 < kind.first < horizon:
+                months.add(kind.first)
     return sorted(months)
 
 
@@ -99,13 +108,20 @@ class StagedResult:
     notes: list[str] = field(default_factory=list)
     gap: float = 0.0           # proven distance to the optimum [currency]; 0: optimal
     timed_out: bool = False    # stopped at TOTAL_SECONDS with the best schedule found
+    capacity: Optional[Capacity] = None   # the decision of a static fleet problem
 
 
 @dataclass
 class Problem:
-    """The pieces of the MILP that do not change between cutting-plane rounds."""
+    """The pieces of the MILP that do not change between cutting-plane rounds.
 
-    columns: list[tuple]          # what each variable is: ("buy", d), ("commit", k, d), ...
+    Variables: the decisions (``columns[:z]``), then blocks of one variable a month: the
+    epigraphs z (F of the top level), w (G of the committed level), the levels l1 (committed)
+    and l2 (committed plus every owned type), then, for a fleet of T server types, T - 1
+    epigraphs of the levels between types and those levels (issue 26).
+    """
+
+    columns: list[tuple]          # what each variable is: ("buy", type, d), ("commit", k, d), ...
     cost: np.ndarray              # objective coefficient per variable
     upper: np.ndarray             # upper bound per variable
     integer: np.ndarray
@@ -116,6 +132,8 @@ class Problem:
     rows: list                    # (coefficients, lo, hi) of the budget and hall constraints
     base: float                   # PV every schedule pays (position, data at cloud prices)
     z: int                        # index of the first epigraph variable (z_m, then w_m)
+    middle: list = field(default_factory=list)       # (H, nvars) levels between types
+    held_middle: list = field(default_factory=list)  # the position's levels between types
 
     def upper_finite(self) -> np.ndarray:
         """The decision variables' upper bounds, 0 for the others.
@@ -127,6 +145,69 @@ class Problem:
         """
         out = np.where(np.isfinite(self.upper), self.upper, 0.0)
         out[self.z:] = 0.0
+        return out
+
+    def epigraph(self, which, m):
+        """Index of the epigraph variable of a function in a month.
+
+        Parameters
+        ----------
+        which : str or int
+            ``"z"`` (the top level), ``"w"`` (the committed level) or a middle level k >= 1.
+        m : int or numpy.ndarray
+            Month index, or indices [months].
+
+        Returns
+        -------
+        int or numpy.ndarray
+            Variable index, or indices.
+        """
+        H = self.l1.shape[0]
+        if which == "z":
+            return self.z + m
+        if which == "w":
+            return self.z + H + m
+        return self.z + 4 * H + (which - 1) * H + m
+
+    def level(self, which, m):
+        """Index of the level variable a function is taken at in a month.
+
+        Parameters
+        ----------
+        which : str or int
+            ``"z"``, ``"w"`` or a middle level k >= 1 (as :meth:`epigraph`).
+        m : int or numpy.ndarray
+            Month index, or indices [months].
+
+        Returns
+        -------
+        int or numpy.ndarray
+            Variable index, or indices.
+        """
+        H = self.l1.shape[0]
+        if which == "z":
+            return self.z + 3 * H + m
+        if which == "w":
+            return self.z + 2 * H + m
+        return self.z + 4 * H + len(self.middle) * H + (which - 1) * H + m
+
+    def levels(self, x: np.ndarray) -> dict:
+        """Every function's level by month at a solution.
+
+        Parameters
+        ----------
+        x : numpy.ndarray
+            A solution of the MILP.
+
+        Returns
+        -------
+        dict
+            ``"w"`` the committed level, ``"z"`` the top, k the level after the k-th type of
+            the merit order [GPUs of the reference type, (months,)].
+        """
+        out = {"w": self.held_l1 + self.l1 @ x, "z": self.held_l2 + self.l2 @ x}
+        for k, (mat, held) in enumerate(zip(self.middle, self.held_middle), start=1):
+            out[k] = held + mat @ x
         return out
 
 
@@ -251,7 +332,66 @@ def unit_pv(ctx: PlanContext, plan: CapacityPlan, base: float) -> float:
     return float(present_value(book, lines)[0]) - base
 
 
-def build_problem(ctx: PlanContext, use_spot: bool) -> Problem:
+def type_costs(ctx: PlanContext) -> list[np.ndarray]:
+    """PV of a GPU-hour of work on each owned type, in the merit order (issue 26).
+
+    Parameters
+    ----------
+    ctx : PlanContext
+        Context whose optimizer coefficients are read.
+
+    Returns
+    -------
+    list of numpy.ndarray
+        One array per type, first to take work first [currency per GPU-hour of the reference
+        type, (months,)]; the one owned cost of a scenario without server types.
+
+    Raises
+    ------
+    StagedError
+        A later type of the merit order costs less than an earlier one in some month (the cost
+        of owned work would not be convex in the levels).
+    """
+    lc, _ = optimizer_state(ctx)
+    if lc.owned_unit_pv_by_type is None:
+        return [lc.owned_unit_pv]
+    out = [lc.owned_unit_pv_by_type[ctx.fleet[i].id] for i in ctx.merit]
+    tol = 1e-12 * max(1.0, float(np.max(np.abs(lc.on_demand_unit_pv))))
+    for a, b in zip(out, out[1:]):
+        if (a > b + tol).any():
+            raise StagedError("the server types' costs of a GPU-hour of work cross over the "
+                              "months (power prices in two currencies): the staged optimum "
+                              "cannot be proven")
+    return out
+
+
+def unit_pv(ctx: PlanContext, plan: CapacityPlan, base: float) -> float:
+    """PV of a set of cohorts on top of the position, no volume, linear terms only.
+
+    Parameters
+    ----------
+    ctx : PlanContext
+        Context of the plan (price book, position).
+    plan : CapacityPlan
+        Cohorts to price.
+    base : float
+        PV of the position alone [currency].
+
+    Returns
+    -------
+    float
+        PV added by the cohorts [currency].
+    """
+    H, book = ctx.horizon, ctx.book
+    gross = ctx.tables.gross.totals.reshape(-1, 1)
+    zero = np.zeros((H, 1))
+    idle = Volumes(zero, zero, zero, zero, zero, zero, gross)
+    lines = cost_lines(book, combined(ctx.position, plan), idle, linear=True)
+    return float(present_value(book, lines)[0]) - base
+
+
+def build_problem(ctx: PlanContext, use_spot: bool, static: bool = False, servers: bool = True
+                  ) -> Problem:
     """The MILP's variables, costs, bounds, capacity levels and limit rows.
 
     Parameters
@@ -260,78 +400,123 @@ def build_problem(ctx: PlanContext, use_spot: bool) -> Problem:
         Context of the plan (decision months, limits, position).
     use_spot : bool
         Whether the schedule may use spot.
+    static : bool, default False
+        The static problem of a fleet instead (issue 26): one variable per server type (its
+        servers from month 1, replaced at each life's end while the type is sold) and per offer
+        (its GPUs from month 1, renewed), no sale, and no ``staging`` limit (as every static
+        strategy).
+    servers : bool, default True
+        False: no new server in the static problem (its server variables are bounded by 0).
 
     Returns
     -------
     Problem
-        The parts that do not change between cutting-plane rounds: one variable per purchase,
-        sale and signed block at each decision point (PV per unit [currency]), then the
-        epigraph and level variables of each month.
+        The parts that do not change between cutting-plane rounds: one variable per purchase
+        (per type), sale and signed block at each decision point (PV per unit [currency]),
+        then the epigraph and level variables of each month.
     """
     s, H = ctx.scenario, ctx.horizon
-    o, theta_c = s.owned, s.on_demand.relative_throughput
+    theta_c = s.on_demand.relative_throughput
     lc, _ = optimizer_state(ctx)
-    per_server = ctx.owned_per_server()
-    months = decision_months(s, H)
+    months = decision_months(s, H, ctx.calendar.months[0])
     peak = float(ctx.tables.gross.peak.max(initial=0.0))
-    n_hi = min(math.ceil(peak / per_server) + 1, MAX_SERVERS)
-    if s.staging.max_servers is not None:
-        n_hi = min(n_hi, s.staging.max_servers)
-    columns, cost, upper = [], [], []
-    l1: list[dict[int, float]] = []
-    l2: list[dict[int, float]] = []
-    capex, upfront = [], []
+    kinds = [ctx.fleet[i] for i in ctx.merit]          # merit order
+    rank = {k.id: r for r, k in enumerate(kinds)}
 
-    def column(kind: tuple, c: float, hi: float, levels1: dict, owned: dict,
-               paid: float = 0.0) -> None:
+    def n_hi(kind) -> int:
+        hi = min(math.ceil(peak / kind.per_server) + 1, MAX_SERVERS)
+        if s.staging.max_servers is not None and not static:
+            hi = min(hi, s.staging.max_servers)
+        return hi
+
+    columns, cost, upper, capex = [], [], [], []
+    l1: list[dict[int, float]] = []
+    owned: list[tuple[int, dict[int, float]]] = []   # (merit rank, capacity by month)
+
+    def column(kind: tuple, c: float, hi: float, levels1: dict, rank_: int = 0,
+               capacity: Optional[dict] = None, paid: float = 0.0) -> None:
         """A variable: its PV per unit, bound, committed and owned capacity by month."""
         columns.append(kind)
         cost.append(c)
         upper.append(hi)
         l1.append(levels1)
-        l2.append(owned)
+        owned.append((rank_, capacity or {}))
         capex.append(paid)
 
     base = lc.base_pv
-    for d in months:   # servers bought at d
-        cohort = ServerCohort(1, d, d + o.lead_time_months, min(d + o.useful_life_months, H))
-        online = range(max(cohort.online, 0), cohort.sold)
-        paid = float(server_schedule(ctx.book, cohort)["capex"][:, 0].sum())
-        column(("buy", d), unit_pv(ctx, CapacityPlan((cohort,)), base), n_hi, {},
-               {m: per_server for m in online}, paid)
-    for offer in s.commitments:
-        block = offer.block_gpus
-        for d in months:
-            cohort = CommitmentCohort(offer.id, block, d, offer.term_months)
-            active = range(d, min(d + offer.term_months, H))
-            levels = {m: block * theta_c for m in active}
-            paid = float(block * commitment_schedule(ctx.book, CommitmentCohort(
-                offer.id, 1, d, offer.term_months))["upfront"][:, 0].sum())
-            column(("commit", offer.id, d), unit_pv(ctx, CapacityPlan((), (cohort,)), base),
-                   math.ceil(peak / (block * theta_c)) + 1, levels, {}, paid)
-    if s.staging.allow_sales:
-        held = [("held", i, c) for i, c in enumerate(ctx.position.servers)]
-        bought = [("bought", d, ServerCohort(1, d, d + o.lead_time_months,
-                                             min(d + o.useful_life_months, H)))
-                  for d in months]
-        for kind, key, c in held + bought:
-            one = ServerCohort(1, c.bought, c.online, c.sold, c.price, c.install)
-            keep = unit_pv(ctx, CapacityPlan((one,)), base)
+    if static:
+        for kind in ctx.fleet:
+            chain = server_chain(s, 1, H, kind)
+            if not chain or chain[0].bought != 0:
+                continue                           # not sold in the first month
+            online = CapacityPlan(chain).servers_online(H)
+            column(("chain", kind.id), unit_pv(ctx, CapacityPlan(chain), base),
+                   n_hi(kind) if servers else 0, {},
+                   rank[kind.id], {m: kind.per_server * online[m] for m in range(H)
+                                   if online[m]})
+        for offer in s.commitments:
+            block = offer.block_gpus
+            chain = commitment_chain(s, offer.id, block, H)
+            levels = {m: block * theta_c for m in range(H)}
+            column(("renew", offer.id), unit_pv(ctx, CapacityPlan((), chain), base),
+                   math.ceil(peak / (block * theta_c)) + 1, levels)
+    else:
+        for kind in ctx.fleet:       # servers of each type bought at d
+            o = kind.owned
             for d in months:
-                if c.bought < d < c.sold:
-                    early = ServerCohort(1, c.bought, c.online, d, c.price, c.install)
-                    gone = range(max(d, c.online, 0), c.sold)
-                    column(("sell", kind, key, d), unit_pv(ctx, CapacityPlan((early,)), base)
-                           - keep, c.count if kind == "held" else n_hi, {},
-                           {m: -per_server for m in gone})
+                if not kind.can_buy(d):
+                    continue
+                cohort = ServerCohort(1, d, d + o.lead_time_months,
+                                      min(d + o.useful_life_months, H), type=kind.id)
+                online = range(max(cohort.online, 0), cohort.sold)
+                paid = float(server_schedule(ctx.book, cohort)["capex"][:, 0].sum())
+                column(("buy", kind.id, d), unit_pv(ctx, CapacityPlan((cohort,)), base),
+                       n_hi(kind), {}, rank[kind.id], {m: kind.per_server for m in online},
+                       paid)
+        for offer in s.commitments:
+            block = offer.block_gpus
+            for d in months:
+                cohort = CommitmentCohort(offer.id, block, d, offer.term_months)
+                active = range(d, min(d + offer.term_months, H))
+                levels = {m: block * theta_c for m in active}
+                paid = float(block * commitment_schedule(ctx.book, CommitmentCohort(
+                    offer.id, 1, d, offer.term_months))["upfront"][:, 0].sum())
+                column(("commit", offer.id, d), unit_pv(ctx, CapacityPlan((), (cohort,)), base),
+                       math.ceil(peak / (block * theta_c)) + 1, levels, paid=paid)
+        if s.staging.allow_sales:
+            by_id = {k.id: k for k in ctx.fleet}
+            held = [("held", i, c) for i, c in enumerate(ctx.position.servers)]
+            bought = [("bought", (k.id, d), ServerCohort(
+                1, d, d + k.owned.lead_time_months, min(d + k.owned.useful_life_months, H),
+                type=k.id)) for k in ctx.fleet for d in months if k.can_buy(d)]
+            for kind, key, c in held + bought:
+                per_server = by_id[c.type].per_server
+                one = ServerCohort(1, c.bought, c.online, c.sold, c.price, c.install, c.type)
+                keep = unit_pv(ctx, CapacityPlan((one,)), base)
+                for d in months:
+                    if c.bought < d < c.sold:
+                        early = ServerCohort(1, c.bought, c.online, d, c.price, c.install,
+                                             c.type)
+                        gone = range(max(d, c.online, 0), c.sold)
+                        column(("sell", kind, key, d),
+                               unit_pv(ctx, CapacityPlan((early,)), base) - keep,
+                               c.count if kind == "held" else n_hi(by_id[c.type]), {},
+                               rank[c.type], {m: -per_server for m in gone})
     n = len(columns)
+    T = len(kinds)
     for m in range(H):   # epigraphs: z_m of F_m(L2_m), then w_m of G_m(L1_m)
-        column(("z", m), 1.0, np.inf, {}, {})
+        column(("z", m), 1.0, np.inf, {})
     for m in range(H):
-        column(("w", m), 1.0, np.inf, {}, {})
+        column(("w", m), 1.0, np.inf, {})
     for which in ("l1", "l2"):       # the levels themselves, so that a cut has two entries
         for m in range(H):
-            column((which, m), 0.0, np.inf, {}, {})
+            column((which, m), 0.0, np.inf, {})
+    for k in range(1, T):            # a fleet: epigraphs and levels between types
+        for m in range(H):
+            column(("y", k, m), 1.0, np.inf, {})
+    for k in range(1, T):
+        for m in range(H):
+            column(("lk", k, m), 0.0, np.inf, {})
 
     def matrix(levels: list[dict[int, float]]) -> sp.csr_matrix:
         r, c, v = [], [], []
@@ -343,26 +528,39 @@ def build_problem(ctx: PlanContext, use_spot: bool) -> Problem:
         return sp.csr_matrix((v, (r, c)), shape=(H, len(levels)))
 
     L1 = matrix(l1)
-    L2 = matrix(l2) + L1
-    rows = limit_rows(ctx, columns, np.array(capex), L2 - L1, per_server)
+    by_rank = [matrix([cap if r == k else {} for r, cap in owned]) for k in range(T)]
+    L2 = sum(by_rank[1:], by_rank[0]) + L1
+    per_type = {kinds[k].id: by_rank[k] for k in range(T)}
+    rows = [] if static else limit_rows(ctx, columns, np.array(capex), per_type)
     rows += sale_rows(ctx, columns)
-    integer = np.array([1 if k[0] in ("buy", "commit", "sell") else 0 for k in columns])
+    integer = np.array([1 if k[0] in ("buy", "commit", "sell", "chain", "renew") else 0
+                        for k in columns])
     held_l1 = ctx.committed_capacity(0.0)
-    held_l2 = held_l1 + ctx.owned_capacity(0)
-    # level rows: l1_m - (new committed level) = held, l2_m - (new committed + owned) = held
+    held_types = (ctx.owned_levels(ctx.position) if s.server_types else
+                  {None: ctx.owned_capacity(0)})
+    held_rank = [held_types[k.id] for k in kinds]
+    held_l2 = held_l1 + sum(held_rank[1:], held_rank[0])
+    middle, held_middle, level, held_level = [], [], L1, held_l1
+    for k in range(T - 1):
+        level, held_level = level + by_rank[k], held_level + held_rank[k]
+        middle.append(level.tocsr())
+        held_middle.append(held_level)
+    prob = Problem(columns, np.array(cost), np.array(upper, dtype=float), integer, L1, L2,
+                   held_l1, held_l2, rows, base, n, middle, held_middle)
+    # level rows: l_m - (new level) = held, for the committed, the top and every middle level
     ident = sp.csr_matrix((np.ones(H), (np.arange(H), np.arange(H))), shape=(H, H))
-    first_l1 = n + 2 * H
     pad = lambda at: sp.hstack([sp.csr_matrix((H, at)), ident,  # noqa: E731
                                 sp.csr_matrix((H, len(columns) - at - H))]).tocsr()
-    rows.append((pad(first_l1) - L1, held_l1, held_l1))
-    rows.append((pad(first_l1 + H) - L2, held_l2, held_l2))
-    return Problem(columns, np.array(cost), np.array(upper, dtype=float), integer, L1, L2,
-                   held_l1, held_l2, rows, base, n)
+    rows.append((pad(prob.level("w", 0)) - L1, held_l1, held_l1))
+    rows.append((pad(prob.level("z", 0)) - L2, held_l2, held_l2))
+    for k in range(1, T):
+        rows.append((pad(prob.level(k, 0)) - middle[k - 1], held_middle[k - 1],
+                     held_middle[k - 1]))
+    return prob
 
 
-def limit_rows(ctx: PlanContext, columns: list[tuple], paid: np.ndarray,
-               owned: sp.csr_matrix, per_server: float) -> list:
-    """The capital budget per calendar year and the hall limit as constraint rows.
+def limit_rows(ctx: PlanContext, columns: list[tuple], paid: np.ndarray, owned: dict) -> list:
+    """The capital budget per calendar year and the hall limits as constraint rows.
 
     Parameters
     ----------
@@ -372,16 +570,16 @@ def limit_rows(ctx: PlanContext, columns: list[tuple], paid: np.ndarray,
         What each variable is.
     paid : numpy.ndarray
         Purchase or upfront cash per unit of each variable [currency, (nvars,)].
-    owned : scipy.sparse.csr_matrix
-        Owned capacity by month per variable [GPUs of demand units, (months, nvars)].
-    per_server : float
-        Capacity of one server [GPUs of demand units].
+    owned : dict
+        Type id (None without server types) to owned capacity by month per variable [GPUs
+        of the reference type, (months, nvars)].
 
     Returns
     -------
     list of tuple
         (coefficients, lo, hi): cash per year <= ``capital_budget_per_year`` [currency],
-        servers online per month <= ``max_servers`` [servers].
+        servers online per month <= ``max_servers`` [servers], their power at maximum draw x
+        PUE per month <= ``max_power_kw`` [kW].
     """
     s, H = ctx.scenario, ctx.horizon
     rows = []
@@ -394,12 +592,19 @@ def limit_rows(ctx: PlanContext, columns: list[tuple], paid: np.ndarray,
                 year = int(str(first + kind[-1])[:4])
                 years.setdefault(year, np.zeros(len(columns)))[j] = paid[j]
         rows += [(coef, -np.inf, budget) for coef in years.values()]
-    if s.staging.max_servers is not None:
-        held = ctx.position.servers_online(H)
-        servers = owned / per_server          # servers online by month, per variable
+    kinds = {k.id: k for k in ctx.fleet}
+    held = ctx.position.servers_online_by_type(H)
+    for limit, weight in ((s.staging.max_servers, lambda k: 1.0),
+                          (s.staging.max_power_kw, lambda k: k.owned.power_kw_max * k.owned.pue)):
+        if limit is None:
+            continue
+        # servers online by month, per variable, weighted (1, or kW each)
+        coef = sum((owned[t] * (weight(kinds[t]) / kinds[t].per_server) for t in owned),
+                   sp.csr_matrix((H, len(columns))))
+        before = sum((held.get(t, np.zeros(H)) * weight(kinds[t]) for t in owned), np.zeros(H))
+        coef = sp.csr_matrix(coef)
         for m in range(H):
-            coef = servers.getrow(m).toarray().ravel()
-            rows.append((coef, -np.inf, s.staging.max_servers - held[m]))
+            rows.append((coef.getrow(m).toarray().ravel(), -np.inf, limit - before[m]))
     return rows
 
 
@@ -425,15 +630,17 @@ def sale_rows(ctx: PlanContext, columns: list[tuple]) -> list:
         for j, k in enumerate(columns):
             if k[0] == "sell" and (k[1], k[2]) == (kind, key):
                 coef[j] = 1.0
-            elif kind == "bought" and k == ("buy", key):
+            elif kind == "bought" and k == ("buy", *key):
                 coef[j] = -1.0
         hi = ctx.position.servers[key].count if kind == "held" else 0.0
         rows.append((coef, -np.inf, hi))
     return rows
 
 
-def solve(ctx: PlanContext, use_spot: bool) -> StagedResult:
-    """The cutting-plane loop: MILPs with tangents of F and G added until each month's cut is tight.
+def solve(ctx: PlanContext, use_spot: bool, static: bool = False, servers: bool = True
+          ) -> StagedResult:
+    """The cutting-plane loop: MILPs with tangents of each month's convex functions added until
+    each month's cut is tight.
 
     Parameters
     ----------
@@ -441,6 +648,11 @@ def solve(ctx: PlanContext, use_spot: bool) -> StagedResult:
         Context of the plan to schedule.
     use_spot : bool
         Spot allowed for interruptible overflow.
+    static : bool, default False
+        Solve the static problem of a fleet instead (:func:`build_problem`); the result's
+        ``capacity`` is the decision.
+    servers : bool, default True
+        False: the static problem without new servers.
 
     Returns
     -------
@@ -451,33 +663,45 @@ def solve(ctx: PlanContext, use_spot: bool) -> StagedResult:
     ------
     StagedError
         The method's conditions do not hold, or a MILP does not solve.
+
+    Notes
+    -----
+    With the owned types in merit order, c_1 <= ... <= c_T their PV per GPU-hour of work,
+    L_0 the committed level and L_k the level after the k-th type, a month's dispatch cost is
+    const + G(L_0) + sum_k H_k(L_k) + F(L_T) with G(x) = -c_1 A(x), H_k(x) = (c_k - c_{k+1})
+    A(x) and F as in the module notes with c_own = c_T: each convex (A is concave), so each
+    gets an epigraph variable and tangents. One type is the module's F and G.
     """
     c_own, c_int, c_od = month_costs(ctx, use_spot)
-    concave = check_convex(c_own, c_int, c_od)
-    prob = build_problem(ctx, use_spot)
+    costs = type_costs(ctx)
+    check_convex(costs[-1], c_int, c_od)
+    concave = costs[0] < -1e-12 * max(1.0, float(np.max(np.abs(c_od))))
+    prob = build_problem(ctx, use_spot, static, servers)
     gross, steady = ctx.tables.gross, ctx.tables.steady
     H = ctx.horizon
-    alpha, beta, gamma = c_own - c_int, c_int - c_od, c_own
+    T = len(costs)
+    alpha, beta, gamma = costs[-1] - c_int, c_int - c_od, costs[0]
     constant = float(c_od @ steady.totals + c_int @ (gross.totals - steady.totals))
 
-    def f(levels: np.ndarray) -> np.ndarray:        # F_m at each month's level
-        return alpha * gross.sum_min(levels) + beta * steady.sum_min(levels)
+    def above(table, levels: np.ndarray) -> np.ndarray:   # hours above each month's level
+        return (table.sorted > levels[:, None]).sum(axis=1)
 
-    def f_slope(levels: np.ndarray) -> np.ndarray:  # a subgradient of F_m
-        return alpha * (gross.sorted > levels[:, None]).sum(axis=1) + \
-            beta * (steady.sorted > levels[:, None]).sum(axis=1)
-
-    def g(levels: np.ndarray) -> np.ndarray:
-        return -gamma * gross.sum_min(levels)
-
-    def g_slope(levels: np.ndarray) -> np.ndarray:
-        return -gamma * (gross.sorted > levels[:, None]).sum(axis=1)
+    funcs = {"z": (lambda x: alpha * gross.sum_min(x) + beta * steady.sum_min(x),
+                   lambda x: alpha * above(gross, x) + beta * above(steady, x)),
+             "w": (lambda x: -gamma * gross.sum_min(x), lambda x: -gamma * above(gross, x))}
+    for k in range(1, T):
+        step = costs[k - 1] - costs[k]
+        funcs[k] = ((lambda x, step=step: step * gross.sum_min(x)),
+                    (lambda x, step=step: step * above(gross, x)))
+    order = ["z", "w", *range(1, T)]
 
     cuts: list = []   # (month, which, slope, intercept): epigraph >= intercept + slope x
 
-    def add_cuts(levels2: np.ndarray, levels1: np.ndarray, only=None) -> int:
+    def add_cuts(levels: dict, only=None) -> int:
         added = 0
-        for which, x, fn, slope in (("z", levels2, f, f_slope), ("w", levels1, g, g_slope)):
+        for which in order:
+            fn, slope = funcs[which]
+            x = levels[which]
             value, s_ = fn(x), slope(x)
             for m in range(H) if only is None else only[which]:
                 if which == "w" and concave[m]:
@@ -488,6 +712,7 @@ def solve(ctx: PlanContext, use_spot: bool) -> StagedResult:
 
     # where G is concave, its chord over the committed levels it can take is its convex
     # envelope: a valid lower bound, exact at both ends (no new commitment, or the most)
+    g = funcs["w"][0]
     top = prob.held_l1 + np.asarray(prob.l1 @ prob.upper_finite(), dtype=float).ravel()
     low_g, high_g = g(prob.held_l1), g(top)
     for m in np.flatnonzero(concave):
@@ -500,44 +725,60 @@ def solve(ctx: PlanContext, use_spot: bool) -> StagedResult:
     shortest = int(ctx.calendar.hours.min())
     for q in np.linspace(0.0, 1.0, 11):
         level = np.quantile(gross.sorted[:, -shortest:], q, axis=1)
-        add_cuts(level, level)
-    static = ctx.capacity_plan(best_capacity(ctx)[0])
-    theta_c = ctx.scenario.on_demand.relative_throughput
-    s1 = static.committed_gpus(H) * theta_c
-    s2 = s1 + static.servers_online(H) * ctx.owned_per_server()
-    for k in (-2, -1, 0, 1, 2):
-        add_cuts(np.maximum(s2 + k * ctx.owned_per_server(), 0.0),
-                 np.maximum(s1 + k * 8 * theta_c, 0.0))
+        add_cuts({which: level for which in order})
+    if not static:
+        theta_c = ctx.scenario.on_demand.relative_throughput
+        unit = ctx.fleet[ctx.merit[0]].per_server
+        # a fleet: the best plan of its first type (any levels are valid tangent points; the
+        # fleet's own static optimum costs more time than it saves)
+        static_plan_ = ctx.capacity_plan(best_capacity(ctx)[0])
+        s1 = static_plan_.committed_gpus(H) * theta_c
+        owned = list(ctx.owned_levels(static_plan_).values()) if ctx.scenario.server_types \
+            else [static_plan_.servers_online(H) * ctx.owned_per_server()]
+        for k in (-2, -1, 0, 1, 2):
+            levels = {"w": np.maximum(s1 + k * 8 * theta_c, 0.0)}
+            running = s1.copy()
+            for r, capacity in enumerate(owned, start=1):
+                running = running + capacity
+                levels["z" if r == T else r] = np.maximum(running + k * unit, 0.0)
+            add_cuts(levels)
     nvar = len(prob.cost)
     cuts = strongest_cuts(prob, cuts, nvar, concave)
     rounds = 0
     deadline = time.monotonic() + TOTAL_SECONDS
     timed_out, dual = False, -math.inf
+    months = np.arange(H)
     while True:
         rounds += 1
         left = deadline - time.monotonic()
         x, timed_out, dual = solve_milp(prob, cuts, nvar, max(min(MILP_SECONDS, left), 1.0))
         timed_out = timed_out or time.monotonic() >= deadline
-        l1 = prob.held_l1 + prob.l1 @ x
-        l2 = prob.held_l2 + prob.l2 @ x
-        true_f, true_g = f(l2), g(l1)
-        z, w = x[prob.z:prob.z + H], x[prob.z + H:prob.z + 2 * H]
-        scale = 1e-9 * max(1.0, float(np.abs(true_f).sum() + np.abs(true_g).sum()) / H)
-        short = {"z": np.flatnonzero(z < true_f - scale),
-                 "w": np.flatnonzero((w < true_g - scale) & ~concave)}
-        if timed_out or not (short["z"].size or short["w"].size) or rounds >= MAX_ROUNDS:
+        levels = prob.levels(x)
+        true = {which: funcs[which][0](levels[which]) for which in order}
+        scale = 1e-9 * max(1.0, float(sum(np.abs(v).sum() for v in true.values())) / H)
+        short = {which: np.flatnonzero(x[prob.epigraph(which, months)] < true[which] - scale)
+                 for which in order}
+        short["w"] = np.array([m for m in short["w"] if not concave[m]], dtype=int)
+        if timed_out or not any(v.size for v in short.values()) or rounds >= MAX_ROUNDS:
             break
-        add_cuts(l2, l1, short)
+        add_cuts(levels, short)
     objective = float(prob.base + constant + prob.cost[:prob.z] @ x[:prob.z]
-                      + true_f.sum() + true_g.sum())
+                      + sum(v.sum() for v in true.values()))
     bound = float(prob.base + constant + (dual if timed_out else prob.cost @ x))
-    decisions = to_decisions(ctx, prob, x)
-    plan = schedule_plan(ctx.scenario, decisions, ctx.calendar.months[0], H, ctx.position,
-                         use_spot)
+    capacity = None
+    if static:
+        capacity = to_capacity(ctx, prob, x, use_spot)
+        decisions = ()
+        plan = ctx.capacity_plan(capacity)
+    else:
+        decisions = to_decisions(ctx, prob, x)
+        plan = schedule_plan(ctx.scenario, decisions, ctx.calendar.months[0], H, ctx.position,
+                             use_spot)
     notes = [] if rounds < MAX_ROUNDS else [f"stopped after {MAX_ROUNDS} cutting-plane rounds"]
     if timed_out:
         notes.append(f"stopped at the {TOTAL_SECONDS:.0f} s time limit")
     result = StagedResult(decisions, plan, objective, rounds, len(cuts), use_spot, notes)
+    result.capacity = capacity
     unproven = concave.any() or rounds >= MAX_ROUNDS or timed_out
     result.gap = max(objective - bound, 0.0) if unproven else 0.0
     result.timed_out = timed_out
@@ -559,7 +800,7 @@ def strongest_cuts(prob: Problem, cuts: list, nvar: int, concave: np.ndarray,
     prob : Problem
         The fixed parts of the MILP.
     cuts : list of tuple
-        (month, "z" or "w", slope, intercept) of each starting tangent.
+        (month, "z", "w" or a middle level k, slope, intercept) of each starting tangent.
     nvar : int
         Number of variables.
     concave : numpy.ndarray
@@ -574,8 +815,9 @@ def strongest_cuts(prob: Problem, cuts: list, nvar: int, concave: np.ndarray,
         relaxation's optimum.
     """
     x, _, _ = solve_milp(prob, cuts, nvar, relax=True)
-    H = prob.l1.shape[0]
-    levels = {"z": x[prob.z + 3 * H:prob.z + 4 * H], "w": x[prob.z + 2 * H:prob.z + 3 * H]}
+    months = np.arange(prob.l1.shape[0])
+    levels = {which: x[prob.level(which, months)] for which in
+              ["z", "w", *range(1, len(prob.middle) + 1)]}
     groups: dict = {}
     for cut in cuts:
         m, which, slope, intercept = cut
@@ -599,7 +841,7 @@ def solve_milp(prob: Problem, cuts: list, nvar: int, seconds: float = MILP_SECON
     prob : Problem
         The fixed parts of the MILP.
     cuts : list of tuple
-        (month, "z" or "w", slope, intercept) of each tangent so far.
+        (month, "z", "w" or a middle level k, slope, intercept) of each tangent so far.
     nvar : int
         Number of variables.
     seconds : float, default MILP_SECONDS
@@ -621,13 +863,10 @@ def solve_milp(prob: Problem, cuts: list, nvar: int, seconds: float = MILP_SECON
     StagedError
         HiGHS found no solution.
     """
-    H = prob.l1.shape[0]
-    months = np.array([cut[0] for cut in cuts])
-    is_z = np.array([cut[1] == "z" for cut in cuts])
     slope = np.array([cut[2] for cut in cuts])
     k = np.arange(len(cuts))
-    epigraph = np.where(is_z, prob.z + months, prob.z + H + months)
-    level = np.where(is_z, prob.z + 3 * H + months, prob.z + 2 * H + months)
+    epigraph = np.array([prob.epigraph(cut[1], cut[0]) for cut in cuts], dtype=int)
+    level = np.array([prob.level(cut[1], cut[0]) for cut in cuts], dtype=int)
     # epigraph_m - slope x level_m >= intercept: two entries a cut
     A = sp.csr_matrix((np.r_[np.ones(len(cuts)), -slope], (np.r_[k, k], np.r_[epigraph, level])),
                       shape=(len(cuts), nvar))
@@ -670,26 +909,129 @@ def to_decisions(ctx: PlanContext, prob: Problem, x: np.ndarray) -> tuple[Decisi
     -------
     tuple of models.scenario.Decision
         One decision per month with any: servers bought and sold (with ``sell_from``) [servers]
-        and GPUs signed per offer [GPUs].
+        and GPUs signed per offer [GPUs]; with server types, purchases and sales per type
+        (``buy``, ``sell``) and ``sell_from`` keyed ``type:YYYY-MM``.
     """
     first = np.datetime64(ctx.calendar.months[0], "M")
+    fleet = bool(ctx.scenario.server_types)
     by_month: dict[int, dict] = {}
     for j, kind in enumerate(prob.columns):
         if kind[0] not in ("buy", "commit", "sell") or x[j] < 0.5:
             continue
         d = kind[-1]
-        entry = by_month.setdefault(d, {"buy": 0, "sell": 0, "from": {}, "commit": {}})
+        entry = by_month.setdefault(d, {"buy": {}, "sell": {}, "from": {}, "commit": {}})
         count = int(x[j])
         if kind[0] == "buy":
-            entry["buy"] += count
+            entry["buy"][kind[1]] = entry["buy"].get(kind[1], 0) + count
         elif kind[0] == "commit":
             offer = next(o for o in ctx.scenario.commitments if o.id == kind[1])
             entry["commit"][kind[1]] = entry["commit"].get(kind[1], 0) + count * offer.block_gpus
         else:
-            cohort = (ctx.position.servers[kind[2]].bought if kind[1] == "held" else kind[2])
-            label = str(first + cohort)
-            entry["sell"] += count
+            if kind[1] == "held":
+                held = ctx.position.servers[kind[2]]
+                cohort, type_id = held.bought, held.type
+            else:
+                type_id, cohort = kind[2]
+            label = str(first + cohort) if not fleet else f"{type_id}:{first + cohort}"
+            entry["sell"][type_id] = entry["sell"].get(type_id, 0) + count
             entry["from"][label] = entry["from"].get(label, 0) + count
-    return tuple(Decision(month=str(first + d), buy_servers=e["buy"], sell_servers=e["sell"],
+    if not fleet:
+        return tuple(Decision(month=str(first + d), buy_servers=sum(e["buy"].values()),
+                              sell_servers=sum(e["sell"].values()), sell_from=e["from"],
+                              commit=e["commit"])
+                     for d, e in sorted(by_month.items()))
+    return tuple(Decision(month=str(first + d), buy=e["buy"], sell=e["sell"],
                           sell_from=e["from"], commit=e["commit"])
                  for d, e in sorted(by_month.items()))
+
+
+def to_capacity(ctx: PlanContext, prob: Problem, x: np.ndarray, use_spot: bool) -> Capacity:
+    """A solution of the static problem of a fleet as a static decision.
+
+    Parameters
+    ----------
+    ctx : PlanContext
+        Context of the plan (offers).
+    prob : Problem
+        The static MILP's parts.
+    x : numpy.ndarray
+        The solution.
+    use_spot : bool
+        Whether the decision sends interruptible overflow to spot.
+
+    Returns
+    -------
+    Capacity
+        Servers per type and committed GPUs per offer [servers, GPUs].
+    """
+    blocks = {o.id: o.block_gpus for o in ctx.scenario.commitments}
+    servers, committed = {}, {}
+    for j, kind in enumerate(prob.columns):
+        if kind[0] == "chain" and x[j] >= 0.5:
+            servers[kind[1]] = int(x[j])
+        elif kind[0] == "renew" and x[j] >= 0.5:
+            committed[kind[1]] = int(x[j]) * blocks[kind[1]]
+    return Capacity(0, committed, use_spot, servers_by_type=servers)
+
+
+def fleet_static_optimum(ctx: PlanContext, allow_servers: bool = True) -> StagedResult:
+    """The cheapest static decision of a fleet: servers per type sold in the first month and
+    commitments per offer, exactly (the static problem of :func:`build_problem`).
+
+    Parameters
+    ----------
+    ctx : PlanContext
+        Context of a plan with ``server_types``.
+    allow_servers : bool, default True
+        False: no new server (the ``cloud_only`` strategy).
+
+    Returns
+    -------
+    StagedResult
+        The better of the solutions with and without spot (its ``capacity`` is the decision,
+        ``objective`` its PV of the linear terms [currency], ``gap`` 0 when proven).
+
+    Raises
+    ------
+    StagedError
+        The conditions of the method do not hold, with spot or without.
+    """
+    key = ("fleet_static", allow_servers)
+    if key in ctx.optimizer_cache:
+        return ctx.optimizer_cache[key]
+    found = []
+    errors = []
+    for use_spot in (True, False):
+        try:
+            found.append(solve(ctx, use_spot, static=True, servers=allow_servers))
+        except StagedError as exc:
+            errors.append(str(exc))
+    if not found:
+        raise StagedError("; ".join(errors))
+    best = min(found, key=lambda r: (round(ctx.pv(r.capacity), 6), not r.use_spot))
+    ctx.optimizer_cache[key] = best
+    return best
+
+
+def fleet_optimal(ctx: PlanContext) -> dict:
+    """Strategies ``cloud_only`` and ``optimal`` of a fleet (issue 26), costed by the engine.
+
+    Parameters
+    ----------
+    ctx : PlanContext
+        Context of a plan with ``server_types``.
+
+    Returns
+    -------
+    dict of str to StrategyResult
+        Both strategies; ``optimal`` holds servers per type sold in the first month.
+
+    Raises
+    ------
+    StagedError
+        The static problem cannot be proven (see :func:`solve`).
+    """
+    cloud = fleet_static_optimum(ctx, allow_servers=False).capacity
+    optimal = fleet_static_optimum(ctx).capacity
+    return {"cloud_only": ctx.evaluate("cloud_only", cloud),
+            "optimal": ctx.evaluate("optimal", optimal)}

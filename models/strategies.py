@@ -7,7 +7,7 @@ dispatch and one pass of the cost kernel (models/costs.py).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Optional, Union
 
 import numpy as np
@@ -17,6 +17,7 @@ from models.checkpoint import HOURS_PER_YEAR, Waste, waste_fraction
 from models.costs import (cost_lines, discounted_by_month, net_by_month, present_value,
                           uses_cloud)
 from models.dispatch import DemandTables, Volumes, dispatch
+from models.fleet import fleet_types, merit_order
 from models.prices import PriceBook
 from models.profile import PlanCalendar, PlanDemand
 from models.scenario import MAX_SERVERS, Scenario
@@ -81,6 +82,9 @@ class StrategyResult:
     committed_gpus_by_month: np.ndarray
     uses_cloud: bool
     schedule: tuple = ()             # the decisions of a staged or scheduled strategy
+    # a fleet of server types (issue 26): servers online and owned GPU-hours, by type id
+    servers_online_by_type: Optional[dict] = None
+    owned_gpu_hours_by_type: Optional[dict] = None
 
     @property
     def failure_cost_pv(self) -> float:
@@ -142,6 +146,8 @@ class PlanContext:
         self.horizon = len(calendar.hours)
         self.position = position_plan(scenario, calendar.months[0], self.horizon,
                                       self.book.vat)
+        self.fleet = fleet_types(scenario, calendar.months[0])
+        self.merit = merit_order(self.book, self.fleet, self.horizon)
         self.end_factors = self.book.end[:self.horizon, 0]
         self.start_factors = self.book.start[:self.horizon, 0]
         self.useful_pv = float(self.tables.useful_by_month @ self.end_factors)
@@ -181,6 +187,8 @@ class PlanContext:
                                             new.tables_failure_waste)
             new._normal_tables = None
         new.book = PriceBook(scenario, self.calendar)
+        new.fleet = fleet_types(scenario, self.calendar.months[0])
+        new.merit = merit_order(new.book, new.fleet, self.horizon)
         new.end_factors = new.book.end[:self.horizon, 0]
         new.start_factors = new.book.start[:self.horizon, 0]
         new.useful_pv = float(self.tables.useful_by_month @ new.end_factors)
@@ -265,7 +273,8 @@ class PlanContext:
         """
         if isinstance(capacity, CapacityPlan):
             return capacity
-        return static_plan(self.scenario, capacity, self.horizon, self.position)
+        return static_plan(self.scenario, capacity, self.horizon, self.position,
+                           self.calendar.months[0])
 
     # capacities in demand units (GPUs of the measured type) by month
     def owned_per_server(self) -> float:
@@ -274,10 +283,10 @@ class PlanContext:
         Returns
         -------
         float
-            GPUs per server x availability x relative throughput [GPUs of the measured type].
+            GPUs per server x availability x relative throughput of the first server type
+            [GPUs of the measured type].
         """
-        o = self.scenario.owned
-        return o.gpus_per_server * o.availability * o.relative_throughput
+        return self.fleet[0].per_server    # the first server type of a fleet
 
     def owned_capacity(self, servers: int | np.ndarray) -> np.ndarray:
         """Owned capacity of the position plus a static count of new servers, by month.
@@ -293,8 +302,11 @@ class PlanContext:
             Capacity [GPUs of the measured type, (months,) or (months, k)].
         """
         H = self.horizon
-        online = static_plan(self.scenario, Capacity(1), H).servers_online(H)
-        held = self.position.servers_online(H) * self.owned_per_server()
+        online = static_plan(self.scenario, Capacity(1), H,
+                             first_month=self.calendar.months[0]).servers_online(H)
+        held = (sum(self.owned_levels(self.position).values(), np.zeros(H))
+                if self.scenario.server_types else
+                self.position.servers_online(H) * self.owned_per_server())
         new = np.multiply.outer(online, np.asarray(servers) * self.owned_per_server())
         return new + (held if new.ndim == 1 else held[:, None])
 
@@ -334,18 +346,72 @@ class PlanContext:
         """
         s, H = self.scenario, self.horizon
         spot_share = s.spot.availability if plan.use_spot else 0.0
-        owned = plan.servers_online(H) * self.owned_per_server()
+        if s.server_types:
+            by_type = self.owned_levels(plan)
+            owned = sum(by_type.values(), np.zeros(H))
+        else:
+            owned = plan.servers_online(H) * self.owned_per_server()
         committed = plan.committed_gpus(H) * s.on_demand.relative_throughput
         waste = (0.0, 0.0) if normal else (self.tables_failure_waste, self.spot_waste.fraction)
         key = (owned.tobytes(), committed.tobytes(), spot_share, waste,
                s.spot.availability)
+        if s.server_types:
+            key += tuple(x.tobytes() for x in by_type.values())
         cached = self.volume_cache.get(key)
         if cached is None:
             tables = self.normal_tables() if normal else self.tables
-            cached = self.volume_cache[key] = dispatch(
-                tables, committed, owned, failure_waste=waste[0], spot_waste=waste[1],
-                spot_share=spot_share)
+            cached = dispatch(tables, committed, owned, failure_waste=waste[0],
+                              spot_waste=waste[1], spot_share=spot_share)
+            if s.server_types:
+                cached = replace(cached, owned_by_type=self.owned_by_type(
+                    tables, committed, by_type))
+            self.volume_cache[key] = cached
         return cached
+
+    def owned_levels(self, plan: CapacityPlan) -> dict:
+        """Owned capacity of each server type by month, in the merit order (issue 26).
+
+        Parameters
+        ----------
+        plan : CapacityPlan
+            Cohorts of the strategy.
+
+        Returns
+        -------
+        dict
+            Type id to capacity [GPUs of the reference type, (months,)], every type of the
+            fleet, first to take work first.
+        """
+        online = plan.servers_online_by_type(self.horizon)
+        return {self.fleet[i].id: online.get(self.fleet[i].id, np.zeros(self.horizon))
+                * self.fleet[i].per_server for i in self.merit}
+
+    def owned_by_type(self, tables: DemandTables, committed: np.ndarray, levels: dict) -> dict:
+        """Owned work of each type: gross demand between the cumulative levels of the types
+        before it in the merit order and its own, above the committed level.
+
+        Parameters
+        ----------
+        tables : DemandTables
+            Sorted demand.
+        committed : numpy.ndarray
+            Committed capacity [GPUs of the reference type, (months,)].
+        levels : dict
+            Owned capacity per type in the merit order (:meth:`owned_levels`).
+
+        Returns
+        -------
+        dict
+            Type id to owned work [GPU-hours of the reference type, (months,)].
+        """
+        out, level = {}, committed.astype(float)
+        below = tables.gross.sum_min(level)
+        for type_id, capacity in levels.items():
+            level = level + capacity
+            served = tables.gross.sum_min(level)
+            out[type_id] = served - below
+            below = served
+        return out
 
     def normal_tables(self) -> DemandTables:
         """Sorted demand as if nothing failed (no failure overhead on interruptible work).
@@ -418,8 +484,19 @@ class PlanContext:
         o = s.owned
         theta_o, theta_c = o.relative_throughput, s.on_demand.relative_throughput
         online = plan.servers_online(H)
-        installed = online * o.gpus_per_server * cal.hours
-        owned_hours = v.owned / theta_o
+        by_type = hours_by_type = None
+        if s.server_types:
+            kinds = {k.id: k.owned for k in self.fleet}
+            by_type = plan.servers_online_by_type(H)
+            by_type = {k: by_type.get(k, np.zeros(H)) for k in kinds}
+            hours_by_type = {k: v.owned_by_type[k] / kinds[k].relative_throughput
+                             for k in kinds}
+            installed = sum((by_type[k] * kinds[k].gpus_per_server for k in kinds),
+                            np.zeros(H)) * cal.hours
+            owned_hours = sum(hours_by_type.values(), np.zeros(H))
+        else:
+            installed = online * o.gpus_per_server * cal.hours
+            owned_hours = v.owned / theta_o
         util = np.divide(owned_hours, installed, out=np.zeros_like(installed),
                          where=installed > 0)
         return StrategyResult(
@@ -436,7 +513,8 @@ class PlanContext:
             on_demand_gpu_hours_by_month=v.on_demand / theta_c,
             utilization_by_month=util, servers_online=online,
             committed_gpus_by_month=plan.committed_gpus(H),
-            uses_cloud=bool(uses_cloud(plan, _column(v))[0]))
+            uses_cloud=bool(uses_cloud(plan, _column(v))[0]),
+            servers_online_by_type=by_type, owned_gpu_hours_by_type=hours_by_type)
 
 
 def months_with_payments(lines: dict[str, np.ndarray], horizon: int) -> int:
@@ -462,8 +540,11 @@ def months_with_payments(lines: dict[str, np.ndarray], horizon: int) -> int:
 
 def _column(v: Volumes) -> Volumes:
     """Volumes by month as (months, 1) columns, the kernel's shape for one plan."""
+    by_type = (None if v.owned_by_type is None else
+               {k: np.asarray(x, float).reshape(-1, 1) for k, x in v.owned_by_type.items()})
     return Volumes(*(np.asarray(x, float).reshape(-1, 1) for x in (
-        v.committed, v.owned, v.spot, v.on_demand, v.overhead, v.spot_useful, v.gross)))
+        v.committed, v.owned, v.spot, v.on_demand, v.overhead, v.spot_useful, v.gross)),
+        owned_by_type=by_type)
 
 
 def on_demand_capacity() -> Capacity:
@@ -493,8 +574,16 @@ def buy_for_peak_capacity(ctx: PlanContext) -> Capacity:
     """
     held = ctx.owned_capacity(0) + ctx.committed_capacity(0)
     short = float(np.max(ctx.tables.gross.peak - held, initial=0.0))
-    servers = math.ceil(short / ctx.owned_per_server() - 1e-9)
-    return Capacity(min(max(servers, 0), MAX_SERVERS), {}, use_spot=False)
+    if not ctx.scenario.server_types:
+        servers = math.ceil(short / ctx.owned_per_server() - 1e-9)
+        return Capacity(min(max(servers, 0), MAX_SERVERS), {}, use_spot=False)
+    # a fleet: servers of the first type sold in month 1 (none when no type is)
+    kind = next((k for k in ctx.fleet if k.can_buy(0)), None)
+    if kind is None:
+        return Capacity(0, {}, use_spot=False)
+    servers = math.ceil(short / kind.per_server - 1e-9)
+    return Capacity(0, {}, use_spot=False,
+                    servers_by_type={kind.id: min(max(servers, 0), MAX_SERVERS)})
 
 
 def proposed_capacity(s: Scenario) -> Optional[Capacity]:
@@ -511,6 +600,7 @@ def proposed_capacity(s: Scenario) -> Optional[Capacity]:
         None when the scenario proposes nothing static.
     """
     p = s.proposed
-    if p.servers is None and not p.committed_gpus:
+    if p.servers is None and not p.committed_gpus and not p.servers_by_type:
         return None
-    return Capacity(p.servers or 0, dict(p.committed_gpus), use_spot=True)
+    return Capacity(p.servers or 0, dict(p.committed_gpus), use_spot=True,
+                    servers_by_type=dict(p.servers_by_type))

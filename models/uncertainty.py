@@ -318,8 +318,8 @@ def buys_servers(r: StrategyResult) -> bool:
         True when its capacity adds servers or its schedule buys any.
     """
     if r.capacity is not None:
-        return r.capacity.servers > 0
-    return any(d.buy_servers for d in r.schedule)
+        return r.capacity.servers > 0 or any(r.capacity.servers_by_type.values())
+    return any(d.buy_servers or any(d.buy.values()) for d in r.schedule)
 
 
 def judged_capacity(ctx: PlanContext, strategies: dict[str, StrategyResult],

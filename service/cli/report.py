@@ -74,10 +74,12 @@ def plan_table(plan: Plan, source: str) -> str:
     cells = []
     for name, r in plan.strategies.items():
         if r.capacity is not None:
-            servers = str(r.capacity.servers)
+            servers = (str(r.capacity.servers) if not s.server_types else
+                       by_type(r.capacity.counts(s)))
             committed = "+".join(f"{v}x{k}" for k, v in r.capacity.committed.items() if v) or "-"
         else:   # a schedule: the most servers online and the most GPUs committed at once
-            servers = f"<={r.servers}"
+            servers = f"<={r.servers}" if r.servers_online_by_type is None else "<=" + by_type(
+                {k: int(x.max(initial=0.0)) for k, x in r.servers_online_by_type.items()})
             most = int(r.committed_gpus_by_month.max(initial=0))
             committed = f"<={most}" if most else "-"
         cells.append((name, [strategy_name(name), servers, committed,
@@ -107,18 +109,28 @@ def plan_table(plan: Plan, source: str) -> str:
     return "\n".join(lines)
 
 
+def by_type(counts: dict) -> str:
+    """Servers per type as a table cell: ``4 h100+2 b200``; ``0`` for none (issue 26)."""
+    return "+".join(f"{n} {k}" for k, n in counts.items() if n) or "0"
+
+
 def schedule_lines(name: str, strategy: dict, currency: str) -> list[str]:
     """The decisions of a scheduled strategy as a table, then its cash by year."""
-    heads = [(_("month"), 9, True), (_("buy"), 6, False), (_("sell"), 6, False),
+    cells = []
+    for d in strategy["schedule"]:
+        commits = ", ".join(_("%(gpus)s GPUs %(offer)s", gpus=g, offer=k)
+                            for k, g in d["commit"].items()) or "-"
+        buy = by_type(d["buy"]) if "buy" in d else str(d["buy_servers"])
+        sell = by_type(d["sell"]) if "sell" in d else str(d["sell_servers"])
+        cells.append([d["month"], buy, sell, "  " + commits])
+    # servers per type ("2 b200+1 h100") widen the buy and sell columns
+    wide = [max([6] + [len(c[i]) + 2 for c in cells]) for i in (1, 2)]
+    heads = [(_("month"), 9, True), (_("buy"), wide[0], False), (_("sell"), wide[1], False),
              ("  " + _("commit"), 0, True)]
     out = [_("Schedule of %(strategy)s (servers bought take work after the lead time):",
              strategy=strategy_name(name)),
            "  " + row([h for h, _w, _l in heads], heads)]
-    for d in strategy["schedule"]:
-        commits = ", ".join(_("%(gpus)s GPUs %(offer)s", gpus=g, offer=k)
-                            for k, g in d["commit"].items()) or "-"
-        out.append("  " + row([d["month"], str(d["buy_servers"]), str(d["sell_servers"]),
-                               "  " + commits], heads))
+    out += ["  " + row(c, heads) for c in cells]
     cash = strategy["cash"]["by_year"]
     if cash:
         out.append("  " + _("purchases and upfront payments by year [%(currency)s]: %(years)s",

@@ -19,7 +19,7 @@ from werkzeug.datastructures import MultiDict
 from models.fields import field_meta
 from models.ranges import RANGE_MODELS, legacy_path
 from models.scenario import (CommitmentOffer, Decision, LoanFinancing, PositionCommitment,
-                             PositionServers, Scenario, market_of)
+                             PositionServers, Scenario, ServerType, market_of)
 from service import form_values as fv
 from service.clip import clip
 from service.forms.fields import (SHOWN_INPUT, FormField, _unwrap, format_value,  # noqa: F401
@@ -77,6 +77,10 @@ TABLES = (
               N_("At most %(limit)s signed commitments: the form posted row %(row)s (rows are "
                  "numbered 0 to %(last)s)."),
               N_("fill in a contract id to add it")),
+    TableSpec("server_types", ServerType, "id", N_("Server type %(number)s"),
+              N_("At most %(limit)s server types: the form posted row %(row)s (rows are "
+                 "numbered 0 to %(last)s)."),
+              N_("fill in a type id to add it"), N_("Remove this server type")),
     TableSpec("proposed.schedule", Decision, "month", N_("Decision %(number)s"),
               N_("At most %(limit)s schedule decisions: the form posted row %(row)s (rows "
                  "are numbered 0 to %(last)s)."),

@@ -66,6 +66,15 @@ def number(value: Any, digits: Optional[int] = None, locale: Optional[str] = Non
     return format_decimal(float(value), format=pattern, locale=locale or current_locale())
 
 
+def servers(value: Any, locale: Optional[str] = None) -> str:
+    """Servers of a plan: a count, or counts per server type (issue 26) as ``4 h100 + 2 b200``
+    (types with none left out; ``0`` when there are none)."""
+    if isinstance(value, dict):
+        return " + ".join(f"{number(n, 0, locale)} {k}" for k, n in value.items() if n) or \
+            number(0, 0, locale)
+    return number(value, 0, locale)
+
+
 def months(count: Any, locale: Optional[str] = None) -> str:
     """A duration: 12 -> "1 year" / "1년", 18 -> "18 months" / "18개월"."""
     if _missing(count):

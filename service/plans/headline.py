@@ -17,7 +17,7 @@ def recommendation_text(doc: dict) -> str:
     committed = ", ".join(f"{v} ({k})" for k, v in s["committed_gpus"].items() if v)
     text = _("Recommended: %(strategy)s - %(servers)s owned servers, committed GPUs "
              "%(committed)s; PV cost %(pv)s", strategy=labels.strategy_label(name),
-             servers=s["servers"], committed=committed or _("none"),
+             servers=formats.servers(s["servers"]), committed=committed or _("none"),
              pv=formats.money(s["pv_cost"], currency))
     if name != "on_demand":
         text += _(", %(saving)s less than running everything on demand",

@@ -122,12 +122,12 @@ def order_rows(strategy: dict, terms: dict[str, int], currency: str) -> list[Ord
         month, cash = o["month"], float(o["cash"])
         if o["action"] == "buy":
             paid = f"{month}" if cash > 0 else _("through the financing's payments")
-            what = _("servers")
+            what = _("servers") if "type" not in o else _("%(type)s servers", type=o["type"])
         elif o["action"] == "sell":
             booked = o.get("proceeds_month")
             paid = (_("resale received at the end of %(month)s", month=booked) if booked
                     else _("no resale within the plan"))
-            what = _("servers")
+            what = _("servers") if "type" not in o else _("%(type)s servers", type=o["type"])
         else:
             term = o.get("term_months", terms.get(o["what"], 0))
             end = add_months(month, term - 1)

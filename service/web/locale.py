@@ -94,6 +94,7 @@ FILTERS = {
     "percent": lambda v, digits=1: formats.percent(v, digits),
     "number": lambda v, digits=None: formats.number(v, digits),
     "months": formats.months,
+    "servers": formats.servers,
     "strategy": strategy_label,
     "cost_line": cost_line_label,
     "role": labels.vocabulary(labels.ROLES),

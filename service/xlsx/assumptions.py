@@ -115,6 +115,10 @@ def scenario_rows(s: Scenario) -> list[Row]:
             for i, offer in enumerate(value, start=1):
                 rows.extend(_walk_model(offer, f"commitments[{i}].", "Commitments",
                                         _("Offer %(number)s: ", number=i)))
+        elif name == "server_types":   # issue 26: one block of rows per type
+            for i, kind in enumerate(value, start=1):
+                rows.extend(_walk_model(kind, f"server_types[{i}].", "Server types",
+                                        _("Server type %(number)s: ", number=i)))
         elif isinstance(value, BaseModel):
             rows.extend(_walk_model(value, f"{name}.", info.title or name.replace("_", " ")))
         else:
@@ -128,7 +132,7 @@ SECTION_TITLES = {"finance": N_("Finance"), "owned": N_("Owned servers"),
                   "cloud_terms": N_("Cloud terms"), "profile": N_("Profile options"),
                   "proposed": N_("Proposed capacity"), "uncertainty": N_("Uncertainty"),
                   "position": N_("What you hold today"), "staging": N_("Staged plan"),
-                  "fx": N_("Exchange rate")}
+                  "fx": N_("Exchange rate"), "server_types": N_("Server types")}
 
 
 def billing_formula(session_hours: str) -> str:

@@ -148,6 +148,12 @@ def _listify(doc: dict) -> dict:
         owned["resale_fraction_by_year"] = [items[k] for k in sorted(items, key=_row_number)]
     offers = doc.get("commitments", {})
     doc["commitments"] = [offers[k] for k in sorted(offers, key=_row_number)]
+    types = doc.get("server_types", {})   # issue 26: rows per type, a type's resale by year
+    doc["server_types"] = [types[k] for k in sorted(types, key=_row_number)]
+    for kind in doc["server_types"]:
+        if isinstance(kind.get("resale_fraction_by_year"), dict):
+            items = kind["resale_fraction_by_year"]
+            kind["resale_fraction_by_year"] = [items[k] for k in sorted(items, key=_row_number)]
     for section, field in TABLE_FIELDS:   # position.servers[1].count ... back to lists
         node = doc.get(section, {})
         if isinstance(node.get(field), dict):

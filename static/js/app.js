@@ -207,7 +207,13 @@
         traces.push(Object.assign({type: "scatter", mode: "lines", stackgroup: "capacity",
           name: name, x: tl.months, y: y, line: {width: 0.5}}, extra || {}));
       }
-      stack(t(d, "owned", "owned servers"), tl.owned);
+      if (tl.owned_by_type) {   // a fleet of server types: one band per type
+        Object.keys(tl.owned_by_type).forEach(function (k) {
+          stack(t(d, "owned", "owned servers") + " " + k, tl.owned_by_type[k]);
+        });
+      } else {
+        stack(t(d, "owned", "owned servers"), tl.owned);
+      }
       tl.cohorts.forEach(function (c) {
         stack(nm(d, "cohort", c.name), c.gpus, c.held ? {fillpattern: {shape: "/"}} : {});
       });

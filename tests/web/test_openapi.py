@@ -67,15 +67,20 @@ def test_cross_field_rules_are_stated_in_the_schema(app):
                      "at most one decision a month", "multiple of its ``block_gpus``"],
         "Decision": ["adds up to ``sell_servers``", "multiple of its ``block_gpus``"],
         "Scenario": ["ids of ``commitments`` are unique", "``fx.rate`` is required",
-                     "10,000,000 GPUs in an hour"],
+                     "10,000,000 GPUs in an hour", "ids of ``server_types`` are unique",
+                     "names one of ``server_types``"],
     }
     for model, phrases in stated.items():
         for phrase in phrases:
             assert phrase in schemas[model]["description"].replace("\n", " "), (model, phrase)
     resale = schemas["Owned"]["properties"]["resale_fraction_by_year"]["items"]
     assert (resale["minimum"], resale["maximum"]) == (0, 1)
-    for model, name, key in (("Decision", "sell_from", r"^\d{4}-(0[1-9]|1[0-2])$"),
+    for model, name, key in (("Decision", "sell_from",
+                              r"^([A-Za-z0-9_-]{1,20}:)?\d{4}-(0[1-9]|1[0-2])$"),
                              ("Decision", "commit", r"^[A-Za-z0-9_-]{1,20}$"),
+                             ("Decision", "buy", r"^[A-Za-z0-9_-]{1,20}$"),
+                             ("Decision", "sell", r"^[A-Za-z0-9_-]{1,20}$"),
+                             ("Proposed", "servers_by_type", r"^[A-Za-z0-9_-]{1,20}$"),
                              ("Proposed", "committed_gpus", r"^[A-Za-z0-9_-]{1,20}$")):
         mapping = schemas[model]["properties"][name]
         assert mapping["patternProperties"] == {key: {"type": "integer", "minimum": 0}}

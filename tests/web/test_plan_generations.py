@@ -1,0 +1,96 @@
+"""The plan page of a fleet of server types (issue 26): the generations sample planned once,
+its page shows servers per type and the schedule's purchases and sales per type."""
+from __future__ import annotations
+
+import json
+import shutil
+from html import unescape
+from pathlib import Path
+
+import pytest
+
+from models.scenario import Scenario
+from service.app import create_app
+from service.paths import SAMPLES
+from service.web.db import write_session
+from tests.support.client import PASSWORD, TEST_CONFIG, Browser
+
+GENERATIONS = SAMPLES / "scenario_generations.json"
+USAGE = SAMPLES / "usage_hourly.csv"
+PAGE = "/scenarios/1/revisions/1"
+
+
+@pytest.fixture(scope="module")
+def fleet_database(tmp_path_factory):
+    """A migrated SQLite file with ana and the generations sample planned (scenario 1)."""
+    from service.plans.cache import plan_for
+    from service.plans.revisions import create_scenario, store_usage
+    from service.web.users import create_user
+    instance = tmp_path_factory.mktemp("generations")
+    app = create_app({**TEST_CONFIG, "INSTANCE_PATH": str(instance)})
+    model = Scenario.model_validate(json.loads(GENERATIONS.read_text()))
+    result = plan_for(model, USAGE.read_bytes(), USAGE.name)
+    with app.app_context():
+        with write_session() as s:
+            ana = create_user(s, "ana", PASSWORD, "analyst")
+            usage = store_usage(s, ana, USAGE.read_bytes(), USAGE.name)
+            create_scenario(s, ana, model, usage, result=result)
+    engine = app.extensions["buyrent_engine"]
+    with engine.connect() as conn:
+        conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
+    engine.dispose()
+    return instance / "buyrent.sqlite3", result
+
+
+@pytest.fixture
+def fleet(tmp_path: Path, fleet_database):
+    path, result = fleet_database
+    instance = tmp_path / "instance"
+    instance.mkdir()
+    shutil.copyfile(path, instance / "buyrent.sqlite3")
+    app = create_app({**TEST_CONFIG, "INSTANCE_PATH": str(instance)})
+    b = Browser(app.test_client())
+    assert b.login("ana").status_code == 302
+    yield app, b, result
+    app.extensions["buyrent_engine"].dispose()
+
+
+def test_the_plan_page_of_a_fleet_names_servers_per_type(fleet):
+    app, b, result = fleet
+    page = b.get(PAGE)
+    assert page.status_code == 200
+    text = unescape(page.get_data(as_text=True))
+    staged = result.document["strategies"]["staged"]
+    most = " + ".join(f"{n} {k}" for k, n in staged["servers"].items() if n)
+    assert f"{most} servers" in text            # the staged card: "16 h100 + 24 b200 servers"
+    assert "{'h100'" not in text and "{&#39;" not in text
+    for d in staged["schedule"]:
+        for k, n in d.get("buy", {}).items():
+            assert f"Buy {n} {k} servers" in text or f"Buy {n} {k} servers now" in text
+
+
+
+def test_purchase_orders_name_the_server_type(fleet):
+    app, b, result = fleet
+    text = unescape(b.get(PAGE).get_data(as_text=True))
+    for o in result.document["strategies"]["staged"]["purchase_orders"]:
+        if o["action"] in ("buy", "sell"):
+            assert f"{o['type']} servers" in text
+
+
+def test_the_server_types_preset_fills_dated_sourced_types():
+    """The fleet-2026 preset adds H100 and B200 server types; every value it sets names its
+    source and date, and the figures that are not quotes say they are estimates."""
+    from service.presets.context import load_context_presets
+    preset = load_context_presets()["context/fleet-2026"]
+    data = preset.apply(Scenario().model_dump(mode="json"))
+    s = Scenario.model_validate(data)
+    assert [t.id for t in s.server_types] == ["h100", "b200"]
+    assert s.server_types[1].server_price == 515_000
+    marks = preset.marks(data)
+    assert "estimate" in marks["server_types.1.server_price"]
+    assert "estimate" in marks["server_types.1.relative_throughput"]
+    assert all("2026-12-01" in text for text in marks.values())
+    for path in marks:                     # each mark is a field the preset sets
+        _, index, name = path.split(".")
+        assert getattr(s.server_types[int(index)], name) is not None

@@ -34,7 +34,7 @@ from service.web.users import create_user  # noqa: E402
 from service.web.db import write_session  # noqa: E402
 from service.paths import SAMPLES  # noqa: E402
 from service.plans.revisions import create_scenario, store_usage  # noqa: E402
-from service.jobs.worker import start_worker_threads  # noqa: E402
+from service.plans.jobs.worker import start_worker_threads  # noqa: E402
 
 PASSWORD = "bench password 1"
 PAGE = "/scenarios/1/revisions/1"

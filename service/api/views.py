@@ -30,8 +30,8 @@ from service.api.openapi import (JOB_PLAN_RESPONSES, JOB_RESPONSES, MAX_JSON_ROW
 from service.plans.planning import PlanningError
 from service.plans.revisions import preflight, store_usage
 from service.plans.stored import job_status, owner_key, reason, request_plan
-from service.jobs import records
-from service.jobs.versions import ENGINE_VERSION, EXPORT_VERSION, LAYOUT
+from service.plans.jobs import records
+from service.plans.jobs.versions import ENGINE_VERSION, EXPORT_VERSION, LAYOUT
 from service import clock
 from models.profile import ProfileError
 from service.api.bodies import field_errors, json_body, strict_body

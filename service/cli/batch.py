@@ -34,8 +34,8 @@ from models.scenario import Scenario, validation_messages
 from service import clock
 from service.app import create_app
 from service.cli.usage_error import UsageError
-from service.jobs import records
-from service.jobs.versions import ENGINE_VERSION
+from service.plans.jobs import records
+from service.plans.jobs.versions import ENGINE_VERSION
 from service.paths import SAMPLE_USAGE
 from service.plans.revisions import store_usage
 from service.plans.stored import plan_key, plan_spec

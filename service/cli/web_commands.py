@@ -21,8 +21,8 @@ from service.web.db import get_engine, write_session
 from service.paths import SAMPLE_USAGE, SAMPLES
 from service.plans.revisions import create_scenario, store_usage
 from service.plans.stored import ensure_plan
-from service.jobs.runner import die_with_parent
-from service.jobs.worker import run_worker
+from service.plans.jobs.runner import die_with_parent
+from service.plans.jobs.worker import run_worker
 from service.web.server import serve_gunicorn, serve_waitress
 from service.cli.usage_error import UsageError
 

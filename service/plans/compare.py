@@ -10,7 +10,7 @@ from flask import abort, g, render_template, request
 from service.clip import short_name
 from service.web.access import id_or_404, revision_or_404, scenario_or_404
 from service.plans.attribution import Waterfall
-from service.jobs.compute import waterfall_from_json
+from service.plans.jobs.compute import waterfall_from_json
 from service.plans.stored import compare_job, job_status, read_plan, reason
 from service.web.users import login_required
 from service.web.tables import Revision

@@ -2,7 +2,7 @@
 draw from a plan.
 
 Pages never call :func:`plan_for`: they read plans stored by plan jobs (service.plans.stored,
-service.jobs). The plan document itself (design 9.3) is the engine's; this module only adds
+service.plans.jobs). The plan document itself (design 9.3) is the engine's; this module only adds
 what pages chart.
 """
 from __future__ import annotations

@@ -16,8 +16,8 @@ from models.strategies import PlanError
 from service import clock
 from service.web.tables import (Revision, ScenarioRecord, UsageFile, User, audit, canonical_json,
                         revision_hash, sha256)
-from service.jobs.compute import pack_ledger
-from service.jobs.versions import ENGINE_VERSION
+from service.plans.jobs.compute import pack_ledger
+from service.plans.jobs.versions import ENGINE_VERSION
 from service.plans.live import usage_profile
 from service.plans.planning import PlanningError, PlanResult
 from service.web.tables import PlanRecord

@@ -1,7 +1,7 @@
 """Plans as pages read them: stored by plan jobs, never computed in a request.
 
 A revision's plan is its ``plans`` row once complete; until then the page shows its plan job
-(service.jobs): its state, its progress and the stages stored so far (the static strategies
+(service.plans.jobs): its state, its progress and the stages stored so far (the static strategies
 first, then the staged schedule, then the Monte Carlo). One plan is one job however many people
 open it: the job's key is the revision's content hash, its planning month and the engine.
 """
@@ -18,8 +18,8 @@ from sqlalchemy.exc import IntegrityError
 from models.scenario import Scenario
 from service import clock
 from service.i18n import _, current_locale, normalize
-from service.jobs import records
-from service.jobs.versions import ENGINE_VERSION, EXPORT_VERSION, LAYOUT
+from service.plans.jobs import records
+from service.plans.jobs.versions import ENGINE_VERSION, EXPORT_VERSION, LAYOUT
 from service.web.db import get_session, write_session
 from service.web.tables import PlanJob, PlanRecord, Revision, UsageFile, revision_hash
 
@@ -41,7 +41,7 @@ def owner_key() -> str:
 
 
 def reason(job: PlanJob) -> Optional[str]:
-    """A failed job's stored reason in the reader's language (service.jobs.records.error_json)."""
+    """A failed job's stored reason in the reader's language (service.plans.jobs.records.error_json)."""
     if not job.error:
         return None
     data = json.loads(job.error)

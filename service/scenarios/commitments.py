@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections import Counter
-from typing import Optional
 
 from flask import abort, flash, g, redirect, request, url_for
 from pydantic import ValidationError
@@ -29,12 +27,12 @@ from service.i18n import _, ngettext
 from service.i18n.validation import error_message
 from service.web.tables import Revision, ScenarioRecord, UsageFile, User
 from service.ingest import CommitmentError, attach_commitments_to_scenario
-from service.ingest import instances
-from service.ingest.commitment_record import KEYS, validate_commitment
+from service.ingest.commitment_record import validate_commitment
 from service.plans.planning import PlanningError
 from service.plans.revisions import add_revision, preflight
 from service.plans.stored import ensure_plan
 from service.scenarios import bp
+from service.scenarios.contract_choices import currency_fits
 
 MAX_RECORD_CHARS = 2_000      # one record's JSON; a real one is under 200
 MAX_RECORDS = 50              # position.commitments' own limit
@@ -43,62 +41,6 @@ ID_CHARS = re.compile(r"[^A-Za-z0-9_.:/-]")
 
 class AttachError(ValueError):
     """A posted commitment that cannot be attached (shown to the user)."""
-
-
-# GPU types of the instance table (service/ingest/instance_gpus.csv), longest first: "A100 80GB"
-# before "A100".
-GPU_TYPES = sorted({str(t) for t in instances.table().accelerator}, key=len, reverse=True)
-
-
-def scenario_gpu_type(model: Scenario) -> Optional[str]:
-    """The GPU type a scenario plans, as its name says it ("8x H100 servers ..."), or None when
-    the name names none or several."""
-    named = {t for t in GPU_TYPES
-             if re.search(rf"(?<![A-Za-z0-9]){re.escape(t)}(?![A-Za-z0-9])", model.name)}
-    named = {t for t in named if not any(t != o and t in o for o in named)}
-    return named.pop() if len(named) == 1 else None
-
-
-def currency_fits(model: Scenario, currency: str, foreign: Optional[str] = None
-                  ) -> Optional[str]:
-    """Why a contract in ``currency`` cannot join the scenario's position, or None when it
-    can: the reporting currency, the cloud's, or the one foreign currency (the scenario's, else
-    ``foreign``, the one the file's contracts are mostly in) at the exchange rate."""
-    reporting = model.finance.currency
-    if not currency or currency in (reporting, model.market_currency("cloud")):
-        return None
-    foreign = model.foreign_currency() or foreign or currency
-    if foreign != currency:
-        return _("in %(currency)s: the scenario converts only %(foreign)s into %(reporting)s",
-                 currency=currency, foreign=foreign, reporting=reporting)
-    if model.fx.rate is None:
-        return _("in %(currency)s: give the scenario an exchange rate (%(reporting)s per "
-                 "%(currency)s) first", currency=currency, reporting=reporting)
-    return None
-
-
-def attach_choices(model: Scenario, result) -> list[dict]:
-    """For each commitment of a Contract Commitment preview: whether it is checked, whether it
-    can be attached at all, and why not when it is not checked."""
-    planned = scenario_gpu_type(model)
-    details = result.summary.get("details", [])
-    others = Counter(d["currency"] for d in details if d.get("currency") and d["currency"]
-                     not in (model.finance.currency, model.market_currency("cloud")))
-    foreign = others.most_common(1)[0][0] if others else None
-    out = []
-    for d in details:
-        refused = currency_fits(model, d.get("currency") or "", foreign)
-        other_gpu = planned and d.get("gpu_type") and d["gpu_type"] != planned
-        why = refused or (_("%(theirs)s GPUs; the scenario plans %(planned)s",
-                            theirs=d["gpu_type"], planned=planned) if other_gpu else "")
-        out.append({"detail": d, "checked": not why, "disabled": bool(refused), "why": why})
-    return out
-
-
-def choice_value(detail: dict) -> str:
-    """The checkbox value of one commitment of the preview: its record and currency."""
-    return json.dumps({**{k: detail[k] for k in KEYS}, "currency": detail.get("currency", "")},
-                      sort_keys=True)
 
 
 def position_id(text: str) -> str:

@@ -8,7 +8,7 @@ from flask import (abort, flash, g, jsonify, redirect, render_template, request,
 from models.profile import ProfileError
 from models.scenario import Scenario
 from service.scenarios import bp
-from service.scenarios.commitments import attach_choices
+from service.scenarios.contract_choices import attach_choices
 from service.web import idempotency
 from service.presets import gpu_prices as preset_catalog
 from service.web.access import (can_edit, editable_scenario, revision_or_404, scenario_or_404,

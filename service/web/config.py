@@ -3,7 +3,7 @@
 Environment variables: ``SECRET_KEY``, ``DATABASE_URL``, ``BUYRENT_INSTANCE`` (instance folder:
 generated key, SQLite file), ``BUYRENT_MAX_UPLOAD_MB`` (request size limit),
 ``BUYRENT_PROXY_HOPS`` (reverse proxies whose X-Forwarded-* headers are trusted),
-``BUYRENT_QUEUE_URL`` (the plan jobs' queue: service.jobs.queue) and any
+``BUYRENT_QUEUE_URL`` (the plan jobs' queue: service.plans.jobs.queue) and any
 ``FLASK_``-prefixed setting.
 """
 from __future__ import annotations
@@ -36,7 +36,7 @@ def defaults(instance: Path) -> dict:
         "LOGIN_MAX_FAILURES_PER_IP": 50,
         "LOGIN_WINDOW_SECONDS": 15 * 60,
         "PROXY_HOPS": 0,                      # trusted reverse proxies in front (X-Forwarded-*)
-        # plan jobs' queue (service.jobs.queue): None = SQLite in the instance folder,
+        # plan jobs' queue (service.plans.jobs.queue): None = SQLite in the instance folder,
         # redis://... for workers on several machines, "immediate" = run when enqueued
         "QUEUE_URL": None,
         # how long a request without Prefer: respond-async waits for a plan (API) [s]

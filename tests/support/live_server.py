@@ -70,7 +70,7 @@ def main(argv: list[str]) -> None:
     from waitress import create_server
 
     from service.app import create_app
-    from service.jobs.worker import start_worker_threads
+    from service.plans.jobs.worker import start_worker_threads
     config = json.loads(argv[0])
     threads = int(argv[1]) if len(argv) > 1 else 4
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))

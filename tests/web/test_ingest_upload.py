@@ -103,7 +103,7 @@ def test_dollar_contracts_attach_to_a_won_scenario_and_only_its_gpu_type_is_chec
     """Issue 24: a FOCUS 1.3 Contract Commitment file in USD and a scenario in won (cloud
     prices in won too): the dollar contracts can be attached (converted at the rate); only
     those for the H100 the scenario plans are checked, the L4 ones say why."""
-    from service.scenarios.commitments import attach_choices
+    from service.scenarios.contract_choices import attach_choices
     choices = {c["detail"]["id"]: c for c in attach_choices(won_scenario(), contracts())}
     assert {i: (c["checked"], c["disabled"]) for i, c in choices.items()} == {
         "CC-GCP-A3-1Y": (True, False),        # a3-highgpu-8g: H100, USD
@@ -118,7 +118,7 @@ def test_dollar_contracts_attach_to_a_won_scenario_and_only_its_gpu_type_is_chec
 
 def test_without_a_rate_a_dollar_contract_asks_for_one():
     from models.scenario import Scenario
-    from service.scenarios.commitments import attach_choices, currency_fits
+    from service.scenarios.contract_choices import attach_choices, currency_fits
     no_rate = Scenario.model_validate({"finance": {"currency": "KRW"}})
     assert currency_fits(no_rate, "USD") == ("in USD: give the scenario an exchange rate "
                                              "(KRW per USD) first")
@@ -134,7 +134,8 @@ def test_attached_dollar_contract_keeps_its_currency(login, app):
     """Posting a USD contract to a won scenario stores it with currency USD."""
     import json as _json
     from models.scenario import Scenario
-    from service.scenarios.commitments import choice_value, posted_records
+    from service.scenarios.commitments import posted_records
+    from service.scenarios.contract_choices import choice_value
     detail = next(d for d in contracts().summary["details"] if d["id"] == "CC-GCP-A3-1Y")
     records = posted_records([choice_value(detail)], won_scenario())
     assert records == [{"id": "CC-GCP-A3-1Y", "gpus": 16, "start": "2026-01",

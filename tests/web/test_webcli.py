@@ -64,7 +64,7 @@ def test_bad_role_is_an_argparse_error(instance):
 
 def test_demo_seed_is_idempotent_and_has_a_plan(instance):
     from service.app import create_app
-    from service.jobs.runner import run_job
+    from service.plans.jobs.runner import run_job
     from service.web.tables import PlanJob, PlanRecord, Revision
     from service.web.db import write_session
     from service.cli.web_commands import seed_demo

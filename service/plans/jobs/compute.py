@@ -4,7 +4,7 @@ The worker hands the child a job's kind, its spec (JSON) and its inputs (the usa
 a stored document and ledger); the child sends back, over a pipe, ``("stage", name, document,
 charts)`` as each stage of a plan is ready, then ``("done", {...})`` or ``("error", reason)``.
 HiGHS writes nothing here that a page or the CLI would see (the child's stdout is /dev/null:
-service.jobs.runner).
+service.plans.jobs.runner).
 """
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ from service.plans.planning import PlanningError, chart_data
 from service.xlsx.export import plan_xlsx_bytes
 from service.xlsx.print_setup import PrintLabel
 from service.i18n import N_
-from service.jobs.records import error_json
+from service.plans.jobs.records import error_json
 
 Send = Callable[[tuple], None]
 REFUSED = (IngestError, ProfileError, PlanError, StagedError, PlanningError, ValidationError)

@@ -9,7 +9,7 @@
   tests, which have no worker process).
 
 Huey does not redeliver a task whose worker was killed (its docs say so); the reaper
-(service.jobs.records.reap) enqueues a stale job again, and a job id delivered twice is
+(service.plans.jobs.records.reap) enqueues a stale job again, and a job id delivered twice is
 harmless: only one worker can claim it.
 """
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """``buyrent worker``: Huey's consumer threads computing plan jobs, and the reaper.
 
-Each consumer thread runs one job at a time (service.jobs.runner: a child process per job);
+Each consumer thread runs one job at a time (service.plans.jobs.runner: a child process per job);
 the reaper queues again the jobs whose worker stopped (stale heartbeat) and promotes waiting
 ones. Any number of workers, on any machines, share one database and one queue (Redis).
 """
@@ -11,7 +11,7 @@ import threading
 
 from flask import Flask
 
-from service.jobs import queue, records, runner
+from service.plans.jobs import queue, records, runner
 
 log = logging.getLogger("buyrent.jobs")
 REAP_SECONDS = 5.0

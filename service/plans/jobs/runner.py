@@ -1,6 +1,6 @@
 """The job task: claim a job, compute it in a child process under its budget, store the result.
 
-The child (service.jobs.compute, forked from a forkserver that has the engine imported) has no
+The child (service.plans.jobs.compute, forked from a forkserver that has the engine imported) has no
 database and writes nothing to stdout; this thread keeps the job's heartbeat fresh every
 BEAT_SECONDS, writes each stage the child sends, and stops the child when the job runs out of
 its wall-clock budget, is cancelled (a newer preview) or stops being this worker's (reaped as
@@ -25,9 +25,9 @@ from sqlalchemy.orm import Session
 from service.web.db import get_engine
 from service.web.tables import PlanJob, PlanRecord, Revision, UsageFile
 from service.i18n import N_
-from service.jobs import compute, records
+from service.plans.jobs import compute, records
 from service.plans.pdf import PdfUnavailable, plan_pdf_bytes
-from service.jobs.versions import ENGINE_VERSION
+from service.plans.jobs.versions import ENGINE_VERSION
 
 log = logging.getLogger("buyrent.jobs")
 _app: Optional[Flask] = None
@@ -50,7 +50,7 @@ def process_context():
     with _context_lock:
         if _context is None:
             ctx = multiprocessing.get_context("forkserver")
-            ctx.set_forkserver_preload(["service.jobs.compute"])
+            ctx.set_forkserver_preload(["service.plans.jobs.compute"])
             _context = ctx
     return _context
 
@@ -73,7 +73,7 @@ def child_main(kind: str, spec: dict, inputs: dict, conn) -> None:
 
 
 def run_job(job_id: int) -> None:
-    """The Huey task (service.jobs.queue): runs with the app of the enqueuing request in
+    """The Huey task (service.plans.jobs.queue): runs with the app of the enqueuing request in
     immediate mode, else the worker's bound app."""
     app = current_app._get_current_object() if has_app_context() else _app
     with app.app_context():

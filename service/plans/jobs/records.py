@@ -26,7 +26,7 @@ from sqlalchemy.orm import Session
 from service.web.db import get_engine, get_session, write_session
 from service.web.tables import PlanJob, PlanRecord
 from service.i18n import N_
-from service.jobs import queue
+from service.plans.jobs import queue
 
 JOBS_PER_OWNER = 3          # in flight (queued or running) per user; more wait their turn
 STALE_SECONDS = 20.0        # a running job's heartbeat older than this lost its worker

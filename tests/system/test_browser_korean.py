@@ -156,6 +156,12 @@ def test_korean_reviewer_flow_meets_no_english(korean_server, korean_browser):
     assert page.inner_text("#schedule-heading") == "일정"
     assert_charts_rendered(page, ["chart-timeline-staged", "chart-cash-staged"])
     assert "월별 용량" in page.inner_text("#chart-timeline-staged")
+    # money axes read in 만 and 억, not Plotly's "20M" / "1.5B" (issue 24)
+    page.wait_for_function("""() => [...document.querySelectorAll(
+        '#chart-cumulative .ytick text')].some(t => /[만억]$/.test(t.textContent))""")
+    ticks = page.evaluate("""() => [...document.querySelectorAll(
+        '.chart .xtick text, .chart .ytick text')].map(t => t.textContent)""")
+    assert not [t for t in ticks if re.fullmatch(r"[-−]?[\d.,]+[kMGB]", t)], ticks
     check(page, "06-plan", found)
     with page.expect_download() as download:
         page.click("#download-xlsx")

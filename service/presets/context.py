@@ -14,6 +14,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from babel.numbers import get_currency_precision
+
 from models.fields import field_meta
 from models.scenario import market_of
 from service.forms.scenario import _path_info, flatten
@@ -77,9 +79,10 @@ class ContextPreset:
                     "Owned costs are in %(owned)s: the preset converts %(reporting)s only.",
                     owned=owned, reporting=reporting))
             rate = self.values["fx.rate"]
+            digits = get_currency_precision(self.currency)   # won: whole numbers
             for path, value in flatten(data).items():
                 if _is_money(path, value) and market_of(path) != "cloud":
-                    _set(data, path, value * rate)
+                    _set(data, path, converted(value, rate, digits))
             finance["currency"] = self.currency
         cloud = (data.get("cloud_terms") or {}).get("currency")
         if cloud not in (None, "", reporting, self.values.get("cloud_terms.currency")):
@@ -89,6 +92,16 @@ class ContextPreset:
         for path, value in self.values.items():
             _set(data, path, value)
         return data
+
+
+def converted(value: float, rate: float, digits: int) -> float:
+    """A money value at the rate, rounded to the new currency's minor unit: 184.06 USD per
+    kW-month x 1,422.16 = 261,762.7696 -> 261,763 KRW (a field's precision: won have no
+    decimals); a value under one unit keeps two significant digits."""
+    out = value * rate
+    if abs(out) >= 10 ** -digits:
+        return float(round(out, digits))
+    return float(f"{out:.2g}")
 
 
 def _is_money(path: str, value: Any) -> bool:

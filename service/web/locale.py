@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Optional
 
 from flask import Blueprint, Flask, g, has_request_context, redirect, request, session, url_for
+from babel.numbers import get_currency_precision
 from flask_babel import Babel, get_locale
 from jinja2 import pass_context
 from markupsafe import Markup
@@ -91,6 +92,7 @@ FILTERS = {
     # a usage file's refusal, rebuilt from its problems by row and column
     "refusal": lambda message, problems=(): ingest_refusals.refusal(message, problems),
     "money": lambda v, currency="USD", kind="total": formats.money(v, currency, kind),
+    "minor_digits": lambda currency: get_currency_precision(str(currency or "USD")),
     "percent": lambda v, digits=1: formats.percent(v, digits),
     "number": lambda v, digits=None: formats.number(v, digits),
     "months": formats.months,

@@ -253,12 +253,37 @@
     }
   };
 
+  // Korean reads large numbers by 만 (10^4) and 억 (10^8), not by thousands: Plotly's own
+  // ticks ("20B", "500M") are relabelled once drawn, at the values Plotly chose.
+  function koreanNumber(v) {
+    var a = Math.abs(v);
+    function short(x) { return (Math.round(x * 10) / 10).toLocaleString("ko-KR"); }
+    if (a >= 1e8) { return short(v / 1e8) + "억"; }
+    if (a >= 1e4) { return short(v / 1e4) + "만"; }
+    return v.toLocaleString("ko-KR");
+  }
+
+  function koreanTicks(el) {
+    if (document.documentElement.lang !== "ko" || !el._fullLayout) { return null; }
+    var update = {};
+    Object.keys(el._fullLayout).forEach(function (key) {
+      var axis = el._fullLayout[key];
+      if (!/^[xy]axis\d*$/.test(key) || axis.type !== "linear" || !axis._vals) { return; }
+      var values = axis._vals.map(function (tick) { return tick.x; });
+      if (!values.some(function (v) { return Math.abs(v) >= 1e4; })) { return; }
+      update[key + ".tickmode"] = "array";
+      update[key + ".tickvals"] = values;
+      update[key + ".ticktext"] = values.map(koreanNumber);
+    });
+    return Object.keys(update).length ? window.Plotly.relayout(el, update) : null;
+  }
+
   function draw(el, data) {
     var figure = BUILDERS[el.dataset.chart](data);
     // react() redraws in place: the live plan calls it on every edit
     return window.Plotly.react(el, figure.data, placeLegend(el, figure.layout),
                                {responsive: true, displaylogo: false})
-      .then(function () { fitLegendBelow(el); });
+      .then(function () { fitLegendBelow(el); return koreanTicks(el); });
   }
 
   function drawCharts() {

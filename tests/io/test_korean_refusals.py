@@ -33,7 +33,8 @@ ALLOWED = {
     "xlsx", "xls", "xlsb", "xlsm", "ods", "csv", "txt", "gzip", "Parquet",
     # columns and values of the usage table, sacct, FOCUS and busy-time files
     "timestamp", "team", "workload", "interruptible", "steady", "gpus", "gpu", "host", "id",
-    "start", "payment", "none", "partial", "all", "Start", "End", "Unknown", "Spend", "Usage",
+    "start", "payment", "currency", "none", "partial", "all", "Start", "End", "Unknown", "Spend",
+    "Usage",
     "metric", "labels", "value", "busy", "true", "false", "yes", "no", "x",
 }
 QUOTED = re.compile(r"'[^']*'(?:\.\.\. \([\d,]+ characters\))?|\[[^\]]*\]|\"[^\"]*\"")

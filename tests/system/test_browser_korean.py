@@ -156,6 +156,12 @@ def test_korean_reviewer_flow_meets_no_english(korean_server, korean_browser):
     assert page.inner_text("#schedule-heading") == "일정"
     assert_charts_rendered(page, ["chart-timeline-staged", "chart-cash-staged"])
     assert "월별 용량" in page.inner_text("#chart-timeline-staged")
+    # money axes read in 만 and 억, not Plotly's "20M" / "1.5B" (issue 24)
+    page.wait_for_function("""() => [...document.querySelectorAll(
+        '#chart-cumulative .ytick text')].some(t => /[만억]$/.test(t.textContent))""")
+    ticks = page.evaluate("""() => [...document.querySelectorAll(
+        '.chart .xtick text, .chart .ytick text')].map(t => t.textContent)""")
+    assert not [t for t in ticks if re.fullmatch(r"[-−]?[\d.,]+[kMGB]", t)], ticks
     check(page, "06-plan", found)
     with page.expect_download() as download:
         page.click("#download-xlsx")
@@ -227,6 +233,78 @@ def test_korean_reviewer_flow_meets_no_english(korean_server, korean_browser):
         page.click("#download-xlsx")
     assert openpyxl.load_workbook(io.BytesIO(Path(download.value.path()).read_bytes())
                                   ).sheetnames[0] == "요약"
+    page.context.close()
+    assert found == {}, f"English words on Korean pages: {found}"
+    assert problems == []
+
+
+WON_SCENARIO = "서울 H100 원화 계획"
+CONTRACTS = SAMPLE_USAGE.parent / "focus_1.3_contract_commitment_sample.csv"
+FILE_WORDS = {"focus", "contract", "commitment", "sample"}   # the uploaded file's name
+BROKEN = b"timestamp,gpu_hours,team\n2027-01-01T00:00,x,research\n2027-01-01T01:00,-1,\n"
+
+
+@pytest.fixture
+def won_server(tmp_path):
+    """A scenario in won (cloud prices in won too, a rate for dollar contracts)."""
+    from models.scenario import Scenario
+    from service.app import create_app
+    from service.web.users import create_user
+    from service.web.db import write_session
+    from service.plans.revisions import create_scenario
+    config = {"INSTANCE_PATH": str(tmp_path / "instance"),
+              "PASSWORD_HASH_METHOD": "pbkdf2:sha256:1000"}
+    app = create_app(config)
+    model = Scenario.model_validate({"name": WON_SCENARIO, "finance": {"currency": "KRW"},
+                                     "fx": {"rate": 1422.16, "as_of": "2025-12-31"}})
+    with app.app_context():
+        with write_session() as s:
+            create_scenario(s, create_user(s, "ana", PASSWORD, "analyst"), model)
+    app.extensions["buyrent_engine"].dispose()
+    with live_server(config) as url:
+        yield url
+
+
+def test_korean_refusal_and_dollar_contracts_in_a_won_scenario(won_server, korean_browser,
+                                                                tmp_path):
+    """Issue 24: a broken usage file is refused in Korean, row by row, with no English word;
+    the company's FOCUS 1.3 Contract Commitment file in USD attaches to the won scenario, the
+    H100 contract checked and the L4 ones saying why."""
+    base, problems, found = won_server, [], {}
+    page = korean_page(korean_browser, problems)
+    log_in(page, base, "ana", found)
+    page.click(f"text={WON_SCENARIO}")
+    page.click("text=사용량 업로드 >> nth=0")
+    broken = tmp_path / "broken.csv"
+    broken.write_bytes(BROKEN)
+    page.set_input_files("#usage", str(broken))
+    page.click("#preview")
+    page.wait_for_selector("#upload-error")
+    error = page.inner_text("#upload-error")
+    assert "2행, 'gpu_hours' 열" in error and "0 이상의 숫자여야 하는데 'x'입니다" in error
+    assert "expected" not in error and "negative" not in error
+    # the refusal is the upload's 422 answer, which the console notes: expected here
+    problems[:] = [p for p in problems if "status of 422" not in p]
+    check(page, "21-refused", found, {"broken", "gpu", "hours", "x"})   # file and column names
+    page.set_input_files("#usage", str(CONTRACTS))
+    page.click("#preview")
+    page.wait_for_selector("#attach-commitments")
+    boxes = {page.get_attribute(f"#attach-{i}", "value").split('"id": "')[1].split('"')[0]:
+             (page.is_checked(f"#attach-{i}"), page.is_disabled(f"#attach-{i}"))
+             for i in range(1, 5)}
+    assert boxes == {"CC-GCP-A3-1Y": (True, False), "cud-l4-1y": (False, False),
+                     "CC-GCP-H100-3Y": (False, True), "CC-GCP-G2-1Y": (False, False)}
+    assert "L4 GPU 약정: 이 시나리오는 H100 계획입니다" in page.inner_text("#contracts")
+    # contract ids, instance names and FOCUS skip values are the file's own words
+    check(page, "22-contracts", found, {"CC", "GCP", "A3", "1Y", "cud", "l4", "1y", "G2",
+                                        "H100", "3Y", "a3", "highgpu", "8g", "g2",
+                                        "standard", "Nvidia", "L4", "80GB", "SPEND",
+                                        "STORAGE", "N2", "A2", "NOCOST", "GiB", "Months",
+                                        "EUR", "SKU", *FILE_WORDS})
+    page.click("#attach-commitments-button")
+    page.wait_for_url(f"{base}/scenarios/1")
+    assert "1건" in page.inner_text("main") or "약정" in page.inner_text("main")
+    check(page, "23-attached", found, FILE_WORDS)
     page.context.close()
     assert found == {}, f"English words on Korean pages: {found}"
     assert problems == []

@@ -36,8 +36,10 @@ def test_korea_preset_moves_a_dollar_scenario_into_won():
     s = Scenario.model_validate(data)
     assert s.finance.currency == "KRW" and s.cloud_terms.currency == "USD"
     assert s.foreign_currency() == "USD" and s.fx.rate == 1422.16
-    assert_allclose(s.owned.server_price, 426_648_000, rtol=1e-12)
-    assert_allclose(s.owned.space_price_per_kw_month, 184.06 * 1422.16, rtol=1e-12)
+    assert s.owned.server_price == 426_648_000
+    # 184.06 x 1,422.16 = 261,762.7696: won have no decimals, nor float noise (issue 24)
+    assert s.owned.space_price_per_kw_month == 261_763
+    assert s.finance.tax_rate == 0.209                      # corporate + local income tax
     assert s.owned.electricity_price_per_kwh == 182.7      # the tariff, not a conversion
     assert s.on_demand.price_per_gpu_hour == 6.88          # the cloud's own currency
     assert s.cloud_terms.vat_rate == 0.1

@@ -161,7 +161,8 @@ def test_data_messages_are_translated_without_being_read_as_format_strings(app):
     %-formatted (the Korea preset's label "... 10 % VAT ..." was a 500 through Jinja's _())."""
     from service.i18n import using_locale
     translated = app.jinja_env.filters["translated"]
-    label = "Korea 2025: figures in won, AWS billed in dollars, 10 % VAT, industrial electricity"
+    label = ("Korea 2025: figures in won, AWS billed in dollars, 10 % VAT, corporate tax 20.9 %, "
+             "industrial electricity")
     warning = "12 hours between 2027-01-03 and 2027-01-04 have no rows; they count as zero usage"
     with app.test_request_context("/"):
         assert translated(label) == label              # English: as written

@@ -10,6 +10,7 @@ or more (:func:`fit`); a larger area prints at 75 % over more pages.
 """
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass
 from typing import Optional
 
@@ -67,6 +68,20 @@ def area_points(widths: list[float], heights: list[float]) -> tuple[float, float
     """Width and height in points of a print area: its columns' widths in characters and its
     rows' heights in points."""
     return WIDE_FONT * sum(column_points(w) for w in widths), sum(heights)
+
+
+def text_width(text: str) -> float:
+    """``text``'s width in column characters: a Latin letter of Calibri 11 averages about
+    0.8 of the digit a column character measures, a Hangul or other wide letter two."""
+    return sum(2.0 if unicodedata.east_asian_width(ch) in "WF" else 0.8 for ch in text)
+
+
+def text_lines(text: str, width_chars: float) -> int:
+    """The lines ``text`` wraps to in a (merged) cell ``width_chars`` characters wide (a
+    tenth kept free: words wrap whole)."""
+    per_line = max(10.0, width_chars * 0.9)
+    return max(1, sum(-(-int(text_width(part) + 0.999) // int(per_line))
+                      for part in str(text).split("\n")))
 
 
 def fit(width: float, height: float, pages_tall: int = 1) -> Optional[int]:

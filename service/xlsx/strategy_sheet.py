@@ -22,7 +22,8 @@ from models.scenario import Scenario
 from service.i18n import N_, _
 from service.i18n.labels import LINE_TITLES, strategy_label
 from service.xlsx.cells import add_sheet, col, strategy_sheet_name, write_text
-from service.xlsx.print_setup import PrintLabel, area_points, fit, print_setup, ROW_HEIGHT
+from service.xlsx.print_setup import (ROW_HEIGHT, PrintLabel, area_points, fit, print_setup,
+                                      text_lines)
 from service.xlsx.sheet_formulas import FIRST
 from service.xlsx.cohort_block import CohortBlock
 from service.xlsx.cohort_sources import DecisionRef, SheetInputs, sheet_cohorts
@@ -195,7 +196,9 @@ def write_strategy_sheet(workbook, fmt: dict, s: Scenario, ledger: Ledger, sl: S
         last_print = max(last_print, PAIRS[1][2])
     ws.merge_range(NOTE_ROW, 0, NOTE_ROW, last_print, "", fmt["note"])
     write_text(ws, NOTE_ROW, 0, note, fmt["note"])
-    ws.set_row(NOTE_ROW, ROW_HEIGHT * note_lines(note, last_print))
+    note_height = ROW_HEIGHT * text_lines(note, LABEL_WIDTH + COLUMN_WIDTH * last_print)
+    ws.set_row(NOTE_ROW, note_height)
+    ws.set_row(ROLLUP_TITLE_ROW, 2 * ROW_HEIGHT)    # the roll-up's title and years wrap
     for k, text in enumerate(notes):
         write_text(ws, 1, 6 * k, text, fmt["note"])
     # Monthly table.
@@ -247,17 +250,10 @@ def write_strategy_sheet(workbook, fmt: dict, s: Scenario, ledger: Ledger, sl: S
     # Print the figures and the roll-up: the monthly columns stay on screen.
     ws.print_area(0, 0, ROLLUP_LAST, last_print)
     width, height = area_points([LABEL_WIDTH] + [COLUMN_WIDTH] * last_print,
-                                [ROW_HEIGHT + 4] + [ROW_HEIGHT] * ROLLUP_LAST
-                                + [ROW_HEIGHT * (note_lines(note, last_print) - 1)])
+                                [ROW_HEIGHT + 4] + [ROW_HEIGHT] * (ROLLUP_LAST + 1)
+                                + [note_height - ROW_HEIGHT])
     print_setup(ws, print_label or PrintLabel(s.name), pages_tall=1, scale=fit(width, height))
     return SheetInfo(sheet, cols_index, FIRST, FIRST + months - 1, cells, years, totals)
-
-
-def note_lines(text: str, last_col: int) -> int:
-    """The lines a note takes, wrapped over columns A..``last_col`` (about 1.3 characters of
-    11 pt text per character of column width, LibreOffice's wider stand-in fonts included)."""
-    chars = (LABEL_WIDTH + COLUMN_WIDTH * last_col) / 1.3
-    return max(1, -(-len(text) // int(chars)))
 
 
 def _years(labels: list[str], horizon: int) -> list[tuple[str, int, int]]:

@@ -6,7 +6,6 @@ the first; the two charts, the breakevens in words and the warnings on the secon
 """
 from __future__ import annotations
 
-import unicodedata
 from typing import Any, Optional
 
 import numpy as np
@@ -19,7 +18,7 @@ from service.i18n.charts import source_label
 from service.i18n.labels import strategy_label
 from service.xlsx.cells import add_sheet, sheet_ref, write_text
 from service.xlsx.print_setup import (MIN_SCALE, PAGE_HEIGHT, PAGE_WIDTH, ROW_HEIGHT, PrintLabel,
-                                      area_points, chart_text, print_setup)
+                                      area_points, chart_text, print_setup, text_lines)
 from service.xlsx.strategy_sheet import LINE_TITLES, SheetInfo
 
 SUMMARY, BREAKEVEN = N_("Summary"), N_("Breakeven")  # sheet names, through _()
@@ -55,27 +54,13 @@ def strategy_text(name: str) -> str:
     return _(STRATEGY_TEXT[name]) if name in STRATEGY_TEXT else ""
 
 
-def _text_width(text: str) -> float:
-    """``text``'s width in column characters: a Latin letter of Calibri 11 averages about
-    0.8 of the digit a column character measures, a Hangul or other wide letter two."""
-    return sum(2.0 if unicodedata.east_asian_width(ch) in "WF" else 0.8 for ch in text)
-
-
-def _lines(text: str, width_chars: float) -> int:
-    """The lines ``text`` wraps to in a merged cell ``width_chars`` characters wide (a tenth
-    kept free: words wrap whole)."""
-    per_line = max(10.0, width_chars * 0.9)
-    return max(1, sum(-(-int(_text_width(part) + 0.999) // int(per_line))
-                      for part in str(text).split("\n")))
-
-
 def _merged_text(ws, row: int, text: str, style, first: int = 0, last: int = PRINT_LAST,
                  ) -> float:
     """``text`` wrapped over columns first..last of ``row``, the row as tall as its lines;
     returns the row's height [points]."""
     ws.merge_range(row, first, row, last, "", style)
     write_text(ws, row, first, text, style)
-    height = ROW_HEIGHT * _lines(text, sum(COLUMN_WIDTHS[first:last + 1]))
+    height = ROW_HEIGHT * text_lines(text, sum(COLUMN_WIDTHS[first:last + 1]))
     ws.set_row(row, height)
     return height
 
@@ -111,7 +96,7 @@ def write_summary(workbook, fmt: dict, s: Scenario, doc: dict, ledger: Ledger,
                  strategy=strategy_label(recommendation),
                  description=strategy_text(recommendation))
     write_text(ws, DECISION_ROW, 1, decision, fmt["bold_wrap"])
-    heights[DECISION_ROW] = ROW_HEIGHT * _lines(decision, sum(COLUMN_WIDTHS[1:]))
+    heights[DECISION_ROW] = ROW_HEIGHT * text_lines(decision, sum(COLUMN_WIDTHS[1:]))
     ws.set_row(DECISION_ROW, heights[DECISION_ROW])
     explanation = sentences.explanation(doc)
     heights[DECISION_ROW + 1] = (_merged_text(ws, DECISION_ROW + 1, explanation, fmt["wrap"])
@@ -274,7 +259,7 @@ def _breakeven_rows(ws, fmt: dict, s: Scenario, doc: dict, row: int,
         write_text(ws, row, 0, label, fmt["wrap"])
         _write_any(ws, row, 2, value, fmt, key)
         heights[row] = max(_merged_text(ws, row, note, fmt["wrap"], 3, PRINT_LAST),
-                           ROW_HEIGHT * _lines(label, sum(COLUMN_WIDTHS[:2])))
+                           ROW_HEIGHT * text_lines(label, sum(COLUMN_WIDTHS[:2])))
         ws.set_row(row, heights[row])
     return row + 1
 
@@ -370,13 +355,16 @@ def _summary_charts(workbook, ws, s: Scenario, doc: dict, ledger: Ledger,
     cur = s.finance.currency
     if not sheets:
         return   # charts draw from the strategy sheets
+    # the plan's months: the months after the horizon (a contract's last payments) are in the
+    # roll-ups and would crowd the axis with their long labels
+    last = lambda info: min(info.last_row, info.first_row + ledger.horizon - 1)  # noqa: E731
     cumulative = workbook.add_chart({"type": "line"})
     for name, info in sheets.items():
         c = info.columns["cumulative"]
         cumulative.add_series({
             "name": strategy_label(name),
-            "categories": [info.name, info.first_row, 0, info.last_row, 0],
-            "values": [info.name, info.first_row, c, info.last_row, c],
+            "categories": [info.name, info.first_row, 0, last(info), 0],
+            "values": [info.name, info.first_row, c, last(info), c],
         })
     chart_text(cumulative, _("Cumulative cost by strategy"), {"name": _("Month")},
                {"name": cur, "num_format": "#,##0"})
@@ -392,13 +380,17 @@ def _summary_charts(workbook, ws, s: Scenario, doc: dict, ledger: Ledger,
         c = info.columns[line]
         stacked.add_series({
             "name": _(title),
-            "categories": [info.name, info.first_row, 0, info.last_row, 0],
-            "values": [info.name, info.first_row, c, info.last_row, c],
+            "categories": [info.name, info.first_row, 0, last(info), 0],
+            "values": [info.name, info.first_row, c, last(info), c],
             "gap": 20,
         })
     chart_text(stacked, _("Monthly cost of %(strategy)s by source and cost line "
                           "(credits not shown)", strategy=strategy_label(rec)), None,
-               {"name": cur, "num_format": "#,##0"}, {"position": "right"})
+               {"name": cur, "num_format": "#,##0"},
+               {"position": "bottom", "layout": {"x": 0.02, "y": 0.7, "width": 0.96,
+                                                  "height": 0.3}})
+    # the plot keeps half the chart however long the cost lines' names (Korean ones are)
+    stacked.set_plotarea({"layout": {"x": 0.14, "y": 0.16, "width": 0.84, "height": 0.36}})
     stacked.set_size({"width": CHART_WIDTH, "height": CHART_HEIGHT})
     ws.insert_chart(row, 0, stacked, {"x_offset": CHART_WIDTH + 12})
 

@@ -147,6 +147,11 @@ def write_summary(workbook, fmt: dict, s: Scenario, doc: dict, ledger: Ledger,
         heights[row] = 2 * ROW_HEIGHT
     row = TABLE_ROW + 2 + len(shown)
     row = _cash_by_year(ws, fmt, cur, sheets, shown, recommendation, row, heights)
+    # a plan of more than seven years widens the printed columns to its last year
+    print_last = max(PRINT_LAST, 1 + len(_cash_titles(sheets)))
+    widths = (COLUMN_WIDTHS + SCREEN_WIDTHS
+              + [COLUMN_WIDTHS[-1]] * max(0, print_last + 1 - len(COLUMN_WIDTHS)
+                                          - len(SCREEN_WIDTHS)))
     row = _schedule(ws, fmt, s, doc, row + 1, heights)
     # Page 2: the charts side by side, the breakevens, the warnings.
     page_two = row + 1
@@ -167,31 +172,38 @@ def write_summary(workbook, fmt: dict, s: Scenario, doc: dict, ledger: Ledger,
     row += 2
     write_text(ws, row, 0, _("Formulas and values"), fmt["bold"])
     _merged_text(ws, row + 1, _(NOTE), fmt["note"])
-    for c, width in enumerate(COLUMN_WIDTHS + SCREEN_WIDTHS):
+    for c, width in enumerate(widths):
         ws.set_column(c, c, width)
     ws.freeze_panes(TABLE_ROW + 1, 0)
-    ws.print_area(0, 0, last_printed, PRINT_LAST)
+    ws.print_area(0, 0, last_printed, print_last)
     # one scale for both pages, the taller of the two deciding
     pages = [[heights.get(r, ROW_HEIGHT) for r in range(0, page_two)],
              [heights.get(r, ROW_HEIGHT) for r in [0, 1, *range(page_two, last_printed + 1)]]]
     scale = min(100, max(MIN_SCALE, int(min(
-        PAGE_WIDTH / area_points(COLUMN_WIDTHS, [])[0],
+        PAGE_WIDTH / area_points(widths[:print_last + 1], [])[0],
         *(PAGE_HEIGHT / sum(h) for h in pages)) * 100)))
     print_setup(ws, print_label or PrintLabel(s.name), (0, 1), scale=scale)
     ws.activate()
+
+
+def _cash_titles(sheets: dict[str, SheetInfo]) -> list[str]:
+    """The roll-ups' columns across the strategies: the plan's years, the months after the
+    horizon when a strategy pays in them, the total."""
+    titles: list[str] = []
+    for info in sheets.values():
+        titles += [t for t in info.rollup_years[:-1] if t not in titles]
+    return titles + [next(iter(sheets.values())).rollup_years[-1]]
 
 
 def _cash_by_year(ws, fmt: dict, cur: str, sheets: dict[str, SheetInfo], shown, recommendation,
                   row: int, heights: dict[int, float]) -> int:
     """Each strategy's total cost by calendar year (formulas: its sheet's roll-up). Returns
     the next free row."""
-    info = next(iter(sheets.values()))
-    years = info.rollup_years
+    years = _cash_titles(sheets)
     write_text(ws, row, 0, _("Cash by year: total cost of each strategy [%(currency)s], "
                              "nominal", currency=cur), fmt["bold"])
     row += 1
-    # the years from column C on; the longest plan that fits: 8 columns
-    columns = years[:PRINT_LAST - 1]
+    columns = years      # from column C on, the total last
     write_text(ws, row, 0, _("Strategy"), fmt["header"])
     write_text(ws, row, 1, "", fmt["header"])
     for j, year in enumerate(columns):
@@ -202,6 +214,9 @@ def _cash_by_year(ws, fmt: dict, cur: str, sheets: dict[str, SheetInfo], shown, 
         write_text(ws, row, 0, strategy_label(name),
                    fmt["bold"] if name == recommendation else fmt["text"])
         for j, year in enumerate(columns):
+            if year not in info.rollup_total:   # no payment after the horizon
+                ws.write_number(row, 2 + j, 0.0, fmt["money"])
+                continue
             cell, value = info.rollup_total[year]
             ws.write_formula(row, 2 + j, "=" + sheet_ref(info.name, cell), fmt["money"], value)
     return row + 1

@@ -117,3 +117,17 @@ def test_summary_reads_every_sheet(growth):
 def test_round_trip_reads_the_scenario_back(growth):
     plan, data, _ = growth
     assert scenario_from_xlsx(data) == plan.scenario
+
+
+def test_summary_cash_by_year_has_every_year_of_every_roll_up(growth):
+    # the growth plan's contracts pay after the horizon on some sheets only (cloud_only,
+    # staged): the Summary's cash by year still has that column, 0 for the others
+    plan, _, wb = growth
+    ws = wb["Summary"]
+    head = next(r for r in ws.iter_rows() if r[0].value == "Strategy" and r[2].value == "2027")
+    titles = [c.value for c in head[2:] if c.value]
+    assert titles == ["2027", "2028", "2029", "2030", "2031", "after the horizon", "Total"]
+    rows = {r[0].value: r for r in ws.iter_rows(min_row=head[0].row + 1,
+                                                max_row=head[0].row + len(plan.strategies))}
+    assert rows["Cloud only (best mix)"][7].value == "='cloud_only'!$G$39"
+    assert rows["All on demand"][7].value == 0

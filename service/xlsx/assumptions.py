@@ -20,14 +20,31 @@ from pydantic import BaseModel
 from models.fields import field_meta
 from models.scenario import LoanFinancing, Scenario
 from service.i18n import DEFAULT, N_, _, current_locale
+from service.i18n.labels import OPTION_WORDS
 from service.xlsx.cells import add_sheet, col, sheet_ref, write_text, write_value
 from service.xlsx.names import define, defined_name, list_name
+from service.xlsx.print_setup import PrintLabel, area_points, fit, print_setup
 
 SHEET = N_("Assumptions")   # sheet name and headers: English here, written through _()
 HEADERS = (N_("Path"), N_("Setting"), N_("Value"), N_("Unit"), N_("Source"), N_("Help"),
            N_("Defined name"), N_("Exact value"))
 PATH_COL, LABEL_COL, VALUE_COL, NAME_COL, EXACT_COL = 0, 1, 2, 6, 7
 FIRST_ROW = 3  # 0-based row of the first field; rows above: title, note, header
+# The printed page: the key assumptions (formulas reading the inputs' names), at the right of
+# the table; the whole table stays on screen.
+KEY_COL = 9        # J: setting, K: value, L: unit
+KEY_WIDTHS = (44, 16, 30)
+KEY_PATHS = ("finance.horizon_months", "finance.discount_rate_annual", "finance.currency",
+             "finance.tax_rate", "finance.tax_depreciation", "owned.gpus_per_server",
+             "owned.server_price", "owned.install_cost_per_server", "owned.useful_life_months",
+             "owned.lead_time_months", "owned.power_kw_max", "owned.pue",
+             "owned.electricity_price_per_kwh", "owned.space_price_per_kw_month",
+             "owned.maintenance_fraction_annual", "owned.fte_cost_annual",
+             "owned.availability", "owned.financing.kind", "on_demand.price_per_gpu_hour",
+             "on_demand.price_trend_annual", "spot.discount", "cloud_data.storage_tb",
+             "cloud_data.egress_tb_per_month", "profile.growth_annual", "fx.rate",
+             "proposed.servers")
+KEY_OFFER_FIELDS = ("term_months", "discount", "price_per_gpu_hour", "payment")
 
 
 @dataclass(frozen=True)
@@ -205,10 +222,19 @@ def needs_exact(value: Any) -> bool:
             and stored_number(value) != value)
 
 
-def write_assumptions(workbook, fmt: dict, s: Scenario, calc: dict[str, float]
-                      ) -> dict[str, str]:
+def key_path(path: str) -> bool:
+    """Whether an input prints among the key assumptions: the KEY_PATHS, and each offer's
+    term, discount or price and payment."""
+    if path in KEY_PATHS:
+        return True
+    head, _dot, field = path.rpartition(".")
+    return head.startswith("commitments[") and field in KEY_OFFER_FIELDS
+
+
+def write_assumptions(workbook, fmt: dict, s: Scenario, calc: dict[str, float],
+                      print_label: PrintLabel | None = None) -> dict[str, str]:
     """Write the sheet and its defined names (``calc``: the engine's derived values by name);
-    return path -> defined name."""
+    return path -> defined name. ``print_label`` names the revision in the printed footer."""
     sheet = _(SHEET)
     ws = add_sheet(workbook, sheet)
     write_text(ws, 0, 0, _("Assumptions"), fmt["title"])
@@ -222,6 +248,7 @@ def write_assumptions(workbook, fmt: dict, s: Scenario, calc: dict[str, float]
     defined: set[str] = set()
     row, section = FIRST_ROW, None
     list_ranges: dict[str, list[int]] = {}
+    keys: list[tuple[Row, str]] = []
     for item in scenario_rows(s):
         if item.section != section:
             section = item.section
@@ -241,6 +268,8 @@ def write_assumptions(workbook, fmt: dict, s: Scenario, calc: dict[str, float]
             write_text(ws, row, EXACT_COL, repr(item.value))
         define(workbook, name, _name_ref(sheet, f"${col(VALUE_COL)}${row + 1}"), defined)
         names[item.path] = name
+        if key_path(item.path) and item.value is not None:
+            keys.append((item, name))
         if item.path.endswith("]") and "resale_fraction_by_year" in item.path:
             list_ranges.setdefault(item.path.rsplit("[", 1)[0], []).append(row)
         row += 1
@@ -266,8 +295,45 @@ def write_assumptions(workbook, fmt: dict, s: Scenario, calc: dict[str, float]
     ws.set_column(4, 5, 40)
     ws.set_column(NAME_COL, NAME_COL, 40)
     ws.set_column(EXACT_COL, EXACT_COL, 24, None, {"hidden": True})
+    last = _key_block(ws, fmt, keys)
+    for j, width in enumerate(KEY_WIDTHS):
+        ws.set_column(KEY_COL + j, KEY_COL + j, width)
     ws.freeze_panes(3, 0)
-    ws.repeat_rows(2)
-    ws.set_landscape()
-    ws.fit_to_pages(1, 0)
+    ws.print_area(0, KEY_COL, last, KEY_COL + 2)
+    width, height = area_points(list(KEY_WIDTHS), [20.0] + [15.0] * last)
+    print_setup(ws, print_label or PrintLabel(s.name), pages_tall=1, scale=fit(width, height))
     return names
+
+
+def option_words(name: str) -> str:
+    """A formula showing the option in the input ``name`` in words (IF over the options of
+    OPTION_WORDS, the input as it is otherwise), so that an edited input shows too."""
+    formula = name
+    for key, word in reversed(list(OPTION_WORDS.items())):
+        text = _(word).replace('"', '""')
+        formula = f'IF({name}="{key}","{text}",{formula})'
+    return formula
+
+
+def _key_block(ws, fmt: dict, keys: list[tuple[Row, str]]) -> int:
+    """The key assumptions: setting, value (a formula reading the input's name, so it shows
+    an edited input) and unit. Returns its last row."""
+    write_text(ws, 0, KEY_COL, _("Key assumptions"), fmt["title"])
+    ws.merge_range(1, KEY_COL, 1, KEY_COL + 2, "", fmt["note"])
+    write_text(ws, 1, KEY_COL, _("Printed: the inputs that move the plan most. Every input "
+                                 "is in the table at the left."), fmt["note"])
+    for j, head in enumerate((N_("Setting"), N_("Value"), N_("Unit"))):
+        write_text(ws, 2, KEY_COL + j, _(head), fmt["header"])
+    row = 2
+    for item, name in keys:
+        row += 1
+        write_text(ws, row, KEY_COL, item.label, fmt["text"])
+        value = item.value
+        cached = value if isinstance(value, (int, float, str)) else str(value)
+        style = fmt["key_text"] if isinstance(value, str) else fmt["key_number"]
+        formula = f"={name}"
+        if isinstance(value, str) and value in OPTION_WORDS:   # an option, in words
+            formula, cached = "=" + option_words(name), _(OPTION_WORDS[value])
+        ws.write_formula(row, KEY_COL + 1, formula, style, cached)
+        write_text(ws, row, KEY_COL + 2, item.unit, fmt["text"])
+    return row

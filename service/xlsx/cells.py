@@ -4,37 +4,72 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from babel.numbers import get_currency_precision
 from xlsxwriter.utility import xl_col_to_name
 from xlsxwriter.worksheet import Worksheet
 from service.i18n import DEFAULT, current_locale
 from service.i18n.labels import strategy_label
 
 FORMATS = {
-    "title": {"bold": True, "font_size": 14},
-    "bold": {"bold": True},
+    "title": {"bold": True, "font_size": 14, "valign": "top"},
+    "bold": {"bold": True, "valign": "top"},
     "header": {"bold": True, "text_wrap": True, "valign": "top", "bg_color": "#DDEBF7",
                "border": 1},
-    "group": {"bold": True, "italic": True, "font_color": "#44546A"},
+    "header_right": {"bold": True, "text_wrap": True, "valign": "top", "align": "right",
+                     "bg_color": "#DDEBF7", "border": 1},
+    "group": {"bold": True, "italic": True, "font_color": "#44546A", "valign": "top"},
+    "bold_wrap": {"bold": True, "text_wrap": True, "valign": "top"},
+    "right": {"align": "right", "valign": "top"},
+    "percent_left": {"num_format": "0.00%", "align": "left", "valign": "top"},
     "note": {"italic": True, "font_color": "#595959", "text_wrap": True, "valign": "top"},
-    "text": {},
+    "text": {"valign": "top"},
     "wrap": {"text_wrap": True, "valign": "top"},
-    "money": {"num_format": "#,##0.00"},
-    "money_bold": {"num_format": "#,##0.00", "bold": True},
-    "rate": {"num_format": "0.0000"},
-    "hours": {"num_format": "#,##0.00"},
-    "int": {"num_format": "0"},
-    "number": {"num_format": "General"},
-    "fraction": {"num_format": "0.000000"},
-    "percent": {"num_format": "0.00%"},
-    "date": {"num_format": "yyyy-mm-dd"},
-    "datetime": {"num_format": "yyyy-mm-dd hh:mm"},
-    "input": {"bg_color": "#FFF2CC", "border": 1, "num_format": "General"},
-    "derived": {"bg_color": "#E2EFDA", "num_format": "General"},
+    # money: totals and monthly amounts whole, per-hour prices ("rate") with the minor
+    # units of their currency (make_formats); a zero prints as a dash
+    "money": {"num_format": "#,##0;-#,##0;-", "valign": "top"},
+    "money_bold": {"num_format": "#,##0;-#,##0;-", "bold": True, "valign": "top"},
+    "rate": {"num_format": "#,##0.00", "valign": "top"},
+    "rate_cloud": {"num_format": "#,##0.00", "valign": "top"},
+    "unit_price": {"num_format": "#,##0.0000", "valign": "top"},
+    "fx": {"num_format": "#,##0.0000", "valign": "top"},
+    "hours": {"num_format": "#,##0.00", "valign": "top"},
+    "count": {"num_format": "#,##0;-#,##0;-", "valign": "top"},
+    "int": {"num_format": "0", "valign": "top"},
+    "number": {"num_format": "General", "valign": "top"},
+    "fraction": {"num_format": "0.000000", "valign": "top"},
+    "percent": {"num_format": "0.00%", "valign": "top"},
+    "date": {"num_format": "yyyy-mm-dd", "valign": "top"},
+    "datetime": {"num_format": "yyyy-mm-dd hh:mm", "valign": "top"},
+    "input": {"bg_color": "#FFF2CC", "border": 1, "num_format": "General", "valign": "top"},
+    "key_number": {"num_format": "#,##0.####", "align": "right", "valign": "top"},
+    "key_text": {"align": "right", "valign": "top"},
+    "derived": {"bg_color": "#E2EFDA", "num_format": "General", "valign": "top"},
 }
 
 
-def make_formats(workbook) -> dict[str, Any]:
-    return {name: workbook.add_format(spec) for name, spec in FORMATS.items()}
+def decimals(currency: str) -> int:
+    """The minor units of ``currency`` (ISO 4217, through CLDR): 2 for USD, 0 for KRW and JPY,
+    3 for KWD."""
+    return get_currency_precision(currency)
+
+
+def per_unit(currency: str, extra: int = 0) -> str:
+    """The number format of a price per unit in ``currency``: its minor units (cents on a
+    dollar price per GPU-hour, none on won), plus ``extra`` decimals."""
+    digits = decimals(currency) + extra
+    return "#,##0" + ("." + "0" * digits if digits else "")
+
+
+def make_formats(workbook, currency: str = "USD", cloud_currency: str | None = None
+                 ) -> dict[str, Any]:
+    """The workbook's formats; prices per GPU-hour follow the reporting currency (``rate``)
+    and the cloud market's own currency (``rate_cloud``: a contract's rate before
+    conversion), prices per kWh keep two decimals more."""
+    specs = {**FORMATS, "rate": {"num_format": per_unit(currency), "valign": "top"},
+             "rate_cloud": {"num_format": per_unit(cloud_currency or currency),
+                            "valign": "top"},
+             "unit_price": {"num_format": per_unit(currency, 2), "valign": "top"}}
+    return {name: workbook.add_format(spec) for name, spec in specs.items()}
 
 
 def col(index: int) -> str:

@@ -32,7 +32,9 @@ class CohortBlock:
     """Where every cohort's parameters and monthly columns sit on the sheet."""
 
     def __init__(self, cohorts: list[Cohort], first_col: int, table_row: int,
-                 first_start: str, header_row: int = 12):
+                 first_start: str, header_row: int):
+        """``header_row``: 0-based row of the monthly table's headers (the key row two
+        above it)."""
         self.cohorts, self.first_start = cohorts, first_start
         self.header_row, self.key_row = header_row, header_row - 2
         self.servers = [c for c in cohorts if c.kind == "server"]

@@ -41,7 +41,7 @@ SERVER_PARAMS = (("count", N_("Servers"), "int"), ("bought", N_("Bought (month i
                  ("pmt", N_("Level loan payment per server"), "money"))
 COMMIT_PARAMS = (("gpus", N_("GPUs"), "int"), ("start", N_("Term start (month index)"), "int"),
                  ("term", N_("Term [months]"), "int"),
-                 ("rate", N_("Rate per GPU-hour, ex VAT"), "rate"),
+                 ("rate", N_("Rate per GPU-hour, ex VAT"), "rate_cloud"),
                  ("share", N_("Share paid upfront"), "fraction"),
                  ("hours", N_("Calendar hours of the term"), "hours"),
                  ("upfront", N_("Upfront per GPU"), "money"),

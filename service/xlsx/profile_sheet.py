@@ -7,12 +7,17 @@ from models.ledger import Ledger
 from service.i18n import N_, _
 from service.i18n.labels import PERIOD_UNITS
 from service.xlsx.cells import add_sheet, write_text
+from service.xlsx.print_setup import PrintLabel, print_setup
 
 SHEET = N_("Profile")  # sheet name, through _()
 EXCEL_EPOCH = np.datetime64("1899-12-30T00", "h")
+EMPTY_COL = 6   # G, between the monthly demand and the usage as ingested: always empty
 
 
-def write_profile(workbook, fmt: dict, ledger: Ledger) -> None:
+def write_profile(workbook, fmt: dict, ledger: Ledger, print_label: PrintLabel) -> None:
+    """The sheet; it prints nothing (its print area is one empty cell): the monthly demand is
+    every strategy sheet's, by year in their roll-ups, and the usage as ingested would be
+    hundreds of pages."""
     ws = add_sheet(workbook, _(SHEET))
     profile, H = ledger.profile, ledger.horizon
     period = _(PERIOD_UNITS.get(profile.period, profile.period))
@@ -68,9 +73,5 @@ def write_profile(workbook, fmt: dict, ledger: Ledger) -> None:
     ws.set_column(13, 14, 20)
     ws.set_row(3, 30)
     ws.freeze_panes(4, 0)
-    ws.repeat_rows(3)
-    ws.set_landscape()
-    ws.fit_to_pages(1, 0)
-    # Print the monthly plan demand only: the usage as ingested (one row per hour, columns
-    # H onwards) would be hundreds of pages.
-    ws.print_area(0, 0, 3 + H, 5)
+    print_setup(ws, print_label)
+    ws.print_area(0, EMPTY_COL, 0, EMPTY_COL)   # G1: nothing to print

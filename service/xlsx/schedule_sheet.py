@@ -19,7 +19,7 @@ from service.i18n import N_, gettext as tr
 from service.xlsx.cells import add_sheet, col, sheet_ref, write_text
 from service.xlsx.cohort_sources import DecisionRef
 from service.xlsx.cohorts import month_index
-from service.xlsx.print_setup import PrintLabel, print_setup
+from service.xlsx.print_setup import ROW_HEIGHT, PrintLabel, print_setup, text_lines
 
 SHEET = N_("Schedule")   # sheet name: English here, written through gettext
 HEADER_ROW = 5     # 0-based
@@ -46,6 +46,10 @@ def write_schedule(workbook, fmt: dict, s: Scenario, first_month: str, sl: Strat
                          "the engine's values, so only the commitment cells move it.")
     ws.merge_range(1, 0, 2, 7, "", fmt["note"])
     write_text(ws, 1, 0, note, fmt["note"])
+    # the note over rows 2-3, as tall as its lines (columns A-H: 16 + 3 x 14 + 4 x 18)
+    lines = text_lines(note, 16 + 3 * 14 + 4 * 18)
+    for r in (1, 2):
+        ws.set_row(r, ROW_HEIGHT * lines / 2)
     write_text(ws, 3, 0, tr("Plan's first month"), fmt["bold"])
     first = np.datetime64(first_month, "D")
     ws.write_number(3, 1, float((first - np.datetime64("1899-12-30", "D")).astype(int)),

@@ -4,7 +4,7 @@
 """
 from __future__ import annotations
 
-FIRST = 13   # 0-based first data row of the monthly table (strategy_sheet.FIRST)
+FIRST = 43   # 0-based first data row of the monthly table (strategy_sheet.FIRST)
 
 
 def fx_at(market: str, index: str) -> str:

@@ -1,33 +1,55 @@
 """One monthly sheet per strategy: engine volumes as values, every money figure a formula.
 
-Layout: a block of strategy figures (the static decision's capacity, totals, PV) above a
-monthly table (service/xlsx/strategy_columns.py), the cohort tables under the table and the
-cohorts' monthly columns at its right (service/xlsx/cohort_block.py): servers owned before the
-plan, contracts signed, a schedule's purchases and commitments, or the generations and renewals
-of a static strategy. Every formula cell stores the engine's own number (from the plan's
-ledger) as its cached value.
+Layout: a block of strategy figures (the static decision's capacity, totals, PV) and the
+yearly roll-up (one column per calendar year: sums of the year's rows of the monthly table,
+formulas) above the monthly table (service/xlsx/strategy_columns.py), the cohort tables under
+the table and the cohorts' monthly columns at its right (service/xlsx/cohort_block.py):
+servers owned before the plan, contracts signed, a schedule's purchases and commitments, or the
+generations and renewals of a static strategy. The figures and the roll-up are the print area
+(one A4 page); the monthly columns stay on screen. Every formula cell stores the engine's own
+number (from the plan's ledger) as its cached value.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Optional
 
 import numpy as np
 
 from models.ledger import Ledger, StrategyLedger
+from models.lines import COST_LINES, CREDIT_LINES
 from models.scenario import Scenario
 from service.i18n import N_, _
-from service.i18n.labels import LINE_TITLES
+from service.i18n.labels import LINE_TITLES, strategy_label
 from service.xlsx.cells import add_sheet, col, strategy_sheet_name, write_text
+from service.xlsx.print_setup import (ROW_HEIGHT, PrintLabel, area_points, fit, print_setup,
+                                      text_lines)
 from service.xlsx.sheet_formulas import FIRST
 from service.xlsx.cohort_block import CohortBlock
 from service.xlsx.cohort_sources import DecisionRef, SheetInputs, sheet_cohorts
-from service.xlsx.strategy_columns import build_columns
+from service.xlsx.strategy_columns import Column, build_columns
 
-TABLE_HEADER_ROW = 12   # 0-based; rows above: title, strategy figures
+# The yearly roll-up: (monthly column, how a year adds up its months, label; None: the
+# column's header). Volumes, capacity, every cost line and credit, total and PV.
+ROLLUP = ([(k, "SUM", None) for k in ("demand", "owned_h", "committed_h", "spot_h", "od_h")]
+          + [("online", "MAX", N_("Most servers online in a month")),
+             ("committed", "MAX", N_("Most GPUs committed in a month"))]
+          + [(k, "SUM", None) for k in COST_LINES + CREDIT_LINES]
+          + [("total", "SUM", None), ("discounted", "SUM", None)])
+NOTE_ROW = 10            # 0-based: the sheet's note, under the figures
+ROLLUP_TITLE_ROW = 11    # the roll-up's title and its header (the years)
+ROLLUP_FIRST = ROLLUP_TITLE_ROW + 1
+ROLLUP_LAST = ROLLUP_FIRST + len(ROLLUP) - 1
+TABLE_HEADER_ROW = ROLLUP_LAST + 3   # 0-based; its group titles above it, the key row above
 assert FIRST == TABLE_HEADER_ROW + 1
 SERVERS_CELL, USES_CLOUD_CELL = "$B$3", "$B$4"
-__all__ = ["FIRST", "LINE_TITLES", "TABLE_HEADER_ROW", "SheetInfo", "write_strategy_sheet"]
+LABEL_WIDTH, COLUMN_WIDTH = 34, 12   # characters: column A (labels), the other columns
+# The right-hand figures: label over columns D..G (merged), value in H; the static
+# commitments under them, the offers past the eighth row in a third pair (J..M, N).
+PAIRS = ((3, 6, 7), (9, 12, 13))     # (first label column, last label column, value column)
+FIGURE_ROWS = range(2, NOTE_ROW)
+__all__ = ["FIRST", "LINE_TITLES", "ROLLUP", "TABLE_HEADER_ROW", "SheetInfo",
+           "write_strategy_sheet"]
 
 
 @dataclass
@@ -39,6 +61,9 @@ class SheetInfo:
     first_row: int   # 0-based first data row
     last_row: int    # 0-based last data row
     cells: dict[str, str]   # figure -> absolute cell ("$B$4")
+    rollup_years: list[str] = field(default_factory=list)   # the roll-up's columns
+    # year (and "Total") -> (cell of the roll-up's total cost, the engine's figure)
+    rollup_total: dict[str, tuple[str, float]] = field(default_factory=dict)
 
 
 def _value(x: Optional[float]):
@@ -46,10 +71,19 @@ def _value(x: Optional[float]):
     return "-" if x is None else x
 
 
+def right_slots(count: int) -> list[tuple[int, int, int, int]]:
+    """(row, first label column, last label column, value column) of the ``count``
+    right-hand figures, filling the figure rows of the first pair, then the second."""
+    slots = [(r, a, b, v) for a, b, v in PAIRS for r in FIGURE_ROWS]
+    return slots[:count]
+
+
 def write_strategy_sheet(workbook, fmt: dict, s: Scenario, ledger: Ledger, sl: StrategyLedger,
-                         decisions: Optional[dict[str, DecisionRef]] = None) -> SheetInfo:
+                         decisions: Optional[dict[str, DecisionRef]] = None,
+                         print_label: Optional[PrintLabel] = None) -> SheetInfo:
     """The strategy's sheet. ``decisions``: the rows of its schedule (Schedule sheet or
-    proposed.schedule) by month, whose cells its decision cohorts read."""
+    proposed.schedule) by month, whose cells its decision cohorts read; ``print_label`` names the
+    revision in the printed footer."""
     sheet = strategy_sheet_name(sl.name)   # its key in English, its label in other languages
     ws = add_sheet(workbook, sheet)
     H = ledger.horizon
@@ -57,18 +91,21 @@ def write_strategy_sheet(workbook, fmt: dict, s: Scenario, ledger: Ledger, sl: S
     months = sl.rows
     fig = sl.figures
     write_text(ws, 0, 0, _("Strategy %(name)s: monthly cash flows [%(currency)s]",
-                           name=sheet, currency=cur), fmt["title"])
+                           name=strategy_label(sl.name), currency=cur), fmt["title"])
     # The static decision's capacity (engine decisions; inputs of its chain's cohorts).
     chain_servers = any(c.origin == "chain" and c.kind == "server" for c in sl.cohorts)
     params = {"servers": SERVERS_CELL}
     write_text(ws, 2, 0, _("Servers, static decision (engine)"))
     ws.write_number(2, 1, sl.static_servers, fmt["input"] if chain_servers else fmt["int"])
+    slots = right_slots(5 + len(s.commitments))   # five figures, then the offers
     for i, offer in enumerate(s.commitments, start=1):
         chained = any(c.origin == "chain" and c.offer == offer.id for c in sl.cohorts)
-        write_text(ws, 1 + i, 3, _("Committed GPUs, offer %(offer)s", offer=offer.id))
-        ws.write_number(1 + i, 4, sl.static_committed.get(offer.id, 0),
+        row, first_label, last_label, value_col = slots[4 + i]
+        ws.merge_range(row, first_label, row, last_label, "")
+        write_text(ws, row, first_label, _("Committed GPUs, offer %(offer)s", offer=offer.id))
+        ws.write_number(row, value_col, sl.static_committed.get(offer.id, 0),
                         fmt["input"] if chained else fmt["int"])
-        params[f"commit_{i}"] = f"$E${2 + i}"
+        params[f"commit_{i}"] = f"${col(value_col)}${row + 1}"
     cols_index: dict[str, int] = {}
 
     def c(key: str, row: int) -> str:
@@ -84,7 +121,7 @@ def write_strategy_sheet(workbook, fmt: dict, s: Scenario, ledger: Ledger, sl: S
     cohorts, notes = sheet_cohorts(s, sl, ledger.labels,
                                    SheetInputs(first_start, params, decisions or {}))
     block = CohortBlock(cohorts, first_col=len(cols_index) + 2, table_row=FIRST + months + 3,
-                        first_start=first_start)
+                        first_start=first_start, header_row=TABLE_HEADER_ROW)
     columns = build_columns(ledger, sl, c, months, block.sum if cohorts else None,
                             USES_CLOUD_CELL)
 
@@ -124,22 +161,23 @@ def write_strategy_sheet(workbook, fmt: dict, s: Scenario, ledger: Ledger, sl: S
          _value(fig["cost_per_useful_gpu_hour_nominal"]), "rate"),
         ("normal_pv", N_("Normal-run PV: nothing failed or interrupted (engine value)"), None,
          fig["normal_cost_pv"], "money"),
-        ("failure_pv", N_("What failures and interruptions add to the PV cost"), "=$B$6-$H$5",
+        ("failure_pv", N_("What failures and interruptions add to the PV cost"),
+         "=$B$6-{normal_pv}",
          fig["failure_cost_pv"], "money"),
         ("servers_max", N_("Most servers online in a month"), f"=MAX({rng('online', H)})",
          fig["servers_max"], "int"),
         ("committed_max", N_("Most GPUs committed in a month"), f"=MAX({rng('committed', H)})",
          fig["committed_max"], "int"),
     ]
-    for i, (key, label, formula, value, f_) in enumerate(extra):
-        row = 3 + i
-        write_text(ws, row, 6, _(label))
+    for (key, text, formula, value, f_), (row, first_label, last_label, value_col) in zip(
+            extra, slots):
+        ws.merge_range(row, first_label, row, last_label, "")
+        write_text(ws, row, first_label, _(text))
         if formula is None:
-            ws.write_number(row, 7, value, fmt[f_])
+            ws.write_number(row, value_col, value, fmt[f_])
         else:
-            ws.write_formula(row, 7, formula, fmt[f_], value)
-        cells[key] = f"$H${row + 1}"
-    assert cells["normal_pv"] == "$H$5"
+            ws.write_formula(row, value_col, formula.format(**cells), fmt[f_], value)
+        cells[key] = f"${col(value_col)}${row + 1}"
     note = _("Columns under 'Engine volumes (values)' are the engine's numbers; everything "
              "else is a formula over the Assumptions sheet and those volumes.")
     if cohorts:
@@ -153,7 +191,14 @@ def write_strategy_sheet(workbook, fmt: dict, s: Scenario, ledger: Ledger, sl: S
                          "capacity cells above); editing one moves the cash lines, while the "
                          "dispatch (GPU-hours by source, a sorted-demand computation) stays the "
                          "engine's at export."))
-    write_text(ws, 10, 0, note, fmt["note"])
+    last_print = max(PAIRS[0][2], len(_years(ledger.labels[:months], H)) + 1)
+    if len(s.commitments) > len(FIGURE_ROWS) - 5:
+        last_print = max(last_print, PAIRS[1][2])
+    ws.merge_range(NOTE_ROW, 0, NOTE_ROW, last_print, "", fmt["note"])
+    write_text(ws, NOTE_ROW, 0, note, fmt["note"])
+    note_height = ROW_HEIGHT * text_lines(note, LABEL_WIDTH + COLUMN_WIDTH * last_print)
+    ws.set_row(NOTE_ROW, note_height)
+    ws.set_row(ROLLUP_TITLE_ROW, 2 * ROW_HEIGHT)    # the roll-up's title and years wrap
     for k, text in enumerate(notes):
         write_text(ws, 1, 6 * k, text, fmt["note"])
     # Monthly table.
@@ -187,6 +232,7 @@ def write_strategy_sheet(workbook, fmt: dict, s: Scenario, ledger: Ledger, sl: S
                                  float(values[m]))
     if cohorts:
         block.write(ws, fmt, c, months)
+    years, totals = _write_rollup(ws, fmt, columns, cols_index, ledger.labels[:months], H)
     # Totals row under the table: sums of volumes and money columns.
     total_row = FIRST + months
     write_text(ws, total_row, 0, _("Total"), fmt["bold"])
@@ -197,11 +243,71 @@ def write_strategy_sheet(workbook, fmt: dict, s: Scenario, ledger: Ledger, sl: S
             ci = cols_index[column.key]
             ws.write_formula(total_row, ci, f"=SUM({rng(column.key)})", fmt["money_bold"],
                              float(np.sum(column.values)))
-    ws.set_column(0, 0, 30)
-    ws.set_column(1, len(columns), 14)
+    ws.set_column(0, 0, LABEL_WIDTH)
+    ws.set_column(1, len(columns), COLUMN_WIDTH)
     ws.set_row(hdr, 45)
-    ws.freeze_panes(FIRST, 1)
-    ws.repeat_rows(hdr)
-    ws.set_landscape()
-    ws.fit_to_pages(1, 0)
-    return SheetInfo(sheet, cols_index, FIRST, FIRST + months - 1, cells)
+    ws.freeze_panes(0, 1)   # the labels; the roll-up and the monthly table scroll
+    # Print the figures and the roll-up: the monthly columns stay on screen.
+    ws.print_area(0, 0, ROLLUP_LAST, last_print)
+    width, height = area_points([LABEL_WIDTH] + [COLUMN_WIDTH] * last_print,
+                                [ROW_HEIGHT + 4] + [ROW_HEIGHT] * (ROLLUP_LAST + 1)
+                                + [note_height - ROW_HEIGHT])
+    print_setup(ws, print_label or PrintLabel(s.name), pages_tall=1, scale=fit(width, height))
+    return SheetInfo(sheet, cols_index, FIRST, FIRST + months - 1, cells, years, totals)
+
+
+def _years(labels: list[str], horizon: int) -> list[tuple[str, int, int]]:
+    """(year, first row, last row) of each calendar year of the horizon's months, 0-based rows
+    of the monthly table; the months after the horizon (payments of contracts that run past
+    it) in one more column."""
+    out: list[tuple[str, int, int]] = []
+    for m, label in enumerate(labels):
+        year = label[:4] if m < horizon else _("after the horizon")
+        if out and out[-1][0] == year:
+            out[-1] = (year, out[-1][1], FIRST + m)
+        else:
+            out.append((year, FIRST + m, FIRST + m))
+    return out
+
+
+def _write_rollup(ws, fmt: dict, columns: list[Column], cols_index: dict[str, int],
+                  labels: list[str], horizon: int
+                  ) -> tuple[list[str], dict[str, tuple[str, float]]]:
+    """The yearly roll-up: one row per ROLLUP item, one column per calendar year (SUM or MAX
+    over the year's rows of the monthly column) and the total (SUM or MAX of the years), each
+    caching the engine's figure. Returns its column titles and, by title, the cell of its
+    total cost with the engine's figure."""
+    years = _years(labels, horizon)
+    by_key = {column.key: column for column in columns}
+    head = ROLLUP_TITLE_ROW
+    write_text(ws, head, 0, _("Yearly roll-up (formulas over the monthly table below)"),
+               fmt["header"])
+    for j, (year, _first, _last) in enumerate(years, start=1):
+        write_text(ws, head, j, year, fmt["header_right"])
+    total_col = len(years) + 1
+    write_text(ws, head, total_col, _("Total"), fmt["header_right"])
+    totals: dict[str, tuple[str, float]] = {}
+    titles = [year for year, _first, _last in years] + [_("Total")]
+    for i, (key, how, text) in enumerate(ROLLUP):
+        row, column = ROLLUP_FIRST + i, by_key[key]
+        letter = col(cols_index[key])
+        money = column.group in ("money", "total") or key in ("prepaid", "taxable_gain")
+        bold = key in ("total", "discounted")
+        style = fmt["money_bold" if bold else "money"] if money else fmt["count"]
+        write_text(ws, row, 0, _(text) if text else _(column.header),
+                   fmt["bold"] if bold else None)
+        values = np.asarray(column.values, float)
+        cached = []
+        for j, (_year, first, last) in enumerate(years, start=1):
+            part = values[first - FIRST:last - FIRST + 1]
+            value = float(part.max() if how == "MAX" else part.sum())
+            cached.append(value)
+            ws.write_formula(row, j, f"={how}({letter}{first + 1}:{letter}{last + 1})", style,
+                             value)
+        cached.append(float(max(cached) if how == "MAX" else sum(cached)))
+        ws.write_formula(row, total_col, f"={how}({col(1)}{row + 1}:{col(len(years))}"
+                         f"{row + 1})", style, cached[-1])
+        if key == "total":
+            totals = {title: (f"${col(j)}${row + 1}", value)
+                      for j, (title, value) in enumerate(zip(titles, cached), start=1)}
+    return titles, totals

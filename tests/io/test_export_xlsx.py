@@ -19,7 +19,7 @@ from models.document import plan_document
 from service.xlsx.export import safe_download_name
 from service.xlsx.assumptions import scenario_rows
 from service.xlsx.names import defined_name
-from service.xlsx.strategy_sheet import FIRST
+from service.xlsx.strategy_sheet import FIRST, ROLLUP_LAST
 from tests.support.xlsx_cases import (HOURLY, MONEY_HEADERS, case_plan, header_columns,
                                       injected_plan, plan_workbook, sheet_strategies)
 
@@ -80,10 +80,13 @@ def test_money_columns_are_formulas_and_volumes_are_values(h100):
             if header in ("Hours in month", "Owned [GPU-h]", "On demand [GPU-h]",
                           "Overhead [GPU-h]"):
                 assert cell.data_type == "n", (name, header)
-        assert ws.freeze_panes == f"B{FIRST + 1}"
-        assert ws.page_setup.orientation == "landscape"
+        assert ws.freeze_panes == "B1"      # the labels; the roll-up and the months scroll
+        assert ws.page_setup.orientation == "landscape" and ws.page_setup.paperSize == 9
+        # the figures and the yearly roll-up print (one page); the monthly table does not
+        assert ws.print_area.endswith(f"${ROLLUP_LAST + 1}")
+        assert FIRST > ROLLUP_LAST + 1
         assert ws.sheet_properties.pageSetUpPr.fitToPage
-        assert ws.page_setup.fitToHeight == 0
+        assert ws.page_setup.fitToHeight in (None, 1)
 
 
 def test_cached_values_are_the_engines(h100):
@@ -129,7 +132,8 @@ def test_document_sections_are_used_when_present():
     wb = openpyxl.load_workbook(io.BytesIO(plan_workbook(plan, doc)))
     texts = [c.value for row in wb["Summary"].iter_rows() for c in row if c.value]
     assert "Buy one server: it pays back in 7 months." in texts
-    assert "utilization / on_demand" in texts
+    assert "utilization breakeven · on demand" in texts       # words, not the keys
+    assert not any("utilization / on_demand" in str(x) for x in texts)
     reasons = [c for row in wb["Summary"].iter_rows() for c in row if c.value == "=cmd"]
     assert reasons and reasons[0].data_type == "s"
     be = wb["Breakeven"]

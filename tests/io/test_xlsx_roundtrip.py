@@ -202,12 +202,11 @@ def test_two_currency_scenario_comes_back_from_the_workbook(tmp_path):
     back = scenario_from_xlsx(path.read_bytes())
     assert back == scenario
     assert back.cloud_terms.currency == "USD" and back.fx.rate == 1400
-    # the price ties on the Summary sheet say which market's currency they are in (English
-    # workbooks keep the document's keys as labels)
+    # the price ties on the Summary sheet say which market's currency they are in (in words)
     labels = {str(c.value) for row in openpyxl.load_workbook(path, read_only=True)["Summary"]
               .iter_rows(max_col=1) for c in row if c.value}
-    assert "on_demand_price [USD]" in labels
-    assert f"server_price [{scenario.finance.currency}]" in labels
+    assert "on-demand price at which buying ties [USD]" in labels
+    assert f"server price at which buying ties [{scenario.finance.currency}]" in labels
 
 
 # --- uncertainty ranges by path (issue 13) ---------------------------------------------------

@@ -14,7 +14,9 @@ import pytest
 
 from service.xlsx.cohort_sources import SALES_NOTE
 from service.xlsx.schedule_sheet import HEADER_ROW
+from service.i18n.labels import strategy_label
 from service.xlsx.strategy_sheet import TABLE_HEADER_ROW
+from service.xlsx.summary import TABLE_ROW
 from service.xlsx.roundtrip import scenario_from_xlsx
 from tests.support.xlsx_cases import case_plan, growth_workbook
 from tests.support.xlsx_cases import plan_workbook
@@ -92,7 +94,7 @@ def test_sensitivity_sheet_has_the_staged_schedule_held_fixed(growth):
     ws = wb["Sensitivity"]
     labels = {c.value: ws.cell(c.row, 3).value for c in ws["A"] if c.value}
     staged = plan.uncertainty.staged
-    assert "Staged schedule held fixed (against cloud_only)" in labels
+    assert "Staged schedule held fixed (against Cloud only (best mix))" in labels   # words
     assert labels["Probability it beats the best static plan"] == pytest.approx(
         staged["probability_beats_best_static"])
     column = [ws.cell(c.row, 3).value for c in ws["A"]]
@@ -103,10 +105,11 @@ def test_sensitivity_sheet_has_the_staged_schedule_held_fixed(growth):
 def test_summary_reads_every_sheet(growth):
     plan, _, wb = growth
     ws = wb["Summary"]
-    names = [ws.cell(8 + i, 1).value for i in range(len(plan.strategies))]
-    assert names == list(plan.strategies)
-    for i, name in enumerate(names):
-        assert ws.cell(8 + i, 5).value == f"='{name}'!$B$6"
+    first = TABLE_ROW + 2        # 1-based: the row under the header
+    names = [ws.cell(first + i, 1).value for i in range(len(plan.strategies))]
+    assert names == [strategy_label(name) for name in plan.strategies]   # words, not keys
+    for i, name in enumerate(plan.strategies):
+        assert ws.cell(first + i, 5).value == f"='{name}'!$B$6"
     texts = [c.value for row in ws.iter_rows() for c in row if isinstance(c.value, str)]
     assert not any("without a formula sheet" in t for t in texts)
 
@@ -114,3 +117,17 @@ def test_summary_reads_every_sheet(growth):
 def test_round_trip_reads_the_scenario_back(growth):
     plan, data, _ = growth
     assert scenario_from_xlsx(data) == plan.scenario
+
+
+def test_summary_cash_by_year_has_every_year_of_every_roll_up(growth):
+    # the growth plan's contracts pay after the horizon on some sheets only (cloud_only,
+    # staged): the Summary's cash by year still has that column, 0 for the others
+    plan, _, wb = growth
+    ws = wb["Summary"]
+    head = next(r for r in ws.iter_rows() if r[0].value == "Strategy" and r[2].value == "2027")
+    titles = [c.value for c in head[2:] if c.value]
+    assert titles == ["2027", "2028", "2029", "2030", "2031", "after the horizon", "Total"]
+    rows = {r[0].value: r for r in ws.iter_rows(min_row=head[0].row + 1,
+                                                max_row=head[0].row + len(plan.strategies))}
+    assert rows["Cloud only (best mix)"][7].value == "='cloud_only'!$G$39"
+    assert rows["All on demand"][7].value == 0

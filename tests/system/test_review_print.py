@@ -27,10 +27,12 @@ def test_summary_and_breakeven_have_print_setup_and_the_profile_hours_do_not_pri
     for name in ("Summary", "Breakeven"):
         ws = book[name]
         assert ws.page_setup.orientation == "landscape", name
-        # fitToWidth is omitted when it is 1 (the OOXML default)
-        assert ws.sheet_properties.pageSetUpPr.fitToPage
-        assert ws.page_setup.fitToWidth in (None, 1)
-        assert ws.page_setup.fitToHeight == 0
+        if name == "Summary":    # one scale for its two pages, the second after a break
+            assert int(ws.page_setup.scale) >= 75 and len(ws.row_breaks.brk) == 1
+        else:                    # fitToWidth is omitted when it is 1 (the OOXML default)
+            assert ws.sheet_properties.pageSetUpPr.fitToPage
+            assert ws.page_setup.fitToWidth in (None, 1)
+            assert ws.page_setup.fitToHeight == 0
         assert ws.print_title_rows == "$1:$2", name
         footer = ws.oddFooter
         assert "8x H100 SXM servers vs AWS" in footer.left.text
@@ -38,7 +40,7 @@ def test_summary_and_breakeven_have_print_setup_and_the_profile_hours_do_not_pri
         assert "&P" in footer.right.text and "&N" in footer.right.text
     months = book["Profile"].max_row  # the hour rows make the sheet long
     assert months > 8000
-    assert book["Profile"].print_area == "'Profile'!$A$1:$F$64"    # 60 months + header rows
+    assert book["Profile"].print_area == "'Profile'!$G$1"    # one empty cell: nothing prints
     assert book["Breakeven"].print_area.startswith("'Breakeven'!$A$1:$N$")
 
 

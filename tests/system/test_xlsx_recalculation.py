@@ -26,7 +26,9 @@ from models.schedules import schedule_json
 from models.scenario import Decision
 from service.xlsx.export import write_plan_xlsx
 from service.xlsx.libreoffice import recalculate, soffice
+from service.i18n.labels import strategy_label
 from service.xlsx.strategy_sheet import FIRST, LINE_TITLES
+from service.xlsx.summary import TABLE_ROW
 from tests.support.xlsx_cases import (ABS, CASES, INJECTIONS, REL, case_plan, close,
                                       formula_cells, header_columns, injected_plan, read_cells,
                                       sheet_strategies, stored_workbook)
@@ -149,13 +151,14 @@ def test_every_formula_equals_engine_after_recalculation(recalculated, name):
         got = [ws.cell(FIRST + 1 + m, cols["Discounted cumulative cost"]).value
                for m in range(len(r.total_by_month))]
         np.testing.assert_allclose(got, r.discounted_cumulative, rtol=REL, atol=ABS)
-    rows = range(8, 8 + len(plan.strategies))
+    rows = range(TABLE_ROW + 2, TABLE_ROW + 2 + len(plan.strategies))
     pv = {summary.cell(r, 1).value: summary.cell(r, 5).value for r in rows}
     servers = {summary.cell(r, 1).value: summary.cell(r, 3).value for r in rows}
-    assert set(pv) == set(plan.strategies)      # every strategy has a sheet the Summary reads
+    # every strategy has a sheet the Summary reads, named by its label
+    assert set(pv) == {strategy_label(name_) for name_ in plan.strategies}
     for name_, r in sheet_strategies(plan).items():
-        assert pv[name_] == pytest.approx(r.pv_cost, rel=REL)
-        assert servers[name_] == r.servers
+        assert pv[strategy_label(name_)] == pytest.approx(r.pv_cost, rel=REL)
+        assert servers[strategy_label(name_)] == r.servers
 
 
 @pytest.mark.libreoffice

@@ -15,6 +15,6 @@ def export_version() -> str:
 
 
 EXPORT_VERSION = export_version()
-LAYOUT = "cohorts1"  # bumped when the workbook's layout changes without a version change
+LAYOUT = "report1"  # bumped when the workbook's layout changes without a version change
 # the engine that computed a stored plan: buyrent's version and the ledger's layout
 ENGINE_VERSION = f"{EXPORT_VERSION}+l{LEDGER_VERSION}"

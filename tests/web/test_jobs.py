@@ -30,27 +30,15 @@ from service.jobs.runner import run_job
 from service.jobs.versions import ENGINE_VERSION
 from service.plans.revisions import add_revision
 from service.plans.stored import ensure_plan, plan_spec, request_preview
-from service.web.db import write_session
+from service.web.db import get_engine, write_session
 from service.web.tables import PlanJob, PlanRecord, Revision, ScenarioRecord, UsageFile, User
 from tests.support.client import TEST_CONFIG
+from tests.support.jobs import alive, descendants, install_job_log, job_log, wait_until
 from tests.support.paths import SAMPLES
 
 GROWTH = SAMPLES / "scenario_growth.json"   # a plan of 10-30 s here: the "heavy" scenario
 MONTH = os.environ["BUYRENT_CURRENT_MONTH"]
 SPEC = {"scenario": "{}", "filename": "usage.csv", "month": MONTH}
-# records every change of a job's state or stage, with the claim it was made under: what
-# happened, in order, written by the database itself
-JOB_LOG = ("""
-CREATE TABLE job_log (n INTEGER PRIMARY KEY, job_id INTEGER, state TEXT, stage TEXT,
-                      claim TEXT, has_staged INTEGER, has_uncertainty INTEGER)""", """
-CREATE TRIGGER job_log_update AFTER UPDATE OF state, stage ON plan_jobs
-WHEN OLD.state IS NOT NEW.state OR OLD.stage IS NOT NEW.stage
-BEGIN
-  INSERT INTO job_log (job_id, state, stage, claim, has_staged, has_uncertainty) VALUES
-    (NEW.id, NEW.state, NEW.stage, NEW.claim,
-     json_extract(NEW.document, '$.strategies.staged') IS NOT NULL,
-     json_extract(NEW.document, '$.uncertainty') IS NOT NULL);
-END""")
 
 
 @pytest.fixture
@@ -62,10 +50,7 @@ def app(tmp_path: Path, seeded_database: Path):
     shutil.copyfile(seeded_database, instance / "buyrent.sqlite3")
     app = create_app({**TEST_CONFIG, "INSTANCE_PATH": str(instance),
                       "QUEUE_URL": str(tmp_path / "queue.sqlite3")})
-    with app.app_context():
-        with write_session() as s:
-            for statement in JOB_LOG:
-                s.execute(text(statement))
+    install_job_log(app.extensions["buyrent_engine"])
     yield app
     app.extensions["buyrent_engine"].dispose()
 
@@ -102,14 +87,7 @@ def pending_ids(app) -> list[int]:
 
 
 def log_of(job_id: int) -> list[tuple]:
-    """The job's changes of state or stage from its first claim on: (state, stage, claim,
-    document has the staged strategy, document has the uncertainty section)."""
-    with write_session() as s:
-        rows = [tuple(r) for r in s.execute(text(
-            "SELECT state, stage, claim, has_staged, has_uncertainty FROM job_log "
-            "WHERE job_id = :j ORDER BY n"), {"j": job_id})]
-    first = next(i for i, row in enumerate(rows) if row[0] == "running")
-    return rows[first:]
+    return job_log(get_engine(), job_id)
 
 
 def sample_usage() -> UsageFile:
@@ -123,48 +101,6 @@ def heavy_job(key: str, budget=None) -> PlanJob:
     model = Scenario.model_validate(json.loads(GROWTH.read_text()))
     return records.request("plan", key, plan_spec(model.model_dump_json(), usage, MONTH),
                            "user:1", ENGINE_VERSION, usage_file_id=usage.id, budget=budget)
-
-
-def descendants(root: int) -> dict[int, int]:
-    """pid -> depth of every living (not zombie) process under ``root``."""
-    parents = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                stat = Path(f"/proc/{entry}/stat").read_text()
-            except OSError:
-                continue
-            fields = stat.rsplit(")", 1)[1].split()
-            if fields[0] != "Z":
-                parents[int(entry)] = int(fields[1])
-    out: dict[int, int] = {}
-    frontier = {root: 0}
-    while frontier:
-        nxt = {}
-        for pid, parent in parents.items():
-            if parent in frontier and pid not in out:
-                nxt[pid] = frontier[parent] + 1
-        out.update(nxt)
-        frontier = nxt
-    return out
-
-
-def alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
-
-
-def wait_until(predicate, seconds: float, what: str):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError(f"not within {seconds} s: {what}")
 
 
 # --- one job per (kind, key) -------------------------------------------------------------

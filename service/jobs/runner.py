@@ -13,6 +13,7 @@ import ctypes
 import json
 import logging
 import multiprocessing
+from multiprocessing import forkserver
 import os
 import signal
 import threading
@@ -45,7 +46,7 @@ def bind(app: Flask) -> None:
 def process_context():
     """A forkserver that imported the engine once: each job's child starts in milliseconds,
     and never inherits a web or worker thread's locks (as fork from a threaded process
-    would)."""
+    would). The server itself starts with the first child, or with :func:`start_forkserver`."""
     global _context
     with _context_lock:
         if _context is None:
@@ -53,6 +54,15 @@ def process_context():
             ctx.set_forkserver_preload(["service.jobs.compute"])
             _context = ctx
     return _context
+
+
+def start_forkserver() -> None:
+    """Start the forkserver now (it imports the engine: seconds on a busy machine). A worker
+    does this before it takes a job: a job's first child started by a forkserver still
+    booting kept its job without a heartbeat for that long, and another worker's reaper
+    took a live job for a dead one (tests/system/test_worker_kill.py)."""
+    process_context()
+    forkserver.ensure_running()
 
 
 def die_with_parent() -> None:
@@ -122,7 +132,7 @@ def supervise(job: PlanJob, token: str) -> None:
     child.start()
     send.close()
     started = time.monotonic()
-    next_beat = started + records.BEAT_SECONDS
+    next_beat = started      # the first beat at once: the claim's heartbeat, the child's pid
     try:
         while True:
             if receive.poll(0.25):

@@ -29,7 +29,7 @@ def reaper(app: Flask, stop: threading.Event) -> None:
 def consumer_for(app: Flask, jobs: int):
     """The app's consumer with ``jobs`` threads, the reaper started beside it."""
     runner.bind(app)
-    runner.process_context()    # the forkserver starts now, not with the first job
+    runner.start_forkserver()   # now, before the consumer takes a job (its docstring)
     stop = threading.Event()
     threading.Thread(target=reaper, args=(app, stop), daemon=True, name="reaper").start()
     with app.app_context():

@@ -4,11 +4,15 @@ worker)."""
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 
 from sqlalchemy import text
 from sqlalchemy.engine import Engine
+
+from service.paths import ROOT
 
 # every change of a job's state or stage, with the claim it was made under and what its
 # document held: what happened, in order (SQLite only; the tests on PostgreSQL read rows)
@@ -85,3 +89,28 @@ def wait_until(predicate, seconds: float, what: str, step: float = 0.05):
             return value
         time.sleep(step)
     raise AssertionError(f"not within {seconds} s: {what}")
+
+
+def start_worker(instance: Path, name: str, **env: str) -> subprocess.Popen:
+    """``buyrent worker --jobs 1`` on the instance folder ``instance`` (its database and queue
+    unless ``env`` names others: DATABASE_URL, BUYRENT_QUEUE_URL); output in ``name``.log."""
+    environ = {**os.environ, "BUYRENT_INSTANCE": str(instance), "SECRET_KEY": "job-tests",
+               "PYTHONPATH": str(ROOT)}
+    environ.pop("DATABASE_URL", None)
+    environ.pop("BUYRENT_QUEUE_URL", None)
+    instance.mkdir(parents=True, exist_ok=True)
+    with open(instance / f"{name}.log", "ab") as log:
+        return subprocess.Popen([sys.executable, "-m", "service.cli.main", "worker", "--jobs",
+                                 "1"], cwd=ROOT, env={**environ, **env}, stdout=log,
+                                stderr=log)
+
+
+def stop_worker(proc: subprocess.Popen) -> None:
+    """SIGTERM, then SIGKILL after 10 s; waited for either way."""
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+    proc.wait()

@@ -11,8 +11,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import subprocess
-import sys
 import time
 from itertools import groupby
 from pathlib import Path
@@ -22,7 +20,6 @@ from sqlalchemy import func, select, update
 from models.scenario import Scenario
 from service.app import create_app
 from service.jobs import records
-from service.paths import ROOT
 from service.plans.planning import plan_for
 from service.plans.revisions import create_scenario, store_usage
 from service.plans.stored import ensure_plan
@@ -30,7 +27,8 @@ from service.web.db import write_session
 from service.web.tables import PlanJob, PlanRecord
 from service.web.users import create_user
 from tests.support.client import PASSWORD
-from tests.support.jobs import alive, descendants, install_job_log, job_log, wait_until
+from tests.support.jobs import (alive, descendants, install_job_log, job_log, start_worker,
+                                stop_worker, wait_until)
 from tests.support.paths import SAMPLE_USAGE, SAMPLES
 
 GROWTH = SAMPLES / "scenario_growth.json"
@@ -55,29 +53,9 @@ def seed(instance: Path):
     return app, job.id, revision.id, model
 
 
-def start_worker(instance: Path, name: str) -> subprocess.Popen:
-    env = {**os.environ, "BUYRENT_INSTANCE": str(instance), "SECRET_KEY": "worker-kill",
-           "PYTHONPATH": str(ROOT)}
-    env.pop("DATABASE_URL", None)
-    env.pop("BUYRENT_QUEUE_URL", None)
-    with open(instance / f"{name}.log", "ab") as log:
-        return subprocess.Popen([sys.executable, "-m", "service.cli.main", "worker", "--jobs",
-                                 "1"], cwd=ROOT, env=env, stdout=log, stderr=log)
-
-
 def row(app, job_id: int) -> PlanJob:
     with app.app_context():
         return records.fresh(job_id)
-
-
-def stop(proc: subprocess.Popen) -> None:
-    if proc.poll() is None:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
 
 
 def test_a_killed_workers_plan_is_done_once_by_the_next_worker(tmp_path):
@@ -155,9 +133,7 @@ def test_a_killed_workers_plan_is_done_once_by_the_next_worker(tmp_path):
               f"by the second worker {reaped_done:.1f} s after the kill; whole test "
               f"{time.monotonic() - started:.1f} s")
     finally:
-        if first.poll() is None:
-            first.kill()
-        first.wait()
+        stop_worker(first)
         if second is not None:
-            stop(second)
+            stop_worker(second)
         engine.dispose()

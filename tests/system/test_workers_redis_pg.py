@@ -25,7 +25,6 @@ from tests.support.client import PASSWORD
 from tests.support.jobs import descendants, start_worker, stop_worker, wait_until
 from tests.support.paths import SAMPLE_SCENARIO, SAMPLE_USAGE
 from tests.support.redis_server import redis_server
-from tests.system.conftest import fresh_pg_database
 
 pytestmark = pytest.mark.postgres
 CONFIG = {"PASSWORD_HASH_METHOD": "pbkdf2:sha256:1000", "SECRET_KEY": "redis-pg"}
@@ -48,7 +47,7 @@ def forkserver_up(worker) -> bool:
 def test_two_workers_on_redis_and_postgresql_do_each_plan_once(tmp_path, pg_server_url):
     started = time.monotonic()
     with redis_server() as queue_url:
-        database_url = fresh_pg_database(pg_server_url)
+        database_url = pg_server_url     # this module's own server (tests/system/conftest.py)
         env = {"DATABASE_URL": database_url, "BUYRENT_QUEUE_URL": queue_url}
         app = create_app({**CONFIG, "INSTANCE_PATH": str(tmp_path / "web"),
                           "DATABASE_URL": database_url, "QUEUE_URL": queue_url})

@@ -1,6 +1,6 @@
 """Latency of the live plan (issue 16): from an edit in the form to the new numbers on screen.
 
-    .venv/bin/python bench/live_update.py [--edits 50] [--json]
+    .venv/bin/python bench/live_update.py [--edits 50] [--scenario sample|growth] [--json]
 
 Seeds a throwaway instance with the sample scenario (8x H100 vs AWS p5, the hourly sample
 usage, 60 months), starts the app under waitress in its own process on a free loopback port,
@@ -32,12 +32,16 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))]
 
 
-def run(edits: int) -> dict:
+SCENARIOS = {"sample": ROOT / "samples" / "scenario_h100.json",
+             "growth": ROOT / "samples" / "scenario_growth.json"}
+
+
+def run(edits: int, scenario: str = "sample") -> dict:
     from playwright.sync_api import sync_playwright
     page_ms, server_ms = [], []
     with tempfile.TemporaryDirectory(prefix="buyrent-bench-") as tmp:
         instance = Path(tmp) / "instance"
-        seed(instance)
+        seed(instance, SCENARIOS[scenario]) if scenario != "sample" else seed(instance)
         with serve(instance) as base, sync_playwright() as p:
             browser = launch(p)
             problems: list[str] = []
@@ -67,12 +71,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--edits", type=int, default=50)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--scenario", choices=sorted(SCENARIOS), default="sample",
+                        help="sample (8x H100 vs AWS p5) or growth (30 %%/yr, staged plan)")
     args = parser.parse_args()
-    result = run(args.edits)
+    result = run(args.edits, args.scenario)
     if args.json:
         print(json.dumps(result))
         return
-    print(f"live plan, sample scenario, {result['edits']} edits of the server price")
+    print(f"live plan, {args.scenario} scenario, {result['edits']} edits of the server price "
+          "(static strategies and the last staged schedule re-priced in the request; the "
+          "re-optimized schedule follows from a preview job)")
     for key, title in (("page_ms", "edit -> cards and chart redrawn"),
                        ("server_ms", "preview endpoint (server)")):
         r = result[key]

@@ -1,4 +1,5 @@
-"""``buyrent``: the command dispatcher (``plan``, ``serve``, ``worker``, ``users``).
+"""``buyrent``: the command dispatcher (``plan``, ``serve``, ``worker``, ``batch``,
+``users``).
 
 Each command lives in its own module, which imports what the command needs at its top; this
 module imports the module of the command that runs, and that one only. So ``buyrent plan``
@@ -23,6 +24,8 @@ COMMANDS = {
               "run the web service (waitress, or gunicorn with --workers > 1)"),
     "worker": ("service.cli.web_commands", "compute plan jobs (the queue of BUYRENT_QUEUE_URL, "
                "the database of DATABASE_URL)"),
+    "batch": ("service.cli.batch", "plan a folder of scenarios or a parameter sweep on the "
+              "workers; one summary table (CSV and XLSX)"),
     "users": ("service.cli.web_commands", "manage users and API tokens"),
 }
 

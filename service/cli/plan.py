@@ -1,27 +1,22 @@
 """``buyrent plan [PROFILE] [--busy FILE] [--scenario FILE.json] [--xlsx OUT] [--json]
-[--lang en|ko]``: the plan of a usage file, as a table, the plan document or a workbook."""
+[--lang en|ko]``: the plan of a usage file, as a table, the plan document or a workbook.
+
+This module reads the usage file and refuses a bad one; it imports what reading needs (the
+usage readers: numpy, pandas) and neither pydantic nor the engine. ``service.cli.plan_compute``
+reads the scenario, plans and prints: it imports the scenario model, the engine (scipy, the
+optimizer, the staged search) and the workbook writer, and is loaded only once the usage file
+is read, so a refused usage file is answered without them (issue 23: 1.68 s before, of which
+the scenario model and the engine were about 0.6 s of imports; bench/cli_refusal.py).
+"""
 from __future__ import annotations
 
 import argparse
-import json
-import sys
 from pathlib import Path
 
-from pydantic import ValidationError
-
-from models.document import plan_document
-from models.messages import Message
-from models.plan import compute_plan
 from models.profile import ProfileError
-from models.scenario import Scenario, scenario_from_json, validation_messages
-from models.start import plan_start_month, usage_notes
-from models.strategies import PlanError
-from service import clock
-from service.xlsx.export import write_plan_xlsx
 from service.ingest import IngestError, load_usage
-from service.i18n import DEFAULT, LANGUAGES, _, using_locale
+from service.i18n import DEFAULT, LANGUAGES
 from service.paths import SAMPLE_USAGE
-from service.cli.report import plan_table
 from service.cli.usage_error import UsageError
 
 
@@ -40,26 +35,8 @@ def add_arguments(_name: str, plan: argparse.ArgumentParser) -> None:
     plan.set_defaults(func=cmd_plan)
 
 
-def load_scenario(path: Path | None) -> Scenario:
-    if path is None:
-        return Scenario()
-    try:
-        text = path.read_text(encoding="utf-8")
-        json.loads(text)      # the line and column of broken JSON, as Python reads it
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"{path}: cannot read the scenario file ({exc})") from None
-    except json.JSONDecodeError as exc:
-        raise UsageError(f"{path}: line {exc.lineno}, column {exc.colno}: invalid JSON "
-                         f"({exc.msg})") from None
-    try:
-        return scenario_from_json(text)
-    except ValidationError as exc:
-        raise UsageError(f"{path}: " + "; ".join(validation_messages(exc))) from None
-
-
 def cmd_plan(args: argparse.Namespace) -> int:
     profile_path = Path(args.profile) if args.profile else SAMPLE_USAGE
-    scenario = load_scenario(Path(args.scenario) if args.scenario else None)
     try:
         ingested = load_usage(profile_path, busy_path=args.busy)
     except (IngestError, ProfileError) as exc:
@@ -67,29 +44,8 @@ def cmd_plan(args: argparse.Namespace) -> int:
                          else f"{profile_path}: {exc}") from None
     except OSError as exc:
         raise UsageError(f"{profile_path}: {exc.strerror}") from None
-    try:
-        month = clock.current_month()
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
-    notes = usage_notes(ingested.profile, month,
-                        plan_start_month(scenario, ingested.profile, month))
-    try:
-        plan = compute_plan(scenario, ingested.profile,
-                            [Message.plain(w) for w in ingested.warnings] + notes,
-                            current_month=month)
-    except (PlanError, ProfileError) as exc:
-        raise UsageError(f"{profile_path}: {exc}") from None
-    if args.xlsx:
-        try:
-            write_plan_xlsx(plan, Path(args.xlsx), args.lang)
-        except OSError as exc:
-            raise UsageError(f"{args.xlsx}: cannot write the workbook ({exc.strerror})") from None
-    if args.json:
-        json.dump(plan_document(plan), sys.stdout, allow_nan=False)
-        sys.stdout.write("\n")
-    else:
-        with using_locale(args.lang):
-            print(plan_table(plan, source=str(profile_path)))
-            if args.xlsx:
-                print("\n" + _("Workbook written to %(path)s", path=args.xlsx))
-    return 0
+    # The one import in a function, on purpose: the handoff to the module that reads the
+    # scenario and computes, which loads pydantic, the engine and the workbook writer only for
+    # a usage file that was read (module notes).
+    from service.cli import plan_compute
+    return plan_compute.run(args, ingested, profile_path)

@@ -5,17 +5,18 @@ call :func:`gettext` (``_``). The language is, in this order, the one forced for
 work (:func:`using_locale`: the CLI's ``--lang``, a workbook written for whoever downloads it),
 the web request's (service.web.locale picks it: saved preference, Accept-Language, English), else
 English. Catalogs live in service/translations/<lang>/LC_MESSAGES/messages.po; the set-up
-compiles them to .mo (``pybabel compile``), which is what is read here.
+compiles them to .mo (``pybabel compile``), which is what is read here, by the standard
+library's gettext: only gettext and ngettext are asked of a catalog, and babel (its number and
+date formats, ``service.i18n.formats``) stays out of ``buyrent plan`` refusing a file.
 """
 from __future__ import annotations
 
 import contextlib
 import contextvars
 import functools
+from gettext import GNUTranslations, NullTranslations
 from pathlib import Path
 from typing import Callable, Iterator, Optional
-
-from babel.support import NullTranslations, Translations
 
 TRANSLATIONS = Path(__file__).resolve().parent.parent / "translations"
 DOMAIN = "messages"
@@ -58,7 +59,7 @@ def translations(lang: str) -> NullTranslations:
         raise CatalogMissing(f"{mo} is missing: run scripts/bootstrap "
                              f"(pybabel compile -d {TRANSLATIONS})")
     with mo.open("rb") as fp:
-        return Translations(fp, domain=DOMAIN)
+        return GNUTranslations(fp)
 
 
 def current_locale() -> str:

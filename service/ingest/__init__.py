@@ -5,7 +5,8 @@ content decides the reader (the extension must agree with it): plain CSV or XLSX
 FOCUS 1.0-1.3 billing exports, AWS CUR (legacy), Azure cost details and Google Cloud billing
 exports, Slurm ``sacct --parsable2`` dumps, and a .zip bundle of a usage file with a GPU
 busy-time file. ``read_upload`` also reads a FOCUS 1.3 Contract Commitment dataset, which holds
-commitments, not usage, and returns a ``ContractResult``.
+commitments, not usage, and returns a ``ContractResult``. The downloadable templates are in
+``service.ingest.template`` (it loads xlsxwriter, which reading a file does not need).
 """
 from __future__ import annotations
 
@@ -23,13 +24,11 @@ from service.ingest.commitment_record import (CommitmentError, attach_commitment
 from service.ingest.commitments import ContractResult
 from service.ingest.core import IngestError, IngestResult, Limits, fail_one
 from service.ingest.table import map_columns, normalise, read_table
-from service.ingest.template import usage_template_csv, usage_template_xlsx
 from service.ingest.xlsx import read_xlsx
 
 __all__ = ["CommitmentError", "ContractResult", "IngestError", "IngestResult", "Limits",
            "attach_commitments_to_scenario", "load_usage", "make_bundle", "read_contracts",
-           "read_upload", "read_usage", "usage_template_csv", "usage_template_xlsx",
-           "validate_commitment"]
+           "read_upload", "read_usage", "validate_commitment"]
 
 TEXT_SUFFIXES = {".csv", ".txt", ".tsv", ".psv", ".out", ".prom", ""}
 EXPORTS = {m.FORMAT: m for m in (focus, aws_cur, azure, gcp)}

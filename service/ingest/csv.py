@@ -140,7 +140,14 @@ def read_frame(data: bytes, filename: str, sep: str, limits: Limits, **options
 
 
 def raw_column(data: bytes, sep: str, column: str, rows: np.ndarray) -> pd.Series:
-    """One column exactly as written (for messages), aligned with ``rows``."""
-    frame = pd.read_csv(io.BytesIO(data), sep=sep, encoding="utf-8-sig", dtype=str,
-                        keep_default_na=False, skip_blank_lines=False, usecols=[column])
+    """One column exactly as written (for messages), aligned with ``rows``.
+
+    Read as pandas infers it first: a column it takes for text is the text as written, and is
+    read 5x faster than with ``dtype=str`` (13 against 70 ms CPU for 175,320 timestamps,
+    bench/ingest.py); a column it takes for numbers or booleans is read again as text."""
+    options = dict(sep=sep, encoding="utf-8-sig", keep_default_na=False,
+                   skip_blank_lines=False, usecols=[column])
+    frame = pd.read_csv(io.BytesIO(data), **options)
+    if not pd.api.types.is_string_dtype(frame[column]):      # an object column: all str
+        frame = pd.read_csv(io.BytesIO(data), dtype=str, **options)
     return frame[column].iloc[rows - 2].reset_index(drop=True)

@@ -7,10 +7,13 @@ with slashes when the column itself shows which (a first number over 12 means da
 from __future__ import annotations
 
 import datetime as dt
+import re
 import warnings
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from service.clip import clip, clip_repr
 from service.ingest.core import problem
@@ -92,20 +95,48 @@ def parse(values: pd.Series, rows: np.ndarray, column: str) -> tuple[np.ndarray,
 WRITTEN = {"month": r"\d{4}-\d{2}", "day": r"\d{4}-\d{2}-\d{2}"}
 
 
+def written_period(text: str) -> str:
+    """The period a timestamp is written as: 'month' (2027-02), 'day' (2027-01-02, 02/01/2027),
+    'hour' (anything with a time of day), or '' (a serial, a date cell, no date)."""
+    if re.fullmatch(ISO, text):
+        for kind in ("month", "day"):
+            if re.fullmatch(WRITTEN[kind], text):
+                return kind
+        return "hour"
+    slash = re.search(SLASH, text)          # as parse() finds slash dates (str.extract)
+    if slash:
+        return "day" if slash.group(4) is None else "hour"
+    return ""
+
+
+def shapes(text: pd.Series) -> tuple[np.ndarray, list[str]]:
+    """Each value's shape, as an index into the distinct shapes: the value with every ASCII
+    digit written as 0. ISO, WRITTEN and SLASH test digits only as a class, so a shape matches
+    them as each of its values does. The digits are replaced in the UTF-8 bytes (no byte of a
+    multi-byte character is below 0x80), where a regex replace took 0.4 s for 175,000 rows."""
+    array = pa.array(text)
+    if isinstance(array, pa.ChunkedArray):
+        array = array.combine_chunks()
+    validity, offsets, data = array.buffers()
+    chars = np.frombuffer(data, np.uint8).copy() if data is not None else np.zeros(0, np.uint8)
+    chars[(chars >= ord("1")) & (chars <= ord("9"))] = ord("0")
+    shaped = pa.Array.from_buffers(array.type, len(array),
+                                   [validity, offsets, pa.py_buffer(chars)],
+                                   array.null_count, array.offset)
+    encoded = pc.dictionary_encode(shaped)
+    return encoded.indices.to_numpy(zero_copy_only=False), encoded.dictionary.to_pylist()
+
+
 def mixed_written_periods(text: pd.Series, rows: np.ndarray, column: str) -> list[dict]:
     """A problem when rows are written as different period lengths: a month (2027-02), a day
     (2027-01-02, 02/01/2027) and an hour (anything with a time of day). Serials and date
-    cells carry no written period and are left to the inference from the timestamps."""
+    cells carry no written period and are left to the inference from the timestamps.
+
+    Each distinct shape is judged once (``shapes``): a file has a few, where matching each of
+    200,000 rows with Python's re took 0.5 s of a 0.55 s read (issue 23; bench/ingest.py)."""
     text = text.astype(str).str.strip().reset_index(drop=True)
-    iso = text.str.fullmatch(ISO).to_numpy()
-    slash = text.str.extract(SLASH).to_numpy()
-    is_slash = ~pd.isna(slash[:, 0]) & ~iso
-    kind = np.full(len(text), "", dtype=object)
-    kind[iso] = "hour"
-    kind[iso & text.str.fullmatch(WRITTEN["day"]).to_numpy()] = "day"
-    kind[iso & text.str.fullmatch(WRITTEN["month"]).to_numpy()] = "month"
-    if is_slash.any():
-        kind[is_slash] = np.where(pd.isna(slash[is_slash, 3]), "day", "hour")
+    codes, forms = shapes(text)
+    kind = np.array([written_period(form) for form in forms], dtype=object)[codes]
     seen = {k: np.flatnonzero(kind == k) for k in ("hour", "day", "month")}
     seen = {k: where for k, where in seen.items() if where.size}
     if len(seen) < 2:

@@ -69,9 +69,11 @@ class Admission:
 
 def request(kind: str, key: str, spec: dict, owner_key: str, engine: str, *,
             revision_id: Optional[int] = None, usage_file_id: Optional[int] = None,
-            scope: Optional[str] = None, budget: Optional[float] = None) -> PlanJob:
+            scope: Optional[str] = None, budget: Optional[float] = None,
+            limit: int = JOBS_PER_OWNER) -> PlanJob:
     """The job computing ``(kind, key)``: the existing one (whatever its state but cancelled,
-    which is queued again), else a new one, admitted under its owner's limit."""
+    which is queued again), else a new one, admitted under its owner's limit (``limit`` jobs
+    in flight: a batch fanned out to several workers asks for more)."""
     budget = budget or BUDGETS[kind]
     for _attempt in range(3):
         try:
@@ -90,7 +92,7 @@ def request(kind: str, key: str, spec: dict, owner_key: str, engine: str, *,
                     else:   # a superseded preview or a failed file asked for again
                         job.owner_key, job.scope, job.attempts = owner_key, scope, 0
                         job.claim = job.error = job.stage = job.progress = None
-                    admission = admit(s, job)
+                    admission = admit(s, job, limit)
                     s.flush()
             break
         except IntegrityError:
@@ -111,15 +113,15 @@ def in_flight(s, owner_key: str) -> int:
         PlanJob.owner_key == owner_key, PlanJob.state.in_(IN_FLIGHT))) or 0
 
 
-def admit(s, job: PlanJob) -> Admission:
+def admit(s, job: PlanJob, limit: int = JOBS_PER_OWNER) -> Admission:
     """Queue ``job`` unless its owner has JOBS_PER_OWNER jobs in flight (then it waits): one
     user's jobs cannot take every worker. Fewer jobs in flight is a higher priority."""
     busy = in_flight(s, job.owner_key)
-    if busy >= JOBS_PER_OWNER:
+    if busy >= limit:
         job.state = "waiting"
         return Admission(job, False)
     job.state, job.queued_at = "queued", now()
-    return Admission(job, True, priority=JOBS_PER_OWNER - busy)
+    return Admission(job, True, priority=max(JOBS_PER_OWNER - busy, 0))
 
 
 def promote() -> int:

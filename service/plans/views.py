@@ -17,7 +17,7 @@ from service.web.tables import (AuditEvent, PlanJob, Review, Revision, ScenarioR
 from service.web.db import get_session, write_session
 from service.xlsx.export import safe_download_name
 from service.i18n import _, labels
-from service.ingest import usage_template_csv, usage_template_xlsx
+from service.ingest.template import usage_template_csv, usage_template_xlsx
 from service.plans.stored import (PlanView, job_status, pdf_job, read_plan, reason,
                                   workbook_job)
 from service.plans.reviews import ReviewInputError, parse_review

@@ -124,8 +124,15 @@
     byId("live-charts").textContent = JSON.stringify(body.charts);
     var chart = byId("chart-live-cumulative");
     if (window.buyrentCharts && window.Plotly) { window.buyrentCharts.draw(chart, body.charts); }
-    status.textContent = word("updated", "Updated for the values in the form (not saved).",
-                              {});
+    status.textContent = body.stage === "repriced" ?
+      word("reoptimizing", "Updated for the values in the form (not saved); the staged " +
+           "schedule shown is the last one solved, priced with these values, while it is " +
+           "re-optimized...", {}) :
+      body.reoptimized ?
+      word("reoptimized", "Updated for the values in the form (not saved), the staged " +
+           "schedule re-optimized.", {}) :
+      word("updated", "Updated for the values in the form (not saved).", {});
+    status.dataset.stage = body.reoptimized ? "reoptimized" : (body.stage || "");
     // from the edit to the new numbers on screen: what the latency benchmark reads
     status.dataset.ms = String(Math.round(window.performance.now() - editedAt));
     status.dataset.seq = String(seq);
@@ -155,11 +162,46 @@
         shown = seq;
         showErrors(form, request.response);
         if (live) { showPlan(request.response, seq, since); }
+        if (live && request.response.job_url) { follow(request.response.job_url, seq); }
         form.dataset.done = String(seq);
         // "shown": the page shows the answer to the last edit (tests and benchmarks wait on it)
         if (seq === sent && timer === null) { form.dataset.state = "shown"; }
       };
       request.send(new FormData(form));
+    }
+
+    // The preview job re-optimizing the staged schedule of these values: poll it with
+    // back-off and show its plan if no newer edit was sent meanwhile.
+    function follow(jobUrl, seq) {
+      var delay = 300;
+      function poll() {
+        if (seq !== sent) { return; }            // a newer edit: its own job answers
+        var r = new XMLHttpRequest();
+        r.open("GET", jobUrl);
+        r.setRequestHeader("Accept", "application/json");
+        r.responseType = "json";
+        r.onload = function () {
+          var body = r.response;
+          if (seq !== sent || r.status !== 200 || !body) { return; }
+          if (body.cards_html) {
+            body.valid = true;
+            body.reoptimized = true;
+            showPlan(body, seq, window.performance.now());
+            form.dataset.job = "done";
+            return;
+          }
+          if (body.job && body.job.state === "failed") {
+            showPlan({plan_error: word("job_failed", "The computation failed: %(reason)s",
+                                       {reason: body.job.error || ""})}, seq, 0);
+            return;
+          }
+          delay = Math.min(delay * 1.5, 3000);
+          window.setTimeout(poll, delay);
+        };
+        r.send();
+      }
+      form.dataset.job = "running";
+      window.setTimeout(poll, delay);
     }
 
     function changed(event) {

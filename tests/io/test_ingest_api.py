@@ -20,7 +20,7 @@ SAMPLE_FILES = ["usage_hourly.csv", "usage_daily.csv", "usage_monthly.csv", "usa
 
 def test_public_names():
     assert set(ingest.__all__) >= {"IngestError", "IngestResult", "Limits", "load_usage",
-                                   "read_usage", "usage_template_csv", "usage_template_xlsx"}
+                                   "read_usage"}
     assert issubclass(IngestError, ValueError)
     assert dataclasses.is_dataclass(IngestResult)
     assert Limits() == Limits(max_bytes=20_000_000, max_rows=500_000, max_columns=50)

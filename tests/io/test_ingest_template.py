@@ -6,8 +6,8 @@ import io
 import openpyxl
 from numpy.testing import assert_allclose
 
-from service.ingest import read_usage, usage_template_csv, usage_template_xlsx
-from service.ingest.template import HEADER
+from service.ingest import read_usage
+from service.ingest.template import HEADER, usage_template_csv, usage_template_xlsx
 
 
 def test_csv_template_reads_back():

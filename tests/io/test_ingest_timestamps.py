@@ -7,7 +7,7 @@ import pytest
 from numpy.testing import assert_array_equal
 
 from service.ingest import IngestError, read_usage
-from service.ingest.timestamps import parse
+from service.ingest.timestamps import mixed_written_periods, parse, shapes, written_period
 from tests.support.ingest_fixtures import csv_bytes
 
 
@@ -101,3 +101,38 @@ def test_half_hour_offset_is_not_an_hour_start():
                                           r"hour") as info:
         read_usage(data, "ist.csv")
     assert info.value.problems[0]["row"] == 2
+
+
+WRITTEN_AS = [("2027-01", "month"), ("2027-01-31", "day"), (" 2027-01-31 ", "day"),
+              ("2027-01-31T13:00", "hour"), ("2027-01-31 13", "hour"),
+              ("2027-01-31T13:00:00+02:00", "hour"), ("31/01/2027", "day"),
+              ("1.2.2027 10:00", "hour"), ("see 01/02/2027", "day"),   # found by search
+              ("２０２７-０１", "month"),         # full-width digits are \d to Python's re
+              ("46418", ""), ("", ""), ("nan", ""), ("2027-1-31", ""), ("1/2/27", "")]
+
+
+@pytest.mark.parametrize("value,kind", WRITTEN_AS)
+def test_written_period_of_one_value(value, kind):
+    assert written_period(value.strip()) == kind
+
+
+def test_shapes_judge_each_row_as_its_own_value():
+    """Issue 23: mixed_written_periods matched every row with Python's re (0.5 s of a 0.55 s
+    read of 200,000 rows). It now judges each distinct shape once, a shape being the value with
+    its ASCII digits written as 0; the kind of each row must be the kind of its own value, for
+    values of every kind, non-ASCII digits and multi-byte characters among them."""
+    values = pd.Series([v.strip() for v, _ in WRITTEN_AS] + ["2027-09-30T23:59", "한 2027-01",
+                                                            "9/9/2099", "2098-12"]).astype(str)
+    codes, forms = shapes(values)
+    assert len(forms) < len(values)             # shapes are shared: 2027-09-30T23:59 ...
+    assert [written_period(forms[c]) for c in codes] == [written_period(v) for v in values]
+    assert forms[codes[0]] == "0000-00" and forms[codes[9]] == "２０２７-０１"
+
+
+def test_mixed_periods_are_named_from_the_shapes():
+    rows = np.arange(2, 6)
+    text = pd.Series(["2027-01-01T00:00", "2027-01-01T01:00", "2027-01-02", "2027-01-03"])
+    (found,) = mixed_written_periods(text, rows, "timestamp")
+    assert found["row"] == 4 and found["message"].startswith(
+        "mixed periods: row 2 (2027-01-01T00:00) is an hour like 1 more; row 4 (2027-01-02) "
+        "is a day like 1 more.")

@@ -20,8 +20,9 @@ ARTIFACTS = ROOT / "test-artifacts"
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 
 
-def seed(instance: Path) -> None:
-    """Users (analyst ana, reviewer rita) and the sample scenario with its plan (scenario 1)."""
+def seed(instance: Path, scenario_path: Path = SAMPLE_SCENARIO) -> None:
+    """Users (analyst ana, reviewer rita) and the sample scenario (or ``scenario_path``) with
+    its plan (scenario 1)."""
     from service.app import create_app
     from service.web.users import create_user
     from service.web.db import write_session
@@ -29,7 +30,7 @@ def seed(instance: Path) -> None:
     from service.plans.revisions import create_scenario, store_usage
     app = create_app({"INSTANCE_PATH": str(instance),
                       "PASSWORD_HASH_METHOD": "pbkdf2:sha256:1000"})
-    model = Scenario.model_validate(json.loads(SAMPLE_SCENARIO.read_text()))
+    model = Scenario.model_validate(json.loads(scenario_path.read_text()))
     result = plan_for(model, SAMPLE_USAGE.read_bytes(), SAMPLE_USAGE.name)
     with app.app_context():
         with write_session() as s:

@@ -43,12 +43,17 @@ def test_the_plan_command_does_not_load_the_web_stack(tmp_path):
     # the dispatcher (service/cli/main.py) imports the module of the command that runs and no
     # other: `buyrent plan` refusing a file loaded Flask, SQLAlchemy and Alembic through the
     # web commands' module (issue 23, 2.1 s against 1.1 s now: bench/cli_refusal.py), and
-    # openpyxl through the upload guards
+    # openpyxl through the upload guards; nor the scenario model (pydantic), the engine
+    # (scipy, models.plan), the workbook writer (xlsxwriter, also through the usage templates)
+    # or babel (through service.i18n's languages): service/cli/plan_compute.py loads those
+    # once the usage file is read
     bad = tmp_path / "bad.csv"
     bad.write_text("timestamp,gpu_hours\n2026-01,abc\n")
     code = ("import sys; from service.cli.main import main; code = main(['plan', sys.argv[1]]); "
             "print(code, sorted(m for m in ('flask', 'sqlalchemy', 'alembic', 'plotly', "
-            "'openpyxl', 'service.app', 'service.web') if m in sys.modules))")
+            "'openpyxl', 'service.app', 'service.web', 'scipy', 'models.plan', "
+            "'service.cli.plan_compute', 'xlsxwriter', 'babel', 'pydantic', 'models.scenario') "
+            "if m in sys.modules))")
     done = subprocess.run([sys.executable, "-c", code, str(bad)], cwd=ROOT,
                           capture_output=True, text=True, timeout=120, check=True)
     assert done.stdout.strip() == "2 []"

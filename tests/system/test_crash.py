@@ -100,7 +100,8 @@ def seed(instance: Path) -> dict:
     from service.app import create_app
     from service.web.users import create_token, create_user
     from service.web.db import write_session
-    from service.plans.revisions import check_plan, create_scenario, store_usage
+    from service.plans.planning import plan_for
+    from service.plans.revisions import create_scenario, store_usage
     app = create_app({"INSTANCE_PATH": str(instance), "SECRET_KEY": "crash-test",
                       "PASSWORD_HASH_METHOD": "pbkdf2:sha256:1000"})
     with app.app_context():
@@ -110,7 +111,7 @@ def seed(instance: Path) -> dict:
             usage = store_usage(s, ana, DAILY_CSV, "daily.csv")
             model = Scenario()
             with_usage = create_scenario(s, ana, model.model_copy(update={"name": "with usage"}),
-                                         usage, result=check_plan(model, usage))
+                                         usage, result=plan_for(model, DAILY_CSV, "daily.csv"))
             bare = create_scenario(s, ana, model.model_copy(update={"name": "no usage"}))
             token = create_token(s, ana, "crash")
     app.extensions["buyrent_engine"].dispose()

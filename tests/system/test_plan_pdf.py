@@ -14,7 +14,7 @@ from pypdf import PdfReader
 from sqlalchemy import select
 
 from service.paths import STATIC
-from service.plans.planning import cached_plan
+from service.plans.stored import read_plan
 from service.plans.pdf import print_html
 from service.web.db import get_session, write_session
 from service.web.tables import AuditEvent, Revision
@@ -82,8 +82,8 @@ def test_plan_pdf_in_korean_has_its_hangul_text(login):
 def test_the_print_view_is_one_file_that_fetches_nothing(app):
     with app.test_request_context():
         revision = get_session().get(Revision, 1)
-        doc, charts = cached_plan(get_session(), revision)
-        html = print_html(revision, doc, charts)
+        view = read_plan(revision)
+        html = print_html(revision, view.document, view.charts)
     assert not re.search(r"""<(script|link|img|iframe)\b[^>]*\b(src|href)=""", html)
     assert not re.search(r"""url\(\s*['"]?(https?:)?//""", html)          # no CSS fetches
     assert "plotly.js v" in html and "buyrentCharts" in html              # scripts inlined

@@ -13,6 +13,13 @@ from tests.support.pg_server import free_port
 ROOT = Path(__file__).resolve().parents[2]
 
 
+def cmdline(pid: str) -> str:
+    try:
+        return open(f"/proc/{pid}/cmdline", "rb").read().replace(b"\0", b" ").decode()
+    except OSError:
+        return ""
+
+
 def test_two_worker_processes_serve_the_same_database(tmp_path):
     port = free_port()
     env = {**os.environ, "BUYRENT_INSTANCE": str(tmp_path)}
@@ -29,9 +36,18 @@ def test_two_worker_processes_serve_the_same_database(tmp_path):
             except OSError:
                 time.sleep(0.3)
         assert page is not None and 'name="csrf_token"' in page
-        children = subprocess.run(["pgrep", "-P", str(proc.pid)], capture_output=True,
-                                  text=True).stdout.split()
-        assert len(children) == 2, children  # gunicorn master with two workers
+        # gunicorn's master (this process) forks its two workers after it listens, beside
+        # the plan worker `buyrent serve` starts: wait until all three are there
+        kinds: list[str] = []
+        while time.monotonic() < deadline:
+            kinds = sorted("plan worker" if " worker --jobs" in cmdline(pid) else "web"
+                           for pid in subprocess.run(["pgrep", "-P", str(proc.pid)],
+                                                     capture_output=True,
+                                                     text=True).stdout.split())
+            if kinds == ["plan worker", "web", "web"]:
+                break
+            time.sleep(0.2)
+        assert kinds == ["plan worker", "web", "web"], kinds
     finally:
         os.killpg(proc.pid, signal.SIGTERM)
         out = proc.communicate(timeout=30)[0].decode()

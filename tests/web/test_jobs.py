@@ -283,26 +283,58 @@ def test_a_job_over_its_budget_fails_with_its_reason_and_leaves_no_child(app):
                 if depth >= 2 and pid not in before] == []
 
 
+def running_job(app, job_id: int) -> tuple[threading.Thread, int]:
+    """Run the job in a thread (as a worker's consumer thread does); its thread and its
+    child's pid once the first heartbeat names it."""
+    def run():
+        with app.app_context():
+            run_job(job_id)
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    with app.app_context():
+        progress = wait_until(lambda: job_row(job_id).progress, 60,
+                              "the job's first heartbeat with its child's pid")
+    return thread, json.loads(progress)["pid"]
+
+
 def test_a_killed_child_fails_its_job_as_stopped_unexpectedly(app):
     with app.app_context():
         job = heavy_job("killed")
-    thread = threading.Thread(target=lambda: app.app_context().push() or run_job(job.id),
-                              daemon=True)
+    thread, pid = running_job(app, job.id)
+    assert alive(pid) and descendants(os.getpid()).get(pid) == 2
+    os.kill(pid, signal.SIGKILL)
+    thread.join(30)
+    assert not thread.is_alive(), "the runner did not notice its child died"
     with app.app_context():
-        thread.start()
-        progress = wait_until(lambda: job_row(job.id).progress, 60,
-                              "the job's first heartbeat with its child's pid")
-        pid = json.loads(progress)["pid"]
-        assert alive(pid) and pid in descendants(os.getpid())
-        os.kill(pid, signal.SIGKILL)
-        thread.join(30)
-        assert not thread.is_alive(), "the runner did not notice its child died"
         row = job_row(job.id)
-        assert row.state == "failed"
-        assert json.loads(row.error) == {
-            "text": "The computation stopped unexpectedly (exit code %(code)s).",
-            "args": {"code": str(-signal.SIGKILL)}}
-        assert not alive(pid)
+    assert row.state == "failed"
+    assert json.loads(row.error) == {
+        "text": "The computation stopped unexpectedly (exit code %(code)s).",
+        "args": {"code": str(-signal.SIGKILL)}}
+    assert not alive(pid)
+
+
+def test_a_child_dies_with_its_forkserver_and_the_next_job_gets_a_new_one(app):
+    with app.app_context():
+        job = heavy_job("orphaned")
+    thread, pid = running_job(app, job.id)
+    server = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    assert descendants(os.getpid()).get(server) == 1
+    os.kill(server, signal.SIGKILL)       # the OOM killer's choice, say
+    # the child's pipe to this process is still open: only PDEATHSIG ends it
+    wait_until(lambda: not alive(pid), 10, "the child dying with its forkserver")
+    thread.join(30)
+    assert not thread.is_alive()
+    with app.app_context():
+        assert job_row(job.id).state == "failed"
+        assert "stopped unexpectedly" in json.loads(job_row(job.id).error)["text"]
+        usage = sample_usage()
+        sample = (SAMPLES / "scenario_h100.json").read_text()
+        spec = plan_spec(Scenario.model_validate_json(sample).model_dump_json(), usage, MONTH)
+        after = records.request("plan", "after", spec, "user:1", ENGINE_VERSION,
+                                usage_file_id=usage.id)
+        run_job(after.id)
+        assert job_row(after.id).state == "done", job_row(after.id).error
 
 
 def test_a_plan_job_stores_its_stages_then_the_plan_with_its_ledger(app, sample_plan):

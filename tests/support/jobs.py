@@ -105,8 +105,8 @@ def start_worker(instance: Path, name: str, **env: str) -> subprocess.Popen:
                                 stderr=log)
 
 
-def stop_worker(proc: subprocess.Popen) -> None:
-    """SIGTERM, then SIGKILL after 10 s; waited for either way."""
+def stop_process(proc: subprocess.Popen) -> None:
+    """SIGTERM, then SIGKILL after 10 s; waited for either way (a worker, a redis-server)."""
     if proc.poll() is None:
         proc.terminate()
         try:

@@ -12,6 +12,7 @@ from typing import Iterator
 
 import redis
 
+from tests.support.jobs import stop_process
 from tests.support.pg_server import free_port
 
 START_TIMEOUT = 20.0
@@ -46,11 +47,6 @@ def redis_server() -> Iterator[str]:
         client.close()
         yield url
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop_process(proc)
         log.close()
         shutil.rmtree(workdir, ignore_errors=True)

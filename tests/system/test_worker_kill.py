@@ -28,7 +28,7 @@ from service.web.tables import PlanJob, PlanRecord
 from service.web.users import create_user
 from tests.support.client import PASSWORD
 from tests.support.jobs import (alive, descendants, install_job_log, job_log, start_worker,
-                                stop_worker, wait_until)
+                                stop_process, wait_until)
 from tests.support.paths import SAMPLE_USAGE, SAMPLES
 
 GROWTH = SAMPLES / "scenario_growth.json"
@@ -133,7 +133,7 @@ def test_a_killed_workers_plan_is_done_once_by_the_next_worker(tmp_path):
               f"by the second worker {reaped_done:.1f} s after the kill; whole test "
               f"{time.monotonic() - started:.1f} s")
     finally:
-        stop_worker(first)
+        stop_process(first)
         if second is not None:
-            stop_worker(second)
+            stop_process(second)
         engine.dispose()

@@ -22,7 +22,7 @@ from service.web.db import write_session
 from service.web.tables import PlanJob, PlanRecord
 from service.web.users import create_user
 from tests.support.client import PASSWORD
-from tests.support.jobs import descendants, start_worker, stop_worker, wait_until
+from tests.support.jobs import descendants, start_worker, stop_process, wait_until
 from tests.support.paths import SAMPLE_SCENARIO, SAMPLE_USAGE
 from tests.support.redis_server import redis_server
 
@@ -54,10 +54,11 @@ def test_two_workers_on_redis_and_postgresql_do_each_plan_once(tmp_path, pg_serv
         workers = [start_worker(tmp_path / f"machine{i}", f"worker{i}", **env)
                    for i in (1, 2)]
         try:
-            for worker in workers:
+            for i, worker in enumerate(workers, 1):
                 wait_until(lambda: worker.poll() is not None or forkserver_up(worker), 120,
                            "a worker starting", step=0.2)
-                assert worker.poll() is None, (tmp_path / "machine1" / "worker1.log").read_text()
+                assert worker.poll() is None, (tmp_path / f"machine{i}" /
+                                               f"worker{i}.log").read_text()
             ready = time.monotonic()
             base = Scenario.model_validate(json.loads(SAMPLE_SCENARIO.read_text()))
             jobs = []
@@ -98,5 +99,5 @@ def test_two_workers_on_redis_and_postgresql_do_each_plan_once(tmp_path, pg_serv
                   f"workers up in {ready - started:.1f} s")
         finally:
             for worker in workers:
-                stop_worker(worker)
+                stop_process(worker)
             app.extensions["buyrent_engine"].dispose()

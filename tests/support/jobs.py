@@ -3,6 +3,7 @@ processes under a process (a job's child is the forkserver's child: a grandchild
 worker)."""
 from __future__ import annotations
 
+import math
 import os
 import subprocess
 import sys
@@ -114,3 +115,28 @@ def stop_process(proc: subprocess.Popen) -> None:
         except subprocess.TimeoutExpired:
             proc.kill()
     proc.wait()
+
+
+def differences(a, b, path: str = "", most: int = 12, rel: float = 0.0) -> list[str]:
+    """Where two JSON values differ (``path: a != b``), the first ``most`` places; floats
+    within ``rel`` of each other (relative) are equal."""
+    out: list[str] = []
+    if isinstance(a, dict) and isinstance(b, dict):
+        for key in sorted(set(a) | set(b)):
+            if key not in a or key not in b:
+                out.append(f"{path}/{key}: only in {'b' if key not in a else 'a'}")
+            else:
+                out += differences(a[key], b[key], f"{path}/{key}", most - len(out), rel)
+            if len(out) >= most:
+                break
+    elif isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        for i, (x, y) in enumerate(zip(a, b)):
+            out += differences(x, y, f"{path}[{i}]", most - len(out), rel)
+            if len(out) >= most:
+                break
+    elif isinstance(a, float) and isinstance(b, float):
+        if not math.isclose(a, b, rel_tol=rel, abs_tol=0.0):
+            out.append(f"{path}: {a!r} != {b!r}")
+    elif a != b or type(a) is not type(b):
+        out.append(f"{path}: {a!r:.80} != {b!r:.80}")
+    return out[:most]

@@ -334,8 +334,23 @@ def test_a_child_dies_with_its_forkserver_and_the_next_job_gets_a_new_one(app):
         spec = plan_spec(Scenario.model_validate_json(sample).model_dump_json(), usage, MONTH)
         after = records.request("plan", "after", spec, "user:1", ENGINE_VERSION,
                                 usage_file_id=usage.id)
-        run_job(after.id)
+    # its child waits for a new forkserver importing the engine: the job's heartbeat stays
+    # fresh meanwhile (runner.start_child), or a reaper would take it for a dead worker's
+    def run():
+        with app.app_context():
+            run_job(after.id)
+    thread = threading.Thread(target=run)
+    thread.start()
+    oldest = 0.0
+    with app.app_context():
+        while thread.is_alive():
+            row = job_row(after.id)
+            if row.state == "running":
+                oldest = max(oldest, time.time() - row.heartbeat_at)
+            time.sleep(0.1)
+        thread.join()
         assert job_row(after.id).state == "done", job_row(after.id).error
+    assert oldest < 3 * records.BEAT_SECONDS, oldest
 
 
 def test_a_plan_job_stores_its_stages_then_the_plan_with_its_ledger(app, sample_plan):

@@ -142,9 +142,12 @@ def compare_job(rev_a: Revision, rev_b: Revision) -> PlanJob:
                            f"{ENGINE_VERSION}", spec, owner_key(), ENGINE_VERSION)
 
 
-def preview_key(model: Scenario, usage: UsageFile, month: str) -> str:
+def preview_key(model: Scenario, usage: UsageFile, month: str, scope: str) -> str:
+    """A preview job's key: the form's values and its scope (one user's form of one scenario).
+    The scope is part of it because a newer keystroke cancels the scope's other previews: a
+    job shared by two forms would be cancelled by the other user's typing."""
     text = json.dumps(model.model_dump(mode="json"), sort_keys=True)
-    return hashlib.sha256(f"{text}|{usage.sha256}|{month}|{ENGINE_VERSION}".encode()
+    return hashlib.sha256(f"{scope}|{text}|{usage.sha256}|{month}|{ENGINE_VERSION}".encode()
                           ).hexdigest()
 
 
@@ -153,7 +156,7 @@ def request_preview(model: Scenario, usage: UsageFile, scenario_id: int) -> Plan
     the same user and scenario cancels the older (a keystroke supersedes the last)."""
     month = clock.current_month()
     scope = f"preview:{owner_key()}:s{scenario_id}"
-    job = records.request("preview", preview_key(model, usage, month),
+    job = records.request("preview", preview_key(model, usage, month, scope),
                           plan_spec(model.model_dump_json(), usage, month), owner_key(),
                           ENGINE_VERSION, usage_file_id=usage.id, scope=scope)
     records.cancel_others(scope, job.id)

@@ -45,7 +45,7 @@ def bind(app: Flask) -> None:
 def process_context():
     """A forkserver that imported the engine once: each job's child starts in milliseconds,
     and never inherits a web or worker thread's locks (as fork from a threaded process
-    would)."""
+    would). The server itself starts with the first child, or with :func:`start_forkserver`."""
     global _context
     with _context_lock:
         if _context is None:
@@ -53,6 +53,37 @@ def process_context():
             ctx.set_forkserver_preload(["service.plans.jobs.compute"])
             _context = ctx
     return _context
+
+
+def start_forkserver() -> None:
+    """Start the forkserver now and wait until it serves: a worker does this before it takes
+    a job. The server imports the engine before it forks its first child (seconds, 20-30 s on
+    a busy machine); a first job waiting for that kept its claim without a heartbeat, and a
+    reaper took the live job for a dead one (tests/system/test_worker_kill.py). A child that
+    does nothing is started and waited for: it is forked once the server is ready."""
+    ctx = process_context()
+    warm = ctx.Process(target=time.sleep, args=(0,), daemon=True)
+    warm.start()
+    warm.join()
+
+
+def start_child(child, job_id: int, token: str) -> None:
+    """``child.start()``, the job's heartbeat kept fresh meanwhile: a forkserver started again
+    (killed, say) imports the engine before it forks."""
+    app = current_app._get_current_object()
+    started = threading.Event()
+
+    def beat() -> None:
+        with app.app_context():
+            while not started.wait(records.BEAT_SECONDS):
+                records.beat(job_id, token)
+    beating = threading.Thread(target=beat, daemon=True, name=f"job-{job_id}-start")
+    beating.start()
+    try:
+        child.start()
+    finally:
+        started.set()
+        beating.join()
 
 
 def die_with_parent() -> None:
@@ -119,10 +150,10 @@ def supervise(job: PlanJob, token: str) -> None:
     ctx = process_context()
     receive, send = ctx.Pipe(duplex=False)
     child = ctx.Process(target=child_main, args=(job.kind, spec, inputs, send), daemon=True)
-    child.start()
+    start_child(child, job.id, token)
     send.close()
     started = time.monotonic()
-    next_beat = started + records.BEAT_SECONDS
+    next_beat = started      # the first beat at once: the claim's heartbeat, the child's pid
     try:
         while True:
             if receive.poll(0.25):

@@ -26,10 +26,16 @@ def reaper(app: Flask, stop: threading.Event) -> None:
             log.exception("reaping plan jobs failed")
 
 
-def consumer_for(app: Flask, jobs: int):
-    """The app's consumer with ``jobs`` threads, the reaper started beside it."""
+def consumer_for(app: Flask, jobs: int, warm_meanwhile: bool = False):
+    """The app's consumer with ``jobs`` threads, the reaper started beside it. The forkserver
+    serves before it returns (runner.start_forkserver), or with ``warm_meanwhile`` starts in a
+    thread of its own (a job's child waits for it, its heartbeat kept: runner.start_child)."""
     runner.bind(app)
-    runner.process_context()    # the forkserver starts now, not with the first job
+    if warm_meanwhile:
+        threading.Thread(target=runner.start_forkserver, daemon=True,
+                         name="forkserver-start").start()
+    else:
+        runner.start_forkserver()
     stop = threading.Event()
     threading.Thread(target=reaper, args=(app, stop), daemon=True, name="reaper").start()
     with app.app_context():
@@ -51,6 +57,6 @@ def run_worker(app: Flask, jobs: int = 2) -> None:
 
 def start_worker_threads(app: Flask, jobs: int = 2) -> None:
     """Consume in threads of this process, returning at once (a test's served app: its
-    process ends with SIGTERM)."""
-    consumer, _stop = consumer_for(app, jobs)
+    process ends with SIGTERM; its forkserver starts meanwhile)."""
+    consumer, _stop = consumer_for(app, jobs, warm_meanwhile=True)
     consumer.start()

@@ -173,3 +173,5 @@ PLAN_RESPONSES = Response(HTTP_200=PlanDocument, HTTP_202=JobStatus,
 JOB_RESPONSES = Response(HTTP_200=JobStatus, **errors(401, 404))
 JOB_PLAN_RESPONSES = Response(HTTP_200=PlanDocument, HTTP_202=JobStatus,
                               **errors(401, 404, 409))
+# 200: the workbook itself (application/vnd.openxmlformats-officedocument.spreadsheetml.sheet)
+JOB_XLSX_RESPONSES = Response("HTTP_200", HTTP_202=JobStatus, **errors(401, 404, 409))

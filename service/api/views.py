@@ -25,7 +25,8 @@ from service.web.errors import ApiError
 from service.xlsx.export import safe_download_name
 from service.i18n import N_, _, current_locale
 from service.ingest import IngestError, make_bundle, read_usage
-from service.api.openapi import (JOB_PLAN_RESPONSES, JOB_RESPONSES, MAX_JSON_ROWS, PLAN_RESPONSES,
+from service.api.openapi import (JOB_PLAN_RESPONSES, JOB_RESPONSES, JOB_XLSX_RESPONSES,
+                                 MAX_JSON_ROWS, PLAN_RESPONSES,
                                  SPEC, XLSX, PlanForm, PlanRequest, UsageRow, openapi_document)
 from service.plans.planning import PlanningError
 from service.plans.revisions import preflight, store_usage
@@ -225,7 +226,7 @@ def job_plan(job_id: int):
 
 
 @bp.get("/jobs/<int:job_id>/plan.xlsx")
-@SPEC.validate(resp=JOB_PLAN_RESPONSES, tags=["plans"], operation_id="getJobWorkbook")
+@SPEC.validate(resp=JOB_XLSX_RESPONSES, tags=["plans"], operation_id="getJobWorkbook")
 def job_xlsx(job_id: int):
     """The workbook of a done plan job, in the Accept-Language (202 while it is written)"""
     job = own_job(job_id)

@@ -52,11 +52,12 @@ def check(app, sample_plan):
         "revision_hash": digest}).status_code == 302
     assert "changes requested" in ana_client.get("/scenarios/").get_data(as_text=True).lower()
     data = form_data(model.model_dump(mode="json"))
-    data.update({"owned.pue": "1.2", "progress_id": "g" * 20})
+    data.update({"owned.pue": "1.2"})
     assert ana_client.post(base + "/preview", data).get_json()["valid"]
     assert ana_client.post(base + "/edit", data).status_code == 302
-    state = ana_client.get("/scenarios/progress/" + "g" * 20).get_json()
-    assert state["phase"] == "uncertainty"
+    # the save queued revision 2's plan job, whose row on PostgreSQL holds the complete plan
+    state = ana_client.get(base + "/revisions/2/job").get_json()
+    assert state["complete"] is True and state["stage"] == "complete"
     html = rita.get(base + "/compare?a=1&b=2").get_data(as_text=True)
     assert "Owned servers: PUE" in re.search(r'id="waterfall".*?</table>', html, re.S).group(0)
     with app.app_context():

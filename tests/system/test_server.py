@@ -15,7 +15,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def cmdline(pid: str) -> str:
     try:
-        return open(f"/proc/{pid}/cmdline", "rb").read().replace(b"\0", b" ").decode()
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return f.read().replace(b"\0", b" ").decode()
     except OSError:
         return ""
 

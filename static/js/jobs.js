@@ -3,6 +3,14 @@
 // stage, complete, or failed), so that each stage shows as it arrives.
 (function () {
   "use strict";
+  // pages waiting on a job without a poller of their own (the compare page's waterfall):
+  // reload after the stated seconds (a script, not <meta http-equiv=refresh>, which screen
+  // readers announce and axe flags)
+  var later = document.querySelector("[data-reload-after]");
+  if (later) {
+    window.setTimeout(function () { window.location.reload(); },
+                      1000 * Number(later.dataset.reloadAfter));
+  }
   var box = document.getElementById("plan-job");
   if (!box) { return; }
   var delay = 500;

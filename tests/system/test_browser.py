@@ -59,7 +59,9 @@ def test_analyst_builds_plan_and_reviewer_approves(server, browser):
     assert "Not approved" in page.inner_text("#approval")
     shot(page, "04-plan")
 
-    # Downloads: JSON always; the workbook opens with openpyxl.
+    # Downloads: JSON always; the workbook (a job: a page that reloads until it is written,
+    # then the file) opens with openpyxl.
+    plan_url = page.url
     with page.expect_download() as download:
         page.click("#download-json")
     assert download.value.suggested_filename.endswith(".json")
@@ -69,7 +71,6 @@ def test_analyst_builds_plan_and_reviewer_approves(server, browser):
     assert download.value.suggested_filename.endswith("-r2.xlsx")
     workbook = openpyxl.load_workbook(io.BytesIO(Path(download.value.path()).read_bytes()))
     assert "Assumptions" in workbook.sheetnames
-    plan_url = page.url
     page.context.close()
 
     # The reviewer approves this exact revision; the audit log shows it with its hash.

@@ -82,7 +82,10 @@ def compare_page(rev_a: Revision, rev_b: Revision, numbers: list[int]):
     waterfall: Optional[Waterfall] = None
     waterfall_error = None
     waterfall_job = None
-    if all(docs):   # a waterfall plans once per changed group: a job, once per pair
+    if all(docs) and rev_a.content_hash == rev_b.content_hash:   # nothing changed
+        rec = docs[0]["recommendation"]
+        waterfall = Waterfall(round(docs[0]["savings_vs_on_demand"][rec] * 100), rec)
+    elif all(docs):   # a waterfall plans once per changed group: a job, once per pair
         job = compare_job(rev_a, rev_b)
         if job.state == "done":
             waterfall = waterfall_from_json(job.result.decode())

@@ -365,31 +365,6 @@ def type_costs(ctx: PlanContext) -> list[np.ndarray]:
     return out
 
 
-def unit_pv(ctx: PlanContext, plan: CapacityPlan, base: float) -> float:
-    """PV of a set of cohorts on top of the position, no volume, linear terms only.
-
-    Parameters
-    ----------
-    ctx : PlanContext
-        Context of the plan (price book, position).
-    plan : CapacityPlan
-        Cohorts to price.
-    base : float
-        PV of the position alone [currency].
-
-    Returns
-    -------
-    float
-        PV added by the cohorts [currency].
-    """
-    H, book = ctx.horizon, ctx.book
-    gross = ctx.tables.gross.totals.reshape(-1, 1)
-    zero = np.zeros((H, 1))
-    idle = Volumes(zero, zero, zero, zero, zero, zero, gross)
-    lines = cost_lines(book, combined(ctx.position, plan), idle, linear=True)
-    return float(present_value(book, lines)[0]) - base
-
-
 def build_problem(ctx: PlanContext, use_spot: bool, static: bool = False, servers: bool = True
                   ) -> Problem:
     """The MILP's variables, costs, bounds, capacity levels and limit rows.

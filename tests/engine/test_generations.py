@@ -19,8 +19,7 @@ from models.plan import build_context, compute_plan
 from models.document import plan_document
 from models.scenario import Decision, Scenario, scenario_document
 from models.staged import decision_months, fleet_static_optimum, staged_optimum
-from tests.engine.test_staged import demand
-from tests.support.engine_cases import hourly_profile
+from tests.support.engine_cases import demand, hourly_profile
 
 NO_DRAWS = {"draws": 0}
 B200 = {"id": "b200", "server_price": 520_000, "power_kw_max": 14.3, "power_kw_idle": 4.0,

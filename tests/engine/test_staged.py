@@ -20,19 +20,10 @@ from models.plan import build_context, compute_plan
 from models.scenario import Decision, Scenario
 from models.staged import decision_months, staged_optimum
 from models.strategies import PlanError
-from tests.support.engine_cases import flat_profile, growth_sample, hourly_profile
+from tests.support.engine_cases import demand, flat_profile, growth_sample, hourly_profile
 from tests.support.engine_cases import context_of
 
 NO_DRAWS = {"draws": 0}
-
-
-def demand(seed: int, level: float, hours: int = 24 * 365, spread: float = 0.3,
-           interruptible: float = 0.3) -> tuple[np.ndarray, np.ndarray]:
-    rng = np.random.default_rng(seed)
-    t = np.arange(hours)
-    base = level * (1 + spread * np.sin(2 * np.pi * t / 24)) * rng.uniform(0.8, 1.0, hours)
-    bursts = rng.choice([0.0, interruptible * level], size=hours)
-    return base, bursts
 
 
 def small_case(seed: int, offers: int) -> tuple[Scenario, object]:

@@ -150,3 +150,14 @@ def payback_case(commitment: dict, proposed: dict, server_price: float = 300_000
         "commitments": [commitment], "spot": {"availability": 0.0},
         "cloud_data": {"storage_tb": 0, "egress_tb_per_month": 0},
         "proposed": proposed, "uncertainty": {"draws": 0}}), flat_profile(8, "2026-01", 12))
+
+
+def demand(seed: int, level: float, hours: int = 24 * 365, spread: float = 0.3,
+           interruptible: float = 0.3) -> tuple[np.ndarray, np.ndarray]:
+    """Hourly steady demand on a daily cycle around ``level`` GPUs, and interruptible bursts
+    of ``interruptible x level`` in random hours (the staged and fleet proofs' small cases)."""
+    rng = np.random.default_rng(seed)
+    t = np.arange(hours)
+    base = level * (1 + spread * np.sin(2 * np.pi * t / 24)) * rng.uniform(0.8, 1.0, hours)
+    bursts = rng.choice([0.0, interruptible * level], size=hours)
+    return base, bursts

@@ -2,18 +2,14 @@
 its page shows servers per type and the schedule's purchases and sales per type."""
 from __future__ import annotations
 
-import json
-import shutil
 from html import unescape
 from pathlib import Path
 
 import pytest
 
 from models.scenario import Scenario
-from service.app import create_app
 from service.paths import SAMPLES
-from service.web.db import write_session
-from tests.support.client import PASSWORD, TEST_CONFIG, Browser
+from tests.support.planned import browse_copy, planned_database
 
 GENERATIONS = SAMPLES / "scenario_generations.json"
 USAGE = SAMPLES / "usage_hourly.csv"
@@ -23,34 +19,13 @@ PAGE = "/scenarios/1/revisions/1"
 @pytest.fixture(scope="module")
 def fleet_database(tmp_path_factory):
     """A migrated SQLite file with ana and the generations sample planned (scenario 1)."""
-    from service.plans.cache import plan_for
-    from service.plans.revisions import create_scenario, store_usage
-    from service.web.users import create_user
-    instance = tmp_path_factory.mktemp("generations")
-    app = create_app({**TEST_CONFIG, "INSTANCE_PATH": str(instance)})
-    model = Scenario.model_validate(json.loads(GENERATIONS.read_text()))
-    result = plan_for(model, USAGE.read_bytes(), USAGE.name)
-    with app.app_context():
-        with write_session() as s:
-            ana = create_user(s, "ana", PASSWORD, "analyst")
-            usage = store_usage(s, ana, USAGE.read_bytes(), USAGE.name)
-            create_scenario(s, ana, model, usage, result=result)
-    engine = app.extensions["buyrent_engine"]
-    with engine.connect() as conn:
-        conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
-    engine.dispose()
-    return instance / "buyrent.sqlite3", result
+    return planned_database(tmp_path_factory.mktemp("generations"), GENERATIONS, USAGE)
 
 
 @pytest.fixture
 def fleet(tmp_path: Path, fleet_database):
     path, result = fleet_database
-    instance = tmp_path / "instance"
-    instance.mkdir()
-    shutil.copyfile(path, instance / "buyrent.sqlite3")
-    app = create_app({**TEST_CONFIG, "INSTANCE_PATH": str(instance)})
-    b = Browser(app.test_client())
-    assert b.login("ana").status_code == 302
+    app, b = browse_copy(tmp_path, path)
     yield app, b, result
     app.extensions["buyrent_engine"].dispose()
 

@@ -23,6 +23,7 @@ from service.paths import SAMPLES
 from service.i18n import formats
 from tests.support.client import PASSWORD, TEST_CONFIG, Browser, form_data
 from tests.support.engine_cases import context_of
+from tests.support.planned import browse_copy, planned_database
 
 GROWTH = SAMPLES / "scenario_growth.json"
 USAGE = SAMPLES / "usage_hourly.csv"
@@ -38,35 +39,13 @@ def money(value: float) -> str:
 @pytest.fixture(scope="module")
 def growth_database(tmp_path_factory):
     """A migrated SQLite file with ana, rita and the growth sample planned (scenario 1)."""
-    from service.web.users import create_user
-    from service.plans.planning import plan_for
-    from service.plans.revisions import create_scenario, store_usage
-    instance = tmp_path_factory.mktemp("growth")
-    app = create_app({**TEST_CONFIG, "INSTANCE_PATH": str(instance)})
-    model = Scenario.model_validate(json.loads(GROWTH.read_text()))
-    result = plan_for(model, USAGE.read_bytes(), USAGE.name)
-    with app.app_context():
-        with write_session() as s:
-            ana = create_user(s, "ana", PASSWORD, "analyst")
-            create_user(s, "rita", PASSWORD, "reviewer")
-            usage = store_usage(s, ana, USAGE.read_bytes(), USAGE.name)
-            create_scenario(s, ana, model, usage, result=result)
-    engine = app.extensions["buyrent_engine"]
-    with engine.connect() as conn:
-        conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
-    engine.dispose()
-    return instance / "buyrent.sqlite3", result
+    return planned_database(tmp_path_factory.mktemp("growth"), GROWTH, USAGE, reviewer=True)
 
 
 @pytest.fixture
 def growth(tmp_path: Path, growth_database):
     path, result = growth_database
-    instance = tmp_path / "instance"
-    instance.mkdir()
-    shutil.copyfile(path, instance / "buyrent.sqlite3")
-    app = create_app({**TEST_CONFIG, "INSTANCE_PATH": str(instance)})
-    b = Browser(app.test_client())
-    assert b.login("ana").status_code == 302
+    app, b = browse_copy(tmp_path, path)
     yield app, b, result
     app.extensions["buyrent_engine"].dispose()
 

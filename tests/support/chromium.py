@@ -118,3 +118,13 @@ def browser_fixture() -> Iterator:
         chromium = launch(p)
         yield chromium
         chromium.close()
+
+
+def open_plan(page, url: str, timeout: float = 240_000) -> None:
+    """Go to a plan page and wait until its plan is complete: a revision just saved shows its
+    plan job (#plan-job) until the served app's worker has computed it, and the page reloads
+    itself then (static/js/jobs.js)."""
+    page.goto(url)
+    page.wait_for_function("() => !document.getElementById('plan-job')", timeout=timeout,
+                           polling=500)
+    page.wait_for_load_state("load")

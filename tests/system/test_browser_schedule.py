@@ -14,7 +14,7 @@ import pytest
 
 from models.scenario import Scenario
 from service.paths import SAMPLES
-from tests.support.chromium import (ARTIFACTS, axe_violations, login, new_page,
+from tests.support.chromium import (ARTIFACTS, axe_violations, login, new_page, open_plan,
                                     serve, shot)
 from tests.support.client import PASSWORD
 
@@ -125,7 +125,7 @@ def test_growth_plan_shows_the_schedule_and_a_row_added_with_the_button_is_saved
     # the click itself waits for the navigation it starts, so it gets the same wait
     page.click("#save", timeout=240_000)
     page.wait_for_selector("text=Saved as revision 2", timeout=240_000)
-    page.goto(server + "/scenarios/1/revisions/2")
+    open_plan(page, server + "/scenarios/1/revisions/2")
     held = page.inner_text("#held")
     assert "servers bought 2026-01" in held and "servers bought 2025-06" in held
     page.context.close()

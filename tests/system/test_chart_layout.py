@@ -11,7 +11,7 @@ import json
 import pytest
 
 from models.scenario import Scenario
-from tests.support.chromium import ARTIFACTS, login, new_page, seed, serve, shot
+from tests.support.chromium import ARTIFACTS, login, new_page, open_plan, seed, serve, shot
 from tests.support.paths import SAMPLE_SCENARIO
 
 pytestmark = pytest.mark.browser
@@ -167,7 +167,7 @@ def test_review_panel_from_the_top_and_a_warning_before_approving_over_changes(s
     problems: list[str] = []
     page = new_page(browser, problems)
     login(page, server, "rita")
-    page.goto(server + R2)
+    open_plan(page, server + R2)
     link = page.locator("#review-link").bounding_box()
     assert link["y"] + link["height"] <= 900                   # in the first screen
     assert page.locator("#review").bounding_box()["y"] > 3000  # the panel is far below

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 from html import unescape
 from html.parser import HTMLParser
 from pathlib import Path
@@ -16,12 +15,11 @@ from pathlib import Path
 import pytest
 
 from models.scenario import Scenario
-from service.app import create_app
 from service.web.tables import Revision
 from service.web.db import write_session
 from service.paths import SAMPLES
 from service.i18n import formats
-from tests.support.client import PASSWORD, TEST_CONFIG, Browser, form_data
+from tests.support.client import Browser, form_data
 from tests.support.engine_cases import context_of
 from tests.support.planned import browse_copy, planned_database
 

@@ -20,7 +20,7 @@ from models.scenario import Scenario, scenario_from_json, validation_messages
 from models.start import plan_start_month, usage_notes
 from models.strategies import PlanError
 from service import clock
-from service.xlsx.export import write_plan_xlsx
+from service.xlsx.export import WorkbookUnavailable, write_plan_xlsx
 from service.ingest import IngestResult
 from service.i18n import _, using_locale
 from service.cli.report import plan_table
@@ -68,6 +68,8 @@ def run(args: argparse.Namespace, ingested: IngestResult, profile_path: Path) ->
             write_plan_xlsx(plan, Path(args.xlsx), args.lang)
         except OSError as exc:
             raise UsageError(f"{args.xlsx}: cannot write the workbook ({exc.strerror})") from None
+        except WorkbookUnavailable as exc:
+            raise UsageError(f"{args.xlsx}: {exc}") from None
     if args.json:
         json.dump(plan_document(plan), sys.stdout, allow_nan=False)
         sys.stdout.write("\n")

@@ -61,12 +61,29 @@ def _write(doc: dict, ledger: Ledger, target, label: Optional[PrintLabel] = None
     wb.close()
 
 
+class WorkbookUnavailable(ValueError):
+    """A plan whose workbook this version cannot write with formulas equal to the engine."""
+
+
 def plan_xlsx_bytes(doc: dict, ledger: Ledger, label: Optional[PrintLabel] = None,
                     lang: str = DEFAULT) -> bytes:
     """The plan workbook as bytes, from the plan's document and ledger (as computed, or as
     stored), its words in ``lang`` (sheet names, headers, labels, chart titles; formulas and
     defined names are the same in every language); ``label`` names the revision in the
-    printed footer."""
+    printed footer.
+
+    Raises
+    ------
+    WorkbookUnavailable
+        A fleet of several server types (issue 26): the cohort formulas still price every
+        server with the ``owned`` section's values, so after recalculation they would not
+        equal the engine; no workbook beats a wrong one.
+    """
+    if (doc.get("scenario") or {}).get("server_types"):
+        raise WorkbookUnavailable(_(
+            "The Excel plan of a fleet of several server types is not written yet: its "
+            "formulas would price every server as the owned section's type. The plan page, "
+            "its PDF and the plan document (.json) have every figure."))
     buffer = io.BytesIO()
     with using_locale(lang):
         _write(doc, ledger, buffer, label)

@@ -229,3 +229,12 @@ def test_cli_reports_an_unwritable_path(tmp_path):
                           text=True, cwd=pathlib.Path(__file__).resolve().parents[2])
     assert done.returncode == 2
     assert "cannot write the workbook" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_fleet_of_several_server_types_gets_no_workbook_rather_than_a_wrong_one():
+    # issue 26 left the cohort formulas per type undone: a fleet's formulas would price every
+    # server as the owned section's type, so no workbook is written and the reason is said
+    from service.xlsx.export import WorkbookUnavailable, plan_xlsx_bytes
+    fleet = {"scenario": {"server_types": [{"id": "h100"}, {"id": "b200"}]}}
+    with pytest.raises(WorkbookUnavailable, match="fleet of several server types"):
+        plan_xlsx_bytes(fleet, None)

@@ -26,13 +26,14 @@ from models.strategies import PlanError
 from service.ingest import IngestError, read_usage
 from service.plans.attribution import Step, Waterfall, attribute
 from service.plans.planning import PlanningError, chart_data
-from service.xlsx.export import plan_xlsx_bytes
+from service.xlsx.export import WorkbookUnavailable, plan_xlsx_bytes
 from service.xlsx.print_setup import PrintLabel
 from service.i18n import N_
 from service.plans.jobs.records import error_json
 
 Send = Callable[[tuple], None]
 REFUSED = (IngestError, ProfileError, PlanError, StagedError, PlanningError, ValidationError)
+UNWRITTEN = (WorkbookUnavailable,)
 
 
 class StoredUsage(NamedTuple):
@@ -134,6 +135,8 @@ def run(kind: str, spec: dict, inputs: dict, send: Send) -> None:
     """Compute one job; a scenario the engine refuses is sent as an error, not raised."""
     try:
         RUNS[kind](spec, inputs, send)
+    except UNWRITTEN as exc:
+        send(("error", error_json("%(reason)s", reason=exc)))
     except REFUSED as exc:
         send(("error", error_json(N_("The engine cannot plan this: %(reason)s"), reason=exc)))
 

@@ -44,7 +44,7 @@ scrypt, API plan, upload preview, xlsx - are reported normal vs zip bomb side by
 0 errors, views and save answers p95 <= 300 ms, a done workbook's download p95 <= 500 ms, the
 time from save to the complete plan reported (p50/p95), and the other user's page p95 < 1 s with
 no 5xx during the heavy previews. Everything stops by itself: each phase ends after
-``--seconds``, every request has a 60 s socket timeout, the servers are terminated (then
+``--seconds``, every request has a 60 s socket timeout (``--timeout``), the servers are terminated (then
 killed) at the end, and the PostgreSQL server is stopped and deleted.
 """
 from __future__ import annotations
@@ -683,13 +683,16 @@ def run_previews_phase(ports: list[int], seconds: float, viewers: int, think: fl
                    mix=VIEWER_MIX) for i in range(viewers)]
     threads = [threading.Thread(target=p.run, args=(stop, think, 0.0), daemon=True)
                for p in people]
-    threads += [threading.Thread(target=preview_loop, args=(ports[i % len(ports)], form, rec,
+    previews = [threading.Thread(target=preview_loop, args=(ports[i % len(ports)], form, rec,
                                                             stop, refused), daemon=True)
                 for i in range(concurrent)]
     load_before = os.getloadavg()
     for t in threads:
         t.start()
-    time.sleep(warmup)
+    time.sleep(warmup)          # the viewers log in; the previews start measured
+    threads += previews
+    for t in previews:
+        t.start()
     start = time.perf_counter()
     time.sleep(seconds)
     stop.set()
@@ -759,6 +762,7 @@ PHASES = ("normal", "bomb", "jobs", "previews")
 
 
 def main(argv=None) -> int:
+    global TIMEOUT_S
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=60, help="length of each phase")
     parser.add_argument("--users", type=int, default=20)
@@ -789,8 +793,11 @@ def main(argv=None) -> int:
                         help="previews phase: growth per year of the heavy previews, one "
                              "run per value (3.0 = 300 %%/yr; 0.6 the heaviest the engine "
                              "plans on the sample usage over 240 months)")
+    parser.add_argument("--timeout", type=float, default=60.0,
+                        help="socket timeout of every request (s)")
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
     args = parser.parse_args(argv)
+    TIMEOUT_S = args.timeout
     if not 1 <= args.users <= 200 or not 1 <= args.seconds <= 3600:
         parser.error("--users must be 1..200 and --seconds 1..3600")
     phases = [x.strip() for x in args.phases.split(",") if x.strip()]

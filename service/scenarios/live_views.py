@@ -67,6 +67,12 @@ def preview(scenario_id: int):
         try:
             if stored.complete and model == latest_model(latest):
                 doc = stored.document           # the saved values: the stored plan itself
+            elif heavy(model):                  # even its static strategies: a job's work
+                job = request_preview(model, latest.usage_file, scenario.id)
+                body.update(pending=True, job_url=url_for(
+                    "scenarios.preview_job", scenario_id=scenario.id, job_id=job.id))
+                body["server_ms"] = round((time.perf_counter() - started) * 1000, 1)
+                return jsonify(body)
             else:
                 doc = preview_document(model, latest.usage_file,
                                        last_schedule(stored.document))
@@ -81,6 +87,18 @@ def preview(scenario_id: int):
                                           job_id=job.id)
     body["server_ms"] = round((time.perf_counter() - started) * 1000, 1)
     return jsonify(body)
+
+
+# Beyond these the static strategies alone take seconds (a 240-month horizon with 8 offers
+# took 14.5 s at load 4: bench/load.py's previews phase), which a request must not spend:
+# such a preview is only a job, and the page waits for it.
+HEAVY_MONTHS = 120
+HEAVY_OFFERS = 4
+
+
+def heavy(model: Scenario) -> bool:
+    return model.finance.horizon_months > HEAVY_MONTHS or \
+        len(model.commitments) > HEAVY_OFFERS
 
 
 def latest_model(revision) -> Scenario:

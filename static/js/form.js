@@ -161,7 +161,10 @@
         }
         shown = seq;
         showErrors(form, request.response);
-        if (live) { showPlan(request.response, seq, since); }
+        if (live && request.response.pending) {   // a heavy plan: only its job answers
+          byId("live-status").textContent = word("job_waiting", "Waiting for a worker " +
+            "(%(state)s)...", {state: "queued"});
+        } else if (live) { showPlan(request.response, seq, since); }
         if (live && request.response.job_url) { follow(request.response.job_url, seq); }
         form.dataset.done = String(seq);
         // "shown": the page shows the answer to the last edit (tests and benchmarks wait on it)

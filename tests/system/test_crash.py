@@ -231,8 +231,15 @@ def check_database(path: Path, ledger: Ledger) -> dict:
                 data, stored = db.execute("SELECT data, sha256 FROM usage_files WHERE id = ?",
                                           (usage_id,)).fetchone()
                 assert hashlib.sha256(data).hexdigest() == stored == usage_sha, rid
+                # its plan: stored, or a plan job of its content that a worker will finish
+                # (queued, running, waiting) or finished; never lost (issue 28)
+                content = db.execute("SELECT content_hash FROM revisions WHERE id = ?",
+                                     (rid,)).fetchone()[0]
                 assert db.execute("SELECT 1 FROM plans WHERE revision_id = ?",
-                                  (rid,)).fetchone(), f"revision {rid} has no plan"
+                                  (rid,)).fetchone() or db.execute(
+                    "SELECT 1 FROM plan_jobs WHERE kind = 'plan' AND key LIKE ? AND state IN "
+                    "('waiting', 'queued', 'running', 'done')", (content + ":%",)).fetchone(), \
+                    f"revision {rid} has no plan and no plan job"
             assert db.execute("SELECT count(*) FROM audit_events WHERE revision_id = ? AND "
                               "action = 'revision.create'", (rid,)).fetchone()[0] == 1, rid
         # no review without its audit event (and no review audit event without its review)

@@ -23,8 +23,9 @@ def database_url():
 
 def test_review_decisions_and_progress_on_postgres(database_url, tmp_path, sample_plan):
     from service.app import create_app
+    # plan jobs run when enqueued (the test client has no worker process)
     app = create_app({"INSTANCE_PATH": str(tmp_path), "DATABASE_URL": database_url,
-                      "PASSWORD_HASH_METHOD": "pbkdf2:sha256:1000"})
+                      "PASSWORD_HASH_METHOD": "pbkdf2:sha256:1000", "QUEUE_URL": "immediate"})
     try:
         check(app, sample_plan)
     finally:

@@ -127,9 +127,9 @@ SCRIPT_WORDS = {
     "problems_many": N_("%(count)s problems to fix before saving."),
     "fix_to_update": N_("Fix the values marked in the form to update the plan."),
     "updated": N_("Updated for the values in the form (not saved)."),
-    "reoptimizing": N_("Updated for the values in the form (not saved); the staged schedule "
-                       "shown is the last one solved, priced with these values, while it is "
-                       "re-optimized..."),
+    # the staged plan shown meanwhile is the last solved schedule priced at these values
+    "reoptimizing": N_("Updated for the form's values (not saved); re-optimizing the staged "
+                       "schedule..."),
     "reoptimized": N_("Updated for the values in the form (not saved), the staged schedule "
                       "re-optimized."),
     "job_waiting": N_("Waiting for a worker (%(state)s)..."),

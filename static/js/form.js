@@ -125,9 +125,8 @@
     var chart = byId("chart-live-cumulative");
     if (window.buyrentCharts && window.Plotly) { window.buyrentCharts.draw(chart, body.charts); }
     status.textContent = body.stage === "repriced" ?
-      word("reoptimizing", "Updated for the values in the form (not saved); the staged " +
-           "schedule shown is the last one solved, priced with these values, while it is " +
-           "re-optimized...", {}) :
+      word("reoptimizing", "Updated for the form's values (not saved); re-optimizing the " +
+           "staged schedule...", {}) :
       body.reoptimized ?
       word("reoptimized", "Updated for the values in the form (not saved), the staged " +
            "schedule re-optimized.", {}) :

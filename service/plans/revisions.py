@@ -20,6 +20,7 @@ from service.plans.jobs.compute import pack_ledger
 from service.plans.jobs.versions import ENGINE_VERSION
 from service.plans.live import usage_profile
 from service.plans.planning import PlanningError, PlanResult
+from service.plans.stored import stage_plan
 from service.web.tables import PlanRecord
 
 
@@ -50,7 +51,8 @@ def add_revision(s: Session, scenario: ScenarioRecord, author: User, model: Scen
                  usage: Optional[UsageFile], *, preset: Optional[dict] = None,
                  note: str = "", result: Optional[PlanResult] = None) -> Revision:
     """A new revision; ``result`` (a plan computed beforehand: seeds and tests) is stored
-    with it, else a plan job computes it (service.plans.stored.ensure_plan, after commit)."""
+    with it, else its plan job is written with it (service.plans.stored.stage_plan) and
+    queued by ``ensure_plan`` after the commit."""
     assumptions = canonical_json(model.model_dump(mode="json"))
     # Lock the scenario row so concurrent saves number revisions one after the other on
     # PostgreSQL (SQLite's BEGIN IMMEDIATE already serialises writers; FOR UPDATE is a no-op).
@@ -66,7 +68,9 @@ def add_revision(s: Session, scenario: ScenarioRecord, author: User, model: Scen
     s.add(revision)
     s.flush()
     scenario.name = model.name
-    if result is not None:
+    if result is None and usage is not None:
+        stage_plan(s, revision, usage, f"user:{author.id}")
+    elif result is not None:
         s.add(PlanRecord(revision_id=revision.id, document=json.dumps(result.document),
                          charts=json.dumps(result.charts),
                          ledger=pack_ledger(result.plan.ledger), engine=ENGINE_VERSION))

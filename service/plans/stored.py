@@ -73,6 +73,20 @@ def ensure_plan(revision: Revision, owner: Optional[str] = None) -> Optional[Pla
                         clock.planning_month(revision.created_at), revision.id, owner)
 
 
+def stage_plan(s, revision: Revision, usage: UsageFile, owner: str) -> None:
+    """Write a new revision's plan job in the revision's own transaction ``s`` (waiting: the
+    :func:`ensure_plan` after the commit queues it, or the reaper when the process died
+    between the two). A concurrent insert of the same job only rolls back its savepoint."""
+    spec = plan_spec(revision.assumptions, usage, clock.planning_month(revision.created_at))
+    try:
+        with s.begin_nested():
+            records.stage(s, "plan", plan_key(revision.content_hash, spec["month"]), spec, owner,
+                          ENGINE_VERSION, revision_id=revision.id, usage_file_id=usage.id,
+                          deferred=True)
+    except IntegrityError:
+        pass          # the same content's job, written by a concurrent transaction
+
+
 def record_if_done(revision: Revision, job: PlanJob) -> Optional[PlanRecord]:
     """The ``plans`` row of a revision whose plan a job finished for the same content (an
     upload's plan, computed before the revision existed)."""

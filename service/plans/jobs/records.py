@@ -74,32 +74,53 @@ def request(kind: str, key: str, spec: dict, owner_key: str, engine: str, *,
     """The job computing ``(kind, key)``: the existing one (whatever its state but cancelled,
     which is queued again), else a new one, admitted under its owner's limit (``limit`` jobs
     in flight: a batch fanned out to several workers asks for more)."""
-    budget = budget or BUDGETS[kind]
-    for _attempt in range(3):
+    for attempt in range(3):
         try:
             with write_session() as s:
-                job = s.scalar(select(PlanJob).where(PlanJob.kind == kind, PlanJob.key == key))
-                retried = RETRIED_FILES if kind in ("pdf", "workbook") else RETRIED
-                if job is not None and job.state not in retried:
-                    admission = Admission(job, False)
-                else:
-                    if job is None:
-                        job = PlanJob(kind=kind, key=key, engine=engine, spec=json.dumps(spec),
-                                      owner_key=owner_key, scope=scope, revision_id=revision_id,
-                                      usage_file_id=usage_file_id, created_at=now(),
-                                      budget_seconds=budget, attempts=0, state="waiting")
-                        s.add(job)
-                    else:   # a superseded preview or a failed file asked for again
-                        job.owner_key, job.scope, job.attempts = owner_key, scope, 0
-                        job.claim = job.error = job.stage = job.progress = None
-                    admission = admit(s, job, limit)
-                    s.flush()
+                admission = stage(s, kind, key, spec, owner_key, engine,
+                                  revision_id=revision_id, usage_file_id=usage_file_id,
+                                  scope=scope, budget=budget, limit=limit)
             break
         except IntegrityError:
+            if attempt == 2:    # three inserts lost to others, yet no row: not a race
+                raise
             continue          # another request inserted the same job: read it
     if admission.enqueue:
         queue.enqueue(admission.job.id, admission.priority)
     return fresh(admission.job.id)
+
+
+def stage(s, kind: str, key: str, spec: dict, owner_key: str, engine: str, *,
+          revision_id: Optional[int] = None, usage_file_id: Optional[int] = None,
+          scope: Optional[str] = None, budget: Optional[float] = None,
+          limit: int = JOBS_PER_OWNER, deferred: bool = False) -> Admission:
+    """:func:`request`'s row in the caller's transaction ``s``. A job asked for while it
+    waits is admitted again (its owner may have room now). ``deferred``: a new job is written
+    waiting, not admitted: a revision's plan job, written with the revision so that a crash
+    between the two cannot leave a revision without its plan; the ``request`` after the
+    commit admits it, or the reaper's :func:`promote` does when the process died first."""
+    job = s.scalar(select(PlanJob).where(PlanJob.kind == kind, PlanJob.key == key))
+    retried = RETRIED_FILES if kind in ("pdf", "workbook") else RETRIED
+    if job is not None and job.state not in retried:
+        if job.state == "waiting" and not deferred:
+            return admit(s, job, limit)
+        return Admission(job, False)
+    if job is None:
+        job = PlanJob(kind=kind, key=key, engine=engine, spec=json.dumps(spec),
+                      owner_key=owner_key, scope=scope, revision_id=revision_id,
+                      usage_file_id=usage_file_id, created_at=now(),
+                      budget_seconds=budget or BUDGETS[kind], attempts=0, state="waiting")
+        s.add(job)
+    else:   # a superseded preview or a failed file asked for again
+        job.owner_key, job.scope, job.attempts = owner_key, scope, 0
+        job.claim = job.error = job.stage = job.progress = None
+    if deferred:
+        job.state = "waiting"
+        admission = Admission(job, False)
+    else:
+        admission = admit(s, job, limit)
+    s.flush()
+    return admission
 
 
 def fresh(job_id: int) -> PlanJob:

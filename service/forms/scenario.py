@@ -35,7 +35,7 @@ SECTION_TITLES = {  # English; shown through section_title() in the reader's lan
     "fx": N_("Exchange rate"),
     "profile": N_("Usage profile options"), "position": N_("What you hold today"),
     "staging": N_("Staged plan"), "proposed": N_("Proposed capacity"),
-    "uncertainty": N_("Uncertainty ranges"),
+    "uncertainty": N_("Uncertainty ranges"), "server_types": N_("Server types"),
 }
 
 

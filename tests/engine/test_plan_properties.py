@@ -40,8 +40,9 @@ def test_every_valid_input_gets_a_sound_plan(scenario, profile):
     except PlanError as exc:
         assert "cannot finish" in str(exc)
         assume(False)
-    except ProfileError as exc:   # demand basis "busy" needs a busy-time file beside the usage
-        assert "busy time" in str(exc)
+    except ProfileError as exc:   # demand basis "busy" needs a busy-time file beside the usage;
+        # a growth that passes 10,000,000 GPUs in an hour is refused by name (models.profile)
+        assert "busy time" in str(exc) or "a plan holds at most 10,000,000 GPUs" in str(exc)
         assume(False)
     plan = compute_plan(scenario, profile)
     doc = plan_document(plan)

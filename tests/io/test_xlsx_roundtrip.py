@@ -44,7 +44,12 @@ def edit(data: bytes, changes: dict[str, object], keep_only_assumptions: bool = 
     return out.getvalue()
 
 
-@pytest.mark.parametrize("path", sorted(SAMPLES.glob("scenario_*.json")), ids=lambda p: p.stem)
+# A fleet of several server types has no workbook yet (its refusal: test_export_xlsx).
+ONE_TYPE_SAMPLES = [p for p in sorted(SAMPLES.glob("scenario_*.json"))
+                    if not sample_scenario(p.name).server_types]
+
+
+@pytest.mark.parametrize("path", ONE_TYPE_SAMPLES, ids=lambda p: p.stem)
 def test_identity_for_every_sample_scenario(path):
     scenario = sample_scenario(path.name)
     assert scenario_from_xlsx(workbook_of(scenario)) == scenario

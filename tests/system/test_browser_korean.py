@@ -10,6 +10,7 @@ import re
 import subprocess
 from pathlib import Path
 
+import openpyxl
 import pytest
 
 from tests.support.chromium import ARGS, ARTIFACTS, CHROMIUM, assert_charts_rendered, new_page
@@ -163,12 +164,13 @@ def test_korean_reviewer_flow_meets_no_english(korean_server, korean_browser):
         '.chart .xtick text, .chart .ytick text')].map(t => t.textContent)""")
     assert not [t for t in ticks if re.fullmatch(r"[-−]?[\d.,]+[kMGB]", t)], ticks
     check(page, "06-plan", found)
+    # before the download: a workbook still being written answers a page that waits for it
+    # and then follows to the file, leaving the page's address on plan.xlsx
+    plan_url = page.url
     with page.expect_download() as download:
         page.click("#download-xlsx")
-    import openpyxl
     workbook = openpyxl.load_workbook(io.BytesIO(Path(download.value.path()).read_bytes()))
     assert workbook.sheetnames[:2] == ["요약", "가정"]
-    plan_url = page.url
     page.context.close()
 
     # The reviewer asks for a change of one assumption (issue 16's review form, in Korean).

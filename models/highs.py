@@ -26,6 +26,16 @@ class MipResult:
     status: str              # HiGHS's model status in words
 
 
+class QuietHighs(highspy.Highs):
+    """highspy's Highs with its log off before its constructor's first call into HiGHS:
+    highspy 1.16's ``enableCallbacks`` in ``__init__`` wrote the "Running HiGHS" banner to
+    the process's stdout before any option could be set (ERGO-Code/HiGHS#2749)."""
+
+    def enableCallbacks(self):
+        self.setOptionValue("output_flag", False)
+        super().enableCallbacks()
+
+
 def solve_mip(cost: np.ndarray, integer: np.ndarray, lower: np.ndarray, upper: np.ndarray,
               rows: sp.spmatrix, row_lower: np.ndarray, row_upper: np.ndarray,
               options: dict) -> MipResult:
@@ -66,8 +76,7 @@ def solve_mip(cost: np.ndarray, integer: np.ndarray, lower: np.ndarray, upper: n
     lp.a_matrix_.value_ = A.data.astype(float)
     kinds = (highspy.HighsVarType.kContinuous, highspy.HighsVarType.kInteger)
     lp.integrality_ = [kinds[int(v != 0)] for v in integer]
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
+    h = QuietHighs()
     h.setOptionValue("threads", 1)
     for name, value in options.items():
         h.setOptionValue(name, value)

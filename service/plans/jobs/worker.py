@@ -7,6 +7,7 @@ ones. Any number of workers, on any machines, share one database and one queue (
 from __future__ import annotations
 
 import logging
+import signal
 import threading
 
 from flask import Flask
@@ -60,3 +61,9 @@ def start_worker_threads(app: Flask, jobs: int = 2) -> None:
     process ends with SIGTERM; its forkserver starts meanwhile)."""
     consumer, _stop = consumer_for(app, jobs, warm_meanwhile=True)
     consumer.start()
+    # Consumer.start set handlers that only consumer.run's loop acts on: without that loop
+    # SIGTERM did nothing, and every stop of a served test app waited 10 s for its SIGKILL
+    for signum, handler in ((signal.SIGTERM, signal.SIG_DFL),
+                            (signal.SIGINT, signal.default_int_handler),
+                            (signal.SIGHUP, signal.SIG_DFL)):
+        signal.signal(signum, handler)

@@ -24,7 +24,7 @@ from service.scenarios import commitments, live_views, views as scenario_views  
 from service.scenarios.contract_choices import choice_value
 from service.web import config as cfg
 from service.web import db, errors, idempotency, users
-from service.plans.jobs import queue, runner
+from service.plans.jobs import queue, records, runner
 from service.web.access import MAX_ID
 from service.web.users import login_required
 
@@ -104,6 +104,7 @@ def create_app(test_config: Optional[Mapping[str, Any]] = None) -> Flask:
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops, x_host=hops)
 
     db.init_app(app)
+    records.check_budgets(app.config["JOB_BUDGETS"])
     queue.init_app(app, runner.run_job)   # plan jobs: service.plans.jobs
     i18n.init_app(app)
     idempotency.init_app(app)

@@ -3,7 +3,8 @@
 Environment variables: ``SECRET_KEY``, ``DATABASE_URL``, ``BUYRENT_INSTANCE`` (instance folder:
 generated key, SQLite file), ``BUYRENT_MAX_UPLOAD_MB`` (request size limit),
 ``BUYRENT_PROXY_HOPS`` (reverse proxies whose X-Forwarded-* headers are trusted),
-``BUYRENT_QUEUE_URL`` (the plan jobs' queue: service.plans.jobs.queue) and any
+``BUYRENT_QUEUE_URL`` (the plan jobs' queue: service.plans.jobs.queue),
+``BUYRENT_JOB_BUDGETS`` (``plan=600,preview=60``: a job kind's wall-clock budget [s]) and any
 ``FLASK_``-prefixed setting.
 """
 from __future__ import annotations
@@ -41,6 +42,8 @@ def defaults(instance: Path) -> dict:
         "QUEUE_URL": None,
         # how long a request without Prefer: respond-async waits for a plan (API) [s]
         "SYNC_SECONDS": 30.0,
+        # wall-clock budget [s] per job kind, over service.plans.jobs.records.BUDGETS
+        "JOB_BUDGETS": {},
     }
 
 
@@ -57,10 +60,22 @@ def from_environment() -> dict:
             out[key] = int(os.environ["BUYRENT_" + key])
     if os.environ.get("BUYRENT_QUEUE_URL"):
         out["QUEUE_URL"] = os.environ["BUYRENT_QUEUE_URL"]
+    if os.environ.get("BUYRENT_JOB_BUDGETS"):
+        out["JOB_BUDGETS"] = job_budgets(os.environ["BUYRENT_JOB_BUDGETS"])
     if os.environ.get("BUYRENT_PROXY_HOPS"):
         out["PROXY_HOPS"] = int(os.environ["BUYRENT_PROXY_HOPS"])
     if os.environ.get("BUYRENT_DEMO", "").lower() in ("1", "true", "yes"):
         out["BUYRENT_DEMO"] = True
+    return out
+
+
+def job_budgets(text: str) -> dict[str, float]:
+    """``plan=600,preview=60`` as {kind: seconds} (the kinds are checked when the app starts:
+    service.plans.jobs.records.check_budgets)."""
+    out = {}
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        kind, _, seconds = part.partition("=")
+        out[kind.strip()] = float(seconds)
     return out
 
 

@@ -18,6 +18,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Optional
 
+from flask import current_app, has_app_context
 from sqlalchemy import func, select, update
 from sqlalchemy.exc import IntegrityError
 
@@ -33,7 +34,8 @@ STALE_SECONDS = 20.0        # a running job's heartbeat older than this lost its
 BEAT_SECONDS = 2.0          # how often a worker says it still runs a job
 LOST_SECONDS = 120.0        # a queued job not claimed for this long is put on the queue again
 MAX_ATTEMPTS = 3            # claims of one job before it fails ("its worker stopped N times")
-# Wall-clock budgets [s]: a job that runs out stops and stores why (config JOB_BUDGETS).
+# Wall-clock budgets [s]: a job that runs out stops and stores why (config JOB_BUDGETS, env
+# BUYRENT_JOB_BUDGETS, overrides them per kind: budget_for).
 BUDGETS = {"plan": 900.0, "preview": 120.0, "workbook": 300.0, "pdf": 180.0,
            "compare": 900.0}
 IN_FLIGHT = ("queued", "running")
@@ -43,6 +45,24 @@ IN_FLIGHT = ("queued", "running")
 RETRIED = ("cancelled",)
 RETRIED_FILES = ("cancelled", "failed")
 OPEN = ("waiting", "queued", "running")
+
+
+def budget_for(kind: str) -> float:
+    """The configured wall-clock budget of a job kind [s]."""
+    configured = current_app.config.get("JOB_BUDGETS") or {} if has_app_context() else {}
+    return float(configured.get(kind, BUDGETS[kind]))
+
+
+def check_budgets(budgets: dict) -> None:
+    """Refuse at start a JOB_BUDGETS naming an unknown kind or an odd number of seconds: a
+    typo stops the start, not a job hours later."""
+    for kind, seconds in budgets.items():
+        if kind not in BUDGETS:
+            raise ValueError(f"JOB_BUDGETS: unknown job kind {kind!r} (one of "
+                             f"{', '.join(sorted(BUDGETS))})")
+        if not 1.0 <= float(seconds) <= 86400.0:
+            raise ValueError(f"JOB_BUDGETS: the {kind} budget {seconds!r} s is outside "
+                             "1..86400 s")
 
 
 def now() -> float:
@@ -109,7 +129,7 @@ def stage(s, kind: str, key: str, spec: dict, owner_key: str, engine: str, *,
         job = PlanJob(kind=kind, key=key, engine=engine, spec=json.dumps(spec),
                       owner_key=owner_key, scope=scope, revision_id=revision_id,
                       usage_file_id=usage_file_id, created_at=now(),
-                      budget_seconds=budget or BUDGETS[kind], attempts=0, state="waiting")
+                      budget_seconds=budget or budget_for(kind), attempts=0, state="waiting")
         s.add(job)
     else:   # a superseded preview or a failed file asked for again
         job.owner_key, job.scope, job.attempts = owner_key, scope, 0

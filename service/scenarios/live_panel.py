@@ -25,4 +25,8 @@ def initial_panel(scenario: Optional[ScenarioRecord]) -> Optional[dict[str, Any]
     if scenario is None or scenario.latest is None or scenario.latest.usage_file_id is None:
         return None
     view = read_plan(scenario.latest)
-    return live_panel(view.document) if view.document else None
+    if view.document:
+        return live_panel(view.document)
+    # still computing (or refused): the panel is there all the same, and the page's first
+    # preview (form.js) fills it with the static strategies in a moment
+    return {"pending": True, "reason": view.reason}

@@ -289,8 +289,9 @@
   function drawCharts() {
     document.querySelectorAll("[data-chart]").forEach(function (el) {
       var source = document.getElementById(el.dataset.source);
-      if (!source || !window.Plotly) { return; }
-      draw(el, JSON.parse(source.textContent));
+      var data = source && JSON.parse(source.textContent);
+      if (!data || !window.Plotly) { return; }   // null: a plan still computing
+      draw(el, data);
     });
   }
 

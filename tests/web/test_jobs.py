@@ -30,6 +30,7 @@ from service.plans.jobs.runner import run_job
 from service.plans.jobs.versions import ENGINE_VERSION
 from service.plans.revisions import add_revision
 from service.plans.stored import ensure_plan, plan_spec, request_preview
+from service.web.config import job_budgets
 from service.web.db import get_engine, write_session
 from service.web.tables import PlanJob, PlanRecord, Revision, ScenarioRecord, UsageFile, User
 from tests.support.client import TEST_CONFIG
@@ -351,6 +352,57 @@ def test_a_child_dies_with_its_forkserver_and_the_next_job_gets_a_new_one(app):
         thread.join()
         assert job_row(after.id).state == "done", job_row(after.id).error
     assert oldest < 3 * records.BEAT_SECONDS, oldest
+
+
+def test_a_revision_is_written_with_its_waiting_plan_job(app, sample_plan):
+    """The save's transaction holds the revision and its plan job (waiting): a process killed
+    after the commit leaves the job for the reaper's promote, never a revision without one."""
+    model, _result = sample_plan
+    with app.app_context():
+        with write_session() as s:
+            ana = s.scalar(select(User).where(User.username == "ana"))
+            revision = add_revision(s, s.get(ScenarioRecord, 1), ana,
+                                    model.model_copy(update={"name": "killed after commit"}),
+                                    s.get(Revision, 1).usage_file)
+            revision_id = revision.id
+        # ... the process dies here: no ensure_plan, nothing on the queue
+        with write_session() as s:
+            job = s.scalar(select(PlanJob).where(PlanJob.revision_id == revision_id))
+            assert (job.kind, job.state, job.owner_key) == ("plan", "waiting", f"user:{ana.id}")
+            job_id = job.id
+        assert pending_ids(app) == []
+        records.promote()                              # the next worker's reaper
+        assert job_row(job_id).state == "queued" and pending_ids(app) == [job_id]
+
+
+def test_the_edit_page_has_its_live_panel_while_the_plan_is_computing(app, login, sample_plan):
+    """Before: no live panel at all (and no live preview) until the worker had finished."""
+    model, _result = sample_plan
+    with app.app_context():
+        with write_session() as s:
+            ana = s.scalar(select(User).where(User.username == "ana"))
+            revision = add_revision(s, s.get(ScenarioRecord, 1), ana,
+                                    model.model_copy(update={"name": "computing"}),
+                                    s.get(Revision, 1).usage_file)
+            number = revision.number
+    html = login("ana").get("/scenarios/1/edit").get_data(as_text=True)
+    assert 'id="live-preview"' in html and 'data-preview-url="/scenarios/1/preview"' in html
+    assert f"The plan of revision {number} is still being computed" in html
+    assert '<script type="application/json" id="live-charts">null</script>' in html
+
+
+def test_job_budgets_come_from_the_configuration_and_refuse_unknown_kinds(tmp_path):
+    assert job_budgets("plan=600, preview=60") == {"plan": 600.0, "preview": 60.0}
+    app = create_app({**TEST_CONFIG, "INSTANCE_PATH": str(tmp_path / "i"),
+                      "JOB_BUDGETS": {"preview": 45}})
+    with app.app_context():
+        assert records.budget_for("preview") == 45.0
+        assert records.budget_for("plan") == records.BUDGETS["plan"]     # 900 s, not named
+    for wrong, says in (({"plna": 60}, "unknown job kind 'plna'"),
+                        ({"plan": 0.1}, "outside 1..86400 s")):
+        with pytest.raises(ValueError, match=says):
+            create_app({**TEST_CONFIG, "INSTANCE_PATH": str(tmp_path / "j"),
+                        "JOB_BUDGETS": wrong})
 
 
 def test_a_plan_job_stores_its_stages_then_the_plan_with_its_ledger(app, sample_plan):

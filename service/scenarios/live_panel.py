@@ -29,4 +29,4 @@ def initial_panel(scenario: Optional[ScenarioRecord]) -> Optional[dict[str, Any]
         return live_panel(view.document)
     # still computing (or refused): the panel is there all the same, and the page's first
     # preview (form.js) fills it with the static strategies in a moment
-    return {"pending": True, "reason": view.reason}
+    return {"pending": True, "reason": view.error}

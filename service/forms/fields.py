@@ -130,6 +130,14 @@ def input_attrs(info, meta: dict, kind: str, display: str) -> dict:
 
 
 
+def display_kind(info) -> str:
+    """How the numbers of a field are shown and typed (service.form_values): percent, money or
+    plain; anything that is not a number is plain text."""
+    inner, _optional = _unwrap(info.annotation)
+    numeric = inner in (int, float) or typing.get_origin(inner) in (tuple, dict)
+    return field_meta(info)["kind"] if numeric else fv.PLAIN
+
+
 def make_field(name: str, info, value: Any, raw: Optional[MultiDict], default: Any = None,
                currency: str | Mapping[str, str] = "USD") -> FormField:
     """One input; ``currency`` labels money inputs, by market (models.scenario.market_of)
@@ -138,8 +146,7 @@ def make_field(name: str, info, value: Any, raw: Optional[MultiDict], default: A
         currency = currency[market_of(name)]
     meta = field_meta(info)
     inner, optional = _unwrap(info.annotation)
-    numeric = inner in (int, float) or typing.get_origin(inner) in (tuple, dict)
-    display = meta["kind"] if numeric else fv.PLAIN
+    display = display_kind(info)
     kind, options = input_kind(info.annotation, display)
     spec = FormField(name=name, label=_(meta["label"]) or name.rsplit(".", 1)[-1],
                      unit=display_unit(meta["unit"], display, currency),

@@ -81,10 +81,16 @@ def format_value(value: Any) -> str:
 
 
 def bounds_text(meta: dict, display: str = fv.PLAIN) -> str:
+    """The bounds a person is shown beside an input, where they guide: a share's 0-100 %, a
+    horizon's 240 months. Not money's (zero goes without saying, the upper bounds only keep
+    absurd amounts out, in dollars scaled for small currency units), nor the other bounds the
+    schema marks as guards (``models.fields.field``'s ``guard``)."""
+    if display == fv.MONEY or meta.get("kind") == fv.MONEY:
+        return ""
     parts = []
     suffix = " %" if display == fv.PERCENT else ""
     for key, symbol in (("ge", ">="), ("gt", ">"), ("le", "<="), ("lt", "<")):
-        if key in meta:
+        if key in meta and key not in meta.get("guard", ()):
             parts.append(f"{symbol} {fv.show_number(meta[key], display)}{suffix}")
     return ", ".join(parts)
 

@@ -216,3 +216,50 @@ def test_the_saved_revision_records_both_presets(login, app):
             assert revision.preset_dict["id"] == KOREA          # the first, as before
             assert revision.assumptions_dict["on_demand"]["price_per_gpu_hour"] == 9.4944
             assert revision.assumptions_dict["owned"]["server_price"] == 426_648_000
+
+
+INTERNAL = re.compile(r"design \d|seed \d{3}|\(tests\)|\.py\b|\.json\b|\.csv\b|shared/|"
+                      r"\b[a-z]+_[a-z_]+\b|\b(owned|cloud_terms|finance)\.[a-z]")
+
+
+def form_fields(app, lang: str = "en") -> list:
+    from service.forms.scenario import build_form
+    from service.i18n import using_locale
+    with app.test_request_context("/"), using_locale(lang):
+        return [f for s in build_form(defaults()) for f in s.all_fields]
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_form_help_has_no_internal_references(app, lang):
+    """No design section, seed file, file path or field id in what a person reads beside an
+    input (its help and source), in either language."""
+    bad = [(f.name, text) for f in form_fields(app, lang) for text in (f.help, f.source)
+           if INTERNAL.search(text)]
+    assert bad == []
+
+
+def test_bounds_are_shown_where_they_guide_a_person(app):
+    """Percent shares show 0-100 %, a horizon its 240 months; money shows no bound (no
+    "<= 2,000,000,000,000 USD per server"), nor do the guards against absurd input."""
+    by_name = {f.name: f for f in form_fields(app)}
+    assert by_name["spot.availability"].bounds == ">= 0 %, <= 100 %"
+    assert by_name["finance.tax_rate"].bounds == ">= 0 %, <= 90 %"
+    assert by_name["finance.horizon_months"].bounds == ">= 1, <= 240"
+    assert by_name["owned.pue"].bounds == ">= 1, <= 3"
+    for name in ("owned.server_price", "owned.space_price_per_kw_month",
+                 "on_demand.price_per_gpu_hour", "staging.capital_budget_per_year"):
+        assert by_name[name].bounds == "", name
+    assert by_name["uncertainty.seed"].bounds == ">= 0"                 # not 4294967295
+    assert by_name["on_demand.mean_session_hours"].bounds == ""         # not 0.000277...
+    assert by_name["profile.growth_annual"].bounds == ">= -90 %"        # not <= 1000 %
+    shown = " ".join(f.bounds for f in by_name.values())
+    assert "000,000" not in shown and "0.0002" not in shown
+
+
+def test_percent_help_is_written_in_percent(app):
+    """The form takes percent ("10 for 10 %"): no help says a percent as a fraction."""
+    fraction = re.compile(r"-?0\.\d+ = |= 1\.0\b")
+    percent_help = [(f.name, f.help) for f in form_fields(app) if f.display == fv.PERCENT]
+    assert [h for h in percent_help if fraction.search(h[1])] == []
+    trend = {f.name: f.help for f in form_fields(app)}["on_demand.price_trend_annual"]
+    assert "-20 %" in trend

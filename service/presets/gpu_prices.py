@@ -10,6 +10,7 @@ import functools
 from dataclasses import dataclass
 from typing import Optional
 
+from service.i18n import _
 from service.paths import PRESET_CATALOG
 from service.presets.fields import rounded
 
@@ -24,10 +25,23 @@ class Preset:
     region: str
     on_demand_per_gpu_hour: float
     spot_per_gpu_hour: Optional[float]
-    note: str
-    source: str
+    note: str                # English, from the catalog; shown through the catalog (note_text)
+    source: str              # English, as recorded with a revision; shown as source_text
+    commit: str = ""         # the catalog commit that dates its prices
 
     kind = "gpu"
+
+    @property
+    def source_text(self) -> str:
+        """Where the prices come from, in the reader's language."""
+        return _("SkyPilot catalog %(file)s at commit %(commit)s",
+                 file=self.source.removeprefix("SkyPilot catalog ").rsplit(" at commit ")[0],
+                 commit=self.commit[:7])
+
+    @property
+    def note_text(self) -> str:
+        """The catalog's note in the reader's language (service/i18n/extract.py extracts it)."""
+        return _(self.note) if self.note else ""
 
     @property
     def label(self) -> str:
@@ -69,7 +83,7 @@ class Preset:
 
     def marks(self, data: dict) -> dict[str, str]:
         """Where each value it set comes from, by path (shown beside the field)."""
-        text = self.source + (f" ({self.note})" if self.note else "")
+        text = self.source_text + (f" ({self.note_text})" if self.note else "")
         return {path: text for path in self.paths(data)}
 
     def apply(self, data: dict) -> dict:
@@ -95,7 +109,7 @@ def load_presets() -> dict[str, Preset]:
             presets[preset_id] = Preset(
                 preset_id, row["cloud"], row["instance_type"], row["accelerator"],
                 int(row["accelerator_count"]), row["region"], price,
-                _number(row["spot_min_per_gpu_hr"]), row["note"], source)
+                _number(row["spot_min_per_gpu_hr"]), row["note"], source, row["catalog_commit"])
     return presets
 
 

@@ -24,8 +24,9 @@ from werkzeug.datastructures import MultiDict
 
 from service import form_values as fv
 from service.forms.fields import FormField, _unwrap, display_kind
+from models.scenario import market_of
 from service.forms.scenario import (TABLE_BY_PATH, _path_info, build_form, flatten,
-                                    form_to_data, label_for)
+                                    form_currency, form_to_data, label_for)
 from service.i18n import _, ngettext
 from service.presets.context import ContextPreset, load_context_presets
 from service.presets.fields import set_at
@@ -101,16 +102,15 @@ class Change:
     label: str
     old: str          # the input's text before, and after (as the form shows values)
     new: str
-    old_unit: str
+    old_unit: str     # what the list of changes says after a number: a currency, "%"
     new_unit: str
     converted: bool   # a money value converted into the preset's currency, not replaced
     mark: str         # "Filled from preset: <source>" beside the field
-    numeric: bool = True   # said with its unit in the list of changes
 
     def said(self, text: str, unit: str) -> str:
         if not text.strip():
             return _("(empty)")
-        return f"{text} {unit}" if self.numeric and unit else text
+        return f"{text} {unit}" if unit else text
 
     def as_json(self) -> dict[str, Any]:
         return {**asdict(self), "old_text": self.said(self.old, self.old_unit),
@@ -181,6 +181,15 @@ def field_text(spec: FormField) -> str:
     return spec.value
 
 
+def short_unit(path: str, spec: FormField | None, currency: dict[str, str]) -> str:
+    """What follows a number in the list of changes: its currency or "%" (the label names
+    the rest: "Server price: 300,000 USD -> 426,648,000 KRW")."""
+    display = spec.display if spec is not None else fv.PLAIN
+    if display == fv.MONEY:
+        return currency[market_of(path)]
+    return "%" if display == fv.PERCENT else ""
+
+
 def form_changes(preset: AnyPreset, raw: MultiDict) -> FormChanges:
     """The inputs ``preset`` changes in the posted form, with their new text.
 
@@ -216,13 +225,13 @@ def form_changes(preset: AnyPreset, raw: MultiDict) -> FormChanges:
         found.append((path, name, old, new))
     now = {f.name: f for s in build_form({}, posted) for f in s.all_fields}
     order = {name: i for i, name in enumerate(now)}
+    currency = form_currency({}, raw), form_currency({}, posted)
     changes = [Change(name, label_for(path), old, new,
-                      before[name].unit if name in before else "",
-                      now[name].unit if name in now else "",
+                      short_unit(path, now.get(name), currency[0]),
+                      short_unit(path, now.get(name), currency[1]),
                       path in converted and path not in named,
                       _("Filled from preset: %(preset)s", preset=marks[path])
-                      if path in marks else "",
-                      now[name].kind in ("number", "money") if name in now else True)
+                      if path in marks else "")
                for path, name, old, new in found]
     changes.sort(key=lambda c: order.get(c.name, len(order)))
     units = {name: spec.unit for name, spec in now.items()

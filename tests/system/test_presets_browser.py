@@ -15,8 +15,8 @@ from service.web.tables import Revision
 from service.web.users import create_user
 from tests.support.chromium import ARTIFACTS, login, new_page, shot
 from tests.support.client import PASSWORD
+from tests.support.korean import SOURCES, english_words, korean_page
 from tests.support.live_server import live_server
-from tests.system.test_browser_korean import SOURCES, english_words, korean_page
 
 pytestmark = pytest.mark.browser
 KOREA = "context/kr-2025"

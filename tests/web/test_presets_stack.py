@@ -262,3 +262,15 @@ def test_percent_help_is_written_in_percent(app):
     assert [h for h in percent_help if fraction.search(h[1])] == []
     trend = {f.name: f.help for f in form_fields(app)}["on_demand.price_trend_annual"]
     assert "-20 %" in trend
+
+
+def test_a_preset_that_adds_rows_names_the_forms_next_rows(app):
+    """Server generations 2026 sets two server types: the form's blank row 0 takes the first,
+    row 1 (which the page's script adds with the table's add-row button) the second."""
+    raw = MultiDict(form_data(defaults()))
+    with app.test_request_context("/"):
+        changes = {c.name: c.new for c in
+                   form_changes(all_presets()["context/fleet-2026"], raw).changes}
+    assert changes["server_types.0.id"] == "h100" and changes["server_types.1.id"] == "b200"
+    assert changes["server_types.0.resale_drop_at_successor"] == "15"     # percent: 0.15
+    assert changes["server_types.1.power_kw_max"] == "14.3"

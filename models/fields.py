@@ -16,7 +16,8 @@ SECTION_CONFIG = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False,
 
 
 def field(default: Any, label: str, unit: str, help: str = "", source: str = "",
-          essential: bool = False, schema: dict | None = None, **bounds: Any) -> Any:
+          essential: bool = False, schema: dict | None = None, guard: tuple[str, ...] = (),
+          **bounds: Any) -> Any:
     """A scenario field: default, human label, unit, help text and the source of the default.
 
     Parameters
@@ -37,6 +38,10 @@ def field(default: Any, label: str, unit: str, help: str = "", source: str = "",
         every other field under "advanced".
     schema : dict, optional
         JSON Schema keys the bounds cannot say, e.g. the bounds of each item of a list.
+    guard : tuple of str, default ()
+        The bounds (``"ge"``, ``"le"``...) that only keep absurd input out, such as the
+        largest number the engine is sized for, rather than say a real-world limit: forms do
+        not show them as guidance (pydantic still enforces them).
     **bounds
         Pydantic constraints, e.g. ``ge``, ``le``.
 
@@ -51,6 +56,8 @@ def field(default: Any, label: str, unit: str, help: str = "", source: str = "",
     extra = {"unit": unit, "source": source, "help": help}
     if essential:
         extra["essential"] = True
+    if guard:
+        extra["guard"] = list(guard)
     extra.update(schema or {})
     return Field(default, title=label, description=description, json_schema_extra=extra,
                  **bounds)
@@ -93,8 +100,9 @@ def field_meta(info: FieldInfo) -> dict[str, Any]:
     Returns
     -------
     dict
-        ``label``, ``unit``, ``help``, ``source``, ``essential``, ``kind`` and whichever of
-        ``ge``, ``gt``, ``le``, ``lt`` the field has.
+        ``label``, ``unit``, ``help``, ``source``, ``essential``, ``kind``, ``guard`` (the
+        bounds that are no real-world limit) and whichever of ``ge``, ``gt``, ``le``, ``lt``
+        the field has.
     """
     extra = info.json_schema_extra if isinstance(info.json_schema_extra, dict) else {}
     bounds: dict[str, Any] = {}
@@ -108,4 +116,4 @@ def field_meta(info: FieldInfo) -> dict[str, Any]:
     help_text = extra.get("help", "") if extra else (info.description or "")
     return {"label": info.title or "", "unit": unit, "help": help_text,
             "source": extra.get("source", ""), "essential": bool(extra.get("essential")),
-            "kind": unit_kind(unit), **bounds}
+            "kind": unit_kind(unit), "guard": tuple(extra.get("guard", ())), **bounds}

@@ -138,7 +138,8 @@ def _high(spec: RangeSpec) -> Any:
     """The high end of a range, as a change from the base (>= 0)."""
     return field(spec.high.default, f"{spec.what}: high", spec.unit, "Tornado high value and "
                  "upper bound of the Monte Carlo distribution, as a change from the base.",
-                 spec.high.source, ge=0, le=spec.high.bound)
+                 spec.high.source, guard=("le",) if spec.high.bound >= 10 else (), ge=0,
+                 le=spec.high.bound)
 
 
 def _shape(spec: RangeSpec) -> Any:
@@ -305,9 +306,9 @@ class Uncertainty(BaseModel):
     model_config = SECTION_CONFIG
 
     draws: int = field(2_000, "Monte Carlo draws", "draws", "0 turns the section off.",
-                       "P50 moves < 1 % between 5,000 and 10,000 draws on the sample (tests)",
+                       "P50 moves < 1 % between 5,000 and 10,000 draws on the sample usage",
                        ge=0, le=20_000)
-    seed: int = field(1, "Random seed", "integer", "Same seed, same draws.", ge=0,
+    seed: int = field(1, "Random seed", "integer", "Same seed, same draws.", guard=("le",), ge=0,
                       le=2**32 - 1)
     histogram_bins: int = field(20, "Histogram bins", "bins", ge=2, le=200)
     trend_correlation: float = field(

@@ -59,7 +59,8 @@ class Finance(Section):
         "typical corporate hurdle rate (estimate)", essential=True, ge=0, le=1)
     currency: str = field("USD", "Reporting currency", "ISO 4217 code",
                           "Every figure of the plan is in it; owned costs and cloud prices may "
-                          "be entered in another (owned.currency, cloud_terms.currency).",
+                          "be entered in another (the currency of owned costs, of cloud "
+                          "prices).",
                           pattern=CURRENCY_PATTERN)
     tax_rate: float = field(0.0, "Tax rate", "fraction", "Profit tax rate for the tax shield "
                             "of deductible costs; 0 = pre-tax plan.", ge=0, le=0.9)
@@ -117,19 +118,19 @@ class Owned(Section):
                                            "currency per server", source="estimate", ge=0,
                                            le=1e8 * SMALL_UNIT)
     lead_time_months: int = field(0, "Lead time", "months",
-                                  "Servers are online from month lead_time+1; demand before "
-                                  "that goes to the cloud.", ge=0, le=36)
+                                  "Servers come online the month after the lead time; demand "
+                                  "before that goes to the cloud.", ge=0, le=36)
     useful_life_months: int = field(60, "Useful life", "months",
                                     "Servers are replaced at end of life.", ge=1, le=240)
     resale_fraction_by_year: tuple[float, ...] = field(
         (0.65, 0.45, 0.30, 0.20, 0.10), "Resale value by year of age", "fraction of server price",
-        "At the end of each year of age; linear by month in between, age 0 = 1.0.",
+        "At the end of each year of age; linear by month in between, from 100 % when new.",
         "market reports (low confidence)", min_length=1, max_length=20,
         schema={"items": {"type": "number", "minimum": 0, "maximum": 1}})
     power_kw_max: float = field(10.2, "Maximum power", "kW per server", source="DGX H100 spec",
-                                essential=True, gt=0, le=200)
+                                essential=True, guard=("le",), gt=0, le=200)
     power_kw_idle: float = field(3.0, "Idle power", "kW per server",
-                                 source="about 0.3 of max (estimate)", ge=0, le=200)
+                                 source="about 0.3 of max (estimate)", guard=("le",), ge=0, le=200)
     pue: float = field(1.3, "PUE", "ratio", source="new AI halls < 1.3; Uptime Institute 2024",
                        ge=1, le=3)
     electricity_price_per_kwh: float = field(0.08, "Electricity price", "currency per kWh",
@@ -143,7 +144,7 @@ class Owned(Section):
                                                "fraction of server price per year",
                                                source="HPC rule of thumb 4-8 %", ge=0, le=1)
     servers_per_fte: float = field(50, "Servers per FTE", "servers per FTE", source="estimate",
-                                   gt=0, le=10_000)
+                                   guard=("le",), gt=0, le=10_000)
     fte_cost_annual: float = field(200_000, "Staff cost", "currency per FTE-year",
                                    source="estimate", ge=0, le=1e7 * SMALL_UNIT)
     availability: float = field(0.99, "Availability", "fraction of hours",
@@ -154,9 +155,9 @@ class Owned(Section):
                                                ge=-0.9, le=1)
     failures_per_server_year: float = field(1.4, "Failures", "per server-year",
                                             "Interrupt gang jobs with no notice.",
-                                            LLAMA3, ge=0, le=1000)
+                                            LLAMA3, guard=("le",), ge=0, le=1000)
     relative_throughput: float = field(1.0, "Relative throughput", "work per GPU-hour vs "
-                                       "the measured GPU", ge=0.01, le=100)
+                                       "the measured GPU", guard=("ge", "le"), ge=0.01, le=100)
     storage_price_per_tb_month: float = field(
         10.0, "Owned storage price", "currency per TB-month",
         "Storage next to owned servers: disks, their power and support.",
@@ -227,8 +228,8 @@ class _ServerTypeBase(Section):
         None, "Available until", "YYYY-MM", "Last month it can be bought; empty = no end.",
         pattern=MONTH_PATTERN)
     successor: Optional[str] = field(
-        None, "Successor", "type id", "The type whose arrival (its available_from) lowers this "
-        "type's resale value.", pattern=TYPE_ID_PATTERN)
+        None, "Successor", "type id", "The type whose arrival (its first month available) "
+        "lowers this type's resale value.", pattern=TYPE_ID_PATTERN)
     resale_drop_at_successor: float = field(
         0.0, "Resale drop at successor", "fraction of resale value",
         "Share of the resale value lost for a sale in or after the month the successor becomes "
@@ -270,21 +271,23 @@ class OnDemand(Section):
                                       source="AWS p5.48xlarge us-east-1 $55.04/h, SkyPilot "
                                       "catalog 00148f2", essential=True, ge=0, le=1000 * SMALL_UNIT)
     price_trend_annual: float = field(0.0, "On-demand price trend", "fraction per year",
-                                      "Cloud prices tend to fall: -0.2 = prices fall by 20 % a year.",
+                                      "Cloud prices tend to fall: -20 % a year means each year's prices are 20 % "
+                                      "below the year before's.",
                                       ge=-0.9, le=1)
     billing_increment_seconds: float = field(1, "Billing increment", "seconds",
                                              "Rounding overhead = increment/2 per session "
                                              "longer than the billing minimum.",
-                                             "EC2 bills per second", ge=0, le=86_400)
+                                             "EC2 bills per second", guard=("le",), ge=0, le=86_400)
     billing_minimum_seconds: float = field(
         60, "Billing minimum", "seconds per session",
         "A session shorter than this is billed for this long (on demand and spot).",
-        "EC2 bills per second with a 60 s minimum", ge=0, le=86_400)
+        "EC2 bills per second with a 60 s minimum", guard=("le",), ge=0, le=86_400)
     mean_session_hours: float = field(24, "Mean session length", "hours",
-                                      "At least one second.", ge=1 / 3600, le=8760)
+                                      "At least one second.", guard=("ge", "le"),
+                                      ge=1 / 3600, le=8760)
     relative_throughput: float = field(1.0, "Relative throughput", "work per GPU-hour vs the "
                                        "measured GPU", "Commitments and spot rent the same GPU.",
-                                       ge=0.01, le=100)
+                                       guard=("ge", "le"), ge=0.01, le=100)
 
 
 class CommitmentOffer(Section):
@@ -298,7 +301,7 @@ class CommitmentOffer(Section):
         "Absolute price at first signing; overrides the discount.", ge=0, le=1000 * SMALL_UNIT)
     payment: Literal["none", "partial", "all"] = field("none", "Upfront payment", "option")
     block_gpus: int = field(8, "Block size", "GPUs per commitment unit",
-                            source="one p5.48xlarge = 8 GPUs", ge=1, le=1024)
+                            source="one p5.48xlarge = 8 GPUs", guard=("le",), ge=1, le=1024)
 
 
 DEFAULT_OFFERS = (CommitmentOffer(id="1y", term_months=12, discount=0.41),
@@ -318,21 +321,26 @@ class Spot(Section):
     interruptions_per_instance_hour: float = field(
         0.001, "Interruption rate", "per instance-hour",
         "A Spot Advisor monthly bucket f converts as -ln(1-f)/730.",
-        "AWS Spot Advisor '> 20 %' bucket (estimate)", ge=0, le=10)
+        "AWS Spot Advisor '> 20 %' bucket (estimate)", guard=("le",), ge=0, le=10)
     notice_seconds: float = field(120, "Interruption notice", "seconds",
-                                  source="AWS 120 s, GCP and Azure 30 s", ge=0, le=86_400)
-    checkpoint_seconds: float = field(60, "Checkpoint write time", "seconds", gt=0, le=86_400)
+                                  source="AWS 120 s, GCP and Azure 30 s", guard=("le",), ge=0,
+                                  le=86_400)
+    checkpoint_seconds: float = field(60, "Checkpoint write time", "seconds", guard=("le",),
+                                      gt=0, le=86_400)
     restart_seconds: float = field(600, "Restart time", "seconds",
-                                   "Re-acquire, pull image, reload data.", ge=0, le=86_400)
+                                   "Re-acquire, pull image, reload data.", guard=("le",),
+                                   ge=0, le=86_400)
     nodes_per_job: int = field(1, "Nodes per job", "nodes",
-                               "A gang is interrupted when any node is.", ge=1, le=100_000)
+                               "A gang is interrupted when any node is.", guard=("le",),
+                               ge=1, le=100_000)
 
 
 class CloudData(Section):
-    storage_tb: float = field(0, "Cloud storage", "TB", "Datasets and checkpoints.", ge=0, le=1e6)
+    storage_tb: float = field(0, "Cloud storage", "TB", "Datasets and checkpoints.",
+                              guard=("le",), ge=0, le=1e6)
     storage_price_per_gb_month: float = field(0.023, "Storage price", "currency per GB-month",
                                               source="AWS S3 Standard", ge=0, le=10 * SMALL_UNIT)
-    egress_tb_per_month: float = field(0, "Egress", "TB per month", ge=0, le=1e6)
+    egress_tb_per_month: float = field(0, "Egress", "TB per month", guard=("le",), ge=0, le=1e6)
     egress_price_per_gb: float = field(0.09, "Egress price", "currency per GB",
                                        source="AWS internet egress, first 10 TB", ge=0,
                                        le=10 * SMALL_UNIT)
@@ -361,7 +369,7 @@ class FX(Section):
         "Units of the reporting currency per unit of the foreign one at the plan's first month "
         "(e.g. 1,400 KRW per USD). Required when owned costs or cloud prices are in another "
         "currency than the reporting one; every payment is converted at the rate of its month.",
-        gt=0, le=1e6)
+        guard=("le",), gt=0, le=1e6)
     trend_annual: float = field(
         0.0, "Exchange rate trend", "fraction per year",
         "Yearly change of the rate; above 0 the foreign currency gets dearer.", ge=-0.5, le=1)
@@ -377,14 +385,14 @@ class ProfileOptions(Section):
     growth_annual: float = field(0.0, "Demand growth", "fraction per year",
                                  "Hour t of the plan is scaled by (1+g)^(t/8760); the grown "
                                  "demand must stay within 10,000,000 GPUs in every hour.",
-                                 essential=True, ge=-0.9, le=10)
+                                 essential=True, guard=("le",), ge=-0.9, le=10)
     peak_to_average: float = field(1.0, "Peak-to-average", "ratio",
                                    "Busiest hour over the average hour of a day, for daily "
                                    "and monthly rows.", ge=1, le=24)
     job_gpu_hours: Optional[float] = field(
         None, "Typical job size", "GPU-hours per job",
         "When set, the plan reports the expected cost per completed job, retries included.",
-        gt=0, le=1e9)
+        guard=("le",), gt=0, le=1e9)
     demand_basis: Literal["allocated", "busy"] = field(
         "allocated", "Demand basis", "allocated | busy",
         "allocated: plan for the GPU-hours of the usage file (what is billed). busy: plan for "
@@ -401,7 +409,7 @@ class ProfileOptions(Section):
 class PositionServers(Section):
     """Servers already owned when the plan starts."""
 
-    count: int = field(1, "Servers owned", "servers", ge=1, le=MAX_SERVERS)
+    count: int = field(1, "Servers owned", "servers", guard=("le",), ge=1, le=MAX_SERVERS)
     purchased: str = field("2025-01", "Purchased", "YYYY-MM",
                            "Month of purchase: sets their age (resale value, remaining life, "
                            "depreciation already taken).", pattern=MONTH_PATTERN)
@@ -410,7 +418,7 @@ class PositionServers(Section):
     install_cost: float = field(0.0, "Install cost", "currency per server", ge=0,
                                 le=1e8 * SMALL_UNIT)
     type: Optional[str] = field(None, "Server type", "type id",
-                                "One of server_types; empty = the first.",
+                                "The id of one of the server types; empty = the first type.",
                                 pattern=TYPE_ID_PATTERN)
 
 
@@ -419,7 +427,7 @@ class PositionCommitment(Section):
     does."""
 
     id: str = field("signed", "Contract id", "text", pattern=r"^[A-Za-z0-9_.:/-]{1,80}$")
-    gpus: int = field(8, "GPUs committed", "GPUs", ge=1, le=1_000_000)
+    gpus: int = field(8, "GPUs committed", "GPUs", guard=("le",), ge=1, le=1_000_000)
     start: str = field("2025-01", "Term start", "YYYY-MM", pattern=MONTH_PATTERN)
     term_months: int = field(12, "Term", "months", ge=1, le=120)
     price_per_gpu_hour: float = field(2.0, "Committed price", "currency per GPU-hour",
@@ -470,11 +478,12 @@ class Staging(Section):
         "Purchases and upfront commitment payments in each calendar year stay within it.",
         ge=0, le=1e11 * SMALL_UNIT)
     max_servers: Optional[int] = field(None, "Hall limit", "servers",
-                                       "Servers online at once (space or power).", ge=0,
+                                       "Servers online at once (space or power).",
+                                       guard=("le",), ge=0,
                                        le=MAX_SERVERS)
     max_power_kw: Optional[float] = field(
         None, "Hall power limit", "kW", "Power of the servers online at once at maximum draw "
-        "x PUE, every type together.", ge=0, le=1e9)
+        "x PUE, every type together.", guard=("le",), ge=0, le=1e9)
 
 
 class Decision(Section):
@@ -487,8 +496,8 @@ class Decision(Section):
     """
 
     month: str = field("2027-01", "Month", "YYYY-MM", pattern=MONTH_PATTERN)
-    buy_servers: int = field(0, "Buy servers", "servers", ge=0, le=MAX_SERVERS)
-    sell_servers: int = field(0, "Sell servers", "servers", ge=0, le=MAX_SERVERS)
+    buy_servers: int = field(0, "Buy servers", "servers", guard=("le",), ge=0, le=MAX_SERVERS)
+    sell_servers: int = field(0, "Sell servers", "servers", guard=("le",), ge=0, le=MAX_SERVERS)
     sell_from: dict[SoldCohort, Count] = Field(
         default_factory=dict, title="Sold servers by purchase month",
         description="Purchase month (YYYY-MM, or type:YYYY-MM with server types) -> servers "
@@ -514,7 +523,8 @@ class Proposed(Section):
     scenario's ``commitments``, each with a multiple of its ``block_gpus``.
     """
 
-    servers: Optional[int] = field(None, "Proposed servers", "servers", ge=0, le=MAX_SERVERS)
+    servers: Optional[int] = field(None, "Proposed servers", "servers", guard=("le",), ge=0,
+                                   le=MAX_SERVERS)
     servers_by_type: dict[TypeId, Count] = Field(
         default_factory=dict, title="Proposed servers by type",
         description="Servers per server type id, held for the whole horizon",
@@ -565,7 +575,7 @@ class Scenario(Section):
     server_types: tuple[ServerType, ...] = Field(
         default=(), max_length=8, title="Server types",
         description="Generations of servers a fleet may hold, each naming what differs from "
-                    "owned; empty: one type, owned.")
+                    "the owned servers section; empty: one type, the owned servers.")
 
     @model_validator(mode="after")
     def _server_types_consistent(self) -> "Scenario":

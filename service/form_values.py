@@ -12,6 +12,8 @@ import re
 from decimal import Decimal, InvalidOperation
 from typing import Any, Optional
 
+from babel.numbers import get_currency_precision
+
 PERCENT, MONEY, PLAIN = "percent", "money", "plain"
 HUNDRED = Decimal(100)
 GROUPED = re.compile(r"^[+-]?\d{1,3}(,\d{3})+(\.\d*)?$")  # 1,234,567.89 (groups of three only)
@@ -112,6 +114,41 @@ def same_value(a: str, b: str) -> bool:
     if da is not None and db is not None:
         return da == db
     return [p.strip() for p in a.split(",")] == [p.strip() for p in b.split(",")]
+
+
+# Money per small quantity (a kWh, a GB, a GPU-hour) is quoted finer than the currency's minor
+# unit: 0.0806 USD per kWh, 9.4944 USD per GPU-hour, 182.7 KRW per kWh.
+FINE_UNITS = ("kWh", "GB", "GPU-hour")
+PERCENT_DIGITS = 4   # of a fraction: hundredths of a percent (20.9 % = 0.209, 11.52 % = 0.1152)
+PLAIN_DIGITS = 6
+
+
+def field_digits(unit: str, kind: str, currency: str) -> int:
+    """Decimal places a value of a field keeps when a preset fills it in (or converts it).
+
+    Money takes its currency's minor unit (won: none, dollars: cents), two more for a price per
+    small quantity (``FINE_UNITS``); a percent field keeps hundredths of a percent (four places
+    of the fraction); any other number six places, which is only there to drop float noise.
+
+    >>> [field_digits(unit, MONEY, "KRW") for unit in ("currency per server", "currency per kWh")]
+    [0, 2]
+    >>> field_digits("currency per GPU-hour", MONEY, "USD"), field_digits("fraction", PERCENT, "")
+    (4, 4)
+    """
+    if kind == MONEY:
+        minor = get_currency_precision(currency or "USD")
+        return minor + 2 if any(word in unit for word in FINE_UNITS) else minor
+    return PERCENT_DIGITS if kind == PERCENT else PLAIN_DIGITS
+
+
+def round_to_field(value: float, unit: str, kind: str, currency: str) -> float:
+    """A preset's number rounded to its field's precision (:func:`field_digits`): 184.06 USD per
+    kW-month x 1,422.16 = 261,762.7696 -> 261,763 KRW; a value under one unit of that precision
+    keeps two significant digits rather than becoming 0."""
+    digits = field_digits(unit, kind, currency)
+    if value == 0 or abs(value) >= 10 ** -digits:
+        return float(round(value, digits))
+    return float(f"{value:.2g}")
 
 
 def display_unit(unit: str, kind: str, currency: str) -> str:

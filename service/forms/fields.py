@@ -81,10 +81,16 @@ def format_value(value: Any) -> str:
 
 
 def bounds_text(meta: dict, display: str = fv.PLAIN) -> str:
+    """The bounds a person is shown beside an input, where they guide: a share's 0-100 %, a
+    horizon's 240 months. Not money's (zero goes without saying, the upper bounds only keep
+    absurd amounts out, in dollars scaled for small currency units), nor the other bounds the
+    schema marks as guards (``models.fields.field``'s ``guard``)."""
+    if display == fv.MONEY or meta.get("kind") == fv.MONEY:
+        return ""
     parts = []
     suffix = " %" if display == fv.PERCENT else ""
     for key, symbol in (("ge", ">="), ("gt", ">"), ("le", "<="), ("lt", "<")):
-        if key in meta:
+        if key in meta and key not in meta.get("guard", ()):
             parts.append(f"{symbol} {fv.show_number(meta[key], display)}{suffix}")
     return ", ".join(parts)
 
@@ -130,6 +136,14 @@ def input_attrs(info, meta: dict, kind: str, display: str) -> dict:
 
 
 
+def display_kind(info) -> str:
+    """How the numbers of a field are shown and typed (service.form_values): percent, money or
+    plain; anything that is not a number is plain text."""
+    inner, _optional = _unwrap(info.annotation)
+    numeric = inner in (int, float) or typing.get_origin(inner) in (tuple, dict)
+    return field_meta(info)["kind"] if numeric else fv.PLAIN
+
+
 def make_field(name: str, info, value: Any, raw: Optional[MultiDict], default: Any = None,
                currency: str | Mapping[str, str] = "USD") -> FormField:
     """One input; ``currency`` labels money inputs, by market (models.scenario.market_of)
@@ -138,8 +152,7 @@ def make_field(name: str, info, value: Any, raw: Optional[MultiDict], default: A
         currency = currency[market_of(name)]
     meta = field_meta(info)
     inner, optional = _unwrap(info.annotation)
-    numeric = inner in (int, float) or typing.get_origin(inner) in (tuple, dict)
-    display = meta["kind"] if numeric else fv.PLAIN
+    display = display_kind(info)
     kind, options = input_kind(info.annotation, display)
     spec = FormField(name=name, label=_(meta["label"]) or name.rsplit(".", 1)[-1],
                      unit=display_unit(meta["unit"], display, currency),

@@ -146,3 +146,14 @@ def context_presets(fileobj, keywords, comment_tags, options) -> Iterator[Extrac
         yield 1, "gettext", item["label"], [f"context preset {key} (label)"]
         for path, text in item["sources"].items():
             yield 1, "gettext", text, [f"context preset {key}: {path} (source)"]
+
+
+def gpu_catalog_notes(fileobj, keywords, comment_tags, options) -> Iterator[Extracted]:
+    """Babel extraction method for service/presets/gpu_prices_catalog.csv: the note of each
+    price row (service/presets/gpu_prices.py shows it through the catalog)."""
+    import csv
+    rows = csv.DictReader(io.StringIO(fileobj.read().decode("utf-8")))
+    for line, row in enumerate(rows, start=2):
+        if (row.get("note") or "").strip() and (row.get("ondemand_per_gpu_hr") or "").strip():
+            yield line, "gettext", row["note"], [f"GPU price catalog: {row['cloud']} "
+                                                 f"{row['instance_type']} {row['region']} (note)"]

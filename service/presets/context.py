@@ -1,7 +1,7 @@
 """Local-context presets: a country's currency, taxes and utility prices, dated and sourced.
 
-A GPU preset (service/presets/gpu_prices.py) fills in cloud prices; a context preset moves a scenario into
-a country's setting. The Korean one reports in won, keeps AWS prices in dollars (how AWS bills
+A GPU preset (service/presets/gpu_prices.py) fills in cloud prices; a context preset moves a
+scenario into a country's setting; the two stack (service/presets/stack.py). The Korean one reports in won, keeps AWS prices in dollars (how AWS bills
 accounts in Korea), sets 10 % VAT on cloud bills, the 2025 exchange rate and KEPCO's industrial
 tariff. Applied to a scenario in dollars it first converts every owned-market and reporting
 money value into won at the preset's rate, so a server that cost 300,000 USD costs
@@ -14,11 +14,9 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from babel.numbers import get_currency_precision
-
-from models.fields import field_meta
 from models.scenario import market_of
-from service.forms.scenario import _path_info, flatten
+from service.forms.scenario import flatten
+from service.presets.fields import get_at, is_money, set_at, market_currency, rounded
 from service.i18n import _
 from service.paths import CONTEXT_PRESETS
 
@@ -62,11 +60,9 @@ class ContextPreset:
         return {path: _("%(source)s (as of %(as_of)s)", source=_(text), as_of=self.as_of)
                 for path, text in self.sources.items()}
 
-    def apply(self, data: dict) -> dict:
-        """Scenario data moved into the preset's currency and filled with its values."""
-        data = json.loads(json.dumps(data))     # a deep copy of plain JSON data
-        finance = data.setdefault("finance", {})
-        reporting = finance.get("currency") or "USD"
+    def check(self, data: dict) -> None:
+        """Raise ContextPresetError when the preset cannot move this scenario."""
+        reporting = (data.get("finance") or {}).get("currency") or "USD"
         if reporting != self.currency:
             if reporting != self.converts_from:
                 raise ContextPresetError(_(
@@ -78,45 +74,50 @@ class ContextPreset:
                 raise ContextPresetError(_(
                     "Owned costs are in %(owned)s: the preset converts %(reporting)s only.",
                     owned=owned, reporting=reporting))
-            rate = self.values["fx.rate"]
-            digits = get_currency_precision(self.currency)   # won: whole numbers
-            for path, value in flatten(data).items():
-                if _is_money(path, value) and market_of(path) != "cloud":
-                    _set(data, path, converted(value, rate, digits))
-            finance["currency"] = self.currency
         cloud = (data.get("cloud_terms") or {}).get("currency")
         if cloud not in (None, "", reporting, self.values.get("cloud_terms.currency")):
             raise ContextPresetError(_(
                 "Cloud prices are in %(cloud)s: the preset bills the cloud in %(billed)s.",
                 cloud=cloud, billed=self.values.get("cloud_terms.currency")))
+
+    def converted_paths(self, data: dict) -> list[str]:
+        """The money values :meth:`apply` converts in this scenario: every number of the owned
+        and reporting markets when the scenario is not in the preset's currency yet (it is
+        then in ``converts_from``: :meth:`check`)."""
+        if ((data.get("finance") or {}).get("currency") or "USD") == self.currency:
+            return []
+        return [path for path, value in flatten(data).items()
+                if is_money(path, value) and market_of(path) != "cloud"]
+
+    def paths(self, data: dict) -> list[str]:
+        """The fields the preset names: the reporting currency and each of its values."""
+        return ["finance.currency", *flatten(json.loads(json.dumps(self.values)))]
+
+    def apply(self, data: dict) -> dict:
+        """Scenario data moved into the preset's currency and filled with its values.
+
+        The conversion rule: a scenario in ``converts_from`` (dollars) has every money value
+        of its owned and reporting markets multiplied by the preset's ``fx.rate`` and rounded
+        to its field's precision in the new currency (``service.form_values.field_digits``):
+        300,000 USD x 1,422.16 = 426,648,000 KRW per server, 184.06 x 1,422.16 = 261,762.7696
+        -> 261,763 KRW per kW-month. Cloud prices are never converted: they stay in the
+        currency the cloud bills in (``cloud_terms.currency``, dollars for AWS in Korea) and
+        the plan converts them at the exchange rate, month by month. So a cloud price preset
+        (dollars, service/presets/gpu_prices.py), which sets cloud prices only, gives the same
+        scenario applied before or after this one.
+        """
+        self.check(data)
+        data = json.loads(json.dumps(data))     # a deep copy of plain JSON data
+        for path in self.converted_paths(data):
+            set_at(data, path, rounded(path, get_at(data, path) * self.values["fx.rate"],
+                                     self.currency))
+        data.setdefault("finance", {})["currency"] = self.currency
         for path, value in self.values.items():
-            _set(data, path, value)
+            set_at(data, path, value)
+        for path, value in flatten(json.loads(json.dumps(self.values))).items():
+            if isinstance(value, float):
+                set_at(data, path, rounded(path, value, market_currency(data, path)))
         return data
-
-
-def converted(value: float, rate: float, digits: int) -> float:
-    """A money value at the rate, rounded to the new currency's minor unit: 184.06 USD per
-    kW-month x 1,422.16 = 261,762.7696 -> 261,763 KRW (a field's precision: won have no
-    decimals); a value under one unit keeps two significant digits."""
-    out = value * rate
-    if abs(out) >= 10 ** -digits:
-        return float(round(out, digits))
-    return float(f"{out:.2g}")
-
-
-def _is_money(path: str, value: Any) -> bool:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return False
-    info = _path_info(path)[1]
-    return info is not None and field_meta(info)["kind"] == "money"
-
-
-def _set(data: dict, path: str, value: Any) -> None:
-    node: Any = data
-    parts = path.split(".")
-    for part in parts[:-1]:
-        node = node[int(part)] if part.isdigit() else node.setdefault(part, {})
-    node[parts[-1]] = value
 
 
 @functools.cache

@@ -1,4 +1,4 @@
-"""Cloud price presets from the SkyPilot-derived catalog (design 8), with source kept per value.
+"""Cloud price presets from the SkyPilot-derived catalog, with the source kept per value.
 
 The catalog is a committed copy of ``shared/reference/gpu_prices_catalog.csv``. It records the
 catalog commit of every price but no retrieval date, so the commit is the date stamp we show.
@@ -10,7 +10,9 @@ import functools
 from dataclasses import dataclass
 from typing import Optional
 
+from service.i18n import _
 from service.paths import PRESET_CATALOG
+from service.presets.fields import rounded
 
 
 @dataclass(frozen=True)
@@ -23,10 +25,23 @@ class Preset:
     region: str
     on_demand_per_gpu_hour: float
     spot_per_gpu_hour: Optional[float]
-    note: str
-    source: str
+    note: str                # English, from the catalog; shown through the catalog (note_text)
+    source: str              # English, as recorded with a revision; shown as source_text
+    commit: str = ""         # the catalog commit that dates its prices
 
     kind = "gpu"
+
+    @property
+    def source_text(self) -> str:
+        """Where the prices come from, in the reader's language."""
+        return _("SkyPilot catalog %(file)s at commit %(commit)s",
+                 file=self.source.removeprefix("SkyPilot catalog ").rsplit(" at commit ")[0],
+                 commit=self.commit[:7])
+
+    @property
+    def note_text(self) -> str:
+        """The catalog's note in the reader's language (service/i18n/extract.py extracts it)."""
+        return _(self.note) if self.note else ""
 
     @property
     def label(self) -> str:
@@ -34,16 +49,20 @@ class Preset:
                 f"${self.on_demand_per_gpu_hour:.2f}/GPU-h")
 
     def changes(self) -> dict:
-        """Scenario sections/fields this preset sets."""
+        """Scenario sections/fields this preset sets, prices rounded to their field's precision
+        in dollars (four places per GPU-hour: the catalog's 1.3492375 is 1.3492)."""
         # the catalog's prices are in dollars: a scenario reporting in another currency
-        # converts them at its fx.rate (and is refused until it has one)
-        spot: dict = {"price_per_gpu_hour": self.spot_per_gpu_hour}
+        # converts them at its fx.rate (and is refused until it has one); a context preset
+        # never converts them (service/presets/context.py), so the two stack in either order
+        spot: dict = {"price_per_gpu_hour": None if self.spot_per_gpu_hour is None else
+                      rounded("spot.price_per_gpu_hour", self.spot_per_gpu_hour, "USD")}
         if self.spot_per_gpu_hour is None:
             # no listed spot price (AWS Seoul p5): spot is off rather than priced at the
             # default discount, which would be an assumption presented as the catalog's
             spot["availability"] = 0.0
         return {"cloud_terms": {"currency": "USD"},
-                "on_demand": {"price_per_gpu_hour": self.on_demand_per_gpu_hour},
+                "on_demand": {"price_per_gpu_hour": rounded(
+                    "on_demand.price_per_gpu_hour", self.on_demand_per_gpu_hour, "USD")},
                 "spot": spot, "commitments": {"block_gpus": self.gpus}}
 
     def fields(self) -> list[str]:
@@ -53,9 +72,22 @@ class Preset:
         return ["cloud_terms.currency", "on_demand.price_per_gpu_hour", *spot,
                 "commitments.*.block_gpus"]
 
+    def paths(self, data: dict) -> list[str]:
+        """The fields the preset names in this scenario data (a block size per offer)."""
+        rows = [f"commitments.{i}.block_gpus" for i in range(len(data.get("commitments") or []))]
+        return [p for p in self.fields() if "*" not in p] + rows
+
     def provenance(self) -> dict:
         return {"id": self.id, "label": self.label, "source": self.source, "note": self.note,
                 "fields": self.fields()}
+
+    def marks(self, data: dict) -> dict[str, str]:
+        """Where each value it set comes from, by path (shown beside the field)."""
+        text = self.source_text + (f" ({self.note_text})" if self.note else "")
+        return {path: text for path in self.paths(data)}
+
+    def apply(self, data: dict) -> dict:
+        return apply(data, self)
 
 
 def _number(text: str) -> Optional[float]:
@@ -77,7 +109,7 @@ def load_presets() -> dict[str, Preset]:
             presets[preset_id] = Preset(
                 preset_id, row["cloud"], row["instance_type"], row["accelerator"],
                 int(row["accelerator_count"]), row["region"], price,
-                _number(row["spot_min_per_gpu_hr"]), row["note"], source)
+                _number(row["spot_min_per_gpu_hr"]), row["note"], source, row["catalog_commit"])
     return presets
 
 

@@ -26,6 +26,8 @@ from service.web.tables import PlanJob
 from service.scenarios.live_panel import live_panel
 from service.plans.planning import PlanningError
 from service.scenarios import bp
+from service.presets import stack
+from service.presets.context import ContextPresetError
 
 
 def error_payload(sections: list[FormSection]) -> dict[str, Any]:
@@ -41,6 +43,27 @@ def validate():
     """Pydantic's verdict on the posted form, field by field; nothing is saved."""
     model, sections = validate_form(request.form)
     return jsonify({"valid": model is not None, **error_payload(sections)})
+
+
+@bp.post("/presets/<path:preset_id>.json")
+@answers_json
+@login_required
+def preset_changes(preset_id: str):
+    """What applying a preset changes in the posted form, for static/js/presets.js: each
+    input it sets or converts with its new text (rounded, as the form shows it), the list of
+    changes in words, the units that change and the note on the preset. Nothing is saved; a
+    preset that cannot apply to these values is a 422 saying why."""
+    try:
+        preset = stack.chosen([preset_id])[0]
+    except (stack.UnknownPreset, IndexError):
+        abort(404, _("Unknown preset %(preset)s.", preset=repr(preset_id)))
+    try:
+        result = stack.form_changes(preset, request.form)
+    except ContextPresetError as exc:
+        abort(422, str(exc))
+    return jsonify({"id": preset.id, "kind": preset.kind, "summary": result.summary,
+                    "changes": [c.as_json() for c in result.changes], "units": result.units,
+                    "note_html": render_template("scenarios/_preset_note.html", p=preset)})
 
 
 @bp.post("/<int:scenario_id>/preview")

@@ -1,7 +1,7 @@
 """Scenarios: list, new/edit forms generated from the schema, usage upload with preview, compare."""
 from __future__ import annotations
 
-from typing import Optional, Union
+from typing import Optional, Sequence
 
 from flask import (abort, flash, g, jsonify, redirect, render_template, request,
                    url_for)
@@ -15,7 +15,9 @@ from service.web.access import (can_edit, editable_scenario, revision_or_404, sc
                             visible_scenarios)
 from service.web.users import login_required
 from service.clip import MESSAGE, clip_message
-from service.presets.context import ContextPreset, ContextPresetError, load_context_presets
+from service.presets import stack
+from service.presets.context import ContextPresetError, load_context_presets
+from service.presets.stack import AnyPreset
 from service.web.tables import Revision, ScenarioRecord, UsageFile, User
 from service.web.db import get_session, write_session
 from service.web import progress as progress_store
@@ -36,52 +38,39 @@ from service.plans.stored import ensure_plan, request_plan
 from service import clock
 from service.plans.usage_age import preview_notes
 
-AnyPreset = Union[preset_catalog.Preset, ContextPreset]
+def chosen_presets() -> list[AnyPreset]:
+    """The presets the request names (``preset``, repeated: a context and a price preset);
+    an unknown one is a 400."""
+    try:
+        return stack.chosen(request.values.getlist("preset"))
+    except stack.UnknownPreset as exc:
+        abort(400, _("Unknown preset %(preset)s.", preset=repr(exc.args[0])))
 
 
-def chosen_preset() -> Optional[AnyPreset]:
-    preset_id = request.values.get("preset", "")
-    if not preset_id:
-        return None
-    preset = {**preset_catalog.load_presets(), **load_context_presets()}.get(preset_id)
-    if preset is None:
-        abort(400, _("Unknown preset %(preset)s.", preset=repr(preset_id)))
-    return preset
-
-
-def with_preset(data: dict, preset: Optional[AnyPreset]) -> dict:
-    """Scenario data with a preset applied (none: the data as it is); a preset that cannot
-    apply is a 400 saying why."""
-    if preset is None:
-        return data
-    if isinstance(preset, ContextPreset):
-        try:
-            return preset.apply(data)
-        except ContextPresetError as exc:
-            abort(400, str(exc))
-    return preset_catalog.apply(data, preset)
-
-
-def preset_marks(preset: Optional[AnyPreset], data: dict) -> dict[str, str]:
-    if preset is None:
-        return {}
-    if isinstance(preset, ContextPreset):
-        return preset.marks(data)
-    text = preset.source + (f" ({preset.note})" if preset.note else "")
-    marks = {path: text for path in preset.fields() if "*" not in path}
-    for i, _ in enumerate(data.get("commitments") or []):
-        marks[f"commitments.{i}.block_gpus"] = text
-    return marks
+def with_presets(data: dict, presets: list[AnyPreset]) -> tuple[dict, dict[str, str]]:
+    """Scenario data with the presets applied in order and the note beside each field they
+    set; a preset that cannot apply is a 400 saying why."""
+    try:
+        return stack.apply_all(data, presets)
+    except ContextPresetError as exc:
+        abort(400, str(exc))
 
 
 def form_page(scenario: Optional[ScenarioRecord], data: dict, sections=None, status=200,
-              preset=None):
+              presets: Sequence[AnyPreset] = (), marks: Optional[dict[str, str]] = None):
     if sections is None:
-        sections = build_form(data, preset_fields=preset_marks(preset, data))
+        sections = build_form(data, preset_fields=marks or {})
+    applied = {preset.kind: preset for preset in presets}
     return render_template("scenarios/form.html", scenario=scenario, layout=arrange(sections),
                            live=initial_panel(scenario), presets=preset_catalog.grouped(),
                            contexts=list(load_context_presets().values()),
-                           preset=preset), status
+                           applied=list(presets), chosen_price=applied.get("gpu"),
+                           chosen_context=applied.get("context")), status
+
+
+def recorded(presets: Sequence[AnyPreset]) -> Optional[list[dict]]:
+    """The ``preset`` record of a saved revision: each preset applied, in order."""
+    return stack.provenance(presets) or None
 
 
 @bp.get("/")
@@ -97,19 +86,20 @@ def index():
 @login_required
 @idempotency.idempotent
 def new():
-    preset = chosen_preset()
+    presets = chosen_presets()
     if request.method == "GET":
-        data = with_preset(Scenario().model_dump(mode="json"), preset)
-        if isinstance(preset, preset_catalog.Preset):
-            data["name"] = _("8x H100 server vs %(cloud)s %(instance)s", cloud=preset.cloud,
-                             instance=preset.instance_type)
-        return form_page(None, data, preset=preset)
+        data, marks = with_presets(Scenario().model_dump(mode="json"), presets)
+        price = next((p for p in presets if isinstance(p, preset_catalog.Preset)), None)
+        if price is not None:
+            data["name"] = _("8x H100 server vs %(cloud)s %(instance)s", cloud=price.cloud,
+                             instance=price.instance_type)
+        return form_page(None, data, presets=presets, marks=marks)
     model, sections = validate_form(request.form)
     if model is None:
-        return form_page(None, {}, sections, 422, preset)
+        return form_page(None, {}, sections, 422, presets)
     with idempotency.transaction() as s:
         revision = create_scenario(s, s.get(User, g.user.id), model,
-                                   preset=preset.provenance() if preset else None)
+                                   preset=recorded(presets))
         target = url_for("scenarios.show", scenario_id=revision.scenario_id)
         idempotency.remember(s, location=target)
     flash(_("Scenario saved. Upload a usage file to see its plan."))
@@ -130,12 +120,13 @@ def show(scenario_id: int):
 def edit(scenario_id: int):
     scenario = editable_scenario(g.user, scenario_id)
     latest = scenario.latest
-    preset = chosen_preset()
+    presets = chosen_presets()
     if request.method == "GET":
-        return form_page(scenario, with_preset(latest.assumptions_dict, preset), preset=preset)
+        data, marks = with_presets(latest.assumptions_dict, presets)
+        return form_page(scenario, data, presets=presets, marks=marks)
     model, sections = validate_form(request.form)
     if model is None:
-        return form_page(scenario, {}, sections, 422, preset)
+        return form_page(scenario, {}, sections, 422, presets)
     if model == Scenario.model_validate_json(latest.assumptions):
         flash(_("No assumption changed: no new revision."))
         return redirect(url_for("scenarios.show", scenario_id=scenario.id))
@@ -144,12 +135,12 @@ def edit(scenario_id: int):
     except PlanningError as exc:
         sections[0].errors.append(_("The engine cannot plan these assumptions: %(reason)s",
                                     reason=exc))
-        return form_page(scenario, {}, sections, 422, preset)
+        return form_page(scenario, {}, sections, 422, presets)
     with idempotency.transaction() as s:
         revision = add_revision(s, s.get(ScenarioRecord, scenario.id), s.get(User, g.user.id),
                                 model, s.get(UsageFile, latest.usage_file_id)
                                 if latest.usage_file_id else None,
-                                preset=preset.provenance() if preset else None,
+                                preset=recorded(presets),
                                 note=request.form.get("note", "assumptions edited"))
         idempotency.remember(s, location=url_for("scenarios.show", scenario_id=scenario.id))
     if ensure_plan(get_session().get(Revision, revision.id)) is not None:

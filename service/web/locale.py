@@ -150,6 +150,10 @@ SCRIPT_WORDS = {
     "row_removed": N_("%(table)s: row removed, %(count)s left."),
     "row_added": N_("%(table)s: row %(number)s added."),
     "at_most_rows": N_("At most %(count)s rows"),
+    # static/js/presets.js: the preset choosers applied in the page
+    "preset_applying": N_("Applying the preset..."),
+    "preset_failed": N_("The preset could not be applied (status %(status)s)."),
+    "preset_cancelled": N_("The preset was not applied: nothing changed."),
 }
 
 

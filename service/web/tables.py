@@ -125,7 +125,8 @@ class Revision(Base):
     usage_file_id: Mapped[Optional[int]] = mapped_column(ForeignKey("usage_files.id"))
     usage_sha256: Mapped[Optional[str]] = mapped_column(String(64))
     content_hash: Mapped[str] = mapped_column(String(64))
-    preset: Mapped[Optional[str]] = mapped_column(Text)     # JSON: preset id and sources
+    # JSON: the presets applied (id, label, sources), a list; one preset's object before
+    preset: Mapped[Optional[str]] = mapped_column(Text)
     note: Mapped[str] = mapped_column(String(500), default="")
     scenario: Mapped[ScenarioRecord] = relationship(back_populates="revisions")
     author: Mapped[User] = relationship()
@@ -142,8 +143,16 @@ class Revision(Base):
         return data
 
     @property
+    def presets(self) -> list[dict]:
+        """The presets the revision was filled from, in the order they were applied (a
+        context and a price preset); a revision of before presets stacked recorded one."""
+        stored = json.loads(self.preset) if self.preset else []
+        return stored if isinstance(stored, list) else [stored]
+
+    @property
     def preset_dict(self) -> Optional[dict]:
-        return json.loads(self.preset) if self.preset else None
+        """The first preset applied (see :attr:`presets` for all of them)."""
+        return self.presets[0] if self.presets else None
 
     @property
     def short_hash(self) -> str:

@@ -1,5 +1,5 @@
 // buyrent pages: charts from <script type="application/json"> blocks (no inline scripts, CSP),
-// the preset chooser and a busy note on forms that compute a plan.
+// and a busy note on forms that compute a plan (the preset choosers: presets.js).
 (function () {
   "use strict";
 
@@ -297,13 +297,6 @@
 
   window.buyrentCharts = {draw: draw, builders: BUILDERS};
 
-  function presetChooser() {
-    var select = document.getElementById("preset");
-    if (select) {
-      select.addEventListener("change", function () { select.form.submit(); });
-    }
-  }
-
   function busyForms() {
     // forms with data-progress show the server's phases instead (progress.js)
     document.querySelectorAll("form[data-busy]:not([data-progress])").forEach(function (form) {
@@ -319,7 +312,6 @@
 
   document.addEventListener("DOMContentLoaded", function () {
     drawCharts();
-    presetChooser();
     busyForms();
   });
 })();

@@ -24,6 +24,8 @@
            b.split(",").map(function (p) { return p.trim(); }).join(",");
   }
 
+  window.buyrentSameValue = sameValue;   // static/js/presets.js compares inputs the same way
+
   function isChanged(box) {
     var input = box.querySelector("input, select");
     if (!input) { return false; }

@@ -13,60 +13,17 @@ from pathlib import Path
 import openpyxl
 import pytest
 
-from tests.support.chromium import ARGS, ARTIFACTS, CHROMIUM, assert_charts_rendered, new_page
+from tests.support.chromium import ARGS, ARTIFACTS, CHROMIUM, assert_charts_rendered
 from tests.support.client import PASSWORD
+from tests.support.korean import SOURCES, english_words, korean_page
 from tests.support.live_server import live_server
 from tests.support.paths import SAMPLE_USAGE
 
 pytestmark = pytest.mark.browser
 SCENARIO = "서울 H100 구매 검토"
-# Proper names, units, formats and codes a Korean reader meets as they are.
-ALLOWED = {
-    "buyrent", "AWS", "H100", "GPU", "PV", "CSV", "XLSX", "xlsx", "json", "kW", "kWh", "UTC",
-    "P10", "P50", "P90", "US", "USD", "KRW", "PUE", "TB", "GB", "FTE", "ISO", "VAT", "Excel",
-    "API", "SHA", "ID", "APR", "MACRS", "YYYY", "MM", "PDF", "A4",
-    # file formats the upload page names (products and dataset names)
-    "FOCUS", "CUR", "Azure", "Google", "Cloud", "Slurm", "Contract", "Commitment", "DCGM",
-    "exporter", "Prometheus",
-}
-# The form's "Source:" notes cite publications, vendors and instance types by their names.
-SOURCES = {
-    "Epoch", "AI", "CBRE", "Uptime", "Institute", "Lambda", "Nebius", "SkyPilot", "Llama",
-    "EIA", "HPC", "DGX", "HGX", "SXM", "NAS", "IP", "EC2", "GCP", "S3", "Standard", "Spot",
-    "Advisor", "p5", "P5", "xlarge", "us", "east", "east4", "f2", "ln",
-}
-REVISION = re.compile(r"r\d+")   # r1, r2: revision references
-# What the test itself typed or uploaded: user names, team names, the usage file's name.
-USER_DATA = {"ana", "rita", "serving", "research", "usage", "hourly", "csv"}
+# The allow-list of English words and the page reader: tests/support/korean.py.
 CHARTS = ["chart-cumulative", "chart-by-source", "chart-load-duration", "chart-screening",
           "chart-tornado", "chart-histogram"]
-# Visible text of a page, text node by text node (so that table cells stay apart), with
-# every <details> opened (chart data tables, advanced form sections): without <code> (hashes,
-# keys, commands) and without what is marked lang="en" (the language switch's own name,
-# sentences a reader wrote that the catalog does not know), plus every chart's SVG text.
-VISIBLE_TEXT = """() => {
-  document.querySelectorAll('details').forEach(d => { d.open = true; });
-  const skip = 'code, script, style, [lang=en], .chart, select option:not(:checked)';
-  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
-  const parts = [];
-  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
-    if (!n.parentElement.closest(skip)) { parts.push(n.textContent); }
-  }
-  const charts = [...document.querySelectorAll('.chart svg text')].map(t => t.textContent);
-  return [parts.join(' '), charts.join(' ')].join(' ');
-}"""
-
-
-def english_words(page, allowed: frozenset = frozenset()) -> list[str]:
-    """Each English word of the page with a little of the text around it."""
-    text = page.evaluate(VISIBLE_TEXT)
-    out = {}
-    for m in re.finditer(r"[A-Za-z][A-Za-z0-9]+", text):
-        w = m.group(0)
-        if (w not in ALLOWED | USER_DATA | allowed and not REVISION.fullmatch(w)
-                and w not in out):
-            out[w] = f"{w}: ...{text[max(0, m.start() - 25):m.end() + 25]}..."
-    return sorted(out.values())
 
 
 @pytest.fixture
@@ -104,11 +61,6 @@ def korean_browser():
         chromium = p.chromium.launch(executable_path=CHROMIUM, args=ARGS + ["--lang=ko-KR"])
         yield chromium
         chromium.close()
-
-
-def korean_page(browser, problems: list[str]):
-    return new_page(browser, problems, accept_downloads=True, locale="ko-KR",
-                    extra_http_headers={"Accept-Language": "ko-KR,ko;q=0.9"})
 
 
 def check(page, name: str, found: dict[str, list[str]], allowed=frozenset()) -> None:

@@ -148,7 +148,7 @@ def test_korea_context_preset_form_in_korean(login):
     ana = login("ana")
     ana.post("/language", {"lang": "ko", "next": "/profile"})
     html = ana.get("/scenarios/new?preset=context/kr-2025").get_data(as_text=True)
-    assert "지역 설정(통화, 부가세, 전기)" in html
+    assert "지역 설정(국가: 통화, 부가세, 환율, 전기, 세금)" in html
     assert "프리셋 <strong>한국 2025: 원화 기준" in html and "USD당 1,422.16 KRW로 환산" in html
     assert "한국전력 산업용(을) 평균 단가" in html and "(2025-12-31 기준)" in html
     assert "KEPCO industrial" not in html and "as of 2025-12-31" not in html

@@ -57,12 +57,17 @@ class FormField:
 
 
 def _unwrap(annotation: Any) -> tuple[Any, bool]:
-    """(inner type, optional?) of ``Optional[X]``."""
+    """(inner type, optional?) of ``Optional[X]``, ``X`` without its ``Annotated`` metadata
+    (a server type's override of an ``owned`` field is ``Optional[Annotated[float, ...]]``:
+    kept, its percent field read as a plain number)."""
+    optional = False
     if typing.get_origin(annotation) in (typing.Union, types.UnionType):
         args = [a for a in typing.get_args(annotation) if a is not type(None)]
         if len(args) == 1:
-            return args[0], True
-    return annotation, False
+            annotation, optional = args[0], True
+    if typing.get_origin(annotation) is typing.Annotated:
+        annotation = typing.get_args(annotation)[0]
+    return annotation, optional
 
 
 

@@ -413,12 +413,12 @@ def parse_value(info, text: Optional[str]) -> Any:
         return text == "true"
     text = (text or "").strip()
     kind = field_meta(info)["kind"]
+    if optional and text == "":
+        return None     # an override left blank (a server type's resale by year): the default
     if typing.get_origin(inner) is tuple:
         return fv.read_list(text, kind)
     if typing.get_origin(inner) is dict:
         return fv.read_pairs(text, kind)
-    if optional and text == "":
-        return None
     if inner in (int, float):
         return fv.read_number(text, kind)
     options = typing.get_args(inner) if typing.get_origin(inner) is Literal else ()

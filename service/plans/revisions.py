@@ -48,7 +48,7 @@ def store_usage(s: Session, user: User, data: bytes, filename: str) -> UsageFile
 
 
 def add_revision(s: Session, scenario: ScenarioRecord, author: User, model: Scenario,
-                 usage: Optional[UsageFile], *, preset: Optional[dict] = None,
+                 usage: Optional[UsageFile], *, preset: Optional[list[dict]] = None,
                  note: str = "", result: Optional[PlanResult] = None) -> Revision:
     """A new revision; ``result`` (a plan computed beforehand: seeds and tests) is stored
     with it, else its plan job is written with it (service.plans.stored.stage_plan) and
@@ -102,7 +102,7 @@ def preflight(model: Scenario, usage: Optional[UsageFile] = None,
 
 
 def create_scenario(s: Session, owner: User, model: Scenario, usage: Optional[UsageFile] = None,
-                    *, preset: Optional[dict] = None,
+                    *, preset: Optional[list[dict]] = None,
                     result: Optional[PlanResult] = None) -> Revision:
     scenario = ScenarioRecord(name=model.name, owner_id=owner.id)
     s.add(scenario)

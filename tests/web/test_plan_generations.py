@@ -6,9 +6,12 @@ from html import unescape
 from pathlib import Path
 
 import pytest
+from werkzeug.datastructures import MultiDict
 
 from models.scenario import Scenario
+from service.forms.scenario import build_form, validate_form
 from service.paths import SAMPLES
+from tests.support.client import form_data
 from tests.support.planned import browse_copy, planned_database
 
 GENERATIONS = SAMPLES / "scenario_generations.json"
@@ -69,3 +72,19 @@ def test_the_server_types_preset_fills_dated_sourced_types():
     for path in marks:                     # each mark is a field the preset sets
         _, index, name = path.split(".")
         assert getattr(s.server_types[int(index)], name) is not None
+
+
+def test_a_server_types_percent_override_reads_and_writes_as_percent(app):
+    # maintenance_fraction_annual of a type is Optional[Annotated[float, ...]]: before, the form
+    # showed the fraction (0.06) under a percent label and read "6" back as 600 %.
+    data = Scenario.model_validate({"server_types": [
+        {"id": "h100"}, {"id": "b200", "maintenance_fraction_annual": 0.06}]}).model_dump(mode="json")
+    with app.test_request_context("/"):
+        posted = form_data(data)
+        assert posted["server_types.1.maintenance_fraction_annual"] == "6"     # 0.06 = 6 %
+        field = next(f for s in build_form(data) for f in s.all_fields
+                     if f.name == "server_types.1.maintenance_fraction_annual")
+        assert "%" in field.unit
+        model, _sections = validate_form(MultiDict(posted))
+    assert model is not None, [(f.name, f.error) for s in _sections for f in s.all_fields if f.error]
+    assert model.server_types[1].maintenance_fraction_annual == 0.06

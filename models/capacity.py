@@ -415,7 +415,15 @@ def schedule_plan(s: Scenario, decisions, first_month: str, horizon: int,
         if not 0 <= m < horizon:
             raise ScheduleError(f"schedule month {d.month} is outside the plan "
                                 f"({first_month} and {horizon} months)")
-        for type_id, count in _by_type(d.sell_servers, d.sell, default):
+        sales = _by_type(d.sell_servers, d.sell, default)
+        if sales and m == 0:
+            # a sale is booked at the end of the month before it (when the servers leave):
+            # for the first month that is before the plan, where no cash of it is counted
+            raise ScheduleError(f"schedule month {d.month}: servers cannot be sold in the "
+                                "plan's first month (a sale is booked at the end of the month "
+                                "before it); sell them from the second month, or leave "
+                                "servers sold before the plan out of position.servers")
+        for type_id, count in sales:
             _sell(held, sold_cohorts, d, m, type_id, count, first_month, default)
         for type_id, count in _by_type(d.buy_servers, d.buy, default):
             kind = kinds[type_id]

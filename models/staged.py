@@ -468,8 +468,8 @@ def build_problem(ctx: PlanContext, use_spot: bool, static: bool = False, server
                 per_server = by_id[c.type].per_server
                 one = ServerCohort(1, c.bought, c.online, c.sold, c.price, c.install, c.type)
                 keep = unit_pv(ctx, CapacityPlan((one,)), base)
-                for d in months:
-                    if c.bought < d < c.sold:
+                for d in months:   # never in month 0: a sale is booked the month before
+                    if max(c.bought, 0) < d < c.sold:
                         early = ServerCohort(1, c.bought, c.online, d, c.price, c.install,
                                              c.type)
                         gone = range(max(d, c.online, 0), c.sold)

@@ -173,6 +173,33 @@ def test_a_schedule_cannot_sell_servers_it_does_not_hold():
         schedule_plan(s, s.proposed.schedule, "2027-01", 12)
 
 
+def test_no_sale_in_the_first_month_and_a_second_month_sale_gets_its_resale():
+    # A sale is booked at the end of the month before it: for the plan's first month that is
+    # before the plan, where its proceeds were lost (resale 0, "cash 0" in the orders).
+    # 2 servers bought 2025-02 at 300,000, sold in 2027-02 (the plan starts 2027-01): age 24
+    # months, resale 45 % (year-end 2 of 65/45/30/20/10 %) = 135,000 each, 270,000 booked in
+    # month 1 (2027-01, the month before the sale).
+    base = {"finance": {"start_month": "2027-01", "horizon_months": 12},
+            "owned": {"resale_fraction_by_year": [0.65, 0.45, 0.30, 0.20, 0.10]},
+            "position": {"servers": [{"count": 2, "purchased": "2025-02", "price": 300_000}]},
+            "uncertainty": NO_DRAWS}
+    first = Scenario.model_validate({**base, "proposed": {"schedule": [
+        {"month": "2027-01", "sell_servers": 2}]}})
+    with pytest.raises(PlanError, match="cannot be sold in the plan's first month"):
+        compute_plan(first, flat_profile(8, "2026-01", 12))
+    second = Scenario.model_validate({**base, "proposed": {"schedule": [
+        {"month": "2027-02", "sell_servers": 2}]}})
+    r = compute_plan(second, flat_profile(8, "2026-01", 12)).strategies["proposed"]
+    assert r.lines["resale_credit"][0] == pytest.approx(270_000, rel=1e-12)
+    assert not np.any(r.lines["resale_credit"][1:])
+    # the staged search never offers a first-month sale either (it would book nothing)
+    shrinking = Scenario.model_validate({**base, "profile": {"growth_annual": -0.9},
+                                         "staging": {"allow_sales": True,
+                                                     "decision_interval_months": 1}})
+    staged = compute_plan(shrinking, flat_profile(1, "2026-01", 12)).strategies["staged"]
+    assert all(d.month != "2027-01" or not d.sell_servers for d in staged.schedule)
+
+
 def test_sales_let_a_shrinking_team_sell_servers_at_resale():
     # demand halves every year: with sales allowed, the staged plan sells servers it no
     # longer needs and costs less than without

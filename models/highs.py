@@ -31,7 +31,8 @@ class QuietHighs(highspy.Highs):
     highspy 1.16's ``enableCallbacks`` in ``__init__`` wrote the "Running HiGHS" banner to
     the process's stdout before any option could be set (ERGO-Code/HiGHS#2749)."""
 
-    def enableCallbacks(self):
+    def enableCallbacks(self) -> None:
+        """Turn the log off, then enable highspy's callbacks as its constructor does."""
         self.setOptionValue("output_flag", False)
         super().enableCallbacks()
 

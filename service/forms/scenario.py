@@ -527,8 +527,11 @@ def label_for(path: str) -> str:
     title, info = _path_info(path)
     if path == "name":
         return _(info.title or "name")
-    return f"{title}: {_(info.title) if info.title else path.rsplit('.', 1)[-1]}" if info \
-        else path
+    if info is None:
+        return path
+    field_title = _(info.title) if info.title else path.rsplit(".", 1)[-1]
+    # "Exchange rate: Exchange rate" says one thing twice: the field alone
+    return field_title if field_title == title else f"{title}: {field_title}"
 
 
 def show_value(path: str, value: Any, currency: str | Mapping[str, str] = "") -> str:

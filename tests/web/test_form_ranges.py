@@ -76,6 +76,8 @@ def test_a_revision_saved_with_flat_keys_shows_its_own_ranges():
 def test_labels_of_range_paths_old_and_new():
     assert label_for("uncertainty.ranges.owned.pue.low") == "Uncertainty ranges: PUE: low"
     assert label_for("uncertainty.pue_low") == "Uncertainty ranges: PUE: low"
+    assert label_for("fx.rate") == "Exchange rate"        # not "Exchange rate: Exchange rate"
+    assert label_for("owned.pue") == "Owned servers: PUE"
     assert label_for("uncertainty.ranges.commitments[*].discount.high") == \
         "Uncertainty ranges: Commitment discounts: high"
     assert show_value("uncertainty.ranges.owned.server_price.low", -0.1) == "-10 %"

@@ -304,6 +304,10 @@ def test_a_killed_child_fails_its_job_as_stopped_unexpectedly(app):
         job = heavy_job("killed")
     thread, pid = running_job(app, job.id)
     assert alive(pid) and descendants(os.getpid()).get(pid) == 2
+    # the child computes at a lower priority than the worker (and the web server) it serves
+    nice = min(os.getpriority(os.PRIO_PROCESS, 0) + runner.CHILD_NICENESS, 19)
+    wait_until(lambda: os.getpriority(os.PRIO_PROCESS, pid) == nice, 10,
+               "the job's child lowering its priority")
     os.kill(pid, signal.SIGKILL)
     thread.join(30)
     assert not thread.is_alive(), "the runner did not notice its child died"

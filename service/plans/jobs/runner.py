@@ -95,8 +95,14 @@ def die_with_parent() -> None:
         pass
 
 
+# A job's child yields the CPU to the web server's request threads on the same machine: a
+# page view is a few milliseconds a user waits for, a plan minutes nobody watches tick.
+CHILD_NICENESS = 10
+
+
 def child_main(kind: str, spec: dict, inputs: dict, conn) -> None:
     die_with_parent()
+    os.nice(CHILD_NICENESS)
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)     # HiGHS and any C library print to fd 1: never a page's or CLI's
     compute.run(kind, spec, inputs, conn.send)

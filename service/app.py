@@ -17,6 +17,7 @@ from service.auth import views as auth_views  # noqa: F401
 from service.web import locale as i18n
 from service.allocator import tune_allocator
 from service.clip import short_name
+from service.presets.gpu_prices import source_text as preset_source
 from service.paths import STATIC, TEMPLATES
 # the route modules of each blueprint: importing them adds their routes to its blueprint
 from service.plans import compare, views as plan_views  # noqa: F401
@@ -118,6 +119,8 @@ def create_app(test_config: Optional[Mapping[str, Any]] = None) -> Flask:
     csrf.exempt(api.bp)  # bearer tokens, no cookies: CSRF cannot apply
     app.jinja_env.filters["commitment_choice"] = choice_value
     app.jinja_env.filters["short_name"] = short_name   # a name cut on a word boundary
+    # a price preset's source as a revision recorded it (English), in the page's language
+    app.jinja_env.filters["preset_source"] = preset_source
 
 
     @app.get("/")

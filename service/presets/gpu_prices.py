@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import functools
+import re
 from dataclasses import dataclass
 from typing import Optional
 
@@ -34,9 +35,7 @@ class Preset:
     @property
     def source_text(self) -> str:
         """Where the prices come from, in the reader's language."""
-        return _("SkyPilot catalog %(file)s at commit %(commit)s",
-                 file=self.source.removeprefix("SkyPilot catalog ").rsplit(" at commit ")[0],
-                 commit=self.commit[:7])
+        return source_text(self.source)
 
     @property
     def note_text(self) -> str:
@@ -88,6 +87,19 @@ class Preset:
 
     def apply(self, data: dict) -> dict:
         return apply(data, self)
+
+
+RECORDED_SOURCE = re.compile(r"SkyPilot catalog (?P<file>.+) at commit (?P<commit>\w+)")
+
+
+def source_text(source: str) -> str:
+    """A price preset's source as recorded with a revision ("SkyPilot catalog <repository>
+    <file> at commit <commit>", English) in the reader's language; another text as it is."""
+    m = RECORDED_SOURCE.fullmatch(source or "")
+    if m is None:
+        return source
+    return _("SkyPilot catalog %(file)s at commit %(commit)s", file=m["file"],
+             commit=m["commit"][:7])
 
 
 def _number(text: str) -> Optional[float]:

@@ -46,6 +46,9 @@ FORMATS = {
     "derived": {"bg_color": "#E2EFDA", "num_format": "General", "valign": "top"},
 }
 
+# the number formats a derived cell can take (make_formats: "derived_<name>")
+DERIVED = ("money", "rate", "rate_cloud", "hours", "int", "fraction")
+
 
 def decimals(currency: str) -> int:
     """The minor units of ``currency`` (ISO 4217, through CLDR): 2 for USD, 0 for KRW and JPY,
@@ -69,6 +72,11 @@ def make_formats(workbook, currency: str = "USD", cloud_currency: str | None = N
              "rate_cloud": {"num_format": per_unit(cloud_currency or currency),
                             "valign": "top"},
              "unit_price": {"num_format": per_unit(currency, 2), "valign": "top"}}
+    # a derived cell (a formula over the inputs, shaded) in the number format of what it
+    # holds: a cohort's price per server is money, whole like every amount, not "General"
+    # with its decimals (derived_money, derived_rate_cloud, ...)
+    specs.update({f"derived_{name}": {**specs[name], "bg_color": FORMATS["derived"]["bg_color"]}
+                  for name in DERIVED})
     return {name: workbook.add_format(spec) for name, spec in specs.items()}
 
 

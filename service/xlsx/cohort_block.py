@@ -137,4 +137,5 @@ class CohortBlock:
             else:
                 if key not in derived:
                     formula = formula.format(**addresses)
-                ws.write_formula(row, 2 + j, formula, fmt["derived"], value)
+                ws.write_formula(row, 2 + j, formula, fmt.get(f"derived_{style}",
+                                                              fmt["derived"]), value)

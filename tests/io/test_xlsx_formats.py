@@ -64,3 +64,28 @@ def test_strategy_sheet_amounts_are_whole_and_exchange_rates_keep_decimals(books
     total = ROLLUP_FIRST + 1 + [k for k, _h, _t in ROLLUP].index("total")
     assert ws.cell(total, 2).number_format.startswith("#,##0;")   # the roll-up: whole too
     assert ws["B9"].number_format == ("#,##0.00" if name == "h100" else "#,##0")  # per GPU-h
+
+
+COHORT_MONEY = ("Price per server", "Install per server", "Capex basis per server",
+                "Loan principal per server", "Level loan payment per server", "Upfront per GPU")
+
+
+@pytest.mark.parametrize("name, rate", [("h100", "#,##0.00"), ("seoul", "#,##0.00")])
+def test_cohort_tables_show_money_whole_even_where_a_formula_derives_it(books, name, rate):
+    """A cohort's price per server is a formula over the Assumptions sheet (its hardware price
+    trend): shaded as derived, yet in the money format (it was "General": 421234567.891 won
+    and no thousands separators); a contract's rate per GPU-hour in its cloud currency."""
+    seen: dict[str, set[str]] = {}
+    for ws in books[name].worksheets:
+        heads = [c.row for c in ws["A"] if c.value == "Cohort"]
+        for head in heads:
+            columns = {ws.cell(head, c).value: c for c in range(3, 20) if ws.cell(head, c).value}
+            for r in range(head + 1, ws.max_row + 1):
+                if not ws.cell(r, 1).value:
+                    break
+                for label, c in columns.items():
+                    if label in COHORT_MONEY or label.startswith("Rate per GPU-hour"):
+                        seen.setdefault(label, set()).add(ws.cell(r, c).number_format)
+    assert seen.get("Price per server") == {MONEY}, seen
+    assert {h: f for h, f in seen.items() if h in COHORT_MONEY and f != {MONEY}} == {}
+    assert seen.get("Rate per GPU-hour, ex VAT") == {rate}, seen

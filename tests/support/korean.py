@@ -1,11 +1,16 @@
 """Korean pages in Chromium: the English words a Korean reader may meet (proper names, units,
-codes) and a reader of every other English word on a page (tests/system/test_browser_korean.py,
-tests/system/test_presets_browser.py)."""
+codes), a reader of every other English word on a page, Chromium in Korean with a CJK font,
+and the screenshot-and-collect step of each page (tests/system/test_browser_korean.py,
+tests/system/test_presets_browser.py, tests/system/test_korean_team_flow.py)."""
 from __future__ import annotations
 
 import re
+import subprocess
+from pathlib import Path
+from typing import Iterator
 
-from tests.support.chromium import new_page
+from tests.support.chromium import ARGS, ARTIFACTS, CHROMIUM, new_page
+from tests.support.client import PASSWORD
 
 # Proper names, units, formats and codes a Korean reader meets as they are.
 ALLOWED = {
@@ -57,3 +62,42 @@ def english_words(page, allowed: frozenset = frozenset()) -> list[str]:
 def korean_page(browser, problems: list[str]):
     return new_page(browser, problems, accept_downloads=True, locale="ko-KR",
                     extra_http_headers={"Accept-Language": "ko-KR,ko;q=0.9"})
+
+
+def korean_chromium() -> Iterator:
+    """Body of the ``korean_browser`` fixtures: Chromium in Korean, failing the test when the
+    browser or a CJK font for Hangul is missing (scripts/system-packages)."""
+    import pytest
+    from playwright.sync_api import sync_playwright
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"Chromium is missing at {CHROMIUM}: run scripts/system-packages")
+    family = subprocess.run(["fc-match", "-f", "%{family}", ":lang=ko"], capture_output=True,
+                            text=True).stdout
+    if "CJK" not in family:
+        pytest.fail(f"no CJK font for Hangul (fc-match gives {family!r}): install "
+                    "fonts-noto-cjk (scripts/system-packages)")
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=CHROMIUM, args=ARGS + ["--lang=ko-KR"])
+        yield chromium
+        chromium.close()
+
+
+def check(page, name: str, found: dict[str, list[str]], allowed=frozenset()) -> None:
+    """Screenshot the page (test-artifacts/ko-NAME.png) and collect its English words
+    (asserted at the end of the test)."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"ko-{name}.png"), full_page=True)
+    words = english_words(page, frozenset(allowed))
+    if words:
+        found[name] = words
+
+
+def log_in(page, base: str, name: str, found, shot: str = "01-login") -> None:
+    """Log in through the Korean login page (checked as ``shot``)."""
+    page.goto(f"{base}/login")
+    assert page.locator("html").get_attribute("lang") == "ko"
+    check(page, shot, found)
+    page.fill("input[name=username]", name)
+    page.fill("input[name=password]", PASSWORD)
+    page.click("form.narrow button[type=submit]")
+    page.wait_for_url(f"{base}/scenarios/")

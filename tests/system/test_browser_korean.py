@@ -7,15 +7,14 @@ from __future__ import annotations
 
 import io
 import re
-import subprocess
 from pathlib import Path
 
 import openpyxl
 import pytest
 
-from tests.support.chromium import ARGS, ARTIFACTS, CHROMIUM, assert_charts_rendered
+from tests.support.chromium import ARTIFACTS, assert_charts_rendered
 from tests.support.client import PASSWORD
-from tests.support.korean import SOURCES, english_words, korean_page
+from tests.support.korean import SOURCES, check, korean_chromium, korean_page, log_in
 from tests.support.live_server import live_server
 from tests.support.paths import SAMPLE_USAGE
 
@@ -49,37 +48,7 @@ def korean_server(tmp_path):
 
 @pytest.fixture
 def korean_browser():
-    from playwright.sync_api import sync_playwright
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"Chromium is missing at {CHROMIUM}: run scripts/system-packages")
-    family = subprocess.run(["fc-match", "-f", "%{family}", ":lang=ko"], capture_output=True,
-                            text=True).stdout
-    if "CJK" not in family:
-        pytest.fail(f"no CJK font for Hangul (fc-match gives {family!r}): install "
-                    "fonts-noto-cjk (scripts/system-packages)")
-    with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=CHROMIUM, args=ARGS + ["--lang=ko-KR"])
-        yield chromium
-        chromium.close()
-
-
-def check(page, name: str, found: dict[str, list[str]], allowed=frozenset()) -> None:
-    """Screenshot the page and collect its English words (asserted at the end)."""
-    ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / f"ko-{name}.png"), full_page=True)
-    words = english_words(page, frozenset(allowed))
-    if words:
-        found[name] = words
-
-
-def log_in(page, base: str, name: str, found) -> None:
-    page.goto(f"{base}/login")
-    assert page.locator("html").get_attribute("lang") == "ko"
-    check(page, "01-login", found)
-    page.fill("input[name=username]", name)
-    page.fill("input[name=password]", PASSWORD)
-    page.click("form.narrow button[type=submit]")
-    page.wait_for_url(f"{base}/scenarios/")
+    yield from korean_chromium()
 
 
 def test_korean_reviewer_flow_meets_no_english(korean_server, korean_browser):

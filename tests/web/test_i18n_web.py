@@ -155,6 +155,26 @@ def test_korea_context_preset_form_in_korean(login):
     assert "보고 통화" in html and "환율" in html
 
 
+def test_scenario_page_says_a_saved_price_presets_source_in_korean(login):
+    """A revision records its price preset's source in English ("SkyPilot catalog ... at
+    commit 00148f2"); the scenario page says it in the reader's language, as the form does
+    (it was English on the Korean page, issue 24)."""
+    from models.scenario import Scenario
+    from tests.support.client import form_data
+    preset = "aws/p5.48xlarge/ap-northeast-2"
+    ana = login("ana")
+    data = form_data({**Scenario().model_dump(mode="json"), "name": "서울 p5"})
+    data.update({"preset": preset, "on_demand.price_per_gpu_hour": "9.4944",
+                 "spot.availability": "0"})
+    response = ana.post("/scenarios/new", data)
+    assert response.status_code == 302
+    html = ana.get(response.headers["Location"], headers=KO).get_data(as_text=True)
+    assert "SkyPilot 카탈로그 skypilot-org/skypilot-catalog catalogs/v8/aws/vms.csv, 커밋 " \
+        "00148f2" in html
+    assert "at commit" not in html
+    english = ana.get(response.headers["Location"], headers={"Accept-Language": "en"})
+    assert "aws/vms.csv at commit 00148f2." in english.get_data(as_text=True)
+
 def test_data_messages_are_translated_without_being_read_as_format_strings(app):
     """Pages show data messages (a preset's label, an ingest warning, a plan rule) through
     |translated: the catalog entry, else a reader's warning rebuilt from its parts, and never

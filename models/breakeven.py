@@ -533,7 +533,8 @@ def tie_value(f: Callable[[float], float], x0: float, lo: float, hi: float
                           "which": "cheaper" if values[-1] < 0 else "dearer"})
 
 
-def price_breakevens(ctx: PlanContext, cloud: Capacity) -> tuple[dict, dict]:
+def price_breakevens(ctx: PlanContext, cloud: Capacity,
+                     optimal: Optional[Capacity] = None) -> tuple[dict, dict]:
     """On-demand price and server price at which the best plan owning servers ties cloud_only.
 
     Parameters
@@ -542,6 +543,9 @@ def price_breakevens(ctx: PlanContext, cloud: Capacity) -> tuple[dict, dict]:
         Context of the plan, re-priced at each trial value.
     cloud : Capacity
         The best cloud-only plan.
+    optimal : Capacity, optional
+        The best plan: when it owns a server it is the best plan owning servers (the least
+        over all plans, so over those with a server too), and the search of that is spared.
 
     Returns
     -------
@@ -553,7 +557,8 @@ def price_breakevens(ctx: PlanContext, cloud: Capacity) -> tuple[dict, dict]:
     """
     s = ctx.scenario
     try:
-        owning, _ = best_capacity(ctx, min_servers=1)
+        owning = optimal if optimal is not None and optimal.servers >= 1 and \
+            not s.server_types else best_capacity(ctx, min_servers=1)[0]
     except ValueError:
         why = Message("no plan with owned servers")
         return ({"on_demand_price": None, "server_price": None},
@@ -721,7 +726,8 @@ def breakeven_section(ctx: PlanContext, results: dict[str, StrategyResult],
     owned_vs, commit_vs, directions, reasons = utilization_breakevens(ctx, lines)
     all_in, all_in_directions, all_in_reasons = all_in_breakevens(ctx, list(owned_vs))
     nominal, discounted, payback_reasons = payback(results, ctx.horizon)
-    prices, price_reasons = price_breakevens(ctx, results["cloud_only"].capacity)
+    prices, price_reasons = price_breakevens(ctx, results["cloud_only"].capacity,
+                                             results["optimal"].capacity)
     section = BreakevenSection(
         utilization=owned_vs, utilization_all_in=all_in, commitment_vs_on_demand=commit_vs,
         payback_month=nominal, payback_month_discounted=discounted,

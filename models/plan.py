@@ -13,7 +13,7 @@ import math
 import numpy as np
 
 from models.breakeven import breakeven_section
-from models.capacity import ScheduleError, schedule_plan, static_plan
+from models.capacity import Capacity, ScheduleError, schedule_plan, static_plan
 from models.costs import commitment_schedule, server_schedule
 from models.document import Plan, build_document
 from models.explain import explanation
@@ -118,8 +118,20 @@ class Planner:
         self.results: dict[str, StrategyResult] = {}
         self.notes = start_warnings(scenario, self.context.calendar.months[0], current_month)
 
-    def add_static(self) -> None:
+    def add_static(self, known: Optional[dict[str, Capacity]] = None) -> bool:
         """Price on demand, buying for the peak, the best static plans and the proposal.
+
+        Parameters
+        ----------
+        known : dict of str to Capacity, optional
+            The decisions of ``cloud_only`` and ``optimal`` solved before (a live preview's:
+            the edited assumptions' own optima come from a job): priced as they are instead of
+            searched, when every offer they commit to is still offered.
+
+        Returns
+        -------
+        bool
+            True when the static optima are the ``known`` decisions re-priced.
 
         Raises
         ------
@@ -129,7 +141,14 @@ class Planner:
         ctx = self.context
         self.results["on_demand"] = ctx.evaluate("on_demand", on_demand_capacity())
         self.results["buy_for_peak"] = ctx.evaluate("buy_for_peak", buy_for_peak_capacity(ctx))
-        if ctx.scenario.server_types:
+        offers = {o.id for o in ctx.scenario.commitments}
+        repriced = bool(known) and not ctx.scenario.server_types and \
+            set(known) == {"cloud_only", "optimal"} and \
+            all(set(c.committed) <= offers for c in known.values())
+        if repriced:
+            self.results.update({name: ctx.evaluate(name, known[name])
+                                 for name in ("cloud_only", "optimal")})
+        elif ctx.scenario.server_types:
             try:
                 self.results.update(fleet_optimal(ctx))
             except StagedError as exc:
@@ -139,6 +158,7 @@ class Planner:
         proposed = proposed_strategy(ctx)
         if proposed is not None:
             self.results["proposed"] = proposed
+        return repriced
 
     def add_staged(self) -> None:
         """Search the staged schedule (a MILP, models/staged.py) and price it."""

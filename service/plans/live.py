@@ -15,6 +15,7 @@ import threading
 from collections import OrderedDict
 from typing import Any, Optional
 
+from models.capacity import Capacity
 from models.document import plan_document
 from models.plan import Planner, compute_plan
 from models.profile import ProfileError, UsageProfile
@@ -61,15 +62,33 @@ def last_schedule(doc: Optional[dict[str, Any]]) -> tuple[Decision, ...]:
     return tuple(Decision.model_validate(d) for d in staged["schedule"])
 
 
+def last_optima(doc: Optional[dict[str, Any]]) -> dict[str, Capacity]:
+    """The ``cloud_only`` and ``optimal`` decisions of a stored plan document (none for a
+    fleet of several server types, or a document without them)."""
+    out = {}
+    for name in ("cloud_only", "optimal"):
+        r = (doc or {}).get("strategies", {}).get(name) or {}
+        if not isinstance(r.get("servers"), int) or "committed_gpus" not in r:
+            return {}
+        out[name] = Capacity(r["servers"], {k: int(v) for k, v in r["committed_gpus"].items()},
+                             use_spot=bool(r.get("uses_spot", True)))
+    return out
+
+
 def preview_document(model: Scenario, usage: UsageFile, schedule: tuple[Decision, ...] = (),
-                     current_month: Optional[str] = None) -> dict[str, Any]:
-    """The static strategies of ``model`` on ``usage`` and ``schedule`` (the last solved
-    staged schedule) priced under ``model``: milliseconds, no MILP."""
+                     current_month: Optional[str] = None,
+                     optima: Optional[dict[str, Capacity]] = None) -> dict[str, Any]:
+    """The strategies of ``model`` on ``usage``, with ``schedule`` (the last solved staged
+    schedule) and ``optima`` (the last static optima, :func:`last_optima`) priced under
+    ``model`` instead of searched: tens of milliseconds, no search; the preview job searches
+    (stage ``repriced`` until it answers). Without them the static optima are searched."""
     try:
         planner = Planner(without_uncertainty(model), usage_profile(usage),
                           current_month=current_month or clock.current_month())
-        planner.add_static()
-        stage = "repriced" if schedule and planner.add_repriced(schedule) else "static"
+        repriced = planner.add_static(optima)
+        if schedule:
+            repriced = planner.add_repriced(schedule) or repriced
+        stage = "repriced" if repriced else "static"
         return planner.plan(stage).document
     except (PlanError, ProfileError) as exc:
         raise PlanningError(str(exc)) from None

@@ -19,7 +19,7 @@ from service.web.errors import answers_json
 from service.web.users import login_required
 from service.forms.scenario import FormSection, validate_form
 from service.i18n import _
-from service.plans.live import last_schedule, preview_document
+from service.plans.live import last_optima, last_schedule, preview_document
 from service.plans.stored import job_status, read_plan, request_preview
 from service.web.db import get_session
 from service.web.tables import PlanJob
@@ -98,7 +98,8 @@ def preview(scenario_id: int):
                 return jsonify(body)
             else:
                 doc = preview_document(model, latest.usage_file,
-                                       last_schedule(stored.document))
+                                       last_schedule(stored.document),
+                                       optima=last_optima(stored.document))
         except PlanningError as exc:
             body["plan_error"] = _("The engine cannot plan these assumptions: %(reason)s",
                                    reason=exc)

@@ -127,11 +127,10 @@ SCRIPT_WORDS = {
     "problems_many": N_("%(count)s problems to fix before saving."),
     "fix_to_update": N_("Fix the values marked in the form to update the plan."),
     "updated": N_("Updated for the values in the form (not saved)."),
-    # the staged plan shown meanwhile is the last solved schedule priced at these values
-    "reoptimizing": N_("Updated for the form's values (not saved); re-optimizing the staged "
-                       "schedule..."),
-    "reoptimized": N_("Updated for the values in the form (not saved), the staged schedule "
-                      "re-optimized."),
+    # shown meanwhile: the last solved optima and staged schedule priced at these values
+    "reoptimizing": N_("Updated for the form's values (not saved), the last optimum re-priced; "
+                       "re-optimizing..."),
+    "reoptimized": N_("Updated for the values in the form (not saved), re-optimized."),
     "job_waiting": N_("Waiting for a worker (%(state)s)..."),
     "job_running": N_("Computing: %(stage)s, %(seconds)s s..."),
     "job_failed": N_("The computation failed: %(reason)s"),

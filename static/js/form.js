@@ -127,11 +127,10 @@
     var chart = byId("chart-live-cumulative");
     if (window.buyrentCharts && window.Plotly) { window.buyrentCharts.draw(chart, body.charts); }
     status.textContent = body.stage === "repriced" ?
-      word("reoptimizing", "Updated for the form's values (not saved); re-optimizing the " +
-           "staged schedule...", {}) :
+      word("reoptimizing", "Updated for the form's values (not saved), the last optimum " +
+           "re-priced; re-optimizing...", {}) :
       body.reoptimized ?
-      word("reoptimized", "Updated for the values in the form (not saved), the staged " +
-           "schedule re-optimized.", {}) :
+      word("reoptimized", "Updated for the values in the form (not saved), re-optimized.", {}) :
       word("updated", "Updated for the values in the form (not saved).", {});
     status.dataset.stage = body.reoptimized ? "reoptimized" : (body.stage || "");
     // from the edit to the new numbers on screen: what the latency benchmark reads
@@ -174,7 +173,7 @@
       request.send(new FormData(form));
     }
 
-    // The preview job re-optimizing the staged schedule of these values: poll it with
+    // The preview job re-optimizing these values (static optima and staged schedule): poll it with
     // back-off and show its plan if no newer edit was sent meanwhile.
     function follow(jobUrl, seq) {
       var delay = 300;

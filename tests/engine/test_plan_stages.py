@@ -46,3 +46,4 @@ def test_a_repriced_schedule_costs_what_it_costs_as_a_proposal():
     # a dearer server costs the same schedule more
     assert pv > solved.strategies["staged"].pv_cost
     assert repriced.document["stage"] == "repriced"
+

@@ -2,8 +2,13 @@
 static strategies take seconds, so the request only queues the preview job and answers."""
 from __future__ import annotations
 
-from service.scenarios.live_views import HEAVY_MONTHS, heavy
+from models.capacity import Capacity
+from models.document import plan_document
+from models.plan import Planner, compute_plan
 from models.scenario import Scenario
+from service.plans.live import last_optima
+from service.scenarios.live_views import HEAVY_MONTHS, heavy
+from tests.support.engine_cases import growth_sample
 
 
 def test_a_long_horizon_or_many_offers_is_a_job_only():
@@ -26,3 +31,34 @@ def test_a_heavy_preview_answers_with_its_job_and_no_plan(login, app):
     assert body["valid"] and body["pending"] and "cards_html" not in body
     job = client.get(body["job_url"]).get_json()       # the immediate queue ran it
     assert job["job"]["state"] == "done" and "cards_html" in job
+
+
+def test_repriced_static_optima_cost_what_the_same_decisions_cost_as_proposals():
+    # The live preview re-prices the last solved cloud_only and optimal decisions (the job
+    # searches the edited optimum): each costs what the engine charges for that decision as
+    # proposed.servers + proposed.committed_gpus, to 1e-9; an offer gone means a search.
+    scenario, profile = growth_sample()
+    scenario = scenario.with_changes(uncertainty={"draws": 0})
+    solved = plan_document(compute_plan(scenario, profile, current_month="2026-12"))
+    optima = last_optima(solved)
+    assert set(optima) == {"cloud_only", "optimal"} and optima["cloud_only"].servers == 0
+    assert optima["optimal"].servers == solved["strategies"]["optimal"]["servers"]
+    edited = scenario.with_changes(owned={"server_price": scenario.owned.server_price * 1.2})
+    planner = Planner(edited, profile, current_month="2026-12")
+    assert planner.add_static(optima)
+    for name, capacity in optima.items():
+        assert capacity.use_spot       # as a proposal has it
+        as_proposal = compute_plan(edited.with_changes(proposed={
+            "schedule": [], "servers": capacity.servers, "committed_gpus": capacity.committed}),
+            profile,
+            current_month="2026-12").strategies["proposed"]
+        got = planner.results[name].pv_cost
+        assert abs(got - as_proposal.pv_cost) <= 1e-9 * abs(as_proposal.pv_cost), name
+    # an offer the decision commits to is gone: the optima are searched, not re-priced
+    committed = {k for c in optima.values() for k, v in c.committed.items() if v}
+    if committed:
+        fewer = edited.with_changes(commitments=[o.model_dump() for o in edited.commitments
+                                                 if o.id not in committed])
+        assert not Planner(fewer, profile, current_month="2026-12").add_static(optima)
+    assert not Planner(edited, profile, current_month="2026-12").add_static(
+        {"optimal": Capacity(1)})        # both optima, or a search

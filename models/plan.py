@@ -5,10 +5,8 @@ A :class:`Plan` holds typed sections; models/document.py turns it into the plan 
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Optional, Sequence
-
 import math
+from typing import Optional, Sequence
 
 import numpy as np
 

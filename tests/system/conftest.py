@@ -26,9 +26,10 @@ _numbers = itertools.count(1)
 
 
 @pytest.fixture
-def server(tmp_path):
-    """The app behind waitress in a child process (tests/support/live_server.py: terminated,
-    never closed from another thread), with an analyst and a reviewer."""
+def instance_server(tmp_path):
+    """(base URL, app on the same instance: a reader of its database) of the app behind
+    waitress in a child process (tests/support/live_server.py: terminated, never closed from
+    another thread), with an analyst and a reviewer."""
     config = {"INSTANCE_PATH": str(tmp_path / "instance"),
               "PASSWORD_HASH_METHOD": "pbkdf2:sha256:1000"}
     app = create_app(config)
@@ -38,7 +39,14 @@ def server(tmp_path):
             create_user(s, "rita", PASSWORD, "reviewer")
     app.extensions["buyrent_engine"].dispose()
     with live_server(config) as url:
-        yield url
+        yield url, app
+    app.extensions["buyrent_engine"].dispose()
+
+
+@pytest.fixture
+def server(instance_server):
+    """The base URL of :func:`instance_server`."""
+    return instance_server[0]
 
 
 @pytest.fixture

@@ -16,14 +16,10 @@ from pathlib import Path
 import openpyxl
 import pytest
 
-from service.app import create_app
 from service.web.db import write_session
 from service.web.tables import Revision
-from service.web.users import create_user
 from tests.support.chromium import assert_charts_rendered, open_plan
-from tests.support.client import PASSWORD
 from tests.support.korean import SOURCES, check, korean_chromium, korean_page, log_in
-from tests.support.live_server import live_server
 from tests.support.paths import SAMPLE_USAGE
 
 pytestmark = pytest.mark.browser
@@ -49,22 +45,6 @@ HELD = {"CC", "GCP", "A3", "1Y"}   # the held contract's id, as the plan page na
 WON_WITH_DECIMALS = re.compile(r"₩\s?-?\d[\d,]*\.\d+(?!\d*\s?[만억조])")
 # number formats without decimals: "#,##0;-#,##0;-", "#,##0", "0"
 DECIMALS = re.compile(r"0\.0|\.#")
-
-
-@pytest.fixture
-def team_server(tmp_path):
-    """(base URL, app on the same instance): an analyst and a reviewer, no scenario yet."""
-    config = {"INSTANCE_PATH": str(tmp_path / "instance"),
-              "PASSWORD_HASH_METHOD": "pbkdf2:sha256:1000"}
-    app = create_app(config)
-    with app.app_context():
-        with write_session() as s:
-            create_user(s, "ana", PASSWORD, "analyst")
-            create_user(s, "rita", PASSWORD, "reviewer")
-    app.extensions["buyrent_engine"].dispose()
-    with live_server(config) as url:
-        yield url, app
-    app.extensions["buyrent_engine"].dispose()
 
 
 @pytest.fixture
@@ -145,8 +125,8 @@ def strategy_money(ws) -> dict[str, set[str]]:
     return out
 
 
-def test_korean_team_flow(team_server, korean_browser, tmp_path):
-    (base, app), problems, found = team_server, [], {}
+def test_korean_team_flow(instance_server, korean_browser, tmp_path):
+    (base, app), problems, found = instance_server, [], {}
     page = korean_page(korean_browser, problems)
     log_in(page, base, "ana", found, "flow-01-login")
     check(page, "flow-02-scenarios", found)

@@ -9,14 +9,10 @@ from __future__ import annotations
 
 import pytest
 
-from service.app import create_app
 from service.web.db import write_session
 from service.web.tables import Revision
-from service.web.users import create_user
 from tests.support.chromium import ARTIFACTS, login, new_page, shot
-from tests.support.client import PASSWORD
 from tests.support.korean import SOURCES, english_words, korean_page
-from tests.support.live_server import live_server
 
 pytestmark = pytest.mark.browser
 KOREA = "context/kr-2025"
@@ -27,21 +23,6 @@ SEOUL = "aws/p5.48xlarge/ap-northeast-2"
 CATALOG = {"skypilot", "org", "catalog", "catalogs", "v8", "aws", "vms", "ap", "northeast",
            "apne2", "az1", "IANS", "Korea", "LLC", "amazon", "com", "tax", "help", "apac",
            "vat", "rates", "south", "korea1", "donga", "econotelling"}
-
-
-@pytest.fixture
-def instance_server(tmp_path):
-    """(base URL, app on the same instance): the served app and a reader of its database."""
-    config = {"INSTANCE_PATH": str(tmp_path / "instance"),
-              "PASSWORD_HASH_METHOD": "pbkdf2:sha256:1000"}
-    app = create_app(config)
-    with app.app_context():
-        with write_session() as s:
-            create_user(s, "ana", PASSWORD, "analyst")
-    app.extensions["buyrent_engine"].dispose()
-    with live_server(config) as url:
-        yield url, app
-    app.extensions["buyrent_engine"].dispose()
 
 
 def value(page, name: str) -> str:

@@ -461,19 +461,23 @@ def field_names(sections: list[FormSection]) -> set[str]:
     return {f.name for s in sections for f in s.all_fields}
 
 
-def validate_form(raw: MultiDict) -> tuple[Optional[Scenario], list[FormSection]]:
-    """(scenario, sections): the scenario when valid, else None and sections with messages."""
+def validate_form(raw: MultiDict, *, sections_when_valid: bool = True
+                  ) -> tuple[Optional[Scenario], list[FormSection]]:
+    """(scenario, sections): the scenario when valid, else None and sections with messages.
+    ``sections_when_valid=False``: no sections for a valid form (a JSON answer of messages
+    only: building the form's 250 inputs was half of a live preview's request)."""
     beyond = too_many_rows(raw)
     if beyond is not None:   # refused before any row is built
         data, _rows = form_to_data(raw)
         return None, build_form(data, raw, {beyond[0]: [beyond[1]]})
     data, row_maps = form_to_data(raw)
     try:
-        return Scenario.model_validate(data), build_form(data, raw)
+        model = Scenario.model_validate(data)
     except ValidationError as exc:
         plain = build_form(data, raw)
         displays = {f.name: f.display for s in plain for f in s.all_fields}
         return None, build_form(data, raw, error_map(exc, row_maps, set(displays), displays))
+    return model, build_form(data, raw) if sections_when_valid else []
 
 
 def flatten(data: Any, prefix: str = "") -> dict[str, Any]:

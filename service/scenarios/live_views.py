@@ -41,7 +41,7 @@ def error_payload(sections: list[FormSection]) -> dict[str, Any]:
 @login_required
 def validate():
     """Pydantic's verdict on the posted form, field by field; nothing is saved."""
-    model, sections = validate_form(request.form)
+    model, sections = validate_form(request.form, sections_when_valid=False)
     return jsonify({"valid": model is not None, **error_payload(sections)})
 
 
@@ -83,7 +83,7 @@ def preview(scenario_id: int):
     latest = scenario.latest
     if latest.usage_file is None:
         abort(409, _("This scenario has no usage file yet: upload one to see a live plan."))
-    model, sections = validate_form(request.form)
+    model, sections = validate_form(request.form, sections_when_valid=False)
     body: dict[str, Any] = {"valid": model is not None, **error_payload(sections)}
     if model is not None:
         stored = read_plan(latest, start=False)

@@ -147,8 +147,11 @@ def test_upload_shows_bytes_and_phases(server, browser):
     texts = {"Reading the usage file", "Planning every strategy", "Computing the uncertainty",
              "Done"}
     assert any(any(t in e for t in texts) for e in log), log           # then the phases
+    # the polls that answered before the page moved on name only known phases; a fast upload
+    # may finish before the first poll answers (CI, 2026-12-04: none answered, the log above
+    # still showed the phases), so the page's log is the proof that phases were shown
     phases = {p["phase"] for p in polls if p.get("phase")}
-    assert phases and phases <= {"reading", "planning", "uncertainty", "done"}, polls
+    assert phases <= {"reading", "planning", "uncertainty", "done"}, polls
     shot(page, "review-03-upload-preview")
     page.evaluate("() => sessionStorage.clear()")
     page.click("#attach")

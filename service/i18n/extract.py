@@ -8,6 +8,7 @@ models/scenario.py and models/ranges.py to them.
 """
 from __future__ import annotations
 
+import csv
 import inspect
 import io
 import json
@@ -151,7 +152,6 @@ def context_presets(fileobj, keywords, comment_tags, options) -> Iterator[Extrac
 def gpu_catalog_notes(fileobj, keywords, comment_tags, options) -> Iterator[Extracted]:
     """Babel extraction method for service/presets/gpu_prices_catalog.csv: the note of each
     price row (service/presets/gpu_prices.py shows it through the catalog)."""
-    import csv
     rows = csv.DictReader(io.StringIO(fileobj.read().decode("utf-8")))
     for line, row in enumerate(rows, start=2):
         if (row.get("note") or "").strip() and (row.get("ondemand_per_gpu_hr") or "").strip():

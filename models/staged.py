@@ -736,7 +736,6 @@ def solve(ctx: PlanContext, use_spot: bool, static: bool = False, servers: bool 
     rounds = 0
     deadline = time.monotonic() + TOTAL_SECONDS
     timed_out, dual = False, -math.inf
-    months = np.arange(H)
     while True:
         rounds += 1
         left = deadline - time.monotonic()

@@ -17,7 +17,7 @@ from scipy.special import ndtr, ndtri
 from models.checkpoint import HOURS_PER_YEAR, waste_fraction
 from models.fields import field_meta
 from models.ranges import RANGES, RangeSpec
-from models.scenario import Scenario, Uncertainty
+from models.scenario import Scenario, Uncertainty, type_owned
 
 STRATA = 8  # failure and spot-interruption draws: midpoints of equal-probability strata
 
@@ -31,6 +31,7 @@ class Assumption:
     # the two that move no single field: a multiplier of the resale fractions, points added
     # to every offer's discount; their label and unit say so
     label_unit: Optional[tuple[str, str]] = None
+    server_type: Optional[str] = None   # a fleet's type whose field it moves (issue 26)
 
     @property
     def key(self) -> str:
@@ -39,9 +40,11 @@ class Assumption:
         Returns
         -------
         str
-            E.g. ``"server_price"`` (models/ranges.py RANGES).
+            E.g. ``"server_price"`` (models/ranges.py RANGES); ``"server_price@b200"`` for
+            one server type of a fleet.
         """
-        return self.spec.key
+        return self.spec.key if self.server_type is None else \
+            f"{self.spec.key}{TYPE_SEP}{self.server_type}"
 
     @property
     def path(self) -> str:
@@ -101,6 +104,10 @@ class Assumption:
         return self.label_unit[1] if self.label_unit else field_meta(self.field())["unit"]
 
 
+TYPE_SEP = "@"
+# a fleet (issue 26): each server type's price and throughput move on their own, each with
+# the range of the owned field; the fleet-wide server price gives way to them
+PER_TYPE = ("server_price", "relative_throughput")
 STRATIFIED = ("spot_interruptions", "failure_rate")
 WITHOUT_FIELD = {"resale_value": ("Resale value", "multiple of the base resale fractions"),
                  "commitment_discount": ("Commitment discounts",
@@ -109,6 +116,70 @@ WITHOUT_FIELD = {"resale_value": ("Resale value", "multiple of the base resale f
 ASSUMPTIONS = tuple(Assumption(spec, spec.key in STRATIFIED, WITHOUT_FIELD.get(spec.key))
                     for spec in RANGES)
 BY_KEY = {a.key: a for a in ASSUMPTIONS}
+
+
+def assumption(key: str) -> Assumption:
+    """The assumption a key names, a server type's own included.
+
+    Parameters
+    ----------
+    key : str
+        ``"server_price"``, or ``"server_price@b200"`` for one type of a fleet.
+
+    Returns
+    -------
+    Assumption
+        Its range, label and unit; a type's carries the type's id.
+
+    Raises
+    ------
+    KeyError
+        No such assumption.
+    """
+    if key in BY_KEY:
+        return BY_KEY[key]
+    name, sep, type_id = key.partition(TYPE_SEP)
+    if not sep or name not in PER_TYPE or not type_id:
+        raise KeyError(key)
+    return Assumption(BY_KEY[name].spec, server_type=type_id)
+
+
+def per_type(s: Scenario) -> tuple[Assumption, ...]:
+    """A fleet's assumptions of each server type, in the scenario's order of types.
+
+    Parameters
+    ----------
+    s : Scenario
+        The scenario.
+
+    Returns
+    -------
+    tuple of Assumption
+        Price and throughput of each type; none without ``server_types``.
+    """
+    return tuple(Assumption(BY_KEY[name].spec, server_type=t.id)
+                 for t in s.server_types for name in PER_TYPE)
+
+
+def assumptions_for(s: Scenario) -> tuple[Assumption, ...]:
+    """The assumptions that can move this scenario's plan: the tornado's rows.
+
+    Parameters
+    ----------
+    s : Scenario
+        The scenario.
+
+    Returns
+    -------
+    tuple of Assumption
+        Those of ``ASSUMPTIONS`` that apply, then each server type's (:func:`per_type`).
+    """
+    return tuple(a for a in ASSUMPTIONS if applies(s, a.key)) + per_type(s)
+
+
+def _type_owned(s: Scenario, type_id: str):
+    t = next(t for t in s.server_types if t.id == type_id)
+    return type_owned(s.owned, t)
 
 
 def base_value(s: Scenario, key: str) -> float:
@@ -127,11 +198,12 @@ def base_value(s: Scenario, key: str) -> float:
         The value [the unit of the field it moves; resale: multiple of the base fractions;
         commitments: points of discount]; 1.0 for the exchange rate of a plan in one currency.
     """
-    a = BY_KEY[key]
+    a = assumption(key)
     if a.label_unit is not None:
         return 1.0 if key == "resale_value" else 0.0
     section, name = a.path.split(".")
-    value = getattr(getattr(s, section), name)
+    holder = getattr(s, section) if a.server_type is None else _type_owned(s, a.server_type)
+    value = getattr(holder, name)
     return 1.0 if value is None else value   # fx.rate of a single-currency plan: no rate
 
 
@@ -148,8 +220,16 @@ def applies(s: Scenario, key: str) -> bool:
     Returns
     -------
     bool
-        False only for the exchange rate of a plan that converts no currency.
+        False for the exchange rate of a plan that converts no currency; for a fleet's
+        server price as a whole (each type's moves instead) and a throughput not of a type.
     """
+    a = assumption(key)
+    if a.server_type is not None:
+        return any(t.id == a.server_type for t in s.server_types)
+    if key == "relative_throughput":
+        return False
+    if key == "server_price":
+        return not s.server_types
     return key != "fx_rate" or s.foreign_currency() is not None
 
 
@@ -197,7 +277,7 @@ def value_bounds(s: Scenario, key: str) -> tuple[float, float]:
         that takes the highest fraction to 1; commitment shifts within [-1, 1]; the failure rate
         at most :func:`feasible_failure_rate`.
     """
-    a = BY_KEY[key]
+    a = assumption(key)
     if key == "resale_value":
         top = max(s.owned.resale_fraction_by_year)
         return 0.0, (1.0 / top if top > 0 else 1.0)
@@ -264,7 +344,7 @@ def to_value(s: Scenario, key: str, change: np.ndarray | float) -> np.ndarray:
     numpy.ndarray
         The value [the assumption's unit], shape of ``change``.
     """
-    a, base = BY_KEY[key], base_value(s, key)
+    a, base = assumption(key), base_value(s, key)
     value = base * (1.0 + np.asarray(change, float)) if a.relative else base + np.asarray(
         change, float)
     return np.clip(value, *value_bounds(s, key))
@@ -286,7 +366,7 @@ def low_high(s: Scenario, key: str) -> tuple[float, float]:
     tuple of float
         (value at the low end, value at the high end) [the unit of the assumption].
     """
-    r = s.uncertainty.ranges[BY_KEY[key].path]
+    r = s.uncertainty.ranges[assumption(key).path]
     return float(to_value(s, key, r.low)), float(to_value(s, key, r.high))
 
 
@@ -307,12 +387,16 @@ def with_values(s: Scenario, values: dict[str, float]) -> Scenario:
         The copy.
     """
     changes: dict[str, dict] = {}
+    types = {t.id: t.model_dump() for t in s.server_types}
     for key, value in values.items():
         if not applies(s, key):
             continue
         value = float(value)
-        a = BY_KEY[key]
-        if a.label_unit is None:
+        a = assumption(key)
+        if a.server_type is not None:
+            types[a.server_type][a.path.split(".")[1]] = value
+            changes["server_types"] = list(types.values())   # type: ignore[assignment]
+        elif a.label_unit is None:
             section, name = a.path.split(".")
             changes.setdefault(section, {})[name] = value
         elif key == "resale_value":
@@ -405,13 +489,15 @@ def sample(s: Scenario, draws: int, seed: int) -> dict[str, np.ndarray]:
     """
     u: Uncertainty = s.uncertainty
     rng = np.random.default_rng(seed)
-    z = rng.standard_normal((len(ASSUMPTIONS), draws))
+    extra = per_type(s)
+    # the server types' streams after every other's: the same seed draws the others as before
+    z = rng.standard_normal((len(ASSUMPTIONS) + len(extra), draws))
     index = {a.key: i for i, a in enumerate(ASSUMPTIONS)}
     rho = u.trend_correlation
     z[index["hardware_trend"]] = (rho * z[index["on_demand_trend"]]
                                   + np.sqrt(1.0 - rho * rho) * z[index["hardware_trend"]])
     out = {}
-    for a, row in zip(ASSUMPTIONS, z):
+    for a, row in zip(ASSUMPTIONS + extra, z):
         p = ndtr(row)
         if a.stratified:
             p = (np.minimum(np.floor(p * STRATA), STRATA - 1) + 0.5) / STRATA

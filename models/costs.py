@@ -380,7 +380,7 @@ def cost_lines(book: PriceBook, plan: CapacityPlan, v: Volumes, *, linear: bool 
     support_minimum = not linear if support_minimum is None else support_minimum
     idle_month_data = not linear if idle_month_data is None else idle_month_data
     s, T, H = book.scenario, book.months, book.horizon
-    o, theta_c = s.owned, s.on_demand.relative_throughput
+    theta_c = s.on_demand.relative_throughput
     width = max(book.n, *(np.shape(x)[1] if np.ndim(x) == 2 else 1
                           for x in (v.owned, v.spot, v.on_demand, v.gross)))
     lines = Lines(T, width)
@@ -402,8 +402,7 @@ def cost_lines(book: PriceBook, plan: CapacityPlan, v: Volumes, *, linear: bool 
         owned = _by_month(work)
         if owned.any():
             b = book.for_type(type_id)
-            lines.add("energy", b.energy_busy[:H] * owned / b.scenario.owned.relative_throughput,
-                      H)
+            lines.add("energy", b.energy_busy[:H] * owned / b.throughput, H)
     for name, volume, price in (("spot", v.spot, book.spot), ("on_demand", v.on_demand,
                                                                book.on_demand)):
         volume = _by_month(volume)

@@ -10,13 +10,14 @@ of models/dispatch.py MonthlySorted.sum_min.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from models.capacity import CapacityPlan
 from models.checkpoint import HOURS_PER_YEAR, waste_fraction
 from models.dispatch import MonthlySorted, Volumes, allocate
+from models.fleet_draws import FleetDraws, fleet_levels, work_by_type
 from models.profile import PlanDemand
 from models.strategies import PlanContext
 
@@ -198,6 +199,35 @@ def plan_levels(ctx: PlanContext, plan: CapacityPlan, availability: np.ndarray
     return np.broadcast_to(committed, owned.shape), committed + owned
 
 
+def fleet_level_sums(ctx: PlanContext, dd: DrawDemand, plans: dict[str, CapacityPlan],
+                     fd: FleetDraws) -> dict[str, tuple[np.ndarray, ...]]:
+    """:func:`level_sums` of a fleet of server types, with each type's work (issue 26).
+
+    Parameters
+    ----------
+    ctx : PlanContext
+        Context of a plan with ``server_types``.
+    dd : DrawDemand
+        Demand of the draws.
+    plans : dict of str to CapacityPlan
+        Cohorts of each strategy, by name.
+    fd : FleetDraws
+        Each type's capacity per server and the merit order of the same draws.
+
+    Returns
+    -------
+    dict of str to tuple of numpy.ndarray
+        Per plan: the four sum-mins of :func:`level_sums` [GPU-hours, (months, n) each], then
+        each type's work [GPU-hours of the reference type, (types, months, n)].
+    """
+    out = {}
+    for name, plan in plans.items():
+        levels = fleet_levels(ctx, plan, fd)
+        a, b = sum_mins_by_stratum(dd, levels)
+        out[name] = (a[:, 0], a[:, -1], b[:, 0], b[:, -1], work_by_type(a, fd))
+    return out
+
+
 def level_sums(ctx: PlanContext, dd: DrawDemand, plans: dict[str, CapacityPlan],
                availability: np.ndarray) -> dict[str, tuple[np.ndarray, ...]]:
     """The sum-mins of every set of cohorts' capacity levels in every draw.
@@ -260,7 +290,7 @@ def draw_volumes(ctx: PlanContext, dd: DrawDemand, plans: dict[str, CapacityPlan
     plans : dict of str to CapacityPlan
         Cohorts by name (only ``use_spot`` is read).
     sums : dict of str to tuple of numpy.ndarray
-        :func:`level_sums` of the same draws [GPU-hours].
+        :func:`level_sums` (or :func:`fleet_level_sums`) of the same draws [GPU-hours].
 
     Returns
     -------
@@ -274,9 +304,12 @@ def draw_volumes(ctx: PlanContext, dd: DrawDemand, plans: dict[str, CapacityPlan
     out = {}
     for name, plan in plans.items():
         spot_share = ctx.scenario.spot.availability if plan.use_spot else 0.0
-        out[name] = allocate(*sums[name], d_total, s_total,
+        out[name] = allocate(*sums[name][:4], d_total, s_total,
                              failure_waste=dd.failure_waste, spot_waste=dd.spot_waste,
                              spot_share=spot_share)
+        if len(sums[name]) > 4:     # a fleet: each type's work
+            out[name] = replace(out[name], owned_by_type={
+                k.id: sums[name][4][i] for i, k in enumerate(ctx.fleet)})
     return out
 
 

@@ -14,7 +14,10 @@ import numpy as np
 
 from models.capacity import CapacityPlan
 from models.costs import cost_lines, present_value
-from models.draw_dispatch import draw_demand, draw_slice, draw_volumes, level_sums
+from models.assumptions import TYPE_SEP
+from models.draw_dispatch import (draw_demand, draw_slice, draw_volumes, fleet_level_sums,
+                                  level_sums)
+from models.fleet_draws import fleet_draws
 from models.prices import PRICED, PriceBook
 from models.strategies import PlanContext
 
@@ -53,16 +56,20 @@ def draw_pvs(ctx: PlanContext, values: Mapping[str, np.ndarray],
     priced = {name: np.empty(n) for name in plans}
     demand = draw_demand(ctx, values)
     availability = np.asarray(values["availability"])
+    fleet = fleet_draws(ctx, values) if ctx.scenario.server_types else None
     for start in range(0, n, SEARCH_CHUNK):
         block = slice(start, min(start + SEARCH_CHUNK, n))
-        sums = level_sums(ctx, draw_slice(demand, block), plans, availability[block])
+        sums = (level_sums(ctx, draw_slice(demand, block), plans, availability[block])
+                if fleet is None else
+                fleet_level_sums(ctx, draw_slice(demand, block), plans, fleet.part(block)))
         for lo in range(block.start, block.stop, chunk):
             part = slice(lo, min(lo + chunk, block.stop))
             inner = slice(part.start - block.start, part.stop - block.start)
             book = PriceBook(ctx.scenario, ctx.calendar,
-                             {k: np.asarray(values[k])[part] for k in PRICED})
+                             {k: np.asarray(v)[part] for k, v in values.items()
+                              if k in PRICED or TYPE_SEP in k})
             volumes = draw_volumes(ctx, draw_slice(demand, part), plans,
-                                   {name: tuple(a[:, inner] for a in arrays)
+                                   {name: tuple(a[..., inner] for a in arrays)
                                     for name, arrays in sums.items()})
             for name, plan in plans.items():
                 priced[name][part] = present_value(book, cost_lines(book, plan, volumes[name]))

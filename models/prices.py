@@ -17,7 +17,7 @@ from typing import Mapping, Optional
 
 import numpy as np
 
-from models.assumptions import base_value, offer_discount
+from models.assumptions import TYPE_SEP, base_value, offer_discount
 from models.checkpoint import SECONDS_PER_HOUR
 from models.finance import resale_fraction
 from models.fleet import fleet_types, type_scenario
@@ -145,6 +145,12 @@ class PriceBook:
             return np.full(n, float(base_value(s, key)))
 
         self.values = {key: v(key) for key in PRICED}
+        # a fleet's draws of one type's own price or throughput (models/assumptions.py
+        # PER_TYPE), applied by the type's book (:meth:`for_type`)
+        self.type_values = {key: np.broadcast_to(np.asarray(value, float), (n,))
+                            for key, value in values.items() if TYPE_SEP in key}
+        # work of one busy GPU-hour of this book's servers [GPU-hours of the reference type]
+        self.throughput: float | np.ndarray = s.owned.relative_throughput
         months = self.horizon + self.tail
         step = np.arange(months, dtype=float)[:, None]          # m - 1 for month m
         rm = np.expm1(np.log1p(self.values["discount_rate"]) / 12.0)
@@ -226,12 +232,16 @@ class PriceBook:
         if book is None:
             s = type_scenario(self.scenario, type_id)
             kind = next(k for k in fleet_types(self.scenario, self.labels[0]) if k.id == type_id)
-            if s is self.scenario and kind.successor_month is None:
+            own = {key.partition(TYPE_SEP)[0]: v for key, v in self.type_values.items()
+                   if key.partition(TYPE_SEP)[2] == type_id}
+            if s is self.scenario and kind.successor_month is None and not own:
                 book = self
             else:
                 values = {key: v for key, v in self.values.items()
                           if base_value(s, key) == base_value(self.scenario, key)}
+                values.update({k: v for k, v in own.items() if k in PRICED})
                 book = PriceBook(s, self.calendar, values)
+                book.throughput = own.get("relative_throughput", s.owned.relative_throughput)
                 book.resale_drop_month, book.resale_drop = kind.successor_month, kind.drop
                 book.type_books = self.type_books
             self.type_books[type_id] = book

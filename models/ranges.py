@@ -69,6 +69,8 @@ NAMES = (  # key, the path it moves, label
     ("commitment_discount", "commitments[*].discount", "Commitment discounts"),   # points
     ("failure_rate", "owned.failures_per_server_year", "Failure rate"),
     ("fx_rate", "fx.rate", "Exchange rate"),
+    # issue 26: moves each server type of a fleet on its own (models/assumptions.py)
+    ("relative_throughput", "owned.relative_throughput", "Relative throughput"),
 )
 # low default, its floor, high default, its ceiling; then the Monte Carlo distribution of a
 # relative range, or the unit of an absolute one (always triangular)
@@ -88,6 +90,7 @@ WIDTHS = {
     "commitment_discount": (-0.10, -1, 0.05, 1, f"fraction, {POINTS} of every offer"),
     "failure_rate": (-0.50, -1, 1.0, 100, "triangular"),
     "fx_rate": (-0.10, -0.99, 0.10, 10, "lognormal"),
+    "relative_throughput": (-0.15, -0.99, 0.05, 10, "triangular"),
 }
 SOURCES = {  # of the low default and of the high default
     "on_demand_price": (CATALOG_H100 + ": Lambda is 42 % below AWS",
@@ -111,6 +114,9 @@ SOURCES = {  # of the low default and of the high default
     "failure_rate": ("estimate around Llama 3's 1.4 per server-year",
                      "estimate: older fleets fail more"),
     "fx_rate": ("estimate: KRW per USD moved about 10 % within a year in 2022-2025",) * 2,
+    "relative_throughput": ("estimate: a new generation's delivered speed-up on one's own "
+                            "models often falls short of the vendor's figure",
+                            "estimate: software maturing on the new generation"),
 }
 
 

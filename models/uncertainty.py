@@ -15,8 +15,8 @@ from typing import Any, Optional
 
 import numpy as np
 
-from models.assumptions import (ASSUMPTIONS, BY_KEY, applies, base_value, low_high, sample,
-                                with_values)
+from models.assumptions import (ASSUMPTIONS, assumptions_for, base_value, low_high, per_type,
+                                sample, with_values)
 from models.draw_dispatch import grown_demand
 from models.draws import draw_pvs
 from models.messages import Message
@@ -98,14 +98,15 @@ def tornado(ctx: PlanContext, capacities: dict[str, Capacity],
     main = judged
     judged = [main] + [n for n in ("proposed",) if n in capacities and n != main]
     names = [baseline] + judged
-    ends = [(a, low_high(s, a.key)) for a in ASSUMPTIONS if applies(s, a.key)]
+    ends = [(a, low_high(s, a.key)) for a in assumptions_for(s)]
     # every end but demand growth's is one draw of the cost kernel, all priced in one call;
     # growth re-runs the engine, which grows demand hour by hour where the draws grow it by
     # month (models/draw_dispatch.py)
     kernel = [(a.key, value) for a, pair in ends if a.key not in ENGINE_ENDS for value in pair]
     at: dict[tuple[str, int], dict[str, float]] = {}   # (assumption, 0 low | 1 high): PVs
     if kernel:
-        values = {key: np.full(len(kernel), base_value(s, key)) for key in BY_KEY}
+        values = {a.key: np.full(len(kernel), base_value(s, a.key))
+                  for a in ASSUMPTIONS + per_type(s)}
         for i, (key, value) in enumerate(kernel):
             values[key][i] = value
         priced = draw_pvs(ctx, values, {n: ctx.capacity_plan(capacities[n]) for n in names})
@@ -127,6 +128,8 @@ def tornado(ctx: PlanContext, capacities: dict[str, Capacity],
             "base": float(base_value(s, a.key)), "low": lo, "high": hi,
             "saving_low": savings[main][0], "saving_high": savings[main][1],
             "swing": abs(savings[main][1] - savings[main][0])}
+        if a.server_type is not None:     # a fleet: the type whose price or throughput
+            row["server_type"] = a.server_type
         if "proposed" in savings:
             row["proposed"] = {"saving_low": savings["proposed"][0],
                                "saving_high": savings["proposed"][1]}

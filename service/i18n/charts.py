@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from service.i18n import N_, gettext
-from service.i18n.labels import cost_line_label, strategy_label
+from service.i18n.labels import assumption_label, cost_line_label, strategy_label
 
 SOURCES = {"owned": N_("owned servers"), "on_demand": N_("on demand"), "spot": N_("spot"),
            "committed": N_("committed"), "committed + owned": N_("committed + owned")}
@@ -60,7 +60,7 @@ def plan_chart_text(charts: dict[str, Any], currency: str) -> dict[str, Any]:
         names[f"source:{name}"] = source_label(name)
     tornado = []
     for row in u.get("tornado") or []:
-        tornado.append({**row, "label": gettext(row["label"]), "unit": gettext(row["unit"])})
+        tornado.append({**row, "label": assumption_label(row), "unit": gettext(row["unit"])})
     out = {**charts, "text": text, "names": names}
     if u:
         out["uncertainty"] = {**u, "tornado": tornado}

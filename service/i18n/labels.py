@@ -15,6 +15,14 @@ def strategy_label(name: str) -> str:
     return gettext(STRATEGY_LABELS[name]) if name in STRATEGY_LABELS else str(name)
 
 
+def assumption_label(row: dict) -> str:
+    """A tornado row's assumption in words; a fleet's type-own row names its server type
+    ("Server price (b200)", issue 26), the type's id being the user's own name for it."""
+    label = gettext(row["label"])
+    return gettext("%(label)s (%(server_type)s)", label=label,
+                   server_type=row["server_type"]) if row.get("server_type") else label
+
+
 # Cost lines (models/costs.py) as the workbook, page and CLI name them.
 LINE_TITLES = {
     "capex": N_("Capex (purchase + install)"), "loan_payment": N_("Loan payments"),

@@ -112,6 +112,7 @@ def uncertainty_chart(doc: dict[str, Any]) -> dict[str, Any] | None:
         base = (doc["strategies"][section.get("tornado_baseline", "on_demand")]["pv_cost"]
                 - doc["strategies"][tornado_judged]["pv_cost"])
     return {"tornado": [{"label": row["label"], "unit": row["unit"],
+                         **({"server_type": row["server_type"]} if "server_type" in row else {}),
                          "low": f"{row['low']:.4g}", "high": f"{row['high']:.4g}",
                          "saving_low": row["saving_low"], "saving_high": row["saving_high"]}
                         for row in section["tornado"]],

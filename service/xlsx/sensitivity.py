@@ -8,7 +8,7 @@ import numpy as np
 
 from models.scenario import Scenario
 from service.i18n import N_, gettext as tr
-from service.i18n.labels import strategy_label
+from service.i18n.labels import assumption_label, strategy_label
 from service.xlsx.cells import add_sheet, write_text
 from service.xlsx.print_setup import (ROW_HEIGHT, PrintLabel, area_points, chart_text, fit,
                                       print_setup)
@@ -94,7 +94,7 @@ def write_sensitivity(workbook, fmt: dict, s: Scenario, doc: dict,
             write_text(ws, row, c, tr(head), fmt["header" if c < 2 else "header_right"])
         for i, item in enumerate(tornado):
             for c, (key, _, style) in enumerate(TORNADO_COLUMNS):
-                value = item.get(key)
+                value = assumption_label(item) if key == "label" else item.get(key)
                 if style is None:
                     write_text(ws, row + 1 + i, c, tr(value) if isinstance(value, str) else value)
                 else:

@@ -1,6 +1,12 @@
 """The independent HiGHS model of the optimizer cross-check (tests/engine/test_optimize_highs.py
 explains it; bench/optimize.py times it): generated scenarios and profiles, and a MILP written
-from the design, not from the project's dispatch or cost code."""
+from the design, not from the project's dispatch or cost code.
+
+A fleet (``server_types``, issue 26) is the same MILP with an integer count, a capacity row and
+its own coefficients per type (:func:`owned_type`); tests/engine/test_fleet_highs.py checks
+it, tests/support/highs_fleet_model.py generates its cases, ``bench/optimize.py --types 3``
+times it. Covered: types sold from month 1 that outlive the horizon.
+"""
 from __future__ import annotations
 
 import math

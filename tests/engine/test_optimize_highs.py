@@ -64,7 +64,7 @@ def test_fixed_capacity_costs_agree(seed, linear_cases):
     rng = np.random.default_rng(1000 + seed)
     peak = float((m.steady + m.interruptible).max())
     for _ in range(3):
-        servers = int(rng.integers(0, math.ceil(peak / m.server_gpus) + 1))
+        servers = int(rng.integers(0, math.ceil(peak / m.types[0].server_work) + 1))
         committed = {c.id: int(rng.integers(0, math.ceil(peak / c.block_gpus) + 1)) * c.block_gpus
                      for c in scenario.commitments}
         mine = solve_milp(m, fixed=(servers, committed)).pv

@@ -1,6 +1,12 @@
 """The independent HiGHS model of the optimizer cross-check (tests/engine/test_optimize_highs.py
 explains it; bench/optimize.py times it): generated scenarios and profiles, and a MILP written
-from the design, not from the project's dispatch or cost code."""
+from the design, not from the project's dispatch or cost code.
+
+A fleet (``server_types``, issue 26) is the same MILP with an integer count, a capacity row and
+its own coefficients per type (:func:`owned_type`); tests/engine/test_fleet_highs.py checks
+it, tests/support/highs_fleet_model.py generates its cases, ``bench/optimize.py --types 3``
+times it. Covered: types sold from month 1 that outlive the horizon.
+"""
 from __future__ import annotations
 
 import math
@@ -11,7 +17,7 @@ import scipy.sparse as sp
 from scipy.optimize import Bounds, LinearConstraint, milp
 
 from models.profile import UsageProfile
-from models.scenario import Scenario
+from models.scenario import Owned, Scenario
 from models.strategies import Capacity
 
 START = "2025-01"
@@ -147,6 +153,17 @@ def billed_per_used(increment: float, minimum: float, session_hours: float) -> f
 
 
 @dataclass
+class OwnedType:
+    """One server type of the independent model (all of it bought at the start of month 1)."""
+
+    id: str | None           # the type's id; None: the ``owned`` section of a one-type scenario
+    server_pv: float         # PV of one server's fixed costs minus its resale credit [currency]
+    server_work: float       # work one online server does an hour [GPUs of the reference type]
+    online: np.ndarray       # 1 in months a server is online, by month
+    owned_busy: np.ndarray   # PV per unit of owned work, by month [currency per GPU-hour of work]
+
+
+@dataclass
 class Independent:
     hours: np.ndarray        # calendar hours per month
     steady: np.ndarray       # hourly demand over the plan [GPUs]
@@ -154,10 +171,7 @@ class Independent:
     month: np.ndarray        # month index of each plan hour
     end: np.ndarray          # end-of-month discount factors
     start: np.ndarray        # start-of-month discount factors
-    server_pv: float         # PV of one server's fixed costs minus its resale credit
-    server_gpus: float       # available GPUs per server
-    online: np.ndarray       # 1 in months a server is online
-    owned_busy: np.ndarray   # PV per owned busy GPU-hour, by month
+    types: list[OwnedType]   # the server types, in the scenario's order
     od: np.ndarray           # PV per on-demand GPU-hour, by month
     spot: np.ndarray         # PV per useful spot GPU-hour, by month (inf: infeasible)
     spot_share: float
@@ -165,8 +179,70 @@ class Independent:
     blocks: dict[str, int]
 
 
+def type_section(s: Scenario, server_type) -> Owned:
+    """The ``owned`` fields of a server type: ``owned`` with what the type names (design,
+    "Server types"); every field the type leaves empty is ``owned``'s."""
+    names = set(Owned.model_fields) & set(type(server_type).model_fields)
+    return s.owned.model_copy(update={name: getattr(server_type, name) for name in names
+                                      if getattr(server_type, name) is not None})
+
+
+def owned_type(o: Owned, type_id: str | None, months: int, hours: np.ndarray, start: np.ndarray,
+               end: np.ndarray, power_index: np.ndarray, staff_index: np.ndarray) -> OwnedType:
+    """A server type's PV coefficients: capex at the start of month 1, fixed costs while
+    online, resale at the end of the horizon; busy energy per unit of work.
+
+    Parameters
+    ----------
+    o : Owned
+        The type's ``owned`` fields.
+    type_id : str or None
+        Its id (None without server types).
+    months : int
+        Months of the horizon [months]; at most the useful life (no replacement).
+    hours : numpy.ndarray
+        Calendar hours per month [h].
+    start, end : numpy.ndarray
+        Discount factors at the start and the end of each month.
+    power_index, staff_index : numpy.ndarray
+        Electricity and staff prices by month relative to month 1 (the inflation).
+
+    Returns
+    -------
+    OwnedType
+    """
+    assert o.useful_life_months >= months, "no replacement inside the horizon in this model"
+    m1 = np.arange(1, months + 1)
+    power = o.electricity_price_per_kwh * power_index
+    online = (m1 > o.lead_time_months).astype(float)
+    idle_energy = o.power_kw_idle * o.pue * hours * power
+    space = o.power_kw_max * o.space_price_per_kw_month
+    maintenance = o.maintenance_fraction_annual * o.server_price / 12
+    staff_cost = o.fte_cost_annual * staff_index / 12 / o.servers_per_fte
+    per_month = online * (idle_energy + space + maintenance + staff_cost)
+    ages = np.arange(0, 12 * (len(o.resale_fraction_by_year) + 1), 12)
+    fractions = [1.0, *o.resale_fraction_by_year]
+    resale = o.server_price * float(np.interp(months, ages, fractions))
+    server_pv = ((o.server_price + o.install_cost_per_server) * start[0]
+                 + float(per_month @ end) - resale * end[-1])
+    # a GPU-hour of work keeps 1/relative_throughput GPU-hours of the type busy
+    busy_kw_per_gpu = (o.power_kw_max - o.power_kw_idle) / o.gpus_per_server
+    owned_busy = busy_kw_per_gpu * o.pue * power * end / o.relative_throughput
+    return OwnedType(type_id, server_pv,
+                     o.gpus_per_server * o.availability * o.relative_throughput, online,
+                     owned_busy)
+
+
 def independent_model(s: Scenario, profile: UsageProfile) -> Independent:
-    f, o, od, spt = s.finance, s.owned, s.on_demand, s.spot
+    """The PV coefficients of a scenario's static problem, from its fields.
+
+    Covers a one-type scenario and a fleet (``server_types``) whose types can all be bought in
+    month 1 (no ``available_from``, no ``available_until`` before it: no successor's resale
+    drop either) and outlive the horizon (``useful_life_months`` >= the horizon: no
+    replacement); the cost must be linear (no tax, financing, failures, cloud data, setup fee
+    or support: see :func:`random_linear_case`). Asserts the coverage.
+    """
+    f, od, spt = s.finance, s.on_demand, s.spot
     months = f.horizon_months
     hours = month_hours(f.start_month, months)
     total_hours = int(hours.sum())
@@ -186,8 +262,8 @@ def independent_model(s: Scenario, profile: UsageProfile) -> Independent:
     end = (1 + r_m) ** -m1.astype(float)
     start = (1 + r_m) ** -(m1 - 1).astype(float)
     trend = (1 + od.price_trend_annual) ** ((m1 - 1) / 12)
-    power = o.electricity_price_per_kwh * (1 + f.power_price_inflation_annual) ** ((m1 - 1) / 12)
-    staff = o.fte_cost_annual * (1 + f.staff_cost_inflation_annual) ** ((m1 - 1) / 12)
+    power_index = (1 + f.power_price_inflation_annual) ** ((m1 - 1) / 12)
+    staff_index = (1 + f.staff_cost_inflation_annual) ** ((m1 - 1) / 12)
     rounding = billed_per_used(od.billing_increment_seconds, od.billing_minimum_seconds,
                                od.mean_session_hours)
     # spot sessions end at an interruption when that comes sooner than the mean session
@@ -195,20 +271,16 @@ def independent_model(s: Scenario, profile: UsageProfile) -> Independent:
     spot_rounding = billed_per_used(od.billing_increment_seconds, od.billing_minimum_seconds,
                                     spot_session)
 
-    # owned: capex at the start of month 1; fixed costs while online; resale at the end
-    online = (m1 > o.lead_time_months).astype(float)
-    idle_energy = o.power_kw_idle * o.pue * hours * power
-    space = o.power_kw_max * o.space_price_per_kw_month
-    maintenance = o.maintenance_fraction_annual * o.server_price / 12
-    staff_cost = staff / 12 / o.servers_per_fte
-    per_month = online * (idle_energy + space + maintenance + staff_cost)
-    ages = np.arange(0, 12 * (len(o.resale_fraction_by_year) + 1), 12)
-    fractions = [1.0, *o.resale_fraction_by_year]
-    resale = o.server_price * float(np.interp(months, ages, fractions))
-    server_pv = ((o.server_price + o.install_cost_per_server) * start[0]
-                 + float(per_month @ end) - resale * end[-1])
-    busy_kw_per_gpu = (o.power_kw_max - o.power_kw_idle) / o.gpus_per_server
-    owned_busy = busy_kw_per_gpu * o.pue * power * end
+    # owned: one set of coefficients per server type
+    if s.server_types:
+        for kind in s.server_types:
+            assert kind.available_from is None, "only types sold from month 1"
+            assert kind.available_until is None or kind.available_until >= f.start_month
+        types = [owned_type(type_section(s, kind), kind.id, months, hours, start, end,
+                            power_index, staff_index) for kind in s.server_types]
+    else:
+        types = [owned_type(s.owned, None, months, hours, start, end, power_index,
+                            staff_index)]
 
     # cloud: on demand with trend and billing rounding; spot with its waste factor
     od_price = od.price_per_gpu_hour * trend
@@ -234,22 +306,30 @@ def independent_model(s: Scenario, profile: UsageProfile) -> Independent:
             for j in range(sign, sign + c.term_months):
                 pv += (1 - upfront_share) * rate * long_hours[j] * long_end[j]
         offer_pv[c.id], blocks[c.id] = pv, c.block_gpus
-    return Independent(hours, steady, interruptible, month, end, start, server_pv,
-                       o.gpus_per_server * o.availability, online, owned_busy, od_pv, spot_pv,
+    return Independent(hours, steady, interruptible, month, end, start, types, od_pv, spot_pv,
                        spt.availability, offer_pv, blocks)
 
 
 @dataclass
 class MilpResult:
     pv: float
-    servers: int
+    servers_by_type: dict[str | None, int]   # servers per type id (None: one type)
     committed: dict[str, int]   # GPUs per offer
     spot_hours: float
+
+    @property
+    def servers(self) -> int:
+        """Servers of every type [servers] (the count of a one-type scenario)."""
+        return sum(self.servers_by_type.values())
 
 
 @dataclass
 class Problem:
-    """The MILP in matrix form: min c x, lo <= A x <= hi (first 2T rows equalities)."""
+    """The MILP in matrix form: min c x, lo <= A x <= hi (first 2T rows equalities).
+
+    Columns: N per type, n per offer, then blocks of T: cs, ci, os per type, oi per type, sp,
+    ds, di (see :func:`milp_problem`).
+    """
 
     c: np.ndarray
     A: sp.csr_matrix
@@ -260,17 +340,46 @@ class Problem:
     integrality: np.ndarray
     n_eq: int
     count: np.ndarray
-    ids: list[str]
+    ids: list[str]              # offers, in the order of their columns after the servers
+    type_ids: list[str | None]  # server types, in the order of the first columns
     spot_columns: slice
 
 
+Fixed = tuple[int | dict[str | None, int], dict[str, int]]
+
+
 def milp_problem(m: Independent, *, max_servers: int | None = None,
-                 fixed: tuple[int, dict[str, int]] | None = None) -> Problem:
-    """Integer N, n_k and the hourly dispatch (see the module docstring).
+                 fixed: Fixed | None = None) -> Problem:
+    """Integer N_p per server type and n_k per offer, and the hourly dispatch.
+
+    For each hour t, with P server types (a type's work is its GPUs x availability x relative
+    throughput, in GPUs of the reference type)::
+
+        cs_t + sum_p os_tp + ds_t              = s_t
+        ci_t + sum_p oi_tp + sp_t + di_t       = i_t
+        cs_t + ci_t                           <= sum_k n_k block_k
+        os_tp + oi_tp                         <= N_p work_p online_tp        (each type p)
+        sp_t                                  <= share (i_t - ci_t - sum_p oi_tp)
+
+    priced by each type's fixed-cost PV per server and busy-energy PV per unit of work.
 
     Hours of one month with the same (steady, interruptible) demand are exchangeable, so each
     distinct (month, s, i) is one group of ``count`` hours: the dispatch variables are per hour
     of the group and their cost is multiplied by the count. This is exact.
+
+    Parameters
+    ----------
+    m : Independent
+        The coefficients.
+    max_servers : int, optional
+        Upper bound of every N_p [servers]; 0: cloud only. None: the peak's servers plus one.
+    fixed : (servers, committed), optional
+        Fix N and the blocks: servers as a count (one type) or per type id [servers],
+        committed GPUs per offer [GPUs] (a multiple of the block).
+
+    Returns
+    -------
+    Problem
     """
     keys, count = np.unique(np.c_[m.month, m.steady, m.interruptible], axis=0,
                             return_counts=True)
@@ -278,18 +387,25 @@ def milp_problem(m: Independent, *, max_servers: int | None = None,
     T = len(count)
     ids = list(m.offer_pv)
     K = len(ids)
+    P = len(m.types)
+    lead = P + K                      # integer columns
     peak = float((steady + interruptible).max())
-    n_hi = math.ceil(peak / m.server_gpus) + 1 if max_servers is None else max_servers
+    n_hi = [math.ceil(peak / kind.server_work) + 1 if max_servers is None else max_servers
+            for kind in m.types]
     b_hi = [math.ceil(peak / m.blocks[k]) + 1 for k in ids]
-    nv = 1 + K + 7 * T
-    # columns: N, n_1..n_K, then hourly blocks cs, ci, os, oi, sp, ds, di
-    CS, CI, OS, OI, SP, DS, DI = (1 + K + j * T for j in range(7))
+    # columns: N_1..N_P, n_1..n_K, then hourly blocks cs, ci, os_1..os_P, oi_1..oi_P, sp, ds, di
+    starts = [lead + j * T for j in range(5 + 2 * P)]
+    CS, CI = starts[0], starts[1]
+    OS, OI = starts[2:2 + P], starts[2 + P:2 + 2 * P]
+    SP, DS, DI = starts[2 + 2 * P:]
+    nv = lead + (5 + 2 * P) * T
     c = np.zeros(nv)
-    c[0] = m.server_pv
+    for p, kind in enumerate(m.types):
+        c[p] = kind.server_pv
+        c[OS[p]:OS[p] + T] = kind.owned_busy[mo] * count
+        c[OI[p]:OI[p] + T] = kind.owned_busy[mo] * count
     for j, k in enumerate(ids):
-        c[1 + j] = m.offer_pv[k] * m.blocks[k]
-    c[OS:OS + T] = m.owned_busy[mo] * count
-    c[OI:OI + T] = m.owned_busy[mo] * count
+        c[P + j] = m.offer_pv[k] * m.blocks[k]
     spot_cost = m.spot[mo]
     spot_ok = bool(np.all(np.isfinite(spot_cost)))
     c[SP:SP + T] = np.where(np.isfinite(spot_cost), spot_cost, 0.0) * count
@@ -297,54 +413,63 @@ def milp_problem(m: Independent, *, max_servers: int | None = None,
     c[DI:DI + T] = m.od[mo] * count
 
     lb, ub = np.zeros(nv), np.full(nv, np.inf)
-    ub[0] = n_hi
-    ub[1:1 + K] = b_hi
+    ub[:P] = n_hi
+    ub[P:lead] = b_hi
     if fixed is not None:
-        lb[0] = ub[0] = fixed[0]
+        servers, committed = fixed
+        by_type = servers if isinstance(servers, dict) else {m.types[0].id: servers}
+        assert isinstance(servers, dict) or P == 1, "a count of servers needs one type"
+        for p, kind in enumerate(m.types):
+            lb[p] = ub[p] = by_type.get(kind.id, 0)
         for j, k in enumerate(ids):
-            lb[1 + j] = ub[1 + j] = fixed[1].get(k, 0) // m.blocks[k]
+            lb[P + j] = ub[P + j] = committed.get(k, 0) // m.blocks[k]
     if not spot_ok:
         ub[SP:SP + T] = 0.0
     integrality = np.zeros(nv)
-    integrality[:1 + K] = 1
+    integrality[:lead] = 1
 
     eye = sp.identity(T, format="csr")
     col = sp.csr_matrix
 
-    def block(parts: dict[int, sp.spmatrix], lead: sp.spmatrix | None = None) -> sp.spmatrix:
-        mats = [lead if lead is not None else col((T, 1 + K))]
-        for start in (CS, CI, OS, OI, SP, DS, DI):
+    def block(parts: dict[int, sp.spmatrix], lead_: sp.spmatrix | None = None) -> sp.spmatrix:
+        mats = [lead_ if lead_ is not None else col((T, lead))]
+        for start in starts:
             mats.append(parts.get(start, col((T, T))))
         return sp.hstack(mats)
 
     ones = np.ones((T, 1))
-    lead_c = col(np.hstack([np.zeros((T, 1))] + [-m.blocks[k] * ones for k in ids]))
-    owned_per_hour = (m.server_gpus * m.online[mo]).reshape(-1, 1)
-    lead_o = col(np.hstack([-owned_per_hour, np.zeros((T, K))]))
-    A = sp.vstack([
-        block({CS: eye, OS: eye, DS: eye}),                              # steady balance
-        block({CI: eye, OI: eye, SP: eye, DI: eye}),                     # interruptible balance
-        block({CS: eye, CI: eye}, lead_c),                               # committed capacity
-        block({OS: eye, OI: eye}, lead_o),                               # owned capacity
-        block({SP: eye, CI: m.spot_share * eye, OI: m.spot_share * eye}),  # spot share
-    ]).tocsr()
-    lo = np.concatenate([steady, interruptible, np.full(3 * T, -np.inf)])
-    hi = np.concatenate([steady, interruptible, np.zeros(2 * T), m.spot_share * interruptible])
-    return Problem(c, A, lo, hi, lb, ub, integrality, 2 * T, count, ids, slice(SP, SP + T))
+    lead_c = col(np.hstack([np.zeros((T, P))] + [-m.blocks[k] * ones for k in ids]))
+    rows = [
+        block({CS: eye, DS: eye, **{o: eye for o in OS}}),                # steady balance
+        block({CI: eye, SP: eye, DI: eye, **{o: eye for o in OI}}),       # interruptible balance
+        block({CS: eye, CI: eye}, lead_c),                                # committed capacity
+    ]
+    for p, kind in enumerate(m.types):                                    # owned capacity
+        per_hour = np.zeros((T, lead))
+        per_hour[:, p] = -kind.server_work * kind.online[mo]
+        rows.append(block({OS[p]: eye, OI[p]: eye}, col(per_hour)))
+    rows.append(block({SP: eye, CI: m.spot_share * eye,                   # spot share
+                       **{o: m.spot_share * eye for o in OI}}))
+    A = sp.vstack(rows).tocsr()
+    lo = np.concatenate([steady, interruptible, np.full((2 + P) * T, -np.inf)])
+    hi = np.concatenate([steady, interruptible, np.zeros((1 + P) * T),
+                         m.spot_share * interruptible])
+    return Problem(c, A, lo, hi, lb, ub, integrality, 2 * T, count, ids,
+                   [kind.id for kind in m.types], slice(SP, SP + T))
 
 
-def solve_milp(m: Independent, *, max_servers: int | None = None,
-               fixed: tuple[int, dict[str, int]] | None = None,
+def solve_milp(m: Independent, *, max_servers: int | None = None, fixed: Fixed | None = None,
                time_limit: float = 60) -> MilpResult:
-    """Minimise PV cost over integer N, n_k and the hourly dispatch with HiGHS."""
+    """Minimise PV cost over integer N_p, n_k and the hourly dispatch with HiGHS."""
     p = milp_problem(m, max_servers=max_servers, fixed=fixed)
     res = milp(p.c, constraints=LinearConstraint(p.A, p.lo, p.hi), integrality=p.integrality,
                bounds=Bounds(p.lb, p.ub),
                options={"mip_rel_gap": 1e-12, "time_limit": time_limit})
     assert res.success, res.message
     x = res.x
-    servers = int(round(x[0]))
-    committed = {k: int(round(x[1 + j])) * m.blocks[k] for j, k in enumerate(p.ids)}
+    P = len(p.type_ids)
+    servers = {kind: int(round(x[j])) for j, kind in enumerate(p.type_ids)}
+    committed = {k: int(round(x[P + j])) * m.blocks[k] for j, k in enumerate(p.ids)}
     return MilpResult(float(res.fun), servers, committed, float(x[p.spot_columns] @ p.count))
 
 

@@ -138,6 +138,7 @@ class Problem:
     z: int                        # index of the first epigraph variable (z_m, then w_m)
     middle: list = field(default_factory=list)       # (H, nvars) levels between types
     held_middle: list = field(default_factory=list)  # the position's levels between types
+    fixed: dict = field(default_factory=dict)        # variable index -> the value it is held at
 
     def upper_finite(self) -> np.ndarray:
         """The decision variables' upper bounds, 0 for the others.
@@ -616,8 +617,8 @@ def sale_rows(ctx: PlanContext, columns: list[tuple]) -> list:
     return rows
 
 
-def solve(ctx: PlanContext, use_spot: bool, static: bool = False, servers: bool = True
-          ) -> StagedResult:
+def solve(ctx: PlanContext, use_spot: bool, static: bool = False, servers: bool = True,
+          fixed: Optional[dict] = None) -> StagedResult:
     """The cutting-plane loop: MILPs with tangents of each month's convex functions added until
     each month's cut is tight.
 
@@ -632,6 +633,9 @@ def solve(ctx: PlanContext, use_spot: bool, static: bool = False, servers: bool 
         ``capacity`` is the decision.
     servers : bool, default True
         False: the static problem without new servers.
+    fixed : dict, optional
+        Decisions held at given values: column (``("buy", type, d)`` ...) to its count
+        (issue 27: the later decisions re-optimized under fixed first ones).
 
     Returns
     -------
@@ -651,113 +655,25 @@ def solve(ctx: PlanContext, use_spot: bool, static: bool = False, servers: bool 
     A(x) and F as in the module notes with c_own = c_T: each convex (A is concave), so each
     gets an epigraph variable and tangents. One type is the module's F and G.
     """
-    c_own, c_int, c_od = month_costs(ctx, use_spot)
-    costs = type_costs(ctx)
-    check_convex(costs[-1], c_int, c_od)
-    concave = costs[0] < -1e-12 * max(1.0, float(np.max(np.abs(c_od))))
-    prob = build_problem(ctx, use_spot, static, servers)
-    gross, steady = ctx.tables.gross, ctx.tables.steady
-    H = ctx.horizon
-    T = len(costs)
-    alpha, beta, gamma = costs[-1] - c_int, c_int - c_od, costs[0]
-    constant = float(c_od @ steady.totals + c_int @ (gross.totals - steady.totals))
-
-    def above(table, levels: np.ndarray) -> np.ndarray:   # hours above each month's level
-        return (table.sorted > levels[:, None]).sum(axis=1)
-
-    funcs = {"z": (lambda x: alpha * gross.sum_min(x) + beta * steady.sum_min(x),
-                   lambda x: alpha * above(gross, x) + beta * above(steady, x)),
-             "w": (lambda x: -gamma * gross.sum_min(x), lambda x: -gamma * above(gross, x))}
-    for k in range(1, T):
-        step = costs[k - 1] - costs[k]
-        funcs[k] = ((lambda x, step=step: step * gross.sum_min(x)),
-                    (lambda x, step=step: step * above(gross, x)))
-    order = ["z", "w", *range(1, T)]
-    # a static problem's months share their levels' expressions: one epigraph a group makes
-    # its MILPs 3x faster; a schedule's few shared months save fewer rows than the weaker
-    # relaxation costs (one summed tangent a group, not one a month: bench/staged.py 0.9 s ->
-    # 1.5 s), so a schedule keeps one epigraph a month
-    owner = (month_groups(prob, order, concave) if static else
-             {which: np.arange(H) for which in order})
-    reps = {which: np.flatnonzero(owner[which] == np.arange(H)) for which in order}
-    for which in order:     # a group's epigraph is its first month's; the others are 0
-        prob.upper[prob.epigraph(which, np.flatnonzero(owner[which] != np.arange(H)))] = 0.0
-
-    cuts: list = []   # (month, which, slope, intercept): epigraph >= intercept + slope x
-
-    def add_cuts(levels: dict, only=None) -> int:
-        added = 0
-        for which in order:
-            fn, slope = funcs[which]
-            x = levels[which][owner[which]]     # one level per group: its first month's
-            value = np.bincount(owner[which], weights=fn(x), minlength=H)
-            s_ = np.bincount(owner[which], weights=slope(x), minlength=H)
-            for m in reps[which] if only is None else only[which]:
-                if which == "w" and concave[m]:
-                    continue        # a tangent of a concave function is no lower bound
-                cuts.append((m, which, float(s_[m]), float(value[m] - s_[m] * x[m])))
-                added += 1
-        return added
-
-    # where G is concave, its chord over the committed levels it can take is its convex
-    # envelope: a valid lower bound, exact at both ends (no new commitment, or the most)
-    g = funcs["w"][0]
-    top = prob.held_l1 + np.asarray(prob.l1 @ prob.upper_finite(), dtype=float).ravel()
-    low_g, high_g = g(prob.held_l1), g(top)
-    for m in np.flatnonzero(concave):
-        width = top[m] - prob.held_l1[m]
-        slope = (high_g[m] - low_g[m]) / width if width > 0 else 0.0
-        cuts.append((m, "w", float(slope), float(low_g[m] - slope * prob.held_l1[m])))
-
-    # start from tangents at deciles of each month's demand and at the levels of the best
-    # static plan and its neighbours (the staged optimum is rarely far from it)
-    shortest = int(ctx.calendar.hours.min())
-    for q in np.linspace(0.0, 1.0, 11):
-        level = np.quantile(gross.sorted[:, -shortest:], q, axis=1)
-        add_cuts({which: level for which in order})
-    if not static:
-        theta_c = ctx.scenario.on_demand.relative_throughput
-        unit = ctx.fleet[ctx.merit[0]].per_server
-        # a fleet: the best plan of its first type (any levels are valid tangent points; the
-        # fleet's own static optimum costs more time than it saves)
-        static_plan_ = ctx.capacity_plan(best_capacity(ctx)[0])
-        s1 = static_plan_.committed_gpus(H) * theta_c
-        owned = list(ctx.owned_levels(static_plan_).values()) if ctx.scenario.server_types \
-            else [static_plan_.servers_online(H) * ctx.owned_per_server()]
-        for k in (-2, -1, 0, 1, 2):
-            levels = {"w": np.maximum(s1 + k * 8 * theta_c, 0.0)}
-            running = s1.copy()
-            for r, capacity in enumerate(owned, start=1):
-                running = running + capacity
-                levels["z" if r == T else r] = np.maximum(running + k * unit, 0.0)
-            add_cuts(levels)
-    nvar = len(prob.cost)
-    cuts = strongest_cuts(prob, cuts, nvar, concave)
+    block = Block(ctx, use_spot, static, servers, fixed)
+    prob = block.prob
     rounds = 0
     deadline = time.monotonic() + TOTAL_SECONDS
     timed_out, dual = False, -math.inf
     while True:
         rounds += 1
         left = deadline - time.monotonic()
-        x, timed_out, dual = solve_milp(prob, cuts, nvar, max(min(MILP_SECONDS, left), 1.0))
+        x, timed_out, dual = solve_milp(prob, block.cuts, block.nvar,
+                                        max(min(MILP_SECONDS, left), 1.0))
         timed_out = timed_out or time.monotonic() >= deadline
-        levels = prob.levels(x)
-        true = {which: funcs[which][0](levels[which]) for which in order}
-        scale = 1e-9 * max(1.0, float(sum(np.abs(v).sum() for v in true.values())) / H)
-        short = {}
-        for which in order:     # each group's epigraph against its months' true cost
-            group_true = np.bincount(owner[which], weights=true[which], minlength=H)
-            size = np.bincount(owner[which], minlength=H)
-            at = reps[which]
-            short[which] = at[x[prob.epigraph(which, at)] < group_true[at] - scale * size[at]]
-        short["w"] = np.array([m for m in short["w"] if not concave[m]], dtype=int)
+        true, short = block.shortfalls(x)
         if timed_out or not any(v.size for v in short.values()) or rounds >= MAX_ROUNDS:
             break
-        add_cuts(levels, short)
-    objective = float(prob.base + constant + prob.cost[:prob.z] @ x[:prob.z]
-                      + sum(v.sum() for v in true.values()))
-    bound = float(prob.base + constant + (dual if timed_out else prob.cost @ x))
+        block.add_cuts(prob.levels(x), short)
+    objective = block.objective(x, true)
+    bound = float(prob.base + block.constant + (dual if timed_out else prob.cost @ x))
     capacity = None
+    H = ctx.horizon
     if static:
         capacity = to_capacity(ctx, prob, x, use_spot)
         decisions = ()
@@ -769,14 +685,184 @@ def solve(ctx: PlanContext, use_spot: bool, static: bool = False, servers: bool 
     notes = [] if rounds < MAX_ROUNDS else [f"stopped after {MAX_ROUNDS} cutting-plane rounds"]
     if timed_out:
         notes.append(f"stopped at the {TOTAL_SECONDS:.0f} s time limit")
-    result = StagedResult(decisions, plan, objective, rounds, len(cuts), use_spot, notes)
+    result = StagedResult(decisions, plan, objective, rounds, len(block.cuts), use_spot, notes)
     result.capacity = capacity
-    unproven = concave.any() or rounds >= MAX_ROUNDS or timed_out
+    unproven = block.concave.any() or rounds >= MAX_ROUNDS or timed_out
     result.gap = max(objective - bound, 0.0) if unproven else 0.0
     result.timed_out = timed_out
     if timed_out and not math.isfinite(result.gap):
         result.gap = abs(objective)
     return result
+
+
+class Block:
+    """One demand's MILP and tangents: the state of the cutting-plane loop of one plan.
+
+    :func:`solve` runs one; the robust plan (models/robust.py, issue 27) stacks one per
+    demand scenario into one MILP. Each month's convex functions (module notes; with types, the
+    levels between them) get epigraph variables bounded by tangents.
+    """
+
+    def __init__(self, ctx: PlanContext, use_spot: bool, static: bool = False,
+                 servers: bool = True, fixed: Optional[dict] = None):
+        """Build the MILP's fixed parts and the starting tangents.
+
+        Parameters
+        ----------
+        ctx : PlanContext
+            Context of the plan (its demand, prices, position and limits).
+        use_spot : bool
+            Spot allowed for interruptible overflow.
+        static : bool, default False
+            The static problem of a fleet (:func:`build_problem`).
+        servers : bool, default True
+            False: the static problem without new servers.
+        fixed : dict, optional
+            Column to the value it is held at.
+
+        Raises
+        ------
+        StagedError
+            The method's conditions do not hold.
+        """
+        c_own, c_int, c_od = month_costs(ctx, use_spot)
+        costs = type_costs(ctx)
+        check_convex(costs[-1], c_int, c_od)
+        concave = costs[0] < -1e-12 * max(1.0, float(np.max(np.abs(c_od))))
+        prob = build_problem(ctx, use_spot, static, servers)
+        if fixed:
+            prob.fixed = {j: float(fixed[k]) for j, k in enumerate(prob.columns) if k in fixed}
+        self.ctx, self.prob, self.concave = ctx, prob, concave
+        gross, steady = ctx.tables.gross, ctx.tables.steady
+        H = ctx.horizon
+        T = len(costs)
+        alpha, beta, gamma = costs[-1] - c_int, c_int - c_od, costs[0]
+        self.constant = float(c_od @ steady.totals + c_int @ (gross.totals - steady.totals))
+
+        def above(table, levels: np.ndarray) -> np.ndarray:   # hours above each month's level
+            return (table.sorted > levels[:, None]).sum(axis=1)
+
+        funcs = {"z": (lambda x: alpha * gross.sum_min(x) + beta * steady.sum_min(x),
+                       lambda x: alpha * above(gross, x) + beta * above(steady, x)),
+                 "w": (lambda x: -gamma * gross.sum_min(x), lambda x: -gamma * above(gross, x))}
+        for k in range(1, T):
+            step = costs[k - 1] - costs[k]
+            funcs[k] = ((lambda x, step=step: step * gross.sum_min(x)),
+                        (lambda x, step=step: step * above(gross, x)))
+        order = ["z", "w", *range(1, T)]
+        self.funcs, self.order = funcs, order
+        # a static problem's months share their levels' expressions: one epigraph a group
+        # makes its MILPs 3x faster; a schedule's few shared months save fewer rows than the
+        # weaker relaxation costs (one summed tangent a group, not one a month:
+        # bench/staged.py 0.9 s -> 1.5 s), so a schedule keeps one epigraph a month
+        self.owner = (month_groups(prob, order, concave) if static else
+                      {which: np.arange(H) for which in order})
+        self.reps = {which: np.flatnonzero(self.owner[which] == np.arange(H))
+                     for which in order}
+        for which in order:     # a group's epigraph is its first month's; the others are 0
+            prob.upper[prob.epigraph(which,
+                                     np.flatnonzero(self.owner[which] != np.arange(H)))] = 0.0
+        self.cuts: list = []   # (month, which, slope, intercept): epigraph >= intercept + slope x
+
+        # where G is concave, its chord over the committed levels it can take is its convex
+        # envelope: a valid lower bound, exact at both ends (no new commitment, or the most)
+        g = funcs["w"][0]
+        top = prob.held_l1 + np.asarray(prob.l1 @ prob.upper_finite(), dtype=float).ravel()
+        low_g, high_g = g(prob.held_l1), g(top)
+        for m in np.flatnonzero(concave):
+            width = top[m] - prob.held_l1[m]
+            slope = (high_g[m] - low_g[m]) / width if width > 0 else 0.0
+            self.cuts.append((m, "w", float(slope), float(low_g[m] - slope * prob.held_l1[m])))
+
+        # start from tangents at deciles of each month's demand and at the levels of the best
+        # static plan and its neighbours (the staged optimum is rarely far from it)
+        shortest = int(ctx.calendar.hours.min())
+        for q in np.linspace(0.0, 1.0, 11):
+            level = np.quantile(gross.sorted[:, -shortest:], q, axis=1)
+            self.add_cuts({which: level for which in order})
+        if not static:
+            theta_c = ctx.scenario.on_demand.relative_throughput
+            unit = ctx.fleet[ctx.merit[0]].per_server
+            # a fleet: the best plan of its first type (any levels are valid tangent points;
+            # the fleet's own static optimum costs more time than it saves)
+            static_plan_ = ctx.capacity_plan(best_capacity(ctx)[0])
+            s1 = static_plan_.committed_gpus(H) * theta_c
+            owned = list(ctx.owned_levels(static_plan_).values()) if ctx.scenario.server_types \
+                else [static_plan_.servers_online(H) * ctx.owned_per_server()]
+            for k in (-2, -1, 0, 1, 2):
+                levels = {"w": np.maximum(s1 + k * 8 * theta_c, 0.0)}
+                running = s1.copy()
+                for r, capacity in enumerate(owned, start=1):
+                    running = running + capacity
+                    levels["z" if r == T else r] = np.maximum(running + k * unit, 0.0)
+                self.add_cuts(levels)
+        self.nvar = len(prob.cost)
+        self.cuts = strongest_cuts(prob, self.cuts, self.nvar, concave)
+
+    def add_cuts(self, levels: dict, only: Optional[dict] = None) -> int:
+        """Tangents of each function at the given levels.
+
+        Parameters
+        ----------
+        levels : dict
+            Function (``"z"``, ``"w"``, a middle level k) to its level by month [GPUs of the
+            reference type, (months,)].
+        only : dict, optional
+            Function to the months to add a tangent in; None: every month (group).
+
+        Returns
+        -------
+        int
+            Tangents added.
+        """
+        H, added = self.ctx.horizon, 0
+        for which in self.order:
+            fn, slope = self.funcs[which]
+            owner = self.owner[which]
+            x = levels[which][owner]     # one level per group: its first month's
+            value = np.bincount(owner, weights=fn(x), minlength=H)
+            s_ = np.bincount(owner, weights=slope(x), minlength=H)
+            for m in self.reps[which] if only is None else only[which]:
+                if which == "w" and self.concave[m]:
+                    continue        # a tangent of a concave function is no lower bound
+                self.cuts.append((m, which, float(s_[m]), float(value[m] - s_[m] * x[m])))
+                added += 1
+        return added
+
+    def shortfalls(self, x: np.ndarray) -> tuple[dict, dict]:
+        """Each function's true cost at a solution, and the months whose epigraph falls short.
+
+        Parameters
+        ----------
+        x : numpy.ndarray
+            A solution of this block's variables.
+
+        Returns
+        -------
+        true : dict
+            Function to its cost by month at the solution's levels [currency, (months,)].
+        short : dict
+            Function to the months (groups) whose epigraph is below the true cost.
+        """
+        prob, H = self.prob, self.ctx.horizon
+        levels = prob.levels(x)
+        true = {which: self.funcs[which][0](levels[which]) for which in self.order}
+        scale = 1e-9 * max(1.0, float(sum(np.abs(v).sum() for v in true.values())) / H)
+        short = {}
+        for which in self.order:     # each group's epigraph against its months' true cost
+            owner = self.owner[which]
+            group_true = np.bincount(owner, weights=true[which], minlength=H)
+            size = np.bincount(owner, minlength=H)
+            at = self.reps[which]
+            short[which] = at[x[prob.epigraph(which, at)] < group_true[at] - scale * size[at]]
+        short["w"] = np.array([m for m in short["w"] if not self.concave[m]], dtype=int)
+        return true, short
+
+    def objective(self, x: np.ndarray, true: dict) -> float:
+        """PV of a solution with every function at its true cost [currency]."""
+        prob = self.prob
+        return float(prob.base + self.constant + prob.cost[:prob.z] @ x[:prob.z]
+                     + sum(v.sum() for v in true.values()))
 
 
 def month_groups(prob: Problem, order: list, concave: np.ndarray) -> dict:
@@ -902,6 +988,42 @@ def solve_milp(prob: Problem, cuts: list, nvar: int, seconds: float = MILP_SECON
     StagedError
         HiGHS found no solution.
     """
+    A, row_lower, row_upper = assemble(prob, cuts, nvar)
+    lower, upper = bounds(prob)
+    # Without presolve (HIGHS_OPTIONS): on these problems it costs more than it saves
+    # (bench/staged.py 0.46 s against 1.38 s), and HiGHS 1.12's repair of a presolved solution
+    # printed a stray line (ERGO-Code/HiGHS#2783) that would land in the CLI's output.
+    result = solve_mip(prob.cost, 0 * prob.integer if relax else prob.integer, lower,
+                       upper, A, row_lower, row_upper,
+                       {"mip_rel_gap": 0.0, "time_limit": float(seconds), **HIGHS_OPTIONS})
+    if result.x is None:
+        raise StagedError(f"the staged MILP did not solve: {result.status}")
+    x = result.x.copy()
+    ints = prob.integer.astype(bool)
+    x[ints] = np.round(x[ints])
+    return x, result.timed_out, result.bound
+
+
+def assemble(prob: Problem, cuts: list, nvar: int) -> tuple[sp.csr_matrix, np.ndarray,
+                                                           np.ndarray]:
+    """The constraint rows of one block: its tangents, then its limit, sale and level rows.
+
+    Parameters
+    ----------
+    prob : Problem
+        The block's fixed parts.
+    cuts : list of tuple
+        (month, function, slope, intercept) of each tangent.
+    nvar : int
+        Number of variables.
+
+    Returns
+    -------
+    rows : scipy.sparse.csr_matrix
+        Coefficients, one row per constraint.
+    row_lower, row_upper : numpy.ndarray
+        Bounds of each row.
+    """
     slope = np.array([cut[2] for cut in cuts])
     k = np.arange(len(cuts))
     epigraph = np.array([prob.epigraph(cut[1], cut[0]) for cut in cuts], dtype=int)
@@ -909,7 +1031,6 @@ def solve_milp(prob: Problem, cuts: list, nvar: int, seconds: float = MILP_SECON
     # epigraph_m - slope x level_m >= intercept: two entries a cut
     A = sp.csr_matrix((np.r_[np.ones(len(cuts)), -slope], (np.r_[k, k], np.r_[epigraph, level])),
                       shape=(len(cuts), nvar))
-    lower = np.where(np.isinf(prob.upper), -np.inf, 0.0)
     rows = [A] + [coef if sp.issparse(coef) else sp.csr_matrix(coef.reshape(1, -1))
                   for coef, _, _ in prob.rows]
     row_lower = np.concatenate([np.array([cut[3] for cut in cuts], float)] +
@@ -918,18 +1039,28 @@ def solve_milp(prob: Problem, cuts: list, nvar: int, seconds: float = MILP_SECON
     row_upper = np.concatenate([np.full(len(cuts), np.inf)] +
                                [np.broadcast_to(hi_, (r.shape[0],)) for r, (_, _, hi_)
                                 in zip(rows[1:], prob.rows)])
-    # Without presolve (HIGHS_OPTIONS): on these problems it costs more than it saves
-    # (bench/staged.py 0.46 s against 1.38 s), and HiGHS 1.12's repair of a presolved solution
-    # printed a stray line (ERGO-Code/HiGHS#2783) that would land in the CLI's output.
-    result = solve_mip(prob.cost, 0 * prob.integer if relax else prob.integer, lower,
-                       prob.upper, sp.vstack(rows, format="csr"), row_lower, row_upper,
-                       {"mip_rel_gap": 0.0, "time_limit": float(seconds), **HIGHS_OPTIONS})
-    if result.x is None:
-        raise StagedError(f"the staged MILP did not solve: {result.status}")
-    x = result.x.copy()
-    ints = prob.integer.astype(bool)
-    x[ints] = np.round(x[ints])
-    return x, result.timed_out, result.bound
+    return sp.vstack(rows, format="csr"), row_lower, row_upper
+
+
+def bounds(prob: Problem) -> tuple[np.ndarray, np.ndarray]:
+    """Each variable's bounds: decisions from 0 (held ones at their value), levels and
+    epigraphs free below.
+
+    Parameters
+    ----------
+    prob : Problem
+        The block's fixed parts.
+
+    Returns
+    -------
+    lower, upper : numpy.ndarray
+        Bounds [the variable's unit, (nvars,)].
+    """
+    lower = np.where(np.isinf(prob.upper), -np.inf, 0.0)
+    upper = prob.upper.copy()
+    for j, value in prob.fixed.items():
+        lower[j] = upper[j] = value
+    return lower, upper
 
 
 def to_decisions(ctx: PlanContext, prob: Problem, x: np.ndarray) -> tuple[Decision, ...]:

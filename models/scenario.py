@@ -5,6 +5,7 @@ Each field carries its unit, bounds and the source of its default (design sectio
 """
 from __future__ import annotations
 
+import math
 from typing import Annotated, Literal, Optional, Union
 
 from pydantic import BaseModel, Field, create_model, field_validator, model_validator
@@ -464,8 +465,39 @@ class Position(Section):
         return self
 
 
+DEMAND_SCENARIO_PATTERN = r"^[A-Za-z0-9_ .%+-]{1,40}$"
+
+
+class DemandScenario(Section):
+    """One path demand may take (issue 27): its growth and how likely it is."""
+
+    name: str = field("base", "Scenario name", "text", "Names the path in the plan.",
+                      pattern=DEMAND_SCENARIO_PATTERN)
+    growth_annual: float = field(0.3, "Demand growth", "fraction per year",
+                                 "Demand grows like this from the plan's first month if this "
+                                 "path turns out.", guard=("le",), ge=-0.9, le=10)
+    probability: float = field(1.0, "Probability", "fraction",
+                               "How likely this path is; the paths' probabilities add up to 1.",
+                               ge=0, le=1)
+
+
+class Risk(Section):
+    """How the robust plan weighs the dear outcomes against the expected one (issue 27)."""
+
+    cvar_alpha: float = field(0.9, "CVaR level", "fraction",
+                              "The CVaR is the mean PV of the dearest (1 - level) share of "
+                              "outcomes.", ge=0.5, le=0.99)
+    cvar_weight: float = field(0.0, "Risk aversion", "fraction",
+                               "0: the least expected PV; 1: the least CVaR of PV; between: "
+                               "the blend (1 - w) x expected PV + w x CVaR.", ge=0, le=1)
+
+
 class Staging(Section):
-    """The staged plan: when to buy servers and sign commitments."""
+    """The staged plan: when to buy servers and sign commitments.
+
+    Checked across fields: demand scenarios' names are unique and their probabilities add
+    up to 1.
+    """
 
     decision_interval_months: Literal[1, 3, 6, 12] = field(
         3, "Decision interval", "months",
@@ -484,6 +516,29 @@ class Staging(Section):
     max_power_kw: Optional[float] = field(
         None, "Hall power limit", "kW", "Power of the servers online at once at maximum draw "
         "x PUE, every type together.", guard=("le",), ge=0, le=1e9)
+    demand_scenarios: tuple[DemandScenario, ...] = Field(
+        default=(), max_length=9, title="Demand scenarios",
+        description="Paths demand may take, each with its growth and probability: the robust "
+                    "plan's first decisions hold for all of them; empty: no robust plan.")
+    decide_now_months: int = field(
+        12, "Decide now", "months", "Decisions in the plan's first this many months are the "
+        "same in every demand scenario; later ones adapt to the path that turns out.",
+        ge=1, le=240)
+    risk: Risk = Field(default_factory=Risk, title="Risk")
+
+    @model_validator(mode="after")
+    def _scenarios_add_up(self) -> "Staging":
+        paths = self.demand_scenarios
+        if not paths:
+            return self
+        names = [p.name for p in paths]
+        if len(set(names)) != len(names):
+            raise ValueError(f"staging.demand_scenarios: names must be unique, got {names}")
+        total = math.fsum(p.probability for p in paths)
+        if abs(total - 1.0) > 1e-9:
+            raise ValueError(f"staging.demand_scenarios: the probabilities add up to "
+                             f"{total:.6g}, not 1")
+        return self
 
 
 class Decision(Section):
@@ -773,7 +828,7 @@ def scenario_document(s: Scenario) -> dict:
     """
     data = s.model_dump(mode="json")
     pairs = [(data, "server_types"), (data["proposed"], "servers_by_type"),
-             (data["staging"], "max_power_kw")]
+             (data["staging"], "max_power_kw"), (data["staging"], "demand_scenarios")]
     pairs += [(row, "type") for row in data["position"]["servers"]]
     pairs += [(d, k) for d in data["proposed"]["schedule"] for k in ("buy", "sell")]
     for holder, key in pairs:

@@ -113,6 +113,7 @@ class StagedResult:
     gap: float = 0.0           # proven distance to the optimum [currency]; 0: optimal
     timed_out: bool = False    # stopped at TOTAL_SECONDS with the best schedule found
     capacity: Optional[Capacity] = None   # the decision of a static fleet problem
+    values: dict = field(default_factory=dict)   # decision column -> its value in the optimum
 
 
 @dataclass
@@ -687,6 +688,7 @@ def solve(ctx: PlanContext, use_spot: bool, static: bool = False, servers: bool 
         notes.append(f"stopped at the {TOTAL_SECONDS:.0f} s time limit")
     result = StagedResult(decisions, plan, objective, rounds, len(block.cuts), use_spot, notes)
     result.capacity = capacity
+    result.values = {k: float(x[j]) for j, k in enumerate(prob.columns[:prob.z])}
     unproven = block.concave.any() or rounds >= MAX_ROUNDS or timed_out
     result.gap = max(objective - bound, 0.0) if unproven else 0.0
     result.timed_out = timed_out

@@ -1,0 +1,386 @@
+"""The robust plan (issue 27): a staged plan whose first decisions hold for every demand path.
+
+``staging.demand_scenarios`` lists paths demand may take (a growth rate and a probability
+each). Decisions in the plan's first ``staging.decide_now_months`` months are made now, the
+same in every path (non-anticipativity); later decisions adapt to the path that turns out
+(recourse). The optimum is the extensive form: one staged MILP (models/staged.py
+:class:`Block`) per path, stacked, with equality rows tying the here-and-now decisions
+together, minimising
+
+    (1 - w) E[PV] + w CVaR_alpha(PV),
+    CVaR_alpha = min over eta of  eta + 1 / (1 - alpha) sum_s p_s max(PV_s - eta, 0)
+
+(Rockafellar-Uryasev: linear with eta and one u_s >= PV_s - eta, u_s >= 0 a path). Every
+path's epigraphs get tangents until each is tight, as in the staged plan, so the result is
+proven optimal (gap 0) or states its gap. Reported beside it, each path's own staged optimum
+(perfect foresight) gives the EVPI, expected PV of the robust plan minus the
+probability-weighted PV of those optima, and the base path's staged plan, its here-and-now
+decisions fixed and the rest re-optimised per path, gives the VSS, its expected PV minus the
+robust plan's: what planning for the spread of paths saves over planning for the base one.
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Optional
+
+import numpy as np
+import scipy.sparse as sp
+
+from models.capacity import CapacityPlan, schedule_plan
+from models.highs import solve_mip
+from models.profile import UsageProfile
+from models.scenario import Decision, DemandScenario
+from models.staged import (HIGHS_OPTIONS, MAX_ROUNDS, MILP_SECONDS, TOTAL_SECONDS, Block,
+                           StagedError, assemble, bounds, solve, to_decisions)
+from models.strategies import PlanContext
+from models.uncertainty import what_if_context
+
+DECISION_KINDS = ("buy", "commit", "sell")
+
+
+@dataclass
+class PathPlan:
+    """One demand path of the robust plan: its schedule and what it costs."""
+
+    name: str
+    probability: float          # [fraction]
+    growth_annual: float        # [fraction per year]
+    decisions: tuple[Decision, ...]
+    plan: CapacityPlan
+    pv_cost: float              # the engine's PV of the schedule on this path [currency]
+    objective: float            # the MILP's PV of it [currency]
+    foresight_pv: float = math.nan   # this path's own staged optimum [currency]
+    fixed_first_pv: float = math.nan  # the base plan's first decisions, the rest re-optimised
+
+
+@dataclass
+class RobustResult:
+    """The robust plan: a schedule per path, identical before ``decide_now_until``."""
+
+    paths: list[PathPlan]
+    expected_pv: float          # sum_s p_s PV_s, the engine's PV of each path [currency]
+    cvar: float                 # CVaR at ``alpha`` of the paths' PVs [currency]
+    alpha: float
+    weight: float
+    evpi: float                 # expected PV minus the foresight optima's [currency]
+    vss: float                  # the base path's plan (first decisions fixed) minus this
+    # [currency]; both between the MILP's objectives, which the engine's PVs equal when every
+    # cost is linear
+    base: str                   # name of the base path
+    decide_now_months: int
+    decide_now_until: str       # last month of the here-and-now decisions, 'YYYY-MM'
+    rounds: int
+    gap: float                  # proven distance to the optimum of the objective [currency]
+    use_spot: bool
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def common(self) -> tuple[Decision, ...]:
+        """The here-and-now decisions (every path's, identical).
+
+        Returns
+        -------
+        tuple of Decision
+            Decisions up to ``decide_now_until``.
+        """
+        return tuple(d for d in self.paths[0].decisions if d.month <= self.decide_now_until)
+
+
+def cvar(pvs: np.ndarray, probabilities: np.ndarray, alpha: float) -> float:
+    """CVaR of a discrete distribution of PV costs: the mean of its dearest 1 - alpha.
+
+    Parameters
+    ----------
+    pvs : numpy.ndarray
+        PV of each outcome [currency].
+    probabilities : numpy.ndarray
+        Their probabilities [fraction], adding up to 1.
+    alpha : float
+        Level [fraction], < 1.
+
+    Returns
+    -------
+    float
+        min over eta of eta + sum p max(pv - eta, 0) / (1 - alpha) [currency]; the minimum is
+        at one of the outcomes (the function is piecewise linear with kinks there).
+    """
+    pvs, probabilities = np.asarray(pvs, float), np.asarray(probabilities, float)
+    return float(min(eta + probabilities @ np.maximum(pvs - eta, 0.0) / (1.0 - alpha)
+                     for eta in pvs))
+
+
+def base_path(ctx: PlanContext, paths: tuple[DemandScenario, ...]) -> int:
+    """The path the plan's own growth describes, else the likeliest (the first of equals).
+
+    Parameters
+    ----------
+    ctx : PlanContext
+        The plan's context (its ``profile.growth_annual``).
+    paths : tuple of DemandScenario
+        The demand paths.
+
+    Returns
+    -------
+    int
+        Index of the base path.
+    """
+    own = ctx.scenario.profile.growth_annual
+    for i, p in enumerate(paths):
+        if p.growth_annual == own:
+            return i
+    return int(np.argmax([p.probability for p in paths]))
+
+
+def path_contexts(ctx: PlanContext, paths: tuple[DemandScenario, ...],
+                  profile: Optional[UsageProfile] = None) -> list[PlanContext]:
+    """The engine's context of each path: the plan with the path's growth.
+
+    Parameters
+    ----------
+    ctx : PlanContext
+        The plan's context.
+    paths : tuple of DemandScenario
+        The demand paths.
+    profile : UsageProfile, optional
+        The usage, to lay demand again with each growth (else the plan's demand rescaled).
+
+    Returns
+    -------
+    list of PlanContext
+        One per path, in order.
+    """
+    s = ctx.scenario
+    return [what_if_context(ctx, s.with_changes(profile={"growth_annual": p.growth_annual}),
+                            profile) for p in paths]
+
+
+def robust_optimum(ctx: PlanContext, profile: Optional[UsageProfile] = None,
+                   foresight: bool = True) -> RobustResult:
+    """The robust plan of ``staging.demand_scenarios`` (see the module notes), with its EVPI
+    and VSS.
+
+    Parameters
+    ----------
+    ctx : PlanContext
+        The plan's context; ``staging.demand_scenarios`` must not be empty.
+    profile : UsageProfile, optional
+        The usage (each path's demand is laid from it with the path's growth).
+    foresight : bool, default True
+        Also solve each path alone and the base plan re-optimised (EVPI, VSS); False leaves
+        them NaN.
+
+    Returns
+    -------
+    RobustResult
+        Schedules per path, expected PV, CVaR, EVPI, VSS.
+
+    Raises
+    ------
+    StagedError
+        No demand scenarios, or the staged method's conditions fail on a path.
+    """
+    s = ctx.scenario
+    paths = s.staging.demand_scenarios
+    if not paths:
+        raise StagedError("staging.demand_scenarios is empty: there is no robust plan")
+    ctxs = path_contexts(ctx, paths, profile)
+    errors = []
+    for use_spot in (True, False):
+        try:
+            blocks = [Block(c, use_spot) for c in ctxs]
+        except StagedError as exc:
+            errors.append(str(exc))
+            continue
+        result = solve_extensive(ctxs, blocks, paths, use_spot, base_path(ctx, paths))
+        break
+    else:
+        raise StagedError("; ".join(errors))
+    if foresight:
+        add_foresight(result, ctx, ctxs)
+    return result
+
+
+def first_stage(columns: list[tuple], months: int) -> list[int]:
+    """Indices of the here-and-now decisions among a block's columns.
+
+    Parameters
+    ----------
+    columns : list of tuple
+        What each variable is (``("buy", type, d)``, ``("commit", offer, d)``,
+        ``("sell", kind, key, d)`` ...).
+    months : int
+        ``staging.decide_now_months`` [months].
+
+    Returns
+    -------
+    list of int
+        Columns of a decision at a month index below ``months``.
+    """
+    return [j for j, k in enumerate(columns) if k[0] in DECISION_KINDS and k[-1] < months]
+
+
+def solve_extensive(ctxs: list[PlanContext], blocks: list[Block],
+                    paths: tuple[DemandScenario, ...], use_spot: bool, base: int
+                    ) -> RobustResult:
+    """The cutting-plane loop over the stacked MILP of every path.
+
+    Parameters
+    ----------
+    ctxs : list of PlanContext
+        Each path's context.
+    blocks : list of Block
+        Each path's MILP parts and tangents.
+    paths : tuple of DemandScenario
+        The paths (names, probabilities).
+    use_spot : bool
+        Whether the blocks allow spot.
+    base : int
+        Index of the base path (:func:`base_path`).
+
+    Returns
+    -------
+    RobustResult
+        Without EVPI and VSS (NaN).
+
+    Raises
+    ------
+    StagedError
+        The paths' MILPs differ in their decisions, or HiGHS finds no solution.
+    """
+    s = ctxs[0].scenario
+    staging = s.staging
+    alpha, w = staging.risk.cvar_alpha, staging.risk.cvar_weight
+    p = np.array([q.probability for q in paths])
+    S = len(blocks)
+    columns = blocks[0].prob.columns[:blocks[0].prob.z]
+    for b in blocks[1:]:
+        if b.prob.columns[:b.prob.z] != columns:
+            raise StagedError("the demand scenarios' staged problems differ in their decisions")
+    sizes = [b.nvar for b in blocks]
+    offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(int)
+    n_x = int(offsets[-1])
+    risk = w > 0
+    nvar = n_x + (1 + S if risk else 0)        # then eta and one u a path
+    first = first_stage(columns, staging.decide_now_months)
+    # here and now: every path's first-stage decision equals the first path's
+    link_r, link_c, link_v = [], [], []
+    row = 0
+    for i in range(1, S):
+        for j in first:
+            link_r += [row, row]
+            link_c += [int(offsets[i]) + j, j]
+            link_v += [1.0, -1.0]
+            row += 1
+    link = sp.csr_matrix((link_v, (link_r, link_c)), shape=(row, nvar))
+    cost = np.zeros(nvar)
+    for i, b in enumerate(blocks):
+        cost[offsets[i]:offsets[i + 1]] = (1.0 - w) * p[i] * b.prob.cost
+    consts = np.array([b.prob.base + b.constant for b in blocks])
+    risk_rows = None
+    if risk:
+        eta, u0 = n_x, n_x + 1
+        cost[eta] = w
+        cost[u0:u0 + S] = w * p / (1.0 - alpha)
+        # u_s + eta - cost_s x_s >= base_s + const_s
+        r, c, v = [], [], []
+        for i, b in enumerate(blocks):
+            nz = np.flatnonzero(b.prob.cost)
+            r += [i] * (len(nz) + 2)
+            c += list(int(offsets[i]) + nz) + [u0 + i, eta]
+            v += list(-b.prob.cost[nz]) + [1.0, 1.0]
+        risk_rows = sp.csr_matrix((v, (r, c)), shape=(S, nvar))
+    integer = np.zeros(nvar)
+    lower, upper = np.zeros(nvar), np.full(nvar, np.inf)
+    for i, b in enumerate(blocks):
+        lo, hi = bounds(b.prob)
+        lower[offsets[i]:offsets[i + 1]], upper[offsets[i]:offsets[i + 1]] = lo, hi
+        integer[offsets[i]:offsets[i + 1]] = b.prob.integer
+    if risk:
+        lower[n_x] = -np.inf                   # eta is free; u >= 0
+
+    deadline = time.monotonic() + TOTAL_SECONDS * S
+    rounds, timed_out, dual = 0, False, -math.inf
+    while True:
+        rounds += 1
+        parts = [assemble(b.prob, b.cuts, b.nvar) for b in blocks]
+        diag = sp.block_diag([a for a, _, _ in parts], format="csr")
+        diag = sp.hstack([diag, sp.csr_matrix((diag.shape[0], nvar - n_x))], format="csr")
+        mats = [diag, link] + ([risk_rows] if risk else [])
+        row_lower = np.concatenate([lo for _, lo, _ in parts] + [np.zeros(link.shape[0])]
+                                   + ([consts] if risk else []))
+        row_upper = np.concatenate([hi for _, _, hi in parts] + [np.zeros(link.shape[0])]
+                                   + ([np.full(S, np.inf)] if risk else []))
+        left = max(min(MILP_SECONDS * S, deadline - time.monotonic()), 1.0)
+        found = solve_mip(cost, integer, lower, upper, sp.vstack(mats, format="csr"), row_lower,
+                          row_upper, {"mip_rel_gap": 0.0, "time_limit": float(left),
+                                      **HIGHS_OPTIONS})
+        if found.x is None:
+            raise StagedError(f"the robust MILP did not solve: {found.status}")
+        x = found.x.copy()
+        ints = integer.astype(bool)
+        x[ints] = np.round(x[ints])
+        timed_out = found.timed_out or time.monotonic() >= deadline
+        dual = found.bound
+        checks = [b.shortfalls(x[offsets[i]:offsets[i + 1]]) for i, b in enumerate(blocks)]
+        if timed_out or rounds >= MAX_ROUNDS or not any(
+                v.size for _, short in checks for v in short.values()):
+            break
+        for i, (b, (_, short)) in enumerate(zip(blocks, checks)):
+            if any(v.size for v in short.values()):
+                b.add_cuts(b.prob.levels(x[offsets[i]:offsets[i + 1]]), short)
+    out = []
+    first_month = ctxs[0].calendar.months[0]
+    for i, (c, b, (true, _)) in enumerate(zip(ctxs, blocks, checks)):
+        xi = x[offsets[i]:offsets[i + 1]]
+        decisions = to_decisions(c, b.prob, xi)
+        plan = schedule_plan(c.scenario, decisions, first_month, c.horizon, c.position, use_spot)
+        out.append(PathPlan(paths[i].name, float(p[i]), paths[i].growth_annual, decisions, plan,
+                            c.pv(plan), b.objective(xi, true)))
+    pvs = np.array([q.objective for q in out])
+    tail = cvar(pvs, p, alpha)
+    value = (1.0 - w) * float(p @ pvs) + w * tail
+    # reported: the engine's PV of each schedule (the MILP's objective leaves out what is not
+    # linear: a setup fee, a support minimum); EVPI and VSS compare objectives
+    expected = float(p @ [q.pv_cost for q in out])
+    bound = float((1.0 - w) * (p @ consts) + (dual if timed_out else cost @ x))
+    notes = []
+    if rounds >= MAX_ROUNDS:
+        notes.append(f"stopped after {MAX_ROUNDS} cutting-plane rounds")
+    if timed_out:
+        notes.append("stopped at the time limit")
+    unproven = timed_out or rounds >= MAX_ROUNDS or any(b.concave.any() for b in blocks)
+    gap = max(value - bound, 0.0) if unproven else 0.0
+    until = str(np.datetime64(first_month, "M") + staging.decide_now_months - 1)
+    return RobustResult(out, expected, tail, alpha, w, math.nan, math.nan,
+                        paths[base].name, staging.decide_now_months,
+                        until, rounds, gap if math.isfinite(gap) else abs(value), use_spot,
+                        notes)
+
+
+def add_foresight(result: RobustResult, ctx: PlanContext, ctxs: list[PlanContext]) -> None:
+    """EVPI and VSS of a robust result, in place (module notes).
+
+    Parameters
+    ----------
+    result : RobustResult
+        The robust plan.
+    ctx : PlanContext
+        The plan's context (its growth names the base path).
+    ctxs : list of PlanContext
+        Each path's context, in the result's order.
+    """
+    paths = ctx.scenario.staging.demand_scenarios
+    p = np.array([q.probability for q in result.paths])
+    months = ctx.scenario.staging.decide_now_months
+    b = base_path(ctx, paths)
+    base = solve(ctxs[b], result.use_spot)
+    fixed = {k: v for k, v in base.values.items()
+             if k[0] in DECISION_KINDS and k[-1] < months}
+    for path, c in zip(result.paths, ctxs):
+        path.foresight_pv = solve(c, result.use_spot).objective
+        path.fixed_first_pv = solve(c, result.use_spot, fixed=fixed).objective
+    own = float(p @ [q.objective for q in result.paths])
+    result.evpi = own - float(p @ [q.foresight_pv for q in result.paths])
+    result.vss = float(p @ [q.fixed_first_pv for q in result.paths]) - own

@@ -1,0 +1,146 @@
+"""The robust plan (issue 27, models/robust.py): first decisions that hold for every demand path,
+recourse after them, CVaR, EVPI and VSS; each proof of the issue is a test here."""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose
+
+from models.capacity import schedule_plan
+from models.plan import build_context, proposed_strategy
+from models.robust import cvar, path_contexts, robust_optimum
+from models.scenario import Decision, Scenario
+from models.staged import staged_optimum
+from tests.support.engine_cases import demand, hourly_profile
+
+THREE = [{"name": "low", "growth_annual": 0.1, "probability": 0.25},
+         {"name": "mid", "growth_annual": 0.5, "probability": 0.5},
+         {"name": "high", "growth_annual": 1.0, "probability": 0.25}]
+LINEAR = {"cloud_terms": {"setup_fee": 0, "support_fraction": 0, "support_minimum_per_month": 0},
+          "cloud_data": {"storage_tb": 0, "egress_tb_per_month": 0}}
+
+
+def case(seed: int, paths=THREE, months: int = 36, interval: int = 6, now: int = 12,
+         risk: dict | None = None, **extra):
+    rng = np.random.default_rng(seed)
+    s = Scenario.model_validate({
+        "finance": {"start_month": "2027-01", "horizon_months": months,
+                    "discount_rate_annual": float(rng.uniform(0.03, 0.15))},
+        "on_demand": {"price_per_gpu_hour": float(rng.uniform(4, 8))},
+        "profile": {"growth_annual": 0.5},
+        "staging": {"decision_interval_months": interval, "decide_now_months": now,
+                    "demand_scenarios": paths, "risk": risk or {}},
+        "uncertainty": {"draws": 0}, **LINEAR, **extra})
+    steady, inter = demand(seed, float(rng.uniform(15, 40)))
+    return s, hourly_profile(steady, inter)
+
+
+def test_cvar_by_hand():
+    # PVs 1, 2, 10 with probabilities 0.25, 0.5, 0.25:
+    # at alpha 0.9 the dearest 10 % is all PV 10: CVaR 10;
+    # at alpha 0.5 the dearest 50 % is 0.25 of PV 10 and 0.25 of PV 2: (2.5 + 0.5) / 0.5 = 6;
+    # at alpha 0.6 the dearest 40 %: 0.25 x 10 + 0.15 x 2 = 2.8, / 0.4 = 7
+    pvs, p = np.array([1.0, 2.0, 10.0]), np.array([0.25, 0.5, 0.25])
+    assert cvar(pvs, p, 0.9) == pytest.approx(10.0, rel=1e-15)
+    assert cvar(pvs, p, 0.5) == pytest.approx(6.0, rel=1e-15)
+    assert cvar(pvs, p, 0.6) == pytest.approx(7.0, rel=1e-15)
+
+
+def test_probabilities_must_add_up_to_one():
+    with pytest.raises(ValueError, match="probabilities add up to 0.75, not 1"):
+        Scenario.model_validate({"staging": {"demand_scenarios": THREE[:2]}})
+    with pytest.raises(ValueError, match="names must be unique"):
+        Scenario.model_validate({"staging": {"demand_scenarios": [
+            {"name": "a", "probability": 0.5}, {"name": "a", "probability": 0.5}]}})
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_one_scenario_is_the_staged_plan(seed):
+    s, profile = case(seed, [{"name": "only", "growth_annual": 0.5, "probability": 1.0}])
+    ctx = build_context(s, profile)
+    robust = robust_optimum(ctx, profile)
+    staged = staged_optimum(ctx)
+    only = robust.paths[0]
+    assert robust.gap == 0 and staged.gap == 0
+    assert_allclose(only.objective, staged.objective, rtol=1e-9)
+    assert_allclose(robust.expected_pv, ctx.pv(staged.plan), rtol=1e-9)
+    assert robust.evpi == pytest.approx(0.0, abs=1e-6 * staged.objective)
+    assert robust.vss == pytest.approx(0.0, abs=1e-6 * staged.objective)
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_evpi_and_vss_are_never_negative_and_first_decisions_are_common(seed):
+    rng = np.random.default_rng(1000 + seed)
+    growths = sorted(rng.uniform(-0.2, 1.5, int(rng.integers(2, 4))))
+    weights = rng.uniform(0.2, 1.0, len(growths))
+    paths = [{"name": f"g{i}", "growth_annual": float(g), "probability": float(w)}
+             for i, (g, w) in enumerate(zip(growths, weights / weights.sum()))]
+    paths[-1]["probability"] = 1.0 - sum(p["probability"] for p in paths[:-1])
+    s, profile = case(seed, paths, months=24, now=int(rng.choice([1, 6, 12])))
+    ctx = build_context(s, profile)
+    r = robust_optimum(ctx, profile)
+    tol = 1e-9 * r.expected_pv
+    assert r.gap == 0
+    assert r.evpi >= -tol and r.vss >= -tol
+    # here and now: every path's decisions up to decide_now_until are the same
+    firsts = [[d.model_dump() for d in q.decisions if d.month <= r.decide_now_until]
+              for q in r.paths]
+    assert all(f == firsts[0] for f in firsts)
+    assert [d.model_dump() for d in r.common] == firsts[0]
+    for q in r.paths:     # every path's schedule costed by the engine equals its objective
+        assert_allclose(q.pv_cost, q.objective, rtol=1e-9)
+
+
+def test_each_paths_schedule_costed_as_a_proposed_schedule_equals_its_pv():
+    s, profile = case(7)
+    ctx = build_context(s, profile)
+    r = robust_optimum(ctx, profile, foresight=False)
+    for q in r.paths:
+        path = s.with_changes(profile={"growth_annual": q.growth_annual},
+                              proposed={"schedule": [d.model_dump() for d in q.decisions]})
+        proposed = proposed_strategy(build_context(path, profile))
+        assert_allclose(proposed.pv_cost, q.pv_cost, rtol=1e-9)
+
+
+def test_brute_force_on_a_tiny_tree():
+    """Two paths, decisions at months 0 and 6 of a 12-month plan, servers only: every first
+    purchase n0 now and every second purchase n1 in month 6 of each path, costed by the engine;
+    the robust optimum is min over n0 of sum_s p_s min over n1 of PV_s(n0, n1)."""
+    paths = [{"name": "slow", "growth_annual": 0.0, "probability": 0.4},
+             {"name": "fast", "growth_annual": 3.0, "probability": 0.6}]
+    s, profile = case(3, paths, months=12, interval=6, now=6, commitments=[])
+    ctx = build_context(s, profile)
+    r = robust_optimum(ctx, profile)
+    ctxs = path_contexts(ctx, s.staging.demand_scenarios, profile)
+    first = ctx.calendar.months[0]
+
+    def pv(c, n0: int, n1: int) -> float:
+        decisions = [Decision(month=first, buy_servers=n0)] if n0 else []
+        if n1:
+            decisions.append(Decision(month="2027-07", buy_servers=n1))
+        plan = schedule_plan(c.scenario, decisions, first, c.horizon, c.position, True)
+        return c.pv(plan)
+
+    top = int(np.ceil(ctx.tables.gross.peak.max() * 4 / 8 / 0.99)) + 2
+    best = min(sum(q["probability"] * min(pv(c, n0, n1) for n1 in range(top))
+                   for q, c in zip(paths, ctxs)) for n0 in range(top))
+    assert_allclose(r.expected_pv, best, rtol=1e-9)
+
+
+def test_risk_weight_trades_expected_pv_for_cvar():
+    risky = [{"name": "low", "growth_annual": -0.3, "probability": 0.6},
+             {"name": "high", "growth_annual": 2.0, "probability": 0.4}]
+    s, profile = case(5, risky, now=12)
+    neutral = robust_optimum(build_context(s, profile), profile, foresight=False)
+    averse_s = s.with_changes(staging={"risk": {"cvar_alpha": 0.7, "cvar_weight": 1.0}})
+    averse = robust_optimum(build_context(averse_s, profile), profile, foresight=False)
+    tol = 1e-9 * neutral.expected_pv
+    # each optimum is best at its own objective
+    neutral_tail = cvar(np.array([q.objective for q in neutral.paths]),
+                        np.array([0.6, 0.4]), 0.7)
+    assert averse.cvar <= neutral_tail + tol
+    assert neutral.expected_pv <= averse.expected_pv + tol
+    for a, b in itertools.combinations([neutral, averse], 2):
+        assert a.decide_now_until == b.decide_now_until == "2027-12"

@@ -92,6 +92,7 @@ class Plan:
     explanation: Explanation
     uncertainty: Optional[UncertaintySection] = None
     input_warnings: list[Message] = field(default_factory=list)  # from reading the usage
+    robust: Optional[Any] = None    # models.robust.RobustResult (issue 27), with the staged stage
     stage: str = "complete"
     ledger: Optional[Ledger] = None
     document: dict = field(default_factory=dict)   # plan_document(plan): built with the plan
@@ -541,7 +542,40 @@ def build_document(plan: Plan, ctx: PlanContext) -> dict[str, Any]:
     }
     if plan.uncertainty is not None:
         doc["uncertainty"] = uncertainty_document(plan, plan.uncertainty)
+    if plan.robust is not None:
+        doc["robust"] = robust_document(plan.robust)
     return doc
+
+
+def robust_document(r) -> dict[str, Any]:
+    """The robust plan's section of the plan document (issue 27).
+
+    Parameters
+    ----------
+    r : models.robust.RobustResult
+        The robust plan.
+
+    Returns
+    -------
+    dict
+        ``expected_pv`` (sum of each path's probability x PV), ``cvar`` at ``cvar_alpha``,
+        ``cvar_weight``, ``evpi``, ``vss`` [currency], ``base`` (the path VSS plans for),
+        ``decide_now_months``, ``decide_now_until`` ('YYYY-MM'), ``common`` (the here-and-now
+        decisions, every path's), ``gap`` [currency; 0: proven], ``notes`` and ``scenarios``:
+        ``name``, ``probability``, ``growth_annual``, ``pv_cost``, ``foresight_pv`` (its own
+        staged optimum), ``fixed_first_pv`` (the base plan's first decisions kept) [currency]
+        and ``schedule`` in the staged plan's shape.
+    """
+    return {"expected_pv": r.expected_pv, "cvar": r.cvar, "cvar_alpha": r.alpha,
+            "cvar_weight": r.weight, "evpi": num(r.evpi), "vss": num(r.vss), "base": r.base,
+            "decide_now_months": r.decide_now_months, "decide_now_until": r.decide_now_until,
+            "common": schedule_json(r.common), "gap": r.gap, "use_spot": r.use_spot,
+            "notes": list(r.notes),
+            "scenarios": [{"name": q.name, "probability": q.probability,
+                           "growth_annual": q.growth_annual, "pv_cost": q.pv_cost,
+                           "foresight_pv": num(q.foresight_pv),
+                           "fixed_first_pv": num(q.fixed_first_pv),
+                           "schedule": schedule_json(q.decisions)} for q in r.paths]}
 
 
 def plan_document(plan: Plan) -> dict[str, Any]:

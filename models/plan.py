@@ -21,6 +21,7 @@ from models.optimize import find_optimal
 from models.profile import (PlanCalendar, UsageProfile, check_peak, demand_for,
                             plan_calendar)
 from models.scenario import MAX_SERVERS, Decision, Scenario
+from models.robust import robust_optimum
 from models.staged import StagedError, fleet_optimal, staged_optimum
 from models.start import plan_start_month, start_warnings
 from models.strategies import (PlanContext, PlanError, StrategyResult, buy_for_peak_capacity,
@@ -115,6 +116,7 @@ class Planner:
         self.context = build_context(scenario, profile, current_month)
         self.results: dict[str, StrategyResult] = {}
         self.notes = start_warnings(scenario, self.context.calendar.months[0], current_month)
+        self.robust = None      # models.robust.RobustResult, when the scenario has paths
 
     def add_static(self, known: Optional[dict[str, Capacity]] = None) -> bool:
         """Price on demand, buying for the peak, the best static plans and the proposal.
@@ -163,6 +165,11 @@ class Planner:
         staged = staged_strategy(self.context, self.results["optimal"], self.notes)
         if staged is not None:
             self.results["staged"] = staged
+        if self.scenario.staging.demand_scenarios:     # issue 27: the robust plan
+            try:
+                self.robust = robust_optimum(self.context, self.profile)
+            except StagedError as exc:
+                self.notes.append(Message("No robust plan: {why}.", {"why": str(exc)}))
 
     def add_repriced(self, schedule: Sequence[Decision]) -> bool:
         """Price a staged schedule solved before (a live preview's: the edited assumptions'
@@ -219,7 +226,7 @@ class Planner:
         text = explanation(ctx, ordered, chosen, breakeven.payback_month.get(chosen), section)
         plan = Plan(self.scenario, self.profile, ctx.calendar, ordered, chosen,
                     self.notes + plan_warnings(ctx, ordered), breakeven, charts, text, section,
-                    list(self.input_warnings), stage=stage)
+                    list(self.input_warnings), stage=stage, robust=self.robust)
         if uncertainty:
             plan.ledger = plan_ledger(ctx, ordered, self.profile)
         plan.document = build_document(plan, ctx)

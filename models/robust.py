@@ -193,12 +193,17 @@ def robust_optimum(ctx: PlanContext, profile: Optional[UsageProfile] = None,
         except StagedError as exc:
             errors.append(str(exc))
             continue
+        # each path alone first (its foresight optimum, for the EVPI): the tangents it ends
+        # with are tight at that path's optimum, near the robust plan's levels, and start the
+        # extensive form (bench/robust.py: 8 rounds of the stacked MILP become 2)
+        alone = [solve(c, use_spot, block=b) for c, b in zip(ctxs, blocks)] if foresight \
+            else None
         result = solve_extensive(ctxs, blocks, paths, use_spot, base_path(ctx, paths))
         break
     else:
         raise StagedError("; ".join(errors))
-    if foresight:
-        add_foresight(result, ctx, ctxs)
+    if alone is not None:
+        add_foresight(result, ctx, ctxs, alone)
     return result
 
 
@@ -359,7 +364,8 @@ def solve_extensive(ctxs: list[PlanContext], blocks: list[Block],
                         notes)
 
 
-def add_foresight(result: RobustResult, ctx: PlanContext, ctxs: list[PlanContext]) -> None:
+def add_foresight(result: RobustResult, ctx: PlanContext, ctxs: list[PlanContext],
+                  alone: list) -> None:
     """EVPI and VSS of a robust result, in place (module notes).
 
     Parameters
@@ -370,16 +376,17 @@ def add_foresight(result: RobustResult, ctx: PlanContext, ctxs: list[PlanContext
         The plan's context (its growth names the base path).
     ctxs : list of PlanContext
         Each path's context, in the result's order.
+    alone : list of models.staged.StagedResult
+        Each path's own staged optimum, in the same order.
     """
     paths = ctx.scenario.staging.demand_scenarios
     p = np.array([q.probability for q in result.paths])
     months = ctx.scenario.staging.decide_now_months
-    b = base_path(ctx, paths)
-    base = solve(ctxs[b], result.use_spot)
+    base = alone[base_path(ctx, paths)]
     fixed = {k: v for k, v in base.values.items()
              if k[0] in DECISION_KINDS and k[-1] < months}
-    for path, c in zip(result.paths, ctxs):
-        path.foresight_pv = solve(c, result.use_spot).objective
+    for path, c, own in zip(result.paths, ctxs, alone):
+        path.foresight_pv = own.objective
         path.fixed_first_pv = solve(c, result.use_spot, fixed=fixed).objective
     own = float(p @ [q.objective for q in result.paths])
     result.evpi = own - float(p @ [q.foresight_pv for q in result.paths])

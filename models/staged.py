@@ -619,7 +619,7 @@ def sale_rows(ctx: PlanContext, columns: list[tuple]) -> list:
 
 
 def solve(ctx: PlanContext, use_spot: bool, static: bool = False, servers: bool = True,
-          fixed: Optional[dict] = None) -> StagedResult:
+          fixed: Optional[dict] = None, block: Optional["Block"] = None) -> StagedResult:
     """The cutting-plane loop: MILPs with tangents of each month's convex functions added until
     each month's cut is tight.
 
@@ -637,6 +637,9 @@ def solve(ctx: PlanContext, use_spot: bool, static: bool = False, servers: bool 
     fixed : dict, optional
         Decisions held at given values: column (``("buy", type, d)`` ...) to its count
         (issue 27: the later decisions re-optimized under fixed first ones).
+    block : Block, optional
+        A block built before (for ``ctx`` and ``use_spot``) to solve and keep: its tangents,
+        tight at this optimum when it returns, start the robust plan's extensive form.
 
     Returns
     -------
@@ -656,7 +659,7 @@ def solve(ctx: PlanContext, use_spot: bool, static: bool = False, servers: bool 
     A(x) and F as in the module notes with c_own = c_T: each convex (A is concave), so each
     gets an epigraph variable and tangents. One type is the module's F and G.
     """
-    block = Block(ctx, use_spot, static, servers, fixed)
+    block = block or Block(ctx, use_spot, static, servers, fixed)
     prob = block.prob
     rounds = 0
     deadline = time.monotonic() + TOTAL_SECONDS

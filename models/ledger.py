@@ -23,6 +23,15 @@ COMMIT_ITEMS = ("gpus", "upfront", "monthly", "prepaid")
 SERVER_PARAMS = ("count", "bought", "online", "sold", "price", "install", "basis", "span",
                  "service", "frac", "taken", "principal", "pmt")
 COMMIT_PARAMS = ("gpus", "start", "term", "rate", "share", "hours", "upfront", "inside")
+# The fields of ``owned`` a server type's cohorts and cost lines are priced with, and the type's
+# resale drop at its successor (issue 26): the workbook's Assumptions sheet has each type's
+# value of them (the type's override, else ``owned``'s) as ``calc_type_<i>_<field>``.
+TYPE_PARAMS = ("gpus_per_server", "server_price", "install_cost_per_server",
+               "lead_time_months", "useful_life_months", "power_kw_max", "power_kw_idle", "pue",
+               "electricity_price_per_kwh", "space_price_per_kw_month",
+               "maintenance_fraction_annual", "servers_per_fte", "fte_cost_annual",
+               "hardware_price_trend_annual", "relative_throughput",
+               "resale_drop_at_successor")
 # where a cohort row's inputs live in the workbook
 ORIGINS = ("position", "decision", "chain", "engine")
 

@@ -28,8 +28,8 @@ from models.capacity import (CommitmentCohort, ServerCohort, commitment_chain, m
 from models.costs import (cohort_items, commitment_schedule, data_share,
                           deductible_by_month, server_schedule)
 from models.finance import depreciation_by_age, level_payment, month_hours, monthly_rate
-from models.ledger import (COMMIT_ITEMS, SERVER_ITEMS, CohortRow, Ledger, ProfileRows,
-                           ScheduleRow, StrategyLedger)
+from models.ledger import (COMMIT_ITEMS, SERVER_ITEMS, TYPE_PARAMS, CohortRow, Ledger,
+                           ProfileRows, ScheduleRow, StrategyLedger)
 from models.prices import UPFRONT_SHARE, PriceBook
 from models.profile import UsageProfile
 from models.scenario import Decision
@@ -38,15 +38,6 @@ from models.strategies import PlanContext, StrategyResult
 
 QUANTILE = 0.9   # the demand line a capacity timeline is drawn against (the P90 hour)
 SCHEDULED = ("staged", "proposed")
-# The fields of ``owned`` a server type's cohorts and cost lines are priced with (issue 26):
-# the workbook's Assumptions sheet has each type's value of them (the type's override, else
-# ``owned``'s) as ``calc_type_<i>_<field>``.
-TYPE_PARAMS = ("gpus_per_server", "server_price", "install_cost_per_server",
-               "lead_time_months", "useful_life_months", "power_kw_max", "power_kw_idle", "pue",
-               "electricity_price_per_kwh", "space_price_per_kw_month",
-               "maintenance_fraction_annual", "servers_per_fte", "fte_cost_annual",
-               "hardware_price_trend_annual", "relative_throughput",
-               "resale_drop_at_successor")
 
 
 def plan_ledger(ctx: PlanContext, strategies: dict[str, StrategyResult],

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from models.fields import field_meta
-from models.ledger_build import TYPE_PARAMS
+from models.ledger import TYPE_PARAMS
 from models.scenario import Owned, Scenario, ServerType
 from service.i18n import N_, gettext as tr
 from service.xlsx.names import defined_name, list_name

@@ -27,7 +27,6 @@ from service.xlsx.type_names import (OWNED, OwnedNames, online_formula, price_fo
 SALES_NOTE = N_("This schedule sells servers: a sale splits the cohorts it takes from (oldest "
                 "first), which the sheet does not rewrite as formulas. Server cohorts are the "
                 "engine's (values); commitments are formulas.")   # written through gettext
-
 ONLINE, SOLD = online_formula(), sold_formula()
 
 

@@ -22,6 +22,8 @@ OWNED_HEADER = N_("Owned %(type)s [GPU-h of the type]")
 
 
 def padded(values, rows: int) -> np.ndarray:
+    """A horizon-long engine array over the sheet's rows (strategy_columns.padded, which
+    imports this module)."""
     out = np.zeros(rows)
     values = np.asarray(values, float)[:rows]
     out[:len(values)] = values

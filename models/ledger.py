@@ -12,7 +12,7 @@ repr round-trips exactly, so a ledger read back from storage is bitwise the one 
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import MISSING, dataclass, field, fields
 from typing import Any, Optional
 
 import numpy as np
@@ -23,6 +23,15 @@ COMMIT_ITEMS = ("gpus", "upfront", "monthly", "prepaid")
 SERVER_PARAMS = ("count", "bought", "online", "sold", "price", "install", "basis", "span",
                  "service", "frac", "taken", "principal", "pmt")
 COMMIT_PARAMS = ("gpus", "start", "term", "rate", "share", "hours", "upfront", "inside")
+# The fields of ``owned`` a server type's cohorts and cost lines are priced with, and the type's
+# resale drop at its successor (issue 26): the workbook's Assumptions sheet has each type's
+# value of them (the type's override, else ``owned``'s) as ``calc_type_<i>_<field>``.
+TYPE_PARAMS = ("gpus_per_server", "server_price", "install_cost_per_server",
+               "lead_time_months", "useful_life_months", "power_kw_max", "power_kw_idle", "pue",
+               "electricity_price_per_kwh", "space_price_per_kw_month",
+               "maintenance_fraction_annual", "servers_per_fte", "fte_cost_annual",
+               "hardware_price_trend_annual", "relative_throughput",
+               "resale_drop_at_successor")
 # where a cohort row's inputs live in the workbook
 ORIGINS = ("position", "decision", "chain", "engine")
 
@@ -36,7 +45,10 @@ class CohortRow:
     set). ``origin`` says where its inputs are: a row of ``position`` (``ref`` its 1-based
     index), a decision row of a schedule (``ref`` its month, 'YYYY-MM'), a generation or
     renewal of a static strategy's chain (``ref`` its 1-based order), or the engine's own
-    values (``engine``: a schedule with sales, whose split cohorts are not inputs).
+    values (``engine``: a schedule with sales, whose split cohorts are not inputs, or any
+    cohort of a fleet; in a fleet ``ref`` is the 1-based position row a held cohort comes
+    from, None for a purchase). ``type`` is a server cohort's type id in a fleet of server
+    types (issue 26), None otherwise.
     """
 
     kind: str
@@ -46,17 +58,21 @@ class CohortRow:
     monthly: dict[str, np.ndarray]
     offer: Optional[str] = None
     offer_index: Optional[int] = None     # 1-based position of the offer in the scenario
+    type: Optional[str] = None            # a server cohort's type id in a fleet (issue 26)
 
 
 @dataclass(frozen=True)
 class ScheduleRow:
-    """A decision point of a schedule: its month, what was bought, sold and committed."""
+    """A decision point of a schedule: its month, what was bought, sold and committed; in a
+    fleet of server types also by type id (``buy_by_type``, ``sell_by_type`` [servers])."""
 
     month: str
     index: int
     buy: int
     sell: int
     commit: dict[str, int]
+    buy_by_type: dict[str, int] = field(default_factory=dict)
+    sell_by_type: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -69,7 +85,8 @@ class StrategyLedger:
     ``lines``, ``total``, ``discounted``, ``deductible``, ``prepaid``, ``taxable_gain``
     [currency]. Cohort columns, and their sums over the cohorts in ``cohort_totals`` (by the
     keys of ``SERVER_ITEMS`` and ``COMMIT_ITEMS``), run over ``rows`` months, the sheet's
-    length.
+    length. ``owned_h_by_type``: a fleet's owned GPU-hours by type id [GPU-hours of each
+    type, (horizon,)]; empty without server types.
     """
 
     name: str
@@ -96,6 +113,7 @@ class StrategyLedger:
     cohorts: tuple[CohortRow, ...] = ()
     schedule_rows: tuple[ScheduleRow, ...] = ()
     sales: bool = False
+    owned_h_by_type: dict[str, np.ndarray] = field(default_factory=dict)
 
     @property
     def cumulative(self) -> np.ndarray:
@@ -224,6 +242,9 @@ def _typed(cls, data: dict) -> Any:
     arrays = ARRAY_FIELDS.get(cls, set())
     out = {}
     for f in fields(cls):
+        if f.name not in data and (f.default is not MISSING
+                                   or f.default_factory is not MISSING):
+            continue      # a ledger stored before the field existed: the field's default
         v = data[f.name]
         if f.name in arrays:
             v = np.asarray(v, float)
@@ -233,7 +254,7 @@ def _typed(cls, data: dict) -> Any:
             v = {k: _typed(StrategyLedger, s) for k, s in v.items()}
         elif cls is Ledger and f.name == "labels" or cls is ProfileRows and f.name == "starts":
             v = tuple(v)
-        elif cls is StrategyLedger and f.name in ("lines", "cohort_totals"):
+        elif cls is StrategyLedger and f.name in ("lines", "cohort_totals", "owned_h_by_type"):
             v = _arrays(v)
         elif cls is StrategyLedger and f.name == "cohorts":
             v = tuple(CohortRow(**{**c, "monthly": _arrays(c["monthly"])}) for c in v)

@@ -28,8 +28,8 @@ from models.capacity import (CommitmentCohort, ServerCohort, commitment_chain, m
 from models.costs import (cohort_items, commitment_schedule, data_share,
                           deductible_by_month, server_schedule)
 from models.finance import depreciation_by_age, level_payment, month_hours, monthly_rate
-from models.ledger import (COMMIT_ITEMS, SERVER_ITEMS, CohortRow, Ledger, ProfileRows,
-                           ScheduleRow, StrategyLedger)
+from models.ledger import (COMMIT_ITEMS, SERVER_ITEMS, TYPE_PARAMS, CohortRow, Ledger,
+                           ProfileRows, ScheduleRow, StrategyLedger)
 from models.prices import UPFRONT_SHARE, PriceBook
 from models.profile import UsageProfile
 from models.scenario import Decision
@@ -128,7 +128,9 @@ def strategy_ledger(ctx: PlanContext, r: StrategyResult) -> StrategyLedger:
         deductible=np.asarray(deductible_by_month(book, r.plan, r.lines), float),
         prepaid=_item(items, "prepaid", paid), taxable_gain=_item(items, "gains", paid),
         figures=figures, cohort_totals=cohort_totals(cohorts, rows), cohorts=tuple(cohorts),
-        schedule_rows=tuple(schedule_rows(ctx, r)) if r.schedule else (), sales=sales)
+        schedule_rows=tuple(schedule_rows(ctx, r)) if r.schedule else (), sales=sales,
+        owned_h_by_type={k: np.asarray(v, float) for k, v in
+                         (r.owned_gpu_hours_by_type or {}).items()})
 
 
 def cohort_totals(cohorts: list[CohortRow], rows: int) -> dict[str, np.ndarray]:
@@ -194,8 +196,21 @@ def schedule_rows(ctx: PlanContext, r: StrategyResult) -> list[ScheduleRow]:
         d = by_month.get(month) or Decision(month=month)
         commit = ({o: int(d.commit.get(o, 0)) for o in offers} if r.name == "staged"
                   else {o: int(v) for o, v in d.commit.items()})
+        by_type = {}
+        if ctx.scenario.server_types:   # a fleet: the one-type shorthand is the first type's
+            by_type = {"buy_by_type": _by_type(d.buy_servers, d.buy, ctx.scenario),
+                       "sell_by_type": _by_type(d.sell_servers, d.sell, ctx.scenario)}
         out.append(ScheduleRow(month, month_index(month, first_label), int(d.buy_servers),
-                               int(d.sell_servers), commit))
+                               int(d.sell_servers), commit, **by_type))
+    return out
+
+
+def _by_type(shorthand: int, by_type: dict, s) -> dict[str, int]:
+    """A fleet decision's servers by type id, every type named (0 where it decides none); the
+    one-type shorthand (``buy_servers``, ``sell_servers``) counts for the first type
+    (models.capacity.schedule_plan)."""
+    out = {t.id: int(by_type.get(t.id, 0)) for t in s.server_types}
+    out[s.server_types[0].id] += int(shorthand)
     return out
 
 
@@ -230,7 +245,8 @@ def strategy_cohorts(ctx: PlanContext, r: StrategyResult, rows: int, sales: bool
     # its type and dates) are the rows
     sales = sales or bool(s.server_types)
     if sales:
-        servers += [server_row(book, "engine", None, c, rows) for c in r.plan.servers]
+        servers += [server_row(book, "engine", held_row(s, first, c) if s.server_types else None,
+                               c, rows) for c in r.plan.servers]
     else:
         held = iter(position.servers)
         for j, h in enumerate(s.position.servers, start=1):
@@ -266,6 +282,34 @@ def strategy_cohorts(ctx: PlanContext, r: StrategyResult, rows: int, sales: bool
     return servers + commits
 
 
+def held_row(s, first: str, c: ServerCohort) -> Optional[int]:
+    """The 1-based ``position.servers`` row a fleet's cohort was held as (a sale may have split
+    it), None for a purchase of the plan.
+
+    Parameters
+    ----------
+    s : Scenario
+        The scenario.
+    first : str
+        The plan's first month, 'YYYY-MM'.
+    c : ServerCohort
+        A cohort of the engine's plan.
+
+    Returns
+    -------
+    int or None
+        The first row of the same type, purchase month, price and install cost.
+    """
+    if c.price is None:
+        return None
+    default = s.server_types[0].id if s.server_types else None
+    for j, h in enumerate(s.position.servers, start=1):
+        if ((h.type or default) == c.type and month_index(h.purchased, first) == c.bought
+                and h.price == c.price and h.install_cost == c.install):
+            return j
+    return None
+
+
 def server_row(book: PriceBook, origin: str, ref, c: ServerCohort, rows: int) -> CohortRow:
     """A server cohort's parameters and monthly columns (for its whole count).
 
@@ -287,8 +331,10 @@ def server_row(book: PriceBook, origin: str, ref, c: ServerCohort, rows: int) ->
     CohortRow
         Parameters (price, install, basis [currency per server]; months; resale fraction and
         depreciation taken [fraction]; loan principal and level payment [currency per server])
-        and monthly columns [servers or currency, (rows,)].
+        and monthly columns [servers or currency, (rows,)], priced as the cohort's type (its
+        own book in a fleet).
     """
+    book = book.for_type(c.type)
     s = book.scenario
     o, f = s.owned, s.owned.financing
     price = float(book.server_price(c.bought)[0]) if c.price is None else float(c.price)
@@ -310,7 +356,7 @@ def server_row(book: PriceBook, origin: str, ref, c: ServerCohort, rows: int) ->
            "maint": sch["maintenance"], "dep": sch["depreciation"], "resale": sch["resale"],
            "gain": np.maximum(sch["gain"], 0.0), "loss": np.maximum(-sch["gain"], 0.0)}
     monthly = {k: c.count * np.asarray(v, float)[:rows, 0] for k, v in per.items()}
-    return CohortRow("server", origin, ref, params, monthly)
+    return CohortRow("server", origin, ref, params, monthly, type=c.type)
 
 
 def commit_row(book: PriceBook, origin: str, ref, c: CommitmentCohort, rows: int,
@@ -373,7 +419,10 @@ def assumption_values(book: PriceBook) -> dict[str, float]:
     -------
     dict of str to float
         Monthly discount rate, VAT divisor, billing factors, spot base price, financing and
-        conversion flags, busy power per GPU, each offer's first rate and upfront share.
+        conversion flags, busy power per GPU, each offer's first rate and upfront share; in a
+        fleet each type's ``TYPE_PARAMS`` (``calc_type_<i>_<field>``, in the field's unit), its
+        busy power above idle per GPU with PUE [kW per GPU] and its conversion flag
+        (``calc_fx_type_<i>``).
     """
     s = book.scenario
     o = s.owned
@@ -388,6 +437,15 @@ def assumption_values(book: PriceBook) -> dict[str, float]:
     for i, offer in enumerate(s.commitments, start=1):
         out[f"calc_commit_{i}_base"] = float(book.offer_base(offer)[0])
         out[f"calc_commit_{i}_upfront_share"] = UPFRONT_SHARE[offer.payment]
+    for i, t in enumerate(s.server_types, start=1):   # a fleet (issue 26): each type's values
+        kind = book.for_type(t.id).scenario.owned
+        p = f"calc_type_{i}_"
+        for name in TYPE_PARAMS:
+            out[p + name] = float(getattr(t if name == "resale_drop_at_successor" else kind,
+                                          name))
+        out[p + "busy_kw_per_gpu"] = ((kind.power_kw_max - kind.power_kw_idle)
+                                      / kind.gpus_per_server * kind.pue)
+        out[f"calc_fx_type_{i}"] = 1.0 if book.for_type(t.id).converts("owned") else 0.0
     return out
 
 

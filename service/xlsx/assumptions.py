@@ -24,6 +24,7 @@ from service.i18n.labels import OPTION_WORDS
 from service.xlsx.cells import add_sheet, col, sheet_ref, write_text, write_value
 from service.xlsx.names import define, defined_name, list_name
 from service.xlsx.print_setup import PrintLabel, area_points, fit, print_setup
+from service.xlsx.type_names import type_rows
 
 SHEET = N_("Assumptions")   # sheet name and headers: English here, written through _()
 HEADERS = (N_("Path"), N_("Setting"), N_("Value"), N_("Unit"), N_("Source"), N_("Help"),
@@ -162,7 +163,8 @@ def billing_formula(session_hours: str) -> str:
 def derived_rows(s: Scenario, calc: dict[str, float]) -> list[tuple[str, str, str, float, str]]:
     """(name, label, formula, engine value, unit) of quantities derived from the inputs; the
     values are the engine's own (``calc``, the ledger's: models/ledger_build.assumption_values),
-    the formulas restate them for Excel."""
+    the formulas restate them for Excel. A fleet adds each server type's block
+    (service.xlsx.type_names.type_rows)."""
     spot_session = ("IF(spot_interruptions_per_instance_hour>0,MIN(on_demand_mean_session_hours,"
                     "1/spot_interruptions_per_instance_hour),on_demand_mean_session_hours)")
     rows = [
@@ -207,7 +209,7 @@ def derived_rows(s: Scenario, calc: dict[str, float]) -> list[tuple[str, str, st
                                                          number=i),
                      f'=IF({p}payment="all",1,IF({p}payment="partial",0.5,0))', share,
                      N_("fraction")))
-    return rows
+    return rows + type_rows(s, calc)   # a fleet's types (issue 26); none for one type
 
 
 def stored_number(value: float) -> float:

@@ -28,6 +28,15 @@ COHORT_TOTALS = (("online", N_("servers online"), "number"), ("capex", N_("capex
 ITEM_FORMAT = {"online": "number", "gpus": "number"}
 
 
+def item_key(cohort: Cohort, key: str) -> str:
+    """The key-row text of a cohort's monthly column: the item, or for the servers online of a
+    fleet's cohort ``online:<type id>``, which the per-type capacity columns add up (and the
+    fleet's servers online adds over its types)."""
+    if key == "online" and cohort.type_id is not None:
+        return f"online:{cohort.type_id}"
+    return key
+
+
 class CohortBlock:
     """Where every cohort's parameters and monthly columns sit on the sheet."""
 
@@ -106,14 +115,15 @@ class CohortBlock:
             write_text(ws, self.header_row - 1, at, f"{cohort.label}: {cohort.source}",
                        fmt["group"])
             for j, (key, header) in enumerate(items):
-                write_text(ws, self.key_row, at + j, key, fmt["note"])
+                write_text(ws, self.key_row, at + j, item_key(cohort, key), fmt["note"])
                 write_text(ws, self.header_row, at + j, f"{cohort.label} {tr(header)}",
                            fmt["header"])
             styles = [fmt[ITEM_FORMAT.get(key, "money")] for key, _ in items]
             for m in range(months):
                 x = first + m + 1
                 a = f"({c('m', x)}-1)"
-                formulas = (server_month_formulas(p, a, c("hours", x)) if server else
+                formulas = (server_month_formulas(p, a, c("hours", x), cohort.names,
+                                                  self.first_start) if server else
                             commit_month_formulas(p, a, c("hours", x), cohort.market))
                 for j, (key, _) in enumerate(items):
                     ws.write_formula(first + m, at + j, formulas[key], styles[j],
@@ -125,7 +135,7 @@ class CohortBlock:
         p = self.param(cohort)
         addresses = {key: p(key) for key, _, _ in params}
         addresses["first_start"] = self.first_start
-        derived = (derived_server_formulas(p) if cohort.kind == "server"
+        derived = (derived_server_formulas(p, cohort.names) if cohort.kind == "server"
                    else derived_commit_formulas(p, self.first_start))
         write_text(ws, row, 0, cohort.label, fmt["bold"])
         write_text(ws, row, 1, cohort.source)

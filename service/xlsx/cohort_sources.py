@@ -19,12 +19,15 @@ from models.scenario import Scenario
 from service.i18n import N_, gettext as tr
 from service.xlsx.names import defined_name
 from service.xlsx.cohorts import Cohort, month_index, share_formula
+from service.xlsx.fleet_sources import (FLEET_NOTE, cohort_key, fleet_server_formulas,
+                                        unsplit_counts)
+from service.xlsx.type_names import (OWNED, OwnedNames, online_formula, price_formula,
+                                     sold_formula)
 
 SALES_NOTE = N_("This schedule sells servers: a sale splits the cohorts it takes from (oldest "
                 "first), which the sheet does not rewrite as formulas. Server cohorts are the "
                 "engine's (values); commitments are formulas.")   # written through gettext
-ONLINE = "={bought}+owned_lead_time_months"
-SOLD = "=MIN({bought}+owned_useful_life_months,finance_horizon_months)"
+ONLINE, SOLD = online_formula(), sold_formula()
 
 
 @dataclass
@@ -35,6 +38,7 @@ class DecisionRef:
     index: str                      # month index expression
     buy_ref: Optional[str]
     commit: dict[str, Optional[str]] = field(default_factory=dict)   # offer id -> GPUs cell
+    buy_by_type: dict[str, str] = field(default_factory=dict)   # a fleet: type id -> cell
 
 
 @dataclass
@@ -48,11 +52,12 @@ class SheetInputs:
     decisions: dict[str, DecisionRef] = field(default_factory=dict)
 
 
-def new_server_formulas(index: str, count: str) -> dict[str, str]:
-    """A purchase at month index ``index`` of ``count`` servers at the price of that month."""
-    return {"count": f"={count}", "bought": f"={index}", "online": ONLINE, "sold": SOLD,
-            "price": "=owned_server_price*(1+owned_hardware_price_trend_annual)^({bought}/12)",
-            "install": "=owned_install_cost_per_server"}
+def new_server_formulas(index: str, count: str, names: OwnedNames = OWNED) -> dict[str, str]:
+    """A purchase at month index ``index`` of ``count`` servers at the price of that month
+    (``names``: of the servers' type)."""
+    return {"count": f"={count}", "bought": f"={index}", "online": online_formula(names),
+            "sold": sold_formula(names), "price": price_formula(names),
+            "install": f"={names.install}"}
 
 
 def new_commit_formulas(i: int, index: str, gpus: Optional[str]) -> dict[str, Optional[str]]:
@@ -114,8 +119,16 @@ def sheet_cohorts(s: Scenario, sl: StrategyLedger, labels: tuple[str, ...],
     """
     out = []
     servers = commits = 0
+    split = unsplit_counts(sl.cohorts)
     for row in sl.cohorts:
-        if row.kind == "server":
+        names = OWNED
+        if row.kind == "server" and s.server_types:   # a fleet (issue 26): each as its type
+            servers += 1
+            formulas, what, names = fleet_server_formulas(
+                s, row, inputs.first_start, inputs.decisions, labels, len(sl.owned_h),
+                split[cohort_key(row)] == 1)
+            label = f"S{servers}"
+        elif row.kind == "server":
             servers += 1
             formulas, what = server_formulas(s, row, inputs)
             if row.origin == "engine":
@@ -128,7 +141,10 @@ def sheet_cohorts(s: Scenario, sl: StrategyLedger, labels: tuple[str, ...],
             label = f"K{commits}"
         market = (s.commitment_market(s.position.commitments[row.ref - 1])
                   if row.kind == "commitment" and row.origin == "position" else "cloud")
-        out.append(Cohort(row.kind, label, what, formulas, row.params, row.monthly, market))
+        out.append(Cohort(row.kind, label, what, formulas, row.params, row.monthly, market,
+                          row.type, names))
+    if s.server_types:
+        return out, [tr(FLEET_NOTE)]
     return out, [tr(SALES_NOTE)] if sl.sales else []
 
 
@@ -140,6 +156,10 @@ def proposed_decisions(s: Scenario, first_start: str) -> dict[str, DecisionRef]:
         p = f"proposed.schedule[{i}]."
         index = month_index(defined_name(p + "month"), first_start)
         commit = {k: defined_name(f"{p}commit[{k}]") for k in d.commit}
+        # a fleet's purchases by type: the buy[type] rows, or the shorthand for the first type
+        buy = {k: defined_name(f"{p}buy[{k}]") for k in d.buy}
+        if s.server_types and d.buy_servers and s.server_types[0].id not in buy:
+            buy[s.server_types[0].id] = defined_name(p + "buy_servers")
         out[d.month] = DecisionRef(d.month, f"({index})", defined_name(p + "buy_servers"),
-                                   commit)
+                                   commit, buy)
     return out

@@ -17,6 +17,7 @@ import numpy as np
 
 from models.finance import MACRS_5
 from service.xlsx.sheet_formulas import fx_at
+from service.xlsx.type_names import OWNED, OwnedNames
 from service.i18n import N_   # labels: English, written through gettext
 
 # Per-month columns of each cohort: (key, header); the keys are what SUMIF adds up.
@@ -63,6 +64,8 @@ class Cohort:
     values: dict[str, float]
     monthly: dict[str, np.ndarray] = field(default_factory=dict)
     market: str = "cloud"           # whose exchange rate converts a commitment's payments
+    type_id: Optional[str] = None   # a server cohort's type in a fleet (issue 26)
+    names: OwnedNames = OWNED       # the inputs its type is priced with
 
 
 def month_index(text: str, start: str) -> str:
@@ -75,10 +78,13 @@ def share_formula(payment: str) -> str:
     return f'IF({payment}="all",1,IF({payment}="partial",0.5,0))'
 
 
-def derived_server_formulas(p: Callable[[str], str]) -> dict[str, str]:
-    """Parameters every server cohort computes from its inputs (``p(key)`` is a cell)."""
+def derived_server_formulas(p: Callable[[str], str], names: OwnedNames = OWNED
+                            ) -> dict[str, str]:
+    """Parameters every server cohort computes from its inputs (``p(key)`` is a cell);
+    ``names``: the inputs of the cohort's type (service.xlsx.type_names)."""
     span = p("span")
-    lst = "owned_resale_fraction_by_year"
+    lst = names.resale
+    life = names.life
     lo = f"INT({span}/12)"
     v_lo = f"IF({lo}=0,1,INDEX({lst},{lo}))"
     n = f"MIN({p('service')},72)"
@@ -90,8 +96,7 @@ def derived_server_formulas(p: Callable[[str], str]) -> dict[str, str]:
                  f"{lo})*(INDEX({lst},{lo}+1)-{v_lo})/12)"),
         "taken": (f'=IF(finance_tax_depreciation="macrs_5",CHOOSE(INT({n}/12)+1,'
                   f"{MACRS_CUMULATIVE})+IF({n}<72,CHOOSE(INT({n}/12)+1,{MACRS_LIST})*MOD({n},12)"
-                  f"/12,0),MIN({p('service')},owned_useful_life_months)/owned_useful_life_"
-                  "months)"),
+                  f"/12,0),MIN({p('service')},{life})/{life})"),
         "principal": f"=IF(calc_loan=1,{p('basis')}*(1-owned_financing_down_payment_fraction),0)",
         "pmt": (f"=IF(AND(calc_loan=1,{p('bought')}>=0),PMT(owned_financing_apr/12,owned_"
                 f"financing_term_months,-{p('principal')}),0)"),
@@ -109,21 +114,36 @@ def derived_commit_formulas(p: Callable[[str], str], first_start: str) -> dict[s
     }
 
 
-def server_month_formulas(p: Callable[[str], str], a: str, hours: str
+def resale_drop(p: Callable[[str], str], names: OwnedNames, first_start: str) -> str:
+    """'*factor' of the resale value a successor's arrival leaves (models/costs.server_schedule:
+    a sale at the end of a month in or after the successor's first month available loses the
+    type's drop), '' for a type without a successor."""
+    if names.drop is None:
+        return ""
+    arrival = month_index(names.successor_from, first_start)
+    return (f"*IF(ISBLANK({names.successor_from}),1,IF({p('sold')}-1>={arrival},"
+            f"1-{names.drop},1))")
+
+
+def server_month_formulas(p: Callable[[str], str], a: str, hours: str,
+                          names: OwnedNames = OWNED, first_start: str = ""
                           ) -> dict[str, str]:
     """Monthly columns of a server cohort in the month whose index (0-based) is ``a``;
-    models/costs.server_schedule in cell formulas."""
+    models/costs.server_schedule in cell formulas. ``names``: the inputs of the cohort's type
+    (service.xlsx.type_names); ``first_start``: the plan's first month (a date cell), for the
+    month a successor arrives."""
     count, bought, online, sold = p("count"), p("bought"), p("online"), p("sold")
     rate = "owned_financing_apr/12"
     term = "owned_financing_term_months"
+    life = names.life
     age_s = f"({a}-{online})"
     by_age = (f'IF(finance_tax_depreciation="macrs_5",IF({age_s}<72,CHOOSE(INT({age_s}/12)+1,'
-              f"{MACRS_LIST})/12,0),IF({age_s}<owned_useful_life_months,1/owned_useful_life_"
-              "months,0))")
+              f"{MACRS_LIST})/12,0),IF({age_s}<{life},1/{life},0))")
     last = f"{a}={sold}-1"
     loan = f"AND(calc_loan=1,{bought}>=0,{a}>={bought},{a}<{sold})"
-    now, bought_at = fx_at("owned", a), fx_at("owned", bought)   # payment, historical rate
-    resale = f"{p('price')}*{p('frac')}*{now}"
+    # payment, historical rate
+    now, bought_at = fx_at(names.market, a), fx_at(names.market, bought)
+    resale = f"{p('price')}*{p('frac')}{resale_drop(p, names, first_start)}*{now}"
     book = f"{p('basis')}*{bought_at}*(1-{p('taken')})"
     return {
         "online": f"=IF(AND({a}>={online},{a}<{sold}),{count},0)",
@@ -134,8 +154,8 @@ def server_month_formulas(p: Callable[[str], str], a: str, hours: str
                  f"-{p('principal')}),0))*{now},0)"),
         "interest": (f"=IF(AND({loan},{a}-{bought}<MIN({term},{p('span')})),{count}*{rate}*"
                      f"FV({rate},{a}-{bought},{p('pmt')},-{p('principal')})*{now},0)"),
-        "maint": (f"=IF(AND({a}>={online},{a}<{sold}),{count}*{p('price')}*owned_maintenance_"
-                  f"fraction_annual/12*{now},0)"),
+        "maint": (f"=IF(AND({a}>={online},{a}<{sold}),{count}*{p('price')}*{names.maint}"
+                  f"/12*{now},0)"),
         "dep": (f"=IF(AND({a}>={online},{a}<{sold}),{count}*{p('basis')}*{by_age}*{bought_at},"
                 "0)"),
         "resale": f"=IF({last},{count}*{resale},0)",

@@ -2,7 +2,8 @@
 
 Sheets: Summary, Assumptions, Profile, one monthly sheet per strategy (the staged plan's
 preceded by its Schedule sheet of decisions), Breakeven and, when the plan has an uncertainty
-section, Sensitivity. Every money
+section, Sensitivity. A fleet of server types (issue 26) has each type's block on the
+Assumptions sheet and its server cohorts priced with it. Every money
 figure is a formula over the Assumptions names and the engine's volumes, and stores the engine's
 number as its cached value, so viewers that do not recalculate show the same plan.
 """
@@ -65,25 +66,35 @@ class WorkbookUnavailable(ValueError):
     """A plan whose workbook this version cannot write with formulas equal to the engine."""
 
 
+def untyped_fleet(doc: dict, ledger: Ledger) -> bool:
+    """Whether a fleet's ledger was stored before its cohorts carried their types (issue 26):
+    its server cohorts would be priced as the ``owned`` section's servers."""
+    if not (doc.get("scenario") or {}).get("server_types"):
+        return False
+    return any(c.kind == "server" and c.type is None or not sl.owned_h_by_type
+               for sl in ledger.strategies.values() for c in sl.cohorts)
+
+
 def plan_xlsx_bytes(doc: dict, ledger: Ledger, label: Optional[PrintLabel] = None,
                     lang: str = DEFAULT) -> bytes:
     """The plan workbook as bytes, from the plan's document and ledger (as computed, or as
     stored), its words in ``lang`` (sheet names, headers, labels, chart titles; formulas and
     defined names are the same in every language); ``label`` names the revision in the
-    printed footer.
+    printed footer. A fleet of several server types (issue 26) prices each server cohort with
+    its type's rows of the Assumptions sheet.
 
     Raises
     ------
     WorkbookUnavailable
-        A fleet of several server types (issue 26): the cohort formulas still price every
-        server with the ``owned`` section's values, so after recalculation they would not
-        equal the engine; no workbook beats a wrong one.
+        A fleet whose ledger was stored before its cohorts carried their types: its formulas
+        would price every server as the ``owned`` section's type; no workbook beats a wrong
+        one, and computing the plan again writes it.
     """
-    if (doc.get("scenario") or {}).get("server_types"):
+    if untyped_fleet(doc, ledger):
         raise WorkbookUnavailable(_(
-            "The Excel plan of a fleet of several server types is not written yet: its "
-            "formulas would price every server as the owned section's type. The plan page, "
-            "its PDF and the plan document (.json) have every figure."))
+            "This plan of a fleet of several server types was stored before its Excel plan "
+            "could price each type: compute the plan again to download its workbook. The plan "
+            "page, its PDF and the plan document (.json) have every figure."))
     buffer = io.BytesIO()
     with using_locale(lang):
         _write(doc, ledger, buffer, label)

@@ -26,7 +26,8 @@ MAX_LENGTH = 255                                     # Excel's limit for a defin
 NAME = re.compile(r"^[A-Za-z_\\][A-Za-z0-9_.\\]*$")  # first a letter, _ or \; no spaces
 CELL = re.compile(r"^[A-Za-z]{1,3}[0-9]+$")          # A1 ... XFD1048576 (fx1, pue2)
 R1C1 = re.compile(r"^([RrCc]|[Rr][0-9]*[Cc][0-9]*|[Rr][0-9]+|[Cc][0-9]+)$")
-SEGMENT = re.compile(r"^(?P<field>[a-z_]+)(?:\[(?P<key>[A-Za-z0-9_-]+)\])?$")
+# a key: a list index, an offer or type id, a purchase month, or a fleet's type:YYYY-MM
+SEGMENT = re.compile(r"^(?P<field>[a-z_]+)(?:\[(?P<key>[A-Za-z0-9_:-]+)\])?$")
 RANGE_ROW = re.compile(r"^uncertainty\.ranges\[(?P<path>[a-z_.*0-9\[\]]{1,100})\]"
                        r"\.(?P<end>[a-z_]{1,20})$")
 

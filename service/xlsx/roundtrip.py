@@ -29,7 +29,7 @@ from service.i18n import LANGUAGES, translations
 MAX_BYTES = 50 * 1024 * 1024            # compressed upload
 MAX_UNCOMPRESSED = 500 * 1024 * 1024    # all members together
 MAX_RATIO = 200                         # per member: zip bombs compress far better than this
-PATH_RE = re.compile(r"^(name|[a-z_]+(\[[A-Za-z0-9_-]+\])?(\.[a-z_]+(\[[A-Za-z0-9_-]+\])?)*)$")
+PATH_RE = re.compile(r"^(name|[a-z_]+(\[[A-Za-z0-9_:-]+\])?(\.[a-z_]+(\[[A-Za-z0-9_:-]+\])?)*)$")
 OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 
 
@@ -102,7 +102,7 @@ def _set(doc: dict, path: str, value: Any) -> None:
     parts = path.split(".")
     for k, part in enumerate(parts):
         last = k == len(parts) - 1
-        m = re.fullmatch(r"([a-z_]+)(?:\[([A-Za-z0-9_-]+)\])?", part)
+        m = re.fullmatch(r"([a-z_]+)(?:\[([A-Za-z0-9_:-]+)\])?", part)
         if not m:
             raise WorkbookError(f"unknown path {clip_repr(path)}")
         key, index = m.group(1), m.group(2)

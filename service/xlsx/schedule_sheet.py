@@ -19,6 +19,7 @@ from service.i18n import N_, gettext as tr
 from service.xlsx.cells import add_sheet, col, sheet_ref, write_text
 from service.xlsx.cohort_sources import DecisionRef
 from service.xlsx.cohorts import month_index
+from service.xlsx.fleet_sources import FLEET_NOTE
 from service.xlsx.print_setup import ROW_HEIGHT, PrintLabel, print_setup, text_lines
 
 SHEET = N_("Schedule")   # sheet name: English here, written through gettext
@@ -41,7 +42,10 @@ def write_schedule(workbook, fmt: dict, s: Scenario, first_month: str, sl: Strat
               "engine's at export: the workbook re-prices a schedule, it does not re-dispatch "
               "or re-optimize it. Months are text YYYY-MM; rows without a decision are "
               "decision points where one may be added.")
-    if sales:
+    fleet = [t.id for t in s.server_types]
+    if fleet:
+        note += " " + tr(FLEET_NOTE)
+    elif sales:
         note += " " + tr("This schedule sells servers: the staged sheet's server cohorts are "
                          "the engine's values, so only the commitment cells move it.")
     ws.merge_range(1, 0, 2, 7, "", fmt["note"])
@@ -57,6 +61,10 @@ def write_schedule(workbook, fmt: dict, s: Scenario, first_month: str, sl: Strat
     heads = [tr("Month"), tr("Month index"), tr("Buy servers"), tr("Sell servers (engine)")] + [
         tr("Commit %(offer)s [GPUs, %(months)s months]", offer=o.id, months=o.term_months)
         for o in s.commitments]
+    for type_id in fleet:      # a fleet (issue 26): what is bought and sold of each type
+        heads += [tr("Buy %(type)s [servers]", type=type_id),
+                  tr("Sell %(type)s [servers] (engine)", type=type_id)]
+    by_type = 4 + len(s.commitments)    # the first per-type column
     for j, head in enumerate(heads):
         write_text(ws, HEADER_ROW, j, head, fmt["header"])
     refs = {}
@@ -66,17 +74,32 @@ def write_schedule(workbook, fmt: dict, s: Scenario, first_month: str, sl: Strat
         write_text(ws, row, 0, d.month, fmt["input"])
         ws.write_formula(row, 1, "=" + month_index(f"$A${x}", START_CELL), fmt["derived"],
                          d.index)
-        ws.write_number(row, 2, d.buy, fmt["input"] if not sales else fmt["int"])
-        ws.write_number(row, 3, d.sell, fmt["int"])
+        buy_cells = {}
+        for k, type_id in enumerate(fleet):
+            at = by_type + 2 * k
+            ws.write_number(row, at, d.buy_by_type.get(type_id, 0), fmt["input"])
+            ws.write_number(row, at + 1, d.sell_by_type.get(type_id, 0), fmt["int"])
+            buy_cells[type_id] = sheet_ref(sheet, f"${col(at)}${x}")
+        if fleet:   # the servers of every type: a sum of the type cells
+            cells = ",".join(f"{col(by_type + 2 * k)}{x}" for k in range(len(fleet)))
+            ws.write_formula(row, 2, f"=SUM({cells})", fmt["derived"],
+                             sum(d.buy_by_type.values()))
+            ws.write_number(row, 3, sum(d.sell_by_type.values()), fmt["int"])
+        else:
+            ws.write_number(row, 2, d.buy, fmt["input"] if not sales else fmt["int"])
+            ws.write_number(row, 3, d.sell, fmt["int"])
         commit = {}
         for k, offer in enumerate(s.commitments):
             ws.write_number(row, 4 + k, d.commit.get(offer.id, 0), fmt["input"])
             commit[offer.id] = sheet_ref(sheet, f"${col(4 + k)}${x}")
         refs[d.month] = DecisionRef(d.month, sheet_ref(sheet, f"$B${x}"),
-                                    None if sales else sheet_ref(sheet, f"$C${x}"), commit)
+                                    None if sales or fleet else sheet_ref(sheet, f"$C${x}"),
+                                    commit, buy_cells)
     ws.set_column(0, 0, 16)
     ws.set_column(1, 3, 14)
     ws.set_column(4, 4 + len(s.commitments), 18)
+    if fleet:
+        ws.set_column(by_type, by_type + 2 * len(fleet) - 1, 14)
     ws.set_row(HEADER_ROW, 30)
     ws.freeze_panes(HEADER_ROW + 1, 0)
     print_setup(ws, label or PrintLabel(s.name), (HEADER_ROW, HEADER_ROW))

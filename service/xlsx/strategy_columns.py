@@ -19,6 +19,8 @@ from service.i18n import gettext as tr
 from service.i18n.labels import LINE_TITLES
 from service.xlsx.sheet_formulas import FIRST, fx_at, lagged
 from service.xlsx.cohort_block import COHORT_TOTALS
+from service.xlsx.fleet_columns import (capacity_columns, cohort_online, fleet_formulas,
+                                        volume_columns)
 
 
 @dataclass
@@ -48,11 +50,14 @@ def held(values, rows: int) -> np.ndarray:
 
 def build_columns(ledger: Ledger, sl: StrategyLedger, c: Callable[[str, int], str],
                   rows: int, cohorts: Optional[Callable[[str, int], str]],
-                  uses_cloud: str) -> list[Column]:
+                  uses_cloud: str, types: tuple = ()) -> list[Column]:
     """The monthly table's columns. ``c(key, row)`` is the address of another column's cell;
     ``cohorts(key, row)`` sums the cohorts' monthly column ``key`` in a row (None: the
     strategy has no cohort); ``uses_cloud`` is the cell of the strategy's "uses cloud
-    capacity" flag."""
+    capacity" flag; ``types``: a fleet's (1-based index, type id) pairs (issue 26), whose
+    per-type columns and formulas service/xlsx/fleet_columns.py writes."""
+    if cohorts is None:
+        types = ()      # no server at all: nothing is priced by type
     L = sl.lines
     inside = "finance_horizon_months"
 
@@ -63,11 +68,19 @@ def build_columns(ledger: Ledger, sl: StrategyLedger, c: Callable[[str, int], st
     if cohorts is not None:
         totals = [Column(f"c_{key}", tr("All cohorts: %(what)s", what=tr(title)), "cohort",
                          style, padded(sl.cohort_totals[key], rows),
-                         lambda x, key=key: "=" + cohorts(key, x))
+                         cohort_online(types, cohorts) if types and key == "online"
+                         else lambda x, key=key: "=" + cohorts(key, x))
                   for key, title, style in COHORT_TOTALS]
     month_start = np.array([(np.datetime64(mo, "D") - np.datetime64("1899-12-30", "D"))
                             .astype(int) for mo in ledger.labels[:rows]], dtype=float)
     start_lines = padded(sum(L[k] for k in START_OF_MONTH_LINES), rows)
+    fleet = fleet_formulas(types, c) if types else {}
+
+    def owned_work(x: int) -> str:
+        """Owned GPU-hours in work of the reference GPU (each type's throughput)."""
+        if types:
+            return fleet["owned_work"](x)
+        return f"{c('owned_h', x)}*owned_relative_throughput"
     m = np.arange(1, rows + 1, dtype=float)
     cols = [
         Column("m", "Month no.", "volume", "int", m),
@@ -109,9 +122,8 @@ def build_columns(ledger: Ledger, sl: StrategyLedger, c: Callable[[str, int], st
                lambda x: f"=(1+finance_staff_cost_inflation_annual)^(({c('m', x)}-1)/12)"),
         Column("share", "Data at owned prices (share)", "schedule", "fraction",
                padded(sl.data_share, rows),
-               lambda x: f"=IF({c('m', x)}>{inside},0,IF({c('gross', x)}>0,{c('owned_h', x)}*"
-                         f"owned_relative_throughput/{c('gross', x)},IF({c('online', x)}>0,1,"
-                         "0)))"),
+               lambda x: f"=IF({c('m', x)}>{inside},0,IF({c('gross', x)}>0,{owned_work(x)}"
+                         f"/{c('gross', x)},IF({c('online', x)}>0,1,0)))"),
         Column("prepaid", "Prepaid commitments deducted this month", "server", "money",
                padded(sl.prepaid, rows), lambda x: f"={add('prepaid', x)}"),
         Column("taxable_gain", "Taxable gain on sales this month", "server", "money",
@@ -154,6 +166,12 @@ def build_columns(ledger: Ledger, sl: StrategyLedger, c: Callable[[str, int], st
         "resale_credit": lambda x: f"={add('resale', x)}",
         "tax_shield": lambda x: lagged(c, x, "{}", "deductible"),
     }
+    if types:   # a fleet: each type's capacity and volume, its own energy, space and staff
+        at = [k.key for k in cols].index("overhead_h") + 1
+        cols[at:at] = volume_columns(Column, sl, types, rows)
+        at = [k.key for k in cols].index("committed") + 1
+        cols[at:at] = capacity_columns(Column, sl, types, rows, cohorts)
+        f.update({k: fleet[k] for k in ("energy", "space", "staff")})
     for name in COST_LINES + CREDIT_LINES:
         cols.append(Column(name, LINE_TITLES[name], "money", "money", padded(L[name], rows),
                            f[name]))

@@ -26,6 +26,7 @@ from service.xlsx.print_setup import (ROW_HEIGHT, PrintLabel, area_points, fit, 
                                       text_lines)
 from service.xlsx.sheet_formulas import FIRST
 from service.xlsx.cohort_block import CohortBlock
+from service.xlsx.fleet_columns import installed_gpu_hours
 from service.xlsx.cohort_sources import DecisionRef, SheetInputs, sheet_cohorts
 from service.xlsx.strategy_columns import Column, build_columns
 
@@ -113,8 +114,9 @@ def write_strategy_sheet(workbook, fmt: dict, s: Scenario, ledger: Ledger, sl: S
 
     # Column positions first (a dry run with dummy addresses), then the real formulas.
     dummy = (lambda k, x: "") if sl.cohorts else None
+    types = tuple((i, kind.id) for i, kind in enumerate(s.server_types, start=1))   # a fleet
     for i, column in enumerate(build_columns(ledger, sl, lambda k, x: "", months, dummy,
-                                             USES_CLOUD_CELL), start=1):
+                                             USES_CLOUD_CELL, types), start=1):
         cols_index[column.key] = i
     first = FIRST + 1   # 1-based excel row of the first month
     first_start = f"${col(cols_index['start'])}${first}"
@@ -123,12 +125,17 @@ def write_strategy_sheet(workbook, fmt: dict, s: Scenario, ledger: Ledger, sl: S
     block = CohortBlock(cohorts, first_col=len(cols_index) + 2, table_row=FIRST + months + 3,
                         first_start=first_start, header_row=TABLE_HEADER_ROW)
     columns = build_columns(ledger, sl, c, months, block.sum if cohorts else None,
-                            USES_CLOUD_CELL)
+                            USES_CLOUD_CELL, types)
+    if not cohorts:
+        types = ()
 
     def rng(key: str, rows: int = months) -> str:
         letter = col(cols_index[key])
         return f"${letter}${first}:${letter}${first + rows - 1}"
 
+    # GPU-hours the servers could run: each type's GPUs per server in a fleet
+    installed = (installed_gpu_hours(types, rng) if types else
+                 f"(SUMPRODUCT({rng('online')},{rng('hours')})*owned_gpus_per_server)")
     figures = [
         ("uses_cloud", N_("Uses cloud capacity (1/0)"),
          f"=IF(OR({block.any_commitment()}SUM({rng('spot_h')})>0,SUM({rng('od_h')})>1E-9),"
@@ -144,8 +151,8 @@ def write_strategy_sheet(workbook, fmt: dict, s: Scenario, ledger: Ledger, sl: S
         ("cost_per_hour", N_("Cost per useful GPU-hour"), "=IF($B$8>0,$B$6/$B$8,\"-\")",
          _value(fig["cost_per_useful_gpu_hour"]), "rate"),
         ("utilization", N_("Owned utilization (of installed GPUs)"),
-         f"=IF(SUMPRODUCT({rng('online')},{rng('hours')})>0,SUM({rng('owned_h')})/(SUMPRODUCT("
-         f"{rng('online')},{rng('hours')})*owned_gpus_per_server),\"-\")",
+         f"=IF(SUMPRODUCT({rng('online')},{rng('hours')})>0,SUM({rng('owned_h')})/{installed},"
+         "\"-\")",
          _value(fig["owned_utilization"]), "percent"),
     ]
     cells = {"servers": SERVERS_CELL}

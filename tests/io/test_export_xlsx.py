@@ -231,10 +231,10 @@ def test_cli_reports_an_unwritable_path(tmp_path):
     assert "cannot write the workbook" in done.stderr and "Traceback" not in done.stderr
 
 
-def test_a_fleet_of_several_server_types_gets_no_workbook_rather_than_a_wrong_one():
-    # issue 26 left the cohort formulas per type undone: a fleet's formulas would price every
-    # server as the owned section's type, so no workbook is written and the reason is said
-    from service.xlsx.export import WorkbookUnavailable, plan_xlsx_bytes
-    fleet = {"scenario": {"server_types": [{"id": "h100"}, {"id": "b200"}]}}
-    with pytest.raises(WorkbookUnavailable, match="fleet of several server types"):
-        plan_xlsx_bytes(fleet, None)
+def test_a_fleet_of_several_server_types_gets_its_workbook():
+    # issue 26: each server cohort is priced with its type's rows (tests/io/test_xlsx_fleet.py
+    # reads them; tests/system/test_xlsx_recalculation.py recalculates them against the engine)
+    plan = case_plan("generations")
+    wb = openpyxl.load_workbook(io.BytesIO(plan_workbook(plan)), read_only=True)
+    assert {"Assumptions", "Schedule", "staged"} <= set(wb.sheetnames)
+    wb.close()

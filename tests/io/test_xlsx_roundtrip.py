@@ -12,8 +12,8 @@ import pytest
 from models.plan import compute_plan
 from models.scenario import Scenario
 from service.xlsx.roundtrip import WorkbookError, scenario_from_xlsx
-from tests.support.xlsx_cases import (CASES, LOAN_TAX_REPLACEMENT, SAMPLES, case, flat_monthly,
-                                      plan_workbook, sample_scenario)
+from tests.support.xlsx_cases import (CASES, FLEET_CASES, LOAN_TAX_REPLACEMENT, SAMPLES, case,
+                                      flat_monthly, plan_workbook, sample_scenario)
 
 INJECTIONS = ('=HYPERLINK("http://x","y")', "@SUM(A1)", "+cmd|' /C calc'!A0", "-2+3",
               "\t=1+1", "\r=1+1")
@@ -44,18 +44,17 @@ def edit(data: bytes, changes: dict[str, object], keep_only_assumptions: bool = 
     return out.getvalue()
 
 
-# A fleet of several server types has no workbook yet (its refusal: test_export_xlsx).
-ONE_TYPE_SAMPLES = [p for p in sorted(SAMPLES.glob("scenario_*.json"))
-                    if not sample_scenario(p.name).server_types]
+# Every sample, the fleet of server types too (issue 26: its workbook is written).
+ALL_SAMPLES = sorted(SAMPLES.glob("scenario_*.json"))
 
 
-@pytest.mark.parametrize("path", ONE_TYPE_SAMPLES, ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", ALL_SAMPLES, ids=lambda p: p.stem)
 def test_identity_for_every_sample_scenario(path):
     scenario = sample_scenario(path.name)
     assert scenario_from_xlsx(workbook_of(scenario)) == scenario
 
 
-@pytest.mark.parametrize("name", CASES)
+@pytest.mark.parametrize("name", CASES + FLEET_CASES)
 def test_identity_for_every_test_case(name):
     scenario, profile = case(name)
     assert scenario_from_xlsx(plan_workbook(compute_plan(scenario, profile))) == scenario

@@ -132,6 +132,59 @@ FX_HELD_CONTRACTS = {
          "price_per_gpu_hour": 3.0, "payment": "none"}]},
     "uncertainty": {"draws": 0},
 }
+# A fleet of three server types (issue 26): H100 held and sold (its successor B200 drops its
+# resale value), B200 priced in euros with its own lead time, life and maintenance, L40S with
+# its own GPUs, power, electricity, PUE, space, staff, price trend and a window; a loan, MACRS
+# tax with a lag, a signed contract and an offer; the proposed schedule buys, sells (sell_from
+# type:YYYY-MM) and commits by type.
+FLEET_THREE = {
+    "name": "Fleet of three types: held H100 sold, B200 in euros, L40S",
+    "finance": {"start_month": "2027-01", "horizon_months": 36, "discount_rate_annual": 0.09,
+                "tax_rate": 0.25, "tax_depreciation": "macrs_5", "tax_payment_lag_months": 2,
+                "power_price_inflation_annual": 0.03, "staff_cost_inflation_annual": 0.04},
+    "owned": {"financing": {"kind": "loan", "apr": 0.07, "term_months": 24,
+                            "down_payment_fraction": 0.2}},
+    "on_demand": {"price_per_gpu_hour": 6.5, "price_trend_annual": -0.1},
+    "commitments": [{"id": "1y", "term_months": 12, "discount": 0.5, "payment": "partial",
+                     "block_gpus": 8}],
+    "cloud_data": {"storage_tb": 80, "egress_tb_per_month": 5},
+    "fx": {"rate": 1.1, "trend_annual": -0.03},
+    "profile": {"growth_annual": 0.8},
+    "staging": {"decision_interval_months": 6, "allow_sales": True},
+    "server_types": [
+        {"id": "h100", "successor": "b200", "resale_drop_at_successor": 0.2,
+         "resale_fraction_by_year": [0.6, 0.4, 0.25]},
+        {"id": "b200", "available_from": "2027-07", "server_price": 480000,
+         "install_cost_per_server": 30000, "power_kw_max": 14.3, "power_kw_idle": 4.3,
+         "relative_throughput": 2.2, "lead_time_months": 2, "useful_life_months": 48,
+         "maintenance_fraction_annual": 0.06, "currency": "EUR"},
+        {"id": "l40s", "available_until": "2028-12", "gpus_per_server": 4,
+         "server_price": 90000, "install_cost_per_server": 8000, "power_kw_max": 3.2,
+         "power_kw_idle": 1.0, "relative_throughput": 0.45, "useful_life_months": 30,
+         "electricity_price_per_kwh": 0.11, "pue": 1.2, "space_price_per_kw_month": 150,
+         "servers_per_fte": 80, "fte_cost_annual": 180000, "hardware_price_trend_annual": -0.2}],
+    "position": {"servers": [{"count": 6, "purchased": "2025-06", "price": 290000,
+                              "install_cost": 20000, "type": "h100"}],
+                 "commitments": [{"id": "old", "gpus": 8, "start": "2026-09", "term_months": 12,
+                                  "price_per_gpu_hour": 3.5, "payment": "partial"}]},
+    "proposed": {"schedule": [
+        {"month": "2027-01", "buy": {"l40s": 3}, "commit": {"1y": 8}},
+        {"month": "2027-07", "buy": {"b200": 2}, "sell": {"h100": 2},
+         "sell_from": {"h100:2025-06": 2}},
+        {"month": "2028-01", "buy": {"b200": 1, "l40s": 2}, "sell": {"h100": 4}},
+        {"month": "2028-07", "sell": {"l40s": 1}}]},
+    "uncertainty": {"draws": 0},
+}
+# The same fleet with B200 buyable from the start: static strategies of several types.
+FLEET_STATIC = {
+    **FLEET_THREE,
+    "name": "Fleet of three types, static proposal with replacements",
+    "server_types": [FLEET_THREE["server_types"][0],
+                     {**FLEET_THREE["server_types"][1], "available_from": None},
+                     FLEET_THREE["server_types"][2]],
+    "staging": {"decision_interval_months": 12},
+    "proposed": {"servers_by_type": {"l40s": 4, "b200": 2}, "committed_gpus": {"1y": 8}},
+}
 GROWTH_DRAWS = 200   # the Sensitivity sheet's staged Monte Carlo, kept short for the tests
 
 
@@ -152,7 +205,18 @@ CASES = ("h100", "l40s", "W1", "W2", "W3", "loan_tax_replacement", "straight_lin
          "fx_owned_loan", "fx_held_contracts")
 
 
+# Fleets of several server types: the generations sample and the two cases above.
+FLEET_CASES = ("generations", "fleet_three", "fleet_static")
+
+
 def case(name: str) -> tuple[Scenario, UsageProfile]:
+    if name == "generations":
+        s = sample_scenario("scenario_generations.json")
+        return s.with_changes(uncertainty={"draws": 0}), daily_profile()
+    if name == "fleet_three":
+        return Scenario.model_validate(FLEET_THREE), daily_profile()
+    if name == "fleet_static":
+        return Scenario.model_validate(FLEET_STATIC), daily_profile()
     if name == "h100":
         return sample_scenario("scenario_h100.json"), hourly_profile()
     if name == "l40s":

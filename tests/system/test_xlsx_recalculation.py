@@ -29,7 +29,7 @@ from service.xlsx.libreoffice import recalculate, soffice
 from service.i18n.labels import strategy_label
 from service.xlsx.strategy_sheet import FIRST, LINE_TITLES
 from service.xlsx.summary import TABLE_ROW
-from tests.support.xlsx_cases import (ABS, CASES, INJECTIONS, REL, case_plan, close,
+from tests.support.xlsx_cases import (ABS, CASES, FLEET_CASES, INJECTIONS, REL, case_plan, close,
                                       formula_cells, header_columns, injected_plan, read_cells,
                                       sheet_strategies, stored_workbook)
 from tests.support.engine_cases import context_of
@@ -53,6 +53,18 @@ CHANGES = [("W1", "owned.electricity_price_per_kwh", 0.15, "owned"),
            # the exchange rate is an input cell: changing it re-prices every converted line
            ("fx_cloud_schedule", "fx.rate", 1500.0, "fx"),
            ("fx_owned_loan", "fx.rate", 1.2, "fx")]
+
+
+# A fleet's type rows changed (issue 26): a type's price, another's electricity price, the
+# successor drop of the held type; each moves only its own type's cohorts and lines.
+FLEET_CHANGES = ("fleet_three", {"server_types[2].server_price": 600000.0,
+                                 "server_types[3].electricity_price_per_kwh": 0.2,
+                                 "server_types[1].resale_drop_at_successor": 0.3})
+
+
+def set_assumptions(path_in: pathlib.Path, path_out: pathlib.Path, changes: dict) -> None:
+    for k, (field, value) in enumerate(changes.items()):
+        set_assumption(path_in if k == 0 else path_out, path_out, field, value)
 
 
 # A Schedule cell edited: one more server bought in this month of the growth sample's staged
@@ -79,6 +91,9 @@ def write_and_recalculate(d: pathlib.Path, plans: dict) -> list[pathlib.Path]:
     for name, field, value, _ in CHANGES:
         files.append(d / f"{name}-changed.xlsx")
         set_assumption(d / f"{name}.xlsx", files[-1], field, value)
+    name, changes = FLEET_CHANGES
+    files.append(d / f"{name}-changed.xlsx")
+    set_assumptions(d / f"{name}.xlsx", files[-1], changes)
     files.append(d / "growth-edited.xlsx")
     edit_schedule(d / "growth.xlsx", files[-1], EDIT_MONTH, EDIT_BUY)
     probe = d / "probe.xlsx"
@@ -104,7 +119,7 @@ def recalculated(tmp_path_factory):
         base = base.parent   # shared by the workers of one run
     d = base / "xlsx-recalculated"
     d.mkdir(exist_ok=True)
-    plans = {name: case_plan(name) for name in CASES}
+    plans = {name: case_plan(name) for name in CASES + FLEET_CASES}
     with open(d / "lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         done = d / "done.txt"
@@ -124,7 +139,7 @@ def test_libreoffice_really_recalculates(recalculated):
 
 
 @pytest.mark.libreoffice
-@pytest.mark.parametrize("name", CASES)
+@pytest.mark.parametrize("name", CASES + FLEET_CASES)
 def test_every_formula_equals_engine_after_recalculation(recalculated, name):
     src, out = recalculated["src"][name], recalculated["out"][name]
     cached, recalc = read_cells(src, True), read_cells(out, True)
@@ -185,6 +200,35 @@ def test_changed_assumption_moves_money_as_the_engine_says(recalculated, name, f
                                        err_msg=f"{name_} {line}")
         moved += not math.isclose(expected.pv_cost, r.pv_cost, rel_tol=1e-6)
     assert moved >= 1
+
+
+@pytest.mark.libreoffice
+def test_changed_type_rows_move_a_fleets_money_as_the_engine_says(recalculated):
+    """Issue 26: the cohorts and lines of each type read that type's rows of the Assumptions
+    sheet; after LibreOffice recalculates, every strategy's lines and PV equal the engine's
+    costing of the same capacity with the changed types (1e-9)."""
+    name, changes = FLEET_CHANGES
+    plan = recalculated["plans"][name]
+    kinds = [t.model_dump() for t in plan.scenario.server_types]
+    for field, value in changes.items():
+        i, key = int(field.split("[")[1].split("]")[0]), field.rsplit(".", 1)[1]
+        kinds[i - 1][key] = value
+    changed = plan.scenario.model_validate({**plan.scenario.model_dump(), "server_types": kinds})
+    ctx = build_context(changed, plan.profile)
+    lo = openpyxl.load_workbook(recalculated["out"][f"{name}-changed"], data_only=True)
+    moved = 0
+    for name_, r in sheet_strategies(plan).items():
+        expected = ctx.evaluate(name_, r.capacity if r.capacity is not None else r.plan)
+        ws = lo[name_]
+        assert ws["B6"].value == pytest.approx(expected.pv_cost, rel=REL), name_
+        cols = header_columns(ws)
+        for line in COST_LINES + CREDIT_LINES:
+            got = [ws.cell(FIRST + 1 + m, cols[LINE_TITLES[line]]).value
+                   for m in range(len(expected.lines[line]))]
+            np.testing.assert_allclose(got, expected.lines[line], rtol=REL, atol=ABS,
+                                       err_msg=f"{name_} {line}")
+        moved += not math.isclose(expected.pv_cost, r.pv_cost, rel_tol=1e-6)
+    assert moved >= 2
 
 
 # Cost lines a change of the schedule moves without touching the dispatch.

@@ -563,8 +563,10 @@ def robust_document(r) -> dict[str, Any]:
         ``decide_now_months``, ``decide_now_until`` ('YYYY-MM'), ``common`` (the here-and-now
         decisions, every path's), ``gap`` [currency; 0: proven], ``notes`` and ``scenarios``:
         ``name``, ``probability``, ``growth_annual``, ``pv_cost``, ``foresight_pv`` (its own
-        staged optimum), ``fixed_first_pv`` (the base plan's first decisions kept) [currency]
-        and ``schedule`` in the staged plan's shape.
+        staged optimum), ``fixed_first_pv`` (the base plan's first decisions kept) [currency],
+        ``schedule`` in the staged plan's shape, and by month ``capacity`` (committed plus
+        owned) and the path's ``demand_peak`` and ``demand_mean`` [GPUs of the reference
+        type].
     """
     return {"expected_pv": r.expected_pv, "cvar": r.cvar, "cvar_alpha": r.alpha,
             "cvar_weight": r.weight, "evpi": num(r.evpi), "vss": num(r.vss), "base": r.base,
@@ -575,7 +577,11 @@ def robust_document(r) -> dict[str, Any]:
                            "growth_annual": q.growth_annual, "pv_cost": q.pv_cost,
                            "foresight_pv": num(q.foresight_pv),
                            "fixed_first_pv": num(q.fixed_first_pv),
-                           "schedule": schedule_json(q.decisions)} for q in r.paths]}
+                           "schedule": schedule_json(q.decisions),
+                           "capacity": [float(v) for v in q.capacity],
+                           "demand_peak": [float(v) for v in q.demand_peak],
+                           "demand_mean": [float(v) for v in q.demand_mean]}
+                          for q in r.paths]}
 
 
 def plan_document(plan: Plan) -> dict[str, Any]:

@@ -53,6 +53,9 @@ class PathPlan:
     objective: float            # the MILP's PV of it [currency]
     foresight_pv: float = math.nan   # this path's own staged optimum [currency]
     fixed_first_pv: float = math.nan  # the base plan's first decisions, the rest re-optimised
+    capacity: Optional[np.ndarray] = None     # committed + owned by month [reference GPUs]
+    demand_peak: Optional[np.ndarray] = None  # the path's peak hour by month [GPUs]
+    demand_mean: Optional[np.ndarray] = None  # its average by month [GPUs]
 
 
 @dataclass
@@ -349,8 +352,13 @@ def solve_extensive(ctxs: list[PlanContext], blocks: list[Block],
         xi = x[offsets[i]:offsets[i + 1]]
         decisions = to_decisions(c, b.prob, xi)
         plan = schedule_plan(c.scenario, decisions, first_month, c.horizon, c.position, use_spot)
+        owned = (sum(c.owned_levels(plan).values(), np.zeros(c.horizon)) if s.server_types
+                 else plan.servers_online(c.horizon) * c.owned_per_server())
+        capacity = plan.committed_gpus(c.horizon) * s.on_demand.relative_throughput + owned
         out.append(PathPlan(paths[i].name, float(p[i]), paths[i].growth_annual, decisions, plan,
-                            c.pv(plan), b.objective(xi, true)))
+                            c.pv(plan), b.objective(xi, true), capacity=capacity,
+                            demand_peak=np.asarray(c.tables.gross.peak, float),
+                            demand_mean=c.tables.gross.totals / c.calendar.hours))
     pvs = np.array([q.objective for q in out])
     tail = cvar(pvs, p, alpha)
     value = (1.0 - w) * float(p @ pvs) + w * tail

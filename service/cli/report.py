@@ -8,7 +8,7 @@ from wcwidth import wcswidth
 
 from models.document import plan_document
 from models.plan import Plan
-from service.i18n import DEFAULT, _, current_locale, formats, sentences
+from service.i18n import DEFAULT, _, current_locale, formats, robust_words, sentences
 from service.i18n.labels import PERIODS, option_word, strategy_label
 
 
@@ -154,45 +154,23 @@ def schedule_lines(name: str, strategy: dict, currency: str) -> list[str]:
     return out
 
 
-def bought(decisions: list[dict]) -> int:
-    """Servers a list of schedule entries buys, every type together."""
-    return sum(sum(d["buy"].values()) if "buy" in d else d["buy_servers"] for d in decisions)
-
-
 def robust_lines(r: dict, currency: str) -> list[str]:
     """The robust plan (issue 27): the decision now in a sentence, each demand scenario's PV
     and schedule, then expected PV, CVaR, EVPI and VSS in words."""
-    until = r["decide_now_until"]
-    now = "; ".join(_("buy %(servers)s servers in %(month)s", servers=bought([d]),
-                      month=d["month"]) for d in r["common"] if bought([d])) or \
-        _("buy no servers")
-    later = [bought([d for d in q["schedule"] if d["month"] > until]) for q in r["scenarios"]]
     out = [_("Robust plan over %(n)s demand scenarios (decisions through %(until)s are the "
-             "same in every one):", n=len(r["scenarios"]), until=until),
-           "  " + _("Decide now: %(now)s; later, %(later)s more servers as demand grows "
-                    "%(growths)s a year.", now=now, later=" / ".join(map(str, later)),
-                    growths=" / ".join(formats.percent(q["growth_annual"])
-                                       for q in r["scenarios"]))]
+             "same in every one):", n=len(r["scenarios"]), until=r["decide_now_until"]),
+           "  " + robust_words.decision_now(r)]
     heads = [(_("scenario"), 12, True), (_("probability"), 12, False),
              (_("growth"), 9, False), (_("PV cost"), 16, False), ("  " + _("schedule"), 0, True)]
     cells = [[q["name"], formats.percent(q["probability"]), formats.percent(q["growth_annual"]),
               formats.number(q["pv_cost"], 0),
-              "  " + ", ".join(f"{d['month']} +{bought([d])}" for d in q["schedule"]
-                               if bought([d])) or "-"] for q in r["scenarios"]]
+              "  " + (", ".join(f"{d['month']} +{robust_words.bought([d])}"
+                                for d in q["schedule"] if robust_words.bought([d])) or "-")]
+             for q in r["scenarios"]]
     heads = fitted(heads, cells)
-    out += ["  " + row([h for h, _w, _l in heads], heads)] + ["  " + row(c, heads) for c in cells]
-    out.append("  " + _("Expected PV %(expected)s %(currency)s; CVaR at %(alpha)s "
-                        "(the mean of the dearest outcomes) %(cvar)s %(currency)s; risk "
-                        "weight %(weight)s.", expected=formats.number(r["expected_pv"], 0),
-                        currency=currency, alpha=formats.percent(r["cvar_alpha"]),
-                        cvar=formats.number(r["cvar"], 0),
-                        weight=formats.number(r["cvar_weight"], 2)))
-    if r["evpi"] is not None and r["vss"] is not None:
-        out.append("  " + _("Knowing now which scenario comes (EVPI) would save %(evpi)s "
-                            "%(currency)s; planning for every scenario instead of %(base)s "
-                            "alone (VSS) saves %(vss)s %(currency)s.",
-                            evpi=formats.number(r["evpi"], 0), vss=formats.number(r["vss"], 0),
-                            base=r["base"], currency=currency))
+    out += ["  " + row([h for h, _w, _l in heads], heads).rstrip()]
+    out += ["  " + row(c, heads).rstrip() for c in cells]
+    out += ["  " + line for line in robust_words.risk_words(r, currency)]
     return out
 
 

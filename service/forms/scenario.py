@@ -18,8 +18,9 @@ from werkzeug.datastructures import MultiDict
 
 from models.fields import field_meta
 from models.ranges import RANGE_MODELS, legacy_path
-from models.scenario import (CommitmentOffer, Decision, LoanFinancing, PositionCommitment,
-                             PositionServers, Scenario, ServerType, market_of)
+from models.scenario import (CommitmentOffer, Decision, DemandScenario, LoanFinancing,
+                             PositionCommitment, PositionServers, Risk, Scenario, ServerType,
+                             market_of)
 from service import form_values as fv
 from service.clip import clip
 from service.forms.fields import (SHOWN_INPUT, FormField, _unwrap, format_value,  # noqa: F401
@@ -81,6 +82,11 @@ TABLES = (
               N_("At most %(limit)s server types: the form posted row %(row)s (rows are "
                  "numbered 0 to %(last)s)."),
               N_("fill in a type id to add it"), N_("Remove this server type")),
+    TableSpec("staging.demand_scenarios", DemandScenario, "name",
+              N_("Demand scenario %(number)s"),
+              N_("At most %(limit)s demand scenarios: the form posted row %(row)s (rows are "
+                 "numbered 0 to %(last)s)."),
+              N_("fill in a name to add it"), N_("Remove this scenario")),
     TableSpec("proposed.schedule", Decision, "month", N_("Decision %(number)s"),
               N_("At most %(limit)s schedule decisions: the form posted row %(row)s (rows "
                  "are numbered 0 to %(last)s)."),
@@ -156,6 +162,11 @@ def section_fields(model: type[BaseModel], prefix: str, values: dict,
             continue
         if prefix == "proposed" and key == "committed_gpus":
             continue  # one input per offer, added by build_form
+        if prefix == "staging" and key == "risk":     # issue 27: its two fields, nested
+            given, base = values.get("risk") or {}, defaults.get("risk") or {}
+            out.extend(make_field(f"staging.risk.{k}", sub, given.get(k), raw, base.get(k),
+                                  currency) for k, sub in Risk.model_fields.items())
+            continue
         if prefix == "uncertainty" and key == "ranges":
             out.extend(range_fields(values.get("ranges") or {}, raw, defaults.get("ranges")
                                     or {}, currency))
@@ -394,6 +405,9 @@ def form_to_data(raw: MultiDict) -> tuple[dict, dict[str, list[int]]]:
                 section["financing"] = financing
             elif name == RANGES:
                 section[sub] = read_ranges(raw)
+            elif name == "staging.risk":
+                section[sub] = {k: parse_value(i, raw.get(f"staging.risk.{k}"))
+                                for k, i in Risk.model_fields.items()}
             elif key == "proposed" and sub == "committed_gpus":
                 prefix = "proposed.committed_gpus."
                 section[sub] = {k[len(prefix):]: v.strip() for k, v in raw.items()

@@ -9,6 +9,7 @@ from service.i18n import labels, sentences
 from service.plans.chart_text import chart_texts
 from service.plans.chart_view import plan_page_charts
 from service.plans.headline import payback, recommendation_text
+from service.plans.robust_view import robust_view
 from service.plans.schedule_view import page_sections
 
 
@@ -30,5 +31,5 @@ def plan_context(revision: Revision, doc: Optional[dict], charts: Optional[dict]
         "recommendation_translated": sentences.explanation_translated(doc) if doc else True,
         "warnings": sentences.document_warnings(doc) if doc else [],
         "texts": chart_texts(charts, doc) if doc else {},
-        "schedule": page_sections(doc, charts),
+        "schedule": page_sections(doc, charts), "robust": robust_view(doc),
         "latest": scenario.latest, "approved": approved_revisions(scenario)}

@@ -229,6 +229,25 @@
                                            t(d, "month", "month"), t(d, "gpus", "GPUs"), {},
                                            "%Y-%m")};
     },
+    fan: function (d) {
+      // the robust plan (issue 27): each demand scenario's capacity (solid) against its own
+      // demand peak (dotted), one colour a scenario
+      var f = d.fan, traces = [];
+      var colours = ["#1565c0", "#2e7d32", "#c62828", "#6a1b9a", "#ef6c00", "#00838f",
+                     "#4e342e", "#ad1457", "#558b2f"];
+      f.scenarios.forEach(function (sc, i) {
+        var c = colours[i % colours.length];
+        traces.push({type: "scatter", mode: "lines", name: fill(t(d, "capacity_of",
+          "capacity, %(name)s"), {name: sc.name}), x: f.months, y: sc.capacity,
+          line: {color: c, width: 2, shape: "hv"}});
+        traces.push({type: "scatter", mode: "lines", name: fill(t(d, "demand_of",
+          "demand peak, %(name)s"), {name: sc.name}), x: f.months, y: sc.demand_peak,
+          line: {color: c, width: 1, dash: "dot"}});
+      });
+      return {data: traces, layout: layout(t(d, "fan", "Capacity by demand scenario"),
+                                           t(d, "month", "month"), t(d, "gpus", "GPUs"), {},
+                                           "%Y-%m")};
+    },
     cash_budget: function (d) {
       var c = d.cash;
       var traces = [{type: "bar", name: t(d, "cash", "purchases and upfront payments"),

@@ -1,0 +1,93 @@
+"""The robust plan (issue 27) in words, for the plan page and the CLI: the decision now, and
+what the expected PV, the CVaR, the EVPI and the VSS mean for this plan."""
+from __future__ import annotations
+
+from service.i18n import formats, gettext as _, ngettext
+
+
+def bought(decisions: list[dict]) -> int:
+    """Servers a list of schedule entries buys, every type together.
+
+    Parameters
+    ----------
+    decisions : list of dict
+        Schedule entries of the plan document (``buy`` per type, or ``buy_servers``).
+
+    Returns
+    -------
+    int
+        Servers [servers].
+    """
+    return sum(sum(d["buy"].values()) if "buy" in d else d["buy_servers"] for d in decisions)
+
+
+def committed(decisions: list[dict]) -> int:
+    """GPUs a list of schedule entries commits, every offer together [GPUs]."""
+    return sum(sum(d["commit"].values()) for d in decisions)
+
+
+def decision_now(r: dict) -> str:
+    """The decision now in a sentence: "Decide now (through 2027-12): buy 4 servers in
+    2027-01. Later, as demand grows 10 % / 50 % / 100 % a year: 0 / 4 / 10 more servers."
+
+    Parameters
+    ----------
+    r : dict
+        The plan document's ``robust`` section.
+
+    Returns
+    -------
+    str
+        The sentence, in the current language.
+    """
+    until = r["decide_now_until"]
+    now = [ngettext("buy %(count)s server in %(month)s", "buy %(count)s servers in %(month)s",
+                    bought([d]), count=bought([d]), month=d["month"])
+           for d in r["common"] if bought([d])]
+    now += [_("commit %(gpus)s GPUs in %(month)s", gpus=committed([d]), month=d["month"])
+            for d in r["common"] if committed([d])]
+    later = [bought([d for d in q["schedule"] if d["month"] > until]) for q in r["scenarios"]]
+    later_gpus = [committed([d for d in q["schedule"] if d["month"] > until])
+                  for q in r["scenarios"]]
+    growths = " / ".join(formats.percent(q["growth_annual"], 0) for q in r["scenarios"])
+    text = _("Decide now (through %(until)s): %(now)s.", until=until,
+             now="; ".join(now) or _("buy nothing and commit nothing"))
+    text += " " + _("Later, as demand grows %(growths)s a year: %(servers)s more servers.",
+                    growths=growths, servers=" / ".join(map(str, later)))
+    if any(later_gpus):
+        text += " " + _("GPUs committed later: %(gpus)s.", gpus=" / ".join(map(str, later_gpus)))
+    return text
+
+
+def risk_words(r: dict, currency: str) -> list[str]:
+    """Expected PV, CVaR, EVPI and VSS in sentences.
+
+    Parameters
+    ----------
+    r : dict
+        The plan document's ``robust`` section.
+    currency : str
+        The reporting currency.
+
+    Returns
+    -------
+    list of str
+        One sentence each (EVPI and VSS only when computed).
+    """
+    def money(v: float) -> str:
+        return formats.money(v, currency)
+
+    out = [_("Expected PV cost over the scenarios: %(expected)s (each scenario's PV times its "
+             "probability).", expected=money(r["expected_pv"])),
+           _("CVaR at %(alpha)s: %(cvar)s, the mean PV of the dearest %(tail)s of outcomes; "
+             "risk weight %(weight)s (0: least expected PV, 1: least CVaR).",
+             alpha=formats.percent(r["cvar_alpha"], 0), cvar=money(r["cvar"]),
+             tail=formats.percent(1 - r["cvar_alpha"], 0),
+             weight=formats.number(r["cvar_weight"], 2))]
+    if r.get("evpi") is not None:
+        out.append(_("EVPI %(evpi)s: what knowing now which scenario comes would save.",
+                     evpi=money(r["evpi"])))
+    if r.get("vss") is not None:
+        out.append(_("VSS %(vss)s: what planning for every scenario saves over planning for "
+                     "%(base)s alone and adapting later.", vss=money(r["vss"]), base=r["base"]))
+    return out

@@ -1,0 +1,61 @@
+"""The plan page's robust plan (issue 27): the decision now, the scenarios' table, expected PV,
+CVaR, EVPI and VSS in words, and the fan chart of capacity per scenario against its demand."""
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from service.i18n import _, formats
+from service.i18n.robust_words import bought, decision_now, risk_words
+
+
+def schedule_text(schedule: list[dict]) -> str:
+    """A scenario's purchases in one line: "2027-01 +5, 2028-01 +2" (- for none)."""
+    return ", ".join(f"{d['month']} +{bought([d])}" for d in schedule if bought([d])) or "-"
+
+
+def robust_view(doc: Optional[dict]) -> Optional[dict[str, Any]]:
+    """The template values of the robust plan; None when the plan has none.
+
+    Parameters
+    ----------
+    doc : dict or None
+        The plan document.
+
+    Returns
+    -------
+    dict or None
+        ``sentence``, ``words`` (risk sentences), ``rows`` (one per scenario: name,
+        probability, growth, PV, its own optimum, the base plan's re-optimised, schedule),
+        ``chart`` (the fan chart's data) and ``text`` (its summary and the numbers behind it).
+    """
+    r = (doc or {}).get("robust")
+    if not r:
+        return None
+    currency = doc["scenario"]["finance"]["currency"]
+    rows = [{"name": q["name"], "probability": formats.percent(q["probability"]),
+             "growth": formats.percent(q["growth_annual"]),
+             "pv": formats.money(q["pv_cost"], currency),
+             "foresight": formats.money(q["foresight_pv"], currency)
+             if q.get("foresight_pv") is not None else "-",
+             "schedule": schedule_text(q["schedule"])} for q in r["scenarios"]]
+    months = doc["months"]
+    chart = {"fan": {"months": months, "scenarios": [
+                {"name": q["name"], "capacity": q["capacity"], "demand_peak": q["demand_peak"]}
+                for q in r["scenarios"]]},
+             "text": {"fan": _("Capacity by demand scenario against its demand"),
+                      "month": _("month"), "gpus": _("GPUs"),
+                      "capacity_of": _("capacity, %(name)s"),
+                      "demand_of": _("demand peak, %(name)s")}}
+    picked = list(range(0, len(months), 12)) + ([len(months) - 1] if len(months) % 12 != 1
+                                                else [])
+    text = {"summary": _("Capacity (committed and owned) of each demand scenario's schedule "
+                         "against that scenario's peak demand, by month; the schedules are "
+                         "the same until %(until)s.", until=r["decide_now_until"]),
+            "head": [_("Month")] + [f"{q['name']}: " + _("capacity / peak")
+                                    for q in r["scenarios"]],
+            "rows": [[months[i]] + [f"{formats.number(q['capacity'][i], 0)} / "
+                                    f"{formats.number(q['demand_peak'][i], 0)}"
+                                    for q in r["scenarios"]] for i in sorted(set(picked))]}
+    return {"sentence": decision_now(r), "words": risk_words(r, currency), "rows": rows,
+            "chart": chart, "text": text, "until": r["decide_now_until"],
+            "gap": r["gap"], "notes": r["notes"]}

@@ -1,0 +1,86 @@
+"""The robust plan on the plan page and in the form (issue 27): the robust sample planned
+once; its page says the decision now, lists the scenarios with their PVs and draws the fan
+chart; the form edits the demand scenarios and the risk weights and reads them back."""
+from __future__ import annotations
+
+import json
+from html import unescape
+from pathlib import Path
+
+import pytest
+from werkzeug.datastructures import MultiDict
+
+from models.scenario import Scenario
+from service.forms.scenario import validate_form
+from service.paths import SAMPLES
+from tests.support.client import form_data
+from tests.support.planned import browse_copy, planned_database
+
+ROBUST = SAMPLES / "scenario_robust.json"
+USAGE = SAMPLES / "usage_daily.csv"
+PAGE = "/scenarios/1/revisions/1"
+
+
+@pytest.fixture(scope="module")
+def robust_database(tmp_path_factory):
+    """A migrated SQLite file with ana and the robust sample planned (scenario 1)."""
+    return planned_database(tmp_path_factory.mktemp("robust"), ROBUST, USAGE)
+
+
+@pytest.fixture
+def robust(tmp_path: Path, robust_database):
+    path, result = robust_database
+    app, b = browse_copy(tmp_path, path)
+    yield app, b, result
+    app.extensions["buyrent_engine"].dispose()
+
+
+def test_the_plan_page_shows_the_robust_plan(robust):
+    app, b, result = robust
+    r = result.document["robust"]
+    assert [q["name"] for q in r["scenarios"]] == ["slow", "expected", "fast"]
+    page = b.get(PAGE)
+    assert page.status_code == 200
+    html = page.get_data(as_text=True)
+    text = unescape(html)
+    assert 'id="robust"' in html
+    assert f"Decide now (through {r['decide_now_until']}):" in text
+    for q in r["scenarios"]:
+        assert f"<td>{q['name']}</td>" in html
+    assert "EVPI" in text and "VSS" in text and "CVaR at 90%" in text
+    data = json.loads(unescape(html.split('id="robust-data">')[1].split("</script>")[0]))
+    assert len(data["fan"]["scenarios"]) == 3
+    assert len(data["fan"]["months"]) == len(r["scenarios"][0]["capacity"])
+    # every path's schedule starts with the same decisions (here and now)
+    until = r["decide_now_until"]
+    firsts = [[d for d in q["schedule"] if d["month"] <= until] for q in r["scenarios"]]
+    assert all(f == firsts[0] for f in firsts) and firsts[0] == r["common"]
+
+
+def test_the_korean_plan_page_says_the_decision_in_korean(robust):
+    app, b, result = robust
+    assert b.post("/language", {"lang": "ko", "next": PAGE}).status_code == 302
+    text = unescape(b.get(PAGE).get_data(as_text=True))
+    r = result.document["robust"]
+    assert f"지금 결정({r['decide_now_until']}까지)" in text
+    assert "수요 시나리오" in text and "EVPI" in text
+
+
+def test_the_form_edits_demand_scenarios_and_the_risk_weights(app):
+    data = Scenario.model_validate(json.loads(ROBUST.read_text())).model_dump(mode="json")
+    with app.test_request_context("/"):
+        posted = form_data(data)
+        assert posted["staging.demand_scenarios.2.name"] == "fast"
+        assert posted["staging.risk.cvar_alpha"] == "90"         # 0.9 shown in percent
+        posted["staging.risk.cvar_weight"] = "30"
+        posted["staging.demand_scenarios.0.probability"] = "20"  # 0.2 + 0.5 + 0.25 = 0.95
+        model, sections = validate_form(MultiDict(posted))
+        assert model is None
+        errors = [f.error for s in sections for f in s.all_fields if f.error] + \
+            [e for s in sections for e in s.errors]
+        assert any("0.95" in str(e) for e in errors), errors
+        posted["staging.demand_scenarios.0.probability"] = "25"
+        model, _sections = validate_form(MultiDict(posted))
+    assert model is not None
+    assert model.staging.risk.cvar_weight == 0.3
+    assert [p.name for p in model.staging.demand_scenarios] == ["slow", "expected", "fast"]

@@ -101,3 +101,20 @@ def log_in(page, base: str, name: str, found, shot: str = "01-login") -> None:
     page.fill("input[name=password]", PASSWORD)
     page.click("form.narrow button[type=submit]")
     page.wait_for_url(f"{base}/scenarios/")
+
+
+# the FOCUS 1.3 contract sample's four contracts as the upload's preview offers them: the H100
+# contract checked, the L4 ones open, the 3-year H100 one refused (an offer term it lacks)
+CONTRACT_BOXES = {"CC-GCP-A3-1Y": (True, False), "cud-l4-1y": (False, False),
+                  "CC-GCP-H100-3Y": (False, True), "CC-GCP-G2-1Y": (False, False)}
+
+
+def preview_contracts(page, contracts: Path) -> dict:
+    """Upload a contract file to the scenario page's preview and read its four checkboxes:
+    contract id -> (checked, disabled)."""
+    page.set_input_files("#usage", str(contracts))
+    page.click("#preview")
+    page.wait_for_selector("#attach-commitments")
+    return {page.get_attribute(f"#attach-{i}", "value").split('"id": "')[1].split('"')[0]:
+            (page.is_checked(f"#attach-{i}"), page.is_disabled(f"#attach-{i}"))
+            for i in range(1, 5)}

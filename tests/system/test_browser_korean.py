@@ -14,7 +14,8 @@ import pytest
 
 from tests.support.chromium import ARTIFACTS, assert_charts_rendered
 from tests.support.client import PASSWORD
-from tests.support.korean import SOURCES, check, korean_chromium, korean_page, log_in
+from tests.support.korean import (CONTRACT_BOXES, SOURCES, check, korean_chromium, korean_page,
+                                  log_in, preview_contracts)
 from tests.support.live_server import live_server
 from tests.support.paths import SAMPLE_USAGE
 
@@ -209,14 +210,7 @@ def test_korean_refusal_and_dollar_contracts_in_a_won_scenario(won_server, korea
     # the refusal is the upload's 422 answer, which the console notes: expected here
     problems[:] = [p for p in problems if "status of 422" not in p]
     check(page, "21-refused", found, {"broken", "gpu", "hours", "x"})   # file and column names
-    page.set_input_files("#usage", str(CONTRACTS))
-    page.click("#preview")
-    page.wait_for_selector("#attach-commitments")
-    boxes = {page.get_attribute(f"#attach-{i}", "value").split('"id": "')[1].split('"')[0]:
-             (page.is_checked(f"#attach-{i}"), page.is_disabled(f"#attach-{i}"))
-             for i in range(1, 5)}
-    assert boxes == {"CC-GCP-A3-1Y": (True, False), "cud-l4-1y": (False, False),
-                     "CC-GCP-H100-3Y": (False, True), "CC-GCP-G2-1Y": (False, False)}
+    assert preview_contracts(page, CONTRACTS) == CONTRACT_BOXES
     assert "L4 GPU 약정: 이 시나리오는 H100 계획입니다" in page.inner_text("#contracts")
     # contract ids, instance names and FOCUS skip values are the file's own words
     check(page, "22-contracts", found, {"CC", "GCP", "A3", "1Y", "cud", "l4", "1y", "G2",

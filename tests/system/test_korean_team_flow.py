@@ -19,7 +19,8 @@ import pytest
 from service.web.db import write_session
 from service.web.tables import Revision
 from tests.support.chromium import assert_charts_rendered, open_plan
-from tests.support.korean import SOURCES, check, korean_chromium, korean_page, log_in
+from tests.support.korean import (CONTRACT_BOXES, SOURCES, check, korean_chromium, korean_page,
+                                  log_in, preview_contracts)
 from tests.support.paths import SAMPLE_USAGE
 
 pytestmark = pytest.mark.browser
@@ -172,14 +173,7 @@ def test_korean_team_flow(instance_server, korean_browser, tmp_path):
     check(page, "flow-06-refused", found, {"broken", "gpu", "hours", "x"})
 
     # the company's contracts in dollars: the H100 one checked, the L4 ones saying why not
-    page.set_input_files("#usage", str(CONTRACTS))
-    page.click("#preview")
-    page.wait_for_selector("#attach-commitments")
-    boxes = {page.get_attribute(f"#attach-{i}", "value").split('"id": "')[1].split('"')[0]:
-             (page.is_checked(f"#attach-{i}"), page.is_disabled(f"#attach-{i}"))
-             for i in range(1, 5)}
-    assert boxes == {"CC-GCP-A3-1Y": (True, False), "cud-l4-1y": (False, False),
-                     "CC-GCP-H100-3Y": (False, True), "CC-GCP-G2-1Y": (False, False)}
+    assert preview_contracts(page, CONTRACTS) == CONTRACT_BOXES
     contracts = page.inner_text("#contracts")
     assert "L4 GPU 약정: 이 시나리오는 H100 계획입니다" in contracts, contracts
     check(page, "flow-07-contracts", found, CONTRACT_WORDS)

@@ -47,6 +47,17 @@ def open_form(page, base: str) -> None:
     page.evaluate("() => document.querySelectorAll('details').forEach(d => { d.open = true; })")
 
 
+def ana_on_a_new_form(browser, base: str):
+    """ana logged in on the new-scenario form, every section open; the page's console problems
+    are collected in the list returned with it."""
+    problems: list[str] = []
+    page = new_page(browser, problems)
+    page.set_default_timeout(30_000)
+    login(page, base, "ana")
+    open_form(page, base)
+    return page, problems
+
+
 def top_shot(page, name: str) -> None:
     """The first screen (the choosers, the changes, a dialog): the whole form, every section
     open, is some 13,000 px tall."""
@@ -72,11 +83,7 @@ def save(page, name: str) -> None:
 def test_context_then_price_keeps_typed_values_and_asks_before_replacing(instance_server,
                                                                          browser):
     base, app = instance_server
-    problems: list[str] = []
-    page = new_page(browser, problems)
-    page.set_default_timeout(30_000)
-    login(page, base, "ana")
-    open_form(page, base)
+    page, problems = ana_on_a_new_form(browser, base)
     page.fill("[id='owned.pue']", "1.25")                     # typed: named by no preset
     choose(page, "context", KOREA, "Changed: 13 values")
     listed = changes(page, "context")
@@ -137,11 +144,7 @@ def test_context_then_price_keeps_typed_values_and_asks_before_replacing(instanc
 
 def test_price_then_context_gives_the_same_scenario(instance_server, browser):
     base, app = instance_server
-    problems: list[str] = []
-    page = new_page(browser, problems)
-    page.set_default_timeout(30_000)
-    login(page, base, "ana")
-    open_form(page, base)
+    page, problems = ana_on_a_new_form(browser, base)
     page.fill("[id='finance.horizon_months']", "48")          # typed: named by no preset
     choose(page, "price", SEOUL, "Changed: 3 values")
     choose(page, "context", KOREA, "Changed: 12 values")

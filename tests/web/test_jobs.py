@@ -358,21 +358,27 @@ def test_a_child_dies_with_its_forkserver_and_the_next_job_gets_a_new_one(app):
     assert oldest < 3 * records.BEAT_SECONDS, oldest
 
 
+def revise_sample(model, name: str) -> tuple[int, int, int]:
+    """ana's next revision of scenario 1 (the sample under another name), written with its
+    waiting plan job and nothing queued; (revision id, its number, ana's id)."""
+    with write_session() as s:
+        ana = s.scalar(select(User).where(User.username == "ana"))
+        revision = add_revision(s, s.get(ScenarioRecord, 1), ana,
+                                model.model_copy(update={"name": name}),
+                                s.get(Revision, 1).usage_file)
+        return revision.id, revision.number, ana.id
+
+
 def test_a_revision_is_written_with_its_waiting_plan_job(app, sample_plan):
     """The save's transaction holds the revision and its plan job (waiting): a process killed
     after the commit leaves the job for the reaper's promote, never a revision without one."""
     model, _result = sample_plan
     with app.app_context():
-        with write_session() as s:
-            ana = s.scalar(select(User).where(User.username == "ana"))
-            revision = add_revision(s, s.get(ScenarioRecord, 1), ana,
-                                    model.model_copy(update={"name": "killed after commit"}),
-                                    s.get(Revision, 1).usage_file)
-            revision_id = revision.id
+        revision_id, _number, ana_id = revise_sample(model, "killed after commit")
         # ... the process dies here: no ensure_plan, nothing on the queue
         with write_session() as s:
             job = s.scalar(select(PlanJob).where(PlanJob.revision_id == revision_id))
-            assert (job.kind, job.state, job.owner_key) == ("plan", "waiting", f"user:{ana.id}")
+            assert (job.kind, job.state, job.owner_key) == ("plan", "waiting", f"user:{ana_id}")
             job_id = job.id
         assert pending_ids(app) == []
         records.promote()                              # the next worker's reaper
@@ -383,12 +389,7 @@ def test_the_edit_page_has_its_live_panel_while_the_plan_is_computing(app, login
     """Before: no live panel at all (and no live preview) until the worker had finished."""
     model, _result = sample_plan
     with app.app_context():
-        with write_session() as s:
-            ana = s.scalar(select(User).where(User.username == "ana"))
-            revision = add_revision(s, s.get(ScenarioRecord, 1), ana,
-                                    model.model_copy(update={"name": "computing"}),
-                                    s.get(Revision, 1).usage_file)
-            number = revision.number
+        _id, number, _ana = revise_sample(model, "computing")
     html = login("ana").get("/scenarios/1/edit").get_data(as_text=True)
     assert 'id="live-preview"' in html and 'data-preview-url="/scenarios/1/preview"' in html
     assert f"The plan of revision {number} is still being computed" in html

@@ -62,9 +62,11 @@ def main() -> None:
     t_full = time.perf_counter() - t0
     worst = max(abs(q.pv_cost - q.objective) / abs(q.pv_cost) for q in full.paths)
     target = 10.0 if args.scenarios <= 3 else 60.0
-    print(f"robust optimum: {t_alone:.2f} s ({alone.rounds} cutting-plane rounds, gap "
-          f"{alone.gap:,.2f}); with EVPI and VSS: {t_full:.2f} s (target <= {target:.0f} s: "
-          f"{'OK' if t_full <= target else 'MISSED'})")
+    met = t_full <= target and full.gap == 0
+    print(f"robust optimum from a cold start: {t_alone:.2f} s ({alone.rounds} cutting-plane "
+          f"rounds, gap {alone.gap:,.2f}); with EVPI and VSS (each path's optimum seeding the "
+          f"tangents): {t_full:.2f} s, {full.rounds} rounds, gap {full.gap:,.2f} (target <= "
+          f"{target:.0f} s, gap 0: {'OK' if met else 'MISSED'}){' ' + '; '.join(full.notes) if full.notes else ''}")
     print(f"expected PV {full.expected_pv:,.0f}; CVaR(90 %) {full.cvar:,.0f}; EVPI "
           f"{full.evpi:,.0f}; VSS {full.vss:,.0f}; decided now through {full.decide_now_until}: "
           f"{[(d.month, d.buy_servers, dict(d.commit)) for d in full.common]}")

@@ -160,12 +160,13 @@ class Planner:
             self.results["proposed"] = proposed
         return repriced
 
-    def add_staged(self) -> None:
-        """Search the staged schedule (a MILP, models/staged.py) and price it."""
+    def add_staged(self, robust: bool = True) -> None:
+        """Search the staged schedule (a MILP, models/staged.py) and price it; with demand
+        scenarios and ``robust``, the robust plan over them too (models/robust.py)."""
         staged = staged_strategy(self.context, self.results["optimal"], self.notes)
         if staged is not None:
             self.results["staged"] = staged
-        if self.scenario.staging.demand_scenarios:     # issue 27: the robust plan
+        if robust and self.scenario.staging.demand_scenarios:     # issue 27
             try:
                 self.robust = robust_optimum(self.context, self.profile)
             except StagedError as exc:

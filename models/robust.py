@@ -38,6 +38,9 @@ from models.strategies import PlanContext
 from models.uncertainty import what_if_context
 
 DECISION_KINDS = ("buy", "commit", "sell")
+# the extensive form's wall-clock limit: at it the best schedules found are kept and the plan
+# states their gap to HiGHS's bound (a plan job has 900 s for everything)
+ROBUST_SECONDS = 120.0
 
 
 @dataclass
@@ -308,7 +311,7 @@ def solve_extensive(ctxs: list[PlanContext], blocks: list[Block],
     if risk:
         lower[n_x] = -np.inf                   # eta is free; u >= 0
 
-    deadline = time.monotonic() + TOTAL_SECONDS * S
+    deadline = time.monotonic() + min(TOTAL_SECONDS * S, ROBUST_SECONDS)
     rounds, timed_out, dual = 0, False, -math.inf
     # rounds whose solution only places tangents are solved to a small gap; once none falls
     # short the MILP is solved exactly, and the loop ends at an exact solution with no

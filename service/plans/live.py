@@ -95,7 +95,9 @@ def preview_document(model: Scenario, usage: UsageFile, schedule: tuple[Decision
 
 
 def without_uncertainty(model: Scenario) -> Scenario:
-    return model.with_changes(uncertainty={"draws": 0})
+    """The scenario a live preview or a waterfall step plans: no Monte Carlo, and no robust
+    plan over demand scenarios (issue 27: seconds of MILPs each, and neither shows it)."""
+    return model.with_changes(uncertainty={"draws": 0}, staging={"demand_scenarios": []})
 
 
 def live_document(model: Scenario, usage: UsageFile,

@@ -229,6 +229,7 @@ def test_korean_workbook_labels_have_no_english_words(sample_plan):
     allowed = {"GPU", "AWS", "H100", "USD", "KRW", "US", "PUE", "kW", "kWh", "TB", "GB", "FTE",
                "ID",
                "APR", "ISO", "MACRS", "YYYY", "MM", "Excel", "NPV", "P10", "P50", "P90", "PV",
+               "CVaR",                                            # the robust plan's risk
                "VAT", "UTC", "CSV", "triangular", "lognormal",   # input codes
                "r_m", "max", "ln",                                # formula notation
                "Spot", "Advisor",                                 # AWS Spot Advisor

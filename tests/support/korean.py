@@ -17,6 +17,8 @@ ALLOWED = {
     "buyrent", "AWS", "H100", "GPU", "PV", "CSV", "XLSX", "xlsx", "json", "kW", "kWh", "UTC",
     "P10", "P50", "P90", "US", "USD", "KRW", "PUE", "TB", "GB", "FTE", "ISO", "VAT", "Excel",
     "API", "SHA", "ID", "APR", "MACRS", "YYYY", "MM", "PDF", "A4",
+    # risk measures of the robust plan (issue 27), named as finance texts name them
+    "CVaR", "EVPI", "VSS",
     # file formats the upload page names (products and dataset names)
     "FOCUS", "CUR", "Azure", "Google", "Cloud", "Slurm", "Contract", "Commitment", "DCGM",
     "exporter", "Prometheus",

@@ -11,7 +11,9 @@ import pytest
 from werkzeug.datastructures import MultiDict
 
 from models.scenario import Scenario
+from service.cli.report import robust_lines
 from service.forms.scenario import validate_form
+from service.plans.live import without_uncertainty
 from service.paths import SAMPLES
 from tests.support.client import form_data
 from tests.support.planned import browse_copy, planned_database
@@ -84,3 +86,22 @@ def test_the_form_edits_demand_scenarios_and_the_risk_weights(app):
     assert model is not None
     assert model.staging.risk.cvar_weight == 0.3
     assert [p.name for p in model.staging.demand_scenarios] == ["slow", "expected", "fast"]
+
+
+def test_the_cli_prints_the_robust_plan(robust):
+    _app, _b, result = robust
+    r = result.document["robust"]
+    lines = robust_lines(r, "USD")
+    assert lines[0].startswith("Robust plan over 3 demand scenarios (decisions through "
+                               f"{r['decide_now_until']}")
+    assert lines[1].strip().startswith(f"Decide now (through {r['decide_now_until']}): buy")
+    table = lines[2:6]
+    assert [row.split()[0] for row in table[1:]] == ["slow", "expected", "fast"]
+    assert any(line.strip().startswith("EVPI") for line in lines)
+    assert any(line.strip().startswith("VSS") for line in lines)
+
+
+def test_a_live_preview_plans_no_robust_plan():
+    model = Scenario.model_validate(json.loads(ROBUST.read_text()))
+    assert len(model.staging.demand_scenarios) == 3
+    assert without_uncertainty(model).staging.demand_scenarios == ()

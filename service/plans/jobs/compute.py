@@ -78,7 +78,7 @@ def run_plan(spec: dict, inputs: dict, send: Send, uncertainty: bool = True) -> 
     planner.add_static()
     plan = planner.plan("static")
     send(("stage", "static", strict(plan.document), strict(chart_data(plan, plan.document))))
-    planner.add_staged()
+    planner.add_staged(robust=uncertainty)       # a live preview shows no robust plan
     if not uncertainty:
         plan = planner.plan("staged")
         send(("done", {"document": strict(plan.document),

@@ -489,7 +489,8 @@ class Risk(Section):
                               "outcomes.", ge=0.5, le=0.99)
     cvar_weight: float = field(0.0, "Risk aversion", "fraction",
                                "0: the least expected PV; 1: the least CVaR of PV; between: "
-                               "the blend (1 - w) x expected PV + w x CVaR.", ge=0, le=1)
+                               "the blend (1 - w) x expected PV + w x CVaR.",
+                               schema={"widget": "slider"}, ge=0, le=1)
 
 
 class Staging(Section):

@@ -132,6 +132,9 @@ def input_attrs(info, meta: dict, kind: str, display: str) -> dict:
                                              else fv.PLAIN)
     if kind in ("money", "number", "list"):
         attrs["inputmode"] = "numeric" if inner is int else "decimal"
+    extra = info.json_schema_extra if isinstance(info.json_schema_extra, dict) else {}
+    if extra.get("widget") == "slider" and "min" in attrs and "max" in attrs:
+        attrs["data-slider"] = "true"        # drawn with a range input beside it
     for item in info.metadata:
         if getattr(item, "pattern", None) and kind == "text":
             attrs["pattern"] = item.pattern

@@ -216,6 +216,19 @@
       timer = window.setTimeout(send, DELAY_MS);
     }
 
+    // a slider (the robust plan's risk weight) moves its number input and follows it; the
+    // number input is what is posted and what the live preview reads
+    form.querySelectorAll("input[data-slider-for]").forEach(function (slider) {
+      var input = byId(slider.dataset.sliderFor);
+      slider.addEventListener("input", function (event) {
+        event.stopPropagation();
+        input.value = slider.value;
+        input.dispatchEvent(new Event("input", {bubbles: true}));
+      });
+      input.addEventListener("input", function () {
+        if (input.value !== "") { slider.value = input.value; }
+      });
+    });
     form.addEventListener("input", changed);
     form.addEventListener("change", changed);
     form.querySelectorAll("input.money").forEach(function (input) {

@@ -12,7 +12,7 @@ from werkzeug.datastructures import MultiDict
 
 from models.scenario import Scenario
 from service.cli.report import robust_lines
-from service.forms.scenario import validate_form
+from service.forms.scenario import build_form, validate_form
 from service.plans.live import without_uncertainty
 from service.paths import SAMPLES
 from tests.support.client import form_data
@@ -105,3 +105,23 @@ def test_a_live_preview_plans_no_robust_plan():
     model = Scenario.model_validate(json.loads(ROBUST.read_text()))
     assert len(model.staging.demand_scenarios) == 3
     assert without_uncertainty(model).staging.demand_scenarios == ()
+
+
+def test_the_risk_weight_has_a_slider_beside_its_input(app):
+    data = Scenario.model_validate(json.loads(ROBUST.read_text())).model_dump(mode="json")
+    with app.test_request_context("/"):
+        field = next(f for s in build_form(data) for f in s.all_fields
+                     if f.name == "staging.risk.cvar_weight")
+    assert field.attrs["data-slider"] == "true"
+    assert (field.attrs["min"], field.attrs["max"]) == ("0", "100")     # percent
+    alpha = next(f for s in build_form(data) for f in s.all_fields
+                 if f.name == "staging.risk.cvar_alpha")
+    assert "data-slider" not in alpha.attrs
+
+
+def test_the_new_scenario_page_draws_the_slider(login):
+    html = login("ana").get("/scenarios/new").get_data(as_text=True)
+    assert 'type="range" id="staging.risk.cvar_weight-slider"' in html
+    assert 'data-slider-for="staging.risk.cvar_weight"' in html
+    assert 'name="staging.risk.cvar_weight"' in html       # the number input is what is posted
+

@@ -566,7 +566,10 @@ def robust_document(r) -> dict[str, Any]:
         staged optimum), ``fixed_first_pv`` (the base plan's first decisions kept) [currency],
         ``schedule`` in the staged plan's shape, and by month ``capacity`` (committed plus
         owned) and the path's ``demand_peak`` and ``demand_mean`` [GPUs of the reference
-        type].
+        type]; ``alternative``: the plan within ``within`` of the least expected PV with the
+        least ``year_one_capital`` (purchases and upfront payments in the first 12 months,
+        expected) [currency], its ``expected_pv`` and each scenario's ``schedule``; None when
+        not computed (a risk weight above 0, an unproven robust plan).
     """
     return {"expected_pv": r.expected_pv, "cvar": r.cvar, "cvar_alpha": r.alpha,
             "cvar_weight": r.weight, "evpi": num(r.evpi), "vss": num(r.vss), "base": r.base,
@@ -581,7 +584,13 @@ def robust_document(r) -> dict[str, Any]:
                            "capacity": [float(v) for v in q.capacity],
                            "demand_peak": [float(v) for v in q.demand_peak],
                            "demand_mean": [float(v) for v in q.demand_mean]}
-                          for q in r.paths]}
+                          for q in r.paths],
+            "alternative": None if r.alternative is None else {
+                "within": r.alternative.within, "expected_pv": r.alternative.expected_pv,
+                "year_one_capital": r.alternative.year_one_capital,
+                "scenarios": [{"name": q.name, "pv_cost": q.pv_cost,
+                               "schedule": schedule_json(q.decisions)}
+                              for q in r.alternative.paths]}}
 
 
 def plan_document(plan: Plan) -> dict[str, Any]:

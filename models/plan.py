@@ -162,7 +162,14 @@ class Planner:
 
     def add_staged(self, robust: bool = True) -> None:
         """Search the staged schedule (a MILP, models/staged.py) and price it; with demand
-        scenarios and ``robust``, the robust plan over them too (models/robust.py)."""
+        scenarios and ``robust``, the robust plan over them too (models/robust.py).
+
+        Parameters
+        ----------
+        robust : bool, default True
+            Also the robust plan when the scenario has demand scenarios (a live preview
+            leaves it out).
+        """
         staged = staged_strategy(self.context, self.results["optimal"], self.notes)
         if staged is not None:
             self.results["staged"] = staged

@@ -41,6 +41,7 @@ DECISION_KINDS = ("buy", "commit", "sell")
 # the extensive form's wall-clock limit: at it the best schedules found are kept and the plan
 # states their gap to HiGHS's bound (a plan job has 900 s for everything)
 ROBUST_SECONDS = 120.0
+ALTERNATIVE_WITHIN = 0.02   # the least-capital alternative's allowance over the least PV
 
 
 @dataclass
@@ -59,6 +60,16 @@ class PathPlan:
     capacity: Optional[np.ndarray] = None     # committed + owned by month [reference GPUs]
     demand_peak: Optional[np.ndarray] = None  # the path's peak hour by month [GPUs]
     demand_mean: Optional[np.ndarray] = None  # its average by month [GPUs]
+
+
+@dataclass
+class Alternative:
+    """Plans within ``within`` of the least expected PV with the least capital in year one."""
+
+    paths: list[PathPlan]
+    expected_pv: float          # [currency]
+    year_one_capital: float     # purchases and upfront payments, first 12 months, expected
+    within: float               # [fraction]
 
 
 @dataclass
@@ -81,6 +92,7 @@ class RobustResult:
     gap: float                  # proven distance to the optimum of the objective [currency]
     use_spot: bool
     notes: list[str] = field(default_factory=list)
+    alternative: Optional[Alternative] = None
 
     @property
     def common(self) -> tuple[Decision, ...]:
@@ -163,7 +175,7 @@ def path_contexts(ctx: PlanContext, paths: tuple[DemandScenario, ...],
 
 
 def robust_optimum(ctx: PlanContext, profile: Optional[UsageProfile] = None,
-                   foresight: bool = True) -> RobustResult:
+                   foresight: bool = True, alternative: bool = True) -> RobustResult:
     """The robust plan of ``staging.demand_scenarios`` (see the module notes), with its EVPI
     and VSS.
 
@@ -176,6 +188,9 @@ def robust_optimum(ctx: PlanContext, profile: Optional[UsageProfile] = None,
     foresight : bool, default True
         Also solve each path alone and the base plan re-optimised (EVPI, VSS); False leaves
         them NaN.
+    alternative : bool, default True
+        With ``foresight`` and risk weight 0, also the least-capital plan within 2 %
+        (:func:`least_capital`).
 
     Returns
     -------
@@ -205,6 +220,10 @@ def robust_optimum(ctx: PlanContext, profile: Optional[UsageProfile] = None,
         alone = ([solve(c, use_spot, block=b, loose=True) for c, b in zip(ctxs, blocks)]
                  if foresight else None)
         result = solve_extensive(ctxs, blocks, paths, use_spot, base_path(ctx, paths))
+        if alternative and foresight and result.weight == 0 and result.gap == 0:
+            least = float(np.dot([q.probability for q in result.paths],
+                                 [q.objective for q in result.paths]))
+            result.alternative = least_capital(ctxs, blocks, paths, use_spot, least)
         break
     else:
         raise StagedError("; ".join(errors))
@@ -232,10 +251,206 @@ def first_stage(columns: list[tuple], months: int) -> list[int]:
     return [j for j, k in enumerate(columns) if k[0] in DECISION_KINDS and k[-1] < months]
 
 
+@dataclass
+class Stacked:
+    """The blocks of every path as one MILP: their variables side by side, then any extra
+    (CVaR's eta and u), the here-and-now equalities, and every variable's bounds."""
+
+    blocks: list[Block]
+    offsets: np.ndarray       # each block's first variable; the last entry: the blocks' end
+    nvar: int
+    link: sp.csr_matrix       # block s's first-stage decision - block 0's = 0
+    integer: np.ndarray
+    lower: np.ndarray
+    upper: np.ndarray
+
+    def part(self, x: np.ndarray, i: int) -> np.ndarray:
+        """Block ``i``'s variables in a solution.
+
+        Parameters
+        ----------
+        x : numpy.ndarray
+            A solution of the stacked MILP.
+        i : int
+            The block (path) index.
+
+        Returns
+        -------
+        numpy.ndarray
+            A view of its variables.
+        """
+        return x[self.offsets[i]:self.offsets[i + 1]]
+
+
+def stack(blocks: list[Block], months: int, extra: int = 0) -> Stacked:
+    """Stack the paths' blocks, tie their first-stage decisions and bound every variable.
+
+    Parameters
+    ----------
+    blocks : list of Block
+        Each path's block.
+    months : int
+        ``staging.decide_now_months`` [months].
+    extra : int, default 0
+        Continuous variables after the blocks' (free below unless bounded by the caller).
+
+    Returns
+    -------
+    Stacked
+        The stacked MILP's fixed parts.
+
+    Raises
+    ------
+    StagedError
+        The paths' MILPs differ in their decisions.
+    """
+    columns = blocks[0].prob.columns[:blocks[0].prob.z]
+    for b in blocks[1:]:
+        if b.prob.columns[:b.prob.z] != columns:
+            raise StagedError("the demand scenarios' staged problems differ in their decisions")
+    offsets = np.concatenate([[0], np.cumsum([b.nvar for b in blocks])]).astype(int)
+    nvar = int(offsets[-1]) + extra
+    first = first_stage(columns, months)
+    r, c, v = [], [], []
+    for i in range(1, len(blocks)):
+        for j in first:
+            row = len(r) // 2
+            r += [row, row]
+            c += [int(offsets[i]) + j, j]
+            v += [1.0, -1.0]
+    link = sp.csr_matrix((v, (r, c)), shape=(len(r) // 2, nvar))
+    integer = np.zeros(nvar)
+    lower, upper = np.full(nvar, -np.inf), np.full(nvar, np.inf)
+    for i, b in enumerate(blocks):
+        lo, hi = bounds(b.prob)
+        lower[offsets[i]:offsets[i + 1]], upper[offsets[i]:offsets[i + 1]] = lo, hi
+        integer[offsets[i]:offsets[i + 1]] = b.prob.integer
+    return Stacked(blocks, offsets, nvar, link, integer, lower, upper)
+
+
+def run_loop(st: Stacked, cost: np.ndarray, extra: Optional[tuple] = None,
+             seconds: float = ROBUST_SECONDS) -> tuple[np.ndarray, list, int, bool, float]:
+    """The cutting-plane loop over a stacked MILP: solve, add tangents where a path's
+    epigraph falls short, until none does at an exact solution.
+
+    Parameters
+    ----------
+    st : Stacked
+        The stacked MILP.
+    cost : numpy.ndarray
+        Objective coefficients [(nvar,)].
+    extra : tuple, optional
+        (rows, lower, upper) of constraints beyond the blocks' and the links.
+    seconds : float, default ROBUST_SECONDS
+        Wall-clock limit [s].
+
+    Returns
+    -------
+    x : numpy.ndarray
+        The last solution.
+    checks : list
+        Each block's (true costs, shortfalls) at it.
+    rounds : int
+        MILPs solved.
+    timed_out : bool
+        Whether the limit stopped the loop.
+    bound : float
+        HiGHS's lower bound of the last MILP [the objective's unit].
+
+    Raises
+    ------
+    StagedError
+        HiGHS found no solution.
+    """
+    S = len(st.blocks)
+    deadline = time.monotonic() + seconds
+    rounds, timed_out = 0, False
+    # rounds whose solution only places tangents are solved to a small gap; once none falls
+    # short the MILP is solved exactly, and the loop ends at an exact solution with no
+    # shortfall (the proof). The stacked MILP's near-ties (a server bought a quarter earlier or
+    # later) made each exact round search thousands of nodes: bench/robust.py 13 s -> 8.6 s
+    rel_gap = LOOSE_GAP
+    while True:
+        rounds += 1
+        parts = [assemble(b.prob, b.cuts, b.nvar) for b in st.blocks]
+        diag = sp.block_diag([a for a, _, _ in parts], format="csr")
+        diag = sp.hstack([diag, sp.csr_matrix((diag.shape[0], st.nvar - int(st.offsets[-1])))],
+                         format="csr")
+        zeros = np.zeros(st.link.shape[0])
+        mats = [diag, st.link] + ([extra[0]] if extra else [])
+        row_lower = np.concatenate([lo for _, lo, _ in parts] + [zeros]
+                                   + ([extra[1]] if extra else []))
+        row_upper = np.concatenate([hi for _, _, hi in parts] + [zeros]
+                                   + ([extra[2]] if extra else []))
+        left = max(min(MILP_SECONDS * S, deadline - time.monotonic()), 1.0)
+        found = solve_mip(cost, st.integer, st.lower, st.upper, sp.vstack(mats, format="csr"),
+                          row_lower, row_upper, {"mip_rel_gap": rel_gap,
+                                                 "time_limit": float(left), **HIGHS_OPTIONS})
+        if found.x is None:
+            raise StagedError(f"the robust MILP did not solve: {found.status}")
+        x = found.x.copy()
+        ints = st.integer.astype(bool)
+        x[ints] = np.round(x[ints])
+        timed_out = found.timed_out or time.monotonic() >= deadline
+        checks = [b.shortfalls(st.part(x, i)) for i, b in enumerate(st.blocks)]
+        tight = not any(v.size for _, short in checks for v in short.values())
+        if tight and rel_gap > 0 and not timed_out:
+            rel_gap = 0.0                   # tangents placed: now the exact MILP
+            continue
+        if timed_out or rounds >= MAX_ROUNDS or tight:
+            break
+        for i, (b, (_, short)) in enumerate(zip(st.blocks, checks)):
+            if any(v.size for v in short.values()):
+                b.add_cuts(b.prob.levels(st.part(x, i)), short)
+    return x, checks, rounds, timed_out, found.bound
+
+
+def path_plans(ctxs: list[PlanContext], st: Stacked, x: np.ndarray, checks: list,
+               paths: tuple[DemandScenario, ...], use_spot: bool) -> list[PathPlan]:
+    """Each path's schedule of a stacked solution, costed by the engine.
+
+    Parameters
+    ----------
+    ctxs : list of PlanContext
+        Each path's context.
+    st : Stacked
+        The stacked MILP.
+    x : numpy.ndarray
+        Its solution.
+    checks : list
+        Each block's (true costs, shortfalls) at it.
+    paths : tuple of DemandScenario
+        The paths.
+    use_spot : bool
+        Whether the blocks allow spot.
+
+    Returns
+    -------
+    list of PathPlan
+        In the paths' order.
+    """
+    out = []
+    s = ctxs[0].scenario
+    first_month = ctxs[0].calendar.months[0]
+    for i, (c, b, (true, _)) in enumerate(zip(ctxs, st.blocks, checks)):
+        xi = st.part(x, i)
+        decisions = to_decisions(c, b.prob, xi)
+        plan = schedule_plan(c.scenario, decisions, first_month, c.horizon, c.position, use_spot)
+        owned = (sum(c.owned_levels(plan).values(), np.zeros(c.horizon)) if s.server_types
+                 else plan.servers_online(c.horizon) * c.owned_per_server())
+        capacity = plan.committed_gpus(c.horizon) * s.on_demand.relative_throughput + owned
+        out.append(PathPlan(paths[i].name, paths[i].probability, paths[i].growth_annual,
+                            decisions, plan, c.pv(plan), b.objective(xi, true),
+                            capacity=capacity,
+                            demand_peak=np.asarray(c.tables.gross.peak, float),
+                            demand_mean=c.tables.gross.totals / c.calendar.hours))
+    return out
+
+
 def solve_extensive(ctxs: list[PlanContext], blocks: list[Block],
                     paths: tuple[DemandScenario, ...], use_spot: bool, base: int
                     ) -> RobustResult:
-    """The cutting-plane loop over the stacked MILP of every path.
+    """The robust plan: the stacked MILP of every path with its risk objective.
 
     Parameters
     ----------
@@ -260,108 +475,34 @@ def solve_extensive(ctxs: list[PlanContext], blocks: list[Block],
     StagedError
         The paths' MILPs differ in their decisions, or HiGHS finds no solution.
     """
-    s = ctxs[0].scenario
-    staging = s.staging
+    staging = ctxs[0].scenario.staging
     alpha, w = staging.risk.cvar_alpha, staging.risk.cvar_weight
     p = np.array([q.probability for q in paths])
     S = len(blocks)
-    columns = blocks[0].prob.columns[:blocks[0].prob.z]
-    for b in blocks[1:]:
-        if b.prob.columns[:b.prob.z] != columns:
-            raise StagedError("the demand scenarios' staged problems differ in their decisions")
-    sizes = [b.nvar for b in blocks]
-    offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(int)
-    n_x = int(offsets[-1])
     risk = w > 0
-    nvar = n_x + (1 + S if risk else 0)        # then eta and one u a path
-    first = first_stage(columns, staging.decide_now_months)
-    # here and now: every path's first-stage decision equals the first path's
-    link_r, link_c, link_v = [], [], []
-    row = 0
-    for i in range(1, S):
-        for j in first:
-            link_r += [row, row]
-            link_c += [int(offsets[i]) + j, j]
-            link_v += [1.0, -1.0]
-            row += 1
-    link = sp.csr_matrix((link_v, (link_r, link_c)), shape=(row, nvar))
-    cost = np.zeros(nvar)
+    st = stack(blocks, staging.decide_now_months, 1 + S if risk else 0)
+    n_x = int(st.offsets[-1])
+    cost = np.zeros(st.nvar)
     for i, b in enumerate(blocks):
-        cost[offsets[i]:offsets[i + 1]] = (1.0 - w) * p[i] * b.prob.cost
+        cost[st.offsets[i]:st.offsets[i + 1]] = (1.0 - w) * p[i] * b.prob.cost
     consts = np.array([b.prob.base + b.constant for b in blocks])
-    risk_rows = None
+    extra = None
     if risk:
         eta, u0 = n_x, n_x + 1
         cost[eta] = w
         cost[u0:u0 + S] = w * p / (1.0 - alpha)
+        st.lower[u0:u0 + S] = 0.0                   # eta is free; u >= 0
         # u_s + eta - cost_s x_s >= base_s + const_s
         r, c, v = [], [], []
         for i, b in enumerate(blocks):
             nz = np.flatnonzero(b.prob.cost)
             r += [i] * (len(nz) + 2)
-            c += list(int(offsets[i]) + nz) + [u0 + i, eta]
+            c += list(int(st.offsets[i]) + nz) + [u0 + i, eta]
             v += list(-b.prob.cost[nz]) + [1.0, 1.0]
-        risk_rows = sp.csr_matrix((v, (r, c)), shape=(S, nvar))
-    integer = np.zeros(nvar)
-    lower, upper = np.zeros(nvar), np.full(nvar, np.inf)
-    for i, b in enumerate(blocks):
-        lo, hi = bounds(b.prob)
-        lower[offsets[i]:offsets[i + 1]], upper[offsets[i]:offsets[i + 1]] = lo, hi
-        integer[offsets[i]:offsets[i + 1]] = b.prob.integer
-    if risk:
-        lower[n_x] = -np.inf                   # eta is free; u >= 0
-
-    deadline = time.monotonic() + min(TOTAL_SECONDS * S, ROBUST_SECONDS)
-    rounds, timed_out, dual = 0, False, -math.inf
-    # rounds whose solution only places tangents are solved to a small gap; once none falls
-    # short the MILP is solved exactly, and the loop ends at an exact solution with no
-    # shortfall (the proof). The stacked MILP's near-ties (a server bought a quarter earlier or
-    # later) made each exact round search thousands of nodes: bench/robust.py 13 s -> see README
-    rel_gap = LOOSE_GAP
-    while True:
-        rounds += 1
-        parts = [assemble(b.prob, b.cuts, b.nvar) for b in blocks]
-        diag = sp.block_diag([a for a, _, _ in parts], format="csr")
-        diag = sp.hstack([diag, sp.csr_matrix((diag.shape[0], nvar - n_x))], format="csr")
-        mats = [diag, link] + ([risk_rows] if risk else [])
-        row_lower = np.concatenate([lo for _, lo, _ in parts] + [np.zeros(link.shape[0])]
-                                   + ([consts] if risk else []))
-        row_upper = np.concatenate([hi for _, _, hi in parts] + [np.zeros(link.shape[0])]
-                                   + ([np.full(S, np.inf)] if risk else []))
-        left = max(min(MILP_SECONDS * S, deadline - time.monotonic()), 1.0)
-        found = solve_mip(cost, integer, lower, upper, sp.vstack(mats, format="csr"), row_lower,
-                          row_upper, {"mip_rel_gap": rel_gap, "time_limit": float(left),
-                                      **HIGHS_OPTIONS})
-        if found.x is None:
-            raise StagedError(f"the robust MILP did not solve: {found.status}")
-        x = found.x.copy()
-        ints = integer.astype(bool)
-        x[ints] = np.round(x[ints])
-        timed_out = found.timed_out or time.monotonic() >= deadline
-        dual = found.bound
-        checks = [b.shortfalls(x[offsets[i]:offsets[i + 1]]) for i, b in enumerate(blocks)]
-        tight = not any(v.size for _, short in checks for v in short.values())
-        if tight and rel_gap > 0 and not timed_out:
-            rel_gap = 0.0                   # tangents placed: now the exact MILP
-            continue
-        if timed_out or rounds >= MAX_ROUNDS or tight:
-            break
-        for i, (b, (_, short)) in enumerate(zip(blocks, checks)):
-            if any(v.size for v in short.values()):
-                b.add_cuts(b.prob.levels(x[offsets[i]:offsets[i + 1]]), short)
-    out = []
-    first_month = ctxs[0].calendar.months[0]
-    for i, (c, b, (true, _)) in enumerate(zip(ctxs, blocks, checks)):
-        xi = x[offsets[i]:offsets[i + 1]]
-        decisions = to_decisions(c, b.prob, xi)
-        plan = schedule_plan(c.scenario, decisions, first_month, c.horizon, c.position, use_spot)
-        owned = (sum(c.owned_levels(plan).values(), np.zeros(c.horizon)) if s.server_types
-                 else plan.servers_online(c.horizon) * c.owned_per_server())
-        capacity = plan.committed_gpus(c.horizon) * s.on_demand.relative_throughput + owned
-        out.append(PathPlan(paths[i].name, float(p[i]), paths[i].growth_annual, decisions, plan,
-                            c.pv(plan), b.objective(xi, true), capacity=capacity,
-                            demand_peak=np.asarray(c.tables.gross.peak, float),
-                            demand_mean=c.tables.gross.totals / c.calendar.hours))
+        extra = (sp.csr_matrix((v, (r, c)), shape=(S, st.nvar)), consts, np.full(S, np.inf))
+    x, checks, rounds, timed_out, dual = run_loop(st, cost, extra,
+                                                  min(TOTAL_SECONDS * S, ROBUST_SECONDS))
+    out = path_plans(ctxs, st, x, checks, paths, use_spot)
     pvs = np.array([q.objective for q in out])
     tail = cvar(pvs, p, alpha)
     value = (1.0 - w) * float(p @ pvs) + w * tail
@@ -376,11 +517,68 @@ def solve_extensive(ctxs: list[PlanContext], blocks: list[Block],
         notes.append("stopped at the time limit")
     unproven = timed_out or rounds >= MAX_ROUNDS or any(b.concave.any() for b in blocks)
     gap = max(value - bound, 0.0) if unproven else 0.0
+    first_month = ctxs[0].calendar.months[0]
     until = str(np.datetime64(first_month, "M") + staging.decide_now_months - 1)
     return RobustResult(out, expected, tail, alpha, w, math.nan, math.nan,
                         paths[base].name, staging.decide_now_months,
                         until, rounds, gap if math.isfinite(gap) else abs(value), use_spot,
                         notes)
+
+
+def least_capital(ctxs: list[PlanContext], blocks: list[Block],
+                  paths: tuple[DemandScenario, ...], use_spot: bool, expected: float,
+                  within: float = ALTERNATIVE_WITHIN) -> Optional[Alternative]:
+    """The plan with the least capital in its first year among those within ``within`` of
+    the least expected PV: what a reviewer short of cash may prefer.
+
+    Year-one capital is each path's purchases and upfront payments in the plan's first 12
+    months, weighted by probability (one figure when those months are decided now). The
+    expected PV of the paths' schedules stays within (1 + within) x ``expected``: tangents are
+    added until every epigraph is tight, so the bound holds for the true costs.
+
+    Parameters
+    ----------
+    ctxs : list of PlanContext
+        Each path's context.
+    blocks : list of Block
+        Each path's block, with the tangents of the robust plan's search.
+    paths : tuple of DemandScenario
+        The paths.
+    use_spot : bool
+        Whether the blocks allow spot.
+    expected : float
+        The least expected PV (the robust plan's, risk weight 0) [currency].
+    within : float, default ALTERNATIVE_WITHIN
+        Allowed excess over it [fraction].
+
+    Returns
+    -------
+    Alternative or None
+        Its paths, expected PV and year-one capital; None when HiGHS finds nothing in time.
+    """
+    staging = ctxs[0].scenario.staging
+    p = np.array([q.probability for q in paths])
+    st = stack(blocks, staging.decide_now_months)
+    cost = np.zeros(st.nvar)
+    row = np.zeros(st.nvar)
+    for i, b in enumerate(blocks):
+        prob = b.prob
+        year_one = np.array([k[0] in ("buy", "commit") and k[-1] < 12
+                             for k in prob.columns[:prob.z]] + [False] * (b.nvar - prob.z))
+        cost[st.offsets[i]:st.offsets[i + 1]] = p[i] * np.where(year_one, prob.paid, 0.0)
+        row[st.offsets[i]:st.offsets[i + 1]] = p[i] * prob.cost
+    consts = float(p @ [b.prob.base + b.constant for b in blocks])
+    cap = (1.0 + within) * expected - consts
+    try:
+        x, checks, _rounds, timed_out, _dual = run_loop(
+            st, cost, (sp.csr_matrix(row.reshape(1, -1)), np.array([-np.inf]),
+                       np.array([cap])))
+    except StagedError:
+        return None
+    if timed_out:
+        return None
+    out = path_plans(ctxs, st, x, checks, paths, use_spot)
+    return Alternative(out, float(p @ [q.pv_cost for q in out]), float(cost @ x), within)
 
 
 def add_foresight(result: RobustResult, ctx: PlanContext, ctxs: list[PlanContext],

@@ -141,6 +141,7 @@ class Problem:
     middle: list = field(default_factory=list)       # (H, nvars) levels between types
     held_middle: list = field(default_factory=list)  # the position's levels between types
     fixed: dict = field(default_factory=dict)        # variable index -> the value it is held at
+    paid: Optional[np.ndarray] = None   # purchase or upfront cash per unit of each decision
 
     def upper_finite(self) -> np.ndarray:
         """The decision variables' upper bounds, 0 for the others.
@@ -528,7 +529,8 @@ def build_problem(ctx: PlanContext, use_spot: bool, static: bool = False, server
         middle.append(level.tocsr())
         held_middle.append(held_level)
     prob = Problem(columns, np.array(cost), np.array(upper, dtype=float), integer, L1, L2,
-                   held_l1, held_l2, rows, base, n, middle, held_middle)
+                   held_l1, held_l2, rows, base, n, middle, held_middle,
+                   paid=np.array(capex, dtype=float))
     # level rows: l_m - (new level) = held, for the committed, the top and every middle level
     ident = sp.csr_matrix((np.ones(H), (np.arange(H), np.arange(H))), shape=(H, H))
     pad = lambda at: sp.hstack([sp.csr_matrix((H, at)), ident,  # noqa: E731

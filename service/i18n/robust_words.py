@@ -87,6 +87,15 @@ def risk_words(r: dict, currency: str) -> list[str]:
     if r.get("evpi") is not None:
         out.append(_("EVPI %(evpi)s: what knowing now which scenario comes would save.",
                      evpi=money(r["evpi"])))
+    alt = r.get("alternative")
+    if alt:
+        common = [d for d in alt["scenarios"][0]["schedule"] if d["month"] <= r["decide_now_until"]]
+        out.append(_("Within %(within)s of the least expected PV, the plan with the least capital "
+                     "in its first year buys %(servers)s servers by %(until)s: %(capital)s in "
+                     "year one, expected PV %(expected)s.",
+                     within=formats.percent(alt["within"], 0), servers=bought(common),
+                     until=r["decide_now_until"], capital=money(alt["year_one_capital"]),
+                     expected=money(alt["expected_pv"])))
     if r.get("vss") is not None:
         out.append(_("VSS %(vss)s: what planning for every scenario saves over planning for "
                      "%(base)s alone and adapting later.", vss=money(r["vss"]), base=r["base"]))

@@ -144,3 +144,27 @@ def test_risk_weight_trades_expected_pv_for_cvar():
     assert neutral.expected_pv <= averse.expected_pv + tol
     for a, b in itertools.combinations([neutral, averse], 2):
         assert a.decide_now_until == b.decide_now_until == "2027-12"
+
+
+def test_the_least_capital_alternative_stays_within_two_percent():
+    """Among plans whose expected PV is within 2 % of the least, the one with the least
+    purchases and upfront payments in the first 12 months: its expected PV (the engine's) is
+    at most 1.02 x the robust plan's, its year-one capital at most the robust plan's, and that
+    capital is its year-one servers x (price + install) (no commitment offers here)."""
+    s, profile = case(4, commitments=[])
+    ctx = build_context(s, profile)
+    r = robust_optimum(ctx, profile)
+    a = r.alternative
+    assert a is not None and a.within == 0.02
+    assert a.expected_pv <= 1.02 * r.expected_pv * (1 + 1e-9)
+    o = s.owned
+    unit = o.server_price + o.install_cost_per_server
+
+    def year_one(paths) -> float:
+        return sum(q.probability * unit * sum(d.buy_servers for d in q.decisions
+                                              if d.month <= "2027-12") for q in paths)
+    assert_allclose(a.year_one_capital, year_one(a.paths), rtol=1e-9)
+    assert a.year_one_capital <= year_one(r.paths) + 1e-6
+    firsts = [[d.model_dump() for d in q.decisions if d.month <= r.decide_now_until]
+              for q in a.paths]
+    assert all(f == firsts[0] for f in firsts)

@@ -120,3 +120,14 @@ def preview_contracts(page, contracts: Path) -> dict:
     return {page.get_attribute(f"#attach-{i}", "value").split('"id": "')[1].split('"')[0]:
             (page.is_checked(f"#attach-{i}"), page.is_disabled(f"#attach-{i}"))
             for i in range(1, 5)}
+
+
+def refused_upload(page, tmp_path: Path, content: bytes) -> str:
+    """Upload a broken usage file to the scenario page's preview; the refusal's text."""
+    broken = tmp_path / "broken.csv"
+    broken.write_bytes(content)
+    page.set_input_files("#usage", str(broken))
+    page.click("#preview")
+    page.wait_for_selector("#upload-error")
+    return page.inner_text("#upload-error")
+

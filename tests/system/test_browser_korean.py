@@ -15,7 +15,7 @@ import pytest
 from tests.support.chromium import ARTIFACTS, assert_charts_rendered
 from tests.support.client import PASSWORD
 from tests.support.korean import (CONTRACT_BOXES, SOURCES, check, korean_chromium, korean_page,
-                                  log_in, preview_contracts)
+                                  log_in, preview_contracts, refused_upload)
 from tests.support.live_server import live_server
 from tests.support.paths import SAMPLE_USAGE
 
@@ -199,12 +199,7 @@ def test_korean_refusal_and_dollar_contracts_in_a_won_scenario(won_server, korea
     log_in(page, base, "ana", found)
     page.click(f"text={WON_SCENARIO}")
     page.click("text=사용량 업로드 >> nth=0")
-    broken = tmp_path / "broken.csv"
-    broken.write_bytes(BROKEN)
-    page.set_input_files("#usage", str(broken))
-    page.click("#preview")
-    page.wait_for_selector("#upload-error")
-    error = page.inner_text("#upload-error")
+    error = refused_upload(page, tmp_path, BROKEN)
     assert "2행, 'gpu_hours' 열" in error and "0 이상의 숫자여야 하는데 'x'입니다" in error
     assert "expected" not in error and "negative" not in error
     # the refusal is the upload's 422 answer, which the console notes: expected here

@@ -20,7 +20,7 @@ from service.web.db import write_session
 from service.web.tables import Revision
 from tests.support.chromium import assert_charts_rendered, open_plan
 from tests.support.korean import (CONTRACT_BOXES, SOURCES, check, korean_chromium, korean_page,
-                                  log_in, preview_contracts)
+                                  log_in, preview_contracts, refused_upload)
 from tests.support.paths import SAMPLE_USAGE
 
 pytestmark = pytest.mark.browser
@@ -161,12 +161,7 @@ def test_korean_team_flow(instance_server, korean_browser, tmp_path):
     page.click("text=사용량 업로드 >> nth=0")
     page.wait_for_selector("#usage")
     check(page, "flow-05-upload", found)
-    broken = tmp_path / "broken.csv"
-    broken.write_bytes(BROKEN)
-    page.set_input_files("#usage", str(broken))
-    page.click("#preview")
-    page.wait_for_selector("#upload-error")
-    error = page.inner_text("#upload-error")
+    error = refused_upload(page, tmp_path, BROKEN)
     assert "2행, 'gpu_hours' 열" in error and "0 이상의 숫자여야 하는데 'x'입니다" in error
     # the refusal is the upload's 422 answer, which the console notes: expected here
     problems[:] = [p for p in problems if "status of 422" not in p]

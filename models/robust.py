@@ -153,7 +153,8 @@ def base_path(ctx: PlanContext, paths: tuple[DemandScenario, ...]) -> int:
 
 def path_contexts(ctx: PlanContext, paths: tuple[DemandScenario, ...],
                   profile: Optional[UsageProfile] = None) -> list[PlanContext]:
-    """The engine's context of each path: the plan with the path's growth.
+    """The engine's context of each path: the plan with the path's growth (and its own
+    peak-to-average and interruptible share where it sets them).
 
     Parameters
     ----------
@@ -168,10 +169,23 @@ def path_contexts(ctx: PlanContext, paths: tuple[DemandScenario, ...],
     -------
     list of PlanContext
         One per path, in order.
+
+    Raises
+    ------
+    StagedError
+        A path sets its own demand shape and no profile is given.
     """
     s = ctx.scenario
-    return [what_if_context(ctx, s.with_changes(profile={"growth_annual": p.growth_annual}),
-                            profile) for p in paths]
+    out = []
+    for p in paths:
+        change = {"growth_annual": p.growth_annual}
+        change.update({k: getattr(p, k) for k in ("peak_to_average", "interruptible_share")
+                       if getattr(p, k) is not None})
+        if len(change) > 1 and profile is None:
+            raise StagedError(f"demand scenario {p.name}: its own peak-to-average or "
+                              "interruptible share needs the usage profile to lay demand again")
+        out.append(what_if_context(ctx, s.with_changes(profile=change), profile))
+    return out
 
 
 def robust_optimum(ctx: PlanContext, profile: Optional[UsageProfile] = None,

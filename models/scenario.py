@@ -479,6 +479,13 @@ class DemandScenario(Section):
     probability: float = field(1.0, "Probability", "fraction",
                                "How likely this path is; the paths' probabilities add up to 1.",
                                ge=0, le=1)
+    peak_to_average: Optional[float] = field(
+        None, "Peak-to-average", "ratio", "This path's busiest hour over the average hour of a "
+        "day, for daily and monthly usage rows; empty: as the profile section says.",
+        ge=1, le=24)
+    interruptible_share: Optional[float] = field(
+        None, "Interruptible share", "fraction of demand", "This path's share of work that "
+        "may be interrupted; empty: as the profile section says.", ge=0, le=1)
 
 
 class Risk(Section):

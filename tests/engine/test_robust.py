@@ -168,3 +168,23 @@ def test_the_least_capital_alternative_stays_within_two_percent():
     firsts = [[d.model_dump() for d in q.decisions if d.month <= r.decide_now_until]
               for q in a.paths]
     assert all(f == firsts[0] for f in firsts)
+
+
+def test_a_path_may_have_its_own_interruptible_share():
+    """A path's interruptible_share lays its demand again with that split (the growth too):
+    its context's interruptible hours are that share of its demand, hour by hour."""
+    paths = [{"name": "inference", "growth_annual": 0.2, "probability": 0.5,
+              "interruptible_share": 0.0},
+             {"name": "training", "growth_annual": 0.8, "probability": 0.5,
+              "interruptible_share": 0.6}]
+    s, profile = case(9, paths, months=24)
+    ctx = build_context(s, profile)
+    ctxs = path_contexts(ctx, s.staging.demand_scenarios, profile)
+    for c, share in zip(ctxs, (0.0, 0.6)):
+        d = c.demand
+        total = d.steady + d.interruptible
+        assert_allclose(d.interruptible, share * total, rtol=1e-12, atol=1e-12)
+    r = robust_optimum(ctx, profile)
+    assert r.gap == 0 and r.evpi >= -1e-9 * r.expected_pv and r.vss >= -1e-9 * r.expected_pv
+    with pytest.raises(Exception, match="needs the usage profile"):
+        robust_optimum(ctx)

@@ -99,19 +99,13 @@ def main() -> None:
         lb[0] = ubx[0] = capacity.servers
         for j, k in enumerate(p.ids):
             lb[1 + j] = ubx[1 + j] = capacity.committed.get(k, 0) // m.blocks[k]
-        t0 = time.perf_counter()
-        fixed = linprog(p.c, A_ub=p.A[ub], b_ub=p.hi[ub], A_eq=p.A[eq], b_eq=p.lo[eq],
-                        bounds=np.c_[lb, ubx], method="highs-ds")
-        print(f"HiGHS LP at the exact optimum's (N, blocks): {time.perf_counter() - t0:.2f} s; "
-              f"PV {fixed.fun:,.2f}, relative difference {(fixed.fun - pv) / pv:+.2e}")
+        seconds, fun = lp_at(p, lb, ubx)
+        print(f"HiGHS LP at the exact optimum's (N, blocks): {seconds:.2f} s; "
+              f"PV {fun:,.2f}, relative difference {(fun - pv) / pv:+.2e}")
 
     if args.no_milp:
         return
-    t0 = time.perf_counter()
-    res = milp(p.c, constraints=LinearConstraint(p.A, p.lo, p.hi), integrality=p.integrality,
-               bounds=Bounds(p.lb, p.ub),
-               options={"time_limit": MILP_TIME_LIMIT, "mip_rel_gap": 1e-9})
-    t_milp = time.perf_counter() - t0
+    t_milp, res = whole_milp(p, MILP_TIME_LIMIT)
     if res.x is not None and res.success:
         blocks = np.round(res.x[1:1 + len(p.ids)]).astype(int)
         print(f"HiGHS whole-node MILP:           {t_milp:8.2f} s   ratio {t_milp / t_opt:,.0f}x; "
@@ -121,6 +115,24 @@ def main() -> None:
         found = f"best found PV {res.fun:,.2f}" if res.x is not None else "no solution"
         print(f"HiGHS whole-node MILP: not finished within {MILP_TIME_LIMIT:.0f} s "
               f"({res.message.strip()}; {found}; {t_milp:.1f} s)")
+
+
+def lp_at(p, lower: np.ndarray, upper: np.ndarray) -> tuple[float, float]:
+    """HiGHS's dual simplex on the independent problem with the integers held by the bounds
+    (the exact optimum's): (seconds, its PV)."""
+    eq, ub = slice(0, p.n_eq), slice(p.n_eq, None)
+    t0 = time.perf_counter()
+    fixed = linprog(p.c, A_ub=p.A[ub], b_ub=p.hi[ub], A_eq=p.A[eq], b_eq=p.lo[eq],
+                    bounds=np.c_[lower, upper], method="highs-ds")
+    return time.perf_counter() - t0, float(fixed.fun)
+
+
+def whole_milp(p, seconds: float):
+    """HiGHS's MILP of the whole independent problem within a time limit: (seconds, result)."""
+    t0 = time.perf_counter()
+    res = milp(p.c, constraints=LinearConstraint(p.A, p.lo, p.hi), integrality=p.integrality,
+               bounds=Bounds(p.lb, p.ub), options={"time_limit": seconds, "mip_rel_gap": 1e-9})
+    return time.perf_counter() - t0, res
 
 
 def fleet(args: argparse.Namespace, scenario: Scenario, profile) -> None:
@@ -162,26 +174,18 @@ def fleet(args: argparse.Namespace, scenario: Scenario, profile) -> None:
           f"(built in {t_build:.2f} s, not counted below)")
 
     if args.check_fixed:
-        eq, ub = slice(0, p.n_eq), slice(p.n_eq, None)
         lb, ubx = p.lb.copy(), p.ub.copy()
         for j, kind in enumerate(p.type_ids):
             lb[j] = ubx[j] = capacity.servers_by_type.get(kind, 0)
         for j, k in enumerate(p.ids):
             lb[P + j] = ubx[P + j] = capacity.committed.get(k, 0) // m.blocks[k]
-        t0 = time.perf_counter()
-        fixed = linprog(p.c, A_ub=p.A[ub], b_ub=p.hi[ub], A_eq=p.A[eq], b_eq=p.lo[eq],
-                        bounds=np.c_[lb, ubx], method="highs-ds")
-        print(f"HiGHS LP at the exact optimum's servers and blocks: "
-              f"{time.perf_counter() - t0:.2f} s; PV {fixed.fun:,.2f}, relative difference "
-              f"{(fixed.fun - pv) / pv:+.2e}")
+        seconds, fun = lp_at(p, lb, ubx)
+        print(f"HiGHS LP at the exact optimum's servers and blocks: {seconds:.2f} s; "
+              f"PV {fun:,.2f}, relative difference {(fun - pv) / pv:+.2e}")
 
     if args.no_milp:
         return
-    t0 = time.perf_counter()
-    res = milp(p.c, constraints=LinearConstraint(p.A, p.lo, p.hi), integrality=p.integrality,
-               bounds=Bounds(p.lb, p.ub),
-               options={"time_limit": args.milp_seconds, "mip_rel_gap": 1e-9})
-    t_milp = time.perf_counter() - t0
+    t_milp, res = whole_milp(p, args.milp_seconds)
     bound = getattr(res, "mip_dual_bound", None)
     bound = (f"; HiGHS's lower bound {bound:,.2f} ({(bound - pv) / pv:+.2e} relative to the "
              "exact optimum)" if bound is not None and np.isfinite(bound) else "")

@@ -177,29 +177,37 @@ def test_every_formula_equals_engine_after_recalculation(recalculated, name):
 
 
 @pytest.mark.libreoffice
+def sheets_moved_as_engine(book, plan, ctx, total: bool = False) -> int:
+    """Every strategy sheet of a recalculated workbook against the engine's costing of the same
+    capacity (a static decision, or the cohorts of a schedule) in ``ctx``: PV (and, with
+    ``total``, total cost) and every cost and credit line by month to 1e-9; the number of
+    strategies whose PV the change moved."""
+    moved = 0
+    for name_, r in sheet_strategies(plan).items():
+        expected = ctx.evaluate(name_, r.capacity if r.capacity is not None else r.plan)
+        ws = book[name_]
+        assert ws["B6"].value == pytest.approx(expected.pv_cost, rel=REL), name_
+        if total:
+            assert ws["B5"].value == pytest.approx(expected.total_cost, rel=REL), name_
+        cols = header_columns(ws)
+        for line in COST_LINES + CREDIT_LINES:
+            got = [ws.cell(FIRST + 1 + m, cols[LINE_TITLES[line]]).value
+                   for m in range(len(expected.lines[line]))]
+            np.testing.assert_allclose(got, expected.lines[line], rtol=REL, atol=ABS,
+                                       err_msg=f"{name_} {line}")
+        moved += not math.isclose(expected.pv_cost, r.pv_cost, rel_tol=1e-6)
+    return moved
+
+
 @pytest.mark.parametrize("name, field, value, section", CHANGES)
 def test_changed_assumption_moves_money_as_the_engine_says(recalculated, name, field, value,
                                                            section):
     plan = recalculated["plans"][name]
     key = field.split(".", 1)[1]
     changed = plan.scenario.with_changes(**{section: {key: value}})
-    ctx = build_context(changed, plan.profile)
     lo = openpyxl.load_workbook(recalculated["out"][f"{name}-changed"], data_only=True)
-    moved = 0
-    for name_, r in sheet_strategies(plan).items():
-        # same capacity (a static decision, or the cohorts of a schedule), new prices
-        expected = ctx.evaluate(name_, r.capacity if r.capacity is not None else r.plan)
-        ws = lo[name_]
-        assert ws["B6"].value == pytest.approx(expected.pv_cost, rel=REL)
-        assert ws["B5"].value == pytest.approx(expected.total_cost, rel=REL)
-        cols = header_columns(ws)
-        for line in COST_LINES + CREDIT_LINES:
-            got = [ws.cell(FIRST + 1 + m, cols[LINE_TITLES[line]]).value
-                   for m in range(len(r.total_by_month))]
-            np.testing.assert_allclose(got, expected.lines[line], rtol=REL, atol=ABS,
-                                       err_msg=f"{name_} {line}")
-        moved += not math.isclose(expected.pv_cost, r.pv_cost, rel_tol=1e-6)
-    assert moved >= 1
+    assert sheets_moved_as_engine(lo, plan, build_context(changed, plan.profile),
+                                  total=True) >= 1
 
 
 @pytest.mark.libreoffice
@@ -214,21 +222,8 @@ def test_changed_type_rows_move_a_fleets_money_as_the_engine_says(recalculated):
         i, key = int(field.split("[")[1].split("]")[0]), field.rsplit(".", 1)[1]
         kinds[i - 1][key] = value
     changed = plan.scenario.model_validate({**plan.scenario.model_dump(), "server_types": kinds})
-    ctx = build_context(changed, plan.profile)
     lo = openpyxl.load_workbook(recalculated["out"][f"{name}-changed"], data_only=True)
-    moved = 0
-    for name_, r in sheet_strategies(plan).items():
-        expected = ctx.evaluate(name_, r.capacity if r.capacity is not None else r.plan)
-        ws = lo[name_]
-        assert ws["B6"].value == pytest.approx(expected.pv_cost, rel=REL), name_
-        cols = header_columns(ws)
-        for line in COST_LINES + CREDIT_LINES:
-            got = [ws.cell(FIRST + 1 + m, cols[LINE_TITLES[line]]).value
-                   for m in range(len(expected.lines[line]))]
-            np.testing.assert_allclose(got, expected.lines[line], rtol=REL, atol=ABS,
-                                       err_msg=f"{name_} {line}")
-        moved += not math.isclose(expected.pv_cost, r.pv_cost, rel_tol=1e-6)
-    assert moved >= 2
+    assert sheets_moved_as_engine(lo, plan, build_context(changed, plan.profile)) >= 2
 
 
 # Cost lines a change of the schedule moves without touching the dispatch.

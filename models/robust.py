@@ -34,7 +34,7 @@ from models.profile import UsageProfile
 from models.scenario import Decision, DemandScenario
 from models.staged import (HIGHS_OPTIONS, LOOSE_GAP, MAX_ROUNDS, MILP_SECONDS, TOTAL_SECONDS,
                            Block, StagedError, assemble, bounds, solve, to_decisions)
-from models.strategies import PlanContext
+from models.strategies import PlanContext, StrategyResult
 from models.uncertainty import what_if_context
 
 DECISION_KINDS = ("buy", "commit", "sell")
@@ -93,6 +93,25 @@ class RobustResult:
     use_spot: bool
     notes: list[str] = field(default_factory=list)
     alternative: Optional[Alternative] = None
+    # each path's engine context, in the paths' order (the ledger and the workbook price each
+    # path's schedule on its own demand); not part of the plan document
+    contexts: list[PlanContext] = field(default_factory=list, repr=False)
+
+    def path_results(self) -> list[StrategyResult]:
+        """Each path's schedule costed by the engine on the path's own demand.
+
+        Returns
+        -------
+        list of StrategyResult
+            In the paths' order, named ``"robust"``, each with its path's decisions as its
+            ``schedule``; ``pv_cost`` is the path's ``pv_cost``.
+        """
+        out = []
+        for q, c in zip(self.paths, self.contexts):
+            r = c.evaluate("robust", q.plan)
+            r.schedule = q.decisions
+            out.append(r)
+        return out
 
     @property
     def common(self) -> tuple[Decision, ...]:
@@ -243,6 +262,7 @@ def robust_optimum(ctx: PlanContext, profile: Optional[UsageProfile] = None,
         raise StagedError("; ".join(errors))
     if alone is not None:
         add_foresight(result, ctx, ctxs, alone, blocks)
+    result.contexts = ctxs
     return result
 
 

@@ -188,3 +188,15 @@ def test_a_path_may_have_its_own_interruptible_share():
     assert r.gap == 0 and r.evpi >= -1e-9 * r.expected_pv and r.vss >= -1e-9 * r.expected_pv
     with pytest.raises(Exception, match="needs the usage profile"):
         robust_optimum(ctx)
+
+
+def test_path_results_cost_each_schedule_on_its_own_demand():
+    # the ledger and the workbook price each path through path_results: its PV is the path's
+    # reported PV, and its dispatch serves that path's demand (not the plan's)
+    s, profile = case(3)
+    r = robust_optimum(build_context(s, profile), profile, foresight=False)
+    results = r.path_results()
+    assert [x.schedule for x in results] == [q.decisions for q in r.paths]
+    assert_allclose([x.pv_cost for x in results], [q.pv_cost for q in r.paths], rtol=1e-12)
+    useful = [x.useful_gpu_hours for x in results]
+    assert useful[0] < useful[1] < useful[2]          # growth 10 %, 50 %, 100 %

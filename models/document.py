@@ -20,6 +20,7 @@ from models.explain import Explanation
 from models.ledger import Ledger
 from models.profile import PlanCalendar, UsageProfile
 from models.scenario import Scenario, scenario_document
+from models.robust_document import expected_entry, robust_fields
 from models.schedules import cash_by_period, purchase_orders, schedule_json
 from models.strategies import PlanContext, StrategyResult
 from models.uncertainty import UncertaintySection
@@ -506,7 +507,10 @@ def build_document(plan: Plan, ctx: PlanContext) -> dict[str, Any]:
         (the same against the best cloud-only plan), ``recommendation``, ``waste``
         [fraction of billed time], ``warnings``, ``breakeven``, ``charts``, ``explanation``,
         ``fragile``, ``stage`` (what the plan holds so far: models.plan.STAGES) and, when
-        computed, ``uncertainty``.
+        computed, ``uncertainty``. A robust plan (issue 27) is ``strategies.robust``
+        (:func:`robust_strategy`); it is never the recommendation (it plans for several
+        demands, the others for one), and its savings compare it with on demand and the
+        cloud-only plan held fixed over the same demand paths.
     """
     baseline = plan.strategies["on_demand"].pv_cost
     cloud = plan.strategies["cloud_only"].pv_cost
@@ -542,55 +546,41 @@ def build_document(plan: Plan, ctx: PlanContext) -> dict[str, Any]:
     }
     if plan.uncertainty is not None:
         doc["uncertainty"] = uncertainty_document(plan, plan.uncertainty)
-    if plan.robust is not None:
-        doc["robust"] = robust_document(plan.robust)
+    if plan.robust is not None:      # issue 27: against the static plans over the same paths
+        r = plan.robust
+        doc["strategies"]["robust"] = robust_strategy(plan, r)
+        for key, name in (("savings_vs_on_demand", "on_demand"),
+                          ("savings_vs_cloud_only", "cloud_only")):
+            if name in r.held_fixed:
+                doc[key]["robust"] = r.held_fixed[name] - doc["strategies"]["robust"]["pv_cost"]
     return doc
 
 
-def robust_document(r) -> dict[str, Any]:
-    """The robust plan's section of the plan document (issue 27).
+def robust_strategy(plan: Plan, r) -> dict[str, Any]:
+    """The robust plan's strategy entry (models/robust_document.py): the expectation over
+    the demand paths of each path's schedule costed on its own demand, and the robust
+    plan's own figures.
 
     Parameters
     ----------
+    plan : Plan
+        The plan.
     r : models.robust.RobustResult
-        The robust plan.
+        Its robust plan.
 
     Returns
     -------
     dict
-        ``expected_pv`` (sum of each path's probability x PV), ``cvar`` at ``cvar_alpha``,
-        ``cvar_weight``, ``evpi``, ``vss`` [currency], ``base`` (the path VSS plans for),
-        ``decide_now_months``, ``decide_now_until`` ('YYYY-MM'), ``common`` (the here-and-now
-        decisions, every path's), ``gap`` [currency; 0: proven], ``notes`` and ``scenarios``:
-        ``name``, ``probability``, ``growth_annual``, ``pv_cost``, ``foresight_pv`` (its own
-        staged optimum), ``fixed_first_pv`` (the base plan's first decisions kept) [currency],
-        ``schedule`` in the staged plan's shape, and by month ``capacity`` (committed plus
-        owned) and the path's ``demand_peak`` and ``demand_mean`` [GPUs of the reference
-        type]; ``alternative``: the plan within ``within`` of the least expected PV with the
-        least ``year_one_capital`` (purchases and upfront payments in the first 12 months,
-        expected) [currency], its ``expected_pv`` and each scenario's ``schedule``; None when
-        not computed (a risk weight above 0, an unproven robust plan).
+        A strategy entry (:func:`strategy_document`'s keys; ``schedule`` and
+        ``purchase_orders`` the here-and-now decisions) with
+        :func:`models.robust_document.robust_fields`.
     """
-    return {"expected_pv": r.expected_pv, "cvar": r.cvar, "cvar_alpha": r.alpha,
-            "cvar_weight": r.weight, "evpi": num(r.evpi), "vss": num(r.vss), "base": r.base,
-            "decide_now_months": r.decide_now_months, "decide_now_until": r.decide_now_until,
-            "common": schedule_json(r.common), "gap": r.gap, "use_spot": r.use_spot,
-            "notes": list(r.notes),
-            "scenarios": [{"name": q.name, "probability": q.probability,
-                           "growth_annual": q.growth_annual, "pv_cost": q.pv_cost,
-                           "foresight_pv": num(q.foresight_pv),
-                           "fixed_first_pv": num(q.fixed_first_pv),
-                           "schedule": schedule_json(q.decisions),
-                           "capacity": [float(v) for v in q.capacity],
-                           "demand_peak": [float(v) for v in q.demand_peak],
-                           "demand_mean": [float(v) for v in q.demand_mean]}
-                          for q in r.paths],
-            "alternative": None if r.alternative is None else {
-                "within": r.alternative.within, "expected_pv": r.alternative.expected_pv,
-                "year_one_capital": r.alternative.year_one_capital,
-                "scenarios": [{"name": q.name, "pv_cost": q.pv_cost,
-                               "schedule": schedule_json(q.decisions)}
-                              for q in r.alternative.paths]}}
+    results = r.path_results()
+    entries = [strategy_document(plan, c, x) for c, x in zip(r.contexts, results)]
+    orders = [o for o in entries[0]["purchase_orders"] if o["month"] <= r.decide_now_until]
+    return {"schedule": schedule_json(r.common), "purchase_orders": orders,
+            **expected_entry(entries, [q.probability for q in r.paths], results),
+            **robust_fields(r)}
 
 
 def plan_document(plan: Plan) -> dict[str, Any]:

@@ -21,7 +21,7 @@ from models.optimize import find_optimal
 from models.profile import (PlanCalendar, UsageProfile, check_peak, demand_for,
                             plan_calendar)
 from models.scenario import MAX_SERVERS, Decision, Scenario
-from models.robust import robust_optimum
+from models.robust import demand_paths, robust_optimum
 from models.staged import StagedError, fleet_optimal, staged_optimum
 from models.start import plan_start_month, start_warnings
 from models.strategies import (PlanContext, PlanError, StrategyResult, buy_for_peak_capacity,
@@ -161,23 +161,36 @@ class Planner:
         return repriced
 
     def add_staged(self, robust: bool = True) -> None:
-        """Search the staged schedule (a MILP, models/staged.py) and price it; with demand
-        scenarios and ``robust``, the robust plan over them too (models/robust.py).
+        """Search the staged schedule (a MILP, models/staged.py) and price it; with
+        ``robust``, the robust plan over the demand paths too (models/robust.py: the demand
+        scenarios, else three from the demand growth range).
 
         Parameters
         ----------
         robust : bool, default True
-            Also the robust plan when the scenario has demand scenarios (a live preview
-            leaves it out).
+            Also the robust plan when the scenario has demand paths (a live preview leaves it
+            out).
         """
         staged = staged_strategy(self.context, self.results["optimal"], self.notes)
         if staged is not None:
             self.results["staged"] = staged
-        if robust and self.scenario.staging.demand_scenarios:     # issue 27
+        if robust:
+            self.add_robust()
+
+    def add_robust(self) -> None:
+        """The robust plan over the demand paths (issue 27), when the plan has paths: the
+        demand scenarios, else three from the demand growth range (models/robust.py); a plan
+        it cannot be made for says why in a note."""
+        if demand_paths(self.scenario)[0]:
             try:
-                self.robust = robust_optimum(self.context, self.profile)
+                robust = robust_optimum(self.context, self.profile)
             except StagedError as exc:
                 self.notes.append(Message("No robust plan: {why}.", {"why": str(exc)}))
+                return
+            # the robust plan's savings: the static plans decided now, over the same paths
+            robust.held_fixed = {name: robust.expected_pv_held_fixed(self.results[name].plan)
+                                 for name in ("on_demand", "cloud_only") if name in self.results}
+            self.robust = robust
 
     def add_repriced(self, schedule: Sequence[Decision]) -> bool:
         """Price a staged schedule solved before (a live preview's: the edited assumptions'

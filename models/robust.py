@@ -31,7 +31,7 @@ import scipy.sparse as sp
 from models.capacity import CapacityPlan, schedule_plan
 from models.highs import solve_mip
 from models.profile import UsageProfile
-from models.scenario import Decision, DemandScenario
+from models.scenario import Decision, DemandScenario, Scenario
 from models.staged import (HIGHS_OPTIONS, LOOSE_GAP, MAX_ROUNDS, MILP_SECONDS, TOTAL_SECONDS,
                            Block, StagedError, assemble, bounds, solve, to_decisions)
 from models.strategies import PlanContext, StrategyResult
@@ -42,6 +42,10 @@ DECISION_KINDS = ("buy", "commit", "sell")
 # states their gap to HiGHS's bound (a plan job has 900 s for everything)
 ROBUST_SECONDS = 120.0
 ALTERNATIVE_WITHIN = 0.02   # the least-capital alternative's allowance over the least PV
+# without demand scenarios of its own, a plan's paths are its demand growth range's ends and
+# its own growth, weighted like a three-point estimate (issue 27)
+DEFAULT_PATHS = (("low", 0.25), ("likely", 0.5), ("high", 0.25))
+GROWTH_RANGE = "profile.growth_annual"
 
 
 @dataclass
@@ -96,6 +100,26 @@ class RobustResult:
     # each path's engine context, in the paths' order (the ledger and the workbook price each
     # path's schedule on its own demand); not part of the plan document
     contexts: list[PlanContext] = field(default_factory=list, repr=False)
+    from_range: bool = False    # the paths are the demand growth range's (no scenarios given)
+    # the expected PV over the same paths of a static plan decided now and held fixed, by
+    # strategy name (on demand, cloud only): what the robust plan's savings compare with
+    held_fixed: dict[str, float] = field(default_factory=dict)
+
+    def expected_pv_held_fixed(self, capacity) -> float:
+        """The expected PV of one static plan on every path.
+
+        Parameters
+        ----------
+        capacity : Capacity or CapacityPlan
+            A static plan, decided now for the plan's own demand.
+
+        Returns
+        -------
+        float
+            sum_s p_s PV_s of it, each path's demand dispatched on it [currency].
+        """
+        return math.fsum(q.probability * c.pv(capacity)
+                         for q, c in zip(self.paths, self.contexts))
 
     def path_results(self) -> list[StrategyResult]:
         """Each path's schedule costed by the engine on the path's own demand.
@@ -146,6 +170,37 @@ def cvar(pvs: np.ndarray, probabilities: np.ndarray, alpha: float) -> float:
     pvs, probabilities = np.asarray(pvs, float), np.asarray(probabilities, float)
     return float(min(eta + probabilities @ np.maximum(pvs - eta, 0.0) / (1.0 - alpha)
                      for eta in pvs))
+
+
+def demand_paths(s: Scenario) -> tuple[tuple[DemandScenario, ...], bool]:
+    """The demand paths of a plan: ``staging.demand_scenarios``, else three from the
+    uncertainty section's demand growth range.
+
+    Parameters
+    ----------
+    s : Scenario
+        The scenario.
+
+    Returns
+    -------
+    tuple
+        (paths, from_range). Without scenarios of its own: ``low`` at the growth plus the
+        range's low end, ``likely`` at the growth, ``high`` at the growth plus the high end,
+        with probabilities 0.25, 0.5 and 0.25 (ends that coincide are one path with their
+        probabilities added; a growth below -90 % a year is -90 %); none when the range has
+        no width (both ends 0), the way to plan without a robust plan.
+    """
+    if s.staging.demand_scenarios:
+        return s.staging.demand_scenarios, False
+    g, r = s.profile.growth_annual, s.uncertainty.ranges[GROWTH_RANGE]
+    if r.low == 0 and r.high == 0:
+        return (), True
+    growths = {"low": max(g + r.low, -0.9), "likely": g, "high": g + r.high}
+    merged: dict[float, list] = {}
+    for name, probability in DEFAULT_PATHS:
+        merged.setdefault(growths[name], [name, 0.0])[1] += probability
+    return tuple(DemandScenario(name=name, growth_annual=growth, probability=probability)
+                 for growth, (name, probability) in merged.items()), True
 
 
 def base_path(ctx: PlanContext, paths: tuple[DemandScenario, ...]) -> int:
@@ -209,13 +264,13 @@ def path_contexts(ctx: PlanContext, paths: tuple[DemandScenario, ...],
 
 def robust_optimum(ctx: PlanContext, profile: Optional[UsageProfile] = None,
                    foresight: bool = True, alternative: bool = True) -> RobustResult:
-    """The robust plan of ``staging.demand_scenarios`` (see the module notes), with its EVPI
-    and VSS.
+    """The robust plan over the plan's demand paths (:func:`demand_paths`, module notes),
+    with its EVPI and VSS.
 
     Parameters
     ----------
     ctx : PlanContext
-        The plan's context; ``staging.demand_scenarios`` must not be empty.
+        The plan's context: its paths are :func:`demand_paths`'.
     profile : UsageProfile, optional
         The usage (each path's demand is laid from it with the path's growth).
     foresight : bool, default True
@@ -233,12 +288,13 @@ def robust_optimum(ctx: PlanContext, profile: Optional[UsageProfile] = None,
     Raises
     ------
     StagedError
-        No demand scenarios, or the staged method's conditions fail on a path.
+        No demand paths, or the staged method's conditions fail on a path.
     """
     s = ctx.scenario
-    paths = s.staging.demand_scenarios
+    paths, from_range = demand_paths(s)
     if not paths:
-        raise StagedError("staging.demand_scenarios is empty: there is no robust plan")
+        raise StagedError("no demand scenarios and a demand growth range without width: "
+                          "there is no robust plan")
     ctxs = path_contexts(ctx, paths, profile)
     errors = []
     for use_spot in (True, False):
@@ -261,8 +317,8 @@ def robust_optimum(ctx: PlanContext, profile: Optional[UsageProfile] = None,
     else:
         raise StagedError("; ".join(errors))
     if alone is not None:
-        add_foresight(result, ctx, ctxs, alone, blocks)
-    result.contexts = ctxs
+        add_foresight(result, ctx, ctxs, alone, blocks, paths)
+    result.contexts, result.from_range = ctxs, from_range
     return result
 
 
@@ -616,7 +672,8 @@ def least_capital(ctxs: list[PlanContext], blocks: list[Block],
 
 
 def add_foresight(result: RobustResult, ctx: PlanContext, ctxs: list[PlanContext],
-                  alone: list, blocks: list[Block]) -> None:
+                  alone: list, blocks: list[Block], paths: tuple[DemandScenario, ...]
+                  ) -> None:
     """EVPI and VSS of a robust result, in place (module notes).
 
     Parameters
@@ -633,8 +690,9 @@ def add_foresight(result: RobustResult, ctx: PlanContext, ctxs: list[PlanContext
         Each path's block: its tangents stay valid lower bounds whatever decisions are held
         fixed, so the re-optimisation starts from them (the fixed values are set for it and
         cleared after).
+    paths : tuple of DemandScenario
+        The demand paths, in the result's order.
     """
-    paths = ctx.scenario.staging.demand_scenarios
     p = np.array([q.probability for q in result.paths])
     months = ctx.scenario.staging.decide_now_months
     base = alone[base_path(ctx, paths)]

@@ -527,7 +527,10 @@ class Staging(Section):
     demand_scenarios: tuple[DemandScenario, ...] = Field(
         default=(), max_length=9, title="Demand scenarios",
         description="Paths demand may take, each with its growth and probability: the robust "
-                    "plan's first decisions hold for all of them; empty: no robust plan.")
+                    "plan's first decisions hold for all of them; empty: three, at the demand "
+                    "growth range's low end, the plan's own growth and the high end, with "
+                    "probabilities 0.25, 0.5 and 0.25 (a growth range of no width: no robust "
+                    "plan).")
     decide_now_months: int = field(
         12, "Decide now", "months", "Decisions in the plan's first this many months are the "
         "same in every demand scenario; later ones adapt to the path that turns out.",

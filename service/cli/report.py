@@ -102,8 +102,8 @@ def plan_table(plan: Plan, source: str) -> str:
     for name in ("staged", "proposed"):
         if doc["strategies"].get(name, {}).get("schedule"):
             lines += [""] + schedule_lines(name, doc["strategies"][name], cur)
-    if doc.get("robust"):
-        lines += [""] + robust_lines(doc["robust"], cur)
+    if robust_words.robust_entry(doc):
+        lines += [""] + robust_lines(robust_words.robust_entry(doc), cur)
     lines += [""] + breakeven_lines(doc)
     warnings = [text for text, _ok in sentences.document_warnings(doc)]
     if warnings:
@@ -160,13 +160,14 @@ def robust_lines(r: dict, currency: str) -> list[str]:
     out = [_("Robust plan over %(n)s demand scenarios (decisions through %(until)s are the "
              "same in every one):", n=len(r["scenarios"]), until=r["decide_now_until"]),
            "  " + robust_words.decision_now(r)]
+    if r.get("scenarios_from_range"):
+        out.insert(1, "  " + _("(no demand scenarios given: the demand growth range's low end, "
+                               "the plan's own growth and the high end, 25 % / 50 % / 25 %)"))
     heads = [(_("scenario"), 12, True), (_("probability"), 12, False),
              (_("growth"), 9, False), (_("PV cost"), 16, False), ("  " + _("schedule"), 0, True)]
-    cells = [[q["name"], formats.percent(q["probability"]), formats.percent(q["growth_annual"]),
-              formats.number(q["pv_cost"], 0),
-              "  " + (", ".join(f"{d['month']} +{robust_words.bought([d])}"
-                                for d in q["schedule"] if robust_words.bought([d])) or "-")]
-             for q in r["scenarios"]]
+    cells = [[robust_words.scenario_name(r, q["name"]), formats.percent(q["probability"]),
+              formats.percent(q["growth_annual"]), formats.number(q["pv_cost"], 0),
+              "  " + robust_words.schedule_text(q["schedule"])] for q in r["scenarios"]]
     heads = fitted(heads, cells)
     out += ["  " + row([h for h, _w, _l in heads], heads).rstrip()]
     out += ["  " + row(c, heads).rstrip() for c in cells]

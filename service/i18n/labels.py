@@ -8,7 +8,9 @@ from service.i18n import DEFAULT, N_, current_locale, gettext
 STRATEGY_LABELS = {"on_demand": N_("All on demand"), "cloud_only": N_("Cloud only (best mix)"),
                    "buy_for_peak": N_("Buy for peak"), "optimal": N_("Optimal mix"),
                    "proposed": N_("Proposed"), "best_with_servers": N_("Best plan with servers"),
-                   "spot": N_("Spot"), "staged": N_("Staged plan")}
+                   "spot": N_("Spot"), "staged": N_("Staged plan"),
+                   # issue 27: its figures are expected values over the demand scenarios
+                   "robust": N_("Robust plan (expected over demand scenarios)")}
 
 
 def strategy_label(name: str) -> str:

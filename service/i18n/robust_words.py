@@ -2,7 +2,16 @@
 what the expected PV, the CVaR, the EVPI and the VSS mean for this plan."""
 from __future__ import annotations
 
-from service.i18n import formats, gettext as _, ngettext
+from typing import Optional
+
+from service.i18n import N_, formats, gettext as _, ngettext
+
+
+def robust_entry(doc: Optional[dict]) -> Optional[dict]:
+    """The robust plan of a plan document: ``strategies.robust`` (a document stored before it
+    was a strategy has it as the top-level ``robust``); None without one."""
+    doc = doc or {}
+    return (doc.get("strategies") or {}).get("robust") or doc.get("robust")
 
 
 def bought(decisions: list[dict]) -> int:
@@ -19,6 +28,24 @@ def bought(decisions: list[dict]) -> int:
         Servers [servers].
     """
     return sum(sum(d["buy"].values()) if "buy" in d else d["buy_servers"] for d in decisions)
+
+
+def schedule_text(schedule: list[dict]) -> str:
+    """A scenario's purchases in one line: "2027-01 +5, 2028-01 +2" (- for none)."""
+    return ", ".join(f"{d['month']} +{bought([d])}" for d in schedule if bought([d])) or "-"
+
+
+# the paths a plan without demand scenarios gets from its growth range (models/robust.py)
+RANGE_NAMES = {"low": N_("low growth"), "likely": N_("most likely growth"),
+               "high": N_("high growth")}
+
+
+def scenario_name(r: dict, name: str) -> str:
+    """A demand scenario's name as the reader sees it: the user's own, or for the paths of
+    the growth range their words in the reader's language."""
+    if r.get("scenarios_from_range") and name in RANGE_NAMES:
+        return _(RANGE_NAMES[name])
+    return name
 
 
 def committed(decisions: list[dict]) -> int:
@@ -90,13 +117,28 @@ def risk_words(r: dict, currency: str) -> list[str]:
     alt = r.get("alternative")
     if alt:
         common = [d for d in alt["scenarios"][0]["schedule"] if d["month"] <= r["decide_now_until"]]
-        out.append(_("Within %(within)s of the least expected PV, the plan with the least capital "
-                     "in its first year buys %(servers)s servers by %(until)s: %(capital)s in "
-                     "year one, expected PV %(expected)s.",
-                     within=formats.percent(alt["within"], 0), servers=bought(common),
-                     until=r["decide_now_until"], capital=money(alt["year_one_capital"]),
-                     expected=money(alt["expected_pv"])))
+        out.append(ngettext(
+            "Within %(within)s of the least expected PV, the plan with the least capital in "
+            "its first year buys %(servers)s server by %(until)s: %(capital)s in year one, "
+            "expected PV %(expected)s.",
+            "Within %(within)s of the least expected PV, the plan with the least capital in "
+            "its first year buys %(servers)s servers by %(until)s: %(capital)s in year one, "
+            "expected PV %(expected)s.", bought(common),
+            within=formats.percent(alt["within"], 0), servers=bought(common),
+            until=r["decide_now_until"], capital=money(alt["year_one_capital"]),
+            expected=money(alt["expected_pv"])))
     if r.get("vss") is not None:
         out.append(_("VSS %(vss)s: what planning for every scenario saves over planning for "
-                     "%(base)s alone and adapting later.", vss=money(r["vss"]), base=r["base"]))
+                     "%(base)s alone and adapting later.", vss=money(r["vss"]),
+                     base=scenario_name(r, r["base"])))
+    held = r.get("held_fixed") or {}
+    if "on_demand" in held:
+        out.append(_("Against all on demand over the same scenarios (expected PV %(od)s) it "
+                     "saves %(saving)s.", od=money(held["on_demand"]),
+                     saving=money(held["on_demand"] - r["expected_pv"])))
+    if "cloud_only" in held:
+        out.append(_("Against the best cloud-only plan signed now and kept in every scenario "
+                     "(expected PV %(cloud)s) it saves %(saving)s.",
+                     cloud=money(held["cloud_only"]),
+                     saving=money(held["cloud_only"] - r["expected_pv"])))
     return out

@@ -26,7 +26,7 @@ WORDS = {
     "buy_for_peak": N_("buy for peak"), "optimal": N_("optimal mix"),
     "proposed": N_("proposed"), "best_with_servers": N_("the best plan with servers"),
     "none": N_("no"), "partial": N_("partial"), "all": N_("all"),
-    "staged": N_("staged plan"), "owned": N_("owned servers"), "spot": N_("spot"),
+    "staged": N_("staged plan"), "robust": N_("robust plan"), "owned": N_("owned servers"), "spot": N_("spot"),
     "cheaper": N_("cheaper"), "dearer": N_("dearer"),
 }
 

@@ -5,12 +5,8 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from service.i18n import _, formats
-from service.i18n.robust_words import bought, decision_now, risk_words
-
-
-def schedule_text(schedule: list[dict]) -> str:
-    """A scenario's purchases in one line: "2027-01 +5, 2028-01 +2" (- for none)."""
-    return ", ".join(f"{d['month']} +{bought([d])}" for d in schedule if bought([d])) or "-"
+from service.i18n.robust_words import (decision_now, risk_words, robust_entry, scenario_name,
+                                       schedule_text)
 
 
 def robust_view(doc: Optional[dict]) -> Optional[dict[str, Any]]:
@@ -26,13 +22,14 @@ def robust_view(doc: Optional[dict]) -> Optional[dict[str, Any]]:
     dict or None
         ``sentence``, ``words`` (risk sentences), ``rows`` (one per scenario: name,
         probability, growth, PV, its own optimum, the base plan's re-optimised, schedule),
-        ``chart`` (the fan chart's data) and ``text`` (its summary and the numbers behind it).
+        ``chart`` (the fan chart's data), ``text`` (its summary and the numbers behind it)
+        and ``from_range`` (the scenarios are the growth range's, none being given).
     """
-    r = (doc or {}).get("robust")
+    r = robust_entry(doc)
     if not r:
         return None
     currency = doc["scenario"]["finance"]["currency"]
-    rows = [{"name": q["name"], "probability": formats.percent(q["probability"]),
+    rows = [{"name": scenario_name(r, q["name"]), "probability": formats.percent(q["probability"]),
              "growth": formats.percent(q["growth_annual"]),
              "pv": formats.money(q["pv_cost"], currency),
              "foresight": formats.money(q["foresight_pv"], currency)
@@ -40,7 +37,7 @@ def robust_view(doc: Optional[dict]) -> Optional[dict[str, Any]]:
              "schedule": schedule_text(q["schedule"])} for q in r["scenarios"]]
     months = doc["months"]
     chart = {"fan": {"months": months, "scenarios": [
-                {"name": q["name"], "capacity": q["capacity"], "demand_peak": q["demand_peak"]}
+                {"name": scenario_name(r, q["name"]), "capacity": q["capacity"], "demand_peak": q["demand_peak"]}
                 for q in r["scenarios"]]},
              "text": {"fan": _("Capacity by demand scenario against its demand"),
                       "month": _("month"), "gpus": _("GPUs"),
@@ -51,11 +48,12 @@ def robust_view(doc: Optional[dict]) -> Optional[dict[str, Any]]:
     text = {"summary": _("Capacity (committed and owned) of each demand scenario's schedule "
                          "against that scenario's peak demand, by month; the schedules are "
                          "the same until %(until)s.", until=r["decide_now_until"]),
-            "head": [_("Month")] + [f"{q['name']}: " + _("capacity / peak")
+            "head": [_("Month")] + [f"{scenario_name(r, q['name'])}: " + _("capacity / peak")
                                     for q in r["scenarios"]],
             "rows": [[months[i]] + [f"{formats.number(q['capacity'][i], 0)} / "
                                     f"{formats.number(q['demand_peak'][i], 0)}"
                                     for q in r["scenarios"]] for i in sorted(set(picked))]}
     return {"sentence": decision_now(r), "words": risk_words(r, currency), "rows": rows,
             "chart": chart, "text": text, "until": r["decide_now_until"],
-            "gap": r["gap"], "notes": r["notes"]}
+            "gap": r["gap"], "notes": r["notes"],
+            "from_range": bool(r.get("scenarios_from_range"))}

@@ -13,29 +13,7 @@ from models.plan import build_context, proposed_strategy
 from models.robust import cvar, path_contexts, robust_optimum
 from models.scenario import Decision, Scenario
 from models.staged import staged_optimum
-from tests.support.engine_cases import demand, hourly_profile
-
-THREE = [{"name": "low", "growth_annual": 0.1, "probability": 0.25},
-         {"name": "mid", "growth_annual": 0.5, "probability": 0.5},
-         {"name": "high", "growth_annual": 1.0, "probability": 0.25}]
-LINEAR = {"cloud_terms": {"setup_fee": 0, "support_fraction": 0, "support_minimum_per_month": 0},
-          "cloud_data": {"storage_tb": 0, "egress_tb_per_month": 0}}
-
-
-def case(seed: int, paths=THREE, months: int = 36, interval: int = 6, now: int = 12,
-         risk: dict | None = None, **extra):
-    rng = np.random.default_rng(seed)
-    s = Scenario.model_validate({
-        "finance": {"start_month": "2027-01", "horizon_months": months,
-                    "discount_rate_annual": float(rng.uniform(0.03, 0.15))},
-        "on_demand": {"price_per_gpu_hour": float(rng.uniform(4, 8))},
-        "profile": {"growth_annual": 0.5},
-        "staging": {"decision_interval_months": interval, "decide_now_months": now,
-                    "demand_scenarios": paths, "risk": risk or {}},
-        "uncertainty": {"draws": 0}, **LINEAR, **extra})
-    steady, inter = demand(seed, float(rng.uniform(15, 40)))
-    return s, hourly_profile(steady, inter)
-
+from tests.support.engine_cases import THREE, robust_case as case
 
 def test_cvar_by_hand():
     # PVs 1, 2, 10 with probabilities 0.25, 0.5, 0.25:

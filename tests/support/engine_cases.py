@@ -161,3 +161,27 @@ def demand(seed: int, level: float, hours: int = 24 * 365, spread: float = 0.3,
     base = level * (1 + spread * np.sin(2 * np.pi * t / 24)) * rng.uniform(0.8, 1.0, hours)
     bursts = rng.choice([0.0, interruptible * level], size=hours)
     return base, bursts
+
+
+# the robust plan's cases (issue 27): three paths of growth 10 %, 50 % and 100 %
+THREE = [{"name": "low", "growth_annual": 0.1, "probability": 0.25},
+         {"name": "mid", "growth_annual": 0.5, "probability": 0.5},
+         {"name": "high", "growth_annual": 1.0, "probability": 0.25}]
+LINEAR = {"cloud_terms": {"setup_fee": 0, "support_fraction": 0, "support_minimum_per_month": 0},
+          "cloud_data": {"storage_tb": 0, "egress_tb_per_month": 0}}
+
+
+def robust_case(seed: int, paths=THREE, months: int = 36, interval: int = 6, now: int = 12,
+         risk: dict | None = None, **extra):
+    """A random robust-plan case (issue 27): its scenario and hourly profile."""
+    rng = np.random.default_rng(seed)
+    s = Scenario.model_validate({
+        "finance": {"start_month": "2027-01", "horizon_months": months,
+                    "discount_rate_annual": float(rng.uniform(0.03, 0.15))},
+        "on_demand": {"price_per_gpu_hour": float(rng.uniform(4, 8))},
+        "profile": {"growth_annual": 0.5},
+        "staging": {"decision_interval_months": interval, "decide_now_months": now,
+                    "demand_scenarios": paths, "risk": risk or {}},
+        "uncertainty": {"draws": 0}, **LINEAR, **extra})
+    steady, inter = demand(seed, float(rng.uniform(15, 40)))
+    return s, hourly_profile(steady, inter)

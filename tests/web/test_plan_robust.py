@@ -39,7 +39,7 @@ def robust(tmp_path: Path, robust_database):
 
 def test_the_plan_page_shows_the_robust_plan(robust):
     app, b, result = robust
-    r = result.document["robust"]
+    r = result.document["strategies"]["robust"]
     assert [q["name"] for q in r["scenarios"]] == ["slow", "expected", "fast"]
     page = b.get(PAGE)
     assert page.status_code == 200
@@ -63,7 +63,7 @@ def test_the_korean_plan_page_says_the_decision_in_korean(robust):
     app, b, result = robust
     assert b.post("/language", {"lang": "ko", "next": PAGE}).status_code == 302
     text = unescape(b.get(PAGE).get_data(as_text=True))
-    r = result.document["robust"]
+    r = result.document["strategies"]["robust"]
     assert f"지금 결정({r['decide_now_until']}까지)" in text
     assert "수요 시나리오" in text and "EVPI" in text
 
@@ -90,7 +90,7 @@ def test_the_form_edits_demand_scenarios_and_the_risk_weights(app):
 
 def test_the_cli_prints_the_robust_plan(robust):
     _app, _b, result = robust
-    r = result.document["robust"]
+    r = result.document["strategies"]["robust"]
     lines = robust_lines(r, "USD")
     assert lines[0].startswith("Robust plan over 3 demand scenarios (decisions through "
                                f"{r['decide_now_until']}")

@@ -72,21 +72,21 @@ def planner_for(spec: dict, usage: bytes) -> Planner:
 
 def run_plan(spec: dict, inputs: dict, send: Send, uncertainty: bool = True) -> None:
     """A plan by stages: static strategies, then the staged schedule, then (``uncertainty``)
-    the Monte Carlo, tornado and ledger. A live preview (``uncertainty`` False) stops after
-    the schedule."""
+    the robust plan, the Monte Carlo, tornado and ledger. A live preview (``uncertainty``
+    False) stops after the schedule."""
     planner = planner_for(spec, inputs["usage"])
     planner.add_static()
     plan = planner.plan("static")
     send(("stage", "static", strict(plan.document), strict(chart_data(plan, plan.document))))
-    planner.add_staged(robust=uncertainty)       # a live preview shows no robust plan
-    if not uncertainty:
+    planner.add_staged(robust=False)
+    if not uncertainty:      # a live preview shows no robust plan
         plan = planner.plan("staged")
         send(("done", {"document": strict(plan.document),
                        "charts": strict(chart_data(plan, plan.document))}))
         return
-    if planner.scenario.uncertainty.draws > 0:
-        plan = planner.plan("staged")
-        send(("stage", "staged", strict(plan.document), strict(chart_data(plan, plan.document))))
+    plan = planner.plan("staged")      # shown while the robust plan and the Monte Carlo run
+    send(("stage", "staged", strict(plan.document), strict(chart_data(plan, plan.document))))
+    planner.add_robust()
     plan = planner.plan("complete", uncertainty=True)
     send(("done", {"document": strict(plan.document),
                    "charts": strict(chart_data(plan, plan.document)),

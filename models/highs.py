@@ -39,7 +39,7 @@ class QuietHighs(highspy.Highs):
 
 def solve_mip(cost: np.ndarray, integer: np.ndarray, lower: np.ndarray, upper: np.ndarray,
               rows: sp.spmatrix, row_lower: np.ndarray, row_upper: np.ndarray,
-              options: dict) -> MipResult:
+              options: dict, start: np.ndarray | None = None) -> MipResult:
     """Minimise ``cost @ x`` subject to ``row_lower <= rows @ x <= row_upper`` and bounds.
 
     Parameters
@@ -56,6 +56,8 @@ def solve_mip(cost: np.ndarray, integer: np.ndarray, lower: np.ndarray, upper: n
         Constraint bounds (``-inf``/``inf`` for none).
     options : dict
         HiGHS options by their HiGHS names (``time_limit`` [s], ``mip_rel_gap`` ...).
+    start : numpy.ndarray, optional
+        A feasible solution HiGHS starts from (its incumbent from the first node).
 
     Returns
     -------
@@ -82,6 +84,11 @@ def solve_mip(cost: np.ndarray, integer: np.ndarray, lower: np.ndarray, upper: n
     for name, value in options.items():
         h.setOptionValue(name, value)
     h.passModel(lp)
+    if start is not None:
+        given = highspy.HighsSolution()
+        given.col_value = np.asarray(start, float).tolist()
+        given.value_valid = True
+        h.setSolution(given)
     h.run()
     status = h.getModelStatus()
     info = h.getInfo()

@@ -46,6 +46,10 @@ ALTERNATIVE_WITHIN = 0.02   # the least-capital alternative's allowance over the
 # its own growth, weighted like a three-point estimate (issue 27)
 DEFAULT_PATHS = (("low", 0.25), ("likely", 0.5), ("high", 0.25))
 GROWTH_RANGE = "profile.growth_annual"
+# whether plans without demand scenarios get the growth range's three (the product: always;
+# staging.scenarios_from_growth_range opts one plan out). The test suite turns it off outside
+# the tests about it (tests/conftest.py): it adds 3-30 s to each of its hundreds of plans.
+FROM_RANGE = True
 
 
 @dataclass
@@ -104,6 +108,8 @@ class RobustResult:
     # the expected PV over the same paths of a static plan decided now and held fixed, by
     # strategy name (on demand, cloud only): what the robust plan's savings compare with
     held_fixed: dict[str, float] = field(default_factory=dict)
+    # the stacked MILP's solution (the least-capital alternative starts from it)
+    solution: Optional[np.ndarray] = field(default=None, repr=False)
 
     def expected_pv_held_fixed(self, capacity) -> float:
         """The expected PV of one static plan on every path.
@@ -187,20 +193,38 @@ def demand_paths(s: Scenario) -> tuple[tuple[DemandScenario, ...], bool]:
         (paths, from_range). Without scenarios of its own: ``low`` at the growth plus the
         range's low end, ``likely`` at the growth, ``high`` at the growth plus the high end,
         with probabilities 0.25, 0.5 and 0.25 (ends that coincide are one path with their
-        probabilities added; a growth below -90 % a year is -90 %); none when the range has
-        no width (both ends 0), the way to plan without a robust plan.
+        probabilities added; an end beyond a demand scenario's growth bounds, -90 % and
+        +1000 % a year, is that bound); none when
+        ``staging.scenarios_from_growth_range`` is off or the range has no width (both ends
+        0).
     """
     if s.staging.demand_scenarios:
         return s.staging.demand_scenarios, False
     g, r = s.profile.growth_annual, s.uncertainty.ranges[GROWTH_RANGE]
-    if r.low == 0 and r.high == 0:
+    if not (FROM_RANGE and s.staging.scenarios_from_growth_range) or (r.low == 0 and
+                                                                       r.high == 0):
         return (), True
-    growths = {"low": max(g + r.low, -0.9), "likely": g, "high": g + r.high}
+    low, high = growth_bounds()
+    growths = {"low": min(max(g + r.low, low), high), "likely": g,
+               "high": min(max(g + r.high, low), high)}
     merged: dict[float, list] = {}
     for name, probability in DEFAULT_PATHS:
         merged.setdefault(growths[name], [name, 0.0])[1] += probability
     return tuple(DemandScenario(name=name, growth_annual=growth, probability=probability)
                  for growth, (name, probability) in merged.items()), True
+
+
+def growth_bounds() -> tuple[float, float]:
+    """A demand scenario's growth bounds, read off its field (one source of truth).
+
+    Returns
+    -------
+    tuple of float
+        (least, greatest) growth_annual [fraction per year].
+    """
+    meta = DemandScenario.model_fields["growth_annual"].metadata
+    return (next(m.ge for m in meta if getattr(m, "ge", None) is not None),
+            next(m.le for m in meta if getattr(m, "le", None) is not None))
 
 
 def base_path(ctx: PlanContext, paths: tuple[DemandScenario, ...]) -> int:
@@ -312,7 +336,8 @@ def robust_optimum(ctx: PlanContext, profile: Optional[UsageProfile] = None,
         if alternative and foresight and result.weight == 0 and result.gap == 0:
             least = float(np.dot([q.probability for q in result.paths],
                                  [q.objective for q in result.paths]))
-            result.alternative = least_capital(ctxs, blocks, paths, use_spot, least)
+            result.alternative = least_capital(ctxs, blocks, paths, use_spot, least,
+                                               start=result.solution)
         break
     else:
         raise StagedError("; ".join(errors))
@@ -419,7 +444,8 @@ def stack(blocks: list[Block], months: int, extra: int = 0) -> Stacked:
 
 
 def run_loop(st: Stacked, cost: np.ndarray, extra: Optional[tuple] = None,
-             seconds: float = ROBUST_SECONDS) -> tuple[np.ndarray, list, int, bool, float]:
+             seconds: float = ROBUST_SECONDS, start: Optional[np.ndarray] = None,
+             loose: float = LOOSE_GAP) -> tuple[np.ndarray, list, int, bool, float]:
     """The cutting-plane loop over a stacked MILP: solve, add tangents where a path's
     epigraph falls short, until none does at an exact solution.
 
@@ -433,6 +459,11 @@ def run_loop(st: Stacked, cost: np.ndarray, extra: Optional[tuple] = None,
         (rows, lower, upper) of constraints beyond the blocks' and the links.
     seconds : float, default ROBUST_SECONDS
         Wall-clock limit [s].
+    start : numpy.ndarray, optional
+        A solution feasible in every round (tangents cut nothing off it), given to each MILP
+        as its first incumbent.
+    loose : float, default LOOSE_GAP
+        The relative gap of the rounds that only place tangents.
 
     Returns
     -------
@@ -459,7 +490,7 @@ def run_loop(st: Stacked, cost: np.ndarray, extra: Optional[tuple] = None,
     # short the MILP is solved exactly, and the loop ends at an exact solution with no
     # shortfall (the proof). The stacked MILP's near-ties (a server bought a quarter earlier or
     # later) made each exact round search thousands of nodes: bench/robust.py 13 s -> 8.6 s
-    rel_gap = LOOSE_GAP
+    rel_gap = loose
     while True:
         rounds += 1
         parts = [assemble(b.prob, b.cuts, b.nvar) for b in st.blocks]
@@ -475,7 +506,8 @@ def run_loop(st: Stacked, cost: np.ndarray, extra: Optional[tuple] = None,
         left = max(min(MILP_SECONDS * S, deadline - time.monotonic()), 1.0)
         found = solve_mip(cost, st.integer, st.lower, st.upper, sp.vstack(mats, format="csr"),
                           row_lower, row_upper, {"mip_rel_gap": rel_gap,
-                                                 "time_limit": float(left), **HIGHS_OPTIONS})
+                                                 "time_limit": float(left), **HIGHS_OPTIONS},
+                          start=start)
         if found.x is None:
             raise StagedError(f"the robust MILP did not solve: {found.status}")
         x = found.x.copy()
@@ -612,12 +644,38 @@ def solve_extensive(ctxs: list[PlanContext], blocks: list[Block],
     return RobustResult(out, expected, tail, alpha, w, math.nan, math.nan,
                         paths[base].name, staging.decide_now_months,
                         until, rounds, gap if math.isfinite(gap) else abs(value), use_spot,
-                        notes)
+                        notes, solution=x)
+
+
+def year_one_costs(st: Stacked, p: np.ndarray) -> np.ndarray:
+    """The objective of expected year-one capital over a stacked MILP's variables.
+
+    Parameters
+    ----------
+    st : Stacked
+        The stacked MILP.
+    p : numpy.ndarray
+        The paths' probabilities.
+
+    Returns
+    -------
+    numpy.ndarray
+        p_s x the payment of each purchase and commitment in the plan's first 12 months, 0
+        elsewhere [currency per unit of the variable; (nvar,)].
+    """
+    cost = np.zeros(st.nvar)
+    for i, b in enumerate(st.blocks):
+        prob = b.prob
+        year_one = np.array([k[0] in ("buy", "commit") and k[-1] < 12
+                             for k in prob.columns[:prob.z]] + [False] * (b.nvar - prob.z))
+        cost[st.offsets[i]:st.offsets[i + 1]] = p[i] * np.where(year_one, prob.paid, 0.0)
+    return cost
 
 
 def least_capital(ctxs: list[PlanContext], blocks: list[Block],
                   paths: tuple[DemandScenario, ...], use_spot: bool, expected: float,
-                  within: float = ALTERNATIVE_WITHIN) -> Optional[Alternative]:
+                  within: float = ALTERNATIVE_WITHIN, start: Optional[np.ndarray] = None
+                  ) -> Optional[Alternative]:
     """The plan with the least capital in its first year among those within ``within`` of
     the least expected PV: what a reviewer short of cash may prefer.
 
@@ -640,6 +698,10 @@ def least_capital(ctxs: list[PlanContext], blocks: list[Block],
         The least expected PV (the robust plan's, risk weight 0) [currency].
     within : float, default ALTERNATIVE_WITHIN
         Allowed excess over it [fraction].
+    start : numpy.ndarray, optional
+        The robust plan's stacked solution (risk weight 0): feasible in every round, since
+        its expected PV is the least and tangents never cut off a tight solution; each MILP
+        starts from it.
 
     Returns
     -------
@@ -649,20 +711,23 @@ def least_capital(ctxs: list[PlanContext], blocks: list[Block],
     staging = ctxs[0].scenario.staging
     p = np.array([q.probability for q in paths])
     st = stack(blocks, staging.decide_now_months)
-    cost = np.zeros(st.nvar)
+    cost = year_one_costs(st, p)
+    if start is not None and float(cost @ start) <= 0.0:
+        # the robust plan spends nothing in year one: no plan spends less, and none within
+        # the allowance costs less than it (bench: most cloud-heavy plans; saves the search)
+        x = start
+        out = path_plans(ctxs, st, x, [b.shortfalls(st.part(x, i)) for i, b in
+                                       enumerate(blocks)], paths, use_spot)
+        return Alternative(out, float(p @ [q.pv_cost for q in out]), 0.0, within)
     row = np.zeros(st.nvar)
     for i, b in enumerate(blocks):
-        prob = b.prob
-        year_one = np.array([k[0] in ("buy", "commit") and k[-1] < 12
-                             for k in prob.columns[:prob.z]] + [False] * (b.nvar - prob.z))
-        cost[st.offsets[i]:st.offsets[i + 1]] = p[i] * np.where(year_one, prob.paid, 0.0)
-        row[st.offsets[i]:st.offsets[i + 1]] = p[i] * prob.cost
+        row[st.offsets[i]:st.offsets[i + 1]] = p[i] * b.prob.cost
     consts = float(p @ [b.prob.base + b.constant for b in blocks])
     cap = (1.0 + within) * expected - consts
     try:
         x, checks, _rounds, timed_out, _dual = run_loop(
             st, cost, (sp.csr_matrix(row.reshape(1, -1)), np.array([-np.inf]),
-                       np.array([cap])))
+                       np.array([cap])), start=start)
     except StagedError:
         return None
     if timed_out:

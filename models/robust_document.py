@@ -130,17 +130,52 @@ def expected_entry(entries: list[dict], p: list[float], results: list) -> dict[s
 
 
 def ratio(a: float, b: float) -> Optional[float]:
-    """a / b, None without a denominator."""
+    """a / b, None without a denominator.
+
+    Parameters
+    ----------
+    a, b : float
+        Numerator and denominator.
+
+    Returns
+    -------
+    float or None
+        a / b when b > 0.
+    """
     return a / b if b > 0 else None
 
 
 def times(job: float, per_hour: Optional[float]) -> Optional[float]:
-    """A job's cost from a cost per GPU-hour, None when that is undefined."""
+    """A job's cost from a cost per GPU-hour, None when that is undefined.
+
+    Parameters
+    ----------
+    job : float
+        GPU-hours of one job [GPU-h].
+    per_hour : float or None
+        Cost per useful GPU-hour [currency / GPU-h].
+
+    Returns
+    -------
+    float or None
+        job x per_hour [currency].
+    """
     return None if per_hour is None else job * per_hour
 
 
 def max_holding(values: list) -> Any:
-    """The most servers any path holds (by type id for a fleet)."""
+    """The most servers any path holds (by type id for a fleet).
+
+    Parameters
+    ----------
+    values : list
+        Each path's ``servers`` (a count, or counts by type id).
+
+    Returns
+    -------
+    int or dict
+        The greatest, by type for a fleet [servers].
+    """
     if isinstance(values[0], dict):
         return {k: max(v.get(k, 0) for v in values) for k in values[0]}
     return max(values)

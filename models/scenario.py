@@ -529,8 +529,15 @@ class Staging(Section):
         description="Paths demand may take, each with its growth and probability: the robust "
                     "plan's first decisions hold for all of them; empty: three, at the demand "
                     "growth range's low end, the plan's own growth and the high end, with "
-                    "probabilities 0.25, 0.5 and 0.25 (a growth range of no width: no robust "
-                    "plan).")
+                    "probabilities 0.25, 0.5 and 0.25 (unless 'Scenarios from the growth "
+                    "range' is off, or the growth range has no width: then no robust plan).")
+    # issue 27's default, with an opt-out that keeps the growth range in the tornado and the
+    # Monte Carlo (a growth range of no width opts out too, but removes that uncertainty)
+    scenarios_from_growth_range: bool = field(
+        True, "Scenarios from the growth range", "yes/no",
+        "Without demand scenarios of its own, the robust plan plans for three from the demand "
+        "growth range (its low end, the plan's own growth, its high end). No: a robust plan "
+        "only over demand scenarios given here.")
     decide_now_months: int = field(
         12, "Decide now", "months", "Decisions in the plan's first this many months are the "
         "same in every demand scenario; later ones adapt to the path that turns out.",

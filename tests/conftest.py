@@ -24,6 +24,19 @@ Flask.test_client_class = ClosingClient   # every app the tests create
 # (service.clock): the suite pins the month, so that its figures do not move with the calendar;
 # subprocesses (the CLI, served apps) inherit it
 os.environ.setdefault("BUYRENT_CURRENT_MONTH", "2026-12")
+# issue 27's default robust plan (three demand scenarios from the growth range) adds 3-30 s to
+# every full plan: the suite's plans leave it out (service/__init__.py, inherited by the plan
+# jobs' children and subprocesses) except in tests marked robust_default, which plan as users do
+os.environ["BUYRENT_GROWTH_RANGE_SCENARIOS"] = "0"
+import models.robust  # noqa: E402  (after the variable: service imports read it)
+models.robust.FROM_RANGE = False
+
+
+@pytest.fixture(autouse=True)
+def _growth_range_scenarios(request, monkeypatch):
+    """A test marked robust_default plans the default robust plan in its own process."""
+    if request.node.get_closest_marker("robust_default") is not None:
+        monkeypatch.setattr(models.robust, "FROM_RANGE", True)
 
 
 @pytest.fixture(scope="session")

@@ -251,7 +251,9 @@ def capex_by_year(strategy: dict) -> dict[str, float]:
 
 
 def best_static(doc: dict) -> Optional[str]:
-    static = [n for n, s in doc["strategies"].items() if not s.get("schedule")]
+    """The cheapest strategy without a schedule (the robust plan is not one: its figures are
+    expectations over several demands, and its schedule may start empty)."""
+    static = [n for n, s in doc["strategies"].items() if not s.get("schedule") and n != "robust"]
     return min(static, key=lambda n: doc["strategies"][n]["pv_cost"]) if static else None
 
 

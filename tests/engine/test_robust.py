@@ -10,9 +10,9 @@ from numpy.testing import assert_allclose
 
 from models.capacity import schedule_plan
 from models.plan import build_context, proposed_strategy
-from models.robust import cvar, path_contexts, robust_optimum
+from models.robust import cvar, least_capital, path_contexts, robust_optimum
 from models.scenario import Decision, Scenario
-from models.staged import staged_optimum
+from models.staged import Block, staged_optimum
 from tests.support.engine_cases import THREE, robust_case as case
 
 def test_cvar_by_hand():
@@ -146,6 +146,26 @@ def test_the_least_capital_alternative_stays_within_two_percent():
     firsts = [[d.model_dump() for d in q.decisions if d.month <= r.decide_now_until]
               for q in a.paths]
     assert all(f == firsts[0] for f in firsts)
+
+
+def test_a_robust_plan_spending_nothing_in_year_one_is_its_own_least_capital_alternative():
+    """Servers at $9M each and no commitment offers: the robust plan buys nothing in its first
+    12 months, so no plan spends less there, and it is the cheapest plan of zero year-one
+    capital: the alternative is the robust plan itself, found without a search; the search
+    (started without it) finds no less capital and no lower expected PV."""
+    s, profile = case(4, commitments=[], owned={"server_price": 9e6})
+    ctx = build_context(s, profile)
+    r = robust_optimum(ctx, profile)
+    assert all(d.buy_servers == 0 for q in r.paths for d in q.decisions if d.month <= "2027-12")
+    a = r.alternative
+    assert a.year_one_capital == 0.0
+    assert a.expected_pv == r.expected_pv
+    assert [q.decisions for q in a.paths] == [q.decisions for q in r.paths]
+    blocks = [Block(c, r.use_spot) for c in r.contexts]
+    least = float(np.dot([q.probability for q in r.paths], [q.objective for q in r.paths]))
+    searched = least_capital(r.contexts, blocks, s.staging.demand_scenarios, r.use_spot, least)
+    assert searched.year_one_capital <= 1e-6
+    assert searched.expected_pv >= a.expected_pv * (1 - 1e-12)
 
 
 def test_a_path_may_have_its_own_interruptible_share():

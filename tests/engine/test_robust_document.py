@@ -41,6 +41,7 @@ def test_a_month_after_the_last_payment_carries_the_cumulative_cost():
                       "discounted_cumulative_cost": 27.0, "after_horizon": True}
 
 
+@pytest.mark.robust_default
 def test_default_paths_are_the_growth_range_ends_and_the_growth():
     # growth 40 %, default range -20 / +30 points: 20 %, 40 %, 70 % at 0.25 / 0.5 / 0.25
     s = Scenario.model_validate({"profile": {"growth_annual": 0.4}})
@@ -60,6 +61,15 @@ def test_default_paths_are_the_growth_range_ends_and_the_growth():
     # growth -80 % with the low end -20 points: -100 % is no demand; the path is -90 %
     steep = Scenario.model_validate({"profile": {"growth_annual": -0.8}})
     assert demand_paths(steep)[0][0].growth_annual == -0.9
+    # growth 1000 % a year, the most a plan may have: the high end stays at a demand
+    # scenario's bound, 1000 %, one path with likely (probability 0.75)
+    fastest = Scenario.model_validate({"profile": {"growth_annual": 10.0}})
+    assert [(q.name, q.growth_annual, q.probability) for q in demand_paths(fastest)[0]] == [
+        ("low", 9.8, 0.25), ("likely", 10.0, 0.75)]
+    # the switch: no paths from the range, the range kept for the tornado and Monte Carlo
+    switched = s.with_changes(staging={"scenarios_from_growth_range": False})
+    assert demand_paths(switched) == ((), True)
+    assert switched.uncertainty.ranges["profile.growth_annual"].high == 0.3
     # scenarios of its own win
     given = Scenario.model_validate({"staging": {"demand_scenarios": [
         {"name": "only", "growth_annual": 0.1, "probability": 1.0}]}})
@@ -127,6 +137,7 @@ def test_savings_compare_with_on_demand_over_the_same_paths(robust_plan):
     assert "robust" not in plan.strategies
 
 
+@pytest.mark.robust_default
 def test_a_plan_without_scenarios_gets_the_growth_range_paths():
     s, profile = robust_case(6, paths=[])
     s = s.with_changes(uncertainty={"draws": 0})

@@ -139,6 +139,25 @@ class ProfileRows:
 
 
 @dataclass(frozen=True)
+class PathLedger:
+    """One demand path of the robust plan (issue 27): its schedule costed on its own demand.
+
+    ``useful``/``gross`` are the path's demand by month over the horizon [GPU-hours],
+    ``useful_pv`` its discounted useful GPU-hours; ``strategy`` is the path's schedule as a
+    strategy ledger named ``robust`` (cohorts, cost lines, decision rows). The workbook's
+    Scenarios sheet holds the decisions as inputs and one sheet per path prices them.
+    """
+
+    name: str
+    probability: float        # [fraction]
+    growth_annual: float      # [fraction per year]
+    useful: np.ndarray
+    gross: np.ndarray
+    useful_pv: float
+    strategy: StrategyLedger
+
+
+@dataclass(frozen=True)
 class Ledger:
     """Plan-wide monthly vectors and every strategy's ledger.
 
@@ -148,7 +167,8 @@ class Ledger:
     its tail (the price book's months). ``useful``/``gross`` demand, the plan's ``steady`` and
     ``interruptible`` GPU-hours and ``peak`` GPUs, and the timeline's ``p90``/``mean`` demand
     run over the horizon. ``calc`` holds the Assumptions sheet's derived values by defined
-    name; ``timelines`` the capacity timeline chart of each scheduled strategy.
+    name; ``timelines`` the capacity timeline chart of each scheduled strategy; ``robust`` each
+    demand path of the robust plan (empty without one, and in ledgers stored before it).
     """
 
     horizon: int
@@ -171,6 +191,7 @@ class Ledger:
     profile: ProfileRows
     strategies: dict[str, StrategyLedger]
     timelines: dict[str, dict] = field(default_factory=dict)
+    robust: tuple[PathLedger, ...] = ()
     version: int = LEDGER_VERSION
 
     def to_dict(self) -> dict[str, Any]:
@@ -215,6 +236,7 @@ ARRAY_FIELDS = {
                      "committed_gpus", "data_share", "total", "discounted", "deductible",
                      "prepaid", "taxable_gain"},
     ProfileRows: {"steady", "interruptible"},
+    PathLedger: {"useful", "gross"},
 }
 
 
@@ -252,6 +274,10 @@ def _typed(cls, data: dict) -> Any:
             v = _typed(ProfileRows, v)
         elif cls is Ledger and f.name == "strategies":
             v = {k: _typed(StrategyLedger, s) for k, s in v.items()}
+        elif cls is Ledger and f.name == "robust":
+            v = tuple(_typed(PathLedger, q) for q in v)
+        elif cls is PathLedger and f.name == "strategy":
+            v = _typed(StrategyLedger, v)
         elif cls is Ledger and f.name == "labels" or cls is ProfileRows and f.name == "starts":
             v = tuple(v)
         elif cls is StrategyLedger and f.name in ("lines", "cohort_totals", "owned_h_by_type"):

@@ -29,7 +29,7 @@ from models.costs import (cohort_items, commitment_schedule, data_share,
                           deductible_by_month, server_schedule)
 from models.finance import depreciation_by_age, level_payment, month_hours, monthly_rate
 from models.ledger import (COMMIT_ITEMS, SERVER_ITEMS, TYPE_PARAMS, CohortRow, Ledger,
-                           ProfileRows, ScheduleRow, StrategyLedger)
+                           PathLedger, ProfileRows, ScheduleRow, StrategyLedger)
 from models.prices import UPFRONT_SHARE, PriceBook
 from models.profile import UsageProfile
 from models.scenario import Decision
@@ -38,10 +38,12 @@ from models.strategies import PlanContext, StrategyResult
 
 QUANTILE = 0.9   # the demand line a capacity timeline is drawn against (the P90 hour)
 SCHEDULED = ("staged", "proposed")
+# schedules the engine searched: their sheets list every decision point, where one may be added
+SEARCHED = ("staged", "robust")
 
 
 def plan_ledger(ctx: PlanContext, strategies: dict[str, StrategyResult],
-                profile: UsageProfile) -> Ledger:
+                profile: UsageProfile, robust=None) -> Ledger:
     """Every month-by-month figure of a plan that its workbook writes.
 
     Parameters
@@ -52,12 +54,15 @@ def plan_ledger(ctx: PlanContext, strategies: dict[str, StrategyResult],
         The plan's strategies, by name.
     profile : UsageProfile
         The usage as read from the file.
+    robust : models.robust.RobustResult, optional
+        The robust plan: each path's schedule costed on its own demand (``Ledger.robust``).
 
     Returns
     -------
     Ledger
         Plan-wide vectors over the price book's months, each strategy's ledger, the derived
-        values of the Assumptions sheet and the timelines of scheduled strategies.
+        values of the Assumptions sheet, the timelines of scheduled strategies and the robust
+        plan's paths.
     """
     book, cal, H = ctx.book, ctx.calendar, ctx.horizon
     month_of_hour = cal.month_of_hour()
@@ -78,7 +83,31 @@ def plan_ledger(ctx: PlanContext, strategies: dict[str, StrategyResult],
         useful=np.asarray(ctx.tables.useful_by_month, float),
         gross=np.asarray(ctx.tables.gross.totals, float), steady=steady, interruptible=inter,
         peak=peak, useful_pv=ctx.useful_pv, calc=assumption_values(book),
-        profile=profile_rows(profile), strategies=ledgers, timelines=timelines)
+        profile=profile_rows(profile), strategies=ledgers, timelines=timelines,
+        robust=path_ledgers(robust) if robust is not None else ())
+
+
+def path_ledgers(robust) -> tuple[PathLedger, ...]:
+    """Each demand path of a robust plan, its schedule costed by the engine on its demand.
+
+    Parameters
+    ----------
+    robust : models.robust.RobustResult
+        The robust plan, with each path's context.
+
+    Returns
+    -------
+    tuple of PathLedger
+        In the paths' order; each strategy ledger is named ``robust`` and its decision rows
+        are every decision point, as the staged plan's.
+    """
+    return tuple(
+        PathLedger(name=q.name, probability=float(q.probability),
+                   growth_annual=float(q.growth_annual),
+                   useful=np.asarray(c.tables.useful_by_month, float),
+                   gross=np.asarray(c.tables.gross.totals, float), useful_pv=float(c.useful_pv),
+                   strategy=strategy_ledger(c, r))
+        for q, c, r in zip(robust.paths, robust.contexts, robust.path_results()))
 
 
 def strategy_ledger(ctx: PlanContext, r: StrategyResult) -> StrategyLedger:
@@ -186,7 +215,8 @@ def schedule_rows(ctx: PlanContext, r: StrategyResult) -> list[ScheduleRow]:
     first = np.datetime64(first_label, "M")
     by_month = {d.month: d for d in r.schedule}
     offers = [o.id for o in ctx.scenario.commitments]
-    if r.name == "staged":
+    searched = r.name in SEARCHED
+    if searched:
         months = {str(first + m) for m in decision_months(ctx.scenario, ctx.horizon)}
         months |= set(by_month)
     else:
@@ -194,7 +224,7 @@ def schedule_rows(ctx: PlanContext, r: StrategyResult) -> list[ScheduleRow]:
     out = []
     for month in sorted(months):
         d = by_month.get(month) or Decision(month=month)
-        commit = ({o: int(d.commit.get(o, 0)) for o in offers} if r.name == "staged"
+        commit = ({o: int(d.commit.get(o, 0)) for o in offers} if searched
                   else {o: int(v) for o, v in d.commit.items()})
         by_type = {}
         if ctx.scenario.server_types:   # a fleet: the one-type shorthand is the first type's

@@ -249,7 +249,7 @@ class Planner:
                     self.notes + plan_warnings(ctx, ordered), breakeven, charts, text, section,
                     list(self.input_warnings), stage=stage, robust=self.robust)
         if uncertainty:
-            plan.ledger = plan_ledger(ctx, ordered, self.profile)
+            plan.ledger = plan_ledger(ctx, ordered, self.profile, self.robust)
         plan.document = build_document(plan, ctx)
         return plan
 

@@ -27,6 +27,7 @@ from service.xlsx.cohort_sources import proposed_decisions
 from service.xlsx.profile_sheet import write_profile
 from service.xlsx.schedule_sheet import write_schedule
 from service.xlsx.sensitivity import write_sensitivity
+from service.xlsx.scenarios_sheet import write_scenarios
 from service.xlsx.strategy_sheet import write_strategy_sheet
 from service.xlsx.summary import SUMMARY, write_breakeven, write_summary
 
@@ -54,6 +55,7 @@ def _write(doc: dict, ledger: Ledger, target, label: Optional[PrintLabel] = None
             # the strategy sheet's own first-month cell: column "start", first data row
             decisions = proposed_decisions(s, "{first_start}")
         sheets[name] = write_strategy_sheet(wb, fmt, s, ledger, sl, decisions, label)
+    write_scenarios(wb, fmt, s, doc, ledger, label)
     write_breakeven(wb, fmt, s, doc, label)
     write_sensitivity(wb, fmt, s, doc, label)
     write_summary(wb, fmt, s, doc, ledger, sheets, ws=summary, print_label=label)

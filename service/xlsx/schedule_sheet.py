@@ -54,10 +54,32 @@ def write_schedule(workbook, fmt: dict, s: Scenario, first_month: str, sl: Strat
     lines = text_lines(note, 16 + 3 * 14 + 4 * 18)
     for r in (1, 2):
         ws.set_row(r, ROW_HEIGHT * lines / 2)
+    write_first_month(ws, fmt, first_month)
+    refs = write_decision_rows(ws, sheet, fmt, s, sl, HEADER_ROW, START_CELL)
+    decision_columns(ws, s)
+    ws.set_row(HEADER_ROW, 30)
+    ws.freeze_panes(HEADER_ROW + 1, 0)
+    print_setup(ws, label or PrintLabel(s.name), (HEADER_ROW, HEADER_ROW))
+    return refs
+
+
+def write_first_month(ws, fmt: dict, first_month: str) -> None:
+    """The plan's first month as a date in ``START_CELL`` (B4), labelled: the decision rows'
+    month indexes count from it."""
     write_text(ws, 3, 0, tr("Plan's first month"), fmt["bold"])
     first = np.datetime64(first_month, "D")
     ws.write_number(3, 1, float((first - np.datetime64("1899-12-30", "D")).astype(int)),
                     fmt["date"])
+
+
+def write_decision_rows(ws, sheet: str, fmt: dict, s: Scenario, sl: StrategyLedger,
+                        header_row: int, start_cell: str) -> dict[str, DecisionRef]:
+    """A schedule's decision rows as input cells under a header at ``header_row`` (0-based):
+    month, month index (a formula from the plan's first month in ``start_cell``), servers to
+    buy and sold, GPUs to commit per offer, and a fleet's servers by type. Returns the rows by
+    month, as the cells a strategy sheet's cohorts read."""
+    fleet = [t.id for t in s.server_types]
+    sales = sl.sales
     heads = [tr("Month"), tr("Month index"), tr("Buy servers"), tr("Sell servers (engine)")] + [
         tr("Commit %(offer)s [GPUs, %(months)s months]", offer=o.id, months=o.term_months)
         for o in s.commitments]
@@ -66,13 +88,13 @@ def write_schedule(workbook, fmt: dict, s: Scenario, first_month: str, sl: Strat
                   tr("Sell %(type)s [servers] (engine)", type=type_id)]
     by_type = 4 + len(s.commitments)    # the first per-type column
     for j, head in enumerate(heads):
-        write_text(ws, HEADER_ROW, j, head, fmt["header"])
+        write_text(ws, header_row, j, head, fmt["header"])
     refs = {}
     for i, d in enumerate(sl.schedule_rows):
-        row = HEADER_ROW + 1 + i
+        row = header_row + 1 + i
         x = row + 1
         write_text(ws, row, 0, d.month, fmt["input"])
-        ws.write_formula(row, 1, "=" + month_index(f"$A${x}", START_CELL), fmt["derived"],
+        ws.write_formula(row, 1, "=" + month_index(f"$A${x}", start_cell), fmt["derived"],
                          d.index)
         buy_cells = {}
         for k, type_id in enumerate(fleet):
@@ -95,12 +117,14 @@ def write_schedule(workbook, fmt: dict, s: Scenario, first_month: str, sl: Strat
         refs[d.month] = DecisionRef(d.month, sheet_ref(sheet, f"$B${x}"),
                                     None if sales or fleet else sheet_ref(sheet, f"$C${x}"),
                                     commit, buy_cells)
+    return refs
+
+
+def decision_columns(ws, s: Scenario) -> None:
+    """The widths of :func:`write_decision_rows`' columns."""
     ws.set_column(0, 0, 16)
     ws.set_column(1, 3, 14)
     ws.set_column(4, 4 + len(s.commitments), 18)
-    if fleet:
-        ws.set_column(by_type, by_type + 2 * len(fleet) - 1, 14)
-    ws.set_row(HEADER_ROW, 30)
-    ws.freeze_panes(HEADER_ROW + 1, 0)
-    print_setup(ws, label or PrintLabel(s.name), (HEADER_ROW, HEADER_ROW))
-    return refs
+    if s.server_types:
+        first = 4 + len(s.commitments)
+        ws.set_column(first, first + 2 * len(s.server_types) - 1, 14)

@@ -81,18 +81,22 @@ def right_slots(count: int) -> list[tuple[int, int, int, int]]:
 
 def write_strategy_sheet(workbook, fmt: dict, s: Scenario, ledger: Ledger, sl: StrategyLedger,
                          decisions: Optional[dict[str, DecisionRef]] = None,
-                         print_label: Optional[PrintLabel] = None) -> SheetInfo:
-    """The strategy's sheet. ``decisions``: the rows of its schedule (Schedule sheet or
-    proposed.schedule) by month, whose cells its decision cohorts read; ``print_label`` names the
-    revision in the printed footer."""
-    sheet = strategy_sheet_name(sl.name)   # its key in English, its label in other languages
+                         print_label: Optional[PrintLabel] = None,
+                         sheet_name: Optional[str] = None,
+                         title: Optional[str] = None) -> SheetInfo:
+    """The strategy's sheet. ``decisions``: the rows of its schedule (Schedule or Scenarios
+    sheet, proposed.schedule) by month, whose cells its decision cohorts read; ``print_label``
+    names the revision in the printed footer; ``sheet_name`` and ``title`` name a sheet that is
+    not the strategy's own (a robust plan's demand scenario)."""
+    # its key in English, its label in other languages
+    sheet = sheet_name or strategy_sheet_name(sl.name)
     ws = add_sheet(workbook, sheet)
     H = ledger.horizon
     cur = s.finance.currency
     months = sl.rows
     fig = sl.figures
     write_text(ws, 0, 0, _("Strategy %(name)s: monthly cash flows [%(currency)s]",
-                           name=strategy_label(sl.name), currency=cur), fmt["title"])
+                           name=title or strategy_label(sl.name), currency=cur), fmt["title"])
     # The static decision's capacity (engine decisions; inputs of its chain's cohorts).
     chain_servers = any(c.origin == "chain" and c.kind == "server" for c in sl.cohorts)
     params = {"servers": SERVERS_CELL}
@@ -193,6 +197,11 @@ def write_strategy_sheet(workbook, fmt: dict, s: Scenario, ledger: Ledger, sl: S
                          "sheet); editing one moves the cash lines, while the dispatch "
                          "(GPU-hours by source, a sorted-demand computation) stays the engine's "
                          "at export.") if sl.name == "staged" else
+                       _("Servers online and committed GPUs add the cohorts listed under the "
+                         "monthly table (their inputs: the Assumptions sheet and this demand "
+                         "scenario's block on the Scenarios sheet); editing one moves the cash "
+                         "lines, while the dispatch (GPU-hours by source, on this scenario's "
+                         "demand) stays the engine's at export.") if sl.name == "robust" else
                        _("Servers online and committed GPUs add the cohorts listed under the "
                          "monthly table (their inputs: the Assumptions sheet and the yellow "
                          "capacity cells above); editing one moves the cash lines, while the "

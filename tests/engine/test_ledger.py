@@ -15,7 +15,7 @@ from numpy.testing import assert_array_equal
 from models.ledger import Ledger
 from models.plan import Planner, compute_plan
 from models.scenario import Scenario
-from tests.support.engine_cases import csv_profile, flat_profile, w1, w2
+from tests.support.engine_cases import csv_profile, flat_profile, robust_case, w1, w2
 from tests.support.paths import SAMPLE_USAGE, SAMPLES
 
 
@@ -27,6 +27,7 @@ CASES = {
     "W1": lambda: (w1(), flat_profile(6)),
     "W2": lambda: (w2(), flat_profile(10)),
     "growth": lambda: (growth(), csv_profile(SAMPLE_USAGE)),
+    "robust": lambda: robust_case(3, months=24, interval=6),    # issue 27's demand paths
 }
 # cohort column -> the cost line it is, summed over cohorts (models/costs.cohort_items)
 COHORT_LINES = {"capex": "capex", "loan": "loan_payment", "maint": "maintenance",
@@ -53,6 +54,33 @@ def test_a_ledger_read_back_from_json_is_bitwise_the_one_built(plan):
             assert a.params == b.params
             for key in a.monthly:
                 assert_array_equal(a.monthly[key], b.monthly[key])
+    assert len(back.robust) == len(plan.ledger.robust)
+    for a, b in zip(plan.ledger.robust, back.robust):
+        assert (a.name, a.probability, a.growth_annual, a.useful_pv) == (
+            b.name, b.probability, b.growth_annual, b.useful_pv)
+        assert_array_equal(a.useful, b.useful)
+        assert_array_equal(a.strategy.total, b.strategy.total)
+        assert a.strategy.schedule_rows == b.strategy.schedule_rows
+
+
+def test_each_robust_path_is_its_schedule_costed_on_its_own_demand():
+    """Issue 27: the ledger's paths are the robust plan's, each its schedule priced by the
+    engine on the path's demand: PV, decision rows at every decision point (2027-01, -07,
+    2028-01, -07 for 24 months every 6), demand growing with the path's growth."""
+    s, profile = robust_case(3, months=24, interval=6)
+    plan = compute_plan(s, profile)
+    paths = plan.ledger.robust
+    assert [q.name for q in paths] == [q.name for q in plan.robust.paths]
+    for q, r in zip(paths, plan.robust.path_results()):
+        assert q.strategy.figures["pv_cost"] == r.pv_cost
+        assert [d.month for d in q.strategy.schedule_rows] == [
+            "2027-01", "2027-07", "2028-01", "2028-07"]
+    # more growth, more demand in the last month
+    assert paths[0].useful[-1] < paths[1].useful[-1] < paths[2].useful[-1]
+    assert sum(q.probability * q.strategy.figures["pv_cost"] for q in paths) == pytest.approx(
+        plan.document["strategies"]["robust"]["pv_cost"], rel=1e-12)
+    # a plan without demand paths has none
+    assert compute_plan(w1(), flat_profile(6)).ledger.robust == ()
 
 
 def test_the_cohorts_of_each_strategy_add_up_to_its_cost_lines(plan):

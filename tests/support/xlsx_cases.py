@@ -17,7 +17,7 @@ from models.scenario import Scenario
 from service.ingest import load_usage
 from service.xlsx.export import plan_xlsx_bytes
 from service.xlsx.strategy_sheet import LINE_TITLES, TABLE_HEADER_ROW
-from tests.support.engine_cases import flat_profile, w1, w2, w3
+from tests.support.engine_cases import flat_profile, robust_case, w1, w2, w3
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "samples"
@@ -202,7 +202,7 @@ def daily_profile() -> UsageProfile:
 
 CASES = ("h100", "l40s", "W1", "W2", "W3", "loan_tax_replacement", "straight_line_cash",
          "growth", "schedule_loan_tax", "schedule_sales", "seoul", "fx_cloud_schedule",
-         "fx_owned_loan", "fx_held_contracts")
+         "fx_owned_loan", "fx_held_contracts", "robust")
 
 
 # Fleets of several server types: the generations sample and the two cases above.
@@ -239,6 +239,8 @@ def case(name: str) -> tuple[Scenario, UsageProfile]:
         return Scenario.model_validate(FX_CLOUD_SCHEDULE), daily_profile()
     if name == "fx_owned_loan":
         return Scenario.model_validate(FX_OWNED_LOAN), daily_profile()
+    if name == "robust":     # issue 27: three demand scenarios, the first year decided now
+        return robust_case(3, months=24, interval=6)
     if name == "fx_held_contracts":
         return Scenario.model_validate(FX_HELD_CONTRACTS), daily_profile()
     return Scenario.model_validate(STRAIGHT_LINE_CASH), daily_profile()

@@ -83,6 +83,28 @@ def edit_schedule(path_in: pathlib.Path, path_out: pathlib.Path, month: str, mor
     wb.save(path_out)
 
 
+# A decision cell of the robust plan edited (issue 27): one more server bought in this month of
+# the robust case's "high" demand scenario, after the months decided now (the engine bought none
+# there in that scenario).
+ROBUST_EDIT = ("high", "2028-01", 1)
+
+
+def edit_scenario(path_in: pathlib.Path, path_out: pathlib.Path, scenario: str, month: str,
+                  more: int) -> None:
+    """One more server in a month of one demand scenario's block on the Scenarios sheet."""
+    wb = openpyxl.load_workbook(path_in)
+    block = False
+    for row in wb["Scenarios"].iter_rows():
+        if row[0].value == f"Decisions of scenario {scenario}":
+            block = True
+        elif block and row[0].value == month:
+            row[2].value = (row[2].value or 0) + more
+            break
+    else:
+        raise AssertionError(f"no row {month} in scenario {scenario}'s block")
+    wb.save(path_out)
+
+
 def write_and_recalculate(d: pathlib.Path, plans: dict) -> list[pathlib.Path]:
     files = []
     for name, plan in plans.items():
@@ -96,6 +118,8 @@ def write_and_recalculate(d: pathlib.Path, plans: dict) -> list[pathlib.Path]:
     set_assumptions(d / f"{name}.xlsx", files[-1], changes)
     files.append(d / "growth-edited.xlsx")
     edit_schedule(d / "growth.xlsx", files[-1], EDIT_MONTH, EDIT_BUY)
+    files.append(d / "robust-edited.xlsx")
+    edit_scenario(d / "robust.xlsx", files[-1], *ROBUST_EDIT)
     probe = d / "probe.xlsx"
     wb = xlsxwriter.Workbook(str(probe))
     ws = wb.add_worksheet()
@@ -290,3 +314,108 @@ def test_injected_text_stays_text_after_libreoffice(recalculated):
         teams = {unescape(str(k)).replace("\r", "\n"): v for k, v in teams.items()}
         for text in INJECTIONS:
             assert teams.get(text.replace("\r", "\n")) == "s", (which, text, teams)
+
+
+def path_sheets_equal_engine(book, plan) -> dict[str, float]:
+    """Each demand scenario's sheet of a recalculated workbook against the engine's costing of
+    that scenario's schedule on its own demand (models/robust.RobustResult.path_results): PV,
+    total cost and every cost and credit line by month to 1e-9. Returns the PV by scenario."""
+    table = scenarios_table(book)
+    pvs = {}
+    for q, r in zip(plan.robust.paths, plan.robust.path_results()):
+        ws = book[table[q.name]["sheet"]]
+        assert ws["B6"].value == pytest.approx(r.pv_cost, rel=REL), q.name
+        assert ws["B5"].value == pytest.approx(r.total_cost, rel=REL), q.name
+        cols = header_columns(ws)
+        for line in COST_LINES + CREDIT_LINES:
+            got = [ws.cell(FIRST + 1 + m, cols[LINE_TITLES[line]]).value
+                   for m in range(len(r.lines[line]))]
+            np.testing.assert_allclose(got, r.lines[line], rtol=REL, atol=ABS,
+                                       err_msg=f"{q.name} {line}")
+        pvs[q.name] = ws["B6"].value
+    return pvs
+
+
+def scenarios_table(book) -> dict[str, dict]:
+    """The Scenarios sheet's table by scenario: its sheet, probability and PV; the expected
+    row under the key None."""
+    ws, out = book["Scenarios"], {}
+    for row in ws.iter_rows(min_row=7, max_row=40, values_only=True):
+        if row[0] == "Expected (probability-weighted)":
+            out[None] = {"probability": row[2], "pv": row[4], "total": row[5]}
+            return out
+        out[row[0]] = {"sheet": row[1], "probability": row[2], "growth": row[3], "pv": row[4],
+                       "total": row[5], "per_hour": row[6]}
+    raise AssertionError("no expected row on the Scenarios sheet")
+
+
+@pytest.mark.libreoffice
+def test_the_robust_plans_scenarios_recalculate_to_the_engine(recalculated):
+    """Issue 27: after LibreOffice recalculates, each demand scenario's sheet prices its
+    schedule on its own demand as the engine does (PV, total, every line, 1e-9), the Scenarios
+    table reads those sheets, and the expected PV (a SUMPRODUCT of the probability inputs) is
+    the plan document's ``strategies.robust.pv_cost``."""
+    plan = recalculated["plans"]["robust"]
+    lo = openpyxl.load_workbook(recalculated["out"]["robust"], data_only=True)
+    assert [n for n in lo.sheetnames if n.startswith("robust")] == [
+        "robust low", "robust mid", "robust high"]
+    pvs = path_sheets_equal_engine(lo, plan)
+    table = scenarios_table(lo)
+    doc = plan.document["strategies"]["robust"]
+    for q in plan.robust.paths:
+        assert table[q.name]["pv"] == pytest.approx(pvs[q.name], rel=REL)
+        assert table[q.name]["probability"] == q.probability
+        assert table[q.name]["growth"] == q.growth_annual
+    # 0.25 x low + 0.5 x mid + 0.25 x high
+    assert table[None]["probability"] == pytest.approx(1.0)
+    assert table[None]["pv"] == pytest.approx(doc["pv_cost"], rel=REL)
+    assert table[None]["pv"] == pytest.approx(
+        sum(q.probability * pvs[q.name] for q in plan.robust.paths), rel=1e-12)
+    assert table[None]["total"] == pytest.approx(doc["total_cost"], rel=REL)
+    # the decisions made now are the same cells' values in every block
+    src = openpyxl.load_workbook(recalculated["src"]["robust"])["Scenarios"]
+    blocks, name = {}, None
+    for row in src.iter_rows(values_only=True):
+        if isinstance(row[0], str) and row[0].startswith("Decisions of scenario "):
+            name = row[0].rsplit(" ", 1)[1]
+            blocks[name] = {}
+        elif name and isinstance(row[0], str) and row[0][:2] == "20":
+            blocks[name][row[0]] = row[2:6]
+    now = [m for m in blocks["low"] if m <= doc["decide_now_until"]]
+    assert now and all(blocks[n][m] == blocks["low"][m] for n in blocks for m in now)
+
+
+@pytest.mark.libreoffice
+def test_editing_a_scenarios_decision_moves_its_sheet_and_the_expected_pv(recalculated):
+    """One more server in the high scenario's block, after the months decided now: that
+    scenario's sheet equals the engine's pricing of the edited schedule at the export's
+    dispatch (1e-9), the other scenarios do not move, and the expected PV moves by the high
+    scenario's probability times its change."""
+    plan = recalculated["plans"]["robust"]
+    scenario, month, more = ROBUST_EDIT
+    i = [q.name for q in plan.robust.paths].index(scenario)
+    q, ctx = plan.robust.paths[i], plan.robust.contexts[i]
+    by_month = {d.month: d for d in q.decisions}
+    was = by_month.get(month, Decision(month=month))
+    assert was.buy_servers == 0 and month > plan.robust.decide_now_until
+    by_month[month] = was.model_copy(update={"buy_servers": more})
+    edited = tuple(by_month[m] for m in sorted(by_month))
+    cohorts = schedule_plan(plan.scenario, edited, ctx.calendar.months[0], ctx.horizon,
+                            ctx.position, q.plan.use_spot)
+    lines, pv = ctx.price(cohorts, ctx.volumes(q.plan))     # the export's dispatch
+    lo = openpyxl.load_workbook(recalculated["out"]["robust-edited"], data_only=True)
+    table = scenarios_table(lo)
+    ws = lo[table[scenario]["sheet"]]
+    assert ws["B6"].value == pytest.approx(pv, rel=REL)
+    assert ws["B6"].value > q.pv_cost + 1000
+    cols = header_columns(ws)
+    for line in COST_LINES + CREDIT_LINES:
+        got = [ws.cell(FIRST + 1 + m, cols[LINE_TITLES[line]]).value
+               for m in range(len(lines[line]))]
+        np.testing.assert_allclose(got, lines[line], rtol=REL, atol=ABS, err_msg=line)
+    for other in plan.robust.paths:
+        if other.name != scenario:
+            assert table[other.name]["pv"] == pytest.approx(other.pv_cost, rel=REL)
+    expected = plan.document["strategies"]["robust"]["pv_cost"]
+    assert table[None]["pv"] == pytest.approx(
+        expected + q.probability * (pv - q.pv_cost), rel=REL)

@@ -25,8 +25,9 @@ Flask.test_client_class = ClosingClient   # every app the tests create
 # subprocesses (the CLI, served apps) inherit it
 os.environ.setdefault("BUYRENT_CURRENT_MONTH", "2026-12")
 # issue 27's default robust plan (three demand scenarios from the growth range) adds 3-30 s to
-# every full plan: the suite's plans leave it out (service/__init__.py, inherited by the plan
-# jobs' children and subprocesses) except in tests marked robust_default, which plan as users do
+# every full plan: the suite's plans leave it out (service/engine_switches.py, inherited by the
+# plan jobs' children and subprocesses) except in tests marked robust_default, which plan as
+# users do
 os.environ["BUYRENT_GROWTH_RANGE_SCENARIOS"] = "0"
 import models.robust  # noqa: E402  (after the variable: service imports read it)
 models.robust.FROM_RANGE = False

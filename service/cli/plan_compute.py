@@ -27,6 +27,9 @@ from service.cli.report import plan_table
 from service.cli.quiet import quiet_stdout
 from service.i18n.ingest_refusals import refusal
 from service.cli.usage_error import UsageError
+from service import engine_switches
+
+engine_switches.apply()   # the environment's engine switches (service/engine_switches.py)
 
 
 def load_scenario(path: Path | None) -> Scenario:

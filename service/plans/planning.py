@@ -22,6 +22,9 @@ from models.strategies import PlanError
 from service.plans.schedule_charts import schedule_charts
 from service import clock
 from service.ingest import IngestError, read_usage
+from service import engine_switches
+
+engine_switches.apply()   # the environment's engine switches (service/engine_switches.py)
 
 
 

@@ -30,6 +30,9 @@ from service.xlsx.export import WorkbookUnavailable, plan_xlsx_bytes
 from service.xlsx.print_setup import PrintLabel
 from service.i18n import N_
 from service.plans.jobs.records import error_json
+from service import engine_switches
+
+engine_switches.apply()   # the environment's engine switches (service/engine_switches.py)
 
 Send = Callable[[tuple], None]
 REFUSED = (IngestError, ProfileError, PlanError, StagedError, PlanningError, ValidationError)

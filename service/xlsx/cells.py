@@ -41,6 +41,8 @@ FORMATS = {
     "date": {"num_format": "yyyy-mm-dd", "valign": "top"},
     "datetime": {"num_format": "yyyy-mm-dd hh:mm", "valign": "top"},
     "input": {"bg_color": "#FFF2CC", "border": 1, "num_format": "General", "valign": "top"},
+    "input_percent": {"bg_color": "#FFF2CC", "border": 1, "num_format": "0.00%",
+                      "valign": "top"},
     "key_number": {"num_format": "#,##0.####", "align": "right", "valign": "top"},
     "key_text": {"align": "right", "valign": "top"},
     "derived": {"bg_color": "#E2EFDA", "num_format": "General", "valign": "top"},

@@ -19,7 +19,6 @@ from typing import Optional
 from models.ledger import Ledger, PathLedger
 from models.scenario import Scenario
 from service.i18n import N_, current_locale, DEFAULT, gettext as tr
-from service.i18n.labels import strategy_label
 from service.i18n.robust_words import scenario_name
 from service.xlsx.cells import add_sheet, sheet_ref, write_text
 from service.xlsx.print_setup import ROW_HEIGHT, PrintLabel, print_setup, text_lines
@@ -40,12 +39,12 @@ INVALID = re.compile(r"[\[\]:*?/\\]")
 
 def path_sheet_names(paths: tuple[PathLedger, ...], robust: dict) -> list[str]:
     """Each scenario's sheet name: ``robust <name>`` in English (the strategy's key, as the
-    strategy sheets), the robust plan's label and the scenario's name in the reader's
+    strategy sheets), "robust plan" and the scenario's name in the reader's
     language otherwise; at most 31 characters, none of []:*?/\\, no two alike (Excel compares
     sheet names without case)."""
     names: list[str] = []
     for k, q in enumerate(paths, start=1):
-        head = "robust" if current_locale() == DEFAULT else strategy_label("robust")
+        head = "robust" if current_locale() == DEFAULT else tr(N_("robust plan"))
         name = INVALID.sub(" ", f"{head} {scenario_name(robust, q.name)}").strip("' ")[:31]
         if name.lower() in {n.lower() for n in names} or name.lower() == tr(SHEET).lower():
             name = f"{name[:27]} {k}"
@@ -116,6 +115,7 @@ def write_scenarios(workbook, fmt: dict, s: Scenario, doc: dict, ledger: Ledger,
                                   name=scenario_name(robust, q.name)), fmt["bold"])
         decisions.append(write_decision_rows(ws, sheet, fmt, s, q.strategy, row + 1,
                                              START_CELL))
+        ws.set_row(row + 1, 30)     # the headers wrap on two lines
         row += 3 + len(q.strategy.schedule_rows)
     infos = {}
     for q, name, refs in zip(paths, names, decisions):
@@ -123,13 +123,13 @@ def write_scenarios(workbook, fmt: dict, s: Scenario, doc: dict, ledger: Ledger,
                                   useful_pv=q.useful_pv)
         infos[q.name] = write_strategy_sheet(
             workbook, fmt, s, own, q.strategy, refs, label, sheet_name=name,
-            title=tr("%(strategy)s, scenario %(name)s", strategy=strategy_label("robust"),
+            title=tr("%(strategy)s, demand scenario %(name)s", strategy=tr(N_("robust plan")),
                      name=scenario_name(robust, q.name)))
     for i, (q, name) in enumerate(zip(paths, names)):
         r = TABLE_ROW + 1 + i
         write_text(ws, r, 0, scenario_name(robust, q.name))
         write_text(ws, r, 1, name)
-        ws.write_number(r, 2, q.probability, fmt["input"])
+        ws.write_number(r, 2, q.probability, fmt["input_percent"])
         ws.write_number(r, 3, q.growth_annual, fmt["percent"])
         figures = q.strategy.figures
         for j, key in FIGURES.items():

@@ -209,18 +209,23 @@ def sheets_moved_as_engine(book, plan, ctx, total: bool = False) -> int:
     moved = 0
     for name_, r in sheet_strategies(plan).items():
         expected = ctx.evaluate(name_, r.capacity if r.capacity is not None else r.plan)
-        ws = book[name_]
-        assert ws["B6"].value == pytest.approx(expected.pv_cost, rel=REL), name_
-        if total:
-            assert ws["B5"].value == pytest.approx(expected.total_cost, rel=REL), name_
-        cols = header_columns(ws)
-        for line in COST_LINES + CREDIT_LINES:
-            got = [ws.cell(FIRST + 1 + m, cols[LINE_TITLES[line]]).value
-                   for m in range(len(expected.lines[line]))]
-            np.testing.assert_allclose(got, expected.lines[line], rtol=REL, atol=ABS,
-                                       err_msg=f"{name_} {line}")
+        sheet_equals(book[name_], expected, name_, total)
         moved += not math.isclose(expected.pv_cost, r.pv_cost, rel_tol=1e-6)
     return moved
+
+
+def sheet_equals(ws, expected, label: str, total: bool = False) -> None:
+    """A recalculated strategy sheet against the engine's result: PV (and, with ``total``,
+    total cost) and every cost and credit line by month, to 1e-9."""
+    assert ws["B6"].value == pytest.approx(expected.pv_cost, rel=REL), label
+    if total:
+        assert ws["B5"].value == pytest.approx(expected.total_cost, rel=REL), label
+    cols = header_columns(ws)
+    for line in COST_LINES + CREDIT_LINES:
+        got = [ws.cell(FIRST + 1 + m, cols[LINE_TITLES[line]]).value
+               for m in range(len(expected.lines[line]))]
+        np.testing.assert_allclose(got, expected.lines[line], rtol=REL, atol=ABS,
+                                   err_msg=f"{label} {line}")
 
 
 @pytest.mark.parametrize("name, field, value, section", CHANGES)
@@ -324,14 +329,7 @@ def path_sheets_equal_engine(book, plan) -> dict[str, float]:
     pvs = {}
     for q, r in zip(plan.robust.paths, plan.robust.path_results()):
         ws = book[table[q.name]["sheet"]]
-        assert ws["B6"].value == pytest.approx(r.pv_cost, rel=REL), q.name
-        assert ws["B5"].value == pytest.approx(r.total_cost, rel=REL), q.name
-        cols = header_columns(ws)
-        for line in COST_LINES + CREDIT_LINES:
-            got = [ws.cell(FIRST + 1 + m, cols[LINE_TITLES[line]]).value
-                   for m in range(len(r.lines[line]))]
-            np.testing.assert_allclose(got, r.lines[line], rtol=REL, atol=ABS,
-                                       err_msg=f"{q.name} {line}")
+        sheet_equals(ws, r, q.name, total=True)
         pvs[q.name] = ws["B6"].value
     return pvs
 

@@ -41,6 +41,14 @@ DECISION_KINDS = ("buy", "commit", "sell")
 # the extensive form's wall-clock limit: at it the best schedules found are kept and the plan
 # states their gap to HiGHS's bound (a plan job has 900 s for everything)
 ROBUST_SECONDS = 120.0
+# The stacked MILP's HiGHS options: the staged plan's, with HiGHS's primal heuristics back on.
+# One plan's MILP needs none (its LP solutions are near-integral), but a stack of paths tied by
+# their first decisions found incumbents only at integral nodes: bench/robust.py --scenarios 9
+# took 85 s for its first round to a 1e-4 gap without them, 9 s with them
+STACKED_OPTIONS = {k: v for k, v in HIGHS_OPTIONS.items() if not k.startswith("mip_heuristic")}
+# a path's own proven optimum less this share is the floor of its cost in the extensive form:
+# HiGHS's feasibility tolerances may put a solution's objective a hair under the true optimum
+FLOOR_TOLERANCE = 1e-9
 ALTERNATIVE_WITHIN = 0.02   # the least-capital alternative's allowance over the least PV
 # without demand scenarios of its own, a plan's paths are its demand growth range's ends and
 # its own growth, weighted like a three-point estimate (issue 27)
@@ -332,7 +340,8 @@ def robust_optimum(ctx: PlanContext, profile: Optional[UsageProfile] = None,
         # extensive form (bench/robust.py: 30 s -> 13 s)
         alone = ([solve(c, use_spot, block=b, loose=True) for c, b in zip(ctxs, blocks)]
                  if foresight else None)
-        result = solve_extensive(ctxs, blocks, paths, use_spot, base_path(ctx, paths))
+        result = solve_extensive(ctxs, blocks, paths, use_spot, base_path(ctx, paths),
+                                 floors(alone, blocks) if alone is not None else None)
         if alternative and foresight and result.weight == 0 and result.gap == 0:
             least = float(np.dot([q.probability for q in result.paths],
                                  [q.objective for q in result.paths]))
@@ -445,7 +454,8 @@ def stack(blocks: list[Block], months: int, extra: int = 0) -> Stacked:
 
 def run_loop(st: Stacked, cost: np.ndarray, extra: Optional[tuple] = None,
              seconds: float = ROBUST_SECONDS, start: Optional[np.ndarray] = None,
-             loose: float = LOOSE_GAP) -> tuple[np.ndarray, list, int, bool, float]:
+             loose: float = LOOSE_GAP, options: Optional[dict] = None, lift: bool = True
+             ) -> tuple[np.ndarray, list, int, bool, float]:
     """The cutting-plane loop over a stacked MILP: solve, add tangents where a path's
     epigraph falls short, until none does at an exact solution.
 
@@ -464,6 +474,11 @@ def run_loop(st: Stacked, cost: np.ndarray, extra: Optional[tuple] = None,
         as its first incumbent.
     loose : float, default LOOSE_GAP
         The relative gap of the rounds that only place tangents.
+    options : dict, optional
+        HiGHS options; default ``STACKED_OPTIONS``.
+    lift : bool, default True
+        Start each round from the last solution at its true costs (:func:`lifted`) when it
+        meets the round's rows; else from ``start``.
 
     Returns
     -------
@@ -491,6 +506,7 @@ def run_loop(st: Stacked, cost: np.ndarray, extra: Optional[tuple] = None,
     # shortfall (the proof). The stacked MILP's near-ties (a server bought a quarter earlier or
     # later) made each exact round search thousands of nodes: bench/robust.py 13 s -> 8.6 s
     rel_gap = loose
+    given = start
     while True:
         rounds += 1
         parts = [assemble(b.prob, b.cuts, b.nvar) for b in st.blocks]
@@ -504,9 +520,12 @@ def run_loop(st: Stacked, cost: np.ndarray, extra: Optional[tuple] = None,
         row_upper = np.concatenate([hi for _, _, hi in parts] + [zeros]
                                    + ([extra[2]] if extra else []))
         left = max(min(MILP_SECONDS * S, deadline - time.monotonic()), 1.0)
-        found = solve_mip(cost, st.integer, st.lower, st.upper, sp.vstack(mats, format="csr"),
-                          row_lower, row_upper, {"mip_rel_gap": rel_gap,
-                                                 "time_limit": float(left), **HIGHS_OPTIONS},
+        rows = sp.vstack(mats, format="csr")
+        if start is not None and not feasible(st, rows, row_lower, row_upper, start):
+            start = given
+        found = solve_mip(cost, st.integer, st.lower, st.upper, rows, row_lower, row_upper,
+                          {"mip_rel_gap": rel_gap, "time_limit": float(left),
+                           **(STACKED_OPTIONS if options is None else options)},
                           start=start)
         if found.x is None:
             raise StagedError(f"the robust MILP did not solve: {found.status}")
@@ -516,6 +535,9 @@ def run_loop(st: Stacked, cost: np.ndarray, extra: Optional[tuple] = None,
         timed_out = found.timed_out or time.monotonic() >= deadline
         checks = [b.shortfalls(st.part(x, i)) for i, b in enumerate(st.blocks)]
         tight = not any(v.size for _, short in checks for v in short.values())
+        # the next round starts from this solution at its true costs: feasible whatever
+        # tangents are added (each is below the true cost), and as dear as the schedule is
+        start = lifted(st, x, checks) if lift else given
         if tight and rel_gap > 0 and not timed_out:
             rel_gap = 0.0                   # tangents placed: now the exact MILP
             continue
@@ -525,6 +547,67 @@ def run_loop(st: Stacked, cost: np.ndarray, extra: Optional[tuple] = None,
             if any(v.size for v in short.values()):
                 b.add_cuts(b.prob.levels(st.part(x, i)), short)
     return x, checks, rounds, timed_out, found.bound
+
+
+def lifted(st: Stacked, x: np.ndarray, checks: list) -> np.ndarray:
+    """A stacked solution with every epigraph raised to its function's true cost (a hair
+    above, for HiGHS's feasibility tolerance): it satisfies every tangent, present or to come.
+
+    Parameters
+    ----------
+    st : Stacked
+        The stacked MILP.
+    x : numpy.ndarray
+        A solution of it.
+    checks : list
+        Each block's (true costs, shortfalls) at ``x`` (:meth:`Block.shortfalls`).
+
+    Returns
+    -------
+    numpy.ndarray
+        The lifted copy of ``x``.
+    """
+    y = x.copy()
+    for i, (b, (true, _short)) in enumerate(zip(st.blocks, checks)):
+        part, H = st.part(y, i), b.ctx.horizon
+        for which in b.order:
+            at = b.reps[which]
+            cost = np.bincount(b.owner[which], weights=true[which], minlength=H)[at]
+            j = b.prob.epigraph(which, at)
+            part[j] = np.maximum(part[j], cost + 1e-9 * np.abs(cost) + 1e-6)
+    return y
+
+
+def feasible(st: Stacked, rows: sp.csr_matrix, row_lower: np.ndarray, row_upper: np.ndarray,
+             x: np.ndarray) -> bool:
+    """Whether a point meets a stacked MILP's rows and bounds (HiGHS's 1e-7 tolerance, relative
+    to each row's size), so that HiGHS takes it as its first incumbent.
+
+    Parameters
+    ----------
+    st : Stacked
+        The stacked MILP (bounds, integers).
+    rows : scipy.sparse.csr_matrix
+        Its constraint rows this round.
+    row_lower : numpy.ndarray
+        The rows' lower bounds.
+    row_upper : numpy.ndarray
+        The rows' upper bounds.
+    x : numpy.ndarray
+        The point.
+
+    Returns
+    -------
+    bool
+        True when every row and bound holds and the integers are whole.
+    """
+    ax = rows @ x
+    size = np.maximum(1.0, np.abs(rows).max(axis=1).toarray().ravel() * np.abs(x).max())
+    tol = 1e-9 * size
+    ints = st.integer.astype(bool)
+    return bool(np.all(ax >= row_lower - tol) and np.all(ax <= row_upper + tol)
+                and np.all(x >= st.lower - 1e-9) and np.all(x <= st.upper + 1e-9)
+                and np.all(x[ints] == np.round(x[ints])))
 
 
 def path_plans(ctxs: list[PlanContext], st: Stacked, x: np.ndarray, checks: list,
@@ -569,9 +652,42 @@ def path_plans(ctxs: list[PlanContext], st: Stacked, x: np.ndarray, checks: list
     return out
 
 
+def floors(alone: list, blocks: list[Block]) -> list[Optional[float]]:
+    """Each path's proven least MILP cost, a floor under its block's cost in the stacked MILP.
+
+    A path's own staged optimum, proven with its block's tangents (gap 0, convex), is the least
+    its MILP cost can be for any schedule of the path; tangents added later only raise that
+    cost, and the robust plan's schedule of the path is one such schedule. So ``prob.cost @
+    x_s >= floor_s`` is valid in the extensive form, and it lifts the LP relaxation from each
+    block's weak relaxation to its integer optimum (the stacked MILP's bound starts at the
+    wait-and-see value, the EVPI away from the optimum).
+
+    Parameters
+    ----------
+    alone : list of models.staged.StagedResult
+        Each path's own optimum, solved with its block.
+    blocks : list of Block
+        Each path's block.
+
+    Returns
+    -------
+    list of float or None
+        Per path, the floor of ``prob.cost @ x_s`` [currency] (less 1e-9 of the PV for
+        HiGHS's tolerances); None where the optimum is not proven.
+    """
+    out: list[Optional[float]] = []
+    for own, b in zip(alone, blocks):
+        if own.gap != 0.0 or getattr(own, "timed_out", False) or b.concave.any():
+            out.append(None)
+            continue
+        out.append(own.objective - FLOOR_TOLERANCE * max(1.0, abs(own.objective))
+                   - b.prob.base - b.constant)
+    return out
+
+
 def solve_extensive(ctxs: list[PlanContext], blocks: list[Block],
-                    paths: tuple[DemandScenario, ...], use_spot: bool, base: int
-                    ) -> RobustResult:
+                    paths: tuple[DemandScenario, ...], use_spot: bool, base: int,
+                    floor: Optional[list[Optional[float]]] = None) -> RobustResult:
     """The robust plan: the stacked MILP of every path with its risk objective.
 
     Parameters
@@ -586,6 +702,8 @@ def solve_extensive(ctxs: list[PlanContext], blocks: list[Block],
         Whether the blocks allow spot.
     base : int
         Index of the base path (:func:`base_path`).
+    floor : list of float or None, optional
+        Each block's least MILP cost (:func:`floors`), added as rows.
 
     Returns
     -------
@@ -622,6 +740,21 @@ def solve_extensive(ctxs: list[PlanContext], blocks: list[Block],
             c += list(int(st.offsets[i]) + nz) + [u0 + i, eta]
             v += list(-b.prob.cost[nz]) + [1.0, 1.0]
         extra = (sp.csr_matrix((v, (r, c)), shape=(S, st.nvar)), consts, np.full(S, np.inf))
+    if floor is not None and any(f is not None for f in floor):
+        r, c, v, lows = [], [], [], []
+        for i, (b, f) in enumerate(zip(blocks, floor)):
+            if f is None:
+                continue
+            nz = np.flatnonzero(b.prob.cost)
+            r += [len(lows)] * len(nz)
+            c += list(int(st.offsets[i]) + nz)
+            v += list(b.prob.cost[nz])
+            lows.append(f)
+        rows = (sp.csr_matrix((v, (r, c)), shape=(len(lows), st.nvar)), np.array(lows),
+                np.full(len(lows), np.inf))
+        extra = rows if extra is None else (sp.vstack([extra[0], rows[0]], format="csr"),
+                                            np.concatenate([extra[1], rows[1]]),
+                                            np.concatenate([extra[2], rows[2]]))
     x, checks, rounds, timed_out, dual = run_loop(st, cost, extra,
                                                   min(TOTAL_SECONDS * S, ROBUST_SECONDS))
     out = path_plans(ctxs, st, x, checks, paths, use_spot)
@@ -727,7 +860,7 @@ def least_capital(ctxs: list[PlanContext], blocks: list[Block],
     try:
         x, checks, _rounds, timed_out, _dual = run_loop(
             st, cost, (sp.csr_matrix(row.reshape(1, -1)), np.array([-np.inf]),
-                       np.array([cap])), start=start)
+                       np.array([cap])), start=start, options=HIGHS_OPTIONS, lift=False)
     except StagedError:
         return None
     if timed_out:

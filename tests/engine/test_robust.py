@@ -198,3 +198,45 @@ def test_path_results_cost_each_schedule_on_its_own_demand():
     assert_allclose([x.pv_cost for x in results], [q.pv_cost for q in r.paths], rtol=1e-12)
     useful = [x.useful_gpu_hours for x in results]
     assert useful[0] < useful[1] < useful[2]          # growth 10 %, 50 %, 100 %
+
+
+def test_each_paths_floor_is_under_its_cost_and_a_lifted_point_meets_every_tangent():
+    """The extensive form's two aids (models/robust.py floors, lifted) change no result, only
+    the search: each path's floor (its own proven optimum, less 1e-9) is at most the MILP cost
+    of that path's block at the robust solution, and at most the cost of its own optimum; a
+    solution lifted to its true costs meets every tangent of every block, those placed after
+    it included, and costs what the paths' schedules cost (true costs at the same levels)."""
+    from models.robust import floors, lifted, stack
+    from models.staged import assemble, solve
+    s, profile = case(5, months=24)
+    ctx = build_context(s, profile)
+    r = robust_optimum(ctx, profile)
+    ctxs = path_contexts(ctx, s.staging.demand_scenarios, profile)
+    blocks = [Block(c, r.use_spot) for c in ctxs]
+    alone = [solve(c, r.use_spot, block=b, loose=True) for c, b in zip(ctxs, blocks)]
+    low = floors(alone, blocks)
+    for q, b, f, own in zip(r.paths, blocks, low, alone):
+        assert f is not None                          # proven: gap 0, convex
+        # the floor is the path's optimum in the block's terms, a hair under it
+        assert f + b.prob.base + b.constant == pytest.approx(own.objective, rel=1e-8)
+        assert f + b.prob.base + b.constant <= own.objective
+        assert q.objective >= own.objective * (1 - 1e-9)   # no schedule of the path is cheaper
+    st = stack(blocks, s.staging.decide_now_months)
+    x = r.solution[:st.nvar].copy()
+    checks = [b.shortfalls(st.part(x, i)) for i, b in enumerate(blocks)]
+    y = lifted(st, x, checks)
+    for i, b in enumerate(blocks):
+        part = st.part(y, i)
+        # tangents at other levels, added after the lift: still met
+        b.add_cuts({w: b.prob.levels(part)[w] * 1.1 + 1.0 for w in b.order})
+        b.add_cuts({w: b.prob.levels(part)[w] * 0.7 for w in b.order})
+        a, lo, hi = assemble(b.prob, b.cuts, b.nvar)
+        ax = a @ part
+        # HiGHS's solution meets the block's own rows to its tolerances (seen: 2.8e-6 GPUs)
+        assert np.all(ax >= lo - 1e-5 - 1e-9 * np.abs(lo)), i
+        assert np.all(ax <= hi + 1e-5 + 1e-9 * np.abs(hi)), i
+        true, _ = checks[i]
+        cost = b.prob.cost @ part + b.prob.base + b.constant
+        # each epigraph a hair (1e-9 of itself + 1e-6) above its true cost
+        assert cost == pytest.approx(b.objective(part, true), rel=1e-7)
+        assert cost >= b.objective(part, true)

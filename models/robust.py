@@ -56,7 +56,7 @@ DEFAULT_PATHS = (("low", 0.25), ("likely", 0.5), ("high", 0.25))
 GROWTH_RANGE = "profile.growth_annual"
 # whether plans without demand scenarios get the growth range's three (the product: always;
 # staging.scenarios_from_growth_range opts one plan out). The test suite turns it off outside
-# the tests about it (tests/conftest.py): it adds 3-30 s to each of its hundreds of plans.
+# the tests about it (tests/conftest.py): it adds 5-40 s to each of its hundreds of plans.
 FROM_RANGE = True
 
 

@@ -2,7 +2,7 @@
 
 ``BUYRENT_GROWTH_RANGE_SCENARIOS=0``: plans without demand scenarios of their own get no robust
 plan from the demand growth range (issue 27's default; ``models.robust.FROM_RANGE``). The test
-suite sets it (tests/conftest.py): the default adds 3-30 s to each of its hundreds of plans that
+suite sets it (tests/conftest.py): the default adds 5-40 s to each of its hundreds of plans that
 test something else. The modules that compute plans (the CLI's, the plan jobs', the in-process
 planning) call :func:`apply` when imported, so a plan job's child or a CLI subprocess inherits
 the switch with the environment; importing this module loads nothing of the engine.

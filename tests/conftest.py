@@ -24,7 +24,7 @@ Flask.test_client_class = ClosingClient   # every app the tests create
 # (service.clock): the suite pins the month, so that its figures do not move with the calendar;
 # subprocesses (the CLI, served apps) inherit it
 os.environ.setdefault("BUYRENT_CURRENT_MONTH", "2026-12")
-# issue 27's default robust plan (three demand scenarios from the growth range) adds 3-30 s to
+# issue 27's default robust plan (three demand scenarios from the growth range) adds 5-40 s to
 # every full plan: the suite's plans leave it out (service/engine_switches.py, inherited by the
 # plan jobs' children and subprocesses) except in tests marked robust_default, which plan as
 # users do

@@ -677,7 +677,7 @@ def floors(alone: list, blocks: list[Block]) -> list[Optional[float]]:
     """
     out: list[Optional[float]] = []
     for own, b in zip(alone, blocks):
-        if own.gap != 0.0 or getattr(own, "timed_out", False) or b.concave.any():
+        if own.gap != 0.0 or own.timed_out or b.concave.any():
             out.append(None)
             continue
         out.append(own.objective - FLOOR_TOLERANCE * max(1.0, abs(own.objective))
@@ -733,25 +733,14 @@ def solve_extensive(ctxs: list[PlanContext], blocks: list[Block],
         cost[u0:u0 + S] = w * p / (1.0 - alpha)
         st.lower[u0:u0 + S] = 0.0                   # eta is free; u >= 0
         # u_s + eta - cost_s x_s >= base_s + const_s
-        r, c, v = [], [], []
-        for i, b in enumerate(blocks):
-            nz = np.flatnonzero(b.prob.cost)
-            r += [i] * (len(nz) + 2)
-            c += list(int(st.offsets[i]) + nz) + [u0 + i, eta]
-            v += list(-b.prob.cost[nz]) + [1.0, 1.0]
-        extra = (sp.csr_matrix((v, (r, c)), shape=(S, st.nvar)), consts, np.full(S, np.inf))
-    if floor is not None and any(f is not None for f in floor):
-        r, c, v, lows = [], [], [], []
-        for i, (b, f) in enumerate(zip(blocks, floor)):
-            if f is None:
-                continue
-            nz = np.flatnonzero(b.prob.cost)
-            r += [len(lows)] * len(nz)
-            c += list(int(st.offsets[i]) + nz)
-            v += list(b.prob.cost[nz])
-            lows.append(f)
-        rows = (sp.csr_matrix((v, (r, c)), shape=(len(lows), st.nvar)), np.array(lows),
-                np.full(len(lows), np.inf))
+        ties = sp.csr_matrix((np.ones(2 * S), (np.repeat(np.arange(S), 2),
+                                               np.ravel([[u0 + i, eta] for i in range(S)]))),
+                             shape=(S, st.nvar))
+        extra = (ties - block_costs(st), consts, np.full(S, np.inf))
+    proven = [i for i, f in enumerate(floor or ()) if f is not None]
+    if proven:   # cost_s x_s >= floor_s (floors)
+        rows = (block_costs(st)[proven], np.array([floor[i] for i in proven]),
+                np.full(len(proven), np.inf))
         extra = rows if extra is None else (sp.vstack([extra[0], rows[0]], format="csr"),
                                             np.concatenate([extra[1], rows[1]]),
                                             np.concatenate([extra[2], rows[2]]))
@@ -778,6 +767,27 @@ def solve_extensive(ctxs: list[PlanContext], blocks: list[Block],
                         paths[base].name, staging.decide_now_months,
                         until, rounds, gap if math.isfinite(gap) else abs(value), use_spot,
                         notes, solution=x)
+
+
+def block_costs(st: Stacked) -> sp.csr_matrix:
+    """Each path's MILP cost as a row over the stacked variables: row s is ``prob.cost`` of
+    block s at its offset (the CVaR rows, the floors and the expected PV read it).
+
+    Parameters
+    ----------
+    st : Stacked
+        The stacked MILP.
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix
+        (paths, nvar) [currency per unit of each variable].
+    """
+    rows = [sp.csr_matrix(b.prob.cost.reshape(1, -1)) for b in st.blocks]
+    left = [sp.csr_matrix((1, int(st.offsets[i]))) for i in range(len(rows))]
+    right = [sp.csr_matrix((1, st.nvar - int(st.offsets[i + 1]))) for i in range(len(rows))]
+    return sp.vstack([sp.hstack([a, r, c]) for a, r, c in zip(left, rows, right)],
+                     format="csr")
 
 
 def year_one_costs(st: Stacked, p: np.ndarray) -> np.ndarray:
@@ -852,9 +862,7 @@ def least_capital(ctxs: list[PlanContext], blocks: list[Block],
         out = path_plans(ctxs, st, x, [b.shortfalls(st.part(x, i)) for i, b in
                                        enumerate(blocks)], paths, use_spot)
         return Alternative(out, float(p @ [q.pv_cost for q in out]), 0.0, within)
-    row = np.zeros(st.nvar)
-    for i, b in enumerate(blocks):
-        row[st.offsets[i]:st.offsets[i + 1]] = p[i] * b.prob.cost
+    row = p @ block_costs(st)     # the expected PV's variable part
     consts = float(p @ [b.prob.base + b.constant for b in blocks])
     cap = (1.0 + within) * expected - consts
     try:

@@ -125,3 +125,28 @@ def test_the_new_scenario_page_draws_the_slider(login):
     assert 'data-slider-for="staging.risk.cvar_weight"' in html
     assert 'name="staging.risk.cvar_weight"' in html       # the number input is what is posted
 
+
+
+@pytest.mark.robust_default
+def test_a_plan_without_demand_scenarios_shows_the_growth_ranges_three(tmp_path: Path):
+    """The sample scenario gives no demand scenarios: its plan page (English and Korean) shows
+    the robust plan over its growth range's low end, own growth and high end, and says so with
+    the probabilities 25 %, 50 % and 25 % (a bare % in that text broke the page with a 500)."""
+    (tmp_path / "db").mkdir()
+    (tmp_path / "copy").mkdir()
+    path, result = planned_database(tmp_path / "db", SAMPLES / "scenario_h100.json", USAGE)
+    r = result.document["strategies"]["robust"]
+    assert r["scenarios_from_range"] and len(r["scenarios"]) == 3
+    app, b = browse_copy(tmp_path / "copy", path)
+    try:
+        page = b.get(PAGE)
+        assert page.status_code == 200
+        text = unescape(page.get_data(as_text=True))
+        assert 'id="robust-from-range"' in text
+        assert "with probabilities 25 %, 50 % and 25 %." in text
+        assert b.post("/language", {"lang": "ko", "next": PAGE}).status_code == 302
+        page = b.get(PAGE)
+        assert page.status_code == 200
+        assert "확률은 25 %, 50 %, 25 %입니다" in unescape(page.get_data(as_text=True))
+    finally:
+        app.extensions["buyrent_engine"].dispose()

@@ -111,9 +111,21 @@ def risk_words(r: dict, currency: str) -> list[str]:
              alpha=formats.percent(r["cvar_alpha"], 0), cvar=money(r["cvar"]),
              tail=formats.percent(1 - r["cvar_alpha"], 0),
              weight=formats.number(r["cvar_weight"], 2))]
+    gap = r.get("gap") or 0.0
+    if gap > 0:
+        # a time-limited plan is at most ``gap`` above the optimum: the EVPI measured from it
+        # is at most that much too high, the VSS at most that much too low (and may be < 0)
+        out.insert(0, _("Not proven optimal: the plan's objective is within %(gap)s of the "
+                        "least possible; the EVPI and VSS below may be off by as much.",
+                        gap=money(gap)))
     if r.get("evpi") is not None:
-        out.append(_("EVPI %(evpi)s: what knowing now which scenario comes would save.",
-                     evpi=money(r["evpi"])))
+        if gap > 0:
+            out.append(_("EVPI between %(low)s and %(evpi)s: what knowing now which scenario "
+                         "comes would save.", low=money(max(r["evpi"] - gap, 0.0)),
+                         evpi=money(r["evpi"])))
+        else:
+            out.append(_("EVPI %(evpi)s: what knowing now which scenario comes would save.",
+                         evpi=money(r["evpi"])))
     alt = r.get("alternative")
     if alt:
         common = [d for d in alt["scenarios"][0]["schedule"] if d["month"] <= r["decide_now_until"]]
@@ -128,9 +140,15 @@ def risk_words(r: dict, currency: str) -> list[str]:
             until=r["decide_now_until"], capital=money(alt["year_one_capital"]),
             expected=money(alt["expected_pv"])))
     if r.get("vss") is not None:
-        out.append(_("VSS %(vss)s: what planning for every scenario saves over planning for "
-                     "%(base)s alone and adapting later.", vss=money(r["vss"]),
-                     base=scenario_name(r, r["base"])))
+        if gap > 0:
+            out.append(_("VSS between %(vss)s and %(high)s: what planning for every scenario "
+                         "saves over planning for %(base)s alone and adapting later.",
+                         vss=money(r["vss"]), high=money(r["vss"] + gap),
+                         base=scenario_name(r, r["base"])))
+        else:
+            out.append(_("VSS %(vss)s: what planning for every scenario saves over planning "
+                         "for %(base)s alone and adapting later.", vss=money(r["vss"]),
+                         base=scenario_name(r, r["base"])))
     held = r.get("held_fixed") or {}
     if "on_demand" in held:
         out.append(_("Against all on demand over the same scenarios (expected PV %(od)s) it "

@@ -13,6 +13,8 @@ from werkzeug.datastructures import MultiDict
 from models.scenario import Scenario
 from service.cli.report import robust_lines
 from service.forms.scenario import build_form, validate_form
+from service.i18n import using_locale
+from service.i18n.robust_words import risk_words
 from service.plans.live import without_uncertainty
 from service.paths import SAMPLES
 from tests.support.client import form_data
@@ -99,6 +101,38 @@ def test_the_cli_prints_the_robust_plan(robust):
     assert [row.split()[0] for row in table[1:]] == ["slow", "expected", "fast"]
     assert any(line.strip().startswith("EVPI") for line in lines)
     assert any(line.strip().startswith("VSS") for line in lines)
+
+
+# a robust section as a time-limited plan stores it (figures made up, arithmetic in comments)
+UNPROVEN = {"expected_pv": 44_500_000.0, "cvar": 51_000_000.0, "cvar_alpha": 0.9,
+            "cvar_weight": 0.0, "evpi": 900.0, "vss": -400.0, "base": "likely",
+            "scenarios_from_range": False, "gap": 1_365.0, "alternative": None,
+            "held_fixed": {}}
+
+
+def test_an_unproven_plan_says_its_gap_in_money_and_bounds_evpi_and_vss():
+    words = risk_words(UNPROVEN, "USD")
+    assert words[0] == ("Not proven optimal: the plan's objective is within $1,365 of the least "
+                        "possible; the EVPI and VSS below may be off by as much.")
+    # the optimum is at most 1,365 below the plan: EVPI 900 - 1,365 < 0 -> from $0.00 (below $100 a total shows cents) to $900;
+    # VSS -400 .. -400 + 1,365 = 965
+    assert "EVPI between $0.00 and $900: what knowing now" in " ".join(words)
+    assert "VSS between -$400 and $965: what planning" in " ".join(words)
+    proven = risk_words({**UNPROVEN, "gap": 0.0, "vss": 400.0}, "USD")
+    assert not any("proven" in w or "between" in w for w in proven)
+    assert any(w.startswith("VSS $400: ") for w in proven)
+    with using_locale("ko"):
+        korean = risk_words(UNPROVEN, "KRW")
+    assert "₩1,365" in korean[0] and "Not proven" not in korean[0]
+    assert all(w.isascii() is False for w in korean)
+
+
+def test_the_cli_says_an_unproven_plan_is_unproven():
+    r = {**UNPROVEN, "decide_now_until": "2027-12", "common": [],
+         "scenarios": [{"name": "likely", "probability": 1.0, "growth_annual": 0.3,
+                        "pv_cost": 44_500_000.0, "schedule": []}]}
+    lines = robust_lines(r, "USD")
+    assert any("Not proven optimal" in line and "$1,365" in line for line in lines)
 
 
 def test_a_live_preview_plans_no_robust_plan():

@@ -3,16 +3,20 @@
 ``staging.demand_scenarios`` lists paths demand may take (a growth rate and a probability
 each). Decisions in the plan's first ``staging.decide_now_months`` months are made now, the
 same in every path (non-anticipativity); later decisions adapt to the path that turns out
-(recourse). The optimum is the extensive form: one staged MILP (models/staged.py
+(recourse). The problem is the extensive form: one staged MILP (models/staged.py
 :class:`Block`) per path, stacked, with equality rows tying the here-and-now decisions
 together, minimising
 
     (1 - w) E[PV] + w CVaR_alpha(PV),
     CVaR_alpha = min over eta of  eta + 1 / (1 - alpha) sum_s p_s max(PV_s - eta, 0)
 
-(Rockafellar-Uryasev: linear with eta and one u_s >= PV_s - eta, u_s >= 0 a path). Every
-path's epigraphs get tangents until each is tight, as in the staged plan, so the result is
-proven optimal (gap 0) or states its gap. Reported beside it, each path's own staged optimum
+(Rockafellar-Uryasev: linear with eta and one u_s >= PV_s - eta, u_s >= 0 a path). It is
+solved by branch and bound over the here-and-now decisions alone (:func:`solve_decomposed`,
+models/robust_search.py): a box bounded by the extensive form's LP relaxation within it, a
+point priced by each path's staged optimum with those decisions held. The stacked MILP with
+every path's epigraphs given tangents until each is tight (:func:`solve_extensive`) is the
+fallback and the tests' independent check. Either way the result is proven optimal (gap 0)
+or states its gap. Reported beside it, each path's own staged optimum
 (perfect foresight) gives the EVPI, expected PV of the robust plan minus the
 probability-weighted PV of those optima, and the base path's staged plan, its here-and-now
 decisions fixed and the rest re-optimised per path, gives the VSS, its expected PV minus the
@@ -31,9 +35,11 @@ import scipy.sparse as sp
 from models.capacity import CapacityPlan, schedule_plan
 from models.highs import solve_mip
 from models.profile import UsageProfile
+from models.robust_search import search
 from models.scenario import Decision, DemandScenario, Scenario
 from models.staged import (HIGHS_OPTIONS, LOOSE_GAP, MAX_ROUNDS, MILP_SECONDS, TOTAL_SECONDS,
-                           Block, StagedError, assemble, bounds, solve, to_decisions)
+                           Block, StagedError, StagedResult, assemble, bounds, solve,
+                           to_decisions)
 from models.strategies import PlanContext, StrategyResult
 from models.uncertainty import what_if_context
 
@@ -118,6 +124,9 @@ class RobustResult:
     held_fixed: dict[str, float] = field(default_factory=dict)
     # the stacked MILP's solution (the least-capital alternative starts from it)
     solution: Optional[np.ndarray] = field(default=None, repr=False)
+    # the search's priced here-and-now points: each path's staged optimum with them held
+    # (the VSS reads the base path's point from it)
+    priced: dict = field(default_factory=dict, repr=False)
 
     def expected_pv_held_fixed(self, capacity) -> float:
         """The expected PV of one static plan on every path.
@@ -295,7 +304,8 @@ def path_contexts(ctx: PlanContext, paths: tuple[DemandScenario, ...],
 
 
 def robust_optimum(ctx: PlanContext, profile: Optional[UsageProfile] = None,
-                   foresight: bool = True, alternative: bool = True) -> RobustResult:
+                   foresight: bool = True, alternative: bool = True,
+                   method: str = "decomposition") -> RobustResult:
     """The robust plan over the plan's demand paths (:func:`demand_paths`, module notes),
     with its EVPI and VSS.
 
@@ -311,6 +321,11 @@ def robust_optimum(ctx: PlanContext, profile: Optional[UsageProfile] = None,
     alternative : bool, default True
         With ``foresight`` and risk weight 0, also the least-capital plan within 2 %
         (:func:`least_capital`).
+    method : {"decomposition", "extensive"}, default "decomposition"
+        How the optimum is found: branch and bound over the here-and-now decisions, each
+        point priced path by path (:func:`solve_decomposed`), where it applies; or the
+        stacked MILP of every path (:func:`solve_extensive`, the fallback, and an
+        independent check of the first).
 
     Returns
     -------
@@ -329,6 +344,7 @@ def robust_optimum(ctx: PlanContext, profile: Optional[UsageProfile] = None,
                           "there is no robust plan")
     ctxs = path_contexts(ctx, paths, profile)
     errors = []
+    base = base_path(ctx, paths)
     for use_spot in (True, False):
         try:
             blocks = [Block(c, use_spot) for c in ctxs]
@@ -337,11 +353,14 @@ def robust_optimum(ctx: PlanContext, profile: Optional[UsageProfile] = None,
             continue
         # each path alone first (its foresight optimum, for the EVPI): the tangents it ends
         # with are tight at that path's optimum, near the robust plan's levels, and start the
-        # extensive form (bench/robust.py: 30 s -> 13 s)
+        # search (bench/robust.py: 30 s -> 13 s); its optimum is a floor under its cost
         alone = ([solve(c, use_spot, block=b, loose=True) for c, b in zip(ctxs, blocks)]
-                 if foresight else None)
-        result = solve_extensive(ctxs, blocks, paths, use_spot, base_path(ctx, paths),
-                                 floors(alone, blocks) if alone is not None else None)
+                 if foresight or method == "decomposition" else None)
+        result = (solve_decomposed(ctxs, blocks, paths, use_spot, base, alone)
+                  if method == "decomposition" else None)
+        if result is None:      # not decomposable (module notes of models/robust_search.py)
+            result = solve_extensive(ctxs, blocks, paths, use_spot, base,
+                                     floors(alone, blocks) if alone is not None else None)
         if alternative and foresight and result.weight == 0 and result.gap == 0:
             least = float(np.dot([q.probability for q in result.paths],
                                  [q.objective for q in result.paths]))
@@ -350,7 +369,7 @@ def robust_optimum(ctx: PlanContext, profile: Optional[UsageProfile] = None,
         break
     else:
         raise StagedError("; ".join(errors))
-    if alone is not None:
+    if foresight:
         add_foresight(result, ctx, ctxs, alone, blocks, paths)
     result.contexts, result.from_range = ctxs, from_range
     return result
@@ -635,21 +654,47 @@ def path_plans(ctxs: list[PlanContext], st: Stacked, x: np.ndarray, checks: list
         In the paths' order.
     """
     out = []
-    s = ctxs[0].scenario
-    first_month = ctxs[0].calendar.months[0]
     for i, (c, b, (true, _)) in enumerate(zip(ctxs, st.blocks, checks)):
         xi = st.part(x, i)
         decisions = to_decisions(c, b.prob, xi)
-        plan = schedule_plan(c.scenario, decisions, first_month, c.horizon, c.position, use_spot)
-        owned = (sum(c.owned_levels(plan).values(), np.zeros(c.horizon)) if s.server_types
-                 else plan.servers_online(c.horizon) * c.owned_per_server())
-        capacity = plan.committed_gpus(c.horizon) * s.on_demand.relative_throughput + owned
-        out.append(PathPlan(paths[i].name, paths[i].probability, paths[i].growth_annual,
-                            decisions, plan, c.pv(plan), b.objective(xi, true),
-                            capacity=capacity,
-                            demand_peak=np.asarray(c.tables.gross.peak, float),
-                            demand_mean=c.tables.gross.totals / c.calendar.hours))
+        plan = schedule_plan(c.scenario, decisions, c.calendar.months[0], c.horizon,
+                             c.position, use_spot)
+        out.append(path_plan(c, paths[i], decisions, plan, b.objective(xi, true), use_spot))
     return out
+
+
+def path_plan(c: PlanContext, path: DemandScenario, decisions: tuple[Decision, ...],
+              plan: CapacityPlan, objective: float, use_spot: bool) -> PathPlan:
+    """One path's schedule costed by the engine, with its capacity and demand by month.
+
+    Parameters
+    ----------
+    c : PlanContext
+        The path's context.
+    path : DemandScenario
+        The path.
+    decisions : tuple of Decision
+        Its schedule.
+    plan : CapacityPlan
+        The schedule's capacity plan.
+    objective : float
+        The MILP's PV of it [currency].
+    use_spot : bool
+        Whether spot is allowed.
+
+    Returns
+    -------
+    PathPlan
+        The path's plan.
+    """
+    s = c.scenario
+    owned = (sum(c.owned_levels(plan).values(), np.zeros(c.horizon)) if s.server_types
+             else plan.servers_online(c.horizon) * c.owned_per_server())
+    capacity = plan.committed_gpus(c.horizon) * s.on_demand.relative_throughput + owned
+    return PathPlan(path.name, path.probability, path.growth_annual, decisions, plan,
+                    c.pv(plan), objective, capacity=capacity,
+                    demand_peak=np.asarray(c.tables.gross.peak, float),
+                    demand_mean=c.tables.gross.totals / c.calendar.hours)
 
 
 def floors(alone: list, blocks: list[Block]) -> list[Optional[float]]:
@@ -685,6 +730,113 @@ def floors(alone: list, blocks: list[Block]) -> list[Optional[float]]:
     return out
 
 
+@dataclass
+class ExtensiveForm:
+    """The stacked MILP of every path with the risk objective: what both methods solve."""
+
+    st: Stacked
+    cost: np.ndarray            # objective coefficients [(nvar,)]
+    extra: Optional[tuple]      # (rows, lower, upper): CVaR's rows and the floors
+    constant: float             # the objective's constant: (1 - w) sum_s p_s const_s
+    p: np.ndarray               # the paths' probabilities
+    alpha: float
+    weight: float
+
+    def value(self, pvs: np.ndarray) -> float:
+        """The risk objective of the paths' PVs: (1 - w) E[PV] + w CVaR.
+
+        Parameters
+        ----------
+        pvs : numpy.ndarray
+            Each path's PV [currency].
+
+        Returns
+        -------
+        float
+            The objective [currency].
+        """
+        return ((1.0 - self.weight) * float(self.p @ pvs)
+                + self.weight * cvar(pvs, self.p, self.alpha))
+
+    def rows(self) -> tuple[sp.csr_matrix, np.ndarray, np.ndarray]:
+        """Every row at the blocks' present tangents: theirs, the links, the extra rows.
+
+        Returns
+        -------
+        tuple
+            (rows, lower, upper).
+        """
+        st = self.st
+        parts = [assemble(b.prob, b.cuts, b.nvar) for b in st.blocks]
+        diag = sp.block_diag([a for a, _, _ in parts], format="csr")
+        diag = sp.hstack([diag, sp.csr_matrix((diag.shape[0], st.nvar - int(st.offsets[-1])))],
+                         format="csr")
+        zeros = np.zeros(st.link.shape[0])
+        extra = self.extra
+        rows = sp.vstack([diag, st.link] + ([extra[0]] if extra else []), format="csr")
+        lower = np.concatenate([lo for _, lo, _ in parts] + [zeros]
+                               + ([extra[1]] if extra else []))
+        upper = np.concatenate([hi for _, _, hi in parts] + [zeros]
+                               + ([extra[2]] if extra else []))
+        return rows, lower, upper
+
+
+def extensive_form(blocks: list[Block], paths: tuple[DemandScenario, ...], staging,
+                   floor: Optional[list[Optional[float]]] = None) -> ExtensiveForm:
+    """Stack the paths' blocks with the risk objective and the floors.
+
+    Parameters
+    ----------
+    blocks : list of Block
+        Each path's MILP parts and tangents.
+    paths : tuple of DemandScenario
+        The paths (their probabilities).
+    staging : models.scenario.Staging
+        The plan's staging section (decide-now months, risk).
+    floor : list of float or None, optional
+        Each block's least MILP cost (:func:`floors`), added as rows.
+
+    Returns
+    -------
+    ExtensiveForm
+        The stacked MILP.
+
+    Raises
+    ------
+    StagedError
+        The paths' MILPs differ in their decisions.
+    """
+    alpha, w = staging.risk.cvar_alpha, staging.risk.cvar_weight
+    p = np.array([q.probability for q in paths])
+    S = len(blocks)
+    risk = w > 0
+    st = stack(blocks, staging.decide_now_months, 1 + S if risk else 0)
+    n_x = int(st.offsets[-1])
+    cost = np.zeros(st.nvar)
+    for i, b in enumerate(blocks):
+        cost[st.offsets[i]:st.offsets[i + 1]] = (1.0 - w) * p[i] * b.prob.cost
+    consts = np.array([b.prob.base + b.constant for b in blocks])
+    extra = None
+    if risk:
+        eta, u0 = n_x, n_x + 1
+        cost[eta] = w
+        cost[u0:u0 + S] = w * p / (1.0 - alpha)
+        st.lower[u0:u0 + S] = 0.0                   # eta is free; u >= 0
+        # u_s + eta - cost_s x_s >= base_s + const_s
+        ties = sp.csr_matrix((np.ones(2 * S), (np.repeat(np.arange(S), 2),
+                                               np.ravel([[u0 + i, eta] for i in range(S)]))),
+                             shape=(S, st.nvar))
+        extra = (ties - block_costs(st), consts, np.full(S, np.inf))
+    proven = [i for i, f in enumerate(floor or ()) if f is not None]
+    if proven:   # cost_s x_s >= floor_s (floors)
+        rows = (block_costs(st)[proven], np.array([floor[i] for i in proven]),
+                np.full(len(proven), np.inf))
+        extra = rows if extra is None else (sp.vstack([extra[0], rows[0]], format="csr"),
+                                            np.concatenate([extra[1], rows[1]]),
+                                            np.concatenate([extra[2], rows[2]]))
+    return ExtensiveForm(st, cost, extra, float((1.0 - w) * (p @ consts)), p, alpha, w)
+
+
 def solve_extensive(ctxs: list[PlanContext], blocks: list[Block],
                     paths: tuple[DemandScenario, ...], use_spot: bool, base: int,
                     floor: Optional[list[Optional[float]]] = None) -> RobustResult:
@@ -715,45 +867,14 @@ def solve_extensive(ctxs: list[PlanContext], blocks: list[Block],
     StagedError
         The paths' MILPs differ in their decisions, or HiGHS finds no solution.
     """
-    staging = ctxs[0].scenario.staging
-    alpha, w = staging.risk.cvar_alpha, staging.risk.cvar_weight
-    p = np.array([q.probability for q in paths])
-    S = len(blocks)
-    risk = w > 0
-    st = stack(blocks, staging.decide_now_months, 1 + S if risk else 0)
-    n_x = int(st.offsets[-1])
-    cost = np.zeros(st.nvar)
-    for i, b in enumerate(blocks):
-        cost[st.offsets[i]:st.offsets[i + 1]] = (1.0 - w) * p[i] * b.prob.cost
-    consts = np.array([b.prob.base + b.constant for b in blocks])
-    extra = None
-    if risk:
-        eta, u0 = n_x, n_x + 1
-        cost[eta] = w
-        cost[u0:u0 + S] = w * p / (1.0 - alpha)
-        st.lower[u0:u0 + S] = 0.0                   # eta is free; u >= 0
-        # u_s + eta - cost_s x_s >= base_s + const_s
-        ties = sp.csr_matrix((np.ones(2 * S), (np.repeat(np.arange(S), 2),
-                                               np.ravel([[u0 + i, eta] for i in range(S)]))),
-                             shape=(S, st.nvar))
-        extra = (ties - block_costs(st), consts, np.full(S, np.inf))
-    proven = [i for i, f in enumerate(floor or ()) if f is not None]
-    if proven:   # cost_s x_s >= floor_s (floors)
-        rows = (block_costs(st)[proven], np.array([floor[i] for i in proven]),
-                np.full(len(proven), np.inf))
-        extra = rows if extra is None else (sp.vstack([extra[0], rows[0]], format="csr"),
-                                            np.concatenate([extra[1], rows[1]]),
-                                            np.concatenate([extra[2], rows[2]]))
-    x, checks, rounds, timed_out, dual = run_loop(st, cost, extra,
-                                                  min(TOTAL_SECONDS * S, ROBUST_SECONDS))
+    form = extensive_form(blocks, paths, ctxs[0].scenario.staging, floor)
+    st = form.st
+    x, checks, rounds, timed_out, dual = run_loop(st, form.cost, form.extra,
+                                                  min(TOTAL_SECONDS * len(blocks),
+                                                      ROBUST_SECONDS))
     out = path_plans(ctxs, st, x, checks, paths, use_spot)
-    pvs = np.array([q.objective for q in out])
-    tail = cvar(pvs, p, alpha)
-    value = (1.0 - w) * float(p @ pvs) + w * tail
-    # reported: the engine's PV of each schedule (the MILP's objective leaves out what is not
-    # linear: a setup fee, a support minimum); EVPI and VSS compare objectives
-    expected = float(p @ [q.pv_cost for q in out])
-    bound = float((1.0 - w) * (p @ consts) + (dual if timed_out else cost @ x))
+    value = form.value(np.array([q.objective for q in out]))
+    bound = form.constant + float(dual if timed_out else form.cost @ x)
     notes = []
     if rounds >= MAX_ROUNDS:
         notes.append(f"stopped after {MAX_ROUNDS} cutting-plane rounds")
@@ -761,12 +882,215 @@ def solve_extensive(ctxs: list[PlanContext], blocks: list[Block],
         notes.append("stopped at the time limit")
     unproven = timed_out or rounds >= MAX_ROUNDS or any(b.concave.any() for b in blocks)
     gap = max(value - bound, 0.0) if unproven else 0.0
-    first_month = ctxs[0].calendar.months[0]
-    until = str(np.datetime64(first_month, "M") + staging.decide_now_months - 1)
-    return RobustResult(out, expected, tail, alpha, w, math.nan, math.nan,
-                        paths[base].name, staging.decide_now_months,
-                        until, rounds, gap if math.isfinite(gap) else abs(value), use_spot,
-                        notes, solution=x)
+    return robust_result(ctxs, paths, out, form, base, rounds,
+                         gap if math.isfinite(gap) else abs(value), use_spot, notes, x)
+
+
+def robust_result(ctxs: list[PlanContext], paths: tuple[DemandScenario, ...],
+                  out: list[PathPlan], form: ExtensiveForm, base: int, rounds: int, gap: float,
+                  use_spot: bool, notes: list[str], x: np.ndarray) -> RobustResult:
+    """A robust result from each path's plan (EVPI and VSS NaN until :func:`add_foresight`).
+
+    Parameters
+    ----------
+    ctxs : list of PlanContext
+        Each path's context.
+    paths : tuple of DemandScenario
+        The paths.
+    out : list of PathPlan
+        Each path's schedule and costs.
+    form : ExtensiveForm
+        The stacked MILP (probabilities, risk).
+    base : int
+        Index of the base path.
+    rounds : int
+        MILPs solved (the stacked MILP) or boxes bounded (the search).
+    gap : float
+        Proven distance to the optimum [currency].
+    use_spot : bool
+        Whether the blocks allow spot.
+    notes : list of str
+        Why the optimum is not proven, if it is not.
+    x : numpy.ndarray
+        The stacked solution.
+
+    Returns
+    -------
+    RobustResult
+        The result.
+    """
+    staging = ctxs[0].scenario.staging
+    pvs = np.array([q.objective for q in out])
+    # reported: the engine's PV of each schedule (the MILP's objective leaves out what is not
+    # linear: a setup fee, a support minimum); EVPI and VSS compare objectives
+    expected = float(form.p @ [q.pv_cost for q in out])
+    until = str(np.datetime64(ctxs[0].calendar.months[0], "M") + staging.decide_now_months - 1)
+    return RobustResult(out, expected, cvar(pvs, form.p, form.alpha), form.alpha, form.weight,
+                        math.nan, math.nan, paths[base].name, staging.decide_now_months,
+                        until, rounds, gap, use_spot, notes, solution=x)
+
+
+def here_and_now(result: StagedResult, columns: list[tuple], first: list[int]
+                 ) -> tuple[int, ...]:
+    """A path's own optimum's here-and-now decisions, as a point of the search.
+
+    Parameters
+    ----------
+    result : models.staged.StagedResult
+        The path's staged optimum.
+    columns : list of tuple
+        The block's columns.
+    first : list of int
+        The here-and-now columns (:func:`first_stage`).
+
+    Returns
+    -------
+    tuple of int
+        Their values, in ``first``'s order.
+    """
+    return tuple(int(round(result.values[columns[j]])) for j in first)
+
+
+def solve_held(ctx: PlanContext, use_spot: bool, block: Block, held: dict[int, float]
+               ) -> StagedResult:
+    """One path's staged optimum with some decisions held (the block keeps its tangents: they
+    bound its costs whatever is held).
+
+    Parameters
+    ----------
+    ctx : PlanContext
+        The path's context.
+    use_spot : bool
+        Whether the block allows spot.
+    block : Block
+        The path's block.
+    held : dict
+        Column index to the value it is held at.
+
+    Returns
+    -------
+    models.staged.StagedResult
+        The optimum of the rest.
+    """
+    block.prob.fixed = dict(held)
+    try:
+        return solve(ctx, use_spot, block=block, loose=True)
+    finally:
+        block.prob.fixed = {}
+
+
+class Unproven(Exception):
+    """A path's staged optimum with the here-and-now decisions held stopped at its limit."""
+
+
+def solve_decomposed(ctxs: list[PlanContext], blocks: list[Block],
+                     paths: tuple[DemandScenario, ...], use_spot: bool, base: int,
+                     alone: list[StagedResult]) -> Optional[RobustResult]:
+    """The robust plan by branch and bound over the here-and-now decisions
+    (models/robust_search.py): a box bounded by the stacked LP relaxation within it, a point
+    priced by each path's staged optimum with those decisions held.
+
+    Parameters
+    ----------
+    ctxs : list of PlanContext
+        Each path's context.
+    blocks : list of Block
+        Each path's block (tangents added by the pricing stay: they are valid everywhere).
+    paths : tuple of DemandScenario
+        The paths.
+    use_spot : bool
+        Whether the blocks allow spot.
+    base : int
+        Index of the base path.
+    alone : list of models.staged.StagedResult
+        Each path's own optimum (floors under its cost; its here-and-now decisions are the
+        first points priced).
+
+    Returns
+    -------
+    RobustResult or None
+        The optimum, its gap 0 unless the time limit stopped the search; ``priced`` holds each
+        priced point's path results (the VSS reads the base path's point). A path with
+        concave months (a chord, not tangents) is priced with its gap, and the plan states
+        it. None where the search does not apply: a here-and-now decision that is not whole,
+        a path stopped by its time limit.
+    """
+    if any(own.timed_out for own in alone):
+        return None
+    staging = ctxs[0].scenario.staging
+    form = extensive_form(blocks, paths, staging, floors(alone, blocks))
+    st = form.st
+    columns = blocks[0].prob.columns
+    first = first_stage(columns[:blocks[0].prob.z], staging.decide_now_months)
+    if not first or not st.integer[first].all():
+        return None
+    priced: dict[tuple[int, ...], list[StagedResult]] = {}
+
+    def price(point: tuple[int, ...]) -> tuple[float, float]:
+        held = dict(zip(first, map(float, point)))
+        results = [solve_held(c, use_spot, b, held) for c, b in zip(ctxs, blocks)]
+        if any(r.timed_out for r in results):
+            raise Unproven
+        priced[point] = results
+        pvs = np.array([r.objective for r in results])
+        # a path with concave months is bounded, not proven: its PV less its gap bounds it,
+        # and the objective grows with every path's PV
+        return form.value(pvs), form.value(pvs - np.array([r.gap for r in results]))
+
+    def relaxation(lo: tuple[float, ...], hi: tuple[float, ...]):
+        rows, row_lower, row_upper = form.rows()
+        lower, upper = st.lower.copy(), st.upper.copy()
+        lower[first], upper[first] = lo, hi       # block 0's; the links tie the others
+        found = solve_mip(form.cost, np.zeros(st.nvar), lower, upper, rows, row_lower,
+                          row_upper, {})
+        if found.x is None:
+            if found.status != "Infeasible":
+                raise StagedError(f"the robust plan's LP relaxation: {found.status}")
+            return math.inf, None
+        return form.constant + found.bound, found.x[first]
+
+    own = [here_and_now(r, columns, first) for r in alone]
+    values = np.array(own, float)
+    median = tuple(int(weighted_median(values[:, k], form.p)) for k in range(len(first)))
+    deadline = time.monotonic() + min(TOTAL_SECONDS * len(blocks), ROBUST_SECONDS)
+    try:
+        found = search(relaxation, price, st.lower[first], st.upper[first],
+                       starts=(own[base], median), deadline=deadline)
+    except Unproven:
+        return None
+    if found.point is None:
+        raise StagedError("the robust plan found no schedule within its time limit")
+    results = priced[found.point]
+    out = [path_plan(c, q, r.decisions, r.plan, r.objective, use_spot)
+           for c, q, r in zip(ctxs, paths, results)]
+    parts = [r.solution for r in results]
+    x = np.concatenate(parts + [np.zeros(st.nvar - int(st.offsets[-1]))])
+    x = lifted(st, x, [b.shortfalls(part) for b, part in zip(blocks, parts)])
+    notes = ["stopped at the time limit"] if found.timed_out else []
+    gap = found.gap if math.isfinite(found.gap) else abs(found.value)
+    result = robust_result(ctxs, paths, out, form, base, found.nodes, gap, use_spot, notes, x)
+    result.priced = priced
+    return result
+
+
+def weighted_median(values: np.ndarray, weights: np.ndarray) -> float:
+    """The least value with at least half the weight at or below it.
+
+    Parameters
+    ----------
+    values : numpy.ndarray
+        The values.
+    weights : numpy.ndarray
+        Their weights, adding up to 1.
+
+    Returns
+    -------
+    float
+        The weighted median.
+    """
+    order = np.argsort(values, kind="stable")
+    at = int(np.searchsorted(np.cumsum(weights[order]), 0.5 - 1e-12))
+    return float(values[order][min(at, len(values) - 1)])
 
 
 def block_costs(st: Stacked) -> sp.csr_matrix:
@@ -904,13 +1228,16 @@ def add_foresight(result: RobustResult, ctx: PlanContext, ctxs: list[PlanContext
     base = alone[base_path(ctx, paths)]
     fixed = {k: v for k, v in base.values.items()
              if k[0] in DECISION_KINDS and k[-1] < months}
-    for path, c, own, block in zip(result.paths, ctxs, alone, blocks):
+    columns = blocks[0].prob.columns
+    first = first_stage(columns[:blocks[0].prob.z], months)
+    point = here_and_now(base, columns, first)
+    held = result.priced.get(point) or [
+        solve_held(c, result.use_spot, block, {j: fixed[k] for j, k in
+                                               enumerate(block.prob.columns) if k in fixed})
+        for c, block in zip(ctxs, blocks)]
+    for path, own, again in zip(result.paths, alone, held):
         path.foresight_pv = own.objective
-        block.prob.fixed = {j: fixed[k] for j, k in enumerate(block.prob.columns) if k in fixed}
-        try:
-            path.fixed_first_pv = solve(c, result.use_spot, block=block, loose=True).objective
-        finally:
-            block.prob.fixed = {}
+        path.fixed_first_pv = again.objective
     own = float(p @ [q.objective for q in result.paths])
     result.evpi = own - float(p @ [q.foresight_pv for q in result.paths])
     result.vss = float(p @ [q.fixed_first_pv for q in result.paths]) - own

@@ -115,6 +115,8 @@ class StagedResult:
     timed_out: bool = False    # stopped at TOTAL_SECONDS with the best schedule found
     capacity: Optional[Capacity] = None   # the decision of a static fleet problem
     values: dict = field(default_factory=dict)   # decision column -> its value in the optimum
+    # the last MILP's solution, every variable (the robust plan stacks the paths' solutions)
+    solution: Optional[np.ndarray] = field(default=None, repr=False)
 
 
 @dataclass
@@ -709,6 +711,7 @@ def solve(ctx: PlanContext, use_spot: bool, static: bool = False, servers: bool 
     unproven = block.concave.any() or rounds >= MAX_ROUNDS or timed_out
     result.gap = max(objective - bound, 0.0) if unproven else 0.0
     result.timed_out = timed_out
+    result.solution = x
     if timed_out and not math.isfinite(result.gap):
         result.gap = abs(objective)
     return result

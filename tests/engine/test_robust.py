@@ -107,6 +107,49 @@ def test_brute_force_on_a_tiny_tree():
     assert_allclose(r.expected_pv, best, rtol=1e-9)
 
 
+def test_brute_force_on_a_tiny_tree_with_a_risk_weight():
+    """Three paths, the same two decision points, least (1 - w) E[PV] + w CVaR at w = 0.5,
+    alpha = 0.6: every first purchase n0 and every combination of the three paths' second
+    purchases (n1_a, n1_b, n1_c) together, each path's PV by the engine; no use of the paths
+    being independent once n0 is fixed (which the search relies on)."""
+    paths = [{"name": "slow", "growth_annual": -0.5, "probability": 0.3},
+             {"name": "mid", "growth_annual": 1.0, "probability": 0.45},
+             {"name": "fast", "growth_annual": 3.0, "probability": 0.25}]
+    w, alpha = 0.5, 0.6
+    s, profile = case(4, paths, months=12, interval=6, now=6, commitments=[],
+                      risk={"cvar_alpha": alpha, "cvar_weight": w})
+    ctx = build_context(s, profile)
+    r = robust_optimum(ctx, profile, alternative=False)
+    assert r.priced, "planned by the search"
+    ctxs = path_contexts(ctx, s.staging.demand_scenarios, profile)
+    first = ctx.calendar.months[0]
+    # enough servers for the fast path's peak (demand x 4 at +300 %/year) and two more
+    top = int(np.ceil(ctx.tables.gross.peak.max() * 4 / 8 / 0.99)) + 2
+    pv = np.empty((3, top, top))          # path, n0, n1
+    for k, c in enumerate(ctxs):
+        for n0, n1 in itertools.product(range(top), repeat=2):
+            decisions = [Decision(month=first, buy_servers=n0)] if n0 else []
+            if n1:
+                decisions.append(Decision(month="2027-07", buy_servers=n1))
+            pv[k, n0, n1] = c.pv(schedule_plan(c.scenario, decisions, first, c.horizon,
+                                               c.position, True))
+    p = np.array([q["probability"] for q in paths])
+    best = np.inf
+    for n0 in range(top):
+        a, b, c_ = np.meshgrid(pv[0, n0], pv[1, n0], pv[2, n0], indexing="ij")
+        outcomes = np.stack([a.ravel(), b.ravel(), c_.ravel()])      # (3, top^3)
+        # CVaR = min over eta at an outcome of eta + sum p max(PV - eta, 0) / (1 - alpha)
+        tails = np.min([eta + p @ np.maximum(outcomes - eta, 0.0) / (1 - alpha)
+                        for eta in outcomes], axis=0)
+        best = min(best, float(np.min((1 - w) * (p @ outcomes) + w * tails)))
+    found = (1 - w) * r.expected_pv + w * cvar(np.array([q.pv_cost for q in r.paths]), p, alpha)
+    assert_allclose(found, best, rtol=1e-9)
+    # the optimum buys inside the range searched, and something in month 6 on some path
+    bought = [[d.buy_servers for d in q.decisions] for q in r.paths]
+    assert max(max(b, default=0) for b in bought) < top - 1
+    assert any(len(b) == 2 for b in bought), bought
+
+
 def test_risk_weight_trades_expected_pv_for_cvar():
     risky = [{"name": "low", "growth_annual": -0.3, "probability": 0.6},
              {"name": "high", "growth_annual": 2.0, "probability": 0.4}]

@@ -980,7 +980,8 @@ def solve_held(ctx: PlanContext, use_spot: bool, block: Block, held: dict[int, f
 
 
 class Unproven(Exception):
-    """A path's staged optimum with the here-and-now decisions held stopped at its limit."""
+    """The search cannot go on exactly: a path's staged optimum with the here-and-now decisions
+    held stopped at its limit, or HiGHS did not solve a box's LP relaxation."""
 
 
 def solve_decomposed(ctxs: list[PlanContext], blocks: list[Block],
@@ -1013,7 +1014,7 @@ def solve_decomposed(ctxs: list[PlanContext], blocks: list[Block],
         priced point's path results (the VSS reads the base path's point). A path with
         concave months (a chord, not tangents) is priced with its gap, and the plan states
         it. None where the search does not apply: a here-and-now decision that is not whole,
-        a path stopped by its time limit.
+        a path stopped by its time limit, an LP relaxation HiGHS could not solve.
     """
     if any(own.timed_out for own in alone):
         return None
@@ -1045,7 +1046,7 @@ def solve_decomposed(ctxs: list[PlanContext], blocks: list[Block],
                           row_upper, {})
         if found.x is None:
             if found.status != "Infeasible":
-                raise StagedError(f"the robust plan's LP relaxation: {found.status}")
+                raise Unproven      # no bound to trust: the stacked MILP plans instead
             return math.inf, None
         return form.constant + found.bound, found.x[first]
 

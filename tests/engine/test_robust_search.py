@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose
 
+import models.robust as robust
 from models.plan import build_context
 from models.robust import robust_optimum
 from models.robust_search import search
@@ -113,3 +114,22 @@ def test_the_search_and_the_stacked_milp_find_the_same_optimum(seed, weight):
         return
     assert_allclose(by_search.evpi, by_milp.evpi, rtol=1e-6, atol=1e-6 * by_milp.expected_pv)
     assert_allclose(by_search.vss, by_milp.vss, rtol=1e-6, atol=1e-6 * by_milp.expected_pv)
+
+
+def test_a_path_stopped_at_its_time_limit_hands_the_plan_to_the_stacked_milp(monkeypatch):
+    """A point priced without proof (a path's solve stopped at its limit) cannot close a box:
+    the plan falls back to the stacked MILP, whose optimum is the same."""
+    s, profile = case(21, months=24, now=12)
+    exact = robust_optimum(build_context(s, profile), profile, alternative=False)
+    held = robust.solve_held
+
+    def stopped(*args, **kwargs):
+        result = held(*args, **kwargs)
+        result.timed_out = True
+        return result
+
+    monkeypatch.setattr(robust, "solve_held", stopped)
+    r = robust_optimum(build_context(s, profile), profile, alternative=False)
+    assert exact.priced and not r.priced           # the search, then the fallback
+    assert r.gap == 0
+    assert_allclose(r.expected_pv, exact.expected_pv, rtol=1e-9)

@@ -1167,9 +1167,8 @@ def least_capital(ctxs: list[PlanContext], blocks: list[Block],
     within : float, default ALTERNATIVE_WITHIN
         Allowed excess over it [fraction].
     start : numpy.ndarray, optional
-        The robust plan's stacked solution (risk weight 0): feasible in every round, since
-        its expected PV is the least and tangents never cut off a tight solution; each MILP
-        starts from it.
+        The robust plan's stacked solution (risk weight 0): when it spends nothing in year
+        one it is its own alternative and nothing is searched.
 
     Returns
     -------
@@ -1191,9 +1190,11 @@ def least_capital(ctxs: list[PlanContext], blocks: list[Block],
     consts = float(p @ [b.prob.base + b.constant for b in blocks])
     cap = (1.0 + within) * expected - consts
     try:
+        # no first incumbent for HiGHS: the robust plan as one made the first round 2-6x
+        # slower (bench/robust.py, 3 paths: 2.6 s without it, 4.5-22 s with it)
         x, checks, _rounds, timed_out, _dual = run_loop(
             st, cost, (sp.csr_matrix(row.reshape(1, -1)), np.array([-np.inf]),
-                       np.array([cap])), start=start, options=HIGHS_OPTIONS, lift=False)
+                       np.array([cap])), options=HIGHS_OPTIONS, lift=False)
     except StagedError:
         return None
     if timed_out:

@@ -33,7 +33,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from models.capacity import CapacityPlan, schedule_plan
-from models.highs import solve_mip
+from models.highs import BoxedLp, solve_mip
 from models.profile import UsageProfile
 from models.robust_search import search
 from models.scenario import Decision, DemandScenario, Scenario
@@ -1038,12 +1038,15 @@ def solve_decomposed(ctxs: list[PlanContext], blocks: list[Block],
         # and the objective grows with every path's PV
         return form.value(pvs), form.value(pvs - np.array([r.gap for r in results]))
 
+    lp: dict = {"tangents": None, "model": None}
+
     def relaxation(lo: tuple[float, ...], hi: tuple[float, ...]):
-        rows, row_lower, row_upper = form.rows()
-        lower, upper = st.lower.copy(), st.upper.copy()
-        lower[first], upper[first] = lo, hi       # block 0's; the links tie the others
-        found = solve_mip(form.cost, np.zeros(st.nvar), lower, upper, rows, row_lower,
-                          row_upper, {})
+        # one LP model while the tangents stay (pricing adds some), re-solved warm per box
+        tangents = [len(b.cuts) for b in blocks]
+        if lp["tangents"] != tangents:
+            lp["tangents"], lp["model"] = tangents, BoxedLp(form.cost, st.lower, st.upper,
+                                                            *form.rows())
+        found = lp["model"].solve(first, lo, hi)   # block 0's; the links tie the others
         if found.x is None:
             if found.status != "Infeasible":
                 raise Unproven      # no bound to trust: the stacked MILP plans instead

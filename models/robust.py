@@ -316,8 +316,9 @@ def robust_optimum(ctx: PlanContext, profile: Optional[UsageProfile] = None,
     profile : UsageProfile, optional
         The usage (each path's demand is laid from it with the path's growth).
     foresight : bool, default True
-        Also solve each path alone and the base plan re-optimised (EVPI, VSS); False leaves
-        them NaN.
+        Also report each path's own optimum and the base plan re-optimised (EVPI, VSS);
+        False leaves them NaN (the search still solves each path alone: its floors and
+        first points; only the stacked MILP then starts cold).
     alternative : bool, default True
         With ``foresight`` and risk weight 0, also the least-capital plan within 2 %
         (:func:`least_capital`).

@@ -64,12 +64,7 @@ def solve_mip(cost: np.ndarray, integer: np.ndarray, lower: np.ndarray, upper: n
     MipResult
         The solution and how the search ended.
     """
-    lp = highs_lp(cost, integer, lower, upper, rows, row_lower, row_upper)
-    h = QuietHighs()
-    h.setOptionValue("threads", 1)
-    for name, value in options.items():
-        h.setOptionValue(name, value)
-    h.passModel(lp)
+    h = _loaded(cost, integer, lower, upper, rows, row_lower, row_upper, options)
     if start is not None:
         given = highspy.HighsSolution()
         given.col_value = np.asarray(start, float).tolist()
@@ -89,30 +84,10 @@ def solve_mip(cost: np.ndarray, integer: np.ndarray, lower: np.ndarray, upper: n
                      h.modelStatusToString(status))
 
 
-def highs_lp(cost: np.ndarray, integer: np.ndarray, lower: np.ndarray, upper: np.ndarray,
-             rows: sp.spmatrix, row_lower: np.ndarray, row_upper: np.ndarray
-             ) -> "highspy.HighsLp":
-    """HiGHS's model of ``min cost @ x`` subject to rows and bounds (:func:`solve_mip`'s
-    arguments).
-
-    Parameters
-    ----------
-    cost : numpy.ndarray
-        Objective coefficients, one per variable.
-    integer : numpy.ndarray
-        1 where a variable is integer, 0 where continuous.
-    lower, upper : numpy.ndarray
-        Variable bounds.
-    rows : scipy.sparse matrix
-        Constraint coefficients.
-    row_lower, row_upper : numpy.ndarray
-        Constraint bounds.
-
-    Returns
-    -------
-    highspy.HighsLp
-        The model, columns stored column-wise.
-    """
+def _loaded(cost: np.ndarray, integer: np.ndarray, lower: np.ndarray, upper: np.ndarray,
+            rows: sp.spmatrix, row_lower: np.ndarray, row_upper: np.ndarray,
+            options: dict) -> QuietHighs:
+    """A one-thread, quiet HiGHS with :func:`solve_mip`'s model and options passed to it."""
     n = len(cost)
     A = sp.csc_matrix(rows, shape=(rows.shape[0], n))
     lp = highspy.HighsLp()
@@ -128,7 +103,12 @@ def highs_lp(cost: np.ndarray, integer: np.ndarray, lower: np.ndarray, upper: np
     lp.a_matrix_.value_ = A.data.astype(float)
     kinds = (highspy.HighsVarType.kContinuous, highspy.HighsVarType.kInteger)
     lp.integrality_ = [kinds[int(v != 0)] for v in integer]
-    return lp
+    h = QuietHighs()
+    h.setOptionValue("threads", 1)
+    for name, value in options.items():
+        h.setOptionValue(name, value)
+    h.passModel(lp)
+    return h
 
 
 class BoxedLp:
@@ -152,10 +132,8 @@ class BoxedLp:
         row_lower, row_upper : numpy.ndarray
             Constraint bounds.
         """
-        self.h = QuietHighs()
-        self.h.setOptionValue("threads", 1)
-        self.h.passModel(highs_lp(cost, np.zeros(len(cost)), lower, upper, rows, row_lower,
-                                  row_upper))
+        self.h = _loaded(cost, np.zeros(len(cost)), lower, upper, rows, row_lower, row_upper,
+                         {})
 
     def solve(self, columns: list[int], lower, upper) -> MipResult:
         """Solve with the given columns' bounds changed (they stay so until changed again).

@@ -529,18 +529,8 @@ def run_loop(st: Stacked, cost: np.ndarray, extra: Optional[tuple] = None,
     given = start
     while True:
         rounds += 1
-        parts = [assemble(b.prob, b.cuts, b.nvar) for b in st.blocks]
-        diag = sp.block_diag([a for a, _, _ in parts], format="csr")
-        diag = sp.hstack([diag, sp.csr_matrix((diag.shape[0], st.nvar - int(st.offsets[-1])))],
-                         format="csr")
-        zeros = np.zeros(st.link.shape[0])
-        mats = [diag, st.link] + ([extra[0]] if extra else [])
-        row_lower = np.concatenate([lo for _, lo, _ in parts] + [zeros]
-                                   + ([extra[1]] if extra else []))
-        row_upper = np.concatenate([hi for _, _, hi in parts] + [zeros]
-                                   + ([extra[2]] if extra else []))
+        rows, row_lower, row_upper = stacked_rows(st, extra)
         left = max(min(MILP_SECONDS * S, deadline - time.monotonic()), 1.0)
-        rows = sp.vstack(mats, format="csr")
         if start is not None and not feasible(st, rows, row_lower, row_upper, start):
             start = given
         found = solve_mip(cost, st.integer, st.lower, st.upper, rows, row_lower, row_upper,
@@ -760,26 +750,42 @@ class ExtensiveForm:
                 + self.weight * cvar(pvs, self.p, self.alpha))
 
     def rows(self) -> tuple[sp.csr_matrix, np.ndarray, np.ndarray]:
-        """Every row at the blocks' present tangents: theirs, the links, the extra rows.
+        """Every row at the blocks' present tangents (:func:`stacked_rows`).
 
         Returns
         -------
         tuple
             (rows, lower, upper).
         """
-        st = self.st
-        parts = [assemble(b.prob, b.cuts, b.nvar) for b in st.blocks]
-        diag = sp.block_diag([a for a, _, _ in parts], format="csr")
-        diag = sp.hstack([diag, sp.csr_matrix((diag.shape[0], st.nvar - int(st.offsets[-1])))],
-                         format="csr")
-        zeros = np.zeros(st.link.shape[0])
-        extra = self.extra
-        rows = sp.vstack([diag, st.link] + ([extra[0]] if extra else []), format="csr")
-        lower = np.concatenate([lo for _, lo, _ in parts] + [zeros]
-                               + ([extra[1]] if extra else []))
-        upper = np.concatenate([hi for _, _, hi in parts] + [zeros]
-                               + ([extra[2]] if extra else []))
-        return rows, lower, upper
+        return stacked_rows(self.st, self.extra)
+
+
+def stacked_rows(st: Stacked, extra: Optional[tuple]
+                 ) -> tuple[sp.csr_matrix, np.ndarray, np.ndarray]:
+    """A stacked MILP's rows at its blocks' present tangents: each block's, the links, then
+    ``extra``.
+
+    Parameters
+    ----------
+    st : Stacked
+        The stacked MILP.
+    extra : tuple or None
+        (rows, lower, upper) beyond the blocks' and the links.
+
+    Returns
+    -------
+    tuple
+        (rows, lower, upper).
+    """
+    parts = [assemble(b.prob, b.cuts, b.nvar) for b in st.blocks]
+    diag = sp.block_diag([a for a, _, _ in parts], format="csr")
+    diag = sp.hstack([diag, sp.csr_matrix((diag.shape[0], st.nvar - int(st.offsets[-1])))],
+                     format="csr")
+    zeros = np.zeros(st.link.shape[0])
+    rows = sp.vstack([diag, st.link] + ([extra[0]] if extra else []), format="csr")
+    lower = np.concatenate([lo for _, lo, _ in parts] + [zeros] + ([extra[1]] if extra else []))
+    upper = np.concatenate([hi for _, _, hi in parts] + [zeros] + ([extra[2]] if extra else []))
+    return rows, lower, upper
 
 
 def extensive_form(blocks: list[Block], paths: tuple[DemandScenario, ...], staging,
@@ -1239,15 +1245,12 @@ def add_foresight(result: RobustResult, ctx: PlanContext, ctxs: list[PlanContext
     """
     p = np.array([q.probability for q in result.paths])
     months = ctx.scenario.staging.decide_now_months
-    base = alone[base_path(ctx, paths)]
-    fixed = {k: v for k, v in base.values.items()
-             if k[0] in DECISION_KINDS and k[-1] < months}
     columns = blocks[0].prob.columns
     first = first_stage(columns[:blocks[0].prob.z], months)
-    point = here_and_now(base, columns, first)
+    point = here_and_now(alone[base_path(ctx, paths)], columns, first)
+    # the search priced the base point first; the stacked MILP did not
     held = result.priced.get(point) or [
-        solve_held(c, result.use_spot, block, {j: fixed[k] for j, k in
-                                               enumerate(block.prob.columns) if k in fixed})
+        solve_held(c, result.use_spot, block, dict(zip(first, map(float, point))))
         for c, block in zip(ctxs, blocks)]
     for path, own, again in zip(result.paths, alone, held):
         path.foresight_pv = own.objective

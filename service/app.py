@@ -107,6 +107,7 @@ def create_app(test_config: Optional[Mapping[str, Any]] = None) -> Flask:
     db.init_app(app)
     records.check_budgets(app.config["JOB_BUDGETS"])
     queue.init_app(app, runner.run_job)   # plan jobs: service.plans.jobs
+    cfg.make_private(instance)            # after the database and queue files exist
     i18n.init_app(app)
     idempotency.init_app(app)
     csrf.init_app(app)

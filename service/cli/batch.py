@@ -35,6 +35,7 @@ from service import clock
 from service.app import create_app
 from service.cli.usage_error import UsageError
 from service.plans.jobs import records
+from service.plans.jobs.queue import QueueRefused
 from service.plans.jobs.versions import ENGINE_VERSION
 from service.paths import SAMPLE_USAGE
 from service.plans.revisions import store_usage
@@ -174,7 +175,10 @@ def cmd_batch(args: argparse.Namespace) -> int:
         data = usage_path.read_bytes()
     except OSError as exc:
         raise UsageError(f"{usage_path}: {exc.strerror}") from None
-    app = create_app()
+    try:
+        app = create_app()
+    except QueueRefused as exc:
+        raise UsageError(str(exc)) from None
     workers = [subprocess.Popen([sys.executable, "-m", "service.cli.main", "worker", "--jobs",
                                  "1"], stdout=subprocess.DEVNULL) for _ in range(args.jobs)]
     started = time.monotonic()

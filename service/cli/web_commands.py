@@ -21,6 +21,7 @@ from service.web.db import get_engine, write_session
 from service.paths import SAMPLE_USAGE, SAMPLES
 from service.plans.revisions import create_scenario, store_usage
 from service.plans.stored import ensure_plan
+from service.plans.jobs.queue import QueueRefused, shown_url
 from service.plans.jobs.runner import die_with_parent
 from service.plans.jobs.worker import run_worker
 from service.web.server import serve_gunicorn, serve_waitress
@@ -64,7 +65,10 @@ def add_arguments(name: str, command: argparse.ArgumentParser) -> None:
 
 
 def _app():
-    return create_app()
+    try:
+        return create_app()
+    except QueueRefused as exc:       # one line and exit 2, like every refusal of the CLI
+        raise UsageError(str(exc)) from None
 
 
 def read_password() -> str:
@@ -150,8 +154,7 @@ def start_worker(jobs: int) -> subprocess.Popen:
                                "--jobs", str(jobs)], preexec_fn=die_with_parent)
     atexit.register(worker.terminate)
     print(f"plan worker: pid {worker.pid}, {jobs} jobs at once (queue "
-          f"{os.environ.get('BUYRENT_QUEUE_URL') or 'SQLite in the instance folder'})",
-          flush=True)
+          f"{shown_url(os.environ.get('BUYRENT_QUEUE_URL'))})", flush=True)
     return worker
 
 

@@ -79,6 +79,20 @@ def job_budgets(text: str) -> dict[str, float]:
     return out
 
 
+def make_private(instance: Path) -> None:
+    """The instance folder 0700 and the files in it 0600 (database, queue, key): an outside
+    red team read the SQLite database and queue of a demo server as another local user
+    (issue 40). Files SQLite makes later (-wal, -shm) sit in the folder nobody else can enter.
+    Only what this process's user owns is changed."""
+    uid = os.getuid()
+    if instance.stat().st_uid == uid:
+        os.chmod(instance, 0o700)
+    for path in instance.iterdir():
+        st = path.lstat()
+        if st.st_uid == uid and path.is_file() and not path.is_symlink():
+            os.chmod(path, 0o600)
+
+
 def ensure_secret_key(instance: Path) -> str:
     """The key kept in the instance folder, generated (0600) on first use."""
     instance.mkdir(parents=True, exist_ok=True)

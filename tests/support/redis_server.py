@@ -19,8 +19,10 @@ START_TIMEOUT = 20.0
 
 
 @contextmanager
-def redis_server() -> Iterator[str]:
-    """Yield ``redis://127.0.0.1:PORT/0`` of a fresh server; stop it afterwards."""
+def redis_server(password: str | None = None) -> Iterator[str]:
+    """Yield ``redis://127.0.0.1:PORT/0`` of a fresh server; stop it afterwards. With a
+    ``password`` the server asks for it (``requirepass``, as docs/README-deploy.md sets it up)
+    and the URL carries it: ``redis://:PASSWORD@127.0.0.1:PORT/0``."""
     binary = shutil.which("redis-server")
     if binary is None:
         raise RuntimeError("redis-server is not installed: scripts/system-packages installs "
@@ -29,8 +31,10 @@ def redis_server() -> Iterator[str]:
     workdir = tempfile.mkdtemp(prefix="buyrent-redis-")
     log = tempfile.TemporaryFile()
     proc = subprocess.Popen([binary, "--bind", "127.0.0.1", "--port", str(port), "--save", "",
-                             "--appendonly", "no", "--dir", workdir], stdout=log, stderr=log)
-    url = f"redis://127.0.0.1:{port}/0"
+                             "--appendonly", "no", "--dir", workdir]
+                            + (["--requirepass", password] if password else []),
+                            stdout=log, stderr=log)
+    url = f"redis://{f':{password}@' if password else ''}127.0.0.1:{port}/0"
     try:
         client = redis.Redis.from_url(url)
         deadline = time.monotonic() + START_TIMEOUT

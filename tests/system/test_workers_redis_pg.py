@@ -46,7 +46,7 @@ def forkserver_up(worker) -> bool:
 
 def test_two_workers_on_redis_and_postgresql_do_each_plan_once(tmp_path, pg_server_url):
     started = time.monotonic()
-    with redis_server() as queue_url:
+    with redis_server(password="queue-secret-of-the-test") as queue_url:   # as deployed
         database_url = pg_server_url     # this module's own server (tests/system/conftest.py)
         env = {"DATABASE_URL": database_url, "BUYRENT_QUEUE_URL": queue_url}
         app = create_app({**CONFIG, "INSTANCE_PATH": str(tmp_path / "web"),

@@ -17,6 +17,8 @@ import numpy as np
 import scipy.sparse as sp
 
 
+
+
 # A bound this close to its solution proves it. HiGHS solves to its own tolerances
 # (mip_feasibility_tolerance 1e-6 on each integer, an LP dual tolerance on each bound), so a
 # proven optimum's reported bound may sit a fraction of a cent below it, by an amount that
@@ -72,9 +74,10 @@ def proves(bound: float, value: float) -> bool:
 class MipResult:
     x: np.ndarray | None     # the best solution found, None when HiGHS found none
     optimal: bool            # proven optimal (within mip_rel_gap)
-    timed_out: bool          # the time limit stopped the search
+    limited: bool            # a work limit (mip_max_nodes) stopped the search
     bound: float             # HiGHS's lower bound of the objective; -inf when not reported
     status: str              # HiGHS's model status in words
+    nodes: int = 0           # branch-and-bound nodes searched
 
 
 class QuietHighs(highspy.Highs):
@@ -106,7 +109,8 @@ def solve_mip(cost: np.ndarray, integer: np.ndarray, lower: np.ndarray, upper: n
     row_lower, row_upper : numpy.ndarray
         Constraint bounds (``-inf``/``inf`` for none).
     options : dict
-        HiGHS options by their HiGHS names (``time_limit`` [s], ``mip_rel_gap`` ...).
+        HiGHS options by their HiGHS names (``mip_max_nodes``, ``mip_rel_gap`` ...); no
+        ``time_limit``: limits are deterministic (:func:`node_limit`).
     start : numpy.ndarray, optional
         A feasible solution HiGHS starts from (its incumbent from the first node).
 
@@ -129,10 +133,11 @@ def solve_mip(cost: np.ndarray, integer: np.ndarray, lower: np.ndarray, upper: n
     bound = getattr(info, "mip_dual_bound", -math.inf)
     if not integer.any():                               # an LP: its optimum is its bound
         bound = info.objective_function_value if solved else -math.inf
-    return MipResult(x, status == highspy.HighsModelStatus.kOptimal,
-                     status == highspy.HighsModelStatus.kTimeLimit,
+    limited = status in (highspy.HighsModelStatus.kSolutionLimit,
+                         highspy.HighsModelStatus.kTimeLimit)
+    return MipResult(x, status == highspy.HighsModelStatus.kOptimal, limited,
                      float(bound) if bound is not None and math.isfinite(bound) else -math.inf,
-                     h.modelStatusToString(status))
+                     h.modelStatusToString(status), int(getattr(info, "mip_node_count", 0)))
 
 
 def _loaded(cost: np.ndarray, integer: np.ndarray, lower: np.ndarray, upper: np.ndarray,

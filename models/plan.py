@@ -331,8 +331,8 @@ def staged_strategy(ctx: PlanContext, optimal: StrategyResult, notes: list[Messa
                              {"more": Money(result.pv_cost - optimal.pv_cost, cur)}))
         result = ctx.evaluate("staged", optimal.plan)
         result.schedule = static_schedule(ctx, optimal.capacity)
-    elif found.timed_out:
-        notes.append(Message("The staged optimizer stopped at its time limit; the schedule "
+    elif found.limited:
+        notes.append(Message("The staged optimizer stopped at its work limit; the schedule "
                              "found is within {gap} of the cheapest.",
                              {"gap": Money(found.gap, cur)}))
     elif found.gap > 1e-9 * max(1.0, abs(found.objective)):

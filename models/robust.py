@@ -25,7 +25,6 @@ robust plan's: what planning for the spread of paths saves over planning for the
 from __future__ import annotations
 
 import math
-import time
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -34,19 +33,16 @@ import scipy.sparse as sp
 
 from models.capacity import CapacityPlan, schedule_plan
 from models.highs import BoxedLp, proves, solve_mip
+from models.limits import LOOP_MILPS, SEARCH_BOXES, SEARCH_POINTS, node_limit
 from models.profile import UsageProfile
 from models.robust_search import search
 from models.scenario import Decision, DemandScenario, Scenario
-from models.staged import (HIGHS_OPTIONS, LOOSE_GAP, MAX_ROUNDS, MILP_SECONDS, TOTAL_SECONDS,
-                           Block, StagedError, StagedResult, assemble, bounds, solve,
+from models.staged import (HIGHS_OPTIONS, LOOSE_GAP, MAX_ROUNDS, Block, StagedError, StagedResult, assemble, bounds, solve,
                            to_decisions)
 from models.strategies import PlanContext, StrategyResult
 from models.uncertainty import what_if_context
 
 DECISION_KINDS = ("buy", "commit", "sell")
-# the extensive form's wall-clock limit: at it the best schedules found are kept and the plan
-# states their gap to HiGHS's bound (a plan job has 900 s for everything)
-ROBUST_SECONDS = 120.0
 # The stacked MILP's HiGHS options: the staged plan's, with HiGHS's primal heuristics back on.
 # One plan's MILP needs none (its LP solutions are near-integral), but a stack of paths tied by
 # their first decisions found incumbents only at integral nodes: bench/robust.py --scenarios 9
@@ -473,7 +469,7 @@ def stack(blocks: list[Block], months: int, extra: int = 0) -> Stacked:
 
 
 def run_loop(st: Stacked, cost: np.ndarray, extra: Optional[tuple] = None,
-             seconds: float = ROBUST_SECONDS, start: Optional[np.ndarray] = None,
+             nodes: Optional[int] = None, start: Optional[np.ndarray] = None,
              loose: float = LOOSE_GAP, options: Optional[dict] = None, lift: bool = True
              ) -> tuple[np.ndarray, list, int, bool, float]:
     """The cutting-plane loop over a stacked MILP: solve, add tangents where a path's
@@ -487,8 +483,9 @@ def run_loop(st: Stacked, cost: np.ndarray, extra: Optional[tuple] = None,
         Objective coefficients [(nvar,)].
     extra : tuple, optional
         (rows, lower, upper) of constraints beyond the blocks' and the links.
-    seconds : float, default ROBUST_SECONDS
-        Wall-clock limit [s].
+    nodes : int, optional
+        Branch-and-bound nodes over every round; default ``LOOP_MILPS`` MILPs' worth
+        (:func:`models.highs.node_limit` of the stacked columns).
     start : numpy.ndarray, optional
         A solution feasible in every round (tangents cut nothing off it), given to each MILP
         as its first incumbent.
@@ -508,8 +505,8 @@ def run_loop(st: Stacked, cost: np.ndarray, extra: Optional[tuple] = None,
         Each block's (true costs, shortfalls) at it.
     rounds : int
         MILPs solved.
-    timed_out : bool
-        Whether the limit stopped the loop.
+    limited : bool
+        Whether the work limit stopped the loop.
     bound : float
         HiGHS's lower bound of the last MILP [the objective's unit].
 
@@ -518,9 +515,9 @@ def run_loop(st: Stacked, cost: np.ndarray, extra: Optional[tuple] = None,
     StagedError
         HiGHS found no solution.
     """
-    S = len(st.blocks)
-    deadline = time.monotonic() + seconds
-    rounds, timed_out = 0, False
+    per_milp = node_limit(st.nvar)
+    budget, used = (LOOP_MILPS * per_milp if nodes is None else nodes), 0
+    rounds, limited = 0, False
     # rounds whose solution only places tangents are solved to a small gap; once none falls
     # short the MILP is solved exactly, and the loop ends at an exact solution with no
     # shortfall (the proof). The stacked MILP's near-ties (a server bought a quarter earlier or
@@ -530,11 +527,11 @@ def run_loop(st: Stacked, cost: np.ndarray, extra: Optional[tuple] = None,
     while True:
         rounds += 1
         rows, row_lower, row_upper = stacked_rows(st, extra)
-        left = max(min(MILP_SECONDS * S, deadline - time.monotonic()), 1.0)
         if start is not None and not feasible(st, rows, row_lower, row_upper, start):
             start = given
         found = solve_mip(cost, st.integer, st.lower, st.upper, rows, row_lower, row_upper,
-                          {"mip_rel_gap": rel_gap, "time_limit": float(left),
+                          {"mip_rel_gap": rel_gap,
+                           "mip_max_nodes": int(max(min(per_milp, budget - used), 1)),
                            **(STACKED_OPTIONS if options is None else options)},
                           start=start)
         if found.x is None:
@@ -542,21 +539,24 @@ def run_loop(st: Stacked, cost: np.ndarray, extra: Optional[tuple] = None,
         x = found.x.copy()
         ints = st.integer.astype(bool)
         x[ints] = np.round(x[ints])
-        timed_out = found.timed_out or time.monotonic() >= deadline
+        used += found.nodes
+        limited = found.limited
         checks = [b.shortfalls(st.part(x, i)) for i, b in enumerate(st.blocks)]
         tight = not any(v.size for _, short in checks for v in short.values())
+        if not limited and not tight and used >= budget:
+            limited = True          # the loop's nodes spent before its tangents were placed
         # the next round starts from this solution at its true costs: feasible whatever
         # tangents are added (each is below the true cost), and as dear as the schedule is
         start = lifted(st, x, checks) if lift else given
-        if tight and rel_gap > 0 and not timed_out:
+        if tight and rel_gap > 0 and not limited:
             rel_gap = 0.0                   # tangents placed: now the exact MILP
             continue
-        if timed_out or rounds >= MAX_ROUNDS or tight:
+        if limited or rounds >= MAX_ROUNDS or tight:
             break
         for i, (b, (_, short)) in enumerate(zip(st.blocks, checks)):
             if any(v.size for v in short.values()):
                 b.add_cuts(b.prob.levels(st.part(x, i)), short)
-    return x, checks, rounds, timed_out, found.bound
+    return x, checks, rounds, limited, found.bound
 
 
 def lifted(st: Stacked, x: np.ndarray, checks: list) -> np.ndarray:
@@ -713,7 +713,7 @@ def floors(alone: list, blocks: list[Block]) -> list[Optional[float]]:
     """
     out: list[Optional[float]] = []
     for own, b in zip(alone, blocks):
-        if own.gap != 0.0 or own.timed_out or b.concave.any():
+        if own.gap != 0.0 or own.limited or b.concave.any():
             out.append(None)
             continue
         out.append(own.objective - FLOOR_TOLERANCE * max(1.0, abs(own.objective))
@@ -876,9 +876,7 @@ def solve_extensive(ctxs: list[PlanContext], blocks: list[Block],
     """
     form = extensive_form(blocks, paths, ctxs[0].scenario.staging, floor)
     st = form.st
-    x, checks, rounds, timed_out, dual = run_loop(st, form.cost, form.extra,
-                                                  min(TOTAL_SECONDS * len(blocks),
-                                                      ROBUST_SECONDS))
+    x, checks, rounds, limited, dual = run_loop(st, form.cost, form.extra)
     out = path_plans(ctxs, st, x, checks, paths, use_spot)
     value = form.value(np.array([q.objective for q in out]))
     reached = float(form.cost @ x)
@@ -886,15 +884,15 @@ def solve_extensive(ctxs: list[PlanContext], blocks: list[Block],
     # (a CVaR-only objective with a first incumbent: bound $1.03M under $1.58M, and a schedule
     # $10.93 cheaper existed); a proof needs its bound to meet the solution
     short = math.isfinite(dual) and not proves(form.constant + dual, form.constant + reached)
-    bound = form.constant + (float(dual) if timed_out or short else reached)
+    bound = form.constant + (float(dual) if limited or short else reached)
     notes = []
     if rounds >= MAX_ROUNDS:
         notes.append(f"stopped after {MAX_ROUNDS} cutting-plane rounds")
-    if timed_out:
-        notes.append("stopped at the time limit")
+    if limited:
+        notes.append("stopped at its work limit (branch-and-bound nodes)")
     elif short:
         notes.append("the MILP solver's bound does not meet its solution")
-    unproven = (timed_out or short or rounds >= MAX_ROUNDS
+    unproven = (limited or short or rounds >= MAX_ROUNDS
                 or any(b.concave.any() for b in blocks))
     gap = max(value - bound, 0.0) if unproven else 0.0
     return robust_result(ctxs, paths, out, form, base, rounds,
@@ -1025,13 +1023,13 @@ def solve_decomposed(ctxs: list[PlanContext], blocks: list[Block],
     Returns
     -------
     RobustResult or None
-        The optimum, its gap 0 unless the time limit stopped the search; ``priced`` holds each
+        The optimum, its gap 0 unless its work limit stopped the search; ``priced`` holds each
         priced point's path results (the VSS reads the base path's point). A path with
         concave months (a chord, not tangents) is priced with its gap, and the plan states
         it. None where the search does not apply: a here-and-now decision that is not whole,
-        a path stopped by its time limit, an LP relaxation HiGHS could not solve.
+        a path stopped by its work limit, an LP relaxation HiGHS could not solve.
     """
-    if any(own.timed_out for own in alone):
+    if any(own.limited for own in alone):
         return None
     staging = ctxs[0].scenario.staging
     form = extensive_form(blocks, paths, staging, floors(alone, blocks))
@@ -1045,7 +1043,7 @@ def solve_decomposed(ctxs: list[PlanContext], blocks: list[Block],
     def price(point: tuple[int, ...]) -> tuple[float, float]:
         held = dict(zip(first, map(float, point)))
         results = [solve_held(c, use_spot, b, held) for c, b in zip(ctxs, blocks)]
-        if any(r.timed_out for r in results):
+        if any(r.limited for r in results):
             raise Unproven
         priced[point] = results
         pvs = np.array([r.objective for r in results])
@@ -1071,21 +1069,20 @@ def solve_decomposed(ctxs: list[PlanContext], blocks: list[Block],
     own = [here_and_now(r, columns, first) for r in alone]
     values = np.array(own, float)
     median = tuple(int(weighted_median(values[:, k], form.p)) for k in range(len(first)))
-    deadline = time.monotonic() + min(TOTAL_SECONDS * len(blocks), ROBUST_SECONDS)
     try:
         found = search(relaxation, price, st.lower[first], st.upper[first],
-                       starts=(own[base], median), deadline=deadline)
+                       starts=(own[base], median), boxes=SEARCH_BOXES, points=SEARCH_POINTS)
     except Unproven:
         return None
     if found.point is None:
-        raise StagedError("the robust plan found no schedule within its time limit")
+        raise StagedError("the robust plan found no schedule within its work limit")
     results = priced[found.point]
     out = [path_plan(c, q, r.decisions, r.plan, r.objective, use_spot)
            for c, q, r in zip(ctxs, paths, results)]
     parts = [r.solution for r in results]
     x = np.concatenate(parts + [np.zeros(st.nvar - int(st.offsets[-1]))])
     x = lifted(st, x, [b.shortfalls(part) for b, part in zip(blocks, parts)])
-    notes = ["stopped at the time limit"] if found.timed_out else []
+    notes = ["stopped at its work limit (boxes bounded, points priced)"] if found.limited else []
     gap = found.gap if math.isfinite(found.gap) else abs(found.value)
     result = robust_result(ctxs, paths, out, form, base, found.nodes, gap, use_spot, notes, x)
     result.priced = priced
@@ -1191,7 +1188,7 @@ def least_capital(ctxs: list[PlanContext], blocks: list[Block],
     Returns
     -------
     Alternative or None
-        Its paths, expected PV and year-one capital; None when HiGHS finds nothing in time.
+        Its paths, expected PV and year-one capital; None when HiGHS finds nothing within its work limit.
     """
     staging = ctxs[0].scenario.staging
     p = np.array([q.probability for q in paths])
@@ -1210,12 +1207,12 @@ def least_capital(ctxs: list[PlanContext], blocks: list[Block],
     try:
         # no first incumbent for HiGHS: the robust plan as one made the first round 2-6x
         # slower (bench/robust.py, 3 paths: 2.6 s without it, 4.5-22 s with it)
-        x, checks, _rounds, timed_out, _dual = run_loop(
+        x, checks, _rounds, limited, _dual = run_loop(
             st, cost, (sp.csr_matrix(row.reshape(1, -1)), np.array([-np.inf]),
                        np.array([cap])), options=HIGHS_OPTIONS, lift=False)
     except StagedError:
         return None
-    if timed_out:
+    if limited:
         return None
     out = path_plans(ctxs, st, x, checks, paths, use_spot)
     return Alternative(out, float(p @ [q.pv_cost for q in out]), float(cost @ x), within)

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import heapq
 import math
-import time
 from dataclasses import dataclass
 from typing import Callable, Iterable, Optional
 
@@ -43,7 +42,7 @@ class SearchResult:
     # own bounds; = value when proven
     nodes: int                  # boxes bounded
     priced: int                 # points priced exactly
-    timed_out: bool
+    limited: bool               # stopped at its work limit (boxes or points) with boxes open
 
     @property
     def gap(self) -> float:
@@ -59,7 +58,8 @@ class SearchResult:
 
 def search(relaxation: Relaxation, price: Callable[[tuple[int, ...]], float],
            lower: Iterable[float], upper: Iterable[float],
-           starts: Iterable[tuple[int, ...]] = (), deadline: float = math.inf,
+           starts: Iterable[tuple[int, ...]] = (), boxes: float = math.inf,
+           points: float = math.inf,
            tolerance: float = PRUNE_TOLERANCE) -> SearchResult:
     """Least ``price`` over the integer points of a box, best bound first.
 
@@ -77,8 +77,11 @@ def search(relaxation: Relaxation, price: Callable[[tuple[int, ...]], float],
         The box to search (``upper`` may be ``inf``).
     starts : iterable of tuple of int, default ()
         Points priced first: their best is the first incumbent.
-    deadline : float, default inf
-        ``time.monotonic()`` at which to stop with what is open.
+    boxes : float, default inf
+        Boxes to bound at most; then stop with what is open (a work limit: never wall time,
+        so the same problem stops at the same place on every machine).
+    points : float, default inf
+        Points to price at most (each price is a solve per path); then stop likewise.
     tolerance : float, default PRUNE_TOLERANCE
         A box whose bound is within this share of the incumbent's value is pruned.
 
@@ -114,7 +117,7 @@ def search(relaxation: Relaxation, price: Callable[[tuple[int, ...]], float],
                 is not None):
             value(point)
     heap: list = [(-math.inf, 0, (lo0, hi0))]
-    count, nodes, timed_out = 1, 0, False
+    count, nodes, limited = 1, 0, False
 
     def pruned(bound: float) -> bool:
         return bound >= best[0] - tolerance * max(1.0, abs(best[0]))
@@ -124,8 +127,8 @@ def search(relaxation: Relaxation, price: Callable[[tuple[int, ...]], float],
         if pruned(bound):
             heap.clear()            # best first: every box left is bounded at least as high
             break
-        if time.monotonic() >= deadline:
-            timed_out = True
+        if nodes >= boxes or len(priced) >= points:
+            limited = True
             break
         heapq.heappop(heap)
         nodes += 1
@@ -157,4 +160,4 @@ def search(relaxation: Relaxation, price: Callable[[tuple[int, ...]], float],
     # completion is not proven optimal)
     bound = min([b for b, _, _ in heap] + [low for _, low in priced.values()],
                 default=math.inf)
-    return SearchResult(best[1], best[0], min(best[0], bound), nodes, len(priced), timed_out)
+    return SearchResult(best[1], best[0], min(best[0], bound), nodes, len(priced), limited)

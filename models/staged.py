@@ -29,7 +29,6 @@ rules every other strategy is priced with.
 from __future__ import annotations
 
 import math
-import time
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -42,6 +41,7 @@ from models.costs import (commitment_schedule, cost_lines, present_value, server
 from models.dispatch import Volumes
 from models.fleet import fleet_types
 from models.highs import solve_mip
+from models.limits import LOOP_MILPS, node_limit
 from models.optimize import best_capacity, optimizer_state
 from models.scenario import MAX_SERVERS, Decision, Scenario
 from models.strategies import PlanContext
@@ -60,11 +60,10 @@ KEEP_CUTS = 3      # tangents kept per month and function after the first LP (st
 HIGHS_OPTIONS = {"presolve": False, "mip_heuristic_effort": 0.0,
                  "mip_heuristic_run_rins": False, "mip_heuristic_run_rens": False,
                  "mip_heuristic_run_root_reduced_cost": False, "mip_pscost_minreliable": 0}
-# Wall-clock limits: the samples solve in under a second, but extreme inputs the schema allows
-# (prices 10^12 apart) scale the MILP so badly that HiGHS can search for hours. At the limit
-# the best schedule found is kept, with its distance to HiGHS's lower bound as the gap.
-MILP_SECONDS = 20.0
-TOTAL_SECONDS = 40.0
+# Work limits, never wall time (models.highs.node_limit): the samples prove their optimum in
+# a few hundred nodes, but extreme inputs the schema allows (prices 10^12 apart) scale the MILP
+# so badly that HiGHS could search for hours. At the limit the best schedule found is kept,
+# with its distance to HiGHS's lower bound as the gap, the same on every machine and load.
 
 
 class StagedError(ValueError):
@@ -112,7 +111,7 @@ class StagedResult:
     use_spot: bool
     notes: list[str] = field(default_factory=list)
     gap: float = 0.0           # proven distance to the optimum [currency]; 0: optimal
-    timed_out: bool = False    # stopped at TOTAL_SECONDS with the best schedule found
+    limited: bool = False      # stopped at its work limit with the best schedule found
     capacity: Optional[Capacity] = None   # the decision of a static fleet problem
     values: dict = field(default_factory=dict)   # decision column -> its value in the optimum
     # the last MILP's solution, every variable (the robust plan stacks the paths' solutions)
@@ -670,28 +669,31 @@ def solve(ctx: PlanContext, use_spot: bool, static: bool = False, servers: bool 
     block = block or Block(ctx, use_spot, static, servers, fixed)
     prob = block.prob
     rounds = 0
-    deadline = time.monotonic() + TOTAL_SECONDS
-    timed_out, dual = False, -math.inf
+    per_milp = node_limit(block.nvar)
+    budget, used = LOOP_MILPS * per_milp, 0       # nodes over every round of the loop
+    limited, dual = False, -math.inf
     # loose: rounds that only place tangents are solved to a small gap; once none falls short
     # the MILP is solved exactly, and the loop ends at an exact solution with no shortfall
     # (one plan's own MILPs gain nothing from it: bench/staged.py 0.94 s either way)
     rel_gap = LOOSE_GAP if loose else 0.0
     while True:
         rounds += 1
-        left = deadline - time.monotonic()
-        x, timed_out, dual = solve_milp(prob, block.cuts, block.nvar,
-                                        max(min(MILP_SECONDS, left), 1.0), rel_gap=rel_gap)
-        timed_out = timed_out or time.monotonic() >= deadline
+        x, limited, dual, nodes = solve_milp(prob, block.cuts, block.nvar,
+                                             max(min(per_milp, budget - used), 1),
+                                             rel_gap=rel_gap)
+        used += nodes
         true, short = block.shortfalls(x)
         tight = not any(v.size for v in short.values())
-        if tight and rel_gap > 0 and not timed_out:
+        if not limited and not tight and used >= budget:
+            limited = True          # the loop's nodes spent before its tangents were placed
+        if tight and rel_gap > 0 and not limited:
             rel_gap = 0.0
             continue
-        if timed_out or tight or rounds >= MAX_ROUNDS:
+        if limited or tight or rounds >= MAX_ROUNDS:
             break
         block.add_cuts(prob.levels(x), short)
     objective = block.objective(x, true)
-    bound = float(prob.base + block.constant + (dual if timed_out else prob.cost @ x))
+    bound = float(prob.base + block.constant + (dual if limited else prob.cost @ x))
     capacity = None
     H = ctx.horizon
     if static:
@@ -703,16 +705,16 @@ def solve(ctx: PlanContext, use_spot: bool, static: bool = False, servers: bool 
         plan = schedule_plan(ctx.scenario, decisions, ctx.calendar.months[0], H, ctx.position,
                              use_spot)
     notes = [] if rounds < MAX_ROUNDS else [f"stopped after {MAX_ROUNDS} cutting-plane rounds"]
-    if timed_out:
-        notes.append(f"stopped at the {TOTAL_SECONDS:.0f} s time limit")
+    if limited:
+        notes.append(f"stopped at its work limit ({budget:,} branch-and-bound nodes)")
     result = StagedResult(decisions, plan, objective, rounds, len(block.cuts), use_spot, notes)
     result.capacity = capacity
     result.values = {k: float(x[j]) for j, k in enumerate(prob.columns[:prob.z])}
-    unproven = block.concave.any() or rounds >= MAX_ROUNDS or timed_out
+    unproven = block.concave.any() or rounds >= MAX_ROUNDS or limited
     result.gap = max(objective - bound, 0.0) if unproven else 0.0
-    result.timed_out = timed_out
+    result.limited = limited
     result.solution = x
-    if timed_out and not math.isfinite(result.gap):
+    if limited and not math.isfinite(result.gap):
         result.gap = abs(objective)
     return result
 
@@ -974,7 +976,7 @@ def strongest_cuts(prob: Problem, cuts: list, nvar: int, concave: np.ndarray,
         For each month and function, the ``keep`` tangents highest at the level of the LP
         relaxation's optimum.
     """
-    x, _, _ = solve_milp(prob, cuts, nvar, relax=True)
+    x, _, _, _ = solve_milp(prob, cuts, nvar, relax=True)
     months = np.arange(prob.l1.shape[0])
     levels = {which: x[prob.level(which, months)] for which in
               ["z", "w", *range(1, len(prob.middle) + 1)]}
@@ -992,9 +994,10 @@ def strongest_cuts(prob: Problem, cuts: list, nvar: int, concave: np.ndarray,
     return out
 
 
-def solve_milp(prob: Problem, cuts: list, nvar: int, seconds: float = MILP_SECONDS,
-               relax: bool = False, rel_gap: float = 0.0) -> tuple[np.ndarray, bool, float]:
-    """One MILP of the cutting-plane loop, solved to a proven optimum within a time limit.
+def solve_milp(prob: Problem, cuts: list, nvar: int, nodes: int | None = None,
+               relax: bool = False, rel_gap: float = 0.0
+               ) -> tuple[np.ndarray, bool, float, int]:
+    """One MILP of the cutting-plane loop, solved to a proven optimum within a work limit.
 
     Parameters
     ----------
@@ -1004,8 +1007,8 @@ def solve_milp(prob: Problem, cuts: list, nvar: int, seconds: float = MILP_SECON
         (month, "z", "w" or a middle level k, slope, intercept) of each tangent so far.
     nvar : int
         Number of variables.
-    seconds : float, default MILP_SECONDS
-        Time limit [s].
+    nodes : int, optional
+        Branch-and-bound nodes HiGHS may search; default ``node_limit(nvar)``.
     relax : bool, default False
         Solve the LP relaxation (every variable continuous) instead.
     rel_gap : float, default 0
@@ -1016,10 +1019,12 @@ def solve_milp(prob: Problem, cuts: list, nvar: int, seconds: float = MILP_SECON
     -------
     x : numpy.ndarray
         The solution, integers rounded.
-    timed_out : bool
-        Whether the time limit stopped it.
+    limited : bool
+        Whether the work limit stopped it.
     bound : float
         HiGHS's lower bound of the objective [currency]; -inf when not reported.
+    searched : int
+        Branch-and-bound nodes searched.
 
     Raises
     ------
@@ -1033,13 +1038,15 @@ def solve_milp(prob: Problem, cuts: list, nvar: int, seconds: float = MILP_SECON
     # printed a stray line (ERGO-Code/HiGHS#2783) that would land in the CLI's output.
     result = solve_mip(prob.cost, 0 * prob.integer if relax else prob.integer, lower,
                        upper, A, row_lower, row_upper,
-                       {"mip_rel_gap": rel_gap, "time_limit": float(seconds), **HIGHS_OPTIONS})
+                       {"mip_rel_gap": rel_gap,
+                        "mip_max_nodes": int(node_limit(nvar) if nodes is None else nodes),
+                        **HIGHS_OPTIONS})
     if result.x is None:
         raise StagedError(f"the staged MILP did not solve: {result.status}")
     x = result.x.copy()
     ints = prob.integer.astype(bool)
     x[ints] = np.round(x[ints])
-    return x, result.timed_out, result.bound
+    return x, result.limited, result.bound, result.nodes
 
 
 def assemble(prob: Problem, cuts: list, nvar: int) -> tuple[sp.csr_matrix, np.ndarray,

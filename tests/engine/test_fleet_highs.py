@@ -111,7 +111,7 @@ def test_fleet_static_optimum_matches_highs_milp(seed, fleet_cases):
     ctx = build_context(scenario, profile)
     m = independent_model(scenario, profile)
     found = fleet_static_optimum(ctx)
-    assert found.gap == 0 and not found.timed_out
+    assert found.gap == 0 and not found.limited
     pv = check_fleet_against_milp(ctx, found.capacity, solve_milp(m))
     assert rel_close(found.objective, pv)
     for kind in scenario.server_types:

@@ -54,7 +54,7 @@ def test_the_search_finds_the_least_price_of_a_grid(seed):
     found = search(relaxation, price, [0] * len(hi), hi, starts=[tuple(hi), (0,) * len(hi)])
     least = min(prices.values())
     assert found.value == least and prices[found.point] == least
-    assert found.gap == 0 and not found.timed_out
+    assert found.gap == 0 and not found.limited
     assert calls["price"] == found.priced        # each point priced once
 
 
@@ -76,12 +76,11 @@ def test_an_exact_relaxation_prices_only_the_optimum():
     assert (found.point, found.value, found.priced, found.nodes) == ((2, 1), 0.0, 1, 1)
 
 
-def test_a_search_out_of_time_keeps_its_start_and_states_its_bound():
+def test_a_search_at_its_work_limit_keeps_its_start_and_states_its_bound():
     prices, price, relaxation, hi, _calls = grid_case(5)
     start = min(prices)
-    found = search(relaxation, price, [0] * len(hi), hi, starts=[start],
-                   deadline=time.monotonic() - 1.0)
-    assert found.timed_out and found.point == start and found.value == prices[start]
+    found = search(relaxation, price, [0] * len(hi), hi, starts=[start], boxes=0)
+    assert found.limited and found.point == start and found.value == prices[start]
     assert found.bound == -np.inf and found.gap == np.inf   # nothing bounded yet
 
 
@@ -116,7 +115,7 @@ def test_the_search_and_the_stacked_milp_find_the_same_optimum(seed, weight):
     assert_allclose(by_search.vss, by_milp.vss, rtol=1e-6, atol=1e-6 * by_milp.expected_pv)
 
 
-def test_a_path_stopped_at_its_time_limit_hands_the_plan_to_the_stacked_milp(monkeypatch):
+def test_a_path_stopped_at_its_work_limit_hands_the_plan_to_the_stacked_milp(monkeypatch):
     """A point priced without proof (a path's solve stopped at its limit) cannot close a box:
     the plan falls back to the stacked MILP, whose optimum is the same."""
     s, profile = case(21, months=24, now=12)
@@ -125,7 +124,7 @@ def test_a_path_stopped_at_its_time_limit_hands_the_plan_to_the_stacked_milp(mon
 
     def stopped(*args, **kwargs):
         result = held(*args, **kwargs)
-        result.timed_out = True
+        result.limited = True
         return result
 
     monkeypatch.setattr(robust, "solve_held", stopped)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import time
 
 import numpy as np
 import pytest
@@ -316,21 +317,45 @@ def test_a_sale_order_carries_its_proceeds_and_cash_by_year_shows_them(currency,
     assert set(proposed["cash"]["by_year_detail"]) == {"2027", "2029"}
 
 
-def test_a_staged_search_stopped_by_its_time_limit_keeps_its_best_schedule(monkeypatch):
+def test_a_staged_search_stopped_by_its_work_limit_keeps_its_best_schedule(monkeypatch):
     # the property tests met an input (prices 10^12 apart) on which HiGHS searched for
-    # hours; a search past its deadline returns the best schedule found and says so
+    # hours; a search past its work limit (nodes, never wall time) returns the best schedule
+    # found and says so
     import models.staged as staged
-    monkeypatch.setattr(staged, "TOTAL_SECONDS", 0.0)
+    monkeypatch.setattr(staged, "node_limit", lambda columns: 1)
     s, profile = growth_sample()
     ctx = build_context(s.with_changes(uncertainty={"draws": 0}), profile)
     found = staged.staged_optimum(ctx)
-    assert found.timed_out and found.rounds == 1
-    assert "stopped at the 0 s time limit" in found.notes
-    assert found.gap >= 0 and math.isfinite(found.gap)
+    assert found.limited and found.rounds <= 2
+    assert "stopped at its work limit (2 branch-and-bound nodes)" in found.notes
+    assert found.gap > 0 and math.isfinite(found.gap)
     plan = compute_plan(s.with_changes(uncertainty={"draws": 0}), profile)
     assert "staged" in plan.strategies
     text = " ".join(m.text for m in plan.all_warnings)
-    assert "time limit" in text or "follows the best static plan" in text
+    assert "work limit" in text or "follows the best static plan" in text
+
+
+def test_the_same_input_stops_at_the_same_place_at_any_speed(monkeypatch):
+    """A work limit, not a clock: the limited search gives the same schedule, bound and gap
+    when every HiGHS solve is made 50 ms slower (as on a loaded machine)."""
+    import models.highs as highs
+    import models.staged as staged
+    monkeypatch.setattr(staged, "node_limit", lambda columns: 3)
+    s, profile = growth_sample()
+    ctx = build_context(s.with_changes(uncertainty={"draws": 0}), profile)
+    quick = staged.staged_optimum(ctx)
+    run = highs.QuietHighs.run
+
+    def slow(self):
+        time.sleep(0.05)
+        return run(self)
+
+    monkeypatch.setattr(highs.QuietHighs, "run", slow)
+    slowed = staged.staged_optimum(build_context(s.with_changes(uncertainty={"draws": 0}),
+                                                 profile))
+    assert quick.limited == slowed.limited
+    assert quick.decisions == slowed.decisions
+    assert quick.objective == slowed.objective and quick.gap == slowed.gap
 
 
 def test_the_kept_starting_tangents_are_the_strongest_at_the_lp_optimum():
@@ -348,7 +373,7 @@ def test_the_kept_starting_tangents_are_the_strongest_at_the_lp_optimum():
     cuts = [(int(m), which, float(k), float(-k * level[m] + 100 * k))
             for m in months for which in ("z", "w") for k in range(8)]
     kept = staged.strongest_cuts(prob, cuts, len(prob.cost), np.zeros(H, bool), keep=2)
-    x, _, _ = staged.solve_milp(prob, cuts, len(prob.cost), relax=True)
+    x, _, _, _ = staged.solve_milp(prob, cuts, len(prob.cost), relax=True)
     at = {"z": x[prob.z + 3 * H:prob.z + 4 * H], "w": x[prob.z + 2 * H:prob.z + 3 * H]}
     assert len(kept) == 2 * 2 * H and set(kept) <= set(cuts)
     for m in months:

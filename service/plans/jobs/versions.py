@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from importlib.metadata import PackageNotFoundError, version
 
+from models.limits import LIMITS_VERSION
 from models.ledger import LEDGER_VERSION
 
 
@@ -16,5 +17,6 @@ def export_version() -> str:
 
 EXPORT_VERSION = export_version()
 LAYOUT = "report1"  # bumped when the workbook's layout changes without a version change
-# the engine that computed a stored plan: buyrent's version and the ledger's layout
-ENGINE_VERSION = f"{EXPORT_VERSION}+l{LEDGER_VERSION}"
+# the engine that computed a stored plan: buyrent's version, the ledger's layout and the
+# solvers' work limits
+ENGINE_VERSION = f"{EXPORT_VERSION}+l{LEDGER_VERSION}+{LIMITS_VERSION}"

@@ -26,6 +26,7 @@ from service.scenarios.contract_choices import choice_value
 from service.web import config as cfg
 from service.web import db, errors, idempotency, users
 from service.plans.jobs import queue, records, runner
+from service.plans.jobs.memory import check_cap
 from service.web.access import MAX_ID
 from service.web.users import login_required
 
@@ -106,6 +107,7 @@ def create_app(test_config: Optional[Mapping[str, Any]] = None) -> Flask:
 
     db.init_app(app)
     records.check_budgets(app.config["JOB_BUDGETS"])
+    app.config["JOB_MEMORY_MB"] = check_cap(app.config["JOB_MEMORY_MB"])
     queue.init_app(app, runner.run_job)   # plan jobs: service.plans.jobs
     cfg.make_private(instance)            # after the database and queue files exist
     i18n.init_app(app)

@@ -4,7 +4,8 @@ Environment variables: ``SECRET_KEY``, ``DATABASE_URL``, ``BUYRENT_INSTANCE`` (i
 generated key, SQLite file), ``BUYRENT_MAX_UPLOAD_MB`` (request size limit),
 ``BUYRENT_PROXY_HOPS`` (reverse proxies whose X-Forwarded-* headers are trusted),
 ``BUYRENT_QUEUE_URL`` (the plan jobs' queue: service.plans.jobs.queue),
-``BUYRENT_JOB_BUDGETS`` (``plan=600,preview=60``: a job kind's wall-clock budget [s]) and any
+``BUYRENT_JOB_BUDGETS`` (``plan=600,preview=60``: a job kind's wall-clock budget [s]),
+``BUYRENT_JOB_MEMORY_MB`` (a job child's address-space cap [MB]: service.plans.jobs.memory) and any
 ``FLASK_``-prefixed setting.
 """
 from __future__ import annotations
@@ -44,6 +45,7 @@ def defaults(instance: Path) -> dict:
         "SYNC_SECONDS": 30.0,
         # wall-clock budget [s] per job kind, over service.plans.jobs.records.BUDGETS
         "JOB_BUDGETS": {},
+        "JOB_MEMORY_MB": 4096,
     }
 
 
@@ -62,6 +64,8 @@ def from_environment() -> dict:
         out["QUEUE_URL"] = os.environ["BUYRENT_QUEUE_URL"]
     if os.environ.get("BUYRENT_JOB_BUDGETS"):
         out["JOB_BUDGETS"] = job_budgets(os.environ["BUYRENT_JOB_BUDGETS"])
+    if os.environ.get("BUYRENT_JOB_MEMORY_MB"):
+        out["JOB_MEMORY_MB"] = os.environ["BUYRENT_JOB_MEMORY_MB"]   # checked at start
     if os.environ.get("BUYRENT_PROXY_HOPS"):
         out["PROXY_HOPS"] = int(os.environ["BUYRENT_PROXY_HOPS"])
     if os.environ.get("BUYRENT_DEMO", "").lower() in ("1", "true", "yes"):

@@ -26,6 +26,7 @@ from service.web.db import get_engine
 from service.web.tables import PlanJob, PlanRecord, Revision, UsageFile
 from service.i18n import N_
 from service.plans.jobs import compute, records
+from service.plans.jobs.memory import DEFAULT_MB, cap_memory, over_cap
 from service.plans.pdf import PdfUnavailable, plan_pdf_bytes
 from service.plans.jobs.versions import ENGINE_VERSION
 
@@ -100,12 +101,20 @@ def die_with_parent() -> None:
 CHILD_NICENESS = 10
 
 
-def child_main(kind: str, spec: dict, inputs: dict, conn) -> None:
+# C++'s std::bad_alloc uncaught (a solver past the memory cap) aborts the child: SIGABRT
+ABORTED = -signal.SIGABRT
+
+
+def child_main(kind: str, spec: dict, inputs: dict, conn, memory_mb: int) -> None:
     die_with_parent()
     os.nice(CHILD_NICENESS)
+    cap_memory(memory_mb)   # service.plans.jobs.memory
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)     # HiGHS and any C library print to fd 1: never a page's or CLI's
-    compute.run(kind, spec, inputs, conn.send)
+    try:
+        compute.run(kind, spec, inputs, conn.send)
+    except MemoryError:
+        conn.send(("error", over_cap(memory_mb)))
     conn.close()
 
 
@@ -155,7 +164,9 @@ def supervise(job: PlanJob, token: str) -> None:
     inputs = load_inputs(job)
     ctx = process_context()
     receive, send = ctx.Pipe(duplex=False)
-    child = ctx.Process(target=child_main, args=(job.kind, spec, inputs, send), daemon=True)
+    memory_mb = int(current_app.config.get("JOB_MEMORY_MB") or 0) or DEFAULT_MB
+    child = ctx.Process(target=child_main, args=(job.kind, spec, inputs, send, memory_mb),
+                        daemon=True)
     start_child(child, job.id, token)
     send.close()
     started = time.monotonic()
@@ -169,9 +180,10 @@ def supervise(job: PlanJob, token: str) -> None:
                     message = None
                 if message is None:
                     child.join(5)
-                    records.fail(job.id, token, records.error_json(
-                        N_("The computation stopped unexpectedly (exit code %(code)s)."),
-                        code=child.exitcode))
+                    records.fail(job.id, token, over_cap(memory_mb)
+                                 if child.exitcode == ABORTED else records.error_json(
+                                     N_("The computation stopped unexpectedly (exit code "
+                                        "%(code)s)."), code=child.exitcode))
                     return
                 if not handle(job, token, message):
                     return

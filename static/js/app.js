@@ -297,8 +297,29 @@
     return Object.keys(update).length ? window.Plotly.relayout(el, update) : null;
   }
 
+  // Plotly renders a subset of HTML in every text it draws (<a href>, <b>, <br>): a scenario
+  // or server type named "<a href=...>" became a live link in a legend (issue 40). Names and
+  // labels are the users' words, never markup: each is drawn as the characters typed. Plotly
+  // decodes the entities back to those characters on the page.
+  function plain(value) {
+    if (typeof value === "string") {
+      return value.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+    }
+    return Array.isArray(value) ? value.map(plain) : value;
+  }
+
+  function plainTraces(traces) {
+    traces.forEach(function (trace) {
+      ["name", "text", "hovertext", "x", "y"].forEach(function (key) {
+        if (key in trace) { trace[key] = plain(trace[key]); }
+      });
+    });
+    return traces;
+  }
+
   function draw(el, data) {
     var figure = BUILDERS[el.dataset.chart](data);
+    plainTraces(figure.data);
     // react() redraws in place: the live plan calls it on every edit
     return window.Plotly.react(el, figure.data, placeLegend(el, figure.layout),
                                {responsive: true, displaylogo: false})

@@ -39,7 +39,7 @@ from flask import Flask, Response, abort, flash, g, redirect, request
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
-from werkzeug.exceptions import Conflict
+from werkzeug.exceptions import Conflict, HTTPException
 
 from service.i18n import N_, _
 from service.web.db import get_session, write_session
@@ -198,7 +198,12 @@ def init_app(app: Flask) -> None:
     @app.errorhandler(Duplicate)
     def _duplicate(_exc: Duplicate):
         get_session().rollback()  # a fresh snapshot that sees the winner's commit
-        done = replay()
+        try:
+            done = replay()
+        except HTTPException as refused:
+            # the winner sent another body under this key: the 422 of _response, answered
+            # here (an error handler's own abort would be a 500: issue 40)
+            return app.handle_http_exception(refused)
         if done is not None:
             return done
         return app.handle_http_exception(

@@ -260,6 +260,33 @@ def test_concurrent_requests_with_one_key_save_once(app, token):
     assert count(app, Revision) == 3 and count(app, IdempotencyKey) == 1
 
 
+def test_concurrent_requests_with_one_key_and_other_bodies_answer_422(app, token,
+                                                                       monkeypatch):
+    """Two requests with one key and different bodies, the second reaching its write after the
+    first committed (before, the second found no key at its start: its Duplicate handler's
+    refusal became a 500). The race made certain: the second's first look finds nothing."""
+    from service.web import idempotency
+    headers = {"Authorization": f"Bearer {token()}", "Idempotency-Key": "race-key-0002"}
+    url = "/api/v1/scenarios/1/revisions"
+    first = app.test_client().post(url, json={"scenario": {**assumptions(app), "name": "A"}},
+                                   headers=headers)
+    assert first.status_code == 201
+    looks = []
+    real = idempotency.replay
+
+    def late():     # the first look (before the view) as if the winner had not committed yet
+        looks.append(1)
+        return None if len(looks) == 1 else real()
+
+    monkeypatch.setattr(idempotency, "replay", late)
+    other = app.test_client().post(url, json={"scenario": {**assumptions(app), "name": "B"}},
+                                   headers=headers)
+    assert other.status_code == 422, other.data
+    assert other.get_json()["error"]["code"] == "invalid_input"
+    assert "used for this request with another body" in other.get_json()["error"]["message"]
+    assert count(app, Revision) == 3 and count(app, IdempotencyKey) == 1
+
+
 # --- disk full / read-only -----------------------------------------------------------------
 
 class StorageFault:

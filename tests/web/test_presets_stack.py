@@ -274,3 +274,21 @@ def test_a_preset_that_adds_rows_names_the_forms_next_rows(app):
     assert changes["server_types.0.id"] == "h100" and changes["server_types.1.id"] == "b200"
     assert changes["server_types.0.resale_drop_at_successor"] == "15"     # percent: 0.15
     assert changes["server_types.1.power_kw_max"] == "14.3"
+
+
+def test_every_listed_preset_applies_to_the_new_form(login):
+    """Each preset the form offers answers 200 on the default form, the documented "Server
+    generations 2026" (context/fleet-2026) among them: it answered 500 every time (issue 40)."""
+    client = login("otto")
+    form = form_data(defaults())
+    ids = list(all_presets())
+    assert "context/fleet-2026" in ids
+    for preset_id in ids:
+        response = client.post(f"/scenarios/presets/{preset_id}.json", form)
+        assert response.status_code in (200, 422), (preset_id, response.status_code,
+                                                     response.data[:300])
+        if response.status_code == 422:       # a preset that cannot apply says why
+            assert response.get_json()["error"]["message"]
+    fleet = client.post("/scenarios/presets/context/fleet-2026.json", form)
+    assert fleet.status_code == 200, fleet.data[:500]
+    assert fleet.get_json()["changes"]

@@ -57,20 +57,24 @@ def plan_spec(assumptions: str, usage: UsageFile, month: str) -> dict[str, Any]:
 
 
 def request_plan(assumptions: str, usage: UsageFile, month: str,
-                 revision_id: Optional[int] = None, owner: Optional[str] = None) -> PlanJob:
+                 revision_id: Optional[int] = None, owner: Optional[str] = None,
+                 again: bool = False) -> PlanJob:
     """The plan job of ``assumptions`` on ``usage`` as of ``month``, queued when new
     (``owner``: whose job it is outside a request, e.g. the demo's seed)."""
     return records.request("plan", plan_key(revision_hash(assumptions, usage.sha256), month),
                            plan_spec(assumptions, usage, month), owner or owner_key(),
-                           ENGINE_VERSION, revision_id=revision_id, usage_file_id=usage.id)
+                           ENGINE_VERSION, revision_id=revision_id, usage_file_id=usage.id,
+                           again=again)
 
 
-def ensure_plan(revision: Revision, owner: Optional[str] = None) -> Optional[PlanJob]:
-    """The job of a revision's plan (queued if none), or None without a usage file."""
+def ensure_plan(revision: Revision, owner: Optional[str] = None,
+                again: bool = False) -> Optional[PlanJob]:
+    """The job of a revision's plan (queued if none), or None without a usage file;
+    ``again``: a person's "Plan again" of a plan that failed for a transient cause."""
     if revision.usage_file is None:
         return None
     return request_plan(revision.assumptions, revision.usage_file,
-                        clock.planning_month(revision.created_at), revision.id, owner)
+                        clock.planning_month(revision.created_at), revision.id, owner, again)
 
 
 def stage_plan(s, revision: Revision, usage: UsageFile, owner: str) -> None:
@@ -184,4 +188,6 @@ def job_status(job: PlanJob) -> dict[str, Any]:
             "attempts": job.attempts, "seconds": progress.get("seconds"),
             "queued_at": job.queued_at, "started_at": job.started_at,
             "finished_at": job.finished_at,
-            "error": reason(job) if job.state == "failed" else None}
+            "error": reason(job) if job.state == "failed" else None,
+            "cause": records.cause_of(job),
+            "retryable": records.cause_of(job) in records.TRANSIENT}

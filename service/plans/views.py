@@ -18,7 +18,8 @@ from service.web.db import get_session, write_session
 from service.xlsx.export import safe_download_name
 from service.i18n import _, labels
 from service.ingest.template import usage_template_csv, usage_template_xlsx
-from service.plans.stored import (PlanView, job_status, pdf_job, read_plan, reason,
+from service.plans.jobs import records
+from service.plans.stored import (PlanView, ensure_plan, job_status, pdf_job, read_plan, reason,
                                   workbook_job)
 from service.plans.reviews import ReviewInputError, parse_review
 from service.plans.usage_download import is_xlsx, safe_csv
@@ -34,24 +35,41 @@ STRATEGY_LABELS = labels.STRATEGY_LABELS  # English names; pages show strategy_l
 def show(scenario_id: int, number: int):
     revision = revision_or_404(g.user, scenario_id, number)
     scenario = revision.scenario
-    error = None
+    error, retryable = None, False
     view = read_plan(revision)
     doc, charts = view.document, view.charts
     if revision.usage_file_id is None:
         error = _("This revision has no usage file yet: upload one to see its plan.")
     elif view.error:
-        error = _("The engine cannot plan this revision: %(reason)s", reason=view.error)
+        retryable = records.cause_of(view.job) in records.TRANSIENT
+        error = (_("Planning stopped before the plan was complete: %(reason)s", reason=view.error)
+                 if retryable else
+                 _("The engine cannot plan this revision: %(reason)s", reason=view.error))
     strategy = request.args.get("strategy") or (doc["recommendation"] if doc else None)
     if doc and strategy not in doc["strategies"]:
         abort(404)
     choices = assumption_choices(revision)
     return render_template(
         "plans/show.html", **plan_context(revision, doc, charts), error=error,
+        retryable=retryable,
         strategy=strategy, editable=can_edit(g.user, scenario),
         may_review=can_review(g.user, revision), assumptions=choices,
         assumption_labels=dict(choices), done_words=DONE, complete=view.complete,
         job=job_status(view.job) if view.job is not None and not view.complete else None,
         job_url=url_for("plans.plan_job", scenario_id=scenario_id, number=number))
+
+
+@bp.post("/scenarios/<int:scenario_id>/revisions/<int:number>/plan-again")
+@login_required
+def plan_again(scenario_id: int, number: int):
+    """Queue again a revision's plan that failed for a transient cause (a budget, a memory cap,
+    a worker that stopped: service.plans.jobs.records.TRANSIENT); the engine's refusal of the
+    inputs stays. Anyone who may read the revision may ask: nothing of it changes."""
+    revision = revision_or_404(g.user, scenario_id, number)
+    job = ensure_plan(revision, again=True)
+    if job is not None and job.state in ("waiting", "queued", "running"):
+        flash(_("The plan is queued again."))
+    return redirect(url_for("plans.show", scenario_id=scenario_id, number=number))
 
 
 @bp.get("/scenarios/<int:scenario_id>/revisions/<int:number>/job")

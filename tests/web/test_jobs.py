@@ -180,6 +180,26 @@ def test_a_job_whose_worker_stopped_too_often_fails_with_its_reason(app):
         assert (row.state, row.attempts, row.claim) == ("failed", records.MAX_ATTEMPTS, None)
         assert json.loads(row.error)["args"] == {"count": str(records.MAX_ATTEMPTS)}
         assert "stopped" in json.loads(row.error)["text"]
+        assert json.loads(row.error)["cause"] == "worker"
+        # given up is not forever: a person's "Plan again" queues it afresh
+        again = ask("plan", "unlucky", again=True)
+        assert (again.id, again.state, again.attempts, again.error) == (job.id, "queued", 0,
+                                                                         None)
+
+
+def test_a_server_killed_five_times_gives_no_running_job_up(app):
+    """Five kills of the server, each while a revision's plan runs: the job is queued again
+    each time, never "given up" (issue 40: innocent revisions were, at the third)."""
+    with app.app_context():
+        job = ask("plan", "innocent")
+        for kill in range(5):
+            assert records.claim(job.id, f"w{kill}") is not None
+            with write_session() as s:
+                s.execute(update(PlanJob).where(PlanJob.id == job.id).values(
+                    heartbeat_at=time.time() - records.STALE_SECONDS - 1))
+            records.reap()
+            assert job_row(job.id).state == "queued"
+        assert job_row(job.id).attempts == 5
 
 
 # --- fairness ----------------------------------------------------------------------------
@@ -277,12 +297,55 @@ def test_a_job_over_its_budget_fails_with_its_reason_and_leaves_no_child(app):
         assert row.state == "failed", row.error
         error = json.loads(row.error)
         assert error == {"text": "This took longer than its budget of %(seconds)s s and was "
-                                 "stopped.", "args": {"seconds": "0.5"}}
+                                 "stopped.", "args": {"seconds": "0.5"}, "cause": "budget"}
         assert row.stage in (None, "static") and row.ledger is None
         assert took < 10, took          # the child's start, 0.5 s, the kill
         # the job's child (a grandchild: the forkserver's child) is gone
         assert [pid for pid, depth in descendants(os.getpid()).items()
                 if depth >= 2 and pid not in before] == []
+
+
+def failed_as(job: PlanJob, error: str, budget: float = 60.0) -> None:
+    """Mark a job failed with ``error``, as a runner does, with ``budget`` seconds."""
+    with write_session() as s:
+        s.execute(update(PlanJob).where(PlanJob.id == job.id).values(
+            state="failed", error=error, budget_seconds=budget, finished_at=time.time()))
+
+
+def test_a_plan_out_of_time_runs_again_once_its_budget_is_raised(app):
+    """The same request answered the old "60 s" failure in 0.23 s after the budget was raised
+    to 900 s (issue 40). A budget failure is the server's limit, not the inputs' answer."""
+    with app.app_context():
+        job = ask("plan", "slow")
+        failed_as(job, records.error_json(
+            "This took longer than its budget of %(seconds)s s and was stopped.",
+            cause="budget", seconds="60"))
+        app.config["JOB_BUDGETS"] = {"plan": 60.0}
+        assert ask("plan", "slow").state == "failed"          # the same budget: same answer
+        app.config["JOB_BUDGETS"] = {"plan": 900.0}
+        again = ask("plan", "slow")
+        assert (again.id, again.state, again.error, again.budget_seconds) == (
+            job.id, "queued", None, 900.0)
+
+
+def test_the_engines_refusal_stays_whoever_asks_again(app):
+    with app.app_context():
+        job = ask("plan", "refused")
+        failed_as(job, records.error_json("The engine cannot plan this: %(reason)s",
+                                          reason="no usage"))
+        assert records.cause_of(job_row(job.id)) is None
+        assert ask("plan", "refused", again=True).state == "failed"
+
+
+def test_a_plan_over_its_memory_cap_runs_again_once_the_cap_is_raised(app):
+    from service.plans.jobs.memory import over_cap
+    with app.app_context():
+        job = ask("plan", "large")
+        failed_as(job, over_cap(2048))
+        app.config["JOB_MEMORY_MB"] = 2048
+        assert ask("plan", "large").state == "failed"
+        app.config["JOB_MEMORY_MB"] = 8192
+        assert ask("plan", "large").state == "queued"
 
 
 def running_job(app, job_id: int) -> tuple[threading.Thread, int]:
@@ -316,7 +379,7 @@ def test_a_killed_child_fails_its_job_as_stopped_unexpectedly(app):
     assert row.state == "failed"
     assert json.loads(row.error) == {
         "text": "The computation stopped unexpectedly (exit code %(code)s).",
-        "args": {"code": str(-signal.SIGKILL)}}
+        "args": {"code": str(-signal.SIGKILL)}, "cause": "crashed"}
     assert not alive(pid)
 
 

@@ -49,4 +49,4 @@ def over_cap(megabytes: int) -> str:
                          "x server types and offers. Reduce the demand scenarios, decide "
                          "quarterly instead of monthly (staging interval), or plan fewer server "
                          "types; an administrator can raise BUYRENT_JOB_MEMORY_MB."),
-                      cap=f"{int(megabytes):,}")
+                      cause="memory", cap=f"{int(megabytes):,}", cap_mb=int(megabytes))

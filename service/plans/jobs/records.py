@@ -33,7 +33,11 @@ JOBS_PER_OWNER = 3          # in flight (queued or running) per user; more wait 
 STALE_SECONDS = 20.0        # a running job's heartbeat older than this lost its worker
 BEAT_SECONDS = 2.0          # how often a worker says it still runs a job
 LOST_SECONDS = 120.0        # a queued job not claimed for this long is put on the queue again
-MAX_ATTEMPTS = 3            # claims of one job before it fails ("its worker stopped N times")
+# Claims of one job before it fails ("its worker stopped N times"). A job's computation runs in
+# a child under a memory cap and a budget, so a worker that dies is almost never its job's
+# fault (a server restarted, a machine gone): five kills of a server left innocent revisions
+# "given up" at 3 (issue 40). The limit only stops a job that somehow takes every worker down.
+MAX_ATTEMPTS = 10
 # Wall-clock budgets [s]: a job that runs out stops and stores why (config JOB_BUDGETS, env
 # BUYRENT_JOB_BUDGETS, overrides them per kind: budget_for).
 BUDGETS = {"plan": 900.0, "preview": 120.0, "workbook": 300.0, "pdf": 180.0,
@@ -45,6 +49,11 @@ IN_FLIGHT = ("queued", "running")
 RETRIED = ("cancelled",)
 RETRIED_FILES = ("cancelled", "failed")
 OPEN = ("waiting", "queued", "running")
+# Why a job failed (the ``cause`` of its stored error). The engine's refusal of its inputs and
+# a defect are the answer for those inputs; these are not, and run again: "budget" when the
+# budget has been raised since (or on request), "memory" when the cap has, "worker" and
+# "crashed" on request ("Plan again", service.plans.views.plan_again).
+TRANSIENT = ("budget", "memory", "worker", "crashed")
 
 
 def budget_for(kind: str) -> float:
@@ -74,10 +83,41 @@ def claim_token() -> str:
     return f"{socket.gethostname()[:60]}:{os.getpid()}:{secrets.token_hex(6)}"
 
 
-def error_json(text: str, **args: Any) -> str:
+def error_json(text: str, cause: Optional[str] = None, **args: Any) -> str:
     """A reason stored in English with its arguments; pages translate ``text`` (a catalog
-    msgid) in the reader's language."""
-    return json.dumps({"text": text, "args": {k: str(v) for k, v in args.items()}})
+    msgid) in the reader's language. ``cause``: why, when the failure is not the engine's answer
+    for the inputs (:data:`TRANSIENT`)."""
+    out: dict[str, Any] = {"text": text, "args": {k: str(v) for k, v in args.items()}}
+    if cause is not None:
+        out["cause"] = cause
+    return json.dumps(out)
+
+
+def cause_of(job: PlanJob) -> Optional[str]:
+    """The cause of a failed job's error (None: the engine's answer, or a defect)."""
+    if job.state != "failed" or not job.error:
+        return None
+    try:
+        return json.loads(job.error).get("cause")
+    except ValueError:
+        return None
+
+
+def retry_due(job: PlanJob, again: bool = False) -> bool:
+    """Whether a failed job runs again when asked for: its cause is transient and either the
+    person asks again (``again``) or what stopped it was raised since (the budget, the memory
+    cap)."""
+    cause = cause_of(job)
+    if cause not in TRANSIENT:
+        return False
+    if again:
+        return True
+    if cause == "budget":
+        return budget_for(job.kind) > job.budget_seconds
+    if cause == "memory" and has_app_context():
+        stored = json.loads(job.error)["args"].get("cap_mb")
+        return stored is not None and int(current_app.config["JOB_MEMORY_MB"]) > int(stored)
+    return False
 
 
 @dataclass
@@ -90,16 +130,17 @@ class Admission:
 def request(kind: str, key: str, spec: dict, owner_key: str, engine: str, *,
             revision_id: Optional[int] = None, usage_file_id: Optional[int] = None,
             scope: Optional[str] = None, budget: Optional[float] = None,
-            limit: int = JOBS_PER_OWNER) -> PlanJob:
+            limit: int = JOBS_PER_OWNER, again: bool = False) -> PlanJob:
     """The job computing ``(kind, key)``: the existing one (whatever its state but cancelled,
-    which is queued again), else a new one, admitted under its owner's limit (``limit`` jobs
+    which is queued again, and failed for a transient cause: :func:`retry_due`, ``again`` a
+    person's "Plan again"), else a new one, admitted under its owner's limit (``limit`` jobs
     in flight: a batch fanned out to several workers asks for more)."""
     for attempt in range(3):
         try:
             with write_session() as s:
                 admission = stage(s, kind, key, spec, owner_key, engine,
                                   revision_id=revision_id, usage_file_id=usage_file_id,
-                                  scope=scope, budget=budget, limit=limit)
+                                  scope=scope, budget=budget, limit=limit, again=again)
             break
         except IntegrityError:
             if attempt == 2:    # three inserts lost to others, yet no row: not a race
@@ -113,7 +154,8 @@ def request(kind: str, key: str, spec: dict, owner_key: str, engine: str, *,
 def stage(s, kind: str, key: str, spec: dict, owner_key: str, engine: str, *,
           revision_id: Optional[int] = None, usage_file_id: Optional[int] = None,
           scope: Optional[str] = None, budget: Optional[float] = None,
-          limit: int = JOBS_PER_OWNER, deferred: bool = False) -> Admission:
+          limit: int = JOBS_PER_OWNER, deferred: bool = False,
+          again: bool = False) -> Admission:
     """:func:`request`'s row in the caller's transaction ``s``. A job asked for while it
     waits is admitted again (its owner may have room now). ``deferred``: a new job is written
     waiting, not admitted: a revision's plan job, written with the revision so that a crash
@@ -121,7 +163,7 @@ def stage(s, kind: str, key: str, spec: dict, owner_key: str, engine: str, *,
     commit admits it, or the reaper's :func:`promote` does when the process died first."""
     job = s.scalar(select(PlanJob).where(PlanJob.kind == kind, PlanJob.key == key))
     retried = RETRIED_FILES if kind in ("pdf", "workbook") else RETRIED
-    if job is not None and job.state not in retried:
+    if job is not None and job.state not in retried and not retry_due(job, again):
         if job.state == "waiting" and not deferred:
             return admit(s, job, limit)
         return Admission(job, False)
@@ -131,9 +173,10 @@ def stage(s, kind: str, key: str, spec: dict, owner_key: str, engine: str, *,
                       usage_file_id=usage_file_id, created_at=now(),
                       budget_seconds=budget or budget_for(kind), attempts=0, state="waiting")
         s.add(job)
-    else:   # a superseded preview or a failed file asked for again
+    else:   # a superseded preview, a failed file, a transient failure asked for again
         job.owner_key, job.scope, job.attempts = owner_key, scope, 0
-        job.claim = job.error = job.stage = job.progress = None
+        job.claim = job.error = job.stage = job.progress = job.finished_at = None
+        job.budget_seconds = budget or budget_for(kind)
     if deferred:
         job.state = "waiting"
         admission = Admission(job, False)
@@ -266,7 +309,8 @@ def reap() -> int:
             if job.attempts >= MAX_ATTEMPTS:
                 job.state, job.finished_at, job.claim = "failed", t, None
                 job.error = error_json(N_("The worker computing this stopped %(count)s times; "
-                                       "the job was given up."), count=job.attempts)
+                                       "the job was given up."), cause="worker",
+                                       count=job.attempts)
             else:
                 job.state, job.claim, job.queued_at = "queued", None, t
                 again.append(job.id)

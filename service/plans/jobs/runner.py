@@ -183,7 +183,7 @@ def supervise(job: PlanJob, token: str) -> None:
                     records.fail(job.id, token, over_cap(memory_mb)
                                  if child.exitcode == ABORTED else records.error_json(
                                      N_("The computation stopped unexpectedly (exit code "
-                                        "%(code)s)."), code=child.exitcode))
+                                        "%(code)s)."), cause="crashed", code=child.exitcode))
                     return
                 if not handle(job, token, message):
                     return
@@ -192,7 +192,7 @@ def supervise(job: PlanJob, token: str) -> None:
             if now - started > job.budget_seconds:
                 records.fail(job.id, token, records.error_json(
                     N_("This took longer than its budget of %(seconds)s s and was stopped."),
-                    seconds=f"{job.budget_seconds:g}"))
+                    cause="budget", seconds=f"{job.budget_seconds:g}"))
                 return
             if now >= next_beat:
                 next_beat = now + records.BEAT_SECONDS

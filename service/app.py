@@ -24,7 +24,7 @@ from service.plans import compare, views as plan_views  # noqa: F401
 from service.scenarios import commitments, live_views, views as scenario_views  # noqa: F401
 from service.scenarios.contract_choices import choice_value
 from service.web import config as cfg
-from service.web import db, errors, idempotency, users
+from service.web import db, errors, health, idempotency, users
 from service.plans.jobs import queue, records, runner
 from service.plans.jobs.memory import check_cap
 from service.web.access import MAX_ID
@@ -115,6 +115,7 @@ def create_app(test_config: Optional[Mapping[str, Any]] = None) -> Flask:
     csrf.init_app(app)
     errors.init_app(app)
     users.init_app(app)   # g.user, before the views of every blueprint
+    health.init_app(app)                  # /healthz, and the page banner when plans stall
     app.register_blueprint(auth.bp)
     app.register_blueprint(scenarios.bp)
     app.register_blueprint(plans.bp)

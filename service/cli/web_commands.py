@@ -7,7 +7,6 @@ import getpass
 import json
 import atexit
 import os
-import subprocess
 import sys
 
 from sqlalchemy import select
@@ -25,6 +24,7 @@ from service.plans.jobs.queue import QueueRefused, shown_url
 from service.plans.jobs.runner import die_with_parent
 from service.plans.jobs.worker import run_worker
 from service.web.server import serve_gunicorn, serve_waitress
+from service.cli.supervisor import Supervisor
 from service.cli.usage_error import UsageError
 
 DEMO_USERS = (("demo-analyst", "analyst-demo-pw", "analyst"),
@@ -147,15 +147,15 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
-def start_worker(jobs: int) -> subprocess.Popen:
-    """``buyrent worker`` beside the web server, ended with it: the embedded default needs no
-    other process started by hand."""
-    worker = subprocess.Popen([sys.executable, "-m", "service.cli.main", "worker",
-                               "--jobs", str(jobs)], preexec_fn=die_with_parent)
-    atexit.register(worker.terminate)
-    print(f"plan worker: pid {worker.pid}, {jobs} jobs at once (queue "
-          f"{shown_url(os.environ.get('BUYRENT_QUEUE_URL'))})", flush=True)
-    return worker
+def start_worker(jobs: int) -> Supervisor:
+    """``buyrent worker`` beside the web server, ended with it and started again when it dies
+    (service.cli.supervisor): the embedded default needs no other process started by hand."""
+    supervisor = Supervisor([sys.executable, "-m", "service.cli.main", "worker", "--jobs",
+                             str(jobs)], preexec=die_with_parent).start()
+    atexit.register(supervisor.stop)
+    print(f"plan worker: pid {supervisor.process.pid}, {jobs} jobs at once, restarted if it "
+          f"stops (queue {shown_url(os.environ.get('BUYRENT_QUEUE_URL'))})", flush=True)
+    return supervisor
 
 
 def cmd_worker(args: argparse.Namespace) -> int:

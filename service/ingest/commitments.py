@@ -27,7 +27,8 @@ import pandas as pd
 
 from service.clip import clip_repr
 from service.ingest import exports, instances
-from service.ingest.commitment_record import months_between, validate_commitment
+from service.ingest.commitment_record import (KEYS, CommitmentError, months_between,
+                                             validate_commitment)
 from service.ingest.core import Limits, fail, problem
 from service.ingest.table import normalise
 
@@ -38,6 +39,13 @@ PAYMENT = (("all", re.compile(r"all[ _-]?upfront")),
            ("partial", re.compile(r"partial[ _-]?upfront")),
            ("none", re.compile(r"no[ _-]?upfront")))
 ROUNDING = 0.01      # warn when whole GPUs differ from the committed average by more than 1 %
+MAX_ID_CHARS = 500   # a commitment record's id (service.ingest.commitment_record)
+# A quantity or cost past this is no contract's (a GPU-hour count or an amount 10^15): refused
+# by row and column before any arithmetic; 1e308 overflowed into a 500 (issue 40)
+MAX_AMOUNT = 1e15
+# One row per commitment term: a company holds dozens (position.commitments keeps 50). A 60,000
+# row file took 106 s in a request thread and answered a 36 MB page (issue 40): refused at once.
+MAX_ROWS = 2_000
 
 
 @dataclass
@@ -49,6 +57,7 @@ class ContractResult:
     skipped: list[dict] = field(default_factory=list)     # {"row", "id", "reason"}
     warnings: list[str] = field(default_factory=list)
     summary: dict = field(default_factory=dict)
+    problems: list[tuple] = field(default_factory=list)   # (row, record key, message)
 
 
 def from_frame(frame: pd.DataFrame, rows: np.ndarray, filename: str, limits: Limits,
@@ -60,6 +69,10 @@ def from_frame(frame: pd.DataFrame, rows: np.ndarray, filename: str, limits: Lim
                            "ContractCommitmentUnit", "ContractCommitmentCost")
     id_col, start_col, end_col, category_col, qty_col, unit_col, cost_col = cols
     n = len(frame)
+    if n > MAX_ROWS:
+        raise fail(filename, [problem(None, None, f"a Contract Commitment file has at most "
+                                      f"{MAX_ROWS:,} rows (one per commitment term); this one "
+                                      f"has {n:,}: export the GPU commitments only")])
     everything = np.ones(n, dtype=bool)
     ids = exports.text(frame[id_col])
     start, problems = exports.times(frame[start_col], rows, start_col, everything)
@@ -74,6 +87,9 @@ def from_frame(frame: pd.DataFrame, rows: np.ndarray, filename: str, limits: Lim
         row = int(rows[i])
         if ids[i] == "":
             problems.append(problem(row, id_col, "missing commitment id (empty or NULL)"))
+        elif len(ids[i]) > MAX_ID_CHARS:
+            problems.append(problem(row, id_col, f"a commitment id has at most {MAX_ID_CHARS} "
+                                    f"characters; this one {len(ids[i]):,}"))
         elif ids[i] in seen:
             problems.append(problem(row, id_col, f"commitment id {clip_repr(ids[i])} repeats row "
                                     f"{seen[ids[i]]}"))
@@ -88,9 +104,19 @@ def from_frame(frame: pd.DataFrame, rows: np.ndarray, filename: str, limits: Lim
             problems.append(problem(row, unit_col, "a quantity needs its unit"))
         if not np.isfinite(quantity[i]) and not np.isfinite(cost[i]):
             problems.append(problem(row, cost_col, "neither a quantity nor a cost is given"))
+        for col, value, what in ((qty_col, quantity[i], "quantity"), (cost_col, cost[i], "cost")):
+            if np.isfinite(value) and value > MAX_AMOUNT:
+                problems.append(problem(row, col, f"a {what} of {value:.3g} is past any "
+                                        f"contract's (at most {MAX_AMOUNT:.0e})"))
     if problems:
         raise fail(filename, problems)
-    return _records(frame, rows, ids, start, end, category, quantity, cost, unit, warnings)
+    result = _records(frame, rows, ids, start, end, category, quantity, cost, unit, warnings)
+    if result.problems:      # a record past the position's own bounds (too many GPUs ...)
+        raise fail(filename, [problem(row, {"gpus": qty_col, "price_per_gpu_hour": cost_col,
+                                            "term_months": end_col, "start": start_col}
+                                      .get(key), message)
+                              for row, key, message in result.problems])
+    return result
 
 
 def _number(frame, col, rows, problems, what) -> np.ndarray:
@@ -115,12 +141,14 @@ def _records(frame, rows, ids, start, end, category, quantity, cost, unit, warni
     currency_col = exports.column(frame, "BillingCurrency")
     currency = exports.text(frame[currency_col]) if currency_col is not None else \
         np.full(len(ids), "", dtype=object)
-    records, skipped, details, unstated = [], [], [], []
+    records, skipped, details, unstated, problems = [], [], [], [], []
     for i in range(len(ids)):
         reason = _skip_reason(category[i], per_unit[i], gpu_time[i], found.gpus[i], cost[i],
                               unit[i])
         hours = (end[i] - start[i]).astype("int64") / 3600.0
         gpu_hours = quantity[i] * per_unit[i] * (1.0 if gpu_time[i] else found.gpus[i])
+        if reason is None and not np.isfinite(gpu_hours):
+            reason = "it commits no quantity of GPU time"
         average = gpu_hours / hours if reason is None else 0.0
         gpus = int(round(average))
         if reason is None and gpus < 1:
@@ -139,7 +167,12 @@ def _records(frame, rows, ids, start, end, category, quantity, cost, unit, warni
                   "term_months": months_between(start[i], end[i]),
                   "price_per_gpu_hour": float(cost[i] / (gpus * hours)),
                   "payment": payment or "none"}
-        validate_commitment(record)
+        try:
+            validate_commitment(record)
+        except CommitmentError as exc:
+            key = next((k for k in KEYS if f": {k} must be" in str(exc)), None)
+            problems.append((int(rows[i]), key, str(exc)))
+            continue
         records.append(record)
         details.append({**record, "row": int(rows[i]), "currency": currency[i],
                         "end": str(end[i]), "instance": found.name[i] or None,
@@ -155,7 +188,7 @@ def _records(frame, rows, ids, start, end, category, quantity, cost, unit, warni
                "skipped": len(skipped), "gpus": sum(r["gpus"] for r in records),
                "currencies": sorted({d["currency"] for d in details if d["currency"]}),
                "details": details}
-    return ContractResult(records, skipped, warnings, summary)
+    return ContractResult(records, skipped, warnings, summary, problems)
 
 
 def _skip_reason(category, per_unit, gpu_time, gpus, cost, unit) -> str | None:

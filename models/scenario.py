@@ -555,7 +555,7 @@ class Staging(Section):
         total = math.fsum(p.probability for p in paths)
         if abs(total - 1.0) > 1e-9:
             raise ValueError(f"staging.demand_scenarios: the probabilities add up to "
-                             f"{total:.6g}, not 1")
+                             f"{total:.12g}, not 1 (off by {total - 1.0:+.3g})")
         return self
 
 

@@ -32,6 +32,11 @@ def test_probabilities_must_add_up_to_one():
     with pytest.raises(ValueError, match="names must be unique"):
         Scenario.model_validate({"staging": {"demand_scenarios": [
             {"name": "a", "probability": 0.5}, {"name": "a", "probability": 0.5}]}})
+    # a sum a hair off 1 says its digits (issue 40: "add up to 1, not 1")
+    with pytest.raises(ValueError, match=r"add up to 0\.9999999, not 1 \(off by -1e-07\)"):
+        Scenario.model_validate({"staging": {"demand_scenarios": [
+            {"name": "a", "probability": 0.25}, {"name": "b", "probability": 0.5},
+            {"name": "c", "probability": 0.2499999}]}})
 
 
 @pytest.mark.parametrize("seed", [1, 2])

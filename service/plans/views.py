@@ -227,11 +227,7 @@ def review(scenario_id: int, number: int):
     if request.form.get("decision") == "approve":
         approvable(revision)   # 409 before anything else: no reason makes it approvable
         if not confirmed_after_changes(revision):
-            flash(_("Changes were requested on revision %(number)s: to approve it anyway, tick "
-                    "“approve although changes were requested” and approve again.",
-                    number=number))
-            return redirect(url_for("plans.show", scenario_id=scenario_id, number=number)
-                            + "#review")
+            return ask_to_confirm(scenario_id, number)
     try:
         review_input = parse_review(revision, request.form.get("decision", "comment"),
                                     request.form.get("comment", ""),
@@ -243,21 +239,55 @@ def review(scenario_id: int, number: int):
     except ValueError as exc:
         abort(400, str(exc))
     decision = review_input.decision
-    with idempotency.transaction() as s:
-        s.add(Review(revision_id=revision.id, revision_hash=revision.content_hash,
-                     reviewer_id=g.user.id, decision=decision, comment=review_input.comment,
-                     field_path=review_input.field_path))
-        about = f"[{review_input.field_path}] " if review_input.field_path else ""
-        audit(s, s.get(User, g.user.id), f"review.{decision}", revision=s.get(Revision,
-                                                                            revision.id),
-              details=(about + review_input.comment)[:500])
-        idempotency.remember(s, location=url_for("plans.show", scenario_id=scenario_id,
-                                                 number=number))
+    try:
+        with idempotency.transaction() as s:
+            if decision == "approve":
+                confirm_in(s, revision)
+            record_review(s, revision, review_input, scenario_id, number)
+    except ApprovalOverChanges:
+        return ask_to_confirm(scenario_id, number)
     flash({"approve": _("Revision %(number)s approved.", number=number),
            "reject": _("Revision %(number)s rejected.", number=number),
            "changes": _("Changes requested on revision %(number)s.", number=number),
            "comment": _("Comment added.")}[decision])
     return redirect(url_for("plans.show", scenario_id=scenario_id, number=number))
+
+
+class ApprovalOverChanges(Exception):
+    """An unconfirmed approval found, in its own transaction, a request for changes."""
+
+
+def confirm_in(s, revision: Revision) -> None:
+    """The "approve over a request for changes" check, in the transaction that writes the
+    approval: read before it, two racing reviewers' unconfirmed approval landed after the
+    request in 16 of 20 rounds (issue 40). The revision's row is locked (PostgreSQL; SQLite's
+    write transaction is already exclusive) and its last decision read again."""
+    s.execute(select(Revision.id).where(Revision.id == revision.id).with_for_update())
+    last = s.scalar(select(Review.decision).where(Review.revision_id == revision.id,
+                                                  Review.decision != "comment")
+                    .order_by(Review.id.desc()).limit(1))
+    if last == "changes" and request.form.get("confirm_after_changes") != "yes":
+        raise ApprovalOverChanges()
+
+
+def ask_to_confirm(scenario_id: int, number: int):
+    flash(_("Changes were requested on revision %(number)s: to approve it anyway, tick "
+            "“approve although changes were requested” and approve again.", number=number))
+    return redirect(url_for("plans.show", scenario_id=scenario_id, number=number) + "#review")
+
+
+def record_review(s, revision: Revision, review_input, scenario_id: int, number: int) -> None:
+    """The review row, its audit event and the idempotency key's outcome, in ``s``."""
+    decision = review_input.decision
+    s.add(Review(revision_id=revision.id, revision_hash=revision.content_hash,
+                 reviewer_id=g.user.id, decision=decision, comment=review_input.comment,
+                 field_path=review_input.field_path))
+    about = f"[{review_input.field_path}] " if review_input.field_path else ""
+    audit(s, s.get(User, g.user.id), f"review.{decision}", revision=s.get(Revision,
+                                                                        revision.id),
+          details=(about + review_input.comment)[:500])
+    idempotency.remember(s, location=url_for("plans.show", scenario_id=scenario_id,
+                                             number=number))
 
 
 def confirmed_after_changes(revision: Revision) -> bool:

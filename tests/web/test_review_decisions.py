@@ -200,3 +200,33 @@ def test_migration_keeps_triggers_on_reviews_and_allows_the_new_decision(tmp_pat
                 conn.exec_driver_sql("INSERT INTO reviews (revision_id, reviewer_id, decision,"
                                      " comment, created_at) VALUES (1, 1, 'maybe', '', 'now')")
     engine.dispose()
+
+
+def test_a_request_for_changes_that_lands_during_an_approval_stops_it(login, app,
+                                                                      monkeypatch):
+    """Two reviewers racing (issue 40): rita approves while rex's request for changes commits
+    between rita's first look and her write. Read before the write, the unconfirmed approval
+    landed after the request in 16 of 20 rounds; checked in the writing transaction, it is
+    refused and nothing of it is stored."""
+    import service.plans.views as views
+    from service.web.db import write_session
+    from service.web.tables import Revision, User
+    real = views.parse_review
+
+    def meanwhile(revision, *args, **kwargs):   # rex's request commits now, after rita's check
+        with write_session() as s:
+            rex = s.query(User).filter_by(username="rex").one()
+            rev = s.get(Revision, revision.id)
+            s.add(Review(revision_id=rev.id, revision_hash=rev.content_hash,
+                         reviewer_id=rex.id, decision="changes", comment="Wait for the quote."))
+        return real(revision, *args, **kwargs)
+
+    monkeypatch.setattr(views, "parse_review", meanwhile)
+    rita = login("rita")
+    response = _decide(rita, "approve", "Looks right.")
+    assert response.status_code == 302 and response.headers["Location"].endswith(R1 + "#review")
+    with app.app_context():
+        with write_session() as s:
+            decisions = [r.decision for r in s.query(Review).order_by(Review.id)]
+    assert decisions[-1] == "changes" and "approve" not in decisions
+    assert "to approve it anyway, tick" in rita.get(R1).get_data(as_text=True)

@@ -40,6 +40,15 @@ FLAGS = ["--headless", "--disable-gpu", "--no-first-run", "--disable-background-
          "--disable-component-update", "--disable-sync", "--disable-extensions",
          "--no-proxy-server", "--host-resolver-rules=MAP * ~NOTFOUND",
          f"--window-size={WINDOW}", "--no-pdf-header-footer", "--virtual-time-budget=15000"]
+# What the printed page may load: its own inline scripts and styles and data: images, nothing
+# else: no frame, no file, no fetch. Chromium opens the page from a file:// URL, whose origin
+# may read other local files; an outside red team had it render a file:// iframe of a local
+# page into the PDF (issue 40). The policy is the page's first element, so it governs all of
+# it, whatever the HTML holds.
+PRINT_CSP = ("default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
+             "img-src data: blob:; font-src data:; frame-src 'none'; child-src 'none'; "
+             "object-src 'none'; connect-src 'none'; base-uri 'none'; form-action 'none'")
+_HEAD = re.compile(r"<head[^>]*>", re.IGNORECASE)
 # each Chromium takes a few hundred MB: at most two at once per process
 _renders = threading.BoundedSemaphore(2)
 
@@ -75,8 +84,19 @@ def print_html(revision: Revision, doc: dict, charts: dict, paper: str = "A4") -
                            scripts=[_inline(s) for s in _scripts()])
 
 
+def with_policy(html: str) -> str:
+    """``html`` with :data:`PRINT_CSP` as a meta element before anything else it holds."""
+    meta = f'<meta http-equiv="Content-Security-Policy" content="{PRINT_CSP}">'
+    found = _HEAD.search(html)
+    if found is None:
+        return f"<!doctype html><html><head>{meta}</head><body>{html}</body></html>"
+    return html[:found.end()] + meta + html[found.end():]
+
+
 def html_to_pdf(html: str, chromium_path: Optional[str] = None) -> bytes:
-    """``html`` printed to PDF by Chromium headless with a fresh profile."""
+    """``html`` printed to PDF by Chromium headless with a fresh profile, under
+    :data:`PRINT_CSP` (no frame, file or fetch)."""
+    html = with_policy(html)
     exe = chromium_path or chromium()
     with _renders, tempfile.TemporaryDirectory(prefix="buyrent-pdf-") as tmp:
         folder = Path(tmp)

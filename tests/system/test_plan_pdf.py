@@ -91,3 +91,27 @@ def test_the_print_view_is_one_file_that_fetches_nothing(app):
     # the page's own chart script, whole, in an element of its own
     assert "<script>" + (STATIC / "js" / "app.js").read_text(encoding="utf-8") + "</script>" \
         in html
+
+
+def test_the_printer_renders_no_local_file(tmp_path):
+    """The red team's attack (issue 40): HTML printed by the PDF printer framed a file:// page
+    and its text landed in the PDF. Under the print policy no frame, file or fetch loads; a
+    control without it shows the attack is real on this Chromium."""
+    import subprocess
+
+    from service.plans import pdf
+    secret = tmp_path / "secret.html"
+    secret.write_text("<p>TOP-SECRET-LOCAL-FILE-7f3a</p>")
+    hostile = (f'<html><head></head><body><p>visible text</p>'
+               f'<iframe src="{secret.as_uri()}" width="600" height="200"></iframe>'
+               f'<img src="{secret.as_uri()}"></body></html>')
+    text = " ".join(p.extract_text() for p in PdfReader(io.BytesIO(pdf.html_to_pdf(hostile))).pages)
+    assert "visible text" in text and "TOP-SECRET" not in text
+    # control: the same page printed by the same Chromium without the policy shows the file
+    page, out = tmp_path / "plain.html", tmp_path / "plain.pdf"
+    page.write_text(hostile)
+    cmd = [pdf.chromium(), *pdf.FLAGS, "--no-sandbox", f"--user-data-dir={tmp_path / 'p'}",
+           f"--print-to-pdf={out}", page.as_uri()]
+    subprocess.run(cmd, capture_output=True, timeout=120, stdin=subprocess.DEVNULL)
+    control = " ".join(p.extract_text() for p in PdfReader(io.BytesIO(out.read_bytes())).pages)
+    assert "TOP-SECRET" in control

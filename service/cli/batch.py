@@ -36,6 +36,7 @@ from service.app import create_app
 from service.cli.usage_error import UsageError
 from service.plans.jobs import records
 from service.plans.jobs.queue import QueueRefused
+from service.plans.jobs.runner import die_with_parent
 from service.plans.jobs.versions import ENGINE_VERSION
 from service.paths import SAMPLE_USAGE
 from service.plans.revisions import store_usage
@@ -179,8 +180,11 @@ def cmd_batch(args: argparse.Namespace) -> int:
         app = create_app()
     except QueueRefused as exc:
         raise UsageError(str(exc)) from None
+    # the workers die with the batch, however it ends (PDEATHSIG: a batch killed with -9 left
+    # its workers computing, issue 40); their job children die with them (runner.die_with)
     workers = [subprocess.Popen([sys.executable, "-m", "service.cli.main", "worker", "--jobs",
-                                 "1"], stdout=subprocess.DEVNULL) for _ in range(args.jobs)]
+                                 "1"], stdout=subprocess.DEVNULL, preexec_fn=die_with_parent)
+               for _ in range(args.jobs)]
     started = time.monotonic()
     try:
         with app.app_context():

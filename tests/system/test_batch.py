@@ -51,3 +51,74 @@ def test_a_sweep_is_planned_by_the_workers_into_one_summary(tmp_path):
     assert [c.value for c in sheet[1]][:3] == ["scenario", "owned.server_price", "state"]
     assert sheet.max_row == 3
     book.close()
+
+
+def test_a_batch_killed_with_minus_9_leaves_no_worker_computing(tmp_path):
+    """The README promises nothing keeps computing once its process is gone; buyrent batch's
+    workers outlived a batch killed with -9 (issue 40). They die with it (PDEATHSIG), and their
+    job children with them."""
+    import signal
+
+    from tests.support.jobs import alive, descendants, wait_until
+    sweep = {"scenario": {"uncertainty": {"draws": 2000}}, "usage": str(SAMPLES /
+                                                                    "usage_hourly.csv"),
+             "sweep": {"owned.server_price": [250000, 300000, 350000, 400000]}}
+    (tmp_path / "sweep.json").write_text(json.dumps(sweep))
+    env = {**os.environ, "BUYRENT_INSTANCE": str(tmp_path / "inst"),
+           "BUYRENT_CURRENT_MONTH": "2026-12"}
+    env.pop("DATABASE_URL", None)
+    env.pop("BUYRENT_QUEUE_URL", None)
+    batch = subprocess.Popen([sys.executable, "-m", "service.cli.main", "batch",
+                              str(tmp_path / "sweep.json"), "--jobs", "2", "--out",
+                              str(tmp_path / "summary")], cwd=ROOT, env=env,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        # two workers and at least one job child (a worker's forkserver's child) computing
+        wait_until(lambda: batch.poll() is not None or
+                   sum(1 for d in descendants(batch.pid).values() if d >= 3) >= 1, 240,
+                   "the batch's workers computing", step=0.2)
+        assert batch.poll() is None, "the batch ended before its workers computed"
+        under = descendants(batch.pid)
+        os.kill(batch.pid, signal.SIGKILL)
+        batch.wait(10)
+        wait_until(lambda: not any(alive(pid) for pid in under), 60,
+                   f"the batch's processes {under} ending")
+    finally:
+        if batch.poll() is None:
+            batch.kill()
+            batch.wait()
+
+
+def test_a_job_child_dies_with_its_worker_even_while_its_parent_lives(tmp_path):
+    """A job's child is the forkserver's: PDEATHSIG ends it only after the forkserver's own
+    teardown (a red team saw 22-24 s of computing after the worker was killed, issue 40). The
+    child watches its worker itself. Here its parent (this test) stays alive, so only that
+    watch can end it."""
+    import multiprocessing
+    import signal
+    import time
+
+    from service.plans.jobs.runner import die_with
+    from tests.support.jobs import alive, wait_until
+    worker = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+
+    def child(pid: int) -> None:
+        die_with(pid)
+        time.sleep(600)          # computing
+
+    proc = multiprocessing.get_context("fork").Process(target=child, args=(worker.pid,))
+    proc.start()
+    try:
+        time.sleep(0.5)
+        assert proc.is_alive()
+        worker.kill()
+        worker.wait()
+        wait_until(lambda: not alive(proc.pid) or proc.exitcode is not None, 60,
+                   "the child ending with its worker")
+        proc.join(10)
+        assert proc.exitcode == -signal.SIGKILL
+    finally:
+        if proc.is_alive():
+            proc.kill()
+        if worker.poll() is None:
+            worker.kill()

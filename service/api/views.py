@@ -15,7 +15,7 @@ from flask import Response, current_app, g, request, url_for
 from pydantic import ValidationError
 
 from models.scenario import Scenario, scenario_from_json
-from service.api import bp
+from service.api import bp, sync_waits
 from service.web import idempotency
 from service.web.users import user_for_token
 from service.clip import clip
@@ -122,7 +122,9 @@ def create_plan():
     The plan is a job computed by a worker: with ``Prefer: respond-async`` the answer is 202
     at once, with the job (``Location``: GET it for its state and result links); without it the
     request waits up to SYNC_SECONDS (30 s) for the plan and answers 200 with it (or the
-    workbook, with ``Accept`` of the xlsx type), else 202 with the job. The same scenario and
+    workbook, with ``Accept`` of the xlsx type), else 202 with the job. A user waits for one
+    plan at a time and the server for two (SYNC_WAITS_PER_USER, SYNC_WAITS): past that the
+    answer is 202 at once, as with ``respond-async``. The same scenario and
     usage in the same month are one job. Send an Idempotency-Key header to have a retry
     answered without planning twice.
     """
@@ -138,9 +140,13 @@ def create_plan():
     wants_xlsx = request.accept_mimetypes.best_match(["application/json", XLSX]) == XLSX and \
         request.accept_mimetypes[XLSX] > request.accept_mimetypes["application/json"]
     if "respond-async" not in request.headers.get("Prefer", "").lower():
-        job = wait_for(job, current_app.config["SYNC_SECONDS"])
-        if job.state == "done" and wants_xlsx:
-            job = wait_for(api_workbook_job(job), current_app.config["SYNC_SECONDS"])
+        with sync_waits.slot(g.api_user.id, current_app.config["SYNC_WAITS_PER_USER"],
+                             current_app.config["SYNC_WAITS"]) as may_wait:
+            # past the bound the answer is 202 at once: other users' pages keep their threads
+            if may_wait:
+                job = wait_for(job, current_app.config["SYNC_SECONDS"])
+                if job.state == "done" and wants_xlsx:
+                    job = wait_for(api_workbook_job(job), current_app.config["SYNC_SECONDS"])
     if job.state == "failed":
         raise ApiError(422, reason(job) or "")
     if job.state != "done":

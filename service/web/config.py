@@ -43,6 +43,8 @@ def defaults(instance: Path) -> dict:
         "QUEUE_URL": None,
         # how long a request without Prefer: respond-async waits for a plan (API) [s]
         "SYNC_SECONDS": 30.0,
+        "SYNC_WAITS": 2,            # API requests waiting for their plan at once (sync_waits)
+        "SYNC_WAITS_PER_USER": 1,
         # wall-clock budget [s] per job kind, over service.plans.jobs.records.BUDGETS
         "JOB_BUDGETS": {},
         "JOB_MEMORY_MB": 4096,

@@ -133,6 +133,10 @@ class JobStatus(BaseModel):
     started_at: Optional[float] = None
     finished_at: Optional[float] = None
     error: Optional[str] = Field(None, description="why it failed, in the Accept-Language")
+    cause: Optional[str] = Field(None, description="why it failed when not the engine's answer "
+                                 "for the inputs: budget | memory | worker | crashed")
+    retryable: bool = Field(False, description="a failure that runs again when asked for "
+                            "(the same POST, or Plan again on the plan page)")
     links: JobLinks
 
 
@@ -169,8 +173,9 @@ def openapi_document() -> dict[str, Any]:
 
 
 PLAN_RESPONSES = Response(HTTP_200=PlanDocument, HTTP_202=JobStatus,
-                          **errors(400, 401, 413, 415, 422))
+                          **errors(400, 401, 413, 415, 422, 429))
 JOB_RESPONSES = Response(HTTP_200=JobStatus, **errors(401, 404))
+JOB_CANCEL_RESPONSES = Response(HTTP_200=JobStatus, **errors(401, 404, 409))
 JOB_PLAN_RESPONSES = Response(HTTP_200=PlanDocument, HTTP_202=JobStatus,
                               **errors(401, 404, 409))
 # 200: the workbook itself (application/vnd.openxmlformats-officedocument.spreadsheetml.sheet)

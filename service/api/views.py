@@ -25,7 +25,8 @@ from service.web.errors import ApiError
 from service.xlsx.export import safe_download_name
 from service.i18n import N_, _, current_locale
 from service.ingest import IngestError, make_bundle, read_usage
-from service.api.openapi import (JOB_PLAN_RESPONSES, JOB_RESPONSES, JOB_XLSX_RESPONSES,
+from service.api.openapi import (JOB_CANCEL_RESPONSES, JOB_PLAN_RESPONSES, JOB_RESPONSES,
+                                 JOB_XLSX_RESPONSES,
                                  MAX_JSON_ROWS, PLAN_RESPONSES,
                                  SPEC, XLSX, PlanForm, PlanRequest, UsageRow, openapi_document)
 from service.plans.planning import PlanningError
@@ -214,6 +215,19 @@ def own_job(job_id: int) -> PlanJob:
 def job(job_id: int):
     """A plan job's state, progress and result links"""
     return current_app.json.response(job_json(own_job(job_id)))
+
+
+@bp.delete("/jobs/<int:job_id>")
+@SPEC.validate(resp=JOB_CANCEL_RESPONSES, tags=["plans"], operation_id="cancelJob")
+def cancel_job(job_id: int):
+    """Cancel one of your jobs while it waits or runs (409 once it has ended)"""
+    job = own_job(job_id)
+    if not records.cancel(job.id):
+        raise ApiError(409, _("This job has already ended (%(state)s): nothing to cancel.",
+                              state=job.state))
+    with write_session() as s:
+        audit(s, s.get(User, g.api_user.id), "api.cancel", details=f"job {job.id}")
+    return current_app.json.response(job_json(records.fresh(job.id)))
 
 
 @bp.get("/jobs/<int:job_id>/plan")

@@ -63,7 +63,8 @@ AUDIT_ACTIONS = {
     "usage.upload": N_("usage file uploaded"), "api.plan": N_("plan computed through the API"),
     "review.approve": N_("revision approved"), "review.reject": N_("revision rejected"),
     "review.comment": N_("review comment"), "review.changes": N_("changes requested"),
-    "download": N_("downloaded"),
+    "download": N_("downloaded"), "plan.cancel": N_("computation cancelled"),
+    "api.cancel": N_("job cancelled through the API"),
 }
 # Notes the service itself writes on revisions (scenarios.py, revisions.py).
 NOTES = {"created": N_("created"), "assumptions edited": N_("assumptions edited"),

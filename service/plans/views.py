@@ -56,6 +56,8 @@ def show(scenario_id: int, number: int):
         may_review=can_review(g.user, revision), assumptions=choices,
         assumption_labels=dict(choices), done_words=DONE, complete=view.complete,
         job=job_status(view.job) if view.job is not None and not view.complete else None,
+        may_cancel=view.job is not None and not view.complete
+        and view.job.owner_key == f"user:{g.user.id}",
         job_url=url_for("plans.plan_job", scenario_id=scenario_id, number=number))
 
 
@@ -69,6 +71,24 @@ def plan_again(scenario_id: int, number: int):
     job = ensure_plan(revision, again=True)
     if job is not None and job.state in ("waiting", "queued", "running"):
         flash(_("The plan is queued again."))
+    return redirect(url_for("plans.show", scenario_id=scenario_id, number=number))
+
+
+@bp.post("/scenarios/<int:scenario_id>/revisions/<int:number>/cancel")
+@login_required
+def cancel_plan(scenario_id: int, number: int):
+    """Cancel the revision's plan job while it waits or runs: only the person whose job it is
+    (a job is shared by content; another reader's view of it stays)."""
+    revision = revision_or_404(g.user, scenario_id, number)
+    view = read_plan(revision, start=False)
+    job = view.job
+    if job is None or job.owner_key != f"user:{g.user.id}":
+        abort(403, _("Only the person who started this computation can cancel it."))
+    if records.cancel(job.id):
+        with write_session() as s:
+            audit(s, s.get(User, g.user.id), "plan.cancel", revision=s.get(Revision, revision.id),
+                  details=f"job {job.id}")
+        flash(_("The computation was cancelled; reload the page to start it again."))
     return redirect(url_for("plans.show", scenario_id=scenario_id, number=number))
 
 

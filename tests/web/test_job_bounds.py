@@ -1,0 +1,112 @@
+"""A person's jobs are bounded and can be cancelled (issue 40): 60 API posts were accepted in
+2.6 s and 200 heavy plans in 12 s, and nobody could stop their own job."""
+from __future__ import annotations
+
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+from sqlalchemy import select
+
+from service.app import create_app
+from service.plans.jobs import records
+from service.web.db import write_session
+from service.web.tables import AuditEvent, PlanJob, User
+from service.web.users import create_token
+from tests.support.client import TEST_CONFIG, Browser
+
+
+@pytest.fixture
+def queued_app(tmp_path: Path, seeded_database: Path):
+    """The seeded database behind an app whose jobs wait on a SQLite queue (no worker)."""
+    instance = tmp_path / "instance"
+    instance.mkdir()
+    shutil.copyfile(seeded_database, instance / "buyrent.sqlite3")
+    app = create_app({**TEST_CONFIG, "INSTANCE_PATH": str(instance),
+                      "QUEUE_URL": str(tmp_path / "queue.sqlite3")})
+    yield app
+    app.extensions["buyrent_engine"].dispose()
+
+
+def bearer(app, name="ana"):
+    with app.app_context():
+        with write_session() as s:
+            token = create_token(s, s.scalar(select(User).where(User.username == name)), "t")
+    return {"Authorization": f"Bearer {token}", "Prefer": "respond-async"}
+
+
+def body(i: int) -> dict:
+    return {"scenario": {"uncertainty": {"draws": 0}},
+            "usage": [{"timestamp": "2026-01", "gpu_hours": 1000 + i}]}
+
+
+def test_a_persons_open_jobs_are_bounded_with_retry_after(queued_app):
+    client, headers = queued_app.test_client(), bearer(queued_app)
+    answers = [client.post("/api/v1/plans", json=body(i), headers=headers)
+               for i in range(records.OPEN_PER_OWNER + 3)]
+    assert [a.status_code for a in answers[:records.OPEN_PER_OWNER]] == \
+        [202] * records.OPEN_PER_OWNER
+    refused = answers[records.OPEN_PER_OWNER]
+    assert refused.status_code == 429
+    assert refused.headers["Retry-After"] == str(records.RETRY_AFTER_SECONDS)
+    assert refused.get_json()["error"]["code"] == "too_many_requests"
+    assert "waiting or running" in refused.get_json()["error"]["message"]
+    # the same content again is its existing job, not a new one: never refused
+    assert client.post("/api/v1/plans", json=body(0), headers=headers).status_code == 202
+    # another person is not held up by the first one's jobs
+    other = client.post("/api/v1/plans", json=body(1), headers=bearer(queued_app, "otto"))
+    assert other.status_code == 202
+    # one cancelled: room again
+    first = answers[0].get_json()["id"]
+    cancelled = client.delete(f"/api/v1/jobs/{first}", headers=headers)
+    assert cancelled.status_code == 200 and cancelled.get_json()["state"] == "cancelled"
+    assert client.post("/api/v1/plans", json=body(99), headers=headers).status_code == 202
+
+
+def test_cancel_is_for_ones_own_open_job(queued_app):
+    client, ana = queued_app.test_client(), bearer(queued_app)
+    job = client.post("/api/v1/plans", json=body(1), headers=ana).get_json()["id"]
+    otto = bearer(queued_app, "otto")
+    assert client.delete(f"/api/v1/jobs/{job}", headers=otto).status_code == 404
+    assert client.delete(f"/api/v1/jobs/{job}", headers=ana).status_code == 200
+    again = client.delete(f"/api/v1/jobs/{job}", headers=ana)
+    assert again.status_code == 409 and "already ended" in again.get_json()["error"]["message"]
+    with queued_app.app_context():
+        with write_session() as s:
+            assert s.scalar(select(AuditEvent.details).where(
+                AuditEvent.action == "api.cancel")) == f"job {job}"
+
+
+def test_the_plan_page_cancels_its_owners_job(queued_app):
+    """A revision saved (its plan job queued, no worker): its analyst sees Cancel, a reviewer
+    does not; cancelling stops the job and says how to start it again."""
+    from models.scenario import Scenario
+    from service.plans.revisions import add_revision
+    from service.plans.stored import ensure_plan
+    from service.web.db import get_session
+    from service.web.tables import ScenarioRecord, Revision
+    with queued_app.app_context():
+        with write_session() as s:
+            scenario = s.get(ScenarioRecord, 1)
+            ana = s.scalar(select(User).where(User.username == "ana"))
+            model = Scenario.model_validate(scenario.latest.assumptions_dict)
+            revision = add_revision(s, scenario, ana,
+                                    model.with_changes(owned={"server_price": 333_000}),
+                                    scenario.latest.usage_file)
+            ana_id, revision_id = ana.id, revision.id
+        job = ensure_plan(get_session().get(Revision, revision_id), owner=f"user:{ana_id}")
+    assert job.state == "queued"
+    analyst = Browser(queued_app.test_client())
+    analyst.login("ana")
+    page = analyst.get("/scenarios/1/revisions/2").get_data(as_text=True)
+    assert 'id="cancel-job"' in page
+    reviewer = Browser(queued_app.test_client())
+    reviewer.login("rita")
+    assert 'id="cancel-job"' not in reviewer.get("/scenarios/1/revisions/2").get_data(
+        as_text=True)
+    assert reviewer.post("/scenarios/1/revisions/2/cancel", {}).status_code == 403
+    answer = analyst.post("/scenarios/1/revisions/2/cancel", {})
+    assert answer.status_code == 302
+    with queued_app.app_context():
+        assert records.fresh(job.id).state == "cancelled"

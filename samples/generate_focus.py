@@ -244,7 +244,7 @@ def focus_1_3() -> None:
 
 
 def contract_commitments() -> None:
-    """Eight terms. GPU commitments: CC-GCP-A3-1Y (2 x a3-highgpu-8g for 1 year, 17,520
+    """Eight terms. GPU commitments: CC-GCP-A3-1Y (2 x a3-highgpu-8g for 1 year from 2026-06, 17,520
     instance-hours, 336,384 USD, No Upfront: 16 GPUs at 2.40), cud-l4-1y (35,040 GPU-hours of
     L4 for 1 year, 12,264 USD, payment not stated: 4 GPUs at 0.35), CC-GCP-H100-3Y (210,432
     GPU-hours over 3 years from 2026-07, 441,907.20 EUR, Partial Upfront: 8 GPUs at 2.10),
@@ -262,7 +262,10 @@ def contract_commitments() -> None:
                     ContractCommitmentDescription=description, **extra)
     y26, y27 = "2026-01-01T00:00:00Z", "2027-01-01T00:00:00Z"
     rows = [
-        term("CC-GCP-A3-1Y", y26, y27, "Usage", "Hours", "17520.0", "336384.0",
+        # from 2026-06: live for six months of a plan from 2027-01 (one that ended before
+        # the plan starts is not held: issue 37); the usage sample's June 2026 hours apply it
+        term("CC-GCP-A3-1Y", "2026-06-01T00:00:00Z", "2027-06-01T00:00:00Z", "Usage", "Hours",
+             "17520.0", "336384.0",
              "Committed Use Discount", "a3-highgpu-8g, 2 VMs, 1 year, No Upfront"),
         term("cud-l4-1y", "2026-03-01T00:00:00Z", "2027-03-01T00:00:00Z", "Usage", "GPU-Hours",
              "35040.0", "12264.0", "Resource-based CUD", "Nvidia L4 GPU, 1 year"),

@@ -85,6 +85,7 @@ class HeldRow:
     end: str
     price: float
     payment: str
+    currency: str      # the price's own: a dollar contract in a won plan says USD
 
 
 @dataclass
@@ -229,13 +230,19 @@ def chart_words(t: Optional[dict], strategy: str, currency: str) -> dict[str, An
 
 def held_rows(doc: dict) -> list[HeldRow]:
     """The position: contracts signed and servers owned before the plan starts."""
-    position = doc["scenario"].get("position") or {}
+    scenario = doc["scenario"]
+    position = scenario.get("position") or {}
+    reporting = scenario["finance"]["currency"]
+    cloud = (scenario.get("cloud_terms") or {}).get("currency") or reporting
+    owned = scenario["owned"].get("currency") or reporting
     rows = [HeldRow("commitment", c["id"], c["gpus"], c["start"],
                     add_months(c["start"], c["term_months"] - 1), c["price_per_gpu_hour"],
-                    c["payment"]) for c in position.get("commitments", [])]
-    life = doc["scenario"]["owned"]["useful_life_months"]
-    rows += [HeldRow("servers", _("bought %(month)s", month=s['purchased']), s["count"], s["purchased"],
-                     add_months(s["purchased"], life - 1), s["price"], "owned")
+                    c["payment"], c.get("currency") or cloud)
+            for c in position.get("commitments", [])]
+    life = scenario["owned"]["useful_life_months"]
+    rows += [HeldRow("servers", _("bought %(month)s", month=s['purchased']), s["count"],
+                     s["purchased"], add_months(s["purchased"], life - 1), s["price"], "owned",
+                     owned)
              for s in position.get("servers", [])]
     return rows
 

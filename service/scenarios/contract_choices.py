@@ -9,7 +9,10 @@ import re
 from collections import Counter
 from typing import Optional
 
+import numpy as np
+
 from models.scenario import Scenario
+from service import clock
 from service.i18n import _
 from service.ingest import instances
 from service.ingest.commitment_record import KEYS
@@ -47,10 +50,30 @@ def currency_fits(model: Scenario, currency: str, foreign: Optional[str] = None
     return None
 
 
-def attach_choices(model: Scenario, result) -> list[dict]:
+def plan_start(model: Scenario, current_month: str) -> str:
+    """The earliest month the scenario's plan can start: its ``finance.start_month``, else the
+    month after the current one (a plan starts after its usage and after today:
+    models.start.default_start_month)."""
+    if model.finance.start_month:
+        return model.finance.start_month
+    return str(np.datetime64(current_month, "M") + 1)
+
+
+def ended_before(detail: dict, start: str) -> bool:
+    """Whether a contract's term ends before the plan's first month begins."""
+    end = detail.get("end")
+    return bool(end) and np.datetime64(end) <= np.datetime64(start, "M").astype(
+        "datetime64[s]").astype(np.datetime64(end).dtype)
+
+
+def attach_choices(model: Scenario, result, current_month: Optional[str] = None
+                   ) -> list[dict]:
     """For each commitment of a Contract Commitment preview: whether it is checked, whether it
-    can be attached at all, and why not when it is not checked."""
+    can be attached at all, and why not when it is not checked. A contract whose term ended
+    before the plan starts is neither checked nor attachable: it holds nothing (issue 37: an
+    ended one was pre-checked and listed as held, with no word and no effect)."""
     planned = scenario_gpu_type(model)
+    start = plan_start(model, current_month or clock.current_month())
     details = result.summary.get("details", [])
     others = Counter(d["currency"] for d in details if d.get("currency") and d["currency"]
                      not in (model.finance.currency, model.market_currency("cloud")))
@@ -58,6 +81,9 @@ def attach_choices(model: Scenario, result) -> list[dict]:
     out = []
     for d in details:
         refused = currency_fits(model, d.get("currency") or "", foreign)
+        if ended_before(d, start):
+            refused = _("ended %(end)s, before the plan starts in %(start)s",
+                        end=str(d["end"])[:10], start=start)
         other_gpu = planned and d.get("gpu_type") and d["gpu_type"] != planned
         why = refused or (_("%(theirs)s GPUs; the scenario plans %(planned)s",
                             theirs=d["gpu_type"], planned=planned) if other_gpu else "")

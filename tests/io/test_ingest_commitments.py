@@ -49,7 +49,7 @@ def test_sample_records_exactly():
     # hand-checked in samples/generate_focus.py: gpus = GPU-hours / period hours,
     # price = cost / (gpus x period hours)
     assert result.commitments == [
-        {"id": "CC-GCP-A3-1Y", "gpus": 16, "start": "2026-01", "term_months": 12,
+        {"id": "CC-GCP-A3-1Y", "gpus": 16, "start": "2026-06", "term_months": 12,
          "price_per_gpu_hour": pytest.approx(2.40), "payment": "none"},
         {"id": "cud-l4-1y", "gpus": 4, "start": "2026-03", "term_months": 12,
          "price_per_gpu_hour": pytest.approx(0.35), "payment": "none"},

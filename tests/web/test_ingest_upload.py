@@ -138,9 +138,28 @@ def test_attached_dollar_contract_keeps_its_currency(login, app):
     from service.scenarios.contract_choices import choice_value
     detail = next(d for d in contracts().summary["details"] if d["id"] == "CC-GCP-A3-1Y")
     records = posted_records([choice_value(detail)], won_scenario())
-    assert records == [{"id": "CC-GCP-A3-1Y", "gpus": 16, "start": "2026-01",
+    assert records == [{"id": "CC-GCP-A3-1Y", "gpus": 16, "start": "2026-06",
                         "term_months": 12, "price_per_gpu_hour": detail["price_per_gpu_hour"],
                         "payment": "none", "currency": "USD"}]
     model = Scenario.model_validate({**_json.loads(won_scenario().model_dump_json()),
                                      "position": {"commitments": records}})
     assert model.commitment_market(model.position.commitments[0]) == "foreign"
+
+
+def test_a_contract_that_ended_before_the_plan_starts_is_not_held():
+    """Issue 37: a contract over before the plan starts (2026-01..2027-01 for a plan from
+    2027-01, the suite's month being 2026-12) was pre-checked, attached and listed as held,
+    with no word and no effect. It is unchecked, cannot be attached, and says it has ended."""
+    from service.ingest import read_upload
+    from service.scenarios.contract_choices import attach_choices
+    text = CONTRACTS.read_text().replace("2026-06-01T00:00:00Z,2027-06-01T00:00:00Z",
+                                         "2026-01-01T00:00:00Z,2027-01-01T00:00:00Z")
+    result = read_upload(text.encode(), "contracts.csv")
+    choices = {c["detail"]["id"]: c for c in attach_choices(won_scenario(), result)}
+    ended = choices["CC-GCP-A3-1Y"]
+    assert (ended["checked"], ended["disabled"]) == (False, True)
+    assert ended["why"] == "ended 2027-01-01, before the plan starts in 2027-01"
+    # a scenario that starts earlier holds it
+    early = won_scenario().with_changes(finance={"start_month": "2026-07"})
+    assert {c["detail"]["id"]: c for c in attach_choices(early, result)}[
+        "CC-GCP-A3-1Y"]["checked"]

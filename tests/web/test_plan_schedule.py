@@ -354,3 +354,23 @@ def test_schedule_section_in_korean(growth):
     assert english == [], english
     assert "일정" in text and "구매 주문" in text and "보유" in text and "일정 비교" in text
     assert "2027년 1분기" in text          # quarters through the quarter filter
+
+
+def test_each_held_price_says_its_own_currency(app):
+    """Issue 37: the held table's header said "Price [KRW]" above a dollar contract's rate.
+    Each amount carries its own currency: a dollar contract in a won plan says USD, a contract
+    without one the cloud's, a server the owned market's."""
+    from service.plans.schedule_view import held_rows
+    doc = {"scenario": {"finance": {"currency": "KRW"}, "cloud_terms": {"currency": None},
+                        "owned": {"useful_life_months": 60, "currency": None},
+                        "position": {"commitments": [
+                            {"id": "usd", "gpus": 8, "start": "2026-06", "term_months": 12,
+                             "price_per_gpu_hour": 2.4, "payment": "none", "currency": "USD"},
+                            {"id": "won", "gpus": 8, "start": "2026-06", "term_months": 12,
+                             "price_per_gpu_hour": 3100.0, "payment": "none"}],
+                            "servers": [{"purchased": "2025-06", "count": 4,
+                                         "price": 420_000_000.0}]}}}
+    with app.test_request_context():
+        rows = held_rows(doc)
+    assert [(r.name, r.currency) for r in rows] == [("usd", "USD"), ("won", "KRW"),
+                                                    ("bought 2025-06", "KRW")]

@@ -139,7 +139,18 @@ def risk_words(r: dict, currency: str) -> list[str]:
             within=formats.percent(alt["within"], 0), servers=bought(common),
             until=r["decide_now_until"], capital=money(alt["year_one_capital"]),
             expected=money(alt["expected_pv"])))
-    if r.get("vss") is not None:
+    if r.get("vss") is not None and r["vss"] < 0 and gap <= 0:
+        # the plan minimises (1 - w) E[PV] + w CVaR: with w > 0 it may pay expected PV for a
+        # lower CVaR, and the VSS, measured on expected PV, is then a cost (issue 37)
+        out.append(_("Planning for every scenario costs %(more)s more in expected PV than "
+                     "planning for %(base)s alone and adapting later (VSS %(vss)s).",
+                     more=money(-r["vss"]), vss=money(r["vss"]),
+                     base=scenario_name(r, r["base"]))
+                   + (" " + _("It buys a lower risk instead: the plan minimises (1 - %(w)s) x "
+                              "expected PV + %(w)s x CVaR, not the expected PV alone.",
+                              w=formats.number(r["cvar_weight"], 2))
+                      if r.get("cvar_weight") else ""))
+    elif r.get("vss") is not None:
         if gap > 0:
             out.append(_("VSS between %(vss)s and %(high)s: what planning for every scenario "
                          "saves over planning for %(base)s alone and adapting later.",
@@ -149,14 +160,27 @@ def risk_words(r: dict, currency: str) -> list[str]:
             out.append(_("VSS %(vss)s: what planning for every scenario saves over planning "
                          "for %(base)s alone and adapting later.", vss=money(r["vss"]),
                          base=scenario_name(r, r["base"])))
+    if r.get("evpi") is not None or r.get("vss") is not None:
+        out.append(_("Definitions (Birge and Louveaux, on expected PV): EVPI = the robust "
+                     "plan's expected PV - the probability-weighted PV of each scenario's own "
+                     "optimum; VSS = the expected PV of %(base)s's plan, its first decisions "
+                     "kept and the rest adapted per scenario - the robust plan's.",
+                     base=scenario_name(r, r["base"])))
     held = r.get("held_fixed") or {}
     if "on_demand" in held:
+        saving = held["on_demand"] - r["expected_pv"]
         out.append(_("Against all on demand over the same scenarios (expected PV %(od)s) it "
-                     "saves %(saving)s.", od=money(held["on_demand"]),
-                     saving=money(held["on_demand"] - r["expected_pv"])))
+                     "saves %(saving)s.", od=money(held["on_demand"]), saving=money(saving))
+                   if saving >= 0 else
+                   _("Against all on demand over the same scenarios (expected PV %(od)s) it "
+                     "costs %(more)s more.", od=money(held["on_demand"]), more=money(-saving)))
     if "cloud_only" in held:
+        saving = held["cloud_only"] - r["expected_pv"]
         out.append(_("Against the best cloud-only plan signed now and kept in every scenario "
                      "(expected PV %(cloud)s) it saves %(saving)s.",
-                     cloud=money(held["cloud_only"]),
-                     saving=money(held["cloud_only"] - r["expected_pv"])))
+                     cloud=money(held["cloud_only"]), saving=money(saving))
+                   if saving >= 0 else
+                   _("Against the best cloud-only plan signed now and kept in every scenario "
+                     "(expected PV %(cloud)s) it costs %(more)s more.",
+                     cloud=money(held["cloud_only"]), more=money(-saving)))
     return out

@@ -184,3 +184,23 @@ def test_a_plan_without_demand_scenarios_shows_the_growth_ranges_three(tmp_path:
         assert "확률은 25 %, 50 %, 25 %입니다" in unescape(page.get_data(as_text=True))
     finally:
         app.extensions["buyrent_engine"].dispose()
+
+
+def test_a_negative_vss_or_saving_is_said_as_a_cost_with_the_definitions():
+    """Issue 37: "VSS -$95,219: what planning for every scenario saves" and "saves -$865,448
+    against the best cloud-only plan" read as savings. A negative figure is a cost, said as one,
+    with why when CVaR is in the objective; the definitions stand beside EVPI and VSS."""
+    r = {**UNPROVEN, "gap": 0.0, "vss": -95_219.0, "cvar_weight": 0.5,
+         "held_fixed": {"on_demand": 45_000_000.0, "cloud_only": 43_634_552.0}}
+    words = " ".join(risk_words(r, "USD"))
+    assert ("Planning for every scenario costs $95,219 more in expected PV than planning for "
+            "likely alone and adapting later (VSS -$95,219).") in words
+    assert "It buys a lower risk instead: the plan minimises (1 - 0.50) x expected PV + 0.50 x " \
+        "CVaR" in words
+    assert "saves -$" not in words and "VSS -$95,219: what" not in words
+    assert "(expected PV $43,634,552) it costs $865,448 more." in words
+    assert "(expected PV $45,000,000) it saves $500,000." in words
+    assert "Definitions (Birge and Louveaux, on expected PV): EVPI = " in words
+    with using_locale("ko"):
+        korean = risk_words(r, "KRW")
+    assert all(not w.isascii() for w in korean)

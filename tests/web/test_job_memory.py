@@ -32,7 +32,7 @@ def test_a_child_past_its_cap_fails_its_job_with_what_to_reduce(monkeypatch):
     child.join(30)
     assert kind == "error" and child.exitcode == 0
     stored = json.loads(error)
-    assert stored["args"] == {"cap": "1,536"}
+    assert stored["args"] == {"cap": "1,536", "cap_mb": "1536"} and stored["cause"] == "memory"
     assert "needed more memory than a job may use" in stored["text"]
     assert "demand scenarios" in stored["text"] and "BUYRENT_JOB_MEMORY_MB" in stored["text"]
 

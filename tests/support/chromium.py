@@ -82,7 +82,10 @@ def shot(page, name: str) -> None:
 def assert_charts_rendered(page, ids: list[str]) -> None:
     for chart_id in ids:
         page.wait_for_selector(f"#{chart_id} svg.main-svg", state="attached")
-        page.wait_for_selector(f"#{chart_id} g.trace", state="attached")
+        # a trace's group is attached before its paths are drawn (and a Korean page's tick
+        # relayout draws them again): wait for a path rather than count at once, which failed
+        # under load with the group there and its path not yet
+        page.wait_for_selector(f"#{chart_id} g.trace path", state="attached")
         assert page.locator(f"#{chart_id} g.trace path").count() > 0, chart_id
 
 

@@ -13,13 +13,14 @@ from typing import Any, Optional
 
 from flask import Response, current_app, g, request, url_for
 from pydantic import ValidationError
+from sqlalchemy import select
 
 from models.scenario import Scenario, scenario_from_json
 from service.api import bp, sync_waits
 from service.web import idempotency
 from service.web.users import user_for_token
 from service.clip import clip
-from service.web.tables import PlanJob, User, audit, canonical_json, sha256
+from service.web.tables import AuditEvent, PlanJob, User, audit, canonical_json, sha256
 from service.web.db import get_session, write_session
 from service.web.errors import ApiError
 from service.xlsx.export import safe_download_name
@@ -153,13 +154,13 @@ def create_plan():
     if job.state != "done":
         body = current_app.json.dumps(job_json(job))
         with idempotency.transaction() as s:
-            audit(s, g.api_user, "api.plan", details=f"{clip(filename)} sha256={sha256(data)}")
+            audit(s, g.api_user, "api.plan", details=asked(filename, data, job))
             idempotency.remember(s, body=body, status=202)
         return Response(body, status=202, mimetype="application/json", headers={
             "Location": url_for("api.job", job_id=job.id), "Retry-After": "2",
             "Preference-Applied": "respond-async"})
     with idempotency.transaction() as s:
-        audit(s, g.api_user, "api.plan", details=f"{clip(filename)} sha256={sha256(data)}")
+        audit(s, g.api_user, "api.plan", details=asked(filename, data, job))
         if not wants_xlsx:
             idempotency.remember(s, body=job.document, status=200)
     if wants_xlsx:
@@ -203,9 +204,25 @@ def job_json(job: PlanJob) -> dict[str, Any]:
     return {**job_status(job), "links": links}
 
 
+def asked(filename: str, data: bytes, job: PlanJob) -> str:
+    """The audit details of an API plan request: the file, its SHA-256 and the job it got,
+    which may be another person's computation of the same content (:func:`own_job`)."""
+    return f"{clip(filename)} sha256={sha256(data)} job={job.id}"
+
+
 def own_job(job_id: int) -> PlanJob:
+    """A job this token's user may read: theirs, or one they asked for through the API whose
+    computation another person's identical request had started (a job is one per content:
+    share the computation, never the identity; issue 40: the second user's job link was 404).
+    The audit log records who asked for which job."""
     job = get_session().get(PlanJob, job_id)
-    if job is None or job.owner_key != f"user:{g.api_user.id}":
+    mine = f"user:{g.api_user.id}"
+    if job is not None and job.owner_key != mine and get_session().scalar(
+            select(AuditEvent.id).where(AuditEvent.actor_id == g.api_user.id,
+                                        AuditEvent.action == "api.plan",
+                                        AuditEvent.details.like(f"% job={job.id}"))) is None:
+        job = None
+    if job is None:
         raise ApiError(404, _("No such job."))
     return job
 
@@ -222,6 +239,9 @@ def job(job_id: int):
 def cancel_job(job_id: int):
     """Cancel one of your jobs while it waits or runs (409 once it has ended)"""
     job = own_job(job_id)
+    if job.owner_key != f"user:{g.api_user.id}":
+        raise ApiError(409, _("Another person's identical request started this computation: it "
+                              "goes on for them, and you may leave it."))
     if not records.cancel(job.id):
         raise ApiError(409, _("This job has already ended (%(state)s): nothing to cancel.",
                               state=job.state))

@@ -136,8 +136,12 @@ def workbook_job(revision: Revision, lang: Optional[str] = None) -> PlanJob:
     month = clock.planning_month(revision.created_at)
     spec = {"label": [revision.scenario.name, revision.number, revision.content_hash],
             "lang": lang, **plan_spec(revision.assumptions, revision.usage_file, month)}
+    # the revision in the key: the workbook's footer names it, so two revisions of the same
+    # content (another analyst's, say) share the plan's computation, never its label (issue 40:
+    # one analyst's revision 4 was labelled with another's "revision 2")
     return records.request("workbook", f"{revision.content_hash}:{month}:{lang}:"
-                           f"{EXPORT_VERSION}:{LAYOUT}:{ENGINE_VERSION}", spec, owner_key(),
+                           f"{EXPORT_VERSION}:{LAYOUT}:{ENGINE_VERSION}:r{revision.id}", spec,
+                           owner_key(),
                            ENGINE_VERSION, revision_id=revision.id,
                            usage_file_id=revision.usage_file_id)
 

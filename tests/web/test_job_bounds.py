@@ -2,17 +2,18 @@
 2.6 s and 200 heavy plans in 12 s, and nobody could stop their own job."""
 from __future__ import annotations
 
+import json
 import shutil
-import time
 from pathlib import Path
 
 import pytest
+from flask import g
 from sqlalchemy import select
 
 from service.app import create_app
 from service.plans.jobs import records
 from service.web.db import write_session
-from service.web.tables import AuditEvent, PlanJob, User
+from service.web.tables import AuditEvent, User
 from service.web.users import create_token
 from tests.support.client import TEST_CONFIG, Browser
 
@@ -110,3 +111,46 @@ def test_the_plan_page_cancels_its_owners_job(queued_app):
     assert answer.status_code == 302
     with queued_app.app_context():
         assert records.fresh(job.id).state == "cancelled"
+
+
+def test_a_job_shared_by_content_is_readable_by_each_who_asked(queued_app):
+    """Issue 40: jobs are one per content, owned by the first to ask; the second user's job
+    link answered 404. Share the computation, never the identity: each who asked may read it,
+    only its starter may cancel it, and nobody else sees it."""
+    client = queued_app.test_client()
+    ana, otto, rex = (bearer(queued_app, n) for n in ("ana", "otto", "rex"))
+    first = client.post("/api/v1/plans", json=body(7), headers=ana).get_json()
+    second = client.post("/api/v1/plans", json=body(7), headers=otto).get_json()
+    assert first["id"] == second["id"]
+    assert client.get(f"/api/v1/jobs/{first['id']}", headers=otto).status_code == 200
+    assert client.get(f"/api/v1/jobs/{first['id']}", headers=rex).status_code == 404
+    refused = client.delete(f"/api/v1/jobs/{first['id']}", headers=otto)
+    assert refused.status_code == 409 and "goes on for them" in \
+        refused.get_json()["error"]["message"]
+    assert client.delete(f"/api/v1/jobs/{first['id']}", headers=ana).status_code == 200
+
+
+def test_two_revisions_of_one_content_get_their_own_workbook_label(app, login):
+    """One analyst's revision 4 was labelled with another's "revision 2": a workbook job is per
+    revision (its footer names it), the plan's computation shared."""
+    from models.scenario import Scenario
+    from service.plans.revisions import create_scenario
+    from service.plans.stored import workbook_job
+    from service.web.db import get_session
+    from service.web.tables import Revision, ScenarioRecord
+    with app.app_context():
+        with write_session() as s:
+            ana_first = s.get(ScenarioRecord, 1).latest
+            otto = s.scalar(select(User).where(User.username == "otto"))
+            copy = create_scenario(s, otto, Scenario.model_validate(ana_first.assumptions_dict),
+                                   ana_first.usage_file)
+            ids = (ana_first.id, copy.id)
+        revisions = [get_session().get(Revision, i) for i in ids]
+        assert revisions[0].content_hash == revisions[1].content_hash
+        with app.test_request_context():
+            g.user = get_session().get(User, revisions[1].author_id)
+            jobs = [workbook_job(r, "en") for r in revisions]
+    assert jobs[0].key != jobs[1].key
+    labels = [json.loads(j.spec)["label"][:2] for j in jobs]
+    assert labels[0][0] == labels[1][0] and [n for _, n in labels] == [1, 1]
+    assert jobs[0].revision_id == ids[0] and jobs[1].revision_id == ids[1]

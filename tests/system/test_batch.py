@@ -18,14 +18,21 @@ from tests.support.paths import ROOT, SAMPLES
 DAILY = SAMPLES / "usage_daily.csv"
 
 
-def test_a_sweep_is_planned_by_the_workers_into_one_summary(tmp_path):
-    sweep = {"scenario": {"finance": {"horizon_months": 12}, "uncertainty": {"draws": 0}},
-             "usage": str(DAILY), "sweep": {"owned.server_price": [250000, 400000]}}
-    (tmp_path / "sweep.json").write_text(json.dumps(sweep))
+def batch_env(tmp_path) -> dict:
+    """buyrent batch's environment: its own instance folder, the suite's month, the embedded
+    database and queue."""
     env = {**os.environ, "BUYRENT_INSTANCE": str(tmp_path / "inst"),
            "BUYRENT_CURRENT_MONTH": "2026-12"}
     env.pop("DATABASE_URL", None)
     env.pop("BUYRENT_QUEUE_URL", None)
+    return env
+
+
+def test_a_sweep_is_planned_by_the_workers_into_one_summary(tmp_path):
+    sweep = {"scenario": {"finance": {"horizon_months": 12}, "uncertainty": {"draws": 0}},
+             "usage": str(DAILY), "sweep": {"owned.server_price": [250000, 400000]}}
+    (tmp_path / "sweep.json").write_text(json.dumps(sweep))
+    env = batch_env(tmp_path)
     done = subprocess.run([sys.executable, "-m", "service.cli.main", "batch",
                            str(tmp_path / "sweep.json"), "--jobs", "2", "--out",
                            str(tmp_path / "summary")], cwd=ROOT, env=env, capture_output=True,
@@ -64,10 +71,7 @@ def test_a_batch_killed_with_minus_9_leaves_no_worker_computing(tmp_path):
                                                                     "usage_hourly.csv"),
              "sweep": {"owned.server_price": [250000, 300000, 350000, 400000]}}
     (tmp_path / "sweep.json").write_text(json.dumps(sweep))
-    env = {**os.environ, "BUYRENT_INSTANCE": str(tmp_path / "inst"),
-           "BUYRENT_CURRENT_MONTH": "2026-12"}
-    env.pop("DATABASE_URL", None)
-    env.pop("BUYRENT_QUEUE_URL", None)
+    env = batch_env(tmp_path)
     batch = subprocess.Popen([sys.executable, "-m", "service.cli.main", "batch",
                               str(tmp_path / "sweep.json"), "--jobs", "2", "--out",
                               str(tmp_path / "summary")], cwd=ROOT, env=env,

@@ -27,12 +27,14 @@ def post(app, token, body=BODY):
                                   headers={"Authorization": f"Bearer {token}"})
 
 
-def test_a_users_second_synchronous_post_answers_202_at_once(app, monkeypatch):
+def hold_first_wait(monkeypatch) -> tuple[threading.Event, threading.Event, list]:
+    """Make the first request that waits for its plan wait until the test releases it; the
+    later ones look once. Returns (entered, release, calls: the job ids that waited)."""
     entered, release = threading.Event(), threading.Event()
     real = views.wait_for
-    calls = []
+    calls: list = []
 
-    def held(job, seconds):          # the first post waits until the test releases it
+    def held(job, seconds):
         calls.append(job.id)
         if len(calls) == 1:
             entered.set()
@@ -40,6 +42,11 @@ def test_a_users_second_synchronous_post_answers_202_at_once(app, monkeypatch):
         return real(job, 0)
 
     monkeypatch.setattr(views, "wait_for", held)
+    return entered, release, calls
+
+
+def test_a_users_second_synchronous_post_answers_202_at_once(app, monkeypatch):
+    entered, release, calls = hold_first_wait(monkeypatch)
     ana, otto = tokens(app, "ana", "otto")
     answers = {}
     first = threading.Thread(target=lambda: answers.setdefault("first", post(app, ana)))
@@ -64,18 +71,7 @@ def test_a_users_second_synchronous_post_answers_202_at_once(app, monkeypatch):
 
 def test_the_server_bound_counts_every_user(app, monkeypatch):
     app.config["SYNC_WAITS"] = 1
-    entered, release = threading.Event(), threading.Event()
-    real = views.wait_for
-    calls = []
-
-    def held(job, seconds):
-        calls.append(job.id)
-        if len(calls) == 1:
-            entered.set()
-            release.wait(60)
-        return real(job, 0)
-
-    monkeypatch.setattr(views, "wait_for", held)
+    entered, release, calls = hold_first_wait(monkeypatch)
     ana, otto = tokens(app, "ana", "otto")
     first = threading.Thread(target=lambda: post(app, ana))
     first.start()

@@ -16,6 +16,7 @@ from service.web.db import write_session
 from service.web.tables import AuditEvent, User
 from service.web.users import create_token
 from tests.support.client import TEST_CONFIG, Browser
+from tests.support.revisions import dearer_revision
 
 
 @pytest.fixture
@@ -82,20 +83,11 @@ def test_cancel_is_for_ones_own_open_job(queued_app):
 def test_the_plan_page_cancels_its_owners_job(queued_app):
     """A revision saved (its plan job queued, no worker): its analyst sees Cancel, a reviewer
     does not; cancelling stops the job and says how to start it again."""
-    from models.scenario import Scenario
-    from service.plans.revisions import add_revision
     from service.plans.stored import ensure_plan
     from service.web.db import get_session
-    from service.web.tables import ScenarioRecord, Revision
+    from service.web.tables import Revision
+    revision_id, ana_id = dearer_revision(queued_app, 333_000)
     with queued_app.app_context():
-        with write_session() as s:
-            scenario = s.get(ScenarioRecord, 1)
-            ana = s.scalar(select(User).where(User.username == "ana"))
-            model = Scenario.model_validate(scenario.latest.assumptions_dict)
-            revision = add_revision(s, scenario, ana,
-                                    model.with_changes(owned={"server_price": 333_000}),
-                                    scenario.latest.usage_file)
-            ana_id, revision_id = ana.id, revision.id
         job = ensure_plan(get_session().get(Revision, revision_id), owner=f"user:{ana_id}")
     assert job.state == "queued"
     analyst = Browser(queued_app.test_client())

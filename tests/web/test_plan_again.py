@@ -6,28 +6,20 @@ from __future__ import annotations
 import json
 import time
 
-from sqlalchemy import select, update
+from sqlalchemy import update
 
-from models.scenario import Scenario
 from service.plans.jobs import records
-from service.plans.revisions import add_revision
 from service.web.db import write_session
-from service.web.tables import PlanJob, PlanRecord, ScenarioRecord, User
+from service.web.tables import PlanJob, PlanRecord
+from tests.support.revisions import dearer_revision
 
 URL = "/scenarios/1/revisions/2"
 
 
 def failed_revision(app, error: str) -> int:
     """Revision 2 of scenario 1 (dearer servers) whose plan job failed with ``error``."""
+    revision_id, _ana = dearer_revision(app, 330_000)
     with app.app_context():
-        with write_session() as s:
-            scenario = s.get(ScenarioRecord, 1)
-            ana = s.scalar(select(User).where(User.username == "ana"))
-            model = Scenario.model_validate(scenario.latest.assumptions_dict)
-            revision = add_revision(s, scenario, ana,
-                                    model.with_changes(owned={"server_price": 330_000}),
-                                    scenario.latest.usage_file)
-            revision_id = revision.id
         with write_session() as s:
             s.execute(update(PlanJob).where(PlanJob.revision_id == revision_id).values(
                 state="failed", error=error, budget_seconds=records.BUDGETS["plan"],

@@ -105,9 +105,12 @@ def capacity_parts(s: Scenario, r: StrategyResult) -> list[Message]:
     for type_id, n in (cap.servers_by_type.items() if cap is not None else ()):
         if n:   # a fleet (issue 26): one sentence per server type
             owned = type_owned(s.owned, kinds[type_id])
-            parts.append(Message("Buy {servers} {type} servers ({gpus} GPUs) for the base load.",
-                                 {"servers": n, "type": type_id,
-                                  "gpus": n * owned.gpus_per_server}))
+            params = {"servers": n, "type": type_id, "gpus": n * owned.gpus_per_server}
+            # one server is one server ("Buy 1 b200 servers" was issue 37's)
+            parts.append(Message("Buy 1 {type} server ({gpus} GPUs) for the base load.", params)
+                         if n == 1 else
+                         Message("Buy {servers} {type} servers ({gpus} GPUs) for the base load.",
+                                 params))
     for offer in s.commitments:
         gpus = cap.committed.get(offer.id, 0) if cap is not None else 0
         if not gpus:

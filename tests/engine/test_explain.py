@@ -1,4 +1,9 @@
 """models/explain.py: the recommendation in plain language, from the plan's numbers (issue 4)."""
+from types import SimpleNamespace
+
+import numpy as np
+
+from models.capacity import Capacity
 from models.document import plan_document
 from models.explain import capacity_parts, runner_up, same_capacity
 from models.plan import compute_plan
@@ -62,3 +67,17 @@ def test_fragile_answer_is_flagged():
     plan = compute_plan(s.with_changes(on_demand={"price_per_gpu_hour": tie * 1.005}), profile)
     assert plan.explanation.fragile is True
     assert "The answer is fragile" in plan.explanation.text
+
+
+
+def test_one_server_of_a_type_is_one_server():
+    """Issue 37: "Buy 1 b200 servers"."""
+    s = Scenario.model_validate({"server_types": [{"id": "b200", "server_price": 515000}]})
+    texts = []
+    for n in (1, 3):
+        r = SimpleNamespace(capacity=Capacity(0, {}, False, {"b200": n}), owned_utilization=0.5,
+                            spot_gpu_hours_by_month=np.zeros(3),
+                            on_demand_gpu_hours_by_month=np.zeros(3))
+        texts.append(capacity_parts(s, r)[0].text)
+    assert texts == ["Buy 1 b200 server (8 GPUs) for the base load.",
+                     "Buy 3 b200 servers (24 GPUs) for the base load."]

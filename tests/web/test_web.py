@@ -490,3 +490,29 @@ def test_import_assumptions_from_a_plan_workbook(login, app):
                            content_type="multipart/form-data")
     assert response.status_code == 422 and "Cannot read the workbook" in response.get_data(
         as_text=True)
+
+
+def test_saving_after_loading_a_workbook_keeps_what_was_loaded(login, app):
+    """Issue 37, item 8: "Load into the form" fills the form; "Save scenario" then posted to
+    /scenarios/<id>/import (the form posted to the page's own URL), got 422 "the file is
+    empty", and the form returned to the defaults. The form posts to the edit URL, as a
+    browser follows its action: the new revision holds the workbook's values."""
+    import io
+    client = login("ana")
+    workbook = client.get(R1 + "/plan.xlsx").data                  # on demand at 6.88
+    first = _revision_assumptions(app, 1)
+    dearer = form_data({**first, "on_demand": {**first["on_demand"],
+                                               "price_per_gpu_hour": 9.99}})
+    assert client.post("/scenarios/1/edit", dearer).status_code == 302   # revision 2: 9.99
+    loaded = client.post("/scenarios/1/import", {"workbook": (io.BytesIO(workbook), "p.xlsx")},
+                         content_type="multipart/form-data").get_data(as_text=True)
+    assert 'name="on_demand.price_per_gpu_hour" value="6.88"' in loaded
+    action = re.search(r'<form method="post" id="scenario-form" action="([^"]+)"', loaded)
+    assert action and action.group(1) == "/scenarios/1/edit"
+    saved = client.post(action.group(1), form_data(first))        # the loaded values
+    assert saved.status_code == 302, saved.get_data(as_text=True)[-2000:]
+    with app.app_context():
+        with write_session() as s:
+            latest = s.get(ScenarioRecord, 1).latest
+            number, assumptions = latest.number, latest.assumptions_dict
+    assert number == 3 and assumptions["on_demand"]["price_per_gpu_hour"] == 6.88

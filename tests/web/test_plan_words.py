@@ -121,3 +121,17 @@ def test_load_duration_caption_names_only_capacity_the_plan_holds(app, growth_do
     assert text.endswith("chosen capacities: committed 16.0 GPUs.")
     assert "owned" not in text
     assert "committed + owned" in growth and "owned servers" not in growth
+
+
+def test_a_staged_plan_identical_to_the_static_one_is_said_to_be_it(login):
+    """Issue 37: a staged plan identical to the best static one "costs less than the best
+    static plan in 0.0 % of the draws": say they are the same plan. The sample's staged plan is
+    its optimal mix (the same costs every month)."""
+    page = login("ana").get("/scenarios/1/revisions/1").get_data(as_text=True)
+    staged = re.search(r'<p id="uncertainty-staged">(.*?)</p>', page, re.S).group(1)
+    assert "is the best static plan itself (the same costs every month)" in staged
+    assert "less than the best static plan in" not in staged
+    korean = login("ana").get("/scenarios/1/revisions/1", headers={"Accept-Language": "ko"})
+    text = re.search(r'<p id="uncertainty-staged">(.*?)</p>', korean.get_data(as_text=True),
+                      re.S).group(1)
+    assert "best static plan" not in text

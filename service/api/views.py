@@ -216,8 +216,7 @@ def own_job(job_id: int) -> PlanJob:
     share the computation, never the identity; issue 40: the second user's job link was 404).
     The audit log records who asked for which job."""
     job = get_session().get(PlanJob, job_id)
-    mine = f"user:{g.api_user.id}"
-    if job is not None and job.owner_key != mine and get_session().scalar(
+    if job is not None and job.owner_key != owner_key() and get_session().scalar(
             select(AuditEvent.id).where(AuditEvent.actor_id == g.api_user.id,
                                         AuditEvent.action == "api.plan",
                                         AuditEvent.details.like(f"% job={job.id}"))) is None:
@@ -239,7 +238,7 @@ def job(job_id: int):
 def cancel_job(job_id: int):
     """Cancel one of your jobs while it waits or runs (409 once it has ended)"""
     job = own_job(job_id)
-    if job.owner_key != f"user:{g.api_user.id}":
+    if job.owner_key != owner_key():
         raise ApiError(409, _("Another person's identical request started this computation: it "
                               "goes on for them, and you may leave it."))
     if not records.cancel(job.id):

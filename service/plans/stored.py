@@ -193,5 +193,4 @@ def job_status(job: PlanJob) -> dict[str, Any]:
             "queued_at": job.queued_at, "started_at": job.started_at,
             "finished_at": job.finished_at,
             "error": reason(job) if job.state == "failed" else None,
-            "cause": records.cause_of(job),
-            "retryable": records.cause_of(job) in records.TRANSIENT}
+            "cause": records.cause_of(job), "retryable": records.retryable(job)}

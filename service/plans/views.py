@@ -19,8 +19,8 @@ from service.xlsx.export import safe_download_name
 from service.i18n import _, labels
 from service.ingest.template import usage_template_csv, usage_template_xlsx
 from service.plans.jobs import records
-from service.plans.stored import (PlanView, ensure_plan, job_status, pdf_job, read_plan, reason,
-                                  workbook_job)
+from service.plans.stored import (PlanView, ensure_plan, job_status, owner_key, pdf_job, read_plan,
+                                  reason, workbook_job)
 from service.plans.reviews import ReviewInputError, parse_review
 from service.plans.usage_download import is_xlsx, safe_csv
 from service.plans.reviews import DONE, assumption_choices
@@ -41,7 +41,7 @@ def show(scenario_id: int, number: int):
     if revision.usage_file_id is None:
         error = _("This revision has no usage file yet: upload one to see its plan.")
     elif view.error:
-        retryable = records.cause_of(view.job) in records.TRANSIENT
+        retryable = records.retryable(view.job)
         error = (_("Planning stopped before the plan was complete: %(reason)s", reason=view.error)
                  if retryable else
                  _("The engine cannot plan this revision: %(reason)s", reason=view.error))
@@ -57,7 +57,7 @@ def show(scenario_id: int, number: int):
         assumption_labels=dict(choices), done_words=DONE, complete=view.complete,
         job=job_status(view.job) if view.job is not None and not view.complete else None,
         may_cancel=view.job is not None and not view.complete
-        and view.job.owner_key == f"user:{g.user.id}",
+        and view.job.owner_key == owner_key(),
         job_url=url_for("plans.plan_job", scenario_id=scenario_id, number=number))
 
 
@@ -69,7 +69,7 @@ def plan_again(scenario_id: int, number: int):
     inputs stays. Anyone who may read the revision may ask: nothing of it changes."""
     revision = revision_or_404(g.user, scenario_id, number)
     job = ensure_plan(revision, again=True)
-    if job is not None and job.state in ("waiting", "queued", "running"):
+    if job is not None and job.state in records.OPEN:
         flash(_("The plan is queued again."))
     return redirect(url_for("plans.show", scenario_id=scenario_id, number=number))
 
@@ -82,7 +82,7 @@ def cancel_plan(scenario_id: int, number: int):
     revision = revision_or_404(g.user, scenario_id, number)
     view = read_plan(revision, start=False)
     job = view.job
-    if job is None or job.owner_key != f"user:{g.user.id}":
+    if job is None or job.owner_key != owner_key():
         abort(403, _("Only the person who started this computation can cancel it."))
     if records.cancel(job.id):
         with write_session() as s:

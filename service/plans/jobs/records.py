@@ -109,6 +109,11 @@ def cause_of(job: PlanJob) -> Optional[str]:
         return None
 
 
+def retryable(job: PlanJob) -> bool:
+    """Whether a failed job's cause is transient (:data:`TRANSIENT`): it may run again."""
+    return cause_of(job) in TRANSIENT
+
+
 def retry_due(job: PlanJob, again: bool = False) -> bool:
     """Whether a failed job runs again when asked for: its cause is transient and either the
     person asks again (``again``) or what stopped it was raised since (the budget, the memory

@@ -16,6 +16,7 @@ from typing import Optional
 import numpy as np
 
 from models.fleet import FleetType, default_type, fleet_types
+from models.refusals import Refusal
 from models.scenario import Scenario
 
 
@@ -366,7 +367,7 @@ def static_plan(s: Scenario, capacity: Capacity, horizon: int,
     return combined(position, CapacityPlan(servers, commitments), use_spot=capacity.use_spot)
 
 
-class ScheduleError(ValueError):
+class ScheduleError(Refusal):
     """A schedule that cannot be carried out (selling servers not held, a month outside)."""
 
 

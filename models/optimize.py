@@ -98,7 +98,7 @@ def linear_costs(ctx: PlanContext) -> LinearCosts:
         """PV of the lines of ``plan`` minus the lines of ``against`` [currency, (n,)]."""
         more = lines(plan, v, **switches)
         diff = {name: more.get(name, 0.0) - against.get(name, 0.0)
-                for name in set(more) | set(against)}
+                for name in sorted(set(more) | set(against))}   # a fixed order of sums
         return present_value(book, {k: np.broadcast_to(x, more.shape if k in more else
                                                        against[k].shape)
                                     for k, x in diff.items()})

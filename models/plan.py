@@ -18,6 +18,7 @@ from models.explain import explanation
 from models.ledger_build import plan_ledger
 from models.messages import Message, Money, Months, Number, Percent
 from models.optimize import find_optimal
+from models.plan_options import PlanOptions
 from models.profile import (PlanCalendar, UsageProfile, check_peak, demand_for,
                             plan_calendar)
 from models.scenario import MAX_SERVERS, Decision, Scenario
@@ -102,6 +103,8 @@ class Planner:
         What reading the usage warned about; the plan's warnings start with them.
     current_month : str, optional
         The current month, ``'YYYY-MM'`` (see :func:`compute_plan`).
+    options : PlanOptions, optional
+        Settings beyond the scenario (models/plan_options.py); the defaults when None.
 
     Raises
     ------
@@ -110,8 +113,10 @@ class Planner:
     """
 
     def __init__(self, scenario: Scenario, profile: UsageProfile,
-                 input_warnings: Sequence[Message] = (), current_month: Optional[str] = None):
+                 input_warnings: Sequence[Message] = (), current_month: Optional[str] = None,
+                 options: Optional[PlanOptions] = None):
         self.scenario, self.profile = scenario, profile
+        self.options = options or PlanOptions()
         self.input_warnings = list(input_warnings)
         self.context = build_context(scenario, profile, current_month)
         self.results: dict[str, StrategyResult] = {}
@@ -181,9 +186,10 @@ class Planner:
         """The robust plan over the demand paths (issue 27), when the plan has paths: the
         demand scenarios, else three from the demand growth range (models/robust.py); a plan
         it cannot be made for says why in a note."""
-        if demand_paths(self.scenario)[0]:
+        from_range = self.options.growth_range_paths
+        if demand_paths(self.scenario, from_range)[0]:
             try:
-                robust = robust_optimum(self.context, self.profile)
+                robust = robust_optimum(self.context, self.profile, from_range=from_range)
             except StagedError as exc:
                 self.notes.append(Message("No robust plan: {why}.", {"why": str(exc)}))
                 return
@@ -256,7 +262,8 @@ class Planner:
 
 def compute_plan(scenario: Scenario, profile: UsageProfile,
                  input_warnings: Sequence[Message] = (), *,
-                 current_month: Optional[str] = None) -> Plan:
+                 current_month: Optional[str] = None,
+                 options: Optional[PlanOptions] = None) -> Plan:
     """Every strategy of the design (5.1) for a scenario and a usage profile.
 
     Parameters
@@ -271,6 +278,8 @@ def compute_plan(scenario: Scenario, profile: UsageProfile,
         The current month, ``'YYYY-MM'`` (the service and the CLI give it; models read no
         clock): a default start is the month after the later of the usage's end and it, and
         an explicit start before it is warned about. None: the month after the usage.
+    options : PlanOptions, optional
+        Settings beyond the scenario (models/plan_options.py); the defaults when None.
 
     Returns
     -------
@@ -286,7 +295,7 @@ def compute_plan(scenario: Scenario, profile: UsageProfile,
         A scenario and profile that cannot be planned (including a proposed schedule that
         cannot be carried out).
     """
-    planner = Planner(scenario, profile, input_warnings, current_month)
+    planner = Planner(scenario, profile, input_warnings, current_month, options)
     planner.add_static()
     planner.add_staged()
     return planner.plan("complete", uncertainty=True)

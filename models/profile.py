@@ -11,6 +11,8 @@ from typing import Literal, Optional
 
 import numpy as np
 
+from models.refusals import Refusal
+
 Period = Literal["hour", "day", "month"]
 HOURS_PER_YEAR = 8760
 PERIOD_STEP = {"hour": np.timedelta64(1, "h"), "day": np.timedelta64(1, "D")}
@@ -19,7 +21,7 @@ PERIOD_STEP = {"hour": np.timedelta64(1, "h"), "day": np.timedelta64(1, "D")}
 MAX_GPUS = 10_000_000
 
 
-class ProfileError(ValueError):
+class ProfileError(Refusal):
     """A usage profile that cannot be planned on."""
 
 

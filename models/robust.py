@@ -56,10 +56,6 @@ ALTERNATIVE_WITHIN = 0.02   # the least-capital alternative's allowance over the
 # its own growth, weighted like a three-point estimate (issue 27)
 DEFAULT_PATHS = (("low", 0.25), ("likely", 0.5), ("high", 0.25))
 GROWTH_RANGE = "profile.growth_annual"
-# whether plans without demand scenarios get the growth range's three (the product: always;
-# staging.scenarios_from_growth_range opts one plan out). The test suite turns it off outside
-# the tests about it (tests/conftest.py): it adds 5-40 s to each of its hundreds of plans.
-FROM_RANGE = True
 
 
 @dataclass
@@ -191,7 +187,8 @@ def cvar(pvs: np.ndarray, probabilities: np.ndarray, alpha: float) -> float:
                      for eta in pvs))
 
 
-def demand_paths(s: Scenario) -> tuple[tuple[DemandScenario, ...], bool]:
+def demand_paths(s: Scenario, from_range: bool = True
+                 ) -> tuple[tuple[DemandScenario, ...], bool]:
     """The demand paths of a plan: ``staging.demand_scenarios``, else three from the
     uncertainty section's demand growth range.
 
@@ -199,6 +196,9 @@ def demand_paths(s: Scenario) -> tuple[tuple[DemandScenario, ...], bool]:
     ----------
     s : Scenario
         The scenario.
+    from_range : bool, default True
+        Whether a scenario without demand scenarios gets the growth range's three
+        (:class:`models.plan_options.PlanOptions` ``growth_range_paths``).
 
     Returns
     -------
@@ -214,7 +214,7 @@ def demand_paths(s: Scenario) -> tuple[tuple[DemandScenario, ...], bool]:
     if s.staging.demand_scenarios:
         return s.staging.demand_scenarios, False
     g, r = s.profile.growth_annual, s.uncertainty.ranges[GROWTH_RANGE]
-    if not (FROM_RANGE and s.staging.scenarios_from_growth_range) or (r.low == 0 and
+    if not (from_range and s.staging.scenarios_from_growth_range) or (r.low == 0 and
                                                                        r.high == 0):
         return (), True
     low, high = growth_bounds()
@@ -301,7 +301,7 @@ def path_contexts(ctx: PlanContext, paths: tuple[DemandScenario, ...],
 
 def robust_optimum(ctx: PlanContext, profile: Optional[UsageProfile] = None,
                    foresight: bool = True, alternative: bool = True,
-                   method: str = "decomposition") -> RobustResult:
+                   method: str = "decomposition", from_range: bool = True) -> RobustResult:
     """The robust plan over the plan's demand paths (:func:`demand_paths`, module notes),
     with its EVPI and VSS.
 
@@ -323,6 +323,8 @@ def robust_optimum(ctx: PlanContext, profile: Optional[UsageProfile] = None,
         point priced path by path (:func:`solve_decomposed`), where it applies; or the
         stacked MILP of every path (:func:`solve_extensive`, the fallback, and an
         independent check of the first).
+    from_range : bool, default True
+        Paths from the growth range when the scenario has none (:func:`demand_paths`).
 
     Returns
     -------
@@ -335,7 +337,7 @@ def robust_optimum(ctx: PlanContext, profile: Optional[UsageProfile] = None,
         No demand paths, or the staged method's conditions fail on a path.
     """
     s = ctx.scenario
-    paths, from_range = demand_paths(s)
+    paths, from_range = demand_paths(s, from_range)
     if not paths:
         raise StagedError("no demand scenarios and a demand growth range without width: "
                           "there is no robust plan")
@@ -894,7 +896,7 @@ def solve_extensive(ctxs: list[PlanContext], blocks: list[Block],
         notes.append("the MILP solver's bound does not meet its solution")
     unproven = (limited or short or rounds >= MAX_ROUNDS
                 or any(b.concave.any() for b in blocks))
-    gap = max(value - bound, 0.0) if unproven else 0.0
+    gap = max(value - bound, 0.0) if unproven and not proves(bound, value) else 0.0
     return robust_result(ctxs, paths, out, form, base, rounds,
                          gap if math.isfinite(gap) else abs(value), use_spot, notes, x)
 

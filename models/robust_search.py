@@ -24,6 +24,8 @@ from typing import Callable, Iterable, Optional
 
 import numpy as np
 
+from models.highs import proves
+
 # a box is pruned when its bound is within this share of the best value: the LP relaxation's
 # own tolerances (HiGHS's 1e-7 feasibility on rows of PVs) make a closer claim meaningless
 PRUNE_TOLERANCE = 1e-9
@@ -51,8 +53,12 @@ class SearchResult:
         Returns
         -------
         float
-            ``value - bound``, at least 0.
+            ``value - bound``, at least 0; exactly 0 when the bound proves the value
+            (:func:`models.highs.proves`: a gap that rounds to $0.00 is a proof, said as one,
+            whichever floating-point path the solves took).
         """
+        if proves(self.bound, self.value):
+            return 0.0
         return max(self.value - self.bound, 0.0)
 
 

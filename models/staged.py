@@ -40,9 +40,10 @@ from models.capacity import (Capacity, CapacityPlan, CommitmentCohort, ServerCoh
 from models.costs import (commitment_schedule, cost_lines, present_value, server_schedule)
 from models.dispatch import Volumes
 from models.fleet import fleet_types
-from models.highs import solve_mip
+from models.highs import proves, solve_mip
 from models.limits import LOOP_MILPS, node_limit
 from models.optimize import best_capacity, optimizer_state
+from models.refusals import Refusal
 from models.scenario import MAX_SERVERS, Decision, Scenario
 from models.strategies import PlanContext
 
@@ -66,7 +67,7 @@ HIGHS_OPTIONS = {"presolve": False, "mip_heuristic_effort": 0.0,
 # with its distance to HiGHS's lower bound as the gap, the same on every machine and load.
 
 
-class StagedError(ValueError):
+class StagedError(Refusal):
     """A staged optimum that cannot be proven (the conditions of the method do not hold)."""
 
 
@@ -711,7 +712,9 @@ def solve(ctx: PlanContext, use_spot: bool, static: bool = False, servers: bool 
     result.capacity = capacity
     result.values = {k: float(x[j]) for j, k in enumerate(prob.columns[:prob.z])}
     unproven = block.concave.any() or rounds >= MAX_ROUNDS or limited
-    result.gap = max(objective - bound, 0.0) if unproven else 0.0
+    # a bound within half a cent proves the schedule even where a work limit stopped HiGHS
+    result.gap = max(objective - bound, 0.0) if unproven and not proves(bound, objective) \
+        else 0.0
     result.limited = limited
     result.solution = x
     if limited and not math.isfinite(result.gap):

@@ -20,13 +20,14 @@ from models.dispatch import DemandTables, Volumes, dispatch
 from models.fleet import fleet_types, merit_order
 from models.prices import PriceBook
 from models.profile import PlanCalendar, PlanDemand
+from models.refusals import Refusal
 from models.scenario import MAX_SERVERS, Scenario
 
 __all__ = ["Capacity", "PlanContext", "PlanError", "StrategyResult", "on_demand_capacity",
            "buy_for_peak_capacity", "proposed_capacity", "failure_and_spot_waste"]
 
 
-class PlanError(ValueError):
+class PlanError(Refusal):
     """A scenario and profile that cannot be planned."""
 
 

@@ -25,25 +25,16 @@ Flask.test_client_class = ClosingClient   # every app the tests create
 # subprocesses (the CLI, served apps) inherit it
 os.environ.setdefault("BUYRENT_CURRENT_MONTH", "2026-12")
 # issue 27's default robust plan (three demand scenarios from the growth range) adds 5-40 s to
-# every full plan: the suite's plans leave it out (service/engine_switches.py, inherited by the
-# plan jobs' children and subprocesses) except in tests marked robust_default, which plan as
-# users do
+# every full plan: the suite's plans leave it out, as an argument (tests/support/plans.py's
+# SUITE options), and served apps and subprocesses from this variable (service/plan_options.py);
+# tests marked robust_default plan as users do
 os.environ["BUYRENT_GROWTH_RANGE_SCENARIOS"] = "0"
-import models.robust  # noqa: E402  (after the variable: service imports read it)
-models.robust.FROM_RANGE = False
-
-
-@pytest.fixture(autouse=True)
-def _growth_range_scenarios(request, monkeypatch):
-    """A test marked robust_default plans the default robust plan in its own process."""
-    if request.node.get_closest_marker("robust_default") is not None:
-        monkeypatch.setattr(models.robust, "FROM_RANGE", True)
 
 
 @pytest.fixture(scope="session")
 def sample_plan():
     """The sample plan, computed once for the whole run."""
-    from service.plans.planning import plan_for
+    from tests.support.plans import plan_for
     model = Scenario.model_validate(json.loads(SAMPLE_SCENARIO.read_text()))
     return model, plan_for(model, SAMPLE_USAGE.read_bytes(), SAMPLE_USAGE.name)
 

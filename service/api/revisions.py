@@ -11,6 +11,7 @@ from flask import current_app, g
 from spectree import Response
 from sqlalchemy import select
 
+from models.refusals import Refusal
 from service.web import idempotency
 from service.web.access import can_edit, can_view
 from service.api import bp
@@ -20,7 +21,6 @@ from service.web.db import get_session
 from service.web.errors import ApiError
 from service.i18n import N_, _
 from service.api.openapi import SPEC, RevisionList, RevisionOut, RevisionRequest, errors
-from service.plans.planning import PlanningError
 from service.plans.revisions import add_revision, preflight
 from service.plans.stored import ensure_plan
 
@@ -61,7 +61,7 @@ def create_revision(scenario_id: int):
     latest = scenario.latest
     try:
         preflight(body.scenario, latest.usage_file if latest else None)
-    except PlanningError as exc:
+    except Refusal as exc:
         raise ApiError(422, str(exc), exc.problems) from None
     with idempotency.transaction() as s:
         usage = s.get(UsageFile, latest.usage_file_id) if latest and latest.usage_file_id \

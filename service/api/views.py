@@ -15,6 +15,7 @@ from flask import Response, current_app, g, request, url_for
 from pydantic import ValidationError
 from sqlalchemy import select
 
+from models.refusals import Refusal
 from models.scenario import Scenario, scenario_from_json
 from service.api import bp, sync_waits
 from service.web import idempotency
@@ -25,18 +26,16 @@ from service.web.db import get_session, write_session
 from service.web.errors import ApiError
 from service.xlsx.export import safe_download_name
 from service.i18n import N_, _, current_locale
-from service.ingest import IngestError, make_bundle, read_usage
+from service.ingest import make_bundle, read_usage
 from service.api.openapi import (JOB_CANCEL_RESPONSES, JOB_PLAN_RESPONSES, JOB_RESPONSES,
                                  JOB_XLSX_RESPONSES,
                                  MAX_JSON_ROWS, PLAN_RESPONSES,
                                  SPEC, XLSX, PlanForm, PlanRequest, UsageRow, openapi_document)
-from service.plans.planning import PlanningError
 from service.plans.revisions import preflight, store_usage
 from service.plans.stored import job_status, owner_key, reason, request_plan
 from service.plans.jobs import records
 from service.plans.jobs.versions import ENGINE_VERSION, EXPORT_VERSION, LAYOUT
 from service import clock
-from models.profile import ProfileError
 from service.api.bodies import field_errors, json_body, strict_body
 
 PUBLIC = {"api.openapi"}   # the contract itself is no secret
@@ -133,7 +132,7 @@ def create_plan():
     scenario, data, filename = read_plan_request()
     try:
         preflight(scenario, profile=read_usage(data, filename).profile)
-    except (PlanningError, IngestError, ProfileError) as exc:
+    except Refusal as exc:
         raise ApiError(422, str(exc), getattr(exc, "problems", [])) from None
     with write_session() as s:
         usage = store_usage(s, s.get(User, g.api_user.id), data, filename)

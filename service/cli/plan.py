@@ -13,8 +13,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from models.profile import ProfileError
-from service.ingest import IngestError, load_usage
+from models.refusals import Refusal
+from service.ingest import load_usage
 from service.i18n import DEFAULT, LANGUAGES
 from service.i18n.ingest_refusals import refusal
 from service.paths import SAMPLE_USAGE
@@ -45,7 +45,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
     profile_path = Path(args.profile) if args.profile else SAMPLE_USAGE
     try:
         ingested = load_usage(profile_path, busy_path=args.busy)
-    except (IngestError, ProfileError) as exc:
+    except Refusal as exc:
         text = said(exc, args.lang)
         raise UsageError(text if str(exc).startswith(profile_path.name)
                          else f"{profile_path}: {text}") from None

@@ -15,10 +15,9 @@ from pydantic import ValidationError
 from models.document import plan_document
 from models.messages import Message
 from models.plan import compute_plan
-from models.profile import ProfileError
+from models.refusals import Refusal
 from models.scenario import Scenario, scenario_from_json, validation_messages
 from models.start import plan_start_month, usage_notes
-from models.strategies import PlanError
 from service import clock
 from service.xlsx.export import WorkbookUnavailable, write_plan_xlsx
 from service.ingest import IngestResult
@@ -27,9 +26,7 @@ from service.cli.report import plan_table
 from service.cli.quiet import quiet_stdout
 from service.i18n.ingest_refusals import refusal
 from service.cli.usage_error import UsageError
-from service import engine_switches
-
-engine_switches.apply()   # the environment's engine switches (service/engine_switches.py)
+from service import plan_options
 
 
 def load_scenario(path: Path | None) -> Scenario:
@@ -63,8 +60,9 @@ def run(args: argparse.Namespace, ingested: IngestResult, profile_path: Path) ->
         with quiet_stdout():    # HiGHS prints from C to fd 1: never into the output
             plan = compute_plan(scenario, ingested.profile,
                                 [Message.plain(w) for w in ingested.warnings] + notes,
-                                current_month=month)
-    except (PlanError, ProfileError) as exc:
+                                current_month=month,
+                                options=plan_options.from_environment())
+    except Refusal as exc:
         raise UsageError(f"{profile_path}: {refusal(str(exc), (), args.lang)}") from None
     if args.xlsx:
         try:

@@ -8,12 +8,13 @@ import numpy as np
 import pandas as pd
 
 from models.profile import UsageProfile
+from models.refusals import Refusal
 from service.clip import clip, clip_message
 
 MAX_PROBLEMS = 20
 
 
-class IngestError(ValueError):
+class IngestError(Refusal):
     """A usage file that cannot be read.
 
     ``str(exc)`` is one message naming the file; ``problems`` lists the first 20 problems as
@@ -22,9 +23,6 @@ class IngestError(ValueError):
     when there were more.
     """
 
-    def __init__(self, message: str, problems: list[dict] | None = None):
-        super().__init__(message)
-        self.problems = problems or []
 
 
 def problem(row: int | None, column: str | None, message: str) -> dict:

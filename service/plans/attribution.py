@@ -20,11 +20,11 @@ from typing import Any, Optional
 
 from pydantic import ValidationError
 
+from models.refusals import Refusal
 from models.scenario import Scenario
 from service.forms.scenario import flatten, label_for, section_title
 from service.i18n import _
 from service.plans.live import live_document
-from service.plans.planning import PlanningError
 
 SKIPPED = ("name", "uncertainty")  # no effect on the base-case saving
 USAGE = "usage file"
@@ -197,7 +197,7 @@ def attribute(a: dict, usage_a, b: dict, usage_b,
         try:
             model = Scenario.model_validate(current)
             value, name = saving_cents(model, usage_a, current_month)
-        except (ValidationError, PlanningError):
+        except (ValidationError, Refusal):
             if last:
                 raise
             continue  # refused half-way: merged with the next change

@@ -18,15 +18,16 @@ from typing import Any, Optional
 from models.capacity import Capacity
 from models.document import plan_document
 from models.plan import Planner, compute_plan
-from models.profile import ProfileError, UsageProfile
+from models.plan_options import PlanOptions
+from models.profile import UsageProfile
 from models.scenario import Decision, Scenario
-from models.strategies import PlanError
 from service import clock
 from service.web.tables import UsageFile
-from service.ingest import IngestError, read_usage
-from service.plans.planning import PlanningError
+from service.ingest import read_usage
 
 CACHED_PROFILES = 4
+# previews and waterfall steps plan no robust plan (see without_uncertainty)
+NO_PATHS = PlanOptions(growth_range_paths=False)
 _profiles: OrderedDict[str, UsageProfile] = OrderedDict()
 _lock = threading.Lock()
 
@@ -38,10 +39,7 @@ def usage_profile(usage: UsageFile) -> UsageProfile:
         if profile is not None:
             _profiles.move_to_end(usage.sha256)
             return profile
-    try:
-        profile = read_usage(usage.data, usage.filename).profile
-    except (IngestError, ProfileError) as exc:
-        raise PlanningError(str(exc), getattr(exc, "problems", None)) from None
+    profile = read_usage(usage.data, usage.filename).profile   # a Refusal when unreadable
     remember_profile(usage, profile)
     return profile
 
@@ -82,21 +80,19 @@ def preview_document(model: Scenario, usage: UsageFile, schedule: tuple[Decision
     schedule) and ``optima`` (the last static optima, :func:`last_optima`) priced under
     ``model`` instead of searched: tens of milliseconds, no search; the preview job searches
     (stage ``repriced`` until it answers). Without them the static optima are searched."""
-    try:
-        planner = Planner(without_uncertainty(model), usage_profile(usage),
-                          current_month=current_month or clock.current_month())
-        repriced = planner.add_static(optima)
-        if schedule:
-            repriced = planner.add_repriced(schedule) or repriced
-        stage = "repriced" if repriced else "static"
-        return planner.plan(stage).document
-    except (PlanError, ProfileError) as exc:
-        raise PlanningError(str(exc)) from None
+    planner = Planner(without_uncertainty(model), usage_profile(usage),
+                      current_month=current_month or clock.current_month(), options=NO_PATHS)
+    repriced = planner.add_static(optima)
+    if schedule:
+        repriced = planner.add_repriced(schedule) or repriced
+    stage = "repriced" if repriced else "static"
+    return planner.plan(stage).document
 
 
 def without_uncertainty(model: Scenario) -> Scenario:
     """The scenario a live preview or a waterfall step plans: no Monte Carlo, and no robust
-    plan over demand scenarios (issue 27: seconds of MILPs each, and neither shows it)."""
+    plan over demand scenarios (issue 27: seconds of MILPs each, and neither shows it; nor
+    over the growth range's three: they plan with ``NO_PATHS``)."""
     return model.with_changes(uncertainty={"draws": 0}, staging={"demand_scenarios": []})
 
 
@@ -104,11 +100,8 @@ def live_document(model: Scenario, usage: UsageFile,
                   current_month: Optional[str] = None) -> dict[str, Any]:
     """The plan document of ``model`` on ``usage``, without the uncertainty section, as of
     ``current_month`` (today's when None: what saving it now would plan)."""
-    try:
-        plan = compute_plan(without_uncertainty(model), usage_profile(usage),
-                            current_month=current_month or clock.current_month())
-    except (PlanError, ProfileError) as exc:
-        raise PlanningError(str(exc)) from None
+    plan = compute_plan(without_uncertainty(model), usage_profile(usage),
+                        current_month=current_month or clock.current_month(), options=NO_PATHS)
     return plan_document(plan)
 
 

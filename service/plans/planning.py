@@ -15,25 +15,13 @@ import numpy as np
 
 from models.messages import Message
 from models.plan import Plan, compute_plan
-from models.profile import ProfileError
+from models.plan_options import PlanOptions
+from models.refusals import Refusal
 from models.scenario import Scenario
 from models.start import plan_start_month, usage_notes
-from models.strategies import PlanError
 from service.plans.schedule_charts import schedule_charts
 from service import clock
-from service.ingest import IngestError, read_usage
-from service import engine_switches
-
-engine_switches.apply()   # the environment's engine switches (service/engine_switches.py)
-
-
-
-class PlanningError(ValueError):
-    """A scenario and usage file that the engine cannot plan (shown to the user)."""
-
-    def __init__(self, message: str, problems: Optional[list] = None):
-        super().__init__(message)
-        self.problems = problems or []
+from service.ingest import read_usage
 
 
 @dataclass
@@ -49,14 +37,16 @@ def _nothing(_phase: str) -> None:
 
 def plan_for(scenario: Scenario, data: bytes, filename: str,
              progress: Callable[[str], None] = _nothing,
-             current_month: Optional[str] = None) -> PlanResult:
+             current_month: Optional[str] = None,
+             options: Optional[PlanOptions] = None) -> PlanResult:
     """The plan of a scenario on a usage file; ``progress`` hears each phase.
 
     With a listener and an uncertainty section, the strategies are planned once without it
     first ("planning"), then the whole plan ("uncertainty"): the phase a person waits on is
     then true, for the price of one plan without draws (a fifth of the sample's full plan).
     ``current_month`` is the month the plan takes as today's (service.clock; today's when
-    None); the usage's notes (short, old: models.start.usage_notes) join its warnings.
+    None); the usage's notes (short, old: models.start.usage_notes) join its warnings;
+    ``options`` go to the engine (models/plan_options.py; the defaults when None).
     """
     month = current_month or clock.current_month()
     try:
@@ -65,16 +55,16 @@ def plan_for(scenario: Scenario, data: bytes, filename: str,
         progress("planning")
         if progress is not _nothing and scenario.uncertainty.draws > 0:
             compute_plan(scenario.with_changes(uncertainty={"draws": 0}), ingested.profile,
-                         current_month=month)
+                         current_month=month, options=options)
             progress("uncertainty")
         notes = usage_notes(ingested.profile, month,
                             plan_start_month(scenario, ingested.profile, month))
         plan = compute_plan(scenario, ingested.profile,
                             [Message.plain(w) for w in ingested.warnings] + notes,
-                            current_month=month)
-    except (IngestError, ProfileError, PlanError) as exc:
+                            current_month=month, options=options)
+    except Refusal:          # the usage or the scenario: said where it is shown
         progress("failed")
-        raise PlanningError(str(exc), getattr(exc, "problems", None)) from None
+        raise
     document = plan.document
     json.dumps(document, allow_nan=False)  # the document must be strict JSON
     return PlanResult(plan, document, chart_data(plan, document))

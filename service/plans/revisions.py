@@ -10,16 +10,16 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from models.plan import build_context
-from models.profile import ProfileError, UsageProfile
+from models.profile import UsageProfile
+from models.refusals import Refusal
 from models.scenario import Scenario
-from models.strategies import PlanError
 from service import clock
 from service.web.tables import (Revision, ScenarioRecord, UsageFile, User, audit, canonical_json,
                         revision_hash, sha256)
 from service.plans.jobs.compute import pack_ledger
 from service.plans.jobs.versions import ENGINE_VERSION
 from service.plans.live import usage_profile
-from service.plans.planning import PlanningError, PlanResult
+from service.plans.planning import PlanResult
 from service.plans.stored import stage_plan
 from service.web.tables import PlanRecord
 
@@ -88,17 +88,14 @@ def preflight(model: Scenario, usage: Optional[UsageFile] = None,
 
     Raises
     ------
-    PlanningError
+    Refusal
         The usage cannot be read, or the scenario cannot be planned on it.
     """
     if profile is None:
         if usage is None:
             return
         profile = usage_profile(usage)
-    try:
-        build_context(model, profile, clock.current_month())
-    except (PlanError, ProfileError) as exc:
-        raise PlanningError(str(exc), getattr(exc, "problems", None)) from None
+    build_context(model, profile, clock.current_month())
 
 
 def create_scenario(s: Session, owner: User, model: Scenario, usage: Optional[UsageFile] = None,

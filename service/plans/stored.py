@@ -12,9 +12,10 @@ import json
 from dataclasses import dataclass
 from typing import Any, Optional
 
-from flask import g
+from flask import current_app, g
 from sqlalchemy.exc import IntegrityError
 
+from models.plan_options import PlanOptions
 from models.scenario import Scenario
 from service import clock
 from service.i18n import _, current_locale, normalize
@@ -48,12 +49,22 @@ def reason(job: PlanJob) -> Optional[str]:
     return _(data["text"], **data.get("args", {}))
 
 
+def plan_options() -> PlanOptions:
+    """The options this service plans with (its configuration: service.plan_options)."""
+    return PlanOptions.from_dict(current_app.config["PLAN_OPTIONS"])
+
+
 def plan_key(content_hash: str, month: str) -> str:
-    return f"{content_hash}:{month}:{ENGINE_VERSION}"
+    """A stored plan's key: its content, planning month, engine and options (two services
+    with other options never share a plan)."""
+    return f"{content_hash}:{month}:{ENGINE_VERSION}{plan_options().key()}"
 
 
 def plan_spec(assumptions: str, usage: UsageFile, month: str) -> dict[str, Any]:
-    return {"scenario": assumptions, "filename": usage.filename, "month": month}
+    """What a plan job's child needs besides the usage's bytes; the worker plans with these
+    options, not with its own environment's."""
+    return {"scenario": assumptions, "filename": usage.filename, "month": month,
+            "options": plan_options().to_dict()}
 
 
 def request_plan(assumptions: str, usage: UsageFile, month: str,

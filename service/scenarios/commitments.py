@@ -17,6 +17,7 @@ import re
 from flask import abort, flash, g, redirect, request, url_for
 from pydantic import ValidationError
 
+from models.refusals import Refusal
 from models.scenario import Scenario
 from service.web import idempotency
 from service.web.db import get_session
@@ -28,7 +29,6 @@ from service.i18n.validation import error_message
 from service.web.tables import Revision, ScenarioRecord, UsageFile, User
 from service.ingest import CommitmentError, attach_commitments_to_scenario
 from service.ingest.commitment_record import validate_commitment
-from service.plans.planning import PlanningError
 from service.plans.revisions import add_revision, preflight
 from service.plans.stored import ensure_plan
 from service.scenarios import bp
@@ -102,7 +102,7 @@ def attach_commitments(scenario_id: int):
     usage = latest.usage_file
     try:
         preflight(model, usage)
-    except PlanningError as exc:
+    except Refusal as exc:
         abort(422, clip_message(_("The engine cannot plan with these commitments: %(reason)s",
                                   reason=exc)))
     filename = clip(request.form.get("filename", "a contract file"))

@@ -11,6 +11,7 @@ from typing import Any
 
 from flask import abort, g, jsonify, render_template, request, url_for
 
+from models.refusals import Refusal
 from models.scenario import Scenario
 
 from service.web import progress as progress_store
@@ -24,7 +25,6 @@ from service.plans.stored import job_status, read_plan, request_preview
 from service.web.db import get_session
 from service.web.tables import PlanJob
 from service.scenarios.live_panel import live_panel
-from service.plans.planning import PlanningError
 from service.scenarios import bp
 from service.presets import stack
 from service.presets.context import ContextPresetError
@@ -100,7 +100,7 @@ def preview(scenario_id: int):
                 doc = preview_document(model, latest.usage_file,
                                        last_schedule(stored.document),
                                        optima=last_optima(stored.document))
-        except PlanningError as exc:
+        except Refusal as exc:
             body["plan_error"] = _("The engine cannot plan these assumptions: %(reason)s",
                                    reason=exc)
         else:

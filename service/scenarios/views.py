@@ -5,7 +5,7 @@ from typing import Optional, Sequence
 
 from flask import (abort, flash, g, jsonify, redirect, render_template, request,
                    url_for)
-from models.profile import ProfileError
+from models.refusals import Refusal
 from models.scenario import Scenario
 from service.scenarios import bp
 from service.scenarios.contract_choices import attach_choices
@@ -27,8 +27,8 @@ from service.i18n import _
 from service.i18n.charts import usage_chart_text
 from service.i18n.ingest_summary import summary_rows
 from service.i18n.sentences import warning_items
-from service.ingest import ContractResult, IngestError, make_bundle, read_upload
-from service.plans.planning import PlanningError, profile_chart
+from service.ingest import ContractResult, make_bundle, read_upload
+from service.plans.planning import profile_chart
 from service.xlsx.roundtrip import WorkbookError, scenario_from_xlsx
 from service.scenarios.live_panel import initial_panel
 from service.plans.reviews import awaiting_review, changes_requested
@@ -132,7 +132,7 @@ def edit(scenario_id: int):
         return redirect(url_for("scenarios.show", scenario_id=scenario.id))
     try:
         preflight(model, latest.usage_file)
-    except PlanningError as exc:
+    except Refusal as exc:
         sections[0].errors.append(_("The engine cannot plan these assumptions: %(reason)s",
                                     reason=exc))
         return form_page(scenario, {}, sections, 422, presets)
@@ -182,7 +182,7 @@ def upload(scenario_id: int):
                                    choices=attach_choices(latest_model(scenario), ingested))
         report("planning")
         preflight(latest_model(scenario), profile=ingested.profile)
-    except (IngestError, ProfileError, PlanningError) as exc:
+    except Refusal as exc:
         report("failed")
         return upload_refused(scenario, clip_message(str(exc), 4 * MESSAGE),
                               getattr(exc, "problems", []))
@@ -238,7 +238,7 @@ def usage_preview(scenario_id: int, file_id: int):
         abort(404)
     try:
         ingested = read_upload(usage.data, usage.filename)
-    except (IngestError, ProfileError) as exc:
+    except Refusal as exc:
         abort(422, str(exc))
     if isinstance(ingested, ContractResult):
         abort(404)  # commitments are shown, never stored as usage
@@ -257,7 +257,7 @@ def attach(scenario_id: int, file_id: int):
     model = Scenario.model_validate_json(latest.assumptions)
     try:
         preflight(model, usage)
-    except PlanningError as exc:
+    except Refusal as exc:
         abort(422, str(exc))
     with idempotency.transaction() as s:
         revision = add_revision(s, s.get(ScenarioRecord, scenario.id), s.get(User, g.user.id),

@@ -5,7 +5,8 @@ generated key, SQLite file), ``BUYRENT_MAX_UPLOAD_MB`` (request size limit),
 ``BUYRENT_PROXY_HOPS`` (reverse proxies whose X-Forwarded-* headers are trusted),
 ``BUYRENT_QUEUE_URL`` (the plan jobs' queue: service.plans.jobs.queue),
 ``BUYRENT_JOB_BUDGETS`` (``plan=600,preview=60``: a job kind's wall-clock budget [s]),
-``BUYRENT_JOB_MEMORY_MB`` (a job child's address-space cap [MB]: service.plans.jobs.memory) and any
+``BUYRENT_JOB_MEMORY_MB`` (a job child's address-space cap [MB]: service.plans.jobs.memory),
+``BUYRENT_GROWTH_RANGE_SCENARIOS`` (``0``: no default robust plan: service.plan_options) and any
 ``FLASK_``-prefixed setting.
 """
 from __future__ import annotations
@@ -14,6 +15,8 @@ import os
 import secrets
 from pathlib import Path
 
+from models.plan_options import PlanOptions
+from service import plan_options
 from service.paths import DEFAULT_INSTANCE
 
 DEFAULT_MAX_UPLOAD_MB = 20
@@ -41,6 +44,9 @@ def defaults(instance: Path) -> dict:
         # plan jobs' queue (service.plans.jobs.queue): None = SQLite in the instance folder,
         # redis://... for workers on several machines, "immediate" = run when enqueued
         "QUEUE_URL": None,
+        # settings that change a plan beyond its scenario (models/plan_options.py): part of
+        # every plan job's spec and key
+        "PLAN_OPTIONS": PlanOptions().to_dict(),
         # how long a request without Prefer: respond-async waits for a plan (API) [s]
         "SYNC_SECONDS": 30.0,
         "SYNC_WAITS": 2,            # API requests waiting for their plan at once (sync_waits)
@@ -62,6 +68,7 @@ def from_environment() -> dict:
                 "LOGIN_WINDOW_SECONDS"):
         if os.environ.get("BUYRENT_" + key):
             out[key] = int(os.environ["BUYRENT_" + key])
+    out["PLAN_OPTIONS"] = plan_options.from_environment().to_dict()
     if os.environ.get("BUYRENT_QUEUE_URL"):
         out["QUEUE_URL"] = os.environ["BUYRENT_QUEUE_URL"]
     if os.environ.get("BUYRENT_JOB_BUDGETS"):

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from models.plan import compute_plan
+from tests.support.plans import compute_plan
 from models.profile import UsageProfile
 from models.scenario import Scenario
 from tests.support.engine_cases import csv_profile

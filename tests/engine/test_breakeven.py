@@ -9,7 +9,8 @@ from models.breakeven import Line, crossing_hours, direction, screening_lines
 from models.capacity import Capacity
 from models.document import plan_document
 from models.finance import end_of_month_factors
-from models.plan import build_context, compute_plan
+from models.plan import build_context
+from tests.support.plans import compute_plan
 from models.profile import PlanDemand
 from models.scenario import Scenario
 from tests.support.engine_cases import base_plan, flat_profile, growth_sample, payback_case

@@ -9,7 +9,7 @@ import pytest
 from numpy.testing import assert_allclose
 
 from models.finance import end_of_month_factors, start_of_month_factors
-from models.plan import compute_plan
+from tests.support.plans import compute_plan
 from models.scenario import Scenario
 from tests.support.engine_cases import context_of, flat_profile, merged
 

@@ -7,7 +7,7 @@ import pytest
 from numpy.testing import assert_allclose
 
 from models.document import num, plan_document
-from models.plan import compute_plan
+from tests.support.plans import compute_plan
 from models.scenario import Scenario
 from tests.support.engine_cases import daily_swing_profile, flat_profile, w1, w2
 

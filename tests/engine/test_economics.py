@@ -16,7 +16,8 @@ from scipy.optimize import brentq
 from models.capacity import Capacity
 from models.document import plan_document
 from models.optimize import best_capacity, linear_costs
-from models.plan import build_context, compute_plan
+from models.plan import build_context
+from tests.support.plans import compute_plan
 from models.profile import UsageProfile, plan_calendar
 from models.scenario import SMALL_UNIT, Scenario
 from tests.support.engine_cases import COMMON, csv_profile, flat_profile, merged

@@ -6,7 +6,7 @@ import numpy as np
 from models.capacity import Capacity
 from models.document import plan_document
 from models.explain import capacity_parts, runner_up, same_capacity
-from models.plan import compute_plan
+from tests.support.plans import compute_plan
 from models.scenario import Scenario
 from tests.support.engine_cases import base_plan, flat_profile, w1, w2
 from tests.support.engine_cases import context_of

@@ -18,7 +18,8 @@ from pydantic import ValidationError
 from models.capacity import Capacity, CommitmentCohort, ServerCohort
 from models.costs import commitment_schedule, server_schedule
 from models.document import plan_document
-from models.plan import build_context, compute_plan
+from models.plan import build_context
+from tests.support.plans import compute_plan
 from models.prices import PriceBook
 from models.profile import plan_calendar
 from models.scenario import Scenario

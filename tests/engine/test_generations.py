@@ -15,7 +15,8 @@ import pytest
 from numpy.testing import assert_allclose
 
 from models.capacity import Capacity, ScheduleError, schedule_plan
-from models.plan import build_context, compute_plan
+from models.plan import build_context
+from tests.support.plans import compute_plan
 from models.document import plan_document
 from models.scenario import Decision, Scenario, scenario_document
 from models.staged import decision_months, fleet_static_optimum, staged_optimum

@@ -13,7 +13,7 @@ import pytest
 from numpy.testing import assert_array_equal
 
 from models.ledger import Ledger
-from models.plan import Planner, compute_plan
+from tests.support.plans import Planner, compute_plan
 from models.scenario import Scenario
 from tests.support.engine_cases import csv_profile, flat_profile, robust_case, w1, w2
 from tests.support.paths import SAMPLE_USAGE, SAMPLES

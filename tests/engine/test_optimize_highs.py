@@ -30,7 +30,8 @@ import numpy as np
 import pytest
 
 from models.optimize import best_capacity
-from models.plan import build_context, compute_plan
+from models.plan import build_context
+from tests.support.plans import compute_plan
 from models.profile import UsageProfile
 from models.scenario import Scenario
 from models.strategies import Capacity

@@ -19,7 +19,8 @@ from numpy.testing import assert_allclose
 
 from models.document import plan_document
 from models.optimize import best_capacity
-from models.plan import build_context, compute_plan
+from models.plan import build_context
+from tests.support.plans import compute_plan
 from models.profile import ProfileError
 from models.strategies import PlanError
 from tests.support.scenario_strategies import profiles, scenarios

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from models.plan import Planner, compute_plan
+from tests.support.plans import Planner, compute_plan
 from tests.support.engine_cases import growth_sample
 
 

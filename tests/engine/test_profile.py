@@ -3,7 +3,8 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose
 
-from models.plan import build_context, compute_plan
+from models.plan import build_context
+from tests.support.plans import compute_plan
 from models.profile import ProfileError, UsageProfile, day_shape, hourly_gpus, plan_demand
 from models.scenario import Scenario
 from tests.support.engine_cases import flat_profile, hourly_profile

@@ -10,7 +10,7 @@ from pydantic import ValidationError
 
 from models.assumptions import ASSUMPTIONS, low_high, sample
 from models.document import plan_document
-from models.plan import compute_plan
+from tests.support.plans import compute_plan
 from models.ranges import BY_PATH, RANGES, legacy_path, upgrade_flat_keys
 from models.scenario import Scenario, Uncertainty
 from tests.support.engine_cases import csv_profile

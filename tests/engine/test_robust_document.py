@@ -8,7 +8,8 @@ import math
 import pytest
 from numpy.testing import assert_allclose
 
-from models.plan import build_context, compute_plan
+from models.plan import build_context
+from tests.support.plans import PRODUCT, compute_plan
 from models.robust import demand_paths
 from models.robust_document import padded_rows, weighted
 from models.scenario import Scenario
@@ -141,7 +142,7 @@ def test_savings_compare_with_on_demand_over_the_same_paths(robust_plan):
 def test_a_plan_without_scenarios_gets_the_growth_range_paths():
     s, profile = robust_case(6, paths=[])
     s = s.with_changes(uncertainty={"draws": 0})
-    plan = compute_plan(s, profile)
+    plan = compute_plan(s, profile, options=PRODUCT)
     entry = plan.document["strategies"]["robust"]
     assert entry["scenarios_from_range"] is True
     assert [q["name"] for q in entry["scenarios"]] == ["low", "likely", "high"]
@@ -150,4 +151,4 @@ def test_a_plan_without_scenarios_gets_the_growth_range_paths():
     # the range without width: no robust plan
     off = s.with_changes(uncertainty={"ranges": {"profile.growth_annual": {"low": 0,
                                                                            "high": 0}}})
-    assert "robust" not in compute_plan(off, profile).document["strategies"]
+    assert "robust" not in compute_plan(off, profile, options=PRODUCT).document["strategies"]

@@ -17,7 +17,8 @@ from numpy.testing import assert_allclose
 
 from models.capacity import ScheduleError, month_index, position_plan, schedule_plan
 from models.document import plan_document
-from models.plan import build_context, compute_plan
+from models.plan import build_context
+from tests.support.plans import compute_plan
 from models.scenario import Decision, Scenario
 from models.staged import decision_months, staged_optimum
 from models.strategies import PlanError
@@ -256,7 +257,7 @@ def test_purchase_orders_price_each_signing_apart():
     1y: 8 GPUs x 2.00 x 8,760 h (2027) = 140,160; 3y: 8 GPUs x 1.50 x 26,304 h (2027-2029,
     2028 a leap year) = 315,648; their sum is the month's upfront line."""
     from models.document import plan_document
-    from models.plan import compute_plan
+    from tests.support.plans import compute_plan
     from models.scenario import Scenario
     from tests.support.engine_cases import flat_profile
     s = Scenario.model_validate({

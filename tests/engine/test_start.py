@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from models.document import plan_document
-from models.plan import compute_plan
+from tests.support.plans import compute_plan
 from models.scenario import Scenario
 from models.start import default_start_month, months_between, start_warnings, usage_notes
 from tests.support.engine_cases import flat_profile, hourly_profile

@@ -14,7 +14,8 @@ from models.assumptions import ASSUMPTIONS, inverse_cdf, low_high, sample, with_
 from models.draw_dispatch import MergedTable, grown_demand
 from models.fields import field_meta
 from models.document import plan_document
-from models.plan import build_context, compute_plan
+from models.plan import build_context
+from tests.support.plans import compute_plan
 from models.ranges import RANGE_MODELS
 from models.scenario import Scenario, Uncertainty
 from models.strategies import Capacity, PlanContext, on_demand_capacity

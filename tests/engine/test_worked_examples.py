@@ -1,7 +1,7 @@
 """The three worked examples of shared/worked-examples.md, figure by figure."""
 from numpy.testing import assert_allclose
 
-from models.plan import compute_plan
+from tests.support.plans import compute_plan
 from tests.support.engine_cases import flat_profile, w1, w2, w3
 from tests.support.engine_cases import context_of
 

@@ -14,7 +14,7 @@ from babel.support import Translations
 import service.i18n as i18n
 from models.messages import Message, Money, Months, Number, Percent
 from service.i18n import formats, sentences, using_locale
-from models.plan import compute_plan
+from tests.support.plans import PRODUCT, compute_plan
 from service.paths import ROOT, SAMPLES
 from tests.support.xlsx_cases import korean_workbook as write_korean_workbook
 from tests.support.engine_cases import robust_case
@@ -237,7 +237,7 @@ def test_korean_workbook_of_a_robust_plan_has_no_english_words():
     growth range's three paths (their names the reader's words) read in Korean too."""
     import openpyxl
     s, profile = robust_case(3, paths=[], months=24, interval=6)
-    plan = compute_plan(s, profile)
+    plan = compute_plan(s, profile, options=PRODUCT)
     book = openpyxl.load_workbook(io.BytesIO(plan_workbook(plan, lang="ko")))
     names = book.sheetnames
     assert "시나리오" in names and [n for n in names if n.startswith("강건 계획 ")] == [

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose
 
-from models.plan import compute_plan
+from tests.support.plans import compute_plan
 from models.scenario import ProfileOptions, Scenario
 from service.ingest import IngestError, load_usage, make_bundle, read_usage
 from service.ingest.busy import read_busy

@@ -8,7 +8,7 @@ import openpyxl
 import pytest
 import xlsxwriter
 
-from models.plan import compute_plan
+from tests.support.plans import compute_plan
 from models.ranges import RANGES
 from service.xlsx.assumptions import HEADERS, PATH_COL, derived_rows
 from service.xlsx.names import BadName, define, defined_name, excel_name, list_name, resolve

@@ -9,7 +9,7 @@ import zipfile
 import openpyxl
 import pytest
 
-from models.plan import compute_plan
+from tests.support.plans import compute_plan
 from models.scenario import Scenario
 from service.xlsx.roundtrip import WorkbookError, scenario_from_xlsx
 from tests.support.xlsx_cases import (CASES, FLEET_CASES, LOAN_TAX_REPLACEMENT, SAMPLES, case,
@@ -197,7 +197,7 @@ def test_defusedxml_is_active():
 
 def test_two_currency_scenario_comes_back_from_the_workbook(tmp_path):
     # the currencies and the exchange rate are Assumptions rows like any other field
-    from models.plan import compute_plan
+    from tests.support.plans import compute_plan
     from service.xlsx.export import write_plan_xlsx
     from tests.support.xlsx_cases import case
     scenario, profile = case("fx_cloud_schedule")

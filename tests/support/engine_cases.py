@@ -10,7 +10,8 @@ from typing import Union
 import numpy as np
 
 from models.capacity import CapacityPlan
-from models.plan import build_context, compute_plan
+from models.plan import build_context
+from tests.support.plans import compute_plan
 from models.profile import UsageProfile, plan_calendar
 from models.scenario import Scenario
 from models.strategies import Capacity, PlanContext

@@ -6,21 +6,24 @@ import json
 import shutil
 from pathlib import Path
 
+from models.plan_options import PlanOptions
 from models.scenario import Scenario
 from service.app import create_app
 from service.web.db import write_session
 from tests.support.client import PASSWORD, TEST_CONFIG, Browser
+from tests.support.plans import SUITE
 
 
-def planned_database(instance: Path, scenario: Path, usage: Path, reviewer: bool = False):
+def planned_database(instance: Path, scenario: Path, usage: Path, reviewer: bool = False,
+                     options: PlanOptions = SUITE):
     """ana (and rita, a reviewer, when asked) and the scenario planned on the usage as
-    scenario 1; returns the database file and the plan result."""
-    from service.plans.planning import plan_for
+    scenario 1 (with ``options``); returns the database file and the plan result."""
+    from tests.support.plans import plan_for
     from service.plans.revisions import create_scenario, store_usage
     from service.web.users import create_user
     app = create_app({**TEST_CONFIG, "INSTANCE_PATH": str(instance)})
     model = Scenario.model_validate(json.loads(scenario.read_text()))
-    result = plan_for(model, usage.read_bytes(), usage.name)
+    result = plan_for(model, usage.read_bytes(), usage.name, options=options)
     with app.app_context():
         with write_session() as s:
             ana = create_user(s, "ana", PASSWORD, "analyst")

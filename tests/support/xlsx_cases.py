@@ -11,7 +11,8 @@ import openpyxl
 
 from models.costs import COST_LINES, CREDIT_LINES
 from models.ledger import Ledger
-from models.plan import Plan, compute_plan
+from models.plan import Plan
+from tests.support.plans import compute_plan
 from models.profile import UsageProfile
 from models.scenario import Scenario
 from service.ingest import load_usage

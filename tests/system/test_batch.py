@@ -10,7 +10,7 @@ import sys
 
 import openpyxl
 
-from models.plan import compute_plan
+from tests.support.plans import compute_plan
 from models.scenario import Scenario
 from service.ingest import read_usage
 from tests.support.paths import ROOT, SAMPLES

@@ -11,7 +11,7 @@ from flask import render_template
 from numpy.testing import assert_allclose
 
 from models.document import plan_document
-from models.plan import compute_plan
+from tests.support.plans import compute_plan
 from models.scenario import Scenario
 from service.ingest import load_usage
 from service.presets.context import ContextPresetError, load_context_presets

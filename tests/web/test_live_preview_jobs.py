@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from models.capacity import Capacity
 from models.document import plan_document
-from models.plan import Planner, compute_plan
+from tests.support.plans import Planner, compute_plan
 from models.scenario import Scenario
 from service.plans.live import last_optima
 from service.scenarios.live_views import HEAVY_MONTHS, heavy

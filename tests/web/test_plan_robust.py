@@ -168,7 +168,8 @@ def test_a_plan_without_demand_scenarios_shows_the_growth_ranges_three(tmp_path:
     the probabilities 25 %, 50 % and 25 % (a bare % in that text broke the page with a 500)."""
     (tmp_path / "db").mkdir()
     (tmp_path / "copy").mkdir()
-    path, result = planned_database(tmp_path / "db", SAMPLES / "scenario_h100.json", USAGE)
+    path, result = planned_database(tmp_path / "db", SAMPLES / "scenario_h100.json", USAGE,
+                                    options=PRODUCT)
     r = result.document["strategies"]["robust"]
     assert r["scenarios_from_range"] and len(r["scenarios"]) == 3
     app, b = browse_copy(tmp_path / "copy", path)

@@ -8,7 +8,7 @@ import pytest
 from flask import render_template
 
 from models.document import plan_document
-from models.plan import compute_plan
+from tests.support.plans import compute_plan
 from models.scenario import Scenario
 from service.i18n import formats, using_locale
 from service.plans.headline import payback

@@ -13,10 +13,11 @@ from sqlalchemy import select
 
 import service.plans.planning
 from models.document import plan_document
-from models.plan import compute_plan
+from tests.support.plans import compute_plan
 from models.scenario import Scenario
 from service.ingest import read_usage
-from service.plans.planning import PlanningError, plan_for
+from models.refusals import Refusal
+from tests.support.plans import plan_for
 from tests.support.paths import SAMPLES
 
 R1 = "/scenarios/1/revisions/1"
@@ -41,7 +42,7 @@ def test_plan_for_hears_each_phase_and_plans_as_the_engine_does():
 
 def test_a_bad_usage_file_is_a_planning_error_and_the_failed_phase():
     heard: list[str] = []
-    with pytest.raises(PlanningError, match="missing column timestamp"):
+    with pytest.raises(Refusal, match="missing column timestamp"):
         plan_for(Scenario(), b"x,y\n1,2\n", "u.csv", heard.append)
     assert heard == ["reading", "failed"]
 

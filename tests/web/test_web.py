@@ -196,7 +196,7 @@ def test_a_preset_without_a_listed_spot_price_turns_spot_off(login):
     """Issue 23: AWS Seoul p5 has no spot price in the catalog, yet its plans ran
     interruptible work on spot at the default 70 % discount. The preset sets spot's share to
     0 (marked as filled from it); a preset with a listed price leaves the share alone."""
-    from models.plan import compute_plan
+    from tests.support.plans import compute_plan
     from models.scenario import Scenario
     from service.presets.gpu_prices import apply, load_presets
     from tests.support.engine_cases import flat_profile

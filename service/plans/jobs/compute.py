@@ -18,24 +18,20 @@ from pydantic import ValidationError
 from models.ledger import Ledger
 from models.messages import Message
 from models.plan import Planner
-from models.profile import ProfileError
+from models.plan_options import PlanOptions
+from models.refusals import Refusal
 from models.scenario import Scenario
-from models.staged import StagedError
 from models.start import plan_start_month, usage_notes
-from models.strategies import PlanError
-from service.ingest import IngestError, read_usage
+from service.ingest import read_usage
 from service.plans.attribution import Step, Waterfall, attribute
-from service.plans.planning import PlanningError, chart_data
+from service.plans.planning import chart_data
 from service.xlsx.export import WorkbookUnavailable, plan_xlsx_bytes
 from service.xlsx.print_setup import PrintLabel
 from service.i18n import N_
 from service.plans.jobs.records import error_json
-from service import engine_switches
-
-engine_switches.apply()   # the environment's engine switches (service/engine_switches.py)
 
 Send = Callable[[tuple], None]
-REFUSED = (IngestError, ProfileError, PlanError, StagedError, PlanningError, ValidationError)
+REFUSED = (Refusal, ValidationError)   # said to the person as the job's reason
 UNWRITTEN = (WorkbookUnavailable,)
 
 
@@ -70,7 +66,8 @@ def planner_for(spec: dict, usage: bytes) -> Planner:
     scenario = Scenario.model_validate_json(spec["scenario"])
     ingested = read_usage(usage, spec["filename"])
     return Planner(scenario, ingested.profile, input_warnings(ingested, scenario, spec["month"]),
-                   current_month=spec["month"])
+                   current_month=spec["month"],
+                   options=PlanOptions.from_dict(spec.get("options")))
 
 
 def run_plan(spec: dict, inputs: dict, send: Send, uncertainty: bool = True) -> None:

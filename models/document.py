@@ -311,6 +311,7 @@ def strategy_document(plan: Plan, ctx: PlanContext, r: StrategyResult) -> dict[s
         "cost_per_useful_gpu_hour_nominal": num(r.cost_per_useful_gpu_hour_nominal),
         "owned_utilization": r.owned_utilization,
         "uses_cloud": r.uses_cloud,
+        "breaches": [b.to_json() for b in r.breaches],
         "gpu_hours": {"owned": float(r.owned_gpu_hours_by_month.sum()),
                       "committed": float(r.committed_gpu_hours_by_month.sum()),
                       "spot": float(r.spot_gpu_hours_by_month.sum()),

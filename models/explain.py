@@ -12,6 +12,7 @@ import numpy as np
 
 from models.finance import never_dearer
 from models.messages import Message, Money, Months, Number, Percent
+from models.plan_limits import BUDGET, SERVERS
 from models.scenario import Scenario, type_owned
 from models.schedules import cash_by_period, cash_words, schedule_words
 from models.strategies import PlanContext, StrategyResult
@@ -48,7 +49,8 @@ def runner_up(strategies: dict[str, StrategyResult], chosen: str) -> Optional[st
         Name of the runner-up; None when every strategy holds the chosen capacity.
     """
     best = strategies[chosen]
-    others = [(n, r) for n, r in strategies.items() if not same_capacity(r, best)]
+    others = [(n, r) for n, r in strategies.items()
+              if not same_capacity(r, best) and not r.breaches]   # a forbidden plan is no rival
     return min(others, key=lambda item: item[1].pv_cost)[0] if others else None
 
 
@@ -194,6 +196,7 @@ def explanation(ctx: PlanContext, strategies: dict[str, StrategyResult], chosen:
             parts.append(Message("PV saving {saving} ({share}) over {months} against on "
                                  "demand; does not pay back within the horizon.", params))
     parts += cloud_only_sentences(strategies, chosen, cur, uncertainty)
+    parts += limit_sentences(strategies, chosen, cur)
     fragile = False
     other = runner_up(strategies, chosen)
     if other is not None and r.pv_cost > 0:
@@ -234,7 +237,7 @@ def cloud_only_sentences(strategies: dict[str, StrategyResult], chosen: str, cur
     r, cloud = strategies[chosen], strategies["cloud_only"]
     out = []
     if chosen not in ("cloud_only", "on_demand") and not same_capacity(r, cloud) \
-            and cloud.pv_cost > 0:
+            and cloud.pv_cost > 0 and not cloud.breaches:   # no saving against a forbidden plan
         saving = cloud.pv_cost - r.pv_cost
         out.append(Message("Against the best cloud-only plan (PV {pv}) it saves {saving} "
                            "({share}).", {"pv": Money(cloud.pv_cost, currency),
@@ -252,6 +255,67 @@ def cloud_only_sentences(strategies: dict[str, StrategyResult], chosen: str, cur
                                "{draws} Monte Carlo draws.",
                                {**params, "judged": uncertainty.judged}))
     return out
+
+
+def limit_sentences(strategies: dict[str, StrategyResult], chosen: str, currency: str
+                    ) -> list[Message]:
+    """Why a cheaper strategy is not the recommendation: it breaks the scenario's limits.
+
+    Parameters
+    ----------
+    strategies : dict of str to StrategyResult
+        Every strategy priced, its ``breaches`` found (models/plan_limits.py).
+    chosen : str
+        Name of the recommended strategy.
+    currency : str
+        ISO 4217 code of the reporting currency.
+
+    Returns
+    -------
+    list of Message
+        For each strategy cheaper than the recommendation that breaks a limit, one sentence
+        with its PV and each limit it breaks: what it needs, when, and what the scenario
+        allows [currency a year, servers, kW].
+    """
+    out = []
+    for name, r in strategies.items():
+        if not r.breaches or r.pv_cost >= strategies[chosen].pv_cost:
+            continue
+        out.append(Message("{strategy} would cost less (PV {pv}) but breaks the scenario's "
+                           "limits, so it is not recommended:",
+                           {"strategy": name, "pv": Money(r.pv_cost, currency)}))
+        out += [breach_words(b, currency) for b in r.breaches]
+    return out
+
+
+def breach_words(b, currency: str) -> Message:
+    """One broken limit in words: what the plan needs, when, and what the scenario allows.
+
+    Parameters
+    ----------
+    b : models.plan_limits.Breach
+        The limit and its worst excess.
+    currency : str
+        ISO 4217 code of the reporting currency.
+
+    Returns
+    -------
+    Message
+        "it spends $8.24M in 2027 against a capital budget of $2M a year", "it needs 80
+        servers online in 2027-01; the hall holds 40", "it needs 569 kW in 2027-01; the
+        hall has 260 kW".
+    """
+    if b.limit == BUDGET:
+        return Message("it spends {needed} in {when} against a capital budget of {allowed} a "
+                       "year.", {"needed": Money(b.needed, currency), "when": b.when,
+                                 "allowed": Money(b.allowed, currency)})
+    if b.limit == SERVERS:
+        return Message("it needs {needed} servers online in {when}; the hall holds {allowed}.",
+                       {"needed": Number(b.needed, 0), "when": b.when,
+                        "allowed": Number(b.allowed, 0)})
+    return Message("it needs {needed} kW in {when}; the hall has {allowed} kW.",
+                   {"needed": Number(b.needed, 0), "when": b.when,
+                    "allowed": Number(b.allowed, 0)})
 
 
 def currency_sentences(ctx: PlanContext) -> list[Message]:

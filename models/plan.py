@@ -18,6 +18,7 @@ from models.explain import explanation
 from models.ledger_build import plan_ledger
 from models.messages import Message, Money, Months, Number, Percent
 from models.optimize import find_optimal
+from models.plan_limits import breaches
 from models.plan_options import PlanOptions
 from models.profile import (PlanCalendar, UsageProfile, check_peak, demand_for,
                             plan_calendar)
@@ -72,20 +73,23 @@ def build_context(scenario: Scenario, profile: UsageProfile,
 
 
 def recommend(results: dict[str, StrategyResult]) -> str:
-    """The cheapest strategy by PV cost; ties go to the smaller capital outlay.
+    """The cheapest strategy within the scenario's limits by PV cost; ties go to the smaller
+    capital outlay.
 
     Parameters
     ----------
     results : dict of str to StrategyResult
-        Strategies priced, by name.
+        Strategies priced, by name, their ``breaches`` found (models/plan_limits.py).
 
     Returns
     -------
     str
-        Name of the recommended strategy.
+        Name of the recommended strategy: never one that breaks a limit (all on demand keeps
+        every limit the position does, so one always qualifies; were none to, the cheapest).
     """
-    return min(results, key=lambda n: (round(results[n].pv_cost, 6),
-                                       results[n].capital_outlay()))
+    kept = [n for n in results if not results[n].breaches] or list(results)
+    return min(kept, key=lambda n: (round(results[n].pv_cost, 6),
+                                    results[n].capital_outlay()))
 
 
 class Planner:
@@ -245,6 +249,8 @@ class Planner:
         """
         ctx = self.context
         ordered = {name: self.results[name] for name in STRATEGY_ORDER if name in self.results}
+        for r in ordered.values():
+            r.breaches = breaches(ctx, r.plan)
         chosen = recommend(ordered)
         breakeven, charts = breakeven_section(ctx, ordered, chosen)
         section = None

@@ -27,17 +27,42 @@ class PlanOptions:
     growth_range_paths: bool = True
 
     def key(self) -> str:
-        """The options' part of a stored plan's key: empty for the defaults (keys of plans
-        stored before options existed stay valid), else each option that differs."""
+        """The options' part of a stored plan's key.
+
+        Returns
+        -------
+        str
+            Empty for the defaults (keys of plans stored before options existed stay valid),
+            else ``+name=0|1`` for each option that differs from its default.
+        """
         default = PlanOptions()
         return "".join(f"+{f.name}={int(getattr(self, f.name))}" for f in fields(self)
                        if getattr(self, f.name) != getattr(default, f.name))
 
     def to_dict(self) -> dict[str, Any]:
+        """The options as JSON data (a plan job's spec).
+
+        Returns
+        -------
+        dict
+            Option name to value.
+        """
         return asdict(self)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any] | None) -> "PlanOptions":
-        """The options a job was queued with (none: the defaults, a job queued before)."""
+        """The options a job was queued with.
+
+        Parameters
+        ----------
+        data : mapping or None
+            :meth:`to_dict`'s output; None (a job queued before options existed): the
+            defaults. Names this version does not know are left out.
+
+        Returns
+        -------
+        PlanOptions
+            The options.
+        """
         names = {f.name for f in fields(cls)}
         return cls(**{k: bool(v) for k, v in (data or {}).items() if k in names})

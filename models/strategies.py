@@ -86,6 +86,8 @@ class StrategyResult:
     # a fleet of server types (issue 26): servers online and owned GPU-hours, by type id
     servers_online_by_type: Optional[dict] = None
     owned_gpu_hours_by_type: Optional[dict] = None
+    # the scenario's limits it breaks (models/plan_limits.py): never recommended when any
+    breaches: tuple = ()
 
     @property
     def failure_cost_pv(self) -> float:

@@ -93,12 +93,19 @@ def plan_table(plan: Plan, source: str) -> str:
     header = row([h for h, _w, _l in heads], heads)
     lines += [header, "-" * width(header)]
     for name, line_cells in cells:
-        mark = " *" if name == plan.recommendation else ""
+        mark = " *" if name == plan.recommendation else " !" if plan.strategies[name].breaches \
+            else ""
         lines.append(row(line_cells, heads) + mark)
     lines += ["", _("Cost per useful GPU-hour: levelized = PV cost / PV of useful GPU-hours; "
                     "nominal = total cost / useful GPU-hours."),
               "", _("Recommended (*): %(strategy)s", strategy=strategy_name(plan.recommendation)),
               sentences.explanation(doc)]
+    broken = [name for name, r in plan.strategies.items() if r.breaches]
+    if broken:
+        lines += ["", _("Breaks the scenario's limits (!), so never recommended:")]
+        lines += [f"- {strategy_name(name)}: " + " ".join(
+            sentences.breach_text(b, cur) for b in doc["strategies"][name]["breaches"])
+            for name in broken]
     for name in ("staged", "proposed"):
         if doc["strategies"].get(name, {}).get("schedule"):
             lines += [""] + schedule_lines(name, doc["strategies"][name], cur)

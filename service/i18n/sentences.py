@@ -15,6 +15,8 @@ from typing import Any, Iterable, Mapping, Optional, Union
 from babel.numbers import format_decimal
 
 from models.breakeven import Direction
+from models.explain import breach_words
+from models.plan_limits import Breach
 from models.messages import Message, Money, Months, Number, Percent, message_from_json
 from service.i18n import DEFAULT, N_, current_locale, fitted, gettext, using_locale
 from service.i18n import formats
@@ -95,6 +97,12 @@ def render(item: MessageLike, locale: Optional[str] = None) -> str:
         return fitted(message.render(template, lambda v: format_param(v, locale)), locale)
     except (KeyError, IndexError, ValueError):  # a broken translation: never lose the sentence
         return message.render(None, lambda v: format_param(v, locale))
+
+
+def breach_text(data: Mapping[str, Any], currency: str, locale: Optional[str] = None) -> str:
+    """A limit a strategy breaks (a plan document's ``breaches`` entry) in ``locale``: the
+    engine's own sentence (models.explain.breach_words)."""
+    return render(breach_words(Breach(**data), currency), locale)
 
 
 def _plain(text: str, locale: str) -> str:

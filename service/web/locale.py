@@ -98,6 +98,8 @@ FILTERS = {
     "months": formats.months,
     "servers": formats.servers,
     "strategy": strategy_label,
+    # a limit of the scenario a strategy breaks (models/plan_limits.py), in words
+    "breach": lambda b, currency="USD": sentences.breach_text(b, currency),
     "cost_line": cost_line_label,
     "role": labels.vocabulary(labels.ROLES),
     "status": labels.vocabulary(labels.STATUSES),

@@ -37,8 +37,10 @@ from models.limits import LOOP_MILPS, SEARCH_BOXES, SEARCH_POINTS, node_limit
 from models.profile import UsageProfile
 from models.robust_search import search
 from models.scenario import Decision, DemandScenario, Scenario
-from models.staged import (HIGHS_OPTIONS, LOOSE_GAP, MAX_ROUNDS, Block, StagedError, StagedResult, assemble, bounds, solve,
-                           to_decisions)
+from models.staged import LOOSE_GAP, MAX_ROUNDS, solve
+from models.staged_block import HIGHS_OPTIONS, Block
+from models.staged_problem import StagedError, assemble, bounds
+from models.staged_result import StagedResult, to_decisions
 from models.strategies import PlanContext, StrategyResult
 from models.uncertainty import what_if_context
 
@@ -444,9 +446,9 @@ def stack(blocks: list[Block], months: int, extra: int = 0) -> Stacked:
     StagedError
         The paths' MILPs differ in their decisions.
     """
-    columns = blocks[0].prob.columns[:blocks[0].prob.z]
+    columns = blocks[0].prob.columns[blocks[0].prob.decisions]
     for b in blocks[1:]:
-        if b.prob.columns[:b.prob.z] != columns:
+        if b.prob.columns[b.prob.decisions] != columns:
             raise StagedError("the demand scenarios' staged problems differ in their decisions")
     offsets = np.concatenate([[0], np.cumsum([b.nvar for b in blocks])]).astype(int)
     nvar = int(offsets[-1]) + extra
@@ -1035,7 +1037,7 @@ def solve_decomposed(ctxs: list[PlanContext], blocks: list[Block],
     form = extensive_form(blocks, paths, staging, floors(alone, blocks))
     st = form.st
     columns = blocks[0].prob.columns
-    first = first_stage(columns[:blocks[0].prob.z], staging.decide_now_months)
+    first = first_stage(columns[blocks[0].prob.decisions], staging.decide_now_months)
     if not first or not st.integer[first].all():
         return None
     priced: dict[tuple[int, ...], list[StagedResult]] = {}
@@ -1150,7 +1152,7 @@ def year_one_costs(st: Stacked, p: np.ndarray) -> np.ndarray:
     for i, b in enumerate(st.blocks):
         prob = b.prob
         year_one = np.array([k[0] in ("buy", "commit") and k[-1] < 12
-                             for k in prob.columns[:prob.z]] + [False] * (b.nvar - prob.z))
+                             for k in prob.columns[prob.decisions]] + [False] * (b.nvar - prob.decisions.stop))
         cost[st.offsets[i]:st.offsets[i + 1]] = p[i] * np.where(year_one, prob.paid, 0.0)
     return cost
 
@@ -1243,7 +1245,7 @@ def add_foresight(result: RobustResult, ctx: PlanContext, ctxs: list[PlanContext
     p = np.array([q.probability for q in result.paths])
     months = ctx.scenario.staging.decide_now_months
     columns = blocks[0].prob.columns
-    first = first_stage(columns[:blocks[0].prob.z], months)
+    first = first_stage(columns[blocks[0].prob.decisions], months)
     point = here_and_now(alone[base_path(ctx, paths)], columns, first)
     # the search priced the base point first; the stacked MILP did not
     held = result.priced.get(point) or [

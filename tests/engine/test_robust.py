@@ -12,7 +12,8 @@ from models.capacity import schedule_plan
 from models.plan import build_context, proposed_strategy
 from models.robust import cvar, least_capital, path_contexts, robust_optimum
 from models.scenario import Decision, Scenario
-from models.staged import Block, staged_optimum
+from models.staged import staged_optimum
+from models.staged_block import Block
 from tests.support.engine_cases import THREE, robust_case as case
 
 def test_cvar_by_hand():
@@ -255,7 +256,8 @@ def test_each_paths_floor_is_under_its_cost_and_a_lifted_point_meets_every_tange
     solution lifted to its true costs meets every tangent of every block, those placed after
     it included, and costs what the paths' schedules cost (true costs at the same levels)."""
     from models.robust import floors, lifted, stack
-    from models.staged import assemble, solve
+    from models.staged import solve
+    from models.staged_problem import assemble
     s, profile = case(5, months=24)
     ctx = build_context(s, profile)
     r = robust_optimum(ctx, profile)

@@ -20,7 +20,7 @@ from models.messages import Message
 from models.plan import Planner
 from models.profile import ProfileError
 from models.scenario import Scenario
-from models.staged import StagedError
+from models.staged_problem import StagedError
 from models.start import plan_start_month, usage_notes
 from models.strategies import PlanError
 from service.ingest import IngestError, read_usage

@@ -80,6 +80,10 @@ class Block:
         -------
         int
             The number of keys.
+
+        Notes
+        -----
+        A dense block's size is the product of its axes' lengths, prod_a n_a.
         """
         return len(self.keys)
 
@@ -91,6 +95,10 @@ class Block:
         -------
         int
             ``start + size``.
+
+        Notes
+        -----
+        The block holds start .. stop - 1.
         """
         return self.start + len(self.keys)
 
@@ -102,6 +110,10 @@ class Block:
         -------
         slice
             ``slice(start, stop)``.
+
+        Notes
+        -----
+        x[block.slice] are the block's entries of a vector over the index, in key order.
         """
         return slice(self.start, self.stop)
 
@@ -177,6 +189,10 @@ class Block:
         -------
         str
             ``name[label, ...]``; the bare name for a scalar block.
+
+        Notes
+        -----
+        The key of entry ``at`` is keys[at]; each label is written by its axis's format.
         """
         key = self.keys[at]
         if not key:
@@ -297,6 +313,10 @@ class Index:
         -------
         slice
             ``slice(start, stop)`` of the block.
+
+        Notes
+        -----
+        The same as ``index[name].slice``.
         """
         return self._blocks[name].slice
 
@@ -350,6 +370,11 @@ class Index:
         ------
         IndexError
             ``j`` is outside 0 .. size - 1.
+
+        Notes
+        -----
+        The block is the last one with start <= j (by bisection of the starts); the key is
+        its entry j - start.
         """
         j = int(j)
         if not 0 <= j < self.size:
@@ -372,6 +397,10 @@ class Index:
         -------
         str
             Its block's name and its labels (written by ``formats``).
+
+        Notes
+        -----
+        :meth:`Block.label` of :meth:`locate`'s block and key.
         """
         block, _ = self.locate(j)
         return block.label(int(j) - block.start, self.formats)
@@ -384,6 +413,10 @@ class Index:
         list of tuple
             ``(name, *key)`` per index, 0 .. size - 1 (``("buy", "h100", 3)``,
             ``("eta",)``).
+
+        Notes
+        -----
+        The blocks in order, each its keys in order: entry j is what index j is.
         """
         return [(b.name, *k) for b in self._blocks.values() for k in b.keys]
 
@@ -433,6 +466,11 @@ class Rows:
         ------
         ValueError
             The coefficients do not have one row per key and ``ncols`` columns.
+
+        Notes
+        -----
+        Row i of the block is lower_i <= sum_j coef_ij x_j <= upper_i; the block's rows
+        follow the rows declared before it.
         """
         if not sp.issparse(coef) and np.ndim(coef) == 1:
             coef = np.reshape(coef, (1, -1))
@@ -458,6 +496,10 @@ class Rows:
             (len(self), ncols) coefficients.
         lower, upper : numpy.ndarray
             Each row's bounds.
+
+        Notes
+        -----
+        The blocks' coefficients stacked in declaration order (``scipy.sparse.vstack``).
         """
         if not self._parts:
             return (sp.csr_matrix((0, self.ncols)), np.zeros(0), np.zeros(0))
@@ -472,5 +514,9 @@ class Rows:
         -------
         list of tuple
             One (csr (rows, ncols), lower, upper) per block.
+
+        Notes
+        -----
+        :meth:`matrix` is their vertical stack.
         """
         return list(self._parts)

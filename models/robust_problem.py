@@ -73,6 +73,10 @@ class Stacked:
         -------
         int
             Every path's and the extra ones.
+
+        Notes
+        -----
+        S x (a block's columns) + the extra blocks' sizes.
         """
         return len(self.cols)
 
@@ -84,6 +88,10 @@ class Stacked:
         -------
         list of int
             ``path[0, j]`` for each j of ``first``.
+
+        Notes
+        -----
+        The search bounds these columns' values box by box (models/robust_solve.py).
         """
         paths = self.cols["path"]
         return [int(paths[0, j]) for j in self.first]
@@ -102,6 +110,10 @@ class Stacked:
         -------
         numpy.ndarray
             A view of its variables, ``path[i, :]``.
+
+        Notes
+        -----
+        x[path[i, 0] .. path[i, n - 1]], n a block's columns.
         """
         return x[self.cols["path"].within(i)]
 

@@ -113,6 +113,11 @@ class Problem:
         -------
         slice
             Their indices.
+
+        Notes
+        -----
+        buy, commit and sell (a schedule) or chain and renew (a fleet's static problem):
+        the columns before the epigraphs, the integer ones.
         """
         return self.cols.group(DECISION)
 
@@ -123,6 +128,10 @@ class Problem:
         -------
         numpy.ndarray
             Bounds [servers or blocks, (nvars,)].
+
+        Notes
+        -----
+        u_j for a decision j with a finite bound, 0 otherwise.
         """
         out = np.zeros(len(self.upper))
         d = self.decisions
@@ -143,6 +152,11 @@ class Problem:
         -------
         int or numpy.ndarray
             Variable index, or indices: ``z[m]``, ``w[m]`` or ``y[k, m]``.
+
+        Notes
+        -----
+        z_m >= F_m(l2_m), w_m >= G_m(l1_m), y_{k,m} >= (c_k - c_{k+1}) A_m(lk_{k,m}), each
+        through its tangents.
         """
         if which in EPIGRAPHS:
             return self.cols[EPIGRAPHS[which]][m]
@@ -162,6 +176,11 @@ class Problem:
         -------
         int or numpy.ndarray
             Variable index, or indices: ``l2[m]``, ``l1[m]`` or ``lk[k, m]``.
+
+        Notes
+        -----
+        The level rows hold each at its value: l1_m = h1_m + (L1 x)_m, l2_m = h2_m + (L2 x)_m,
+        lk_{k,m} = hk_{k,m} + (M_k x)_m.
         """
         if which in LEVELS:
             return self.cols[LEVELS[which]][m]

@@ -29,6 +29,10 @@ def unit_rows(block: Block, n: int) -> sp.csr_matrix:
     -------
     scipy.sparse.csr_matrix
         (block size, n): row i is the unit vector of the block's i-th column.
+
+    Notes
+    -----
+    .. math:: U_{i, start + i} = 1, \\quad 0 \\text{ elsewhere}
     """
     size = block.size
     return sp.csr_matrix((np.ones(size), (np.arange(size), np.arange(block.start, block.stop))),

@@ -33,7 +33,7 @@ from models.ledger import (COMMIT_ITEMS, SERVER_ITEMS, TYPE_PARAMS, CohortRow, L
 from models.prices import UPFRONT_SHARE, PriceBook
 from models.profile import UsageProfile
 from models.scenario import Decision
-from models.staged import decision_months
+from models.staged_problem import decision_months
 from models.strategies import PlanContext, StrategyResult
 
 QUANTILE = 0.9   # the demand line a capacity timeline is drawn against (the P90 hour)

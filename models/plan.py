@@ -24,7 +24,8 @@ from models.profile import (PlanCalendar, UsageProfile, check_peak, demand_for,
                             plan_calendar)
 from models.scenario import MAX_SERVERS, Decision, Scenario
 from models.robust import demand_paths, robust_optimum
-from models.staged import StagedError, fleet_optimal, staged_optimum
+from models.staged import fleet_optimal, staged_optimum
+from models.staged_problem import StagedError
 from models.start import plan_start_month, start_warnings
 from models.strategies import (PlanContext, PlanError, StrategyResult, buy_for_peak_capacity,
                                on_demand_capacity, proposed_capacity)

@@ -65,7 +65,7 @@ def format_param(value: Any, locale: Optional[str] = None) -> str:
     return str(value)
 
 
-# Why the engine found no staged plan (models/staged.py StagedError), passed as {why}.
+# Why the engine found no staged plan (models/staged_problem.py StagedError), passed as {why}.
 ENGINE_REASONS = (
     N_("a busy owned GPU-hour costs more than cloud overflow in some month: the staged "
        "optimum cannot be proven"),

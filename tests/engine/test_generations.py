@@ -19,7 +19,8 @@ from models.plan import build_context
 from tests.support.plans import compute_plan
 from models.document import plan_document
 from models.scenario import Decision, Scenario, scenario_document
-from models.staged import decision_months, fleet_static_optimum, staged_optimum
+from models.staged import fleet_static_optimum, staged_optimum
+from models.staged_problem import decision_months
 from tests.support.engine_cases import demand, hourly_profile
 
 NO_DRAWS = {"draws": 0}

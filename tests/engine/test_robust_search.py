@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose
 
-import models.robust as robust
+import models.robust_solve as robust_solve
 from models.plan import build_context
 from models.robust import robust_optimum
 from models.robust_search import search
@@ -120,14 +120,14 @@ def test_a_path_stopped_at_its_work_limit_hands_the_plan_to_the_stacked_milp(mon
     the plan falls back to the stacked MILP, whose optimum is the same."""
     s, profile = case(21, months=24, now=12)
     exact = robust_optimum(build_context(s, profile), profile, alternative=False)
-    held = robust.solve_held
+    held = robust_solve.solve_held
 
     def stopped(*args, **kwargs):
         result = held(*args, **kwargs)
         result.limited = True
         return result
 
-    monkeypatch.setattr(robust, "solve_held", stopped)
+    monkeypatch.setattr(robust_solve, "solve_held", stopped)
     r = robust_optimum(build_context(s, profile), profile, alternative=False)
     assert exact.priced and not r.priced           # the search, then the fallback
     assert r.gap == 0
@@ -167,7 +167,7 @@ def test_a_bound_a_fraction_of_a_cent_under_its_solution_proves_it(monkeypatch, 
     exact = robust_optimum(build_context(s, profile), profile, alternative=False,
                            method="extensive")
     assert exact.gap == 0
-    real = robust.solve_mip
+    real = robust_solve.solve_mip
 
     def lowered(*args, **kwargs):
         found = real(*args, **kwargs)
@@ -175,7 +175,7 @@ def test_a_bound_a_fraction_of_a_cent_under_its_solution_proves_it(monkeypatch, 
             found.bound -= below
         return found
 
-    monkeypatch.setattr(robust, "solve_mip", lowered)
+    monkeypatch.setattr(robust_solve, "solve_mip", lowered)
     r = robust_optimum(build_context(s, profile), profile, alternative=False,
                        method="extensive")
     assert_allclose(r.expected_pv, exact.expected_pv, rtol=1e-12)

@@ -20,7 +20,8 @@ from models.document import plan_document
 from models.plan import build_context
 from tests.support.plans import compute_plan
 from models.scenario import Decision, Scenario
-from models.staged import decision_months, staged_optimum
+from models.staged import staged_optimum
+from models.staged_problem import decision_months
 from models.strategies import PlanError
 from tests.support.engine_cases import demand, flat_profile, growth_sample, hourly_profile
 from tests.support.engine_cases import context_of
@@ -363,19 +364,20 @@ def test_the_kept_starting_tangents_are_the_strongest_at_the_lp_optimum():
     """strongest_cuts keeps, per month and function, the tangents highest at the LP relaxation's
     level and drops the rest; the search then still proves the optimum (test_a) with a quarter
     of the rows. Here with 2 kept of the 16 starting tangents per month and function."""
-    import models.staged as staged
+    import models.staged_block as staged_block
+    from models.staged_problem import build_problem
     s, profile = growth_sample()
     ctx = build_context(s.with_changes(uncertainty={"draws": 0}), profile)
-    prob = staged.build_problem(ctx, use_spot=True)
+    prob = build_problem(ctx, use_spot=True)
     H = ctx.horizon
     months = np.arange(H)
     level = np.quantile(ctx.tables.gross.sorted, 0.5, axis=1)
     # tangent lines of any slope are valid cuts for this check of the selection alone
     cuts = [(int(m), which, float(k), float(-k * level[m] + 100 * k))
             for m in months for which in ("z", "w") for k in range(8)]
-    kept = staged.strongest_cuts(prob, cuts, len(prob.cost), np.zeros(H, bool), keep=2)
-    x, _, _, _ = staged.solve_milp(prob, cuts, len(prob.cost), relax=True)
-    at = {"z": x[prob.z + 3 * H:prob.z + 4 * H], "w": x[prob.z + 2 * H:prob.z + 3 * H]}
+    kept = staged_block.strongest_cuts(prob, cuts, len(prob.cost), np.zeros(H, bool), keep=2)
+    x, _, _, _ = staged_block.solve_milp(prob, cuts, len(prob.cost), relax=True)
+    at = {"z": x[prob.cols.slice("l2")], "w": x[prob.cols.slice("l1")]}
     assert len(kept) == 2 * 2 * H and set(kept) <= set(cuts)
     for m in months:
         for which in ("z", "w"):
@@ -387,6 +389,6 @@ def test_the_kept_starting_tangents_are_the_strongest_at_the_lp_optimum():
     # a month whose G is concave keeps its chord(s) whole: no tangent of it is a lower bound
     concave = np.zeros(H, bool)
     concave[0] = True
-    kept = staged.strongest_cuts(prob, cuts, len(prob.cost), concave, keep=2)
+    kept = staged_block.strongest_cuts(prob, cuts, len(prob.cost), concave, keep=2)
     assert [c for c in kept if c[:2] == (0, "w")] == [c for c in cuts if c[:2] == (0, "w")]
     assert len([c for c in kept if c[:2] == (0, "z")]) == 2

@@ -1,0 +1,129 @@
+"""The staged MILP's limit and sale rows (issue 14), as named row blocks (issue 36).
+
+``budget[year]``: purchases and upfront payments per calendar year within
+``staging.capital_budget_per_year``; ``servers[month]`` and ``power[month]``: servers online,
+and their power at maximum draw x PUE, within the hall's ``staging.max_servers`` and
+``staging.max_power_kw``; ``sale[from, cohort]``: no cohort sells more servers than it has.
+models/staged_problem.py declares them after the columns, then its level rows.
+"""
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from models.milp_index import Block, Index, Rows
+from models.strategies import PlanContext
+
+
+def unit_rows(block: Block, n: int) -> sp.csr_matrix:
+    """One row per column of a block, with a 1 in that column.
+
+    Parameters
+    ----------
+    block : models.milp_index.Block
+        The columns.
+    n : int
+        Columns of the MILP.
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix
+        (block size, n): row i is the unit vector of the block's i-th column.
+
+    Notes
+    -----
+    .. math:: U_{i, start + i} = 1, \\quad 0 \\text{ elsewhere}
+    """
+    size = block.size
+    return sp.csr_matrix((np.ones(size), (np.arange(size), np.arange(block.start, block.stop))),
+                         shape=(size, n))
+
+
+def limit_rows(ctx: PlanContext, rows: Rows, cols: Index, paid: np.ndarray, owned: dict
+               ) -> None:
+    """The capital budget per calendar year and the hall limits as constraint rows.
+
+    Parameters
+    ----------
+    ctx : PlanContext
+        The plan's context (``staging`` limits).
+    rows : models.milp_index.Rows
+        The rows, to which ``budget[year]``, ``servers[month]`` and ``power[month]`` are
+        added (each where its limit is set).
+    cols : models.milp_index.Index
+        The columns (the ``buy`` and ``commit`` blocks are read).
+    paid : numpy.ndarray
+        Purchase or upfront cash per unit of each variable [currency, (nvars,)].
+    owned : dict
+        Type id (None without server types) to owned capacity by month per variable [GPUs
+        of the reference type, (months, nvars)].
+
+    Notes
+    -----
+    .. math:: \\sum_{j \\in \\text{year } y} paid_j x_j \\le B, \\quad
+              \\sum_t (O_t x)_m w_t / g_t \\le N_{max} - \\sum_t n_{t,m} w_t
+
+    with B ``capital_budget_per_year`` [currency], O_t the owned capacity of type t per
+    variable, g_t its work per server, n_{t,m} the position's servers online and w_t 1 for
+    ``max_servers`` [servers] or ``power_kw_max`` x ``pue`` for ``max_power_kw`` [kW].
+    """
+    s, H = ctx.scenario, ctx.horizon
+    n = len(cols)
+    budget = s.staging.capital_budget_per_year
+    if budget is not None:
+        years: dict[int, np.ndarray] = {}
+        first = np.datetime64(ctx.calendar.months[0], "M")
+        for name in ("buy", "commit"):
+            block = cols[name]
+            for key in block:
+                j = block[key]
+                if paid[j] > 0:
+                    year = int(str(first + key[-1])[:4])
+                    years.setdefault(year, np.zeros(n))[j] = paid[j]
+        rows.add("budget", np.array(list(years.values())).reshape(len(years), n), -np.inf,
+                 budget, keys=list(years), axes=("year",))
+    kinds = {k.id: k for k in ctx.fleet}
+    held = ctx.position.servers_online_by_type(H)
+    for name, limit, weight in (
+            ("servers", s.staging.max_servers, lambda k: 1.0),
+            ("power", s.staging.max_power_kw, lambda k: k.owned.power_kw_max * k.owned.pue)):
+        if limit is None:
+            continue
+        # servers online by month, per variable, weighted (1, or kW each)
+        coef = sum((owned[t] * (weight(kinds[t]) / kinds[t].per_server) for t in owned),
+                   sp.csr_matrix((H, n)))
+        before = sum((held.get(t, np.zeros(H)) * weight(kinds[t]) for t in owned), np.zeros(H))
+        rows.add(name, sp.csr_matrix(coef).toarray(), -np.inf, limit - before,
+                 month=range(H))
+
+
+def sale_rows(ctx: PlanContext, rows: Rows, cols: Index) -> None:
+    """Servers sold from a cohort, over all decision points, are at most those it has.
+
+    Parameters
+    ----------
+    ctx : PlanContext
+        The plan's context (servers of the position).
+    rows : models.milp_index.Rows
+        The rows, to which ``sale[from, cohort]`` is added.
+    cols : models.milp_index.Index
+        The columns (``sell``, ``buy``).
+
+    Notes
+    -----
+    For a cohort c held: sum_d sell[held, c, d] <= count_c; for one bought at d0:
+    sum_d sell[bought, (type, d0), d] - buy[type, d0] <= 0.
+    """
+    n = len(cols)
+    sell = cols["sell"] if "sell" in cols else ()
+    cohorts = sorted({(kind, key) for kind, key, _ in sell}, key=str)
+    coef = np.zeros((len(cohorts), n))
+    hi = np.zeros(len(cohorts))
+    for r, (kind, key) in enumerate(cohorts):
+        for d_kind, d_key, d in sell:
+            if (d_kind, d_key) == (kind, key):
+                coef[r, sell[d_kind, d_key, d]] = 1.0
+        if kind == "bought":
+            coef[r, cols["buy"][key]] = -1.0
+        hi[r] = ctx.position.servers[key].count if kind == "held" else 0.0
+    rows.add("sale", coef, -np.inf, hi, keys=cohorts, axes=("from", "cohort"))

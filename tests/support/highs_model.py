@@ -281,7 +281,7 @@ def independent_model(s: Scenario, profile: UsageProfile) -> Independent:
     staff_index = (1 + f.staff_cost_inflation_annual) ** ((m1 - 1) / 12)
     rounding = billed_per_used(od.billing_increment_seconds, od.billing_minimum_seconds,
                                od.mean_session_hours)
-    # spot sessions end at an interruption when that comes sooner than the mean session
+    # spot sessions cut short by exponential interruptions, billed as an expectation
     spot_rounding = spot_billed_per_used(od.billing_increment_seconds,
                                          od.billing_minimum_seconds, od.mean_session_hours,
                                          spt.interruptions_per_instance_hour)

@@ -13,6 +13,7 @@ their own month and discounted.
 """
 from __future__ import annotations
 
+import math
 from typing import Mapping, Optional
 
 import numpy as np
@@ -93,25 +94,69 @@ def billing_factor(increment_seconds: float, minimum_seconds: float, session_hou
     return billed / s
 
 
-def spot_session_hours(s: Scenario, rate_per_instance_hour: float) -> float:
-    """Mean length of a spot session: the mean session, or until an interruption if sooner.
+def _mean_exposure(rate: float, seconds: float) -> float:
+    """(1 - e^(-rate x seconds)) / rate, the expected time before an exponential clock with
+    ``rate`` [1/s] rings or ``seconds`` pass [s]; ``seconds`` itself at rate 0. Written with
+    expm1 over its argument so that a tiny rate loses nothing to cancellation."""
+    x = rate * seconds
+    return seconds if x == 0.0 else seconds * (-math.expm1(-x) / x)
+
+
+def spot_billing_factor(increment_seconds: float, minimum_seconds: float,
+                        session_hours: float, rate_per_instance_hour: float) -> float:
+    """Expected billed time per expected used time of a spot session cut by interruptions.
 
     Parameters
     ----------
-    s : Scenario
-        The scenario (``on_demand.mean_session_hours``).
+    increment_seconds : float
+        Billing increment [s].
+    minimum_seconds : float
+        Minimum billed time of a session, m [s].
+    session_hours : float
+        Session length L when nothing interrupts it (the mean session) [h].
     rate_per_instance_hour : float
-        Spot interruptions per instance-hour [1/h].
+        Spot interruptions per instance-hour [1/h]; 0 for none.
 
     Returns
     -------
     float
-        Session length [h].
+        E[billed time] / E[used time], >= 1 [-]; :func:`billing_factor` of L at rate 0.
+
+    Notes
+    -----
+    Interruptions of an instance arrive as a Poisson process of rate lambda =
+    ``rate_per_instance_hour`` / 3600 per second, so the time to the first one is
+    T ~ Exp(lambda). A session wants L seconds; an interruption ends it, billed for what ran
+    (the work lost and the restart are the checkpoint overhead, models/checkpoint.py, counted
+    as extra GPU-hours, each billed at this factor). Used time U = min(T, L); billed time
+    B = max(U, m) + increment/2 when U > m (the last increment is rounded up, half of one on
+    average), else m. For m < L:
+
+        E[U] = (1 - exp(-lambda L)) / lambda
+        E[B] = m + (exp(-lambda m) - exp(-lambda L)) / lambda + exp(-lambda m) increment/2
+
+    since E[max(U, m)] = m + integral from m to L of P(U > u) du and P(U > m) = e^{-lambda m};
+    for m >= L, B = m always: E[B] = m. The factor is E[B] / E[U], the ratio of expectations:
+    by the renewal-reward theorem, billed time per used time over many sessions. As lambda -> 0
+    it is :func:`billing_factor` of L: (L + increment/2) / L for L > m, m / L otherwise. The
+    rate is each instance's own: a gang peer's interruption restarts the job (its cost is in
+    the checkpoint overhead) but does not end this instance's billed session.
+
+    Examples
+    --------
+    >>> round(spot_billing_factor(60.0, 1800.0, 0.75, 2.5), 4)   # L 2,700 s, MTTI 1,440 s
+    1.6407
     """
-    session = s.on_demand.mean_session_hours
-    if rate_per_instance_hour * session > 1.0:   # written so that a tiny rate cannot overflow
-        session = 1.0 / rate_per_instance_hour
-    return float(session)
+    if rate_per_instance_hour == 0.0:
+        return billing_factor(increment_seconds, minimum_seconds, session_hours)
+    lam = rate_per_instance_hour / SECONDS_PER_HOUR
+    L, m = session_hours * SECONDS_PER_HOUR, minimum_seconds
+    used = _mean_exposure(lam, L)
+    if m >= L:
+        return m / used
+    reached = math.exp(-lam * m)              # P(U > m)
+    billed = m + reached * (_mean_exposure(lam, L - m) + increment_seconds / 2.0)
+    return billed / used
 
 
 class PriceBook:
@@ -248,11 +293,13 @@ class PriceBook:
         return book
 
     def _spot_billing(self) -> np.ndarray:
-        """billing_factor of each draw's spot session (few distinct rates: each computed once)."""
+        """spot_billing_factor of each draw's interruption rate (few distinct rates: each
+        computed once)."""
         rates, inverse = np.unique(self.values["spot_interruptions"], return_inverse=True)
         od = self.scenario.on_demand
-        each = np.array([billing_factor(od.billing_increment_seconds, od.billing_minimum_seconds,
-                                        spot_session_hours(self.scenario, r)) for r in rates])
+        each = np.array([spot_billing_factor(od.billing_increment_seconds,
+                                             od.billing_minimum_seconds, od.mean_session_hours,
+                                             float(r)) for r in rates])
         return each[inverse.ravel()]
 
     # ---- exchange rates ---------------------------------------------------------------------

@@ -160,13 +160,32 @@ def billing_formula(session_hours: str) -> str:
             f"minimum_seconds,on_demand_billing_increment_seconds/2,0))/({secs})")
 
 
+def spot_billing_formula() -> str:
+    """Expected billed time per expected used time of a spot session cut short by exponential
+    interruptions (models/prices.spot_billing_factor), in hours; the on-demand rule at rate 0.
+
+    Spreadsheets have no EXPM1: 1 - e^(-x) is written tanh(x/2) (1 + e^(-x)), the same number
+    without the cancellation of 1 - EXP(-x) at a small rate (TANH saturates at a large one)."""
+    rate, session = "spot_interruptions_per_instance_hour", "on_demand_mean_session_hours"
+    minimum = "on_demand_billing_minimum_seconds/3600"
+
+    def exposure(x: str) -> str:   # (1 - e^(-x)) / rate
+        return f"TANH(({x})/2)*(1+EXP(-({x})))/{rate}"
+
+    used = exposure(f"{rate}*{session}")
+    billed = (f"{minimum}+EXP(-{rate}*{minimum})*({exposure(f'{rate}*({session}-{minimum})')}"
+              f"+on_demand_billing_increment_seconds/7200)")
+    # the engine's test, in seconds: a session just over the minimum pays the half increment
+    return (f"=IF({rate}>0,IF({session}*3600>on_demand_billing_minimum_seconds,{billed},"
+            f"{minimum})/({used}),"
+            f"{billing_formula(session)[1:]})")
+
+
 def derived_rows(s: Scenario, calc: dict[str, float]) -> list[tuple[str, str, str, float, str]]:
     """(name, label, formula, engine value, unit) of quantities derived from the inputs; the
     values are the engine's own (``calc``, the ledger's: models/ledger_build.assumption_values),
     the formulas restate them for Excel. A fleet adds each server type's block
     (service.xlsx.type_names.type_rows)."""
-    spot_session = ("IF(spot_interruptions_per_instance_hour>0,MIN(on_demand_mean_session_hours,"
-                    "1/spot_interruptions_per_instance_hour),on_demand_mean_session_hours)")
     rows = [
         ("calc_monthly_rate", N_("Monthly discount rate r_m = (1+r)^(1/12)-1"),
          "=(1+finance_discount_rate_annual)^(1/12)-1",
@@ -176,9 +195,10 @@ def derived_rows(s: Scenario, calc: dict[str, float]) -> list[tuple[str, str, st
         ("calc_rounding", N_("On-demand billed time per used time: (max(session, minimum) + "
                              "increment/2) / session"),
          billing_formula("on_demand_mean_session_hours"), calc["calc_rounding"], N_("ratio")),
-        ("calc_spot_rounding", N_("Spot billed time per used time: a session ends at the mean "
-                                  "session length or at an interruption, if sooner"),
-         billing_formula(spot_session), calc["calc_spot_rounding"], N_("ratio")),
+        ("calc_spot_rounding", N_("Spot billed time per used time, expected over exponential "
+                                  "interruptions: a session ends at the mean session length "
+                                  "or at an interruption, if sooner, billed for what ran"),
+         spot_billing_formula(), calc["calc_spot_rounding"], N_("ratio")),
         ("calc_spot_base", N_("Spot price before trend, VAT and rounding"),
          "=IF(ISBLANK(spot_price_per_gpu_hour),on_demand_price_per_gpu_hour*(1-spot_discount),"
          "spot_price_per_gpu_hour)", calc["calc_spot_base"],

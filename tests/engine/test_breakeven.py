@@ -1,5 +1,7 @@
 """models/breakeven.py: screening lines and their crossings, utilization, commitment, price and
 payback breakevens (issue 4), by hand and against the engine."""
+import math
+
 import numpy as np
 import pytest
 from numpy.testing import assert_allclose
@@ -162,8 +164,10 @@ def hand_marginal_breakevens(ctx) -> dict[str, float]:
       resale 90,000 x rate(35) at e_35; gain = resale - 330,000 x rate(0) x (1 - 33/60),
         taxed t x gain at e_37 (a loss shields the same way)
     A GPU-hour used in month m: busy energy (10.2 - 3.0)/8 x 1.3 x 0.08 (owned), on demand
-    6.88 x 0.9^(m/12) x (1 + 0.5/86,400) (1 s billing, 24 h sessions), spot 6.88 x 0.55 x ...
-    billed 1/(1 - w_spot) per useful hour, where an owned hour does 1 - w_failure useful work
+    6.88 x 0.9^(m/12) x (1 + 0.5/86,400) (1 s billing, 24 h sessions), spot 6.88 x 0.9^(m/12)
+    x 0.55 x the expected billed per used time of 24 h sessions under 0.001 interruptions an
+    instance-hour (a 60 s minimum: E[B]/E[U], design 9.2, issue 37 item 6), billed
+    1/(1 - w_spot) per useful hour, where an owned hour does 1 - w_failure useful work
     (w from models/checkpoint.py, tested there). Both deductible, in dollars x rate(m).
     Break even where the server's PV equals 8 GPUs x u x sum over online months of
     hours_m x (cloud - owned)_m: u = server PV / (8 sum hours_m (cloud_m - owned_m)).
@@ -187,7 +191,12 @@ def hand_marginal_breakevens(ctx) -> dict[str, float]:
     busy = (10.2 - 3.0) / 8 * 1.3 * 0.08 * rate[:H]
     od = 6.88 * 0.9 ** (np.arange(H) / 12) * (1 + 0.5 / 86_400) * rate[:H]
     w_f, w_s = ctx.failure_waste.fraction, ctx.spot_waste.fraction
-    spot = od * 0.55 / (1 - w_s) * (1 - w_f)
+    lam_m, lam_L = 0.001 * 60 / 3600, 0.001 * 24          # lambda m, lambda L
+    used = (1 - math.exp(-lam_L)) / 0.001                                      # [h]
+    billed = (60 / 3600 + (math.exp(-lam_m) - math.exp(-lam_L)) / 0.001
+              + math.exp(-lam_m) * 0.5 / 3600)                                 # [h]
+    spot = (6.88 * 0.9 ** (np.arange(H) / 12) * billed / used * rate[:H] * 0.55
+            / (1 - w_s) * (1 - w_f))
     weights = hours * online * after_tax
     return {name: server_pv / (8 * weights @ (cloud - busy))
             for name, cloud in (("on_demand", od), ("spot", spot))}

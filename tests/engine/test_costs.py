@@ -3,6 +3,8 @@
 Base case unless a row changes it: plan from 2027-01, flat demand, no discounting surprises
 (months: 744, 672, 744, 720 ... hours), one server of 8 GPUs at 100,000 with no install cost.
 """
+import math
+
 import numpy as np
 import numpy_financial as npf
 import pytest
@@ -252,11 +254,14 @@ def test_discounting_start_and_end_of_month():
 def test_normal_cost_of_spot_bills_uninterrupted_sessions():
     """Issue 23: normal cost prices the same capacity as if nothing failed or was interrupted,
     so spot sessions are not cut short either. 1 GPU of interruptible work all of 2027 (8,760 h)
-    on spot, no failures, no discounting; 0.5 interruptions an hour end sessions after 2 h.
-      spot price 6.88 x (1 - 0.7) = 2.064 a GPU-hour, 60 s increments
+    on spot, no failures, no discounting; 0.5 interruptions an hour (lambda = 1/7,200 s) cut
+    the 24 h sessions short.
+      spot price 6.88 x (1 - 0.7) = 2.064 a GPU-hour, 60 s increments, a 60 s minimum
       normal: 8,760 h x 2.064 x (86,400 + 30)/86,400 (24 h sessions)      = 18,086.92
       (the old normal kept the 2 h sessions: x (7,200 + 30)/7,200          = 18,155.98)
-      PV cost: 8,760 / (1 - w) x 2.064 x (7,200 + 30)/7,200, w the spot waste."""
+      PV cost: 8,760 / (1 - w) x 2.064 x E[B]/E[U], w the spot waste, billed per used time
+      over the interruption time (issue 37 item 6): E[U] = 7,200 (1 - e^-12) s,
+      E[B] = 60 + 7,200 (e^-(1/120) - e^-12) + 30 e^-(1/120) s."""
     s = Scenario.model_validate({
         "finance": {"start_month": "2027-01", "horizon_months": 12, "discount_rate_annual": 0},
         "on_demand": {"billing_increment_seconds": 60},
@@ -269,5 +274,7 @@ def test_normal_cost_of_spot_bills_uninterrupted_sessions():
     w = context_of(plan).spot_waste.fraction
     assert_allclose(r.normal_cost_pv, 8760 * 2.064 * 86_430 / 86_400, rtol=1e-12)
     assert_allclose(r.normal_cost_pv, 18_086.92, atol=0.01)
-    assert_allclose(r.pv_cost, 8760 / (1 - w) * 2.064 * 7230 / 7200, rtol=1e-12)
+    used = 7200 * (1 - math.exp(-12))
+    billed = 60 + 7200 * (math.exp(-1 / 120) - math.exp(-12)) + 30 * math.exp(-1 / 120)
+    assert_allclose(r.pv_cost, 8760 / (1 - w) * 2.064 * billed / used, rtol=1e-12)
     assert_allclose(r.failure_cost_pv, r.pv_cost - r.normal_cost_pv, rtol=1e-12)

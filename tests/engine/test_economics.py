@@ -385,8 +385,10 @@ def test_e15_normal_and_failure_cost_add_up_and_a_job_has_a_price():
 
 def test_e17_spot_sessions_end_at_interruptions_and_short_sessions_pay_the_minimum():
     """On demand: sessions of 0.01 h = 36 s under a 60 s minimum are billed 60 s: x 60/36.
-    Spot: 0.5 interruptions an hour end sessions after 2 h on average, shorter than the 24 h
-    mean session: billed (7,200 + 30) / 7,200 with 60 s increments."""
+    Spot: 0.5 interruptions an hour (lambda = 1/7,200 s) end the 24 h sessions sooner, billed
+    as an expectation over the interruption time (issue 37 item 6): E[used] = 7,200
+    (1 - e^-12) s, E[billed] = 60 + 7,200 (e^-(1/120) - e^-12) + 30 e^-(1/120) s, with 60 s
+    increments: x 1.00416674 (the old rule billed one 2 h session: (7,200 + 30) / 7,200)."""
     s = Scenario.model_validate({"finance": {"start_month": "2027-01", "horizon_months": 12},
                                  "on_demand": {"price_per_gpu_hour": 2.0,
                                                "billing_increment_seconds": 60,
@@ -397,7 +399,10 @@ def test_e17_spot_sessions_end_at_interruptions_and_short_sessions_pay_the_minim
     s2 = s.with_changes(on_demand={"mean_session_hours": 24},
                         spot={"interruptions_per_instance_hour": 0.5})
     ctx2 = build_context(s2, flat_profile(1, "2026-01", 12))
-    assert_allclose(ctx2.book.spot_billing, (7200 + 30) / 7200, rtol=1e-12)
+    used = 7200 * (1 - math.exp(-12))
+    billed = 60 + 7200 * (math.exp(-1 / 120) - math.exp(-12)) + 30 * math.exp(-1 / 120)
+    assert_allclose(billed / used, 1.00416674, rtol=1e-8)
+    assert_allclose(ctx2.book.spot_billing, billed / used, rtol=1e-12)
     assert_allclose(ctx2.book.od_billing, (86_400 + 30) / 86_400, rtol=1e-12)
 
 

@@ -68,11 +68,14 @@ def test_w3_interruptible_on_spot():
     work lost. With no unnoticed interruptions (failures are 0) there are no periodic
     checkpoints: tau = inf, and w = (60 + 300) / 1,800,000 = 0.0002 (0.020 %; the old rule
     took tau from the combined rate and gave 0.426 %).
-    Billing: a spot session ends at 1 h (the mean session) or at an interruption (500 h), so
-    1 h; billed max(3,600 s, 60 s minimum) + 60/2 s = 3,630 s: factor 1.0083333.
-    Spot price 3.00 x 0.3 = 0.90. Month 1 = 4 x 744 / 0.9998 x 1.0083333 x 0.90 = 2,701.26;
-    total = 4 x 8,784 / 0.9998 x 0.9075 = 31,892.30; PV = sum of month_m / 1.12^(m/12)
-    = 30,014.7064.
+    Billing, as an expectation over the interruption time (issue 37 item 6): a spot session
+    wants L = 3,600 s and an interruption (lambda = 0.002/3,600 per s) ends it sooner.
+    E[used] = (1 - e^-0.002)/lambda = 3,596.4024 s; E[billed] = 60 + e^-(60 lambda)
+    (1 - e^-(3,540 lambda))/lambda + 30 e^-(60 lambda) = 3,626.4024 s: factor 1.0083417
+    (the old rule billed one 1 h session: 3,630/3,600 = 1.0083333, month 1 2,701.26, total
+    31,892.30, PV 30,014.7064). Spot price 3.00 x 0.3 = 0.90. Month 1 = 4 x 744 / 0.9998 x
+    1.0083417 x 0.90 = 2,701.28; total = 4 x 8,784 / 0.9998 x 0.90 x 1.0083417 = 31,892.56;
+    PV = sum of month_m / 1.12^(m/12) = 30,014.9545.
     """
     plan = compute_plan(w3(), flat_profile(4, interruptible=True))
     waste = context_of(plan).spot_waste
@@ -81,6 +84,7 @@ def test_w3_interruptible_on_spot():
     assert waste.lost_seconds == 0
     assert_allclose(waste.fraction, 0.0002, rtol=1e-12)
     r = plan.strategies["proposed"]
-    assert_allclose(r.lines["spot"][0], 2_701.26, atol=0.005)
-    assert_allclose(r.total_cost, 31_892.30, atol=0.005)
-    assert_allclose(r.pv_cost, 30_014.7064, atol=5e-5)
+    assert_allclose(context_of(plan).book.spot_billing, 3_626.4024 / 3_596.4024, rtol=1e-8)
+    assert_allclose(r.lines["spot"][0], 2_701.28, atol=0.005)
+    assert_allclose(r.total_cost, 31_892.56, atol=0.005)
+    assert_allclose(r.pv_cost, 30_014.9545, atol=5e-5)

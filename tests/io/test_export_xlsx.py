@@ -208,7 +208,8 @@ def test_cli_writes_the_workbook(tmp_path):
 
 ALLOWED_FUNCTIONS = {"IF", "SUM", "MIN", "MAX", "INT", "MOD", "AND", "OR", "PMT", "FV", "NPV",
                      "SUMPRODUCT", "CHOOSE", "INDEX", "COUNT", "ISBLANK", "DATE", "YEAR",
-                     "MONTH", "SUMIF", "VALUE", "LEFT", "MID"}
+                     "MONTH", "SUMIF", "VALUE", "LEFT", "MID",
+                     "EXP", "TANH"}   # Excel's since its first versions: the spot billing factor
 
 
 def test_formulas_use_only_classic_functions():

@@ -152,6 +152,21 @@ def billed_per_used(increment: float, minimum: float, session_hours: float) -> f
     return (max(S, minimum) + (increment / 2 if S > minimum else 0.0)) / S
 
 
+def spot_billed_per_used(increment: float, minimum: float, session_hours: float,
+                         rate_per_hour: float) -> float:
+    """E[billed] / E[used] of a session of L hours cut by an Exp(rate) interruption (issue 37
+    item 6), in hours with plain exponentials: U = min(T, L), E[U] = (1 - e^(-r L))/r,
+    E[max(U, m)] = m + (e^(-r m) - e^(-r L))/r and P(U > m) = e^(-r m) for m < L."""
+    if rate_per_hour <= 0:
+        return billed_per_used(increment, minimum, session_hours)
+    r, L, m = rate_per_hour, session_hours, minimum / 3600
+    used = (1 - math.exp(-r * L)) / r
+    if L * 3600 <= minimum:
+        return m / used
+    billed = m + (math.exp(-r * m) - math.exp(-r * L)) / r + math.exp(-r * m) * increment / 7200
+    return billed / used
+
+
 @dataclass
 class OwnedType:
     """One server type of the independent model (all of it bought at the start of month 1)."""
@@ -266,10 +281,10 @@ def independent_model(s: Scenario, profile: UsageProfile) -> Independent:
     staff_index = (1 + f.staff_cost_inflation_annual) ** ((m1 - 1) / 12)
     rounding = billed_per_used(od.billing_increment_seconds, od.billing_minimum_seconds,
                                od.mean_session_hours)
-    # spot sessions end at an interruption when that comes sooner than the mean session
-    spot_session = min(od.mean_session_hours, 1 / spt.interruptions_per_instance_hour)
-    spot_rounding = billed_per_used(od.billing_increment_seconds, od.billing_minimum_seconds,
-                                    spot_session)
+    # spot sessions cut short by exponential interruptions, billed as an expectation
+    spot_rounding = spot_billed_per_used(od.billing_increment_seconds,
+                                         od.billing_minimum_seconds, od.mean_session_hours,
+                                         spt.interruptions_per_instance_hour)
 
     # owned: one set of coefficients per server type
     if s.server_types:

@@ -110,12 +110,16 @@ def _response(row: IdempotencyKey) -> Response:
         abort(422, _("This %(header)s was used for this request with another body: send a "
                      "new key for a new request, or the same body again to get its answer.",
                      header=HEADER))
-    if row.location is not None:
+    if row.body is not None:      # an API answer; a created thing's with its Location
+        response = Response(row.body, status=row.status, mimetype="application/json")
+        if row.location is not None:
+            response.headers["Location"] = row.location
+    elif row.location is not None:
         response = redirect(row.location, row.status)
         if not request.path.startswith("/api/"):
             flash(_(REPLAYED))
     else:
-        response = Response(row.body or "", status=row.status, mimetype="application/json")
+        response = Response("", status=row.status, mimetype="application/json")
     response.headers["Idempotent-Replayed"] = "true"
     return response
 

@@ -18,7 +18,7 @@ from pydantic import ValidationError
 
 from models.scenario import Scenario, scenario_from_json
 from service.forms.scenario import GENERAL, label_for, section_title
-from service.i18n import _
+from service.i18n import DEFAULT, _, current_locale
 from service.i18n.ingest_refusals import refusal
 from service.i18n.validation import error_message
 from service.xlsx.roundtrip import OLE_MAGIC, WorkbookError, scenario_from_xlsx
@@ -32,6 +32,7 @@ class FieldProblem:
     label: str                  # "Owned servers: PUE", in the reader's language
     message: str                # "Input should be greater than or equal to 1"
     cell: Optional[str] = None  # where a workbook holds it: "Assumptions!C12"
+    english: bool = False       # the message is pydantic's English (no translation knows it)
 
 
 class ScenarioFileError(ValueError):
@@ -112,5 +113,8 @@ def problem(item: dict, cell: Optional[str] = None) -> FieldProblem:
     if loc[:2] == ["owned", "financing"] and loc[2:3] in (["cash"], ["loan"]):
         del loc[2]      # the tag of the financing union is no field
     path = ".".join(loc)
-    return FieldProblem(label_for(path) if path else section_title(GENERAL),
-                        error_message(item), cell)
+    message = error_message(item)
+    english = current_locale() != DEFAULT and \
+        message == str(item.get("msg", "")).removeprefix("Value error, ")
+    return FieldProblem(label_for(path) if path else section_title(GENERAL), message, cell,
+                        english)

@@ -88,6 +88,7 @@ def _body_hash() -> str:
         for name in sorted(request.files):
             for upload in request.files.getlist(name):
                 digest.update(json.dumps([name, upload.filename]).encode())
+                upload.stream.seek(0)          # from the start, whether or not the view read it
                 for chunk in iter(lambda: upload.stream.read(1 << 20), b""):
                     digest.update(chunk)
                 upload.stream.seek(0)          # the view reads it after us

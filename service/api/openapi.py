@@ -2,7 +2,8 @@
 document generated from them (served at ``/api/v1/openapi.json``, no login needed).
 
 The API views validate their bodies with these very models (``PlanRequest``, ``PlanForm``,
-``RevisionRequest``, whose ``scenario`` is the engine's own ``Scenario``), so the document and
+``RevisionRequest``, whose ``scenario`` is the engine's own ``Scenario``, and ``Scenario``
+itself as the body of ``POST /api/v1/scenarios``), so the document and
 the validation cannot drift apart. spectree reads the models and the Flask routes it decorates
 (``SPEC.validate(...)``, with its own validation left off: the views answer errors in the
 house shape ``{"error": {...}}``) and writes the document; its Swagger pages are not used (they
@@ -93,6 +94,12 @@ class RevisionOut(BaseModel):
     number: int
     content_hash: str = Field(description="SHA-256 of the assumptions and the usage file")
     usage_sha256: Optional[str]
+
+
+class ScenarioCreated(RevisionOut):
+    """A scenario created from a scenario JSON: its first revision, and where it is."""
+    url: str = Field(description="the scenario's page (also the Location header)")
+    revisions: str = Field(description="its revisions through the API (GET; POST adds one)")
 
 
 class RevisionList(BaseModel):

@@ -1,4 +1,5 @@
-"""The usage readers' refusals (service/ingest) in the reader's language (issue 24).
+"""The usage readers' refusals (service/ingest) in the reader's language (issue 24), and the
+scenario workbook reader's (service/xlsx/roundtrip.py).
 
 The readers write each problem of a file in English, by row and column, and that text is what
 an error carries (to a page, the API, the CLI). Each template here is a reader's wording with
@@ -196,6 +197,28 @@ TEMPLATES = (
     N_("profile.growth_annual: demand growing %(growth)s a year needs %(gpus)s GPUs in hour "
        "%(hour)s (year %(year)s of the plan); a plan holds at most %(limit)s GPUs in any "
        "hour: lower the growth, the horizon or the peak-to-average ratio"),
+    # the scenario workbook's reader (service/xlsx/roundtrip.py: "Load into the form", "New
+    # scenario from a file")
+    N_("the file is %(size)s bytes; the limit is %(limit)s"),
+    N_("the file is an encrypted workbook or an old .xls file; save it as an unencrypted "
+       ".xlsx"),
+    N_("the file is not an .xlsx workbook (not a zip container)"),
+    N_("the workbook has an unsafe part name %(name)s: refused"),
+    N_("the workbook is encrypted"),
+    N_("the workbook member %(name)s expands %(ratio)s-fold: refused"),
+    N_("the workbook expands to %(size)s bytes: refused"),
+    N_("the file is a zip archive but not an .xlsx workbook"),
+    N_("no %(sheet)s sheet with the columns %(columns)s was found: this is not a buyrent plan "
+       "workbook"),
+    N_("%(cell)s: %(path)s is not a scenario field path"),
+    N_("%(cell)s (%(path)s) holds an error value %(value)s"),
+    N_("unknown path %(path)s"),
+    N_("row number %(key)s is not a row number"),
+    N_("the workbook cannot be read: it is damaged or not an .xlsx saved by Excel, "
+       "LibreOffice or buyrent"),
+    N_("the %(sheet)s sheet has no scenario rows"),
+    N_("the %(sheet)s sheet's paths do not form a scenario (a path is both a value and a "
+       "section, or an index is not a number)"),
     N_("row %(row)s"),
     N_("column %(column)s"),
     N_("row %(row)s, column %(column)s"),
@@ -237,6 +260,9 @@ PHRASES = (
     N_("File is not a zip file"),
     N_("Bad CRC-32 for file %(name)s"),
     N_("gpu_hours (or gpus)"),
+    # the scenario workbook's sheet and its first columns (service/xlsx/assumptions.py)
+    N_("Assumptions"),
+    N_("Path, Setting, Value"),
 )
 PLACEHOLDER = re.compile(r"%\((\w+)\)s")
 LISTS = {"parts"}   # values that are several messages joined by "; "

@@ -68,7 +68,8 @@ AUDIT_ACTIONS = {
 }
 # Notes the service itself writes on revisions (scenarios.py, revisions.py).
 NOTES = {"created": N_("created"), "assumptions edited": N_("assumptions edited"),
-         "saved through the API": N_("saved through the API")}
+         "saved through the API": N_("saved through the API"),
+         "created through the API": N_("created through the API")}
 PERIODS = {"hour": N_("hourly"), "day": N_("daily"), "month": N_("monthly")}
 PERIOD_UNITS = {"hour": N_("hour"), "day": N_("day"), "month": N_("month")}
 
@@ -83,6 +84,8 @@ def revision_note(note: str | None) -> str:
         return ""
     if note in NOTES:
         return gettext(NOTES[note])
+    if note.startswith("created from "):      # service/scenarios/views.py new_from_file
+        return gettext("created from %(file)s", file=note[len("created from "):])
     if note.startswith("usage "):
         return gettext("usage %(file)s", file=note[len("usage "):])
     if note.startswith("commitments held, from "):   # service/scenarios/commitments.py

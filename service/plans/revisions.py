@@ -100,10 +100,12 @@ def preflight(model: Scenario, usage: Optional[UsageFile] = None,
 
 def create_scenario(s: Session, owner: User, model: Scenario, usage: Optional[UsageFile] = None,
                     *, preset: Optional[list[dict]] = None,
-                    result: Optional[PlanResult] = None) -> Revision:
+                    result: Optional[PlanResult] = None, note: str = "created") -> Revision:
+    """A new scenario of ``owner`` and its revision 1 (``note``: where it came from, the
+    notes service.i18n.labels.revision_note translates)."""
     scenario = ScenarioRecord(name=model.name, owner_id=owner.id)
     s.add(scenario)
     s.flush()
     audit(s, owner, "scenario.create", scenario_id=scenario.id, details=model.name[:200])
-    return add_revision(s, scenario, owner, model, usage, preset=preset, note="created",
+    return add_revision(s, scenario, owner, model, usage, preset=preset, note=note,
                         result=result)

@@ -25,14 +25,17 @@ from service.forms.layout import arrange
 from service.forms.scenario import build_form, validate_form
 from service.i18n import _
 from service.i18n.charts import usage_chart_text
+from service.i18n.ingest_refusals import refusal
 from service.i18n.ingest_summary import summary_rows
 from service.i18n.sentences import warning_items
 from service.ingest import ContractResult, make_bundle, read_upload
 from service.plans.planning import profile_chart
 from service.xlsx.roundtrip import WorkbookError, scenario_from_xlsx
+from service.scenarios.from_file import ScenarioFileError, read_scenario_file
 from service.scenarios.live_panel import initial_panel
 from service.plans.reviews import awaiting_review, changes_requested
-from service.plans.revisions import add_revision, create_scenario, preflight, store_usage
+from service.plans.revisions import (add_revision, create_scenario, preflight, store_usage,
+                                     usage_label)
 from service.plans.live import remember_profile
 from service.plans.stored import ensure_plan, request_plan
 from service import clock
@@ -76,10 +79,42 @@ def recorded(presets: Sequence[AnyPreset]) -> Optional[list[dict]]:
 @bp.get("/")
 @login_required
 def index():
+    return index_page()
+
+
+def index_page(file_error: Optional[ScenarioFileError] = None, filename: str = "",
+               status: int = 200):
     scenarios = visible_scenarios(g.user)
     return render_template("scenarios/index.html", scenarios=scenarios,
                            awaiting=awaiting_review(g.user, scenarios),
-                           changes=changes_requested(g.user, scenarios))
+                           changes=changes_requested(g.user, scenarios),
+                           file_error=file_error, filename=filename), status
+
+
+@bp.post("/from-file")
+@login_required
+@idempotency.idempotent
+def new_from_file():
+    """A new scenario from a scenario JSON (the command line's) or a buyrent plan workbook
+    (service/scenarios/from_file.py), saved as revision 1 as the form's Save saves one, or the
+    list again (422) saying what is wrong, nothing saved."""
+    upload = request.files.get("scenario_file")
+    if upload is None or not upload.filename:
+        return index_page(ScenarioFileError(_("Choose a scenario file (.json) or a buyrent "
+                                              "workbook (.xlsx).")), status=422)
+    filename = usage_label(upload.filename)
+    try:
+        model = read_scenario_file(upload.read(), filename)
+    except ScenarioFileError as exc:
+        return index_page(exc, filename, 422)
+    with idempotency.transaction() as s:
+        revision = create_scenario(s, s.get(User, g.user.id), model,
+                                   note=f"created from {filename}")
+        target = url_for("scenarios.show", scenario_id=revision.scenario_id)
+        idempotency.remember(s, location=target)
+    flash(_("Scenario saved from %(file)s. Upload a usage file to see its plan.",
+            file=filename))
+    return redirect(target)
 
 
 @bp.route("/new", methods=("GET", "POST"))
@@ -280,7 +315,8 @@ def import_workbook(scenario_id: int):
         model = scenario_from_xlsx(data)
     except WorkbookError as exc:   # its messages never carry a library's exception text
         sections = build_form(scenario.latest.assumptions_dict)
-        sections[0].errors.append(_("Cannot read the workbook: %(reason)s", reason=exc))
+        sections[0].errors.append(_("Cannot read the workbook: %(reason)s",
+                                    reason=refusal(str(exc))))
         return form_page(scenario, {}, sections, 422)
     flash(_("Assumptions loaded from the workbook: check them, then save a new revision."))
     return form_page(scenario, model.model_dump(mode="json"))

@@ -88,6 +88,7 @@ def _body_hash() -> str:
         for name in sorted(request.files):
             for upload in request.files.getlist(name):
                 digest.update(json.dumps([name, upload.filename]).encode())
+                upload.stream.seek(0)          # from the start, whether or not the view read it
                 for chunk in iter(lambda: upload.stream.read(1 << 20), b""):
                     digest.update(chunk)
                 upload.stream.seek(0)          # the view reads it after us
@@ -110,12 +111,16 @@ def _response(row: IdempotencyKey) -> Response:
         abort(422, _("This %(header)s was used for this request with another body: send a "
                      "new key for a new request, or the same body again to get its answer.",
                      header=HEADER))
-    if row.location is not None:
+    if row.body is not None:      # an API answer; a created thing's with its Location
+        response = Response(row.body, status=row.status, mimetype="application/json")
+        if row.location is not None:
+            response.headers["Location"] = row.location
+    elif row.location is not None:
         response = redirect(row.location, row.status)
         if not request.path.startswith("/api/"):
             flash(_(REPLAYED))
     else:
-        response = Response(row.body or "", status=row.status, mimetype="application/json")
+        response = Response("", status=row.status, mimetype="application/json")
     response.headers["Idempotent-Replayed"] = "true"
     return response
 

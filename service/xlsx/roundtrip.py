@@ -37,7 +37,16 @@ log = logging.getLogger(__name__)
 
 
 class WorkbookError(ValueError):
-    """An uploaded workbook that is not a readable buyrent plan / Assumptions sheet."""
+    """An uploaded workbook that is not a readable buyrent plan / Assumptions sheet.
+
+    ``problems``: when the sheet's values break the schema, each pydantic error item with the
+    cell it came from (``Assumptions!C12``, or None), for a page that names each field by its
+    label (service/scenarios/from_file.py); the message says the same in one line.
+    """
+
+    def __init__(self, message: str, problems: list[tuple[dict, Any]] | None = None):
+        super().__init__(message)
+        self.problems = problems or []
 
 
 def _check_container(data: bytes) -> None:
@@ -229,8 +238,9 @@ def scenario_from_xlsx(data: bytes) -> Scenario:
     try:
         return Scenario.model_validate(_listify(doc))
     except ValidationError as exc:
-        raise WorkbookError("; ".join(_message(item, where) for item in exc.errors()[:20])) \
-            from None
+        items = exc.errors()[:20]
+        raise WorkbookError("; ".join(_message(item, where) for item in items),
+                            [(item, where.get(_sheet_path(item))) for item in items]) from None
     except (TypeError, ValueError, KeyError, AttributeError):
         # e.g. rows "owned" and "owned.pue" (a value and a section at one path)
         raise WorkbookError(f"the {SHEET} sheet's paths do not form a scenario (a path is "
@@ -238,6 +248,13 @@ def scenario_from_xlsx(data: bytes) -> Scenario:
 
 
 def _message(item: dict, where: dict[str, str]) -> str:
+    path = _sheet_path(item)
+    cell = where.get(path)
+    return f"{cell + ' ' if cell else ''}({clip(path) or 'scenario'}): {item['msg']}"
+
+
+def _sheet_path(item: dict) -> str:
+    """The Path column's spelling of a pydantic error's field (rows numbered from 1)."""
     path = ""
     loc = item["loc"]
     if tuple(loc[:2]) == ("uncertainty", "ranges") and len(loc) == 4:
@@ -249,5 +266,4 @@ def _message(item: dict, where: dict[str, str]) -> str:
             continue
         else:
             path += ("." if path else "") + str(part)
-    cell = where.get(path)
-    return f"{cell + ' ' if cell else ''}({clip(path) or 'scenario'}): {item['msg']}"
+    return path

@@ -72,7 +72,8 @@ def small_request_small_answer(ctx, response, case):
 
 
 # one entry per operation of the document (test_every_operation_is_fuzzed keeps it complete)
-OPERATIONS = [("POST", "/api/v1/plans"), ("GET", "/api/v1/scenarios/{scenario_id}/revisions"),
+OPERATIONS = [("POST", "/api/v1/plans"), ("POST", "/api/v1/scenarios"),
+              ("GET", "/api/v1/scenarios/{scenario_id}/revisions"),
               ("POST", "/api/v1/scenarios/{scenario_id}/revisions"),
               ("GET", "/api/v1/jobs/{job_id}"), ("DELETE", "/api/v1/jobs/{job_id}"),
               ("GET", "/api/v1/jobs/{job_id}/plan"),

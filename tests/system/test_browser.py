@@ -6,12 +6,14 @@ Screenshots of the main pages go to test-artifacts/.
 from __future__ import annotations
 
 import io
+import json
+import re
 from pathlib import Path
 
 import pytest
 
 from tests.support.chromium import assert_charts_rendered, login, new_page, open_plan, shot
-from tests.support.paths import SAMPLE_USAGE
+from tests.support.paths import SAMPLE_USAGE, SAMPLES
 
 pytestmark = pytest.mark.browser
 PRESET = "aws/p5.48xlarge/us-east-1"
@@ -112,4 +114,41 @@ def test_bad_input_in_the_browser_shows_messages(server, browser):
     assert "No scenarios yet" in page.inner_text("#scenarios")
     page.context.close()
     # The only console noise allowed is the 422 of the refused form.
+    assert all("422" in p for p in problems), problems
+
+
+def test_a_scenario_file_chosen_on_the_scenarios_page_is_saved(instance_server, browser):
+    """Issue 39, item 1: "New scenario from a file" refuses a bad file by its field's label,
+    then saves the robust sample and lands on its page; revision 1 holds the file's scenario."""
+    from models.scenario import Scenario, scenario_from_json
+    from service.web.db import write_session
+    from service.web.tables import Revision
+    server, app = instance_server
+    robust = SAMPLES / "scenario_robust.json"
+    problems: list[str] = []
+    page = new_page(browser, problems)
+    login(page, server, "ana")
+    page.set_input_files("#scenario-file", files=[{
+        "name": "bad.json", "mimeType": "application/json",
+        "buffer": b'{"name": "bad", "owned": {"pue": 0.5}}'}])
+    page.click("#from-file")
+    page.wait_for_selector("#file-problems")
+    assert "Owned servers: PUE" in page.inner_text("#file-problems")
+    assert "Nothing was saved." in page.inner_text("#file-errors")
+    shot(page, "08-scenario-file-refused")
+    page.set_input_files("#scenario-file", str(robust))
+    page.click("#from-file")
+    page.wait_for_url(re.compile(r".*/scenarios/\d+$"))
+    name = json.loads(robust.read_text())["name"]
+    assert page.inner_text("h1") == name
+    assert "Scenario saved from scenario_robust.json" in page.inner_text("main")
+    shot(page, "09-scenario-from-file")
+    scenario_id = int(page.url.rsplit("/", 1)[1])
+    page.context.close()
+    with app.app_context():
+        with write_session() as s:
+            revision = s.query(Revision).filter_by(scenario_id=scenario_id).one()
+            assert Scenario.model_validate_json(revision.assumptions) == \
+                scenario_from_json(robust.read_bytes())
+    # the only console noise allowed is the 422 of the refused file
     assert all("422" in p for p in problems), problems

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import stat
 import subprocess
@@ -154,3 +155,11 @@ def test_two_web_instances_and_two_workers_started_used_and_stopped():
     assert stopped is not None and stopped.returncode == 0, stopped and stopped.stderr
     assert stopped.stdout.strip() == f"stopped everything started under {folder}"
     assert left == [], f"processes left after the stop script: {left}"
+
+
+def test_the_deploy_notes_name_the_migration_head():
+    """docs/README-deploy.md said 0003, then 0006, for a head alembic calls 0006_plan_jobs:
+    every "(head)" it shows is the newest revision of migrations/."""
+    text = (ROOT / "docs" / "README-deploy.md").read_text()
+    named = re.findall(r"([\w.-]+) \(head\)", text)
+    assert named and set(named) == {migration_head()}, named

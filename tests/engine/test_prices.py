@@ -1,5 +1,5 @@
 """models/prices.py: billed time per used time of on-demand and spot sessions (issue 23), by
-hand, through the price book, and as the README and design notes state it."""
+hand, through the price book, and as docs/README-model.md and the design notes state it."""
 from __future__ import annotations
 
 import pytest
@@ -44,7 +44,7 @@ def test_spot_sessions_cut_below_the_minimum_pay_the_minimum_alone():
     assert_allclose(book.spot[0, 0], 2.0 * 0.5 * 600 / 360, rtol=1e-12)
 
 
-@pytest.mark.parametrize("path", ["README.md", "docs/design.md"])
+@pytest.mark.parametrize("path", ["docs/README-model.md", "docs/design.md"])
 def test_documents_state_the_engines_billing_rule(path):
     text = " ".join((ROOT / path).read_text().split())
     assert "(S + increment/2) / S for S > minimum, minimum / S for S <= minimum" in text

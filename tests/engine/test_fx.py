@@ -1,10 +1,10 @@
 """Two currencies (issue 15): owned costs and cloud prices in their own currency, every payment
 converted into the reporting currency at the rate of its month.
 
-Rule (README "Currencies"): rate(m) = fx.rate x (1 + fx.trend_annual)^(m/12) reporting units per
-foreign unit, m = 0 in the plan's first month (and negative before it). A price fixed at purchase
-or signing stays fixed in its own currency; what it costs in the reporting currency moves with
-the rate. Depreciation is taken on the purchase price at the purchase month's rate.
+Rule (docs/README-currencies.md): rate(m) = fx.rate x (1 + fx.trend_annual)^(m/12) reporting
+units per foreign unit, m = 0 in the plan's first month (and negative before it). A price fixed
+at purchase or signing stays fixed in its own currency; what it costs in the reporting currency
+moves with the rate. Depreciation is taken on the purchase price at the purchase month's rate.
 """
 from __future__ import annotations
 

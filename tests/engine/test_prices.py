@@ -1,7 +1,7 @@
 """models/prices.py: billed time per used time of on-demand and spot sessions (issue 23; spot
 as an expectation over exponential interruptions, issue 37 item 6), by hand, against numerical
-integration and a Monte Carlo of sessions, through the price book, and as the README and
-design notes state it."""
+integration and a Monte Carlo of sessions, through the price book, and as docs/README-model.md
+and the design notes state it."""
 from __future__ import annotations
 
 import math
@@ -167,14 +167,14 @@ def test_on_demand_billing_is_unchanged_by_spot_interruptions():
         assert np.all(book.uninterrupted().spot_billing == book.od_billing)
 
 
-@pytest.mark.parametrize("path", ["README.md", "docs/design.md"])
+@pytest.mark.parametrize("path", ["docs/README-model.md", "docs/design.md"])
 def test_documents_state_the_engines_billing_rule(path):
     text = " ".join((ROOT / path).read_text().split())
     assert "(S + increment/2) / S for S > minimum, minimum / S for S <= minimum" in text
     assert "(max(S, minimum) + increment/2) / S" not in text
 
 
-@pytest.mark.parametrize("path", ["README.md", "docs/design.md"])
+@pytest.mark.parametrize("path", ["docs/README-model.md", "docs/design.md"])
 def test_documents_state_spot_billing_as_an_expectation(path):
     text = " ".join((ROOT / path).read_text().split())
     assert "E[billed] / E[used]" in text

@@ -61,9 +61,9 @@ def test_a_sweep_is_planned_by_the_workers_into_one_summary(tmp_path):
 
 
 def test_a_batch_killed_with_minus_9_leaves_no_worker_computing(tmp_path):
-    """The README promises nothing keeps computing once its process is gone; buyrent batch's
-    workers outlived a batch killed with -9 (issue 40). They die with it (PDEATHSIG), and their
-    job children with them."""
+    """docs/README-jobs.md promises nothing keeps computing once its process is gone; buyrent
+    batch's workers outlived a batch killed with -9 (issue 40). They die with it (PDEATHSIG), and
+    their job children with them."""
     import signal
 
     from tests.support.jobs import alive, descendants, wait_until

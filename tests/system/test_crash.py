@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import hashlib
 import http.client
-import http.cookiejar
 import json
 import os
 import random
@@ -27,14 +26,13 @@ import subprocess
 import sys
 import threading
 import time
-import urllib.error
-import urllib.parse
 import urllib.request
 from collections import Counter
 from pathlib import Path
 
 from service.paths import ROOT
 from tests.support.client import PASSWORD, form_data
+from tests.support.http_client import Client
 from tests.support.pg_server import free_port
 
 KILLS = 5
@@ -43,55 +41,6 @@ DAILY_CSV = b"timestamp,gpu_hours\n" + b"".join(
     f"2026-03-{d:02d},{100 + 3 * d}\n".encode() for d in range(1, 29))
 FIGURES: dict = {}
 STARTS: list = []                      # seconds from spawn to the first answer
-
-
-class NoRedirect(urllib.request.HTTPRedirectHandler):
-    def redirect_request(self, *args, **kwargs):
-        return None
-
-
-class Client:
-    """A browser-like (cookies + CSRF) or API (bearer token) client; never follows redirects."""
-
-    def __init__(self, base: str, token: str | None = None):
-        self.base, self.token = base, token
-        self.jar = http.cookiejar.CookieJar()
-        self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(self.jar),
-                                                  NoRedirect)
-        self.csrf = ""
-
-    def send(self, method: str, path: str, form: dict | None = None,
-             body: dict | None = None, headers: dict | None = None) -> tuple[int, bytes, dict]:
-        headers = dict(headers or {})
-        data = None
-        if form is not None:
-            data = urllib.parse.urlencode({**form, "csrf_token": self.csrf}).encode()
-            headers["Content-Type"] = "application/x-www-form-urlencoded"
-        elif body is not None:
-            data = json.dumps(body).encode()
-            headers["Content-Type"] = "application/json"
-        if self.token:
-            headers["Authorization"] = f"Bearer {self.token}"
-        request = urllib.request.Request(self.base + path, data=data, headers=headers,
-                                         method=method)
-        try:
-            # a killed server resets the connection at once; the wait only matters for a live
-            # one answering slowly (a save plans the scenario again), which on a loaded 2-core
-            # CI machine took over 10 s once: generous rather than flaky
-            with self.opener.open(request, timeout=60) as response:
-                return response.status, response.read(), dict(response.headers)
-        except urllib.error.HTTPError as exc:
-            return exc.code, exc.read(), dict(exc.headers)
-
-    def login(self, name: str) -> None:
-        self.jar.clear()
-        page = self.send("GET", "/login")[1].decode()
-        self.csrf = re.search(r'name="csrf_token" value="([^"]+)"', page).group(1)
-        status, _, _ = self.send("POST", "/login", form={"username": name,
-                                                         "password": PASSWORD})
-        assert status == 302, status
-        page = self.send("GET", "/login")[1].decode()   # login starts a new session
-        self.csrf = re.search(r'name="csrf_token" value="([^"]+)"', page).group(1)
 
 
 def seed(instance: Path) -> dict:

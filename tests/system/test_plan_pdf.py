@@ -1,6 +1,6 @@
 """The plan as PDF (issue 25): the plan page's print view rendered by Chromium headless from one
-self-contained file, downloadable beside the .xlsx and .json, within the print budget of the
-README (at most 4 pages), with the recommendation and the charts drawn in it."""
+self-contained file, downloadable beside the .xlsx and .json, within the print budget of
+docs/README-web.md (at most 4 pages), with the recommendation and the charts drawn in it."""
 from __future__ import annotations
 
 import html as html_lib
@@ -46,7 +46,7 @@ def test_plan_pdf_is_the_print_view_in_at_most_four_a4_pages(login, app):
     ARTIFACTS.mkdir(exist_ok=True)
     (ARTIFACTS / "plan-download.pdf").write_bytes(response.data)
     reader = PdfReader(io.BytesIO(response.data))
-    assert len(reader.pages) in range(1, 5), len(reader.pages)                  # README's budget
+    assert len(reader.pages) in range(1, 5), len(reader.pages)                  # the budget
     width, height = (float(v) for v in reader.pages[0].mediabox[2:])
     assert (round(width), round(height)) == (595, 842)                     # A4 in points
     text = _words(" ".join(p.extract_text() for p in reader.pages))

@@ -47,6 +47,41 @@ SERVER_LINES = ("capex", "loan_payment", "interest", "maintenance", "online", "r
                 "depreciation", "gain", "payoff")
 
 
+def server_terms(book: PriceBook, c: ServerCohort
+                 ) -> tuple[np.ndarray, float, np.ndarray, np.ndarray]:
+    """A server cohort's price, install cost, basis and loan principal per server: written once
+    for the cost kernel and the workbook's ledger.
+
+    Parameters
+    ----------
+    book : PriceBook
+        The price book of the cohort's type (``book.for_type(c.type)``).
+    c : ServerCohort
+        The cohort: its own price and install cost, or None for the book's and the scenario's.
+
+    Returns
+    -------
+    tuple
+        (price [currency per server, (n,)], install [currency per server], basis [currency per
+        server, (n,)], loan principal [currency per server, (n,)]; 0 without a loan).
+
+    Notes
+    -----
+    .. math:: basis = price + install, \\qquad principal = basis \\, (1 - down)
+
+    with ``down`` the financing's down-payment fraction; the price is the book's at the
+    purchase month unless the cohort carries its own (a held server's).
+    """
+    o = book.scenario.owned
+    price = np.full(book.n, c.price) if c.price is not None else book.server_price(c.bought)
+    install = o.install_cost_per_server if c.install is None else c.install
+    basis = price + install
+    f = o.financing
+    principal = basis * (1.0 - f.down_payment_fraction) if f.kind == "loan" else \
+        np.zeros_like(basis)
+    return price, install, basis, principal
+
+
 def server_schedule(book: PriceBook, c: ServerCohort) -> dict[str, np.ndarray]:
     """Cash flows and tax items of ONE server of a cohort, by month.
 
@@ -79,8 +114,7 @@ def server_schedule(book: PriceBook, c: ServerCohort) -> dict[str, np.ndarray]:
     online = np.zeros(T)
     online[max(c.online, 0):max(c.sold, 0)] = 1.0
     out["online"] = online
-    price = np.full(n, c.price) if c.price is not None else book.server_price(c.bought)
-    basis = price + (o.install_cost_per_server if c.install is None else c.install)
+    price, _install, basis, principal = server_terms(book, c)
     last = c.sold - 1                     # month index at whose end the server is sold
     if c.bought >= 0:
         span = c.sold - c.bought
@@ -88,7 +122,6 @@ def server_schedule(book: PriceBook, c: ServerCohort) -> dict[str, np.ndarray]:
             f = o.financing
             out["capex"][c.bought] = basis * f.down_payment_fraction
             pay, interest, payoff = loan_schedule(1.0, f.apr, f.term_months, span)
-            principal = basis * (1.0 - f.down_payment_fraction)
             out["payoff"][c.sold - 1] = payoff * principal  # part of loan_payment
             out["loan_payment"][c.bought:c.sold] = np.outer(pay, principal)
             out["interest"][c.bought:c.sold] = np.outer(interest, principal)

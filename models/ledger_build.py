@@ -25,7 +25,7 @@ import numpy as np
 
 from models.capacity import (CommitmentCohort, ServerCohort, commitment_chain, month_index,
                              server_chain)
-from models.costs import (cohort_items, commitment_schedule, data_share,
+from models.costs import (cohort_items, commitment_schedule, data_share, server_terms,
                           deductible_by_month, server_schedule)
 from models.finance import depreciation_by_age, level_payment, month_hours, monthly_rate
 from models.ledger import (COMMIT_ITEMS, SERVER_ITEMS, TYPE_PARAMS, CohortRow, Ledger,
@@ -367,11 +367,10 @@ def server_row(book: PriceBook, origin: str, ref, c: ServerCohort, rows: int) ->
     book = book.for_type(c.type)
     s = book.scenario
     o, f = s.owned, s.owned.financing
-    price = float(book.server_price(c.bought)[0]) if c.price is None else float(c.price)
-    install = o.install_cost_per_server if c.install is None else float(c.install)
-    basis = price + install
+    prices, install, bases, principals = server_terms(book, c)
+    price, basis, principal = float(prices[0]), float(bases[0]), float(principals[0])
+    install = float(install)
     loan = f.kind == "loan" and c.bought >= 0
-    principal = basis * (1 - f.down_payment_fraction) if f.kind == "loan" else 0.0
     service = max(c.sold - c.online, 0)
     params = {"count": c.count, "bought": c.bought, "online": c.online, "sold": c.sold,
               "price": price, "install": install, "basis": basis, "span": c.sold - c.bought,

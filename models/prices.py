@@ -13,6 +13,8 @@ their own month and discounted.
 """
 from __future__ import annotations
 
+import copy
+
 import math
 from typing import Mapping, Optional
 
@@ -481,8 +483,7 @@ class PriceBook:
         """
         if np.all(self.spot_billing == self.od_billing):
             return self
-        new = object.__new__(PriceBook)
-        new.__dict__.update(self.__dict__)
+        new = copy.copy(self)   # every price shared but spot's
         new.spot = self.spot * (self.od_billing / self.spot_billing)[None, :]
         new.spot_billing = np.full_like(self.spot_billing, self.od_billing)
         return new

@@ -6,6 +6,7 @@ dispatch and one pass of the cost kernel (models/costs.py).
 """
 from __future__ import annotations
 
+import copy
 import math
 from dataclasses import dataclass, replace
 from typing import Optional, Union
@@ -130,20 +131,51 @@ class StrategyResult:
         return float(self.lines["capex"].sum() + self.lines["commitment_upfront"].sum())
 
 
+def interruptible_wastes(scenario: Scenario, demand: PlanDemand) -> tuple[Waste, Waste, float]:
+    """The wastes of interrupted work a plan's capacity carries, or the refusal when failures
+    alone leave gang jobs no useful time (one check for a new context and a re-priced one).
+
+    Parameters
+    ----------
+    scenario : Scenario
+        The scenario (``spot`` job shape, ``owned`` failure rate).
+    demand : PlanDemand
+        Hourly demand over the plan: whether any of it is interruptible.
+
+    Returns
+    -------
+    tuple
+        (failure waste, spot waste, the failure share the demand tables carry [fraction]: the
+        failure waste's fraction when the demand has interruptible work, else 0).
+
+    Raises
+    ------
+    PlanError
+        Interruptible gang jobs that hardware failures alone stop from finishing.
+
+    Notes
+    -----
+    Owned, committed and on-demand capacity carry the failure waste :math:`w_f` of
+    interruptible work (design 4.4); the tables hold :math:`w_f` when
+    :math:`\\sum_h d^{int}_h > 0`, else 0.
+    """
+    failure, spot = failure_and_spot_waste(scenario)
+    has_interruptible = demand.interruptible.sum() > 0
+    if has_interruptible and not failure.feasible:
+        raise PlanError(
+            f"interruptible gang jobs of {scenario.spot.nodes_per_job} nodes cannot finish: "
+            f"hardware failures alone waste {failure.fraction:.0%} of their time "
+            "(owned.failures_per_server_year, spot.nodes_per_job)")
+    return failure, spot, failure.fraction if has_interruptible else 0.0
+
+
 class PlanContext:
     """Scenario-and-profile-dependent state shared by every strategy of one plan."""
 
     def __init__(self, scenario: Scenario, calendar: PlanCalendar, demand: PlanDemand):
         self.scenario, self.calendar, self.demand = scenario, calendar, demand
-        self.failure_waste, self.spot_waste = failure_and_spot_waste(scenario)
-        has_interruptible = demand.interruptible.sum() > 0
-        if has_interruptible and not self.failure_waste.feasible:
-            raise PlanError(
-                f"interruptible gang jobs of {scenario.spot.nodes_per_job} nodes cannot finish: "
-                f"hardware failures alone waste {self.failure_waste.fraction:.0%} of their time "
-                "(owned.failures_per_server_year, spot.nodes_per_job)")
-        # the failure overhead that owned, committed and on-demand capacity carry
-        self.tables_failure_waste = self.failure_waste.fraction if has_interruptible else 0.0
+        self.failure_waste, self.spot_waste, self.tables_failure_waste = \
+            interruptible_wastes(scenario, demand)
         self.tables = DemandTables.build(demand, calendar, self.tables_failure_waste)
         self.book = PriceBook(scenario, calendar)
         self.horizon = len(calendar.hours)
@@ -176,15 +208,10 @@ class PlanContext:
         PlanError
             Hardware failures alone leave interruptible gang jobs no useful time.
         """
-        new = object.__new__(PlanContext)
-        new.__dict__.update(self.__dict__)
+        new = copy.copy(self)   # every attribute shared until replaced below
         new.scenario = scenario
-        new.failure_waste, new.spot_waste = failure_and_spot_waste(scenario)
-        has_interruptible = self.demand.interruptible.sum() > 0
-        if has_interruptible and not new.failure_waste.feasible:
-            raise PlanError("interruptible gang jobs cannot finish: hardware failures alone "
-                            f"waste {new.failure_waste.fraction:.0%} of their time")
-        new.tables_failure_waste = new.failure_waste.fraction if has_interruptible else 0.0
+        new.failure_waste, new.spot_waste, new.tables_failure_waste = \
+            interruptible_wastes(scenario, self.demand)
         if new.tables_failure_waste != self.tables_failure_waste:
             new.tables = DemandTables.build(self.demand, self.calendar,
                                             new.tables_failure_waste)
@@ -238,8 +265,7 @@ class PlanContext:
                     tables_failure_waste: float) -> "PlanContext":
         """A copy with the same prices and another demand, its tables given; the caches of
         volumes and optimizer coefficients start empty (they depend on the demand)."""
-        new = object.__new__(PlanContext)
-        new.__dict__.update(self.__dict__)
+        new = copy.copy(self)   # every attribute shared until replaced below
         new.demand, new.tables, new.tables_failure_waste = demand, tables, tables_failure_waste
         new.useful_pv = float(tables.useful_by_month @ self.end_factors)
         new.volume_cache, new.optimizer_cache, new._normal_tables = {}, {}, None

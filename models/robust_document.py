@@ -101,7 +101,9 @@ def expected_entry(entries: list[dict], p: list[float], results: list) -> dict[s
     Returns
     -------
     dict
-        The entry of the expectation, without ``schedule`` and ``purchase_orders``.
+        The entry of the expectation, without ``schedule`` and ``purchase_orders``;
+        ``servers`` the most any path holds, ``committed_gpus`` the most GPUs any path signs
+        per offer, now and later together [GPUs].
     """
     months = list(dict.fromkeys(r["month"] for e in entries for r in e["monthly"]))
     months.sort()
@@ -116,7 +118,9 @@ def expected_entry(entries: list[dict], p: list[float], results: list) -> dict[s
     out["cost_per_useful_gpu_hour_nominal"] = ratio(out["total_cost"], useful)
     # holdings: the most any path holds, as a schedule's entry says (not an expectation)
     out["servers"] = max_holding([e["servers"] for e in entries])
-    out["committed_gpus"] = {k: max(e["committed_gpus"].get(k, 0) for e in entries)
+    # GPUs: the most any path signs in all, now and later, the quantity the decision's words
+    # give per path (issue 37), not the most in one decision of a static strategy's entry
+    out["committed_gpus"] = {k: max(signed_in_all(e["schedule"], k) for e in entries)
                              for k in entries[0]["committed_gpus"]}
     if "cost_per_job" in out:
         job = entries[0]["cost_per_job"]["job_gpu_hours"]
@@ -127,6 +131,24 @@ def expected_entry(entries: list[dict], p: list[float], results: list) -> dict[s
             "nominal": times(job, out["cost_per_useful_gpu_hour_nominal"]),
             "normal_levelized": times(job, normal)}
     return out
+
+
+def signed_in_all(schedule: list[dict], offer: str) -> int:
+    """GPUs of an offer a path's schedule signs, every decision together.
+
+    Parameters
+    ----------
+    schedule : list of dict
+        The path's schedule (models/schedules.py schedule_json).
+    offer : str
+        The commitment offer's id.
+
+    Returns
+    -------
+    int
+        sum over the decisions of ``commit[offer]`` [GPUs].
+    """
+    return sum(d["commit"].get(offer, 0) for d in schedule)
 
 
 def ratio(a: float, b: float) -> Optional[float]:

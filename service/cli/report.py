@@ -163,7 +163,7 @@ def schedule_lines(name: str, strategy: dict, currency: str) -> list[str]:
 
 def robust_lines(r: dict, currency: str) -> list[str]:
     """The robust plan (issue 27): the decision now in a sentence, each demand scenario's PV
-    and schedule, then expected PV, CVaR, EVPI and VSS in words."""
+    and its servers bought and sold per type, then expected PV, CVaR, EVPI and VSS in words."""
     out = [_("Robust plan over %(n)s demand scenarios (decisions through %(until)s are the "
              "same in every one):", n=len(r["scenarios"]), until=r["decide_now_until"]),
            "  " + robust_words.decision_now(r)]
@@ -171,9 +171,12 @@ def robust_lines(r: dict, currency: str) -> list[str]:
         out.insert(1, "  " + _("(no demand scenarios given: the demand growth range's low end, "
                                "the plan's own growth and the high end, 25 % / 50 % / 25 %)"))
     heads = [(_("scenario"), 12, True), (_("probability"), 12, False),
-             (_("growth"), 9, False), (_("PV cost"), 16, False), ("  " + _("schedule"), 0, True)]
+             (_("growth"), 9, False), (_("PV cost"), 16, False),
+             ("  " + _("GPUs signed, now and later"), 0, True),
+             ("  " + _("servers bought (+) and sold (-)"), 0, True)]
     cells = [[robust_words.scenario_name(r, q["name"]), formats.percent(q["probability"]),
               formats.percent(q["growth_annual"]), formats.number(q["pv_cost"], 0),
+              "  " + robust_words.signed_text(q["schedule"]),
               "  " + robust_words.schedule_text(q["schedule"])] for q in r["scenarios"]]
     heads = fitted(heads, cells)
     out += ["  " + row([h for h, _w, _l in heads], heads).rstrip()]

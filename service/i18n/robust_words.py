@@ -27,12 +27,116 @@ def bought(decisions: list[dict]) -> int:
     int
         Servers [servers].
     """
-    return sum(sum(d["buy"].values()) if "buy" in d else d["buy_servers"] for d in decisions)
+    return sum(moved(decisions, "buy").values())
+
+
+def moved(decisions: list[dict], action: str) -> dict[str, int]:
+    """Servers a list of schedule entries buys or sells, per server type.
+
+    Parameters
+    ----------
+    decisions : list of dict
+        Schedule entries of the plan document (models/schedules.py schedule_json).
+    action : {"buy", "sell"}
+        Purchases or sales.
+
+    Returns
+    -------
+    dict
+        Type id to servers [servers], in the order met, nonzero only; the key "" holds the
+        servers of a plan without server types (``buy_servers``, ``sell_servers``).
+
+    Examples
+    --------
+    >>> moved([{"buy_servers": 0, "buy": {"b200": 2}}, {"buy_servers": 0,
+    ...        "buy": {"b200": 3, "h100": 1}}], "buy")
+    {'b200': 5, 'h100': 1}
+    """
+    out: dict[str, int] = {}
+    for d in decisions:
+        if d.get(f"{action}_servers"):
+            out[""] = out.get("", 0) + d[f"{action}_servers"]
+        for k, n in (d.get(action) or {}).items():
+            if n:
+                out[k] = out.get(k, 0) + n
+    return out
+
+
+def servers_text(counts: dict[str, int]) -> str:
+    """Servers per type in words, the type named as the engine's schedule words name it
+    ("{n} {type} servers", models/schedules.py TYPE_WORDS): "5 b200 servers, 1 h100
+    server"; "5 servers" for a plan without server types."""
+    return ", ".join(
+        ngettext("%(count)s server", "%(count)s servers", n, count=n) if not k else
+        ngettext("%(count)s %(type)s server", "%(count)s %(type)s servers", n, count=n, type=k)
+        for k, n in counts.items())
+
+
+def signed(decisions: list[dict]) -> dict[str, int]:
+    """GPUs a list of schedule entries signs, per offer [GPUs], nonzero only."""
+    out: dict[str, int] = {}
+    for d in decisions:
+        for k, g in d["commit"].items():
+            if g:
+                out[k] = out.get(k, 0) + g
+    return out
+
+
+def signed_text(schedule: list[dict]) -> str:
+    """GPUs a scenario's schedule signs per offer, now and later together: "48 GPUs 3y" (-
+    for none); the robust card's GPUs are the most of these (models/robust_document.py)."""
+    return ", ".join(_("%(gpus)s GPUs %(offer)s", gpus=g, offer=k)
+                     for k, g in signed(schedule).items()) or "-"
+
+
+def listed(items: list[str]) -> str:
+    """Phrases joined as a list: "a", "a and b", "a, b and c"."""
+    if len(items) < 2:
+        return "".join(items)
+    # not the catalog's "%(first)s and %(last)s": its Korean joins nouns, these are actions
+    return _("%(earlier)s and %(last)s", earlier=", ".join(items[:-1]), last=items[-1])
+
+
+def actions(decisions: list[dict], until: bool = False) -> list[str]:
+    """What a list of schedule entries does, one phrase per action: the servers bought and
+    sold per type, the GPUs signed per offer; with ``until`` each says the last month it
+    happens in ("buy 6 h100 servers by 2029-01").
+
+    Parameters
+    ----------
+    decisions : list of dict
+        Schedule entries of the plan document.
+    until : bool
+        Whether each phrase names its last month.
+
+    Returns
+    -------
+    list of str
+        Purchases, sales, then commitments, in the current language.
+    """
+    out = []
+    for action, counts in (("buy", moved(decisions, "buy")), ("sell", moved(decisions, "sell"))):
+        if counts:
+            text = (_("buy %(servers)s", servers=servers_text(counts)) if action == "buy" else
+                    _("sell %(servers)s", servers=servers_text(counts)))
+            last = max(d["month"] for d in decisions if moved([d], action))
+            out.append(_("%(action)s by %(month)s", action=text, month=last) if until else text)
+    for offer, gpus in signed(decisions).items():
+        text = _("sign %(gpus)s GPUs %(offer)s", gpus=gpus, offer=offer)
+        last = max(d["month"] for d in decisions if d["commit"].get(offer))
+        out.append(_("%(action)s by %(month)s", action=text, month=last) if until else text)
+    return out
 
 
 def schedule_text(schedule: list[dict]) -> str:
-    """A scenario's purchases in one line: "2027-01 +5, 2028-01 +2" (- for none)."""
-    return ", ".join(f"{d['month']} +{bought([d])}" for d in schedule if bought([d])) or "-"
+    """A scenario's purchases (+) and sales (-) per type in one line: "2027-01 +5 b200 -16 h100,
+    2028-01 +2 b200"; "2027-01 +5" without server types (- for none)."""
+    def part(sign: str, counts: dict[str, int]) -> list[str]:
+        return [f"{sign}{n}" + (f" {k}" if k else "") for k, n in counts.items()]
+
+    out = [" ".join([d["month"]] + part("+", moved([d], "buy")) + part("-", moved([d], "sell")))
+           for d in schedule if moved([d], "buy") or moved([d], "sell")]
+    return ", ".join(out) or "-"
 
 
 # the paths a plan without demand scenarios gets from its growth range (models/robust.py)
@@ -48,14 +152,11 @@ def scenario_name(r: dict, name: str) -> str:
     return name
 
 
-def committed(decisions: list[dict]) -> int:
-    """GPUs a list of schedule entries commits, every offer together [GPUs]."""
-    return sum(sum(d["commit"].values()) for d in decisions)
-
-
 def decision_now(r: dict) -> str:
-    """The decision now in a sentence: "Decide now (through 2027-12): buy 4 servers in
-    2027-01. Later, as demand grows 10 % / 50 % / 100 % a year: 0 / 4 / 10 more servers."
+    """The decision now in a sentence, then each scenario's later decisions: "Decide now
+    (through 2027-12): buy 5 b200 servers and sell 16 h100 servers in 2027-07. Later, by
+    demand scenario: slow (10 % a year): sell 5 b200 servers by 2028-07; fast (100 % a year):
+    buy 6 b200 servers by 2029-01 and sign 48 GPUs 3y by 2028-01."
 
     Parameters
     ----------
@@ -65,25 +166,20 @@ def decision_now(r: dict) -> str:
     Returns
     -------
     str
-        The sentence, in the current language.
+        The sentence, in the current language: purchases and sales per server type (no type
+        without server types), GPUs signed per offer.
     """
     until = r["decide_now_until"]
-    now = [ngettext("buy %(count)s server in %(month)s", "buy %(count)s servers in %(month)s",
-                    bought([d]), count=bought([d]), month=d["month"])
-           for d in r["common"] if bought([d])]
-    now += [_("commit %(gpus)s GPUs in %(month)s", gpus=committed([d]), month=d["month"])
-            for d in r["common"] if committed([d])]
-    later = [bought([d for d in q["schedule"] if d["month"] > until]) for q in r["scenarios"]]
-    later_gpus = [committed([d for d in q["schedule"] if d["month"] > until])
-                  for q in r["scenarios"]]
-    growths = " / ".join(formats.percent(q["growth_annual"], 0) for q in r["scenarios"])
+    now = [_("%(actions)s in %(month)s", actions=listed(actions([d])), month=d["month"])
+           for d in r["common"] if actions([d])]
     text = _("Decide now (through %(until)s): %(now)s.", until=until,
              now="; ".join(now) or _("buy nothing and commit nothing"))
-    text += " " + _("Later, as demand grows %(growths)s a year: %(servers)s more servers.",
-                    growths=growths, servers=" / ".join(map(str, later)))
-    if any(later_gpus):
-        text += " " + _("GPUs committed later: %(gpus)s.", gpus=" / ".join(map(str, later_gpus)))
-    return text
+    later = [_("%(name)s (%(growth)s a year): %(actions)s",
+               name=scenario_name(r, q["name"]), growth=formats.percent(q["growth_annual"], 0),
+               actions=listed(actions([d for d in q["schedule"] if d["month"] > until],
+                                      until=True)) or _("nothing more"))
+             for q in r["scenarios"]]
+    return text + " " + _("Later, by demand scenario: %(paths)s.", paths="; ".join(later))
 
 
 def risk_words(r: dict, currency: str) -> list[str]:

@@ -6,7 +6,7 @@ from typing import Any, Optional
 
 from service.i18n import _, formats
 from service.i18n.robust_words import (decision_now, risk_words, robust_entry, scenario_name,
-                                       schedule_text)
+                                       schedule_text, signed_text)
 
 
 def robust_view(doc: Optional[dict]) -> Optional[dict[str, Any]]:
@@ -21,7 +21,8 @@ def robust_view(doc: Optional[dict]) -> Optional[dict[str, Any]]:
     -------
     dict or None
         ``sentence``, ``words`` (risk sentences), ``rows`` (one per scenario: name,
-        probability, growth, PV, its own optimum, the base plan's re-optimised, schedule),
+        probability, growth, PV, its own optimum, schedule: servers bought and sold per type,
+        signed: GPUs signed per offer now and later, whose most is the robust card's GPUs),
         ``chart`` (the fan chart's data), ``text`` (its summary and the numbers behind it)
         and ``from_range`` (the scenarios are the growth range's, none being given).
     """
@@ -34,7 +35,8 @@ def robust_view(doc: Optional[dict]) -> Optional[dict[str, Any]]:
              "pv": formats.money(q["pv_cost"], currency),
              "foresight": formats.money(q["foresight_pv"], currency)
              if q.get("foresight_pv") is not None else "-",
-             "schedule": schedule_text(q["schedule"])} for q in r["scenarios"]]
+             "schedule": schedule_text(q["schedule"]),
+             "signed": signed_text(q["schedule"])} for q in r["scenarios"]]
     months = doc["months"]
     chart = {"fan": {"months": months, "scenarios": [
                 {"name": scenario_name(r, q["name"]), "capacity": q["capacity"], "demand_peak": q["demand_peak"]}

@@ -19,6 +19,7 @@ from service.plans.live import without_uncertainty
 from service.paths import SAMPLES
 from tests.support.client import form_data
 from tests.support.planned import browse_copy, planned_database
+from tests.support.plans import PRODUCT
 
 ROBUST = SAMPLES / "scenario_robust.json"
 USAGE = SAMPLES / "usage_daily.csv"
@@ -88,6 +89,24 @@ def test_the_form_edits_demand_scenarios_and_the_risk_weights(app):
     assert model is not None
     assert model.staging.risk.cvar_weight == 0.3
     assert [p.name for p in model.staging.demand_scenarios] == ["slow", "expected", "fast"]
+
+
+def test_the_robust_card_gpus_are_the_scenarios_tables_most(robust):
+    """Issue 37: the card's GPUs per offer say their basis and are the most any scenario signs,
+    now and later, as the scenarios' table gives it per path."""
+    app, b, result = robust
+    r = result.document["strategies"]["robust"]
+    text = unescape(b.get(PAGE).get_data(as_text=True))
+    card = text.split('data-strategy="robust"')[1].split('class="card')[0]
+    assert "GPUs: the most any scenario signs, now and later together" in card
+    table = text.split('id="robust-scenarios"')[1].split("</table>")[0]
+    assert "GPUs signed, now and later" in table
+    for offer, gpus in r["committed_gpus"].items():
+        signs = [sum(d["commit"].get(offer, 0) for d in q["schedule"]) for q in r["scenarios"]]
+        assert gpus == max(signs)
+        assert f"{gpus} GPUs {offer}" in card
+        if gpus:
+            assert f"{gpus} GPUs {offer}" in table
 
 
 def test_the_cli_prints_the_robust_plan(robust):

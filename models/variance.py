@@ -60,7 +60,28 @@ PART_ORDER = (("volume", "mix", "price", "idle_commitments")
 
 
 class VarianceError(ValueError):
-    """Actuals that cannot be set against the plan (a month outside it, a bad figure)."""
+    """Actuals that cannot be set against the plan (a month outside it, a bad figure).
+
+    ``template`` is one of MESSAGES and ``values`` its placeholders, so that a caller can say
+    it in another language (service/i18n/variance_words.py).
+    """
+
+    def __init__(self, template: str, **values: Any) -> None:
+        super().__init__(template % values)
+        self.template, self.values = template, values
+
+
+MESSAGES = (
+    "%(month)s: GPU-hours of %(source)s must be 0 or more",
+    "%(month)s: GPU-hours of %(source)s are given without the cost of %(line)s or a rate",
+    "%(month)s: %(line)s is not a cost line",
+    "%(month)s: %(line)s is not a number",
+    "%(month)s: the idle commitment cost is not within the commitment line",
+    "the parts do not add up to the total",
+    "%(month)s is not a month of the plan (%(first)s to %(last)s)",
+    "%(month)s is given twice",
+    "no month of actuals was given",
+)
 
 
 @dataclass
@@ -117,7 +138,7 @@ def round_parts(parts: Mapping[str, Fraction], total: Fraction) -> tuple[dict[st
     its exact value, so no part takes a residual.
     """
     if sum(parts.values(), Fraction(0)) != total:
-        raise VarianceError("the parts do not add up to the total")
+        raise VarianceError(MESSAGES[5])
     out, before, running = {}, 0, Fraction(0)
     for name, value in parts.items():
         running += value
@@ -183,7 +204,7 @@ def month_variance(plan_row: Mapping[str, Any], actual: MonthActuals) -> dict[st
         if s in actual.gpu_hours:
             value = float(actual.gpu_hours[s])
             if not value >= 0:
-                raise VarianceError(f"{actual.month}: GPU-hours of {s} must be 0 or more")
+                raise VarianceError(MESSAGES[0], month=actual.month, source=s)
             act_hours[s] = _q(value)
         else:
             act_hours[s] = hours[s]
@@ -194,13 +215,12 @@ def month_variance(plan_row: Mapping[str, Any], actual: MonthActuals) -> dict[st
         if s in actual.rates and s in actual.gpu_hours:
             given_lines[line] = float(actual.rates[s]) * float(actual.gpu_hours[s])
         elif s in actual.gpu_hours and line in QUANTITY_LINES:
-            raise VarianceError(f"{actual.month}: GPU-hours of {s} are given without the cost "
-                                f"of {line} or a rate")
+            raise VarianceError(MESSAGES[1], month=actual.month, source=s, line=line)
     for name, value in given_lines.items():
         if name not in COST_LINES + CREDIT_LINES:
-            raise VarianceError(f"{actual.month}: {name} is not a cost line")
+            raise VarianceError(MESSAGES[2], month=actual.month, line=name)
         if value != value or value in (float("inf"), float("-inf")):
-            raise VarianceError(f"{actual.month}: {name} is not a number")
+            raise VarianceError(MESSAGES[3], month=actual.month, line=name)
     plan_line = {n: _q(float(plan_row.get(n, 0.0))) for n in COST_LINES + CREDIT_LINES}
     act_line = {}
     for n in COST_LINES + CREDIT_LINES:
@@ -212,8 +232,7 @@ def month_variance(plan_row: Mapping[str, Any], actual: MonthActuals) -> dict[st
     idle_actual = _q(float(actual.idle_commitment_cost)) if "commitment" in given_lines \
         else None
     if idle_actual is not None and not 0 <= idle_actual <= max(act_line["commitment"], 0):
-        raise VarianceError(f"{actual.month}: the idle commitment cost is not within the "
-                            "commitment line")
+        raise VarianceError(MESSAGES[4], month=actual.month)
 
     # the plan's rates and its own idle commitments
     capacity = _q(float(plan_row.get("committed_gpus", 0.0))) * _q(float(plan_row.get("hours",
@@ -320,14 +339,14 @@ def variance(monthly: Sequence[Mapping[str, Any]], actuals: Sequence[MonthActual
     exact = []
     for a in sorted(actuals, key=lambda x: x.month):
         if a.month not in rows:
-            raise VarianceError(f"{a.month} is not a month of the plan ({next(iter(rows), '?')}"
-                                f" to {list(rows)[-1] if rows else '?'})")
+            raise VarianceError(MESSAGES[6], month=a.month, first=next(iter(rows), "?"),
+                                last=list(rows)[-1] if rows else "?")
         if a.month in seen:
-            raise VarianceError(f"{a.month} is given twice")
+            raise VarianceError(MESSAGES[7], month=a.month)
         seen.add(a.month)
         exact.append(month_variance(rows[a.month], a))
     if not exact:
-        raise VarianceError("no month of actuals was given")
+        raise VarianceError(MESSAGES[8])
     year = exact[-1]["month"][:4]
     in_year = [e for e in exact if e["month"][:4] == year]
     ytd = {"plan": sum((e["plan"] for e in in_year), Fraction(0)),

@@ -113,10 +113,18 @@ def bills(doc: dict) -> dict[str, list[dict]]:
     return out
 
 
+def write(doc: dict, folder: Path = HERE) -> list[Path]:
+    """One FOCUS 1.3 CSV a month in ``folder``; their paths."""
+    paths = []
+    for month, rows in bills(doc).items():
+        paths.append(folder / f"focus_1.3_{month}.csv")
+        pd.DataFrame(rows, columns=FOCUS_1_3).to_csv(paths[-1], index=False,
+                                                     lineterminator="\n")
+    return paths
+
+
 def main(argv: list[str]) -> None:
-    for month, rows in bills(plan_document(argv[0] if argv else None)).items():
-        frame = pd.DataFrame(rows, columns=FOCUS_1_3)
-        frame.to_csv(HERE / f"focus_1.3_{month}.csv", index=False, lineterminator="\n")
+    write(plan_document(argv[0] if argv else None))
 
 
 if __name__ == "__main__":

@@ -193,7 +193,8 @@ def month_variance(plan_row: Mapping[str, Any], actual: MonthActuals) -> dict[st
     idle cost :math:`I'`). Then volume + mix + price = :math:`\\sum_s A_s - \\sum_s q_s p_s`
     and with idle, the quantity lines' plan cost :math:`C_s - q_s p_s` left when
     :math:`q_s = 0` (in ``other.<line>``), and every other line's actual - plan (credits
-    negated) the parts sum exactly to actual - plan. All of it is computed in exact rational
+    negated) the parts sum exactly to actual - plan. With no planned work (:math:`Q = 0`)
+    volume is 0 and mix is :math:`\\sum_s a_s p_s`. All of it is computed in exact rational
     arithmetic on the floats given.
     """
     given_lines = dict(actual.costs)

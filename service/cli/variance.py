@@ -14,6 +14,7 @@ from pathlib import Path
 from models.refusals import Refusal
 from models.variance import VarianceError, variance
 from service.actuals import read_bills
+from service.cli.report import cell, strategy_name, width
 from service.cli.usage_error import UsageError
 from service.i18n import DEFAULT, LANGUAGES, gettext as _, using_locale
 from service.i18n.ingest_refusals import refusal
@@ -81,13 +82,13 @@ def table(doc: dict) -> str:
                       end=doc["ytd"]["to"]), doc["ytd"]))
     names = list(dict.fromkeys(k for _c, e in columns for k in e["parts"]))
     rows = [[_("Variance against %(strategy)s (%(currency)s; + = more spent than planned)",
-               strategy=doc["strategy"], currency=doc["currency"])]]
+               strategy=strategy_name(doc["strategy"]), currency=doc["currency"])]]
     lines = [[""] + [c for c, _e in columns],
              [_("Plan")] + [e["plan"] for _c, e in columns],
              [_("Actual")] + [e["actual"] for _c, e in columns]]
     lines += [[part_label(k)] + [e["parts"].get(k, "0.00") for _c, e in columns] for k in names]
     lines.append([_("Total variance")] + [e["total"] for _c, e in columns])
-    widths = [max(len(r[i]) for r in lines) for i in range(len(lines[0]))]
-    body = ["  ".join(c.ljust(w) if i == 0 else c.rjust(w)
-                      for i, (c, w) in enumerate(zip(r, widths))) for r in lines]
+    widths = [max(width(r[i]) for r in lines) for i in range(len(lines[0]))]
+    body = ["  ".join(cell(c, w, left=i == 0) for i, (c, w) in enumerate(zip(r, widths)))
+            for r in lines]
     return "\n".join(rows[0] + body)

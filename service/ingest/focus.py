@@ -116,8 +116,7 @@ def from_frame(frame: pd.DataFrame, rows: np.ndarray, filename: str, limits: Lim
     provider = exports.column(frame, "ServiceProviderName", "ProviderName")
     usage_rows = GpuUsage(rows, counted, start, end, gpu_hours, pricing, team, commitment, cost,
                           currency, exports.text(frame[provider]) if provider else None,
-                          idle=unused, idle_start=exports.times(frame[start_col], rows,
-                                                                start_col, unused)[0])
+                          idle=unused, idle_start=start)   # start: every row's, parsed
     return finish(filename, FORMAT, f"FOCUS {version}", usage_rows, problems, warnings, summary)
 
 

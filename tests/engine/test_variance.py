@@ -174,7 +174,7 @@ def cases(draw):
     return row, a
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300, deadline=None, derandomize=True)
 @given(cases())
 def test_parts_add_up_to_the_cent(case):
     row, a = case
@@ -191,12 +191,17 @@ def test_parts_add_up_to_the_cent(case):
     assert abs(float(exact["total"]) - (actual - row["total_cost"])) <= 1e-6 * scale
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300, deadline=None, derandomize=True)
 @given(cases())
 def test_substitution_cross_check(case):
     row, a = case
     parts = month_variance(row, a)["parts"]
     ours = [float(parts[k]) for k in ("volume", "mix", "price", "idle_commitments")]
     theirs = substitution(row, a)
+    # floats lose ~1e-16 of the largest amount in play; a real slip is far larger
+    scale = 1 + sum(abs(v) for v in a.costs.values()) + sum(
+        abs(row[n]) for n in ("on_demand", "spot", "commitment")) + sum(map(abs, theirs))
+    scale *= 1 + max(row["on_demand_gpu_hours"] + row["spot_gpu_hours"],
+                     sum(a.gpu_hours.values())) / max(1.0, row["committed_gpu_hours"])
     for x, y in zip(ours, theirs):
-        assert x == pytest.approx(y, rel=1e-9, abs=1e-5)
+        assert x == pytest.approx(y, rel=1e-9, abs=1e-11 * scale)

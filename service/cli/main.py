@@ -27,6 +27,8 @@ COMMANDS = {
     "batch": ("service.cli.batch", "plan a folder of scenarios or a parameter sweep on the "
               "workers; one summary table (CSV and XLSX)"),
     "users": ("service.cli.web_commands", "manage users and API tokens"),
+    "variance": ("service.cli.variance", "one strategy of a plan document against cloud "
+                 "bills: variance by month and year to date, in parts"),
 }
 
 

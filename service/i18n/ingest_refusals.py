@@ -223,6 +223,14 @@ TEMPLATES = (
     N_("column %(column)s"),
     N_("row %(row)s, column %(column)s"),
     N_("... and %(more)s more problems (%(total)s in all)"),
+    # a bill read for plan against actual (service/actuals.py)
+    N_("this is not a billing export (FOCUS, AWS CUR, Azure or Google Cloud): it has no cost "
+       "by pricing category"),
+    N_("the bill has no cost column (EffectiveCost or BilledCost, with BillingCurrency) to set "
+       "against the plan"),
+    N_("the cost is not a number"),
+    N_("the cost is in %(currency)s, not the plan's %(plan)s"),
+    N_("an unused commitment row without a date-time"),
 )
 # Words of ours that the templates above take as values.
 PHRASES = (

@@ -115,7 +115,8 @@ def from_frame(frame: pd.DataFrame, rows: np.ndarray, filename: str, limits: Lim
                                "for and not used; not counted as usage"]
     provider = exports.column(frame, "ServiceProviderName", "ProviderName")
     usage_rows = GpuUsage(rows, counted, start, end, gpu_hours, pricing, team, commitment, cost,
-                          currency, exports.text(frame[provider]) if provider else None)
+                          currency, exports.text(frame[provider]) if provider else None,
+                          idle=unused, idle_start=start)   # start: every row's, parsed
     return finish(filename, FORMAT, f"FOCUS {version}", usage_rows, problems, warnings, summary)
 
 

@@ -4,9 +4,16 @@ Every export reader (FOCUS, CUR, Azure, Google Cloud) ends here with a ``GpuUsag
 GPU-hours, pricing category, and where the export has them its commitment, cost with currency,
 provider and team. Spot GPU-hours are read as interruptible work. Costs are summed per currency
 as the rows carry them, never converted.
+
+``capture()`` hands the rows themselves to a reader of costs by month (service/actuals.py, plan
+against actual): inside it, ``finish`` also appends its ``GpuUsage`` to the list it yields.
+What ``finish`` returns is the same with or without it.
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 
 import numpy as np
@@ -34,6 +41,22 @@ class GpuUsage:
     cost: np.ndarray | None = None          # cost of the row, in ``currency``
     currency: np.ndarray | None = None
     provider: np.ndarray | None = None
+    idle: np.ndarray | None = None          # bool: unused commitment rows (FOCUS), idle cost
+    idle_start: np.ndarray | None = None    # their charge period start [datetime64[s]]
+
+
+_CAPTURED: ContextVar[list | None] = ContextVar("gpu_usage_captured", default=None)
+
+
+@contextmanager
+def capture() -> Iterator[list[GpuUsage]]:
+    """Collect the ``GpuUsage`` of every export read inside the block."""
+    box: list[GpuUsage] = []
+    token = _CAPTURED.set(box)
+    try:
+        yield box
+    finally:
+        _CAPTURED.reset(token)
 
 
 def sums(keys: np.ndarray, values: np.ndarray) -> dict[str, float]:
@@ -83,6 +106,9 @@ def finish(filename: str, fmt: str, label: str, usage: GpuUsage, problems: list[
            warnings: list[str], summary: dict | None = None) -> IngestResult:
     if problems:
         raise fail(filename, problems)
+    box = _CAPTURED.get()
+    if box is not None:
+        box.append(usage)
     counted = usage.counted
     if not counted.any():
         raise fail_one(filename, f"no GPU instance usage found in this {label} export: none "

@@ -1,0 +1,107 @@
+"""Cloud bills -> the variance engine's monthly actuals (issue 43; models/variance.py).
+
+A bill is any billing export the usage readers take (FOCUS 1.0-1.4, AWS CUR, Azure cost
+details, Google Cloud billing) and is read by them, so a bad file is refused by row and column
+exactly as on the usage path. Their GPU usage rows (service.ingest.gpu_usage.capture) give per
+month, by the month of the charge period's start: GPU-hours and cost by pricing category
+(on demand, spot, committed) and, in FOCUS, the cost of unused commitments, which is part of
+the commitment line and its idle cost. Non-GPU rows (storage, egress, support) are not read:
+those lines stay as planned. Every row's cost must be in the plan's cloud currency.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+from typing import Iterable
+
+import numpy as np
+
+from models.variance import MonthActuals
+from service.ingest import load_usage
+from service.ingest.core import fail, fail_one, problem
+from service.ingest.gpu_usage import capture
+
+LINE_OF = {"on_demand": "on_demand", "spot": "spot", "committed": "commitment"}
+
+
+def _months(start: np.ndarray) -> np.ndarray:
+    return np.datetime_as_string(start.astype("datetime64[M]"), unit="M")
+
+
+def read_bills(paths: Iterable[str | Path], currency: str) -> list[MonthActuals]:
+    """Monthly cloud actuals of one or more bills, summed.
+
+    Parameters
+    ----------
+    paths : iterable of path
+        Billing exports.
+    currency : str
+        The plan's cloud currency (ISO code); a row in another one is refused.
+
+    Returns
+    -------
+    list of MonthActuals
+        One per month with GPU usage or idle commitments, in calendar order: ``costs`` of
+        on_demand, spot and commitment, ``gpu_hours`` of on_demand, spot and committed,
+        ``idle_commitment_cost``.
+
+    Raises
+    ------
+    IngestError
+        A file the readers refuse, or whose GPU rows have no cost, a cost that is not a
+        number, or another currency (by row and column).
+    """
+    cost: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
+    hours: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
+    idle: dict[str, float] = defaultdict(float)
+    for path in paths:
+        path = Path(path)
+        with capture() as box:
+            load_usage(path)
+        if not box:
+            raise fail_one(path.name, "this is not a billing export (FOCUS, AWS CUR, Azure or "
+                           "Google Cloud): it has no cost by pricing category")
+        for usage in box:
+            _add(usage, path.name, currency, cost, hours, idle)
+    out = []
+    for month in sorted(set(cost) | set(hours) | set(idle)):
+        costs = {LINE_OF[k]: float(cost[month].get(k, 0.0)) for k in LINE_OF}
+        costs["commitment"] += idle.get(month, 0.0)
+        out.append(MonthActuals(str(month), costs=costs,
+                                gpu_hours={k: float(hours[month].get(k, 0.0)) for k in LINE_OF},
+                                idle_commitment_cost=float(idle.get(month, 0.0))))
+    return out
+
+
+def _add(usage, name: str, currency: str, cost, hours, idle) -> None:
+    if usage.cost is None or usage.currency is None:
+        raise fail_one(name, "the bill has no cost column (EffectiveCost or BilledCost, with "
+                       "BillingCurrency) to set against the plan")
+    counted = usage.counted.copy()
+    if usage.idle is not None:
+        counted |= usage.idle
+    index = np.flatnonzero(counted)
+    problems = []
+    for i in index:
+        if not np.isfinite(usage.cost[i]):
+            problems.append(problem(usage.rows[i], "EffectiveCost", "the cost is not a number"))
+        elif str(usage.currency[i]) != currency:
+            problems.append(problem(usage.rows[i], "BillingCurrency",
+                                    f"the cost is in {usage.currency[i] or '-'}, not the "
+                                    f"plan's {currency}"))
+        elif usage.idle is not None and usage.idle[i] and np.isnat(usage.idle_start[i]):
+            problems.append(problem(usage.rows[i], "ChargePeriodStart",
+                                    "an unused commitment row without a date-time"))
+    if problems:
+        raise fail(name, problems)
+    use = usage.counted
+    months = _months(usage.start[use])
+    for month, kind, h, c in zip(months, usage.pricing[use], usage.gpu_hours[use],
+                                 usage.cost[use]):
+        if kind not in LINE_OF:       # a GPU row of no pricing category read: at on-demand
+            kind = "on_demand"
+        hours[month][kind] += float(h)
+        cost[month][kind] += float(c)
+    if usage.idle is not None and usage.idle.any():
+        for month, c in zip(_months(usage.idle_start[usage.idle]), usage.cost[usage.idle]):
+            idle[str(month)] += float(c)

@@ -1,0 +1,154 @@
+"""`buyrent variance` end to end (issue 43): the demo plan against the six FOCUS 1.3 bills of
+samples/actuals/, refusals by row and column, and the usage path unchanged by the capture of
+bill rows (service.ingest.gpu_usage.capture)."""
+import json
+import subprocess
+import sys
+from decimal import Decimal
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from models.variance import MESSAGES
+from service.i18n import variance_words
+from service.ingest import read_usage
+from service.ingest.gpu_usage import capture
+from tests.support.paths import ROOT, SAMPLE_USAGE, SAMPLES
+
+ACTUALS = sorted((SAMPLES / "actuals").glob("focus_1.3_*.csv"))
+
+
+def buyrent(*args):
+    return subprocess.run([sys.executable, "-m", "service.cli.main", *args], cwd=ROOT,
+                          capture_output=True, text=True, timeout=300)
+
+
+@pytest.fixture(scope="module")
+def demo_plan(tmp_path_factory) -> Path:
+    out = buyrent("plan", str(SAMPLE_USAGE), "--scenario", str(SAMPLES / "scenario_h100.json"),
+                  "--json")
+    assert out.returncode == 0, out.stderr
+    path = tmp_path_factory.mktemp("plan") / "plan.json"
+    path.write_text(out.stdout, encoding="utf-8")
+    return path
+
+
+def cents(text: str) -> int:
+    return int(Decimal(text) * 100)
+
+
+def test_samples_are_the_generators(demo_plan, tmp_path):
+    """The committed bills are what the seeded generator writes for the demo plan."""
+    sys.path.insert(0, str(SAMPLES / "actuals"))
+    try:
+        import generate
+    finally:
+        sys.path.remove(str(SAMPLES / "actuals"))
+    written = generate.write(json.loads(demo_plan.read_text()), tmp_path)
+    assert [p.name for p in written] == [p.name for p in ACTUALS] and len(ACTUALS) == 6
+    for new, old in zip(written, ACTUALS):
+        assert new.read_bytes() == old.read_bytes(), old.name
+
+
+def test_sample_story_adds_up_with_its_signs(demo_plan):
+    out = buyrent("variance", "--plan", str(demo_plan), *map(str, ACTUALS), "--strategy",
+                  "cloud_only", "--json")
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(out.stdout)
+    assert [m["month"] for m in doc["months"]] == [f"2027-0{i}" for i in range(1, 7)]
+    for entry in doc["months"] + [doc["ytd"]]:
+        assert sum(cents(v) for v in entry["parts"].values()) == cents(entry["total"])
+        assert entry["parts_cents"] == {k: cents(v) for k, v in entry["parts"].items()}
+        assert cents(entry["actual"]) - cents(entry["plan"]) - cents(entry["total"]) in (-1, 0, 1)
+        # more work, moved off commitments and spot onto on demand, commitments idle
+        p = entry["parts"]
+        assert Decimal(p["volume"]) > 0 and Decimal(p["mix"]) > 0
+        assert Decimal(p["idle_commitments"]) > 0
+        # bills name GPU usage only: storage and egress are taken as planned
+        assert set(p) <= {"volume", "mix", "price", "idle_commitments"}
+    for m in doc["months"]:         # the price change from April; before it the plan's rate
+        if m["month"] < "2027-04":
+            assert abs(Decimal(m["parts"]["price"])) <= Decimal("0.05")
+        else:
+            assert Decimal(m["parts"]["price"]) > 1000
+    assert doc["ytd"]["from"] == "2027-01" and doc["ytd"]["to"] == "2027-06"
+    assert "storage" in doc["months"][0]["as_planned"]
+
+
+def test_table_in_english_and_korean(demo_plan):
+    en = buyrent("variance", "--plan", str(demo_plan), *map(str, ACTUALS[:2]), "--strategy",
+                 "cloud_only")
+    assert en.returncode == 0, en.stderr
+    assert "Idle commitments" in en.stdout and "YTD 2027-01 to 2027-02" in en.stdout
+    ko = buyrent("variance", "--plan", str(demo_plan), *map(str, ACTUALS[:2]), "--strategy",
+                 "cloud_only", "--lang", "ko")
+    assert ko.returncode == 0, ko.stderr
+    assert "Idle commitments" not in ko.stdout and "Total variance" not in ko.stdout
+    assert "유휴" in ko.stdout
+
+
+def test_default_strategy_is_the_recommended_one(demo_plan):
+    out = buyrent("variance", "--plan", str(demo_plan), str(ACTUALS[0]), "--json")
+    assert out.returncode == 0, out.stderr
+    recommended = json.loads(demo_plan.read_text())["recommendation"]
+    assert json.loads(out.stdout)["strategy"] == recommended
+
+
+def edited(tmp_path, name, old, new, count=1):
+    text = ACTUALS[0].read_text(encoding="utf-8")
+    assert old in text
+    path = tmp_path / name
+    path.write_text(text.replace(old, new, count), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_refusals_are_one_line_exit_2(demo_plan, tmp_path, lang):
+    early = edited(tmp_path, "early.csv", "2027-01-01T00:00:00Z", "2026-06-01T00:00:00Z", -1)
+    bad_cost = edited(tmp_path, "bad_cost.csv", ",Usage-Based,", ",Usage-Based,", 1)
+    text = bad_cost.read_text(encoding="utf-8").splitlines()
+    cells = text[1].split(",")
+    header = text[0].split(",")
+    cells[header.index("EffectiveCost")] = "n/a"
+    cells[header.index("PricingCurrencyEffectiveCost")] = ""
+    bad_cost.write_text("\n".join([text[0], ",".join(cells)] + text[2:]) + "\n",
+                        encoding="utf-8")
+    euro = edited(tmp_path, "euro.csv", ",USD,", ",EUR,", -1)
+    ko = lang == "ko"
+    cases = [
+        (early, "2026-06"),
+        (bad_cost, "2행, 'EffectiveCost' 열" if ko else "row 2, column 'EffectiveCost'"),
+        (euro, "2행, 'BillingCurrency' 열" if ko else "row 2, column 'BillingCurrency'"),
+        (SAMPLE_USAGE, "usage_hourly.csv"),
+    ]
+    for path, named in cases:
+        out = buyrent("variance", "--plan", str(demo_plan), str(path), "--lang", lang)
+        assert out.returncode == 2, (path, out.stdout)
+        assert len(out.stderr.strip().splitlines()) == 1 and named in out.stderr, out.stderr
+        if lang == "ko":
+            assert "not a" not in out.stderr and "the cost" not in out.stderr, out.stderr
+    missing = buyrent("variance", "--plan", str(demo_plan), str(ACTUALS[0]), "--strategy",
+                      "nope")
+    assert missing.returncode == 2 and "nope" in missing.stderr
+    not_plan = buyrent("variance", "--plan", str(ACTUALS[0]), str(ACTUALS[0]))
+    assert not_plan.returncode == 2 and "not a JSON file" in not_plan.stderr
+
+
+@pytest.mark.parametrize("name", ["focus_1.2_sample.csv", "focus_1.3_sample.csv",
+                                  "aws_cur_sample.csv", "gcp_billing_export_sample.csv",
+                                  "azure_cost_details_amortized_sample.csv"])
+def test_usage_path_unchanged_by_capture(name):
+    data = (SAMPLES / name).read_bytes()
+    plain = read_usage(data, name)
+    with capture() as box:
+        seen = read_usage(data, name)
+    assert len(box) == 1 and box[0].counted.any()
+    assert seen.summary == plain.summary and seen.warnings == plain.warnings
+    assert np.array_equal(seen.profile.starts, plain.profile.starts)
+    assert np.array_equal(seen.profile.steady, plain.profile.steady)
+    assert read_usage(data, name).summary == plain.summary      # nothing left captured
+
+
+def test_engine_refusals_are_extracted_words():
+    assert tuple(variance_words.MESSAGES) == MESSAGES

@@ -203,6 +203,8 @@ def breakeven_lines(doc: dict) -> list[str]:
             else:
                 continue
             out.append(f"      {basis_words[basis]}: {text}")
+    if "spot" in reasons:            # spot is off: said once, no row against it
+        out.append("  " + reasons["spot"])
     if doc["rules"].get("breakeven_difference"):
         out.append("  " + sentences.plain(doc["rules"]["breakeven_difference"]))
     # each tie is a price of its own market, in that market's currency

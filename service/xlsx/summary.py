@@ -302,6 +302,10 @@ def breakeven_items(breakeven: dict) -> list[tuple[str, str, Any, str]]:
         elif not isinstance(value, (list, tuple)):
             out.append((section, _(BREAKEVEN_WORDS[section]) if section in BREAKEVEN_WORDS
                         else section, value, ""))
+    if isinstance(reasons, dict) and "spot" in reasons:   # spot is off: one row says so
+        note = sentences.render(messages["spot"]) if "spot" in messages else str(reasons["spot"])
+        out.append(("spot_off", f"{_(BREAKEVEN_WORDS['utilization'])} · {_subject('spot')}",
+                    None, note))
     if isinstance(reasons, (list, tuple)):   # documents that list the reasons only
         out += [("reasons", _(BREAKEVEN_WORDS["reasons"]), None, str(r)) for r in reasons]
     return out

@@ -99,6 +99,13 @@ def servers(value: Any, locale: Optional[str] = None) -> str:
     return number(value, 0, locale)
 
 
+def server_total(value: Any) -> int:
+    """All servers of a count or of counts per type [servers]."""
+    if isinstance(value, dict):
+        return int(sum(value.values()))
+    return int(value or 0)
+
+
 def months(count: Any, locale: Optional[str] = None) -> str:
     """A duration: 12 -> "1 year" / "1년", 18 -> "18 months" / "18개월"."""
     if _missing(count):

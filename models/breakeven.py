@@ -102,6 +102,7 @@ class BreakevenSection:
     server_price: Optional[float]
     directions: dict[str, Direction] = field(default_factory=dict)
     reasons: dict[str, Message] = field(default_factory=dict)
+    # key "spot" in reasons: spot is off and every breakeven against it left out (spot_off)
 
 
 @dataclass
@@ -131,6 +132,36 @@ def online_months(ctx: PlanContext) -> np.ndarray:
     return static_plan(ctx.scenario, Capacity(1), ctx.horizon, first_month=ctx.calendar.months[0]).servers_online(ctx.horizon)
 
 
+def spot_off(ctx: PlanContext) -> Optional[Message]:
+    """Why spot can take no work in this plan, or None when it can.
+
+    Parameters
+    ----------
+    ctx : PlanContext
+        Context of the plan (spot availability and waste).
+
+    Returns
+    -------
+    Message or None
+        Spot is off when its availability is 0 (it takes no share of the interruptible work)
+        or when a checkpointed job cannot finish between interruptions (infeasible); the
+        breakevens against spot are then left out and this sentence says so once.
+
+    Notes
+    -----
+    Spot takes a share a of the interruptible overflow, a = availability when spot is
+    feasible, else 0 (models.dispatch); with a = 0 a spot breakeven compares owning with a
+    price nothing is bought at.
+    """
+    if ctx.scenario.spot.availability <= 0:
+        return Message("Spot is off in this scenario (its availability is 0): no breakeven "
+                       "against spot is shown.")
+    if not ctx.spot_waste.feasible:
+        return Message("Spot cannot run the interruptible work (a job cannot finish between "
+                       "interruptions): no breakeven against spot is shown.")
+    return None
+
+
 def screening_lines(ctx: PlanContext) -> dict[str, Line]:
     """Screening curves of every source: levelized cost per GPU-year against hours used per year.
 
@@ -142,7 +173,8 @@ def screening_lines(ctx: PlanContext) -> dict[str, Line]:
     Returns
     -------
     dict of str to Line
-        ``owned`` (when a server comes online), ``on_demand``, ``spot`` (when feasible) and each
+        ``owned`` (when a server comes online), ``on_demand``, ``spot`` (unless
+        :func:`spot_off`) and each
         offer id; ``fixed`` [currency per GPU-year], ``per_hour`` [currency per GPU-hour used],
         ``max_hours`` [h per year], per GPU of demand capacity (the measured type).
 
@@ -166,7 +198,7 @@ def screening_lines(ctx: PlanContext) -> dict[str, Line]:
             HOURS * lc.server_pv / (o.gpus_per_server * o.relative_throughput * online_pv),
             float(lc.owned_unit_pv @ weights) / weights_pv, HOURS * o.availability)
     lines["on_demand"] = Line(0.0, float(lc.on_demand_unit_pv @ weights) / weights_pv)
-    if ctx.spot_waste.feasible:
+    if spot_off(ctx) is None:
         # per hour of owned work it replaces: that hour does 1 - w_failure of useful work,
         # which spot bills at 1 / (1 - w_spot) hours
         lines["spot"] = Line(0.0, float(lc.spot_unit_pv @ weights) / weights_pv
@@ -726,6 +758,9 @@ def breakeven_section(ctx: PlanContext, results: dict[str, StrategyResult],
     owned_vs, commit_vs, directions, reasons = utilization_breakevens(ctx, lines)
     all_in, all_in_directions, all_in_reasons = all_in_breakevens(ctx, list(owned_vs))
     nominal, discounted, payback_reasons = payback(results, ctx.horizon)
+    off = spot_off(ctx)
+    if off is not None:
+        reasons["spot"] = off
     prices, price_reasons = price_breakevens(ctx, results["cloud_only"].capacity,
                                              results["optimal"].capacity)
     section = BreakevenSection(

@@ -22,6 +22,7 @@ from models.profile import PlanCalendar, UsageProfile
 from models.scenario import Scenario, scenario_document
 from models.robust_document import expected_entry, robust_fields
 from models.schedules import cash_by_period, purchase_orders, schedule_json
+from models.server_counts import servers_bought, servers_held
 from models.strategies import PlanContext, StrategyResult
 from models.uncertainty import UncertaintySection
 
@@ -503,7 +504,9 @@ def build_document(plan: Plan, ctx: PlanContext) -> dict[str, Any]:
     -------
     dict
         ``scenario``, ``profile``, ``months``, ``currencies``, ``months_after_horizon``,
-        ``rules``, ``strategies``, ``savings_vs_on_demand`` (on demand's PV cost minus each
+        ``rules``, ``strategies`` (each with ``servers_bought`` and ``servers_held``: what
+        "servers" means on every card, table and sheet, models/server_counts.py),
+        ``savings_vs_on_demand`` (on demand's PV cost minus each
         strategy's [currency]; > 0 when the strategy is cheaper), ``savings_vs_cloud_only``
         (the same against the best cloud-only plan), ``recommendation``, ``waste``
         [fraction of billed time], ``warnings``, ``breakeven``, ``charts``, ``explanation``,
@@ -524,7 +527,9 @@ def build_document(plan: Plan, ctx: PlanContext) -> dict[str, Any]:
         "rules": {"horizon_end": plan.scenario.finance.horizon_end,
                   "horizon_end_text": RULES["horizon_end"][plan.scenario.finance.horizon_end],
                   **{k: v for k, v in RULES.items() if k != "horizon_end"}},
-        "strategies": {name: strategy_document(plan, ctx, r)
+        "strategies": {name: {**strategy_document(plan, ctx, r),
+                              "servers_bought": servers_bought(plan.scenario, r),
+                              "servers_held": servers_held(ctx)}
                        for name, r in plan.strategies.items()},
         "savings_vs_on_demand": {name: baseline - r.pv_cost
                                  for name, r in plan.strategies.items()},

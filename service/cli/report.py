@@ -66,20 +66,20 @@ def plan_table(plan: Plan, source: str) -> str:
                count=len(cal.months), rate=formats.percent(s.finance.discount_rate_annual),
                currency=cur, end=option_word(s.finance.horizon_end)),
              ""]
-    heads = [(_("strategy"), 13, True), (_("servers"), 8, False), (_("committed"), 11, False),
+    heads = [(_("strategy"), 13, True), (_("servers bought"), 8, False),
+             (_("committed"), 11, False),
              (_("PV cost"), 14, False), (_("normal PV"), 14, False),
              (_("failure PV"), 12, False), (_("total cost"), 14, False),
              (_("levelized/h"), 12, False), (_("nominal/h"), 11, False),
              (_("owned util"), 11, False), (_("PV saving"), 14, False)]
     cells = []
     for name, r in plan.strategies.items():
+        # servers bought, as on the cards and the workbook's Summary (the held ones apart)
+        bought = doc["strategies"][name]["servers_bought"]
+        servers = by_type(bought) if isinstance(bought, dict) else str(bought)
         if r.capacity is not None:
-            servers = (str(r.capacity.servers) if not s.server_types else
-                       by_type(r.capacity.counts(s)))
             committed = "+".join(f"{v}x{k}" for k, v in r.capacity.committed.items() if v) or "-"
-        else:   # a schedule: the most servers online and the most GPUs committed at once
-            servers = f"<={r.servers}" if r.servers_online_by_type is None else "<=" + by_type(
-                {k: int(x.max(initial=0.0)) for k, x in r.servers_online_by_type.items()})
+        else:   # a schedule: the most GPUs committed at once
             most = int(r.committed_gpus_by_month.max(initial=0))
             committed = f"<={most}" if most else "-"
         cells.append((name, [strategy_name(name), servers, committed,
@@ -96,6 +96,10 @@ def plan_table(plan: Plan, source: str) -> str:
         mark = " *" if name == plan.recommendation else " !" if plan.strategies[name].breaches \
             else ""
         lines.append(row(line_cells, heads) + mark)
+    held = doc["strategies"]["on_demand"]["servers_held"]
+    if formats.server_total(held):
+        lines += ["", _("Servers held at the plan's start, in every strategy and not counted as "
+                        "bought: %(held)s", held=formats.servers(held))]
     lines += ["", _("Cost per useful GPU-hour: levelized = PV cost / PV of useful GPU-hours; "
                     "nominal = total cost / useful GPU-hours."),
               "", _("Recommended (*): %(strategy)s", strategy=strategy_name(plan.recommendation)),
@@ -206,6 +210,8 @@ def breakeven_lines(doc: dict) -> list[str]:
             else:
                 continue
             out.append(f"      {basis_words[basis]}: {text}")
+    if "spot" in reasons:            # spot is off: said once, no row against it
+        out.append("  " + reasons["spot"])
     if doc["rules"].get("breakeven_difference"):
         out.append("  " + sentences.plain(doc["rules"]["breakeven_difference"]))
     # each tie is a price of its own market, in that market's currency

@@ -5,9 +5,15 @@ the amount's own currency: KRW has no minor unit, so won are shown without decim
 the ₩ sign, prices per unit too (₩121 per kWh, issue 24); dollars get $ (US$ in Korean, as
 CLDR writes it). Prices per unit (per GPU-hour, per kWh) keep two more decimals than the
 currency's own, so $2.2036 stays meaningful; totals of 100 or more are shown whole.
+
+One rounding rule for every amount: half away from zero on the decimal value the reader
+would write (3,850,000 is $3.9M in every sentence and on every card). Babel
+rounds half to even in the current decimal context, and a float's binary value can sit
+either side of a tie, so one amount read "$3.9M" in one place and "$3.8M" in another.
 """
 from __future__ import annotations
 
+import decimal
 import math
 from typing import Any, Optional
 
@@ -23,6 +29,19 @@ def _missing(value: Any) -> bool:
     return value is None or (isinstance(value, float) and not math.isfinite(value))
 
 
+def _decimal(value: Any) -> decimal.Decimal:
+    """The amount as the decimal a person would write: a float through its shortest repr,
+    so 1234.565 is a tie at the cent and not 1234.56499999... ."""
+    return value if isinstance(value, decimal.Decimal) else decimal.Decimal(repr(float(value)))
+
+
+def _half_away():
+    """Babel rounds in the current decimal context; decimal's HALF_UP is half away from zero."""
+    context = decimal.getcontext().copy()
+    context.rounding = decimal.ROUND_HALF_UP
+    return decimal.localcontext(context)
+
+
 def money(value: Any, currency: str = "USD", kind: str = "total",
           locale: Optional[str] = None) -> str:
     """``value`` [currency] as text: kind "total" (whole when >= 100), "rate" (a price per
@@ -32,10 +51,15 @@ def money(value: Any, currency: str = "USD", kind: str = "total",
         return DASH
     locale = locale or current_locale()
     digits = get_currency_precision(currency)
-    value = float(value)
+    value = _decimal(value)
+    with _half_away():
+        return _money(value, currency, kind, locale, digits)
+
+
+def _money(value: decimal.Decimal, currency: str, kind: str, locale: str, digits: int) -> str:
     if kind == "short" and abs(value) >= 1000:
         return format_compact_currency(value, currency, locale=locale, fraction_digits=1)
-    if kind == "card" and locale == "ko" and abs(value) >= 1e8:   # 억: a card's headline
+    if kind == "card" and locale == "ko" and abs(value) >= 100_000_000:   # 억: a card's headline
         return format_compact_currency(value, currency, locale=locale, fraction_digits=1)
     if kind == "rate":
         pattern = "¤#,##0" + ("." + "0" * digits + "##" if digits else "")
@@ -73,6 +97,13 @@ def servers(value: Any, locale: Optional[str] = None) -> str:
         return " + ".join(f"{number(n, 0, locale)} {k}" for k, n in value.items() if n) or \
             number(0, 0, locale)
     return number(value, 0, locale)
+
+
+def server_total(value: Any) -> int:
+    """All servers of a count or of counts per type [servers]."""
+    if isinstance(value, dict):
+        return int(sum(value.values()))
+    return int(value or 0)
 
 
 def months(count: Any, locale: Optional[str] = None) -> str:

@@ -97,6 +97,7 @@ FILTERS = {
     "number": lambda v, digits=None: formats.number(v, digits),
     "months": formats.months,
     "servers": formats.servers,
+    "server_total": formats.server_total,
     "strategy": strategy_label,
     # a limit of the scenario a strategy breaks (models/plan_limits.py), in words
     "breach": lambda b, currency="USD": sentences.breach_text(b, currency),

@@ -13,7 +13,7 @@ import numpy as np
 from models.ledger import Ledger
 from models.scenario import Scenario
 from models.schedules import decisions_from_json, schedule_words
-from service.i18n import N_, _, sentences
+from service.i18n import N_, _, formats, sentences
 from service.i18n.charts import source_label
 from service.i18n.labels import strategy_label
 from service.xlsx.cells import add_sheet, sheet_ref, write_text
@@ -103,7 +103,13 @@ def write_summary(workbook, fmt: dict, s: Scenario, doc: dict, ledger: Ledger,
                                  if explanation else ROW_HEIGHT)
     # The strategies side by side (the cards), in the print area's columns A-J; the
     # secondary figures at their right (K-M) on screen.
-    heads = [_("Strategy"), _("Description"), _("Servers"), _("Committed GPUs"),
+    # "servers": bought by the strategy, as on the cards and in the CLI; the held ones apart
+    held = next((e["servers_held"] for e in doc["strategies"].values() if "servers_held" in e),
+                0)
+    servers_head = (_("Servers bought (held at the start, in every strategy: %(held)s)",
+                      held=formats.servers(held)) if formats.server_total(held)
+                    else _("Servers bought"))
+    heads = [_("Strategy"), _("Description"), servers_head, _("Committed GPUs"),
              _("PV cost [%(currency)s]", currency=cur),
              _("Total cost [%(currency)s]", currency=cur),
              _("Cost per useful GPU-hour, levelized [%(currency)s]", currency=cur),
@@ -128,7 +134,14 @@ def write_summary(workbook, fmt: dict, s: Scenario, doc: dict, ledger: Ledger,
         write_text(ws, row, 1, strategy_text(name), fmt["wrap"])
         write_text(ws, row, 9, _("yes") if recommended else "", fmt["right"])
         ref = lambda key: sheet_ref(info.name, info.cells[key])  # noqa: E731
-        ws.write_formula(row, 2, "=" + ref("servers_max"), fmt["count"], fig["servers_max"])
+        bought = doc["strategies"].get(name, {}).get("servers_bought")
+        if isinstance(bought, dict):
+            write_text(ws, row, 2, formats.servers(bought), fmt["right"])
+        elif bought is not None:
+            ws.write_number(row, 2, bought, fmt["count"])
+        else:   # the robust plan: the most servers online, as its card says
+            ws.write_formula(row, 2, "=" + ref("servers_max"), fmt["count"],
+                             fig["servers_max"])
         ws.write_formula(row, 3, "=" + ref("committed_max"), fmt["count"], fig["committed_max"])
         ws.write_formula(row, 4, "=" + ref("pv_cost"), fmt["money"], fig["pv_cost"])
         ws.write_formula(row, 5, "=" + ref("total_cost"), fmt["money"], fig["total_cost"])
@@ -302,6 +315,10 @@ def breakeven_items(breakeven: dict) -> list[tuple[str, str, Any, str]]:
         elif not isinstance(value, (list, tuple)):
             out.append((section, _(BREAKEVEN_WORDS[section]) if section in BREAKEVEN_WORDS
                         else section, value, ""))
+    if isinstance(reasons, dict) and "spot" in reasons:   # spot is off: one row says so
+        note = sentences.render(messages["spot"]) if "spot" in messages else str(reasons["spot"])
+        out.append(("spot_off", f"{_(BREAKEVEN_WORDS['utilization'])} · {_subject('spot')}",
+                    None, note))
     if isinstance(reasons, (list, tuple)):   # documents that list the reasons only
         out += [("reasons", _(BREAKEVEN_WORDS["reasons"]), None, str(r)) for r in reasons]
     return out

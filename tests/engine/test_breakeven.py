@@ -323,3 +323,34 @@ def test_load_duration_levels_name_only_the_capacity_the_plan_holds(server_price
     got = plan_document(plan)["charts"]["load_duration"]["levels"]
     assert got.keys() == levels.keys()
     assert_allclose(list(got.values()), list(levels.values()), rtol=1e-12)
+
+
+# ---- issue 37 item 5: breakevens against spot only where spot can run -----------------------
+
+@pytest.mark.parametrize("spot, off", [
+    ({"availability": 0.0}, "its availability is 0"),
+    ({"availability": 0.8, "nodes_per_job": 64, "interruptions_per_instance_hour": 1.0,
+      "restart_seconds": 3600}, "cannot run the interruptible work"),
+])
+def test_no_breakeven_against_spot_where_spot_takes_no_work(spot, off):
+    """With availability 0 spot takes no share of the interruptible work (models.dispatch), so
+    "owning is dearer than spot at every utilization" beside an all-in figure against it said
+    nothing true; the spot comparisons go and one reason says why."""
+    s = Scenario.model_validate({"finance": {"start_month": "2027-01"}, "spot": spot})
+    profile = flat_profile(40, "2026-01", 12, interruptible=True)
+    plan = compute_plan(s, profile)
+    be = plan_document(plan)["breakeven"]
+    assert "spot" not in screening_lines(build_context(s, profile))
+    assert "spot" not in be["utilization"] and "spot" not in be["utilization_all_in"]
+    assert not [k for k in be["directions"] if k.endswith(".spot")]
+    assert [k for k in be["reasons"] if "spot" in k] == ["spot"]
+    assert off in be["reasons"]["spot"]
+    assert "spot" not in plan_document(plan)["charts"]["screening"]["curves"]
+
+
+def test_spot_that_can_run_keeps_its_breakevens():
+    s = Scenario.model_validate({"finance": {"start_month": "2027-01"}})
+    be = plan_document(compute_plan(s, flat_profile(40, "2026-01", 12, interruptible=True)))[
+        "breakeven"]
+    assert "spot" in be["utilization"] and "spot" in be["utilization_all_in"]
+    assert "spot" not in be["reasons"]

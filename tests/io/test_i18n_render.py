@@ -31,7 +31,7 @@ from tests.support.xlsx_cases import plan_workbook
     (6.88, "USD", "rate", "en", "$6.88"),                       # per GPU-hour: 2 to 4 decimals
     (2.2036, "USD", "rate", "ko", "US$2.2036"),
     (9500, "KRW", "rate", "ko", "₩9,500"),
-    (120.5, "KRW", "rate", "ko", "₩120"),
+    (120.5, "KRW", "rate", "ko", "₩121"),                      # a tie: half away from zero
     (17_216_223_206, "KRW", "card", "ko", "₩172.2억"),         # a card's headline in 억
     (99_000_000, "KRW", "card", "ko", "₩99,000,000"),
     (17_216_223_206, "KRW", "card", "en", "₩17,216,223,206"),                       # won: never decimals (issue 24)

@@ -39,8 +39,10 @@ def test_the_plan_page_of_a_fleet_names_servers_per_type(fleet):
     assert page.status_code == 200
     text = unescape(page.get_data(as_text=True))
     staged = result.document["strategies"]["staged"]
-    most = " + ".join(f"{n} {k}" for k, n in staged["servers"].items() if n)
-    assert f"{most} servers" in text            # the staged card: "16 h100 + 24 b200 servers"
+    # issue 37 item 5: the card counts servers bought, the held ones apart ("held: 16 h100")
+    bought = " + ".join(f"{n} {k}" for k, n in staged["servers_bought"].items() if n)
+    held = " + ".join(f"{n} {k}" for k, n in staged["servers_held"].items() if n)
+    assert f"Servers bought: {bought} · held: {held}" in text
     assert "{'h100'" not in text and "{&#39;" not in text
     for d in staged["schedule"]:
         for k, n in d.get("buy", {}).items():

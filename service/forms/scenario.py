@@ -26,6 +26,7 @@ from service.clip import clip
 from service.forms.fields import (SHOWN_INPUT, FormField, _unwrap, format_value,  # noqa: F401
                                  make_field)
 from service.i18n import N_, gettext as _
+from service.i18n.labels import offer_name
 from service.i18n.validation import bound_message, error_message
 
 GENERAL = "general"
@@ -262,7 +263,10 @@ def row_fields(spec: TableSpec, index: str, row_values: dict, base: dict,
         # a row's essential input names its row; a blank row has none yet
         f.essential = f.essential and bool(key) and not f.name.endswith(f".{spec.key_field}")
         if f.essential and spec.essential_label:
-            f.label = f"{f.label} ({_(spec.essential_label, key=key)})"
+            # an offer is named by its term ("1-year commitment"), never by its id
+            named = (offer_name(key, [row_values]) if spec.path == "commitments" else
+                     _(spec.essential_label, key=key))
+            f.label = f"{f.label} ({named})"
     fields.append(FormField(f"{spec.path}.{index}.remove", _(spec.remove_label), kind="checkbox",
                             checked=raw is not None and
                             raw.get(f"{spec.path}.{index}.remove") == "true"))
@@ -301,7 +305,7 @@ def build_form(data: dict, raw: Optional[MultiDict] = None,
             for offer in offers:
                 name = f"proposed.committed_gpus.{offer['id']}"
                 section.fields.append(FormField(
-                    name, f"{_(info_c.title)} - {offer['id']}", _("GPUs"),
+                    name, f"{_(info_c.title)} - {offer_name(offer['id'], offers)}", _("GPUs"),
                     _(info_c.description or ""), optional=True, kind="number",
                     attrs={"min": "0", "step": "1", "inputmode": "numeric"},
                     value=clip(raw.get(name, ""), SHOWN_INPUT) if raw is not None

@@ -197,18 +197,24 @@ def breakeven_reasons(breakeven: Optional[Mapping[str, Any]],
 SIDE_WORDS = {"owned": N_("owning servers"), "on_demand": N_("on demand")}
 
 
-def side_word(side: str) -> str:
-    """A side of a breakeven (``owned``, ``on_demand``, ``spot`` or an offer id) as words."""
-    return gettext(SIDE_WORDS[side]) if side in SIDE_WORDS else gettext(WORDS.get(side, side))
+def side_word(side: str, offers=()) -> str:
+    """A side of a breakeven (``owned``, ``on_demand``, ``spot`` or an offer id) as words; an
+    offer of ``offers`` (the scenario's) by its term."""
+    if side in SIDE_WORDS:
+        return gettext(SIDE_WORDS[side])
+    if side not in WORDS and offers:
+        from service.i18n.labels import offer_name   # labels imports this module's neighbours
+        return offer_name(side, offers)
+    return gettext(WORDS.get(side, side))
 
 
-def direction_text(direction: Any, locale: Optional[str] = None) -> str:
+def direction_text(direction: Any, locale: Optional[str] = None, offers=()) -> str:
     """A breakeven direction ("owning servers is cheaper than spot above this utilization")."""
     if not isinstance(direction, Mapping):
         return str(direction or "")
     if {"cheaper", "when", "other"} <= direction.keys():
         with using_locale(locale or current_locale()):
-            cheaper, other = (side_word(side) for side in (direction["cheaper"],
-                                                           direction["other"]))
+            cheaper, other = (side_word(side, offers) for side in (direction["cheaper"],
+                                                                   direction["other"]))
         return render(Direction(cheaper, direction["when"], other).message(), locale)
     return str(direction.get("text", ""))

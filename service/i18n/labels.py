@@ -72,6 +72,10 @@ AUDIT_ACTIONS = {
 NOTES = {"created": N_("created"), "assumptions edited": N_("assumptions edited"),
          "saved through the API": N_("saved through the API"),
          "created through the API": N_("created through the API")}
+# States of a plan job (service/plans/jobs/records.py), as a page says them.
+JOB_STATES = {"waiting": N_("waiting for a worker"), "queued": N_("queued"),
+              "running": N_("running"), "done": N_("done"), "failed": N_("failed"),
+              "cancelled": N_("cancelled")}
 PERIODS = {"hour": N_("hourly"), "day": N_("daily"), "month": N_("monthly")}
 PERIOD_UNITS = {"hour": N_("hour"), "day": N_("day"), "month": N_("month")}
 

@@ -181,15 +181,29 @@ def document_warnings(doc: Mapping[str, Any], locale: Optional[str] = None
 
 
 def breakeven_reasons(breakeven: Optional[Mapping[str, Any]],
-                      locale: Optional[str] = None) -> dict[str, str]:
+                      locale: Optional[str] = None, offers=()) -> dict[str, str]:
     """Why each missing breakeven is missing, by key, in ``locale`` (from the messages when the
-    document has them, else the English text looked up in the catalog)."""
+    document has them, else the English text looked up in the catalog); an offer of
+    ``offers`` (the scenario's) is named by its term, not its id."""
     breakeven = breakeven or {}
     items = breakeven.get("reason_messages") or {}
     out = {key: _plain(text, locale or current_locale())
            for key, text in (breakeven.get("reasons") or {}).items()}
-    out.update({key: render(m, locale) for key, m in items.items()})
+    out.update({key: render(_offers_named(m, offers, locale), locale)
+                for key, m in items.items()})
     return out
+
+
+def _offers_named(item: Any, offers, locale: Optional[str]) -> Any:
+    """A breakeven reason with its offer ("other" or "offer", an offer's id) named by its term."""
+    if not offers:
+        return item
+    message = as_message(item)
+    with using_locale(locale or current_locale()):
+        params = {k: side_word(v, offers) if k in ("other", "offer") and isinstance(v, str)
+                  and v not in SIDE_WORDS and v not in WORDS else v
+                  for k, v in message.params.items()}
+    return Message(message.template, params)
 
 
 # The two sides of a breakeven are ways of running work, not strategies: "on demand", not the

@@ -551,6 +551,8 @@ def label_for(path: str) -> str:
         return _(info.title or "name")
     if info is None:
         return path
+    if not info.title and "." not in path:
+        return title    # a section ("staging") by its own title, not "Staged plan: staging"
     field_title = _(info.title) if info.title else path.rsplit(".", 1)[-1]
     # "Exchange rate: Exchange rate" says one thing twice: the field alone
     return field_title if field_title == title else f"{title}: {field_title}"

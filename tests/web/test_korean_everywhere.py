@@ -13,6 +13,8 @@ import subprocess
 import sys
 from html.parser import HTMLParser
 
+import pytest
+
 from models.scenario import Scenario
 from tests.support.paths import ROOT, SAMPLE_SCENARIO, SAMPLE_USAGE
 
@@ -206,3 +208,31 @@ def test_the_english_pages_name_figures_not_keys(login):
         if keys:
             found[url] = keys
     assert not found, found
+
+
+RULE_CASES = [
+    ({"server_types": [{"id": "h100"}, {"id": "h100"}]}, "서버 유형 ID는 서로 달라야 합니다"),
+    ({"staging": {"demand_scenarios": [{"name": "a", "probability": 0.5},
+                                       {"name": "a", "probability": 0.5}]}},
+     "수요 시나리오의 이름은 서로 달라야 합니다"),
+    ({"staging": {"demand_scenarios": [{"name": "a", "probability": 0.5},
+                                       {"name": "b", "probability": 0.6}]}},
+     "수요 시나리오의 확률 합계가 1이 아니라 1.1입니다"),
+    ({"server_types": [{"id": "h100"}],
+      "position": {"servers": [{"count": 2, "type": "zzz", "purchased": "2025-01"}]}},
+     "보유 서버 1: 서버 유형: 없는 서버 유형 'zzz'"),
+]
+
+
+@pytest.mark.parametrize("data, words", RULE_CASES)
+def test_the_schemas_own_rules_are_refused_in_korean(data, words):
+    """The rules of server types and demand scenarios had no Korean; a rule's field is named
+    by its label. Ids the test typed (h100, zzz, a, b) are the reader's own."""
+    from pydantic import ValidationError
+    from service.cli.plan_compute import scenario_problems
+    with pytest.raises(ValidationError) as refused:
+        Scenario.model_validate(data)
+    said = scenario_problems(refused.value, "ko")
+    assert words in said, said
+    assert english_words(said, frozenset({"h100", "zzz"})) == [], said
+    assert not FIELD_PATH.search(said), said

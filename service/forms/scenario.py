@@ -26,7 +26,7 @@ from service.clip import clip
 from service.forms.fields import (SHOWN_INPUT, FormField, _unwrap, format_value,  # noqa: F401
                                  make_field)
 from service.i18n import N_, gettext as _
-from service.i18n.labels import offer_name
+from service.i18n.labels import offer_name, option_word
 from service.i18n.validation import bound_message, error_message
 
 GENERAL = "general"
@@ -564,6 +564,9 @@ def show_value(path: str, value: Any, currency: str | Mapping[str, str] = "") ->
     if not isinstance(currency, str):
         currency = currency[market_of(path)]
     _title, info = _path_info(path)
+    if isinstance(value, str) and info is not None and typing.get_origin(
+            _unwrap(info.annotation)[0]) is Literal:
+        return option_word(value)      # a choice ("none", "partial") in the reader's words
     if info is None or value is None or isinstance(value, (bool, dict, str)):
         return "-" if value is None else format_value(value)
     meta = field_meta(info)

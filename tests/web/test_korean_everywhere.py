@@ -153,6 +153,24 @@ def test_every_korean_page_is_korean(login):
     _walk(pages, rita, ["/scenarios/", "/scenarios/1/revisions/1", "/audit",
                         "/scenarios/compare?a=1&b=2"])
     assert not pages, "\n" + "\n".join(f"{url}\n  " + "\n  ".join(w) for url, w in pages.items())
+    upload = ana.get("/scenarios/1/usage").get_data(as_text=True)
+    assert "<code>gpu_hours</code>(GPU 시간)" in upload     # a column name with its Korean
+
+
+def test_a_changed_choice_is_compared_in_korean(login):
+    """A commitment's payment changed from "none" to "partial" reads 없음 and 일부 on the
+    comparison, not the schema's values."""
+    from tests.support.client import form_data
+    ana = login("ana")
+    ana.post("/language", {"lang": "ko", "next": "/profile"})
+    data = form_data(Scenario.model_validate(json.loads(SAMPLE_SCENARIO.read_text()))
+                     .model_dump(mode="json"))
+    data["commitments.0.payment"] = "partial"
+    assert ana.post("/scenarios/1/edit", data).status_code == 302
+    html = ana.get("/scenarios/1/compare?a=1&b=2").get_data(as_text=True)
+    diff = re.search(r"<tr[^>]*>(?:(?!</tr>).)*일부(?:(?!</tr>).)*</tr>", html, re.S)
+    assert diff and "없음" in diff.group(0), html[:3000]
+    assert english_words(text_of(html)) == []
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess:

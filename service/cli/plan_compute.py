@@ -40,7 +40,7 @@ def scenario_problems(exc: ValidationError, lang: str = DEFAULT) -> str:
         lines = []
         for item in exc.errors():
             where = ".".join(str(part) for part in item.get("loc", ()))
-            said = error_message(item)
+            said = error_message(item, label_for)
             lines.append(f"{label_for(where)}: {said}" if where else said)
         return "; ".join(lines)
 

@@ -470,7 +470,7 @@ def error_map(exc: ValidationError, row_maps: dict[str, list[int]], names: set[s
         if loc[:2] == ["owned", "financing"] and target == "owned":
             target = "owned.financing.kind"
         message = (bound_message(item, displays.get(target, fv.PLAIN))
-                   or error_message(item))
+                   or error_message(item, label_for))
         out.setdefault(target, []).append(message)
     return out
 

@@ -8,7 +8,7 @@ wrote it.
 from __future__ import annotations
 
 import re
-from typing import Any, Mapping, Optional
+from typing import Any, Callable, Mapping, Optional
 
 from service.i18n import DEFAULT, N_, current_locale, gettext
 from service import form_values as fv
@@ -108,8 +108,11 @@ def _plain(value: Any) -> str:
     return str(value)
 
 
-def error_message(item: Mapping[str, Any]) -> str:
-    """One pydantic error (an item of ``ValidationError.errors()``) in the current language."""
+def error_message(item: Mapping[str, Any],
+                  field_label: Optional[Callable[[str], str]] = None) -> str:
+    """One pydantic error (an item of ``ValidationError.errors()``) in the current language;
+    ``field_label`` names a field a rule quotes by its path (service.forms.scenario.label_for,
+    which imports this module)."""
     msg = str(item.get("msg", "")).removeprefix("Value error, ")
     if current_locale() == DEFAULT:
         return msg  # pydantic's own words are the English text
@@ -124,16 +127,11 @@ def error_message(item: Mapping[str, Any]) -> str:
         match = pattern.fullmatch(msg)
         if match:
             quoted = match.groupdict()
-            if "where" in quoted:     # a field the rule names by its path, by its label
-                quoted["where"] = _field_label(quoted["where"])
+            if "where" in quoted and field_label is not None:
+                # a field the rule names by its path ("position.servers[0].type"), by its label
+                quoted["where"] = field_label(re.sub(r"\[(\d+)\]", r".\1", quoted["where"]))
             return gettext(template, **quoted) if quoted else gettext(template)
     return msg
-
-
-def _field_label(where: str) -> str:
-    """"position.servers[0].type" by the form's label ("보유 서버 1: 서버 유형")."""
-    from service.forms.scenario import label_for   # the forms import this module
-    return label_for(re.sub(r"\[(\d+)\]", r".\1", where))
 
 
 def bound_message(item: Mapping[str, Any], display: str) -> Optional[str]:

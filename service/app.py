@@ -18,6 +18,7 @@ from service.auth import views as auth_views  # noqa: F401
 from service.web import locale as i18n
 from service.allocator import tune_allocator
 from service.clip import short_name
+from service.forms.scenario import label_for
 from service.presets.gpu_prices import source_text as preset_source
 from service.paths import STATIC, TEMPLATES
 # the route modules of each blueprint: importing them adds their routes to its blueprint
@@ -123,6 +124,9 @@ def create_app(test_config: Optional[Mapping[str, Any]] = None) -> Flask:
     app.register_blueprint(api.bp)
     csrf.exempt(api.bp)  # bearer tokens, no cookies: CSRF cannot apply
     app.jinja_env.filters["commitment_choice"] = choice_value
+    # a scenario field by its schema label, never its path (a review's "about")
+    app.jinja_env.filters["field_label"] = label_for
+    app.jinja_env.globals["field_label"] = label_for
     app.jinja_env.filters["short_name"] = short_name   # a name cut on a word boundary
     # a price preset's source as a revision recorded it (English), in the page's language
     app.jinja_env.filters["preset_source"] = preset_source

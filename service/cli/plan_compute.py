@@ -21,7 +21,8 @@ from models.start import plan_start_month, usage_notes
 from service import clock
 from service.xlsx.export import WorkbookUnavailable, write_plan_xlsx
 from service.ingest import IngestResult
-from service.i18n import _, using_locale
+from service.i18n import DEFAULT, _, using_locale
+from service.i18n.validation import error_message
 from service.cli.report import plan_table
 from service.cli.quiet import quiet_stdout
 from service.i18n.ingest_refusals import refusal
@@ -29,7 +30,22 @@ from service.cli.usage_error import UsageError
 from service import plan_options
 
 
-def load_scenario(path: Path | None) -> Scenario:
+def scenario_problems(exc: ValidationError, lang: str = DEFAULT) -> str:
+    """A refused scenario's problems: in English pydantic's lines, in another language each
+    field by its schema label and each message through the web form's translation."""
+    if lang == DEFAULT:
+        return "; ".join(validation_messages(exc))
+    from service.forms.scenario import label_for   # the schema's labels, for refusals only
+    with using_locale(lang):
+        lines = []
+        for item in exc.errors():
+            where = ".".join(str(part) for part in item.get("loc", ()))
+            said = error_message(item, label_for)
+            lines.append(f"{label_for(where)}: {said}" if where else said)
+        return "; ".join(lines)
+
+
+def load_scenario(path: Path | None, lang: str = DEFAULT) -> Scenario:
     if path is None:
         return Scenario()
     try:
@@ -43,13 +59,13 @@ def load_scenario(path: Path | None) -> Scenario:
     try:
         return scenario_from_json(text)
     except ValidationError as exc:
-        raise UsageError(f"{path}: " + "; ".join(validation_messages(exc))) from None
+        raise UsageError(f"{path}: " + scenario_problems(exc, lang)) from None
 
 
 def run(args: argparse.Namespace, ingested: IngestResult, profile_path: Path) -> int:
     """Read the scenario, plan, write the workbook if asked, print the table or the document;
     the exit code (0)."""
-    scenario = load_scenario(Path(args.scenario) if args.scenario else None)
+    scenario = load_scenario(Path(args.scenario) if args.scenario else None, args.lang)
     try:
         month = clock.current_month()
     except ValueError as exc:

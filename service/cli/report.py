@@ -9,7 +9,7 @@ from wcwidth import wcswidth
 from models.document import plan_document
 from models.plan import Plan
 from service.i18n import DEFAULT, _, current_locale, formats, robust_words, sentences
-from service.i18n.labels import PERIODS, option_word, strategy_label
+from service.i18n.labels import PERIODS, offer_name, option_word, strategy_label
 
 
 def rate(x: float, currency: str = "USD") -> str:
@@ -78,7 +78,9 @@ def plan_table(plan: Plan, source: str) -> str:
         bought = doc["strategies"][name]["servers_bought"]
         servers = by_type(bought) if isinstance(bought, dict) else str(bought)
         if r.capacity is not None:
-            committed = "+".join(f"{v}x{k}" for k, v in r.capacity.committed.items() if v) or "-"
+            committed = " + ".join(_("%(gpus)s GPUs %(offer)s", gpus=v,
+                                       offer=offer_name(k, s.commitments))
+                                     for k, v in r.capacity.committed.items() if v) or "-"
         else:   # a schedule: the most GPUs committed at once
             most = int(r.committed_gpus_by_month.max(initial=0))
             committed = f"<={most}" if most else "-"
@@ -191,20 +193,21 @@ def robust_lines(r: dict, currency: str) -> list[str]:
 
 def breakeven_lines(doc: dict) -> list[str]:
     be = doc["breakeven"]
-    reasons = sentences.breakeven_reasons(be)
+    offers = doc["scenario"]["commitments"]     # named by their terms, not their ids
+    reasons = sentences.breakeven_reasons(be, offers=offers)
     basis_words = {"utilization": _("marginal"), "utilization_all_in": _("all-in")}
     out = [_("Breakevens (owned utilization; marginal: the next server, without data charges, "
              "setup fee and support minimum; all-in: one server alone, with every charge):")]
     for name, value in be["utilization"].items():
         all_in = be["utilization_all_in"].get(name)
         out.append("  " + _("vs %(name)s marginal %(marginal)s  all-in %(all_in)s",
-                            name=cell(sentences.side_word(name), 10, left=True),
+                            name=cell(sentences.side_word(name, offers), 10, left=True),
                             marginal=cell(share(value), 7),
                             all_in=cell(share(all_in), 7)))
         for basis, figure in (("utilization", value), ("utilization_all_in", all_in)):
             key = f"{basis}.{name}"
             if figure is not None and key in be["directions"]:
-                text = sentences.direction_text(be["directions"][key])
+                text = sentences.direction_text(be["directions"][key], offers=offers)
             elif key in be["reasons"]:
                 text = reasons[key]
             else:

@@ -20,6 +20,9 @@ from service.clip import clip
 from service.i18n import N_, gettext as _
 from service.i18n.labels import OPTION_WORDS, display_unit  # noqa: F401 (OPTION_WORDS kept here for callers)
 
+# The schema's default scenario name (models/scenario.py, Scenario.name), marked for the catalog;
+# tests/web/test_korean_everywhere.py checks that the two stay the same words.
+DEFAULT_NAME = N_("Built-in defaults: 8x H100 vs AWS p5 on demand")
 SHOWN_INPUT = 1_000  # characters of a posted value shown again (names allow 200)
 
 
@@ -175,4 +178,8 @@ def make_field(name: str, info, value: Any, raw: Optional[MultiDict], default: A
     else:
         spec.value = fv.show(value, display)
         spec.checked = value is True
+        if name == "name" and value == DEFAULT_NAME:
+            # the schema's default name, stored in English, reads in the page's language; what
+            # the reader saves is what the form showed
+            spec.value = _(DEFAULT_NAME)
     return spec

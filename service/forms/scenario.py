@@ -26,6 +26,7 @@ from service.clip import clip
 from service.forms.fields import (SHOWN_INPUT, FormField, _unwrap, format_value,  # noqa: F401
                                  make_field)
 from service.i18n import N_, gettext as _
+from service.i18n.labels import offer_name, option_word
 from service.i18n.validation import bound_message, error_message
 
 GENERAL = "general"
@@ -262,7 +263,10 @@ def row_fields(spec: TableSpec, index: str, row_values: dict, base: dict,
         # a row's essential input names its row; a blank row has none yet
         f.essential = f.essential and bool(key) and not f.name.endswith(f".{spec.key_field}")
         if f.essential and spec.essential_label:
-            f.label = f"{f.label} ({_(spec.essential_label, key=key)})"
+            # an offer is named by its term ("1-year commitment"), never by its id
+            named = (offer_name(key, [row_values]) if spec.path == "commitments" else
+                     _(spec.essential_label, key=key))
+            f.label = f"{f.label} ({named})"
     fields.append(FormField(f"{spec.path}.{index}.remove", _(spec.remove_label), kind="checkbox",
                             checked=raw is not None and
                             raw.get(f"{spec.path}.{index}.remove") == "true"))
@@ -301,7 +305,7 @@ def build_form(data: dict, raw: Optional[MultiDict] = None,
             for offer in offers:
                 name = f"proposed.committed_gpus.{offer['id']}"
                 section.fields.append(FormField(
-                    name, f"{_(info_c.title)} - {offer['id']}", _("GPUs"),
+                    name, f"{_(info_c.title)} - {offer_name(offer['id'], offers)}", _("GPUs"),
                     _(info_c.description or ""), optional=True, kind="number",
                     attrs={"min": "0", "step": "1", "inputmode": "numeric"},
                     value=clip(raw.get(name, ""), SHOWN_INPUT) if raw is not None
@@ -466,7 +470,7 @@ def error_map(exc: ValidationError, row_maps: dict[str, list[int]], names: set[s
         if loc[:2] == ["owned", "financing"] and target == "owned":
             target = "owned.financing.kind"
         message = (bound_message(item, displays.get(target, fv.PLAIN))
-                   or error_message(item))
+                   or error_message(item, label_for))
         out.setdefault(target, []).append(message)
     return out
 
@@ -547,6 +551,8 @@ def label_for(path: str) -> str:
         return _(info.title or "name")
     if info is None:
         return path
+    if not info.title and "." not in path:
+        return title    # a section ("staging") by its own title, not "Staged plan: staging"
     field_title = _(info.title) if info.title else path.rsplit(".", 1)[-1]
     # "Exchange rate: Exchange rate" says one thing twice: the field alone
     return field_title if field_title == title else f"{title}: {field_title}"
@@ -558,6 +564,9 @@ def show_value(path: str, value: Any, currency: str | Mapping[str, str] = "") ->
     if not isinstance(currency, str):
         currency = currency[market_of(path)]
     _title, info = _path_info(path)
+    if isinstance(value, str) and info is not None and typing.get_origin(
+            _unwrap(info.annotation)[0]) is Literal:
+        return option_word(value)      # a choice ("none", "partial") in the reader's words
     if info is None or value is None or isinstance(value, (bool, dict, str)):
         return "-" if value is None else format_value(value)
     meta = field_meta(info)

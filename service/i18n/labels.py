@@ -2,6 +2,8 @@
 language. The English names are marked here once (``N_``) and translated where shown."""
 from __future__ import annotations
 
+import re
+
 from service import form_values as fv
 from service.i18n import DEFAULT, N_, current_locale, gettext
 
@@ -70,6 +72,10 @@ AUDIT_ACTIONS = {
 NOTES = {"created": N_("created"), "assumptions edited": N_("assumptions edited"),
          "saved through the API": N_("saved through the API"),
          "created through the API": N_("created through the API")}
+# States of a plan job (service/plans/jobs/records.py), as a page says them.
+JOB_STATES = {"waiting": N_("waiting for a worker"), "queued": N_("queued"),
+              "running": N_("running"), "done": N_("done"), "failed": N_("failed"),
+              "cancelled": N_("cancelled")}
 PERIODS = {"hour": N_("hourly"), "day": N_("daily"), "month": N_("monthly")}
 PERIOD_UNITS = {"hour": N_("hour"), "day": N_("day"), "month": N_("month")}
 
@@ -126,3 +132,52 @@ def option_word(value) -> str:
 def payback_month(month) -> str:
     """A payback month of the plan document: "month 14", or "never"."""
     return gettext("never") if month is None else gettext("month %(month)s", month=month)
+
+
+def offer_name(offer_id: str, offers=()) -> str:
+    """A commitment offer named by its term ("1-year commitment", "6-month commitment"), as a
+    reader knows it, rather than by the id in the scenario file; the id follows in brackets
+    only when two offers share a term, and an offer the scenario does not list keeps its id."""
+    offers = [o if isinstance(o, dict) else o.model_dump() for o in offers or ()]
+    terms = [o.get("term_months") for o in offers]
+    term = next((o.get("term_months") for o in offers if o.get("id") == offer_id), None)
+    if not isinstance(term, int) or term <= 0:
+        return str(offer_id)
+    name = (gettext("%(years)s-year commitment", years=term // 12) if term % 12 == 0 else
+            gettext("%(months)s-month commitment", months=term))
+    return name if terms.count(term) == 1 else f"{name} ({offer_id})"
+
+
+AUDIT_DETAILS = {
+    # what service/web/users.py, service/plans/revisions.py and service/plans/views.py store
+    "user.create": re.compile(r"(?P<name>.*) \((?P<role>\w+)\)"),
+    "revision.create": re.compile(r"revision (?P<number>\d+)(?:: (?P<note>.*))?", re.S),
+    "usage.upload": re.compile(r"(?P<file>.*) sha256=(?P<digest>[0-9a-f]*)", re.S),
+    "job": re.compile(r"job (?P<job>\d+)"),
+    "review": re.compile(r"\[(?P<path>[\w.]+)\] (?P<comment>.*)", re.S),
+}
+
+
+def audit_details(details: str | None, action: str, field_label=None) -> str:
+    """An audit row's details, stored in English as the service wrote them, in the reader's
+    language: a role, a revision's note, a file's digest, a job and a review's assumption by
+    their words (``field_label``: a scenario path's label); what a person typed stays as it is."""
+    text = details or ""
+    if action == "user.create" and (m := AUDIT_DETAILS[action].fullmatch(text)):
+        return f"{m['name']} ({vocabulary(ROLES)(m['role'])})"
+    if action == "revision.create" and (m := AUDIT_DETAILS[action].fullmatch(text)):
+        head = gettext("revision %(number)s", number=m["number"])
+        return f"{head}: {revision_note(m['note'])}" if m["note"] else head
+    if action == "usage.upload" and (m := AUDIT_DETAILS[action].fullmatch(text)):
+        return gettext("%(file)s (SHA-256 %(digest)s)", file=m["file"], digest=m["digest"])
+    if (m := AUDIT_DETAILS["job"].fullmatch(text)):
+        return gettext("job %(job)s", job=m["job"])
+    if action.startswith("review.") and field_label and (
+            m := AUDIT_DETAILS["review"].fullmatch(text)):
+        return f"[{field_label(m['path'])}] {m['comment']}"
+    return text
+
+
+def actor_name(actor: str) -> str:
+    """Who acted: a user's name, or the service itself ("system" in the stored row)."""
+    return gettext("system") if actor == "system" else actor

@@ -181,15 +181,29 @@ def document_warnings(doc: Mapping[str, Any], locale: Optional[str] = None
 
 
 def breakeven_reasons(breakeven: Optional[Mapping[str, Any]],
-                      locale: Optional[str] = None) -> dict[str, str]:
+                      locale: Optional[str] = None, offers=()) -> dict[str, str]:
     """Why each missing breakeven is missing, by key, in ``locale`` (from the messages when the
-    document has them, else the English text looked up in the catalog)."""
+    document has them, else the English text looked up in the catalog); an offer of
+    ``offers`` (the scenario's) is named by its term, not its id."""
     breakeven = breakeven or {}
     items = breakeven.get("reason_messages") or {}
     out = {key: _plain(text, locale or current_locale())
            for key, text in (breakeven.get("reasons") or {}).items()}
-    out.update({key: render(m, locale) for key, m in items.items()})
+    out.update({key: render(_offers_named(m, offers, locale), locale)
+                for key, m in items.items()})
     return out
+
+
+def _offers_named(item: Any, offers, locale: Optional[str]) -> Any:
+    """A breakeven reason with its offer ("other" or "offer", an offer's id) named by its term."""
+    if not offers:
+        return item
+    message = as_message(item)
+    with using_locale(locale or current_locale()):
+        params = {k: side_word(v, offers) if k in ("other", "offer") and isinstance(v, str)
+                  and v not in SIDE_WORDS and v not in WORDS else v
+                  for k, v in message.params.items()}
+    return Message(message.template, params)
 
 
 # The two sides of a breakeven are ways of running work, not strategies: "on demand", not the
@@ -197,18 +211,24 @@ def breakeven_reasons(breakeven: Optional[Mapping[str, Any]],
 SIDE_WORDS = {"owned": N_("owning servers"), "on_demand": N_("on demand")}
 
 
-def side_word(side: str) -> str:
-    """A side of a breakeven (``owned``, ``on_demand``, ``spot`` or an offer id) as words."""
-    return gettext(SIDE_WORDS[side]) if side in SIDE_WORDS else gettext(WORDS.get(side, side))
+def side_word(side: str, offers=()) -> str:
+    """A side of a breakeven (``owned``, ``on_demand``, ``spot`` or an offer id) as words; an
+    offer of ``offers`` (the scenario's) by its term."""
+    if side in SIDE_WORDS:
+        return gettext(SIDE_WORDS[side])
+    if side not in WORDS and offers:
+        from service.i18n.labels import offer_name   # labels imports this module's neighbours
+        return offer_name(side, offers)
+    return gettext(WORDS.get(side, side))
 
 
-def direction_text(direction: Any, locale: Optional[str] = None) -> str:
+def direction_text(direction: Any, locale: Optional[str] = None, offers=()) -> str:
     """A breakeven direction ("owning servers is cheaper than spot above this utilization")."""
     if not isinstance(direction, Mapping):
         return str(direction or "")
     if {"cheaper", "when", "other"} <= direction.keys():
         with using_locale(locale or current_locale()):
-            cheaper, other = (side_word(side) for side in (direction["cheaper"],
-                                                           direction["other"]))
+            cheaper, other = (side_word(side, offers) for side in (direction["cheaper"],
+                                                                   direction["other"]))
         return render(Direction(cheaper, direction["when"], other).message(), locale)
     return str(direction.get("text", ""))

@@ -8,7 +8,7 @@ wrote it.
 from __future__ import annotations
 
 import re
-from typing import Any, Mapping, Optional
+from typing import Any, Callable, Mapping, Optional
 
 from service.i18n import DEFAULT, N_, current_locale, gettext
 from service import form_values as fv
@@ -78,6 +78,24 @@ RULES = [
            "reporting currency (%(reporting)s); one exchange rate converts one foreign currency")),
     rule(N_("fx.rate is required: prices in %(foreign)s are converted into the reporting currency "
            "%(reporting)s (units of %(reporting)s per %(foreign)s)")),
+    # demand scenarios of the robust plan (models/scenario.py Staging._demand_scenarios)
+    rule(N_("staging.demand_scenarios: names must be unique, got %(names)s")),
+    rule(N_("staging.demand_scenarios: the probabilities add up to %(total)s, not 1 (off by "
+           "%(off)s)")),
+    # server types of a fleet (models/scenario.py Scenario._server_types)
+    rule(N_("server_types: ids must be unique, got %(ids)s")),
+    rule(N_("server_types[%(type)s].currency %(currency)s: one foreign currency, with fx.rate, "
+           "for the whole plan")),
+    rule(N_("server_types[%(type)s].successor names unknown type %(successor)s; types are "
+           "%(ids)s")),
+    rule(N_("server_types[%(type)s]: available_until %(end)s is before available_from "
+           "%(start)s")),
+    rule(N_("%(where)s names unknown server type %(type)s; server_types are %(ids)s")),
+    rule(N_("proposed: give servers or servers_by_type, not both (and no schedule with them)")),
+    rule(N_("proposed.schedule[%(month)s]: give buy/sell by type or buy_servers/sell_servers, "
+           "not both")),
+    rule(N_("position.commitments: contract %(id)s is in %(currency)s, prices are in "
+           "%(reporting)s and %(foreign)s; one exchange rate converts one foreign currency")),
     # uncertainty ranges by path (models/ranges.py Ranges._known_paths)
     rule(N_("unknown range path %(path)s; the paths that have a range are %(paths)s")),
 ]
@@ -90,8 +108,11 @@ def _plain(value: Any) -> str:
     return str(value)
 
 
-def error_message(item: Mapping[str, Any]) -> str:
-    """One pydantic error (an item of ``ValidationError.errors()``) in the current language."""
+def error_message(item: Mapping[str, Any],
+                  field_label: Optional[Callable[[str], str]] = None) -> str:
+    """One pydantic error (an item of ``ValidationError.errors()``) in the current language;
+    ``field_label`` names a field a rule quotes by its path (service.forms.scenario.label_for,
+    which imports this module)."""
     msg = str(item.get("msg", "")).removeprefix("Value error, ")
     if current_locale() == DEFAULT:
         return msg  # pydantic's own words are the English text
@@ -105,8 +126,11 @@ def error_message(item: Mapping[str, Any]) -> str:
     for pattern, template in RULES:
         match = pattern.fullmatch(msg)
         if match:
-            return gettext(template, **match.groupdict()) if match.groupdict() else \
-                gettext(template)
+            quoted = match.groupdict()
+            if "where" in quoted and field_label is not None:
+                # a field the rule names by its path ("position.servers[0].type"), by its label
+                quoted["where"] = field_label(re.sub(r"\[(\d+)\]", r".\1", quoted["where"]))
+            return gettext(template, **quoted) if quoted else gettext(template)
     return msg
 
 

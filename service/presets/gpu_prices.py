@@ -44,8 +44,12 @@ class Preset:
 
     @property
     def label(self) -> str:
-        return (f"{self.cloud} {self.instance_type} ({self.region}, {self.gpus} GPU) "
-                f"${self.on_demand_per_gpu_hour:.2f}/GPU-h")
+        """The chooser's option in the reader's language: the cloud by its name, the instance
+        type and region as the cloud spells them (proper names), the price per GPU-hour."""
+        return _("%(cloud)s %(instance)s (%(region)s, %(gpus)s GPU) %(price)s per GPU-hour",
+                 cloud=CLOUD_NAMES.get(self.cloud, self.cloud),
+                 instance=instance_text(self.instance_type), region=self.region, gpus=self.gpus,
+                 price=f"${self.on_demand_per_gpu_hour:.2f}")
 
     def changes(self) -> dict:
         """Scenario sections/fields this preset sets, prices rounded to their field's precision
@@ -100,6 +104,21 @@ def source_text(source: str) -> str:
         return source
     return _("SkyPilot catalog %(file)s at commit %(commit)s", file=m["file"],
              commit=m["commit"][:7])
+
+
+# the catalog's cloud keys as the clouds write their own names
+CLOUD_NAMES = {"aws": "AWS", "gcp": "GCP", "azure": "Azure", "lambda": "Lambda",
+               "nebius": "Nebius"}
+GCP_ACCELERATOR = re.compile(r"\(accelerator\) (?P<gpu>\S+) \[(?P<host>\S+) host\]")
+
+
+def instance_text(instance_type: str) -> str:
+    """An instance type as the chooser shows it; Google's GPU-only rows
+    ("(accelerator) A100 [a2-highgpu host]") in words."""
+    m = GCP_ACCELERATOR.fullmatch(instance_type)
+    if m is None:
+        return instance_type
+    return _("%(gpu)s accelerator on a %(host)s host", gpu=m["gpu"], host=m["host"])
 
 
 def _number(text: str) -> Optional[float]:

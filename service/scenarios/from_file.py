@@ -113,7 +113,7 @@ def problem(item: dict, cell: Optional[str] = None) -> FieldProblem:
     if loc[:2] == ["owned", "financing"] and loc[2:3] in (["cash"], ["loan"]):
         del loc[2]      # the tag of the financing union is no field
     path = ".".join(loc)
-    message = error_message(item)
+    message = error_message(item, label_for)
     english = current_locale() != DEFAULT and \
         message == str(item.get("msg", "")).removeprefix("Value error, ")
     return FieldProblem(label_for(path) if path else section_title(GENERAL), message, cell,

@@ -111,6 +111,10 @@ FILTERS = {
     "revision_note": labels.revision_note,
     "when": labels.timestamp,
     "option_word": labels.option_word,
+    "offer": labels.offer_name,
+    "audit_details": labels.audit_details,
+    "job_state": labels.vocabulary(labels.JOB_STATES),
+    "actor": labels.actor_name,      # a commitment offer by its term, from the scenario's offers
     "quarter": lambda q: sentences.format_param(str(q)),   # "2027-Q2" -> "2027년 2분기"
     "payback": labels.payback_month,
     "breakeven_reasons": sentences.breakeven_reasons,

@@ -46,7 +46,7 @@ def test_request_changes_on_an_assumption_reaches_the_analyst(login, app):
     html = rita.get(R1).get_data(as_text=True)
     assert "Changes requested on revision 1" in html
     assert "rita</strong> requested changes to revision 1" in html
-    assert "<code>owned.server_price</code>" in html
+    assert "about Owned servers: Server price: The quote" in html and "owned.server_price</code>" not in html
     queue = re.search(r'id="awaiting-review".*?</section>', rita.get("/scenarios/").get_data(
         as_text=True), re.S).group(0)
     assert "/scenarios/1/revisions/1" not in queue     # decided: no longer waiting

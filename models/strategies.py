@@ -201,7 +201,8 @@ class PlanContext:
         Returns
         -------
         PlanContext
-            A new context: prices are rebuilt; the sorted demand only if the failure waste moved.
+            A new context: prices are rebuilt; the sorted demand only if the failure waste moved;
+            the optimizer's findings are kept (copied) only for an equal scenario.
 
         Raises
         ------
@@ -222,7 +223,11 @@ class PlanContext:
         new.end_factors = new.book.end[:self.horizon, 0]
         new.start_factors = new.book.start[:self.horizon, 0]
         new.useful_pv = float(self.tables.useful_by_month @ new.end_factors)
-        new.optimizer_cache = {}
+        # The optimizer's state depends on the prices and the demand only: an equal scenario
+        # over the same demand (the robust plan's base path, whose growth is the plan's own)
+        # gets a copy of what was found for it, and skips the static search again (issue 38).
+        # A copy, so that what either context finds later stays its own.
+        new.optimizer_cache = dict(self.optimizer_cache) if scenario == self.scenario else {}
         return new
 
     def with_demand(self, demand: PlanDemand) -> "PlanContext":

@@ -14,6 +14,7 @@ from models.assumptions import ASSUMPTIONS, inverse_cdf, low_high, sample, with_
 from models.draw_dispatch import MergedTable, grown_demand
 from models.fields import field_meta
 from models.document import plan_document
+from models.optimize import best_capacity
 from models.plan import build_context
 from tests.support.plans import compute_plan
 from models.ranges import RANGE_MODELS
@@ -386,3 +387,22 @@ def test_a_base_case_saving_above_p90_says_the_ranges_are_lopsided():
     u = plan_document(compute_plan(s, daily_swing_profile()))["uncertainty"]
     assert u["saving_p10"] <= u["deterministic_saving"] <= u["saving_p90"]
     assert u["deterministic_note"] is None
+
+
+def test_what_if_of_the_plans_own_scenario_keeps_a_copy_of_the_optimizers_findings():
+    # the robust plan's base path (its growth the plan's own) re-prices the plan's scenario
+    # (issue 38): the static optimum found for the plan holds there, copied, and is what a
+    # fresh search finds; a changed price starts afresh
+    s = Scenario.model_validate({"finance": {"start_month": "2027-01", "horizon_months": 36}})
+    ctx = build_context(s, daily_swing_profile())
+    found = best_capacity(ctx)
+    same = what_if_context(ctx, s.with_changes(profile={"growth_annual":
+                                                         s.profile.growth_annual}))
+    assert same is not ctx and same.optimizer_cache == ctx.optimizer_cache
+    assert best_capacity(same) == found
+    assert best_capacity(build_context(s, daily_swing_profile())) == found
+    same.optimizer_cache["probe"] = True            # a copy: what either finds stays its own
+    assert "probe" not in ctx.optimizer_cache
+    dearer = what_if_context(ctx, s.with_changes(on_demand={"price_per_gpu_hour": 9.0}))
+    assert dearer.optimizer_cache == {}
+    assert best_capacity(dearer) != found

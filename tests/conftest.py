@@ -34,7 +34,7 @@ os.environ["BUYRENT_GROWTH_RANGE_SCENARIOS"] = "0"
 @pytest.fixture(scope="session")
 def sample_plan():
     """The sample plan, computed once for the whole run."""
-    from tests.support.plans import plan_for
+    from tests.support.service_plans import plan_for
     model = Scenario.model_validate(json.loads(SAMPLE_SCENARIO.read_text()))
     return model, plan_for(model, SAMPLE_USAGE.read_bytes(), SAMPLE_USAGE.name)
 

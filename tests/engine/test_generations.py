@@ -21,29 +21,9 @@ from models.document import plan_document
 from models.scenario import Decision, Scenario, scenario_document
 from models.staged import fleet_static_optimum, staged_optimum
 from models.staged_problem import decision_months
-from tests.support.engine_cases import demand, hourly_profile
+from tests.support.engine_cases import B200, demand, fleet_case, hourly_profile
 
 NO_DRAWS = {"draws": 0}
-B200 = {"id": "b200", "server_price": 520_000, "power_kw_max": 14.3, "power_kw_idle": 4.0,
-        "relative_throughput": 2.2}
-
-
-def fleet_case(seed: int, b200_from: str | None = None, months: int = 12, **extra):
-    rng = np.random.default_rng(seed)
-    s = Scenario.model_validate({
-        "finance": {"start_month": "2027-01", "horizon_months": months,
-                    "discount_rate_annual": float(rng.uniform(0.02, 0.2))},
-        "on_demand": {"price_per_gpu_hour": float(rng.uniform(4, 9))},
-        "profile": {"growth_annual": float(rng.uniform(0.0, 1.5))},
-        "commitments": [{"id": "1y", "term_months": 12, "discount": float(rng.uniform(0.3, 0.5)),
-                         "block_gpus": 8}],
-        "staging": {"decision_interval_months": 6},
-        "server_types": [{"id": "h100", "server_price": float(rng.uniform(2e5, 3.2e5))},
-                         {**B200, "available_from": b200_from,
-                          "server_price": float(rng.uniform(4e5, 6e5))}],
-        "uncertainty": NO_DRAWS, **extra})
-    steady, inter = demand(seed, float(rng.uniform(15, 30)))
-    return s, hourly_profile(steady, inter)
 
 
 @pytest.mark.parametrize("seed, b200_from", [(1, None), (2, "2027-07"), (3, None)])

@@ -13,8 +13,7 @@ from numpy.testing import assert_allclose
 from models.capacity import CapacityPlan, ServerCohort
 from models.plan_limits import BUDGET, POWER, SERVERS, breaches, new_cohorts
 from models.scenario import Scenario
-from service.i18n.sentences import breach_text
-from tests.engine.test_generations import fleet_case
+from tests.support.engine_cases import csv_profile, fleet_case
 from tests.support.plans import Planner, compute_plan
 from tests.support.paths import SAMPLE_USAGE
 
@@ -23,8 +22,7 @@ BUDGET_700K = {"capital_budget_per_year": 700_000}
 
 @pytest.fixture(scope="module")
 def sample_profile():
-    from service.ingest import read_usage
-    return read_usage(SAMPLE_USAGE.read_bytes(), SAMPLE_USAGE.name).profile
+    return csv_profile(SAMPLE_USAGE)
 
 
 def year_capital(doc_strategy: dict) -> dict[str, float]:
@@ -115,41 +113,3 @@ def test_what_the_team_holds_is_not_counted_against_a_strategy(sample_profile):
     [b, c] = breaches(ctx, more)
     assert (b.limit, c.limit) == (BUDGET, SERVERS) and c.needed == 7 and c.allowed == 4
     assert b.needed == s.owned.server_price + s.owned.install_cost_per_server   # one new server
-
-
-@pytest.mark.parametrize("lang, words", [
-    ("en", "it needs 569 kW in 2027-01; the hall has 260 kW."),
-    ("ko", "569")])
-def test_a_breach_in_words(lang, words):
-    from service.app import create_app
-    from tests.support.client import TEST_CONFIG
-    with create_app(dict(TEST_CONFIG)).test_request_context():
-        text = breach_text({"limit": POWER, "needed": 569.2, "allowed": 260.0,
-                            "when": "2027-01"}, "USD", lang)
-    assert words in text
-    if lang == "ko":
-        assert "kW" in text and "hall" not in text and "needs" not in text
-
-
-def test_the_cli_marks_and_explains_a_plan_that_breaks_a_limit(tmp_path):
-    """`buyrent plan` with a $700k budget: the best static plan's row is marked (!) and the
-    line under the table says what it spends against the budget, in English and Korean."""
-    import json
-    import subprocess
-    import sys
-    from tests.support.paths import ROOT
-    path = tmp_path / "budget.json"
-    path.write_text(json.dumps({"staging": BUDGET_700K, "uncertainty": {"draws": 0}}))
-    out = {}
-    for lang in ("en", "ko"):
-        run = subprocess.run([sys.executable, "-m", "service.cli.main", "plan", "--scenario",
-                              str(path), "--lang", lang], cwd=ROOT, capture_output=True,
-                             text=True, timeout=600)
-        assert run.returncode == 0, run.stderr
-        out[lang] = run.stdout
-    optimal_row = next(line for line in out["en"].splitlines() if line.startswith("optimal"))
-    assert optimal_row.endswith(" !")
-    assert "Breaks the scenario's limits (!), so never recommended:" in out["en"]
-    assert "it spends $2.6M in 2027 against a capital budget of $700.0k a year." in out["en"]
-    assert "시나리오의 한도를 넘음(!), 따라서 추천하지 않음:" in out["ko"]
-    assert "연간 자본 예산" in out["ko"]

@@ -186,3 +186,27 @@ def robust_case(seed: int, paths=THREE, months: int = 36, interval: int = 6, now
         "uncertainty": {"draws": 0}, **LINEAR, **extra})
     steady, inter = demand(seed, float(rng.uniform(15, 40)))
     return s, hourly_profile(steady, inter)
+
+
+B200 = {"id": "b200", "server_price": 520_000, "power_kw_max": 14.3, "power_kw_idle": 4.0,
+        "relative_throughput": 2.2}
+
+
+def fleet_case(seed: int, b200_from: str | None = None, months: int = 12, **extra):
+    """Two server types (h100, and b200 sold from ``b200_from``), one 1-year offer, random
+    prices and growth from ``seed``, on a random hourly demand: the fleet tests' case."""
+    rng = np.random.default_rng(seed)
+    s = Scenario.model_validate({
+        "finance": {"start_month": "2027-01", "horizon_months": months,
+                    "discount_rate_annual": float(rng.uniform(0.02, 0.2))},
+        "on_demand": {"price_per_gpu_hour": float(rng.uniform(4, 9))},
+        "profile": {"growth_annual": float(rng.uniform(0.0, 1.5))},
+        "commitments": [{"id": "1y", "term_months": 12, "discount": float(rng.uniform(0.3, 0.5)),
+                         "block_gpus": 8}],
+        "staging": {"decision_interval_months": 6},
+        "server_types": [{"id": "h100", "server_price": float(rng.uniform(2e5, 3.2e5))},
+                         {**B200, "available_from": b200_from,
+                          "server_price": float(rng.uniform(4e5, 6e5))}],
+        "uncertainty": {"draws": 0}, **extra})
+    steady, inter = demand(seed, float(rng.uniform(15, 30)))
+    return s, hourly_profile(steady, inter)

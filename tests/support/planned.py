@@ -18,7 +18,7 @@ def planned_database(instance: Path, scenario: Path, usage: Path, reviewer: bool
                      options: PlanOptions = SUITE):
     """ana (and rita, a reviewer, when asked) and the scenario planned on the usage as
     scenario 1 (with ``options``); returns the database file and the plan result."""
-    from tests.support.plans import plan_for
+    from tests.support.service_plans import plan_for
     from service.plans.revisions import create_scenario, store_usage
     from service.web.users import create_user
     app = create_app({**TEST_CONFIG, "INSTANCE_PATH": str(instance)})

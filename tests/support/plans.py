@@ -5,7 +5,8 @@ growth range (models/plan_options.py); that adds 5-40 s to each of the suite's h
 plans that test something else, so the suite passes ``SUITE`` (no such paths) as an argument,
 the way a deployment passes its own, and the tests of that default pass ``PRODUCT``. Served apps
 and CLI subprocesses get the same choice from ``BUYRENT_GROWTH_RANGE_SCENARIOS=0``
-(tests/conftest.py, service/plan_options.py).
+(tests/conftest.py, service/plan_options.py). ``plan_for`` (the service's in-process plan)
+lives in tests/support/service_plans.py, so that the engine tests reach nothing of service.
 """
 from __future__ import annotations
 
@@ -26,8 +27,3 @@ def Planner(*args, options: PlanOptions = SUITE, **kwargs):  # noqa: N802 (the c
     """models.plan.Planner with the suite's options unless told otherwise."""
     return _Planner(*args, options=options, **kwargs)
 
-
-def plan_for(*args, options: PlanOptions = SUITE, **kwargs):
-    """service.plans.planning.plan_for with the suite's options unless told otherwise."""
-    from service.plans.planning import plan_for as _plan_for
-    return _plan_for(*args, options=options, **kwargs)

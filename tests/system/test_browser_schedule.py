@@ -29,7 +29,7 @@ def seed_growth(instance: Path) -> None:
     from service.app import create_app
     from service.web.users import create_user
     from service.web.db import write_session
-    from tests.support.plans import plan_for
+    from tests.support.service_plans import plan_for
     from service.plans.revisions import create_scenario, store_usage
     app = create_app({"INSTANCE_PATH": str(instance),
                       "PASSWORD_HASH_METHOD": "pbkdf2:sha256:1000"})

@@ -20,7 +20,7 @@ HOSTILE = '<a href="//x.invalid">go</a>&<b>b</b>'   # within a legend's length
 def server(tmp_path):
     """The seeded sample (scenario 1) and a second scenario of ana's with a hostile name."""
     from service.app import create_app
-    from tests.support.plans import plan_for
+    from tests.support.service_plans import plan_for
     from service.plans.revisions import create_scenario
     from service.web.db import write_session
     from service.web.tables import ScenarioRecord, User

@@ -49,7 +49,7 @@ def seed(instance: Path) -> dict:
     from service.app import create_app
     from service.web.users import create_token, create_user
     from service.web.db import write_session
-    from tests.support.plans import plan_for
+    from tests.support.service_plans import plan_for
     from service.plans.revisions import create_scenario, store_usage
     app = create_app({"INSTANCE_PATH": str(instance), "SECRET_KEY": "crash-test",
                       "PASSWORD_HASH_METHOD": "pbkdf2:sha256:1000"})

@@ -20,7 +20,7 @@ from sqlalchemy import func, select, update
 from models.scenario import Scenario
 from service.app import create_app
 from service.plans.jobs import records
-from tests.support.plans import plan_for
+from tests.support.service_plans import plan_for
 from service.plans.revisions import create_scenario, store_usage
 from service.plans.stored import ensure_plan
 from service.web.db import write_session

@@ -17,7 +17,7 @@ from tests.support.plans import compute_plan
 from models.scenario import Scenario
 from service.ingest import read_usage
 from models.refusals import Refusal
-from tests.support.plans import plan_for
+from tests.support.service_plans import plan_for
 from tests.support.paths import SAMPLES
 
 R1 = "/scenarios/1/revisions/1"

@@ -19,6 +19,7 @@ from typing import Callable, Optional
 import numpy as np
 from scipy.optimize import brentq
 
+from models.breakeven_words import Direction
 from models.capacity import Capacity, CapacityPlan, CommitmentCohort, static_plan
 from models.fields import field_meta
 from models.finance import never_dearer, payback_month
@@ -53,40 +54,6 @@ class Line:
             fixed + per_hour x hours [currency per GPU-year of demand capacity].
         """
         return self.fixed + self.per_hour * np.asarray(hours)
-
-
-@dataclass(frozen=True)
-class Direction:
-    """Which side is cheaper on which side of a breakeven."""
-
-    cheaper: str          # "owned", or a cloud option's name
-    when: str             # "above" | "below"
-    other: str
-
-    def message(self) -> Message:
-        """The direction as a sentence.
-
-        Returns
-        -------
-        Message
-            "{cheaper} is cheaper than {other} above (or below) this utilization".
-        """
-        if self.when == "above":
-            return Message("{cheaper} is cheaper than {other} above this utilization",
-                           {"cheaper": self.cheaper, "other": self.other})
-        return Message("{cheaper} is cheaper than {other} below this utilization",
-                       {"cheaper": self.cheaper, "other": self.other})
-
-    def as_json(self) -> dict:
-        """JSON-ready form of the direction.
-
-        Returns
-        -------
-        dict
-            ``cheaper``, ``when`` ("above" or "below"), ``other`` and the English ``text``.
-        """
-        return {"cheaper": self.cheaper, "when": self.when, "other": self.other,
-                "text": self.message().text}
 
 
 @dataclass

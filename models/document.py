@@ -21,7 +21,8 @@ from models.ledger import Ledger
 from models.profile import PlanCalendar, UsageProfile
 from models.scenario import Scenario, scenario_document
 from models.robust_document import expected_entry, robust_fields
-from models.schedules import cash_by_period, purchase_orders, schedule_json
+from models.schedule_words import schedule_json
+from models.schedules import cash_by_period, purchase_orders
 from models.server_counts import servers_bought, servers_held
 from models.strategies import PlanContext, StrategyResult
 from models.uncertainty import UncertaintySection

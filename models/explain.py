@@ -11,10 +11,11 @@ from typing import Optional
 import numpy as np
 
 from models.finance import never_dearer
+from models.limit_words import breach_words
 from models.messages import Message, Money, Months, Number, Percent
-from models.plan_limits import BUDGET, SERVERS
 from models.scenario import Scenario, type_owned
-from models.schedules import cash_by_period, cash_words, schedule_words
+from models.schedule_words import cash_words, schedule_words
+from models.schedules import cash_by_period
 from models.strategies import PlanContext, StrategyResult
 from models.uncertainty import UncertaintySection
 
@@ -286,36 +287,6 @@ def limit_sentences(strategies: dict[str, StrategyResult], chosen: str, currency
                            {"strategy": name, "pv": Money(r.pv_cost, currency)}))
         out += [breach_words(b, currency) for b in r.breaches]
     return out
-
-
-def breach_words(b, currency: str) -> Message:
-    """One broken limit in words: what the plan needs, when, and what the scenario allows.
-
-    Parameters
-    ----------
-    b : models.plan_limits.Breach
-        The limit and its worst excess.
-    currency : str
-        ISO 4217 code of the reporting currency.
-
-    Returns
-    -------
-    Message
-        "it spends $8.24M in 2027 against a capital budget of $2M a year", "it needs 80
-        servers online in 2027-01; the hall holds 40", "it needs 569 kW in 2027-01; the
-        hall has 260 kW".
-    """
-    if b.limit == BUDGET:
-        return Message("it spends {needed} in {when} against a capital budget of {allowed} a "
-                       "year.", {"needed": Money(b.needed, currency), "when": b.when,
-                                 "allowed": Money(b.allowed, currency)})
-    if b.limit == SERVERS:
-        return Message("it needs {needed} servers online in {when}; the hall holds {allowed}.",
-                       {"needed": Number(b.needed, 0), "when": b.when,
-                        "allowed": Number(b.allowed, 0)})
-    return Message("it needs {needed} kW in {when}; the hall has {allowed} kW.",
-                   {"needed": Number(b.needed, 0), "when": b.when,
-                    "allowed": Number(b.allowed, 0)})
 
 
 def currency_sentences(ctx: PlanContext) -> list[Message]:

@@ -10,38 +10,16 @@ headline's basis (models/plan.py :func:`recommend`).
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
 
 import numpy as np
 
 from models.capacity import CapacityPlan
 from models.costs import commitment_schedule, server_schedule
+from models.limit_words import BUDGET, POWER, SERVERS, Breach
 
-BUDGET, SERVERS, POWER = "capital_budget_per_year", "max_servers", "max_power_kw"
 # a plan keeps a limit it meets to this share (the MILP's rows hold to HiGHS's 1e-7
 # feasibility tolerance on amounts of millions)
 SLACK = 1e-9
-
-
-@dataclass(frozen=True)
-class Breach:
-    """The worst excess of one limit: what the plan needs where it needs the most."""
-
-    limit: str          # BUDGET, SERVERS or POWER
-    needed: float       # [currency per year], [servers] or [kW]
-    allowed: float      # the scenario's limit, in the same unit
-    when: str           # the calendar year ('YYYY') or the month ('YYYY-MM') of the excess
-
-    def to_json(self) -> dict:
-        """The breach as a plan document's ``breaches`` entry.
-
-        Returns
-        -------
-        dict
-            ``limit``, ``needed``, ``allowed`` and ``when``.
-        """
-        return {"limit": self.limit, "needed": self.needed, "allowed": self.allowed,
-                "when": self.when}
 
 
 def new_cohorts(plan: CapacityPlan, position: CapacityPlan) -> CapacityPlan:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 from typing import Any, Optional
 
-from models.schedules import schedule_json
+from models.schedule_words import schedule_json
 
 ABSENT = object()    # a key a path's entry does not have: zero of its kind
 

@@ -82,5 +82,16 @@ def servers_bought(s: Scenario, r: StrategyResult) -> Count:
 
 
 def total(count: Count) -> int:
-    """All servers of a count, whatever their type [servers]."""
+    """All servers of a count, whatever their type.
+
+    Parameters
+    ----------
+    count : int or dict
+        Servers, or servers per type id [servers].
+
+    Returns
+    -------
+    int
+        Their sum over types [servers].
+    """
     return sum(count.values()) if isinstance(count, dict) else int(count)

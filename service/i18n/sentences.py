@@ -14,9 +14,8 @@ from typing import Any, Iterable, Mapping, Optional, Union
 
 from babel.numbers import format_decimal
 
-from models.breakeven import Direction
-from models.explain import breach_words
-from models.plan_limits import Breach
+from models.breakeven_words import Direction
+from models.limit_words import Breach, breach_words
 from models.messages import Message, Money, Months, Number, Percent, message_from_json
 from service.i18n import DEFAULT, N_, current_locale, fitted, gettext, using_locale
 from service.i18n import formats

@@ -12,7 +12,7 @@ from typing import Any, Optional
 import numpy as np
 
 from models.scenario import Scenario
-from models.schedules import cash_words, decisions_from_json, schedule_words
+from models.schedule_words import cash_words, decisions_from_json, schedule_words
 from service.plans import chart_text
 from service.i18n import N_, _, formats, sentences
 from service.i18n.labels import strategy_label

@@ -12,7 +12,7 @@ import numpy as np
 
 from models.ledger import Ledger
 from models.scenario import Scenario
-from models.schedules import decisions_from_json, schedule_words
+from models.schedule_words import decisions_from_json, schedule_words
 from service.i18n import N_, _, formats, sentences
 from service.i18n.charts import source_label
 from service.i18n.labels import strategy_label

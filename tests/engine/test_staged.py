@@ -244,7 +244,7 @@ def test_growth_sample_stages_within_its_budget_and_beats_the_static_plans():
 def test_schedule_words_name_each_action_in_its_own_sentence():
     s = Scenario.model_validate({"finance": {"start_month": "2027-01"},
                                  "staging": {"allow_sales": True}})
-    from models.schedules import schedule_words
+    from models.schedule_words import schedule_words
     decisions = (Decision(month="2027-01", buy_servers=1),
                  Decision(month="2027-04", buy_servers=3, commit={"1y": 16}),
                  Decision(month="2028-01", sell_servers=2))

@@ -22,7 +22,7 @@ from openpyxl.utils.escape import unescape
 from models.capacity import schedule_plan
 from models.costs import COST_LINES, CREDIT_LINES, START_OF_MONTH_LINES
 from models.plan import build_context, proposed_strategy
-from models.schedules import schedule_json
+from models.schedule_words import schedule_json
 from models.scenario import Decision
 from service.xlsx.export import write_plan_xlsx
 from service.xlsx.libreoffice import recalculate, soffice

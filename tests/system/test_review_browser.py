@@ -181,7 +181,9 @@ def test_request_changes_compare_and_approve_with_a_reason(server, browser):
     page.select_option("#review-field", "owned.server_price")
     page.click("#request-changes")
     page.wait_for_selector("text=Changes requested on revision 1.")
-    assert "owned.server_price" in page.inner_text("#reviews")
+    # the field by its label, never its path (issue 39, item 2)
+    reviews = page.inner_text("#reviews")
+    assert "Owned servers: Server price" in reviews and "owned.server_price" not in reviews
     shot(page, "review-04-changes-requested")
     page.context.close()
 

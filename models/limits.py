@@ -27,6 +27,16 @@ LOOP_MILPS = 2            # a cutting-plane loop's nodes, over all its rounds: t
 # bound left open.
 SEARCH_BOXES = 2_000
 SEARCH_POINTS = 60
+# The largest MILP a plan may solve, in rows x columns before tangents (issue 40, item 2;
+# models/problem_size.py): a dense copy of a block's rows, and HiGHS's work per node, grow with
+# it. Nine demand paths x 240 monthly decisions x 3 types, the robust plan's stacked MILP of
+# 28,026 columns x 9,072 rows (254 million; 359,703 x 16,744 with sales), ran 547 s at a
+# 7.2 GB peak. Counted (2026-12-07): the samples' largest, the generations sample's stacked
+# MILP, is 2,379 x 699 (1.7 million); the suite's cases are smaller. 25 million (a dense
+# float64 copy of 200 MB) keeps every sample and test case with room to spare and refuses the
+# issue's case by tenfold, before any solve. A plan past it is refused, never computed, so no
+# stored plan changes and LIMITS_VERSION stays.
+MAX_MILP_CELLS = 25_000_000
 
 
 def node_limit(columns: int, work: float = MILP_WORK) -> int:

@@ -23,6 +23,7 @@ from models.plan_options import PlanOptions
 from models.profile import (PlanCalendar, UsageProfile, check_peak, demand_for,
                             plan_calendar)
 from models.scenario import MAX_SERVERS, Decision, Scenario
+from models.problem_size import ProblemSize, check_size
 from models.robust import demand_paths, robust_optimum
 from models.staged import fleet_optimal, staged_optimum
 from models.staged_problem import StagedError
@@ -170,6 +171,27 @@ class Planner:
             self.results["proposed"] = proposed
         return repriced
 
+    def check_size(self, robust: bool = True) -> ProblemSize:
+        """Refuse, before any MILP is built, a plan whose staged or robust MILP would pass
+        ``models.limits.MAX_MILP_COLUMNS`` (models/problem_size.py).
+
+        Parameters
+        ----------
+        robust : bool, default True
+            Whether the robust plan's stacked MILP is to be solved too.
+
+        Returns
+        -------
+        ProblemSize
+            The largest MILP's size.
+
+        Raises
+        ------
+        ProblemTooLarge
+            Past the bound; the message says the size and how to shrink it.
+        """
+        return check_size(self.context, self.options.growth_range_paths, robust)
+
     def add_staged(self, robust: bool = True) -> None:
         """Search the staged schedule (a MILP, models/staged.py) and price it; with
         ``robust``, the robust plan over the demand paths too (models/robust.py: the demand
@@ -180,7 +202,13 @@ class Planner:
         robust : bool, default True
             Also the robust plan when the scenario has demand paths (a live preview leaves it
             out).
+
+        Raises
+        ------
+        ProblemTooLarge
+            The MILPs would pass the size bound (:meth:`check_size`).
         """
+        self.check_size(robust)
         staged = staged_strategy(self.context, self.results["optimal"], self.notes)
         if staged is not None:
             self.results["staged"] = staged
@@ -190,7 +218,9 @@ class Planner:
     def add_robust(self) -> None:
         """The robust plan over the demand paths (issue 27), when the plan has paths: the
         demand scenarios, else three from the demand growth range (models/robust.py); a plan
-        it cannot be made for says why in a note."""
+        it cannot be made for says why in a note; one past the size bound is refused
+        (:meth:`check_size`)."""
+        self.check_size()
         from_range = self.options.growth_range_paths
         if demand_paths(self.scenario, from_range)[0]:
             try:

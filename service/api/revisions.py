@@ -20,6 +20,7 @@ from service.web.tables import Revision, ScenarioRecord, UsageFile, User
 from service.web.db import get_session
 from service.web.errors import ApiError
 from service.i18n import N_, _
+from service.i18n.ingest_refusals import refusal
 from service.api.openapi import SPEC, RevisionList, RevisionOut, RevisionRequest, errors
 from service.plans.revisions import add_revision, preflight
 from service.plans.stored import ensure_plan
@@ -62,7 +63,7 @@ def create_revision(scenario_id: int):
     try:
         preflight(body.scenario, latest.usage_file if latest else None)
     except Refusal as exc:
-        raise ApiError(422, str(exc), exc.problems) from None
+        raise ApiError(422, refusal(str(exc), exc.problems), exc.problems) from None
     with idempotency.transaction() as s:
         usage = s.get(UsageFile, latest.usage_file_id) if latest and latest.usage_file_id \
             else None

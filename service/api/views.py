@@ -26,6 +26,7 @@ from service.web.db import get_session, write_session
 from service.web.errors import ApiError
 from service.xlsx.export import safe_download_name
 from service.i18n import N_, _, current_locale
+from service.i18n.ingest_refusals import refusal
 from service.ingest import make_bundle, read_usage
 from service.api.openapi import (JOB_CANCEL_RESPONSES, JOB_PLAN_RESPONSES, JOB_RESPONSES,
                                  JOB_XLSX_RESPONSES,
@@ -133,7 +134,8 @@ def create_plan():
     try:
         preflight(scenario, profile=read_usage(data, filename).profile)
     except Refusal as exc:
-        raise ApiError(422, str(exc), getattr(exc, "problems", [])) from None
+        problems = getattr(exc, "problems", [])
+        raise ApiError(422, refusal(str(exc), problems), problems) from None
     with write_session() as s:
         usage = store_usage(s, s.get(User, g.api_user.id), data, filename)
     job = request_plan(canonical_json(scenario.model_dump(mode="json")), usage,

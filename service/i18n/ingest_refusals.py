@@ -197,6 +197,11 @@ TEMPLATES = (
     N_("profile.growth_annual: demand growing %(growth)s a year needs %(gpus)s GPUs in hour "
        "%(hour)s (year %(year)s of the plan); a plan holds at most %(limit)s GPUs in any "
        "hour: lower the growth, the horizon or the peak-to-average ratio"),
+    # models/problem_size.py: the MILPs' size bound (issue 40)
+    N_("the plan's optimisation would have %(columns)s variables x %(rows)s constraints "
+       "(%(paths)s demand scenarios x %(months)s decision months), more than the %(limit)s "
+       "variables x constraints a plan may have: use fewer demand scenarios, a longer "
+       "decision interval or a shorter horizon"),
     # the scenario workbook's reader (service/xlsx/roundtrip.py: "Load into the form", "New
     # scenario from a file")
     N_("the file is %(size)s bytes; the limit is %(limit)s"),

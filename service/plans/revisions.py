@@ -10,6 +10,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from models.plan import build_context
+from models.problem_size import check_size
 from models.profile import UsageProfile
 from models.refusals import Refusal
 from models.scenario import Scenario
@@ -20,7 +21,7 @@ from service.plans.jobs.compute import pack_ledger
 from service.plans.jobs.versions import ENGINE_VERSION
 from service.plans.live import usage_profile
 from service.plans.planning import PlanResult
-from service.plans.stored import stage_plan
+from service.plans.stored import plan_options, stage_plan
 from service.web.tables import PlanRecord
 
 
@@ -82,9 +83,10 @@ def add_revision(s: Session, scenario: ScenarioRecord, author: User, model: Scen
 def preflight(model: Scenario, usage: Optional[UsageFile] = None,
               profile: Optional[UsageProfile] = None) -> None:
     """Refuse before saving what the engine cannot plan at all (its calendar, its demand's
-    bound): build the plan's context, a few milliseconds, on the usage's parsed profile (kept
-    by the file's hash). The plan itself is a job; what only planning finds, the plan page
-    shows as the job's reason.
+    bound, its MILPs' size: models/problem_size.py): build the plan's context, a few
+    milliseconds, on the usage's parsed profile (kept by the file's hash), and count its
+    MILPs' columns without building them. The plan itself is a job; what only planning finds,
+    the plan page shows as the job's reason.
 
     Raises
     ------
@@ -95,7 +97,8 @@ def preflight(model: Scenario, usage: Optional[UsageFile] = None,
         if usage is None:
             return
         profile = usage_profile(usage)
-    build_context(model, profile, clock.current_month())
+    check_size(build_context(model, profile, clock.current_month()),
+               plan_options().growth_range_paths)
 
 
 def create_scenario(s: Session, owner: User, model: Scenario, usage: Optional[UsageFile] = None,

@@ -19,6 +19,7 @@ from models.plan_options import PlanOptions
 from models.scenario import Scenario
 from service import clock
 from service.i18n import _, current_locale, normalize
+from service.i18n.ingest_refusals import refusal
 from service.plans.jobs import records
 from service.plans.jobs.versions import ENGINE_VERSION, EXPORT_VERSION, LAYOUT
 from service.web.db import get_session, write_session
@@ -46,7 +47,9 @@ def reason(job: PlanJob) -> Optional[str]:
     if not job.error:
         return None
     data = json.loads(job.error)
-    return _(data["text"], **data.get("args", {}))
+    # the engine's refusal is stored in English; its known sentences are said in the reader's
+    args = {k: refusal(v) if k == "reason" else v for k, v in data.get("args", {}).items()}
+    return _(data["text"], **args)
 
 
 def plan_options() -> PlanOptions:

@@ -169,7 +169,7 @@ def edit(scenario_id: int):
         preflight(model, latest.usage_file)
     except Refusal as exc:
         sections[0].errors.append(_("The engine cannot plan these assumptions: %(reason)s",
-                                    reason=exc))
+                                    reason=refusal(str(exc))))
         return form_page(scenario, {}, sections, 422, presets)
     with idempotency.transaction() as s:
         revision = add_revision(s, s.get(ScenarioRecord, scenario.id), s.get(User, g.user.id),

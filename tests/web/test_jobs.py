@@ -223,6 +223,44 @@ def test_an_owners_fourth_job_waits_and_another_owner_goes_first(app):
         assert records.promote() == 0
 
 
+def test_a_free_worker_takes_the_job_of_the_owner_with_fewest_running(app):
+    # Issue 40, item 4: priorities given at enqueue go stale. User 1's three waiting plans,
+    # promoted together when their first three ended, went on the queue at the same priority
+    # as user 2's one plan asked for after them, so the queue handed out 1, 1, 1, then 2:
+    # user 2 waited behind a third plan of a user already holding two workers. A worker now
+    # takes the queued job whose owner runs the fewest (ties: the one it was handed).
+    with app.app_context():
+        mine = [ask("plan", f"many-{i}", owner="user:1") for i in range(6)]
+        for job in mine[:3]:
+            assert records.claim(job.id, "w")
+            assert records.finish(job.id, "w", ENGINE_VERSION, document="{}", charts="{}")
+        assert records.promote() == 3
+        theirs = ask("plan", "one", owner="user:2")
+        ended = {job.id for job in mine[:3]}        # claimed above without their messages
+        handed = [i for i in pending_ids(app) if i not in ended]
+        assert handed == [mine[3].id, mine[4].id, mine[5].id, theirs.id]   # the queue's order
+        taken = [records.claim_next(handed[k], f"w{k}").id for k in range(3)]
+        # user 1 (none running) first, then user 2 (none, against user 1's one), then, each
+        # running one, the job the worker was handed
+        assert taken == [mine[3].id, theirs.id, mine[5].id]
+        assert job_row(mine[4].id).state == "queued"
+        # the fourth message (user 2's, already taken) hands its turn on: nothing is lost
+        assert records.claim_next(handed[3], "w3").id == mine[4].id
+        assert records.claim_next(handed[3], "w4") is None
+
+
+def test_the_runner_runs_the_fairest_job_not_the_one_it_was_handed(app):
+    with app.app_context():
+        mine = [ask("plan", f"a-{i}", owner="user:1") for i in range(2)]
+        theirs = ask("plan", "b", owner="user:2")
+        assert records.claim(mine[0].id, "busy")          # user 1 holds a worker
+        run_job(mine[1].id)     # handed user 1's second: runs user 2's (its spec plans nothing)
+        assert job_row(theirs.id).state == "failed"
+        assert job_row(mine[1].id).state == "queued"
+        run_job(theirs.id)      # user 2's message, its job done: runs user 1's second
+        assert job_row(mine[1].id).state == "failed"
+
+
 def test_the_runner_promotes_a_waiting_job_when_one_ends(app):
     with app.app_context():
         mine = [ask("plan", f"bad-{i}", owner="user:3") for i in range(4)]

@@ -75,6 +75,7 @@ def run_plan(spec: dict, inputs: dict, send: Send, uncertainty: bool = True) -> 
     the robust plan, the Monte Carlo, tornado and ledger. A live preview (``uncertainty``
     False) stops after the schedule."""
     planner = planner_for(spec, inputs["usage"])
+    planner.check_size(robust=uncertainty)      # refused before any solve, not after two
     planner.add_static()
     plan = planner.plan("static")
     send(("stage", "static", strict(plan.document), strict(chart_data(plan, plan.document))))

@@ -26,7 +26,7 @@ from sqlalchemy.orm import Session
 from service.web.db import get_engine
 from service.web.tables import PlanJob, PlanRecord, Revision, UsageFile
 from service.i18n import N_
-from service.plans.jobs import compute, records
+from service.plans.jobs import compute, queue, records
 from service.plans.jobs.memory import DEFAULT_MB, cap_memory, over_cap
 from service.plans.pdf import PdfUnavailable, plan_pdf_bytes
 from service.plans.jobs.versions import ENGINE_VERSION
@@ -158,9 +158,13 @@ def run_job(job_id: int) -> None:
     app = current_app._get_current_object() if has_app_context() else _app
     with app.app_context():
         token = records.claim_token()
-        job = records.claim(job_id, token)
+        # a worker takes the fairest queued job (records.fair_order); immediate mode runs the
+        # job its request just asked for
+        job = (records.claim(job_id, token) if queue.app_huey(app).immediate else
+               records.claim_next(job_id, token))
         if job is None:
-            return              # done, cancelled, or taken by another worker
+            return              # nothing queued: done, cancelled, or taken by another worker
+        job_id = job.id
         try:
             if job.kind == "pdf":
                 print_pdf(app, job, token)

@@ -106,6 +106,13 @@ def test_context_then_price_keeps_typed_values_and_asks_before_replacing(instanc
         "Spot: Spot availability: 80 % \u2192 0 %"]
     assert value(page, "on_demand.price_per_gpu_hour") == "9.4944"
     assert value(page, "owned.pue") == "1.25" and value(page, "finance.tax_rate") == "20.9"
+    # the source beside the price is the preset's, never the default's us-east-1 $55.04/h
+    # (issue 39, item 7): the schema's source is hidden where a preset filled the value
+    price = page.locator("[id='field-on_demand.price_per_gpu_hour']")
+    assert "55.04" in price.locator(".field-source").inner_text()    # still in the page
+    assert not price.locator(".field-source").is_visible()
+    assert price.locator("p.preset").is_visible()
+    assert "55.04" not in price.inner_text()            # what a reader sees
     top_shot(page, "presets-01-context-then-price")
 
     # a value the price preset names, typed: applying it again asks first

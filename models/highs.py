@@ -70,6 +70,31 @@ def proves(bound: float, value: float) -> bool:
     return math.isfinite(bound) and bound >= value - proof_tolerance(value)
 
 
+def proven_gap(bound: float, value: float) -> float:
+    """The distance from a solution to the optimum that a lower bound leaves open.
+
+    Parameters
+    ----------
+    bound : float
+        A lower bound of the objective [currency]; -inf when none is known.
+    value : float
+        The solution's objective [currency].
+
+    Returns
+    -------
+    float
+        0 when the bound proves the value (:func:`proves`: a gap that rounds to $0.00 is a
+        proof, said as one, whichever floating-point path the solve took), else
+        ``max(value - bound, 0)`` (inf without a bound).
+
+    Notes
+    -----
+    .. math:: gap = 0 \\text{ if } bound \\ge value - tol(value), \\text{ else }
+              \\max(value - bound, 0)
+    """
+    return 0.0 if proves(bound, value) else max(value - bound, 0.0)
+
+
 @dataclass
 class MipResult:
     x: np.ndarray | None     # the best solution found, None when HiGHS found none

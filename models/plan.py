@@ -281,7 +281,7 @@ class Planner:
         ctx = self.context
         ordered = {name: self.results[name] for name in STRATEGY_ORDER if name in self.results}
         for r in ordered.values():
-            r.breaches = breaches(ctx, r.plan)
+            r.breaches = breaches(ctx, r)
         chosen = recommend(ordered)
         breakeven, charts = breakeven_section(ctx, ordered, chosen)
         section = None

@@ -9,103 +9,31 @@ headline's basis (models/plan.py :func:`recommend`).
 """
 from __future__ import annotations
 
-from collections import Counter
-
 import numpy as np
 
-from models.capacity import CapacityPlan
-from models.costs import commitment_schedule, server_schedule
 from models.limit_words import BUDGET, POWER, SERVERS, Breach
+from models.schedules import cash_by_period
+from models.strategies import StrategyResult
 
 # a plan keeps a limit it meets to this share (the MILP's rows hold to HiGHS's 1e-7
 # feasibility tolerance on amounts of millions)
 SLACK = 1e-9
 
 
-def new_cohorts(plan: CapacityPlan, position: CapacityPlan) -> CapacityPlan:
-    """The cohorts of ``plan`` that the position does not already hold.
-
-    Parameters
-    ----------
-    plan : CapacityPlan
-        A strategy's cohorts (the position's included).
-    position : CapacityPlan
-        What the team holds before any decision.
-
-    Returns
-    -------
-    CapacityPlan
-        ``plan`` less the position, cohort by cohort (a multiset difference).
-    """
-    servers, commitments = Counter(position.servers), Counter(position.commitments)
-    kept_s, kept_c = [], []
-    for c in plan.servers:
-        if servers[c]:
-            servers[c] -= 1
-        else:
-            kept_s.append(c)
-    for c in plan.commitments:
-        if commitments[c]:
-            commitments[c] -= 1
-        else:
-            kept_c.append(c)
-    return CapacityPlan(tuple(kept_s), tuple(kept_c), plan.use_spot)
-
-
-def capital_by_year(ctx, plan: CapacityPlan) -> dict[str, float]:
-    """Cash for purchases and upfront commitment payments by calendar year.
+def hall_power(ctx, by_type: dict) -> np.ndarray:
+    """The power of servers online by month, every type together.
 
     Parameters
     ----------
     ctx : PlanContext
-        The plan's context (price book, calendar, position).
-    plan : CapacityPlan
-        A strategy's cohorts.
+        The plan's context (its fleet's types).
+    by_type : dict
+        Type id (None without server types) to servers online [servers, (months,)].
 
     Returns
     -------
-    dict of str to float
-        Calendar year ('YYYY') to capital [currency], of the cohorts the position does not
-        hold, within the horizon.
-
-    Notes
-    -----
-    .. math:: K_y = \\sum_{c \\in new} \\sum_{m \\in y} n_c \\, capex_c(m) + g_c \\, upfront_c(m)
-
-    the same amounts the staged MILP's budget rows hold (``server_schedule``'s ``capex``,
-    ``commitment_schedule``'s ``upfront``, the price book's first draw).
-    """
-    months = ctx.calendar.months
-    H = len(months)
-    spent = np.zeros(H)
-    added = new_cohorts(plan, ctx.position)
-    for c in added.servers:
-        capex = c.count * np.asarray(server_schedule(ctx.book, c)["capex"])[:, 0]   # per server
-        spent += capex[:H] if len(capex) >= H else np.pad(capex, (0, H - len(capex)))
-    for c in added.commitments:
-        upfront = c.gpus * np.asarray(commitment_schedule(ctx.book, c)["upfront"])[:, 0]
-        spent += upfront[:H] if len(upfront) >= H else np.pad(upfront, (0, H - len(upfront)))
-    out: dict[str, float] = {}
-    for m, amount in enumerate(spent):
-        year = str(months[m])[:4]
-        out[year] = out.get(year, 0.0) + float(amount)
-    return out
-
-
-def hall_load(ctx, plan: CapacityPlan) -> tuple[np.ndarray, np.ndarray]:
-    """Servers online and their power by month.
-
-    Parameters
-    ----------
-    ctx : PlanContext
-        The plan's context (fleet types, horizon).
-    plan : CapacityPlan
-        A strategy's cohorts (the position's included).
-
-    Returns
-    -------
-    tuple of numpy.ndarray
-        (servers online [servers], power [kW]), each ``(months,)``.
+    numpy.ndarray
+        Power [kW, (months,)].
 
     Notes
     -----
@@ -114,24 +42,20 @@ def hall_load(ctx, plan: CapacityPlan) -> tuple[np.ndarray, np.ndarray]:
     every type's servers online at its maximum draw times its PUE, as the hall's power row of
     the staged MILP.
     """
-    H = ctx.horizon
     kinds = {k.id: k for k in ctx.fleet}
-    by_type = plan.servers_online_by_type(H)
-    servers = sum(by_type.values(), np.zeros(H))
-    power = sum((n * kinds[t].owned.power_kw_max * kinds[t].owned.pue
-                 for t, n in by_type.items()), np.zeros(H))
-    return servers, power
+    return sum((np.asarray(n, float) * kinds[t].owned.power_kw_max * kinds[t].owned.pue
+                for t, n in by_type.items()), np.zeros(ctx.horizon))
 
 
-def breaches(ctx, plan: CapacityPlan) -> tuple[Breach, ...]:
-    """The scenario's limits a strategy breaks, each at its worst.
+def breaches(ctx, r: StrategyResult) -> tuple[Breach, ...]:
+    """The scenario's limits a priced strategy breaks, each at its worst.
 
     Parameters
     ----------
     ctx : PlanContext
-        The plan's context (``staging`` limits).
-    plan : CapacityPlan
-        A strategy's cohorts (the position's included).
+        The plan's context (``staging`` limits, the position, the calendar).
+    r : StrategyResult
+        The strategy as priced: its capex and upfront lines, servers online (by type).
 
     Returns
     -------
@@ -142,9 +66,10 @@ def breaches(ctx, plan: CapacityPlan) -> tuple[Breach, ...]:
 
     Notes
     -----
-    A limit L is broken when :math:`x > L + 10^{-9} \\max(1, L)` for the year's capital
-    :math:`K_y` (:func:`capital_by_year`), the servers online :math:`n_m` or the power
-    :math:`P_m` (:func:`hall_load`).
+    A limit L is broken when :math:`x > L + 10^{-9} \\max(1, L)` for a calendar year's
+    purchases and upfront payments within the horizon (``cash_by_period``'s ``by_year``, the
+    figure a capital budget is set against; what the position holds was paid before the plan),
+    the servers online :math:`n_m` or their power :math:`P_m` (:func:`hall_power`).
     """
     staging = ctx.scenario.staging
     months = ctx.calendar.months
@@ -155,20 +80,24 @@ def breaches(ctx, plan: CapacityPlan) -> tuple[Breach, ...]:
 
     if staging.capital_budget_per_year is not None:
         budget = float(staging.capital_budget_per_year)
-        years = capital_by_year(ctx, plan)
+        years = cash_by_period(months, r)["by_year"]
         worst = max(years, key=lambda y: years[y], default=None)
         if worst is not None and over(years[worst], budget):
             out.append(Breach(BUDGET, years[worst], budget, worst))
     if staging.max_servers is not None or staging.max_power_kw is not None:
-        servers, power = hall_load(ctx, plan)
-        held_servers, held_power = hall_load(ctx, ctx.position)
-        for name, limit, load, held in ((SERVERS, staging.max_servers, servers, held_servers),
-                                        (POWER, staging.max_power_kw, power, held_power)):
+        H = ctx.horizon
+        by_type = r.servers_online_by_type or {ctx.fleet[0].id: r.servers_online}
+        held_by_type = ctx.position.servers_online_by_type(H)
+        servers = np.asarray(r.servers_online[:H], float)
+        held = sum(held_by_type.values(), np.zeros(H))
+        for name, limit, load, held_load in (
+                (SERVERS, staging.max_servers, servers, held),
+                (POWER, staging.max_power_kw, hall_power(ctx, by_type),
+                 hall_power(ctx, held_by_type))):
             if limit is None:
                 continue
-            allowed = np.maximum(float(limit), held)
-            excess = load - allowed
-            m = int(np.argmax(excess)) if len(excess) else 0
-            if len(excess) and over(float(load[m]), float(allowed[m])):
+            allowed = np.maximum(float(limit), held_load)
+            m = int(np.argmax(load - allowed))
+            if over(float(load[m]), float(allowed[m])):
                 out.append(Breach(name, float(load[m]), float(limit), str(months[m])))
     return tuple(out)

@@ -24,7 +24,7 @@ from typing import Callable, Iterable, Optional
 
 import numpy as np
 
-from models.highs import proves
+from models.highs import proven_gap
 
 # a box is pruned when its bound is within this share of the best value: the LP relaxation's
 # own tolerances (HiGHS's 1e-7 feasibility on rows of PVs) make a closer claim meaningless
@@ -57,9 +57,7 @@ class SearchResult:
             (:func:`models.highs.proves`: a gap that rounds to $0.00 is a proof, said as one,
             whichever floating-point path the solves took).
         """
-        if proves(self.bound, self.value):
-            return 0.0
-        return max(self.value - self.bound, 0.0)
+        return proven_gap(self.bound, self.value)
 
 
 def search(relaxation: Relaxation, price: Callable[[tuple[int, ...]], float],

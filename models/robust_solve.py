@@ -10,7 +10,7 @@ from typing import Optional
 import numpy as np
 
 from models.capacity import schedule_plan
-from models.highs import BoxedLp, proves, solve_mip
+from models.highs import BoxedLp, proven_gap, proves, solve_mip
 from models.limits import LOOP_MILPS, SEARCH_BOXES, SEARCH_POINTS, node_limit
 from models.milp_index import Rows
 from models.robust_problem import (ExtensiveForm, Stacked, extensive_form, feasible, floors,
@@ -227,7 +227,7 @@ def solve_extensive(ctxs: list[PlanContext], blocks: list[Block],
         notes.append("the MILP solver's bound does not meet its solution")
     unproven = (limited or short or rounds >= MAX_ROUNDS
                 or any(b.concave.any() for b in blocks))
-    gap = max(value - bound, 0.0) if unproven and not proves(bound, value) else 0.0
+    gap = proven_gap(bound, value) if unproven else 0.0
     return robust_result(ctxs, paths, out, form, base, rounds,
                          gap if math.isfinite(gap) else abs(value), use_spot, notes, x)
 

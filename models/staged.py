@@ -41,7 +41,7 @@ import math
 from typing import Optional
 
 from models.capacity import schedule_plan
-from models.highs import proves
+from models.highs import proven_gap
 from models.limits import LOOP_MILPS, node_limit
 from models.staged_block import Block, solve_milp
 from models.staged_problem import StagedError
@@ -188,8 +188,7 @@ def solve(ctx: PlanContext, use_spot: bool, static: bool = False, servers: bool 
     result.values = {k: float(x[j]) for j, k in enumerate(prob.columns[prob.decisions])}
     unproven = block.concave.any() or rounds >= MAX_ROUNDS or limited
     # a bound within half a cent proves the schedule even where a work limit stopped HiGHS
-    result.gap = max(objective - bound, 0.0) if unproven and not proves(bound, objective) \
-        else 0.0
+    result.gap = proven_gap(bound, objective) if unproven else 0.0
     result.limited = limited
     result.solution = x
     if limited and not math.isfinite(result.gap):

@@ -22,6 +22,7 @@ from service import clock
 from service.xlsx.export import WorkbookUnavailable, write_plan_xlsx
 from service.ingest import IngestResult
 from service.i18n import DEFAULT, _, using_locale
+from service.forms.scenario import label_for
 from service.i18n.validation import error_message
 from service.cli.report import plan_table
 from service.cli.quiet import quiet_stdout
@@ -35,7 +36,6 @@ def scenario_problems(exc: ValidationError, lang: str = DEFAULT) -> str:
     field by its schema label and each message through the web form's translation."""
     if lang == DEFAULT:
         return "; ".join(validation_messages(exc))
-    from service.forms.scenario import label_for   # the schema's labels, for refusals only
     with using_locale(lang):
         lines = []
         for item in exc.errors():

@@ -19,6 +19,7 @@ from models.limit_words import Breach, breach_words
 from models.messages import Message, Money, Months, Number, Percent, message_from_json
 from service.i18n import DEFAULT, N_, current_locale, fitted, gettext, using_locale
 from service.i18n import formats
+from service.i18n.labels import offer_name
 from service.i18n.ingest_warnings import translate_warning
 
 # Words the engine passes as plain string parameters that have a translation of their own.
@@ -216,7 +217,6 @@ def side_word(side: str, offers=()) -> str:
     if side in SIDE_WORDS:
         return gettext(SIDE_WORDS[side])
     if side not in WORDS and offers:
-        from service.i18n.labels import offer_name   # labels imports this module's neighbours
         return offer_name(side, offers)
     return gettext(WORDS.get(side, side))
 

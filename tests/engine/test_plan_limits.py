@@ -11,7 +11,7 @@ import pytest
 from numpy.testing import assert_allclose
 
 from models.capacity import CapacityPlan, ServerCohort
-from models.plan_limits import BUDGET, POWER, SERVERS, breaches, new_cohorts
+from models.plan_limits import BUDGET, POWER, SERVERS, breaches
 from models.scenario import Scenario
 from tests.support.engine_cases import csv_profile, fleet_case
 from tests.support.plans import Planner, compute_plan
@@ -106,10 +106,9 @@ def test_what_the_team_holds_is_not_counted_against_a_strategy(sample_profile):
     planner = Planner(s, sample_profile, current_month="2026-12")
     planner.add_static()
     ctx = planner.context
-    assert breaches(ctx, planner.results["on_demand"].plan) == ()
+    assert breaches(ctx, planner.results["on_demand"]) == ()
     held = ctx.position
     more = CapacityPlan(held.servers + (ServerCohort(1, 0, 0, ctx.horizon),), held.commitments)
-    assert new_cohorts(more, held).servers == (ServerCohort(1, 0, 0, ctx.horizon),)
-    [b, c] = breaches(ctx, more)
+    [b, c] = breaches(ctx, ctx.evaluate("more", more))
     assert (b.limit, c.limit) == (BUDGET, SERVERS) and c.needed == 7 and c.allowed == 4
     assert b.needed == s.owned.server_price + s.owned.install_cost_per_server   # one new server

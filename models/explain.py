@@ -165,7 +165,7 @@ def explanation(ctx: PlanContext, strategies: dict[str, StrategyResult], chosen:
     s = ctx.scenario
     cur = s.finance.currency
     r = strategies[chosen]
-    if r.schedule:
+    if r.schedule or r.capacity is None:    # a schedule, also one of no decision
         parts = schedule_words(s, r.schedule, ctx.calendar.months[0])
         parts += cash_words(cash_by_period(ctx.book.labels, r), cur)
         if r.spot_gpu_hours_by_month.sum() > 0:

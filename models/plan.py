@@ -441,7 +441,7 @@ def proposed_strategy(ctx: PlanContext) -> Optional[StrategyResult]:
         A proposed schedule that cannot be carried out.
     """
     s = ctx.scenario
-    if s.proposed.schedule:
+    if s.proposed.schedule or s.proposed.hold_only:
         try:
             plan = schedule_plan(s, s.proposed.schedule, ctx.calendar.months[0], ctx.horizon,
                                  ctx.position)

@@ -610,6 +610,13 @@ class Proposed(Section):
         default=(), max_length=240, title="Proposed schedule",
         description="Decisions by month (months without one omitted); when given, the "
                     "proposed strategy is this schedule from the position.")
+    # an empty schedule cannot say "keep what is held": every stored scenario dumps
+    # "schedule": [] for "no proposal", so the proposal of no decision is its own field
+    # (issue 37, item 5)
+    hold_only: bool = field(False, "Propose keeping only what is held", "yes/no",
+                            "Cost holding the servers and contracts of 'What you hold today' "
+                            "and buying or signing nothing more (work beyond them on demand or "
+                            "spot). Not with proposed servers, commitments or a schedule.")
 
 
 class Scenario(Section):
@@ -680,6 +687,11 @@ class Scenario(Section):
             if type_id is not None and type_id not in ids:
                 raise ValueError(f"{where} names unknown server type {type_id!r}; "
                                  f"server_types are {ids}")
+        p = self.proposed
+        if p.hold_only and (p.servers is not None or p.servers_by_type or p.committed_gpus
+                            or p.schedule):
+            raise ValueError("proposed.hold_only: keeping only what is held proposes no "
+                             "servers, commitments or schedule; clear them or untick it")
         if self.proposed.servers_by_type and (self.proposed.servers is not None
                                               or self.proposed.schedule):
             raise ValueError("proposed: give servers or servers_by_type, not both (and no "

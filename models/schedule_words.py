@@ -167,8 +167,15 @@ def schedule_words(s: Scenario, decisions, first_month: str) -> list[Message]:
     Returns
     -------
     list of Message
-        Servers to buy and sell by quarter, commitments to sign by month.
+        Servers to buy and sell by quarter, commitments to sign by month; for a schedule of
+        no decision, that nothing is bought, sold or signed (and what is held is kept).
     """
+    decisions = list(decisions)
+    if not decisions:       # a proposal to keep only what is held (issue 37, item 5)
+        held = s.position.servers or s.position.commitments
+        if held:
+            return [Message("Keep what is held; buy, sell and sign nothing.")]
+        return [Message("Buy, sell and sign nothing.")]
     out: list[Message] = []
     terms = {o.id: o.term_months for o in s.commitments}
     for d in decisions:

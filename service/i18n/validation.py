@@ -92,6 +92,8 @@ RULES = [
            "%(start)s")),
     rule(N_("%(where)s names unknown server type %(type)s; server_types are %(ids)s")),
     rule(N_("proposed: give servers or servers_by_type, not both (and no schedule with them)")),
+    rule(N_("proposed.hold_only: keeping only what is held proposes no servers, commitments "
+           "or schedule; clear them or untick it")),
     rule(N_("proposed.schedule[%(month)s]: give buy/sell by type or buy_servers/sell_servers, "
            "not both")),
     rule(N_("position.commitments: contract %(id)s is in %(currency)s, prices are in "

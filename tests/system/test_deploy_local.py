@@ -27,7 +27,7 @@ from alembic.script import ScriptDirectory
 
 from tests.support.client import PASSWORD
 from tests.support.http_client import Client
-from tests.support.jobs import alive, descendants, wait_until
+from tests.support.jobs import alive, descendants, differences, wait_until
 from tests.support.paths import ROOT, SAMPLES
 
 pytestmark = pytest.mark.postgres
@@ -133,6 +133,16 @@ def test_two_web_instances_and_two_workers_started_used_and_stopped():
                                            (job["id"],)).fetchone()
         assert int(claim.split(":")[1]) in (pids["worker1"], pids["worker2"]), claim
         assert json.loads(document) == plan
+
+        # the same plan as the CLI's, number for number (issue 37 item 2: one document from the
+        # CLI, a web job on SQLite (tests/web/test_plan_options.py) and a worker on Redis)
+        asked_file = folder / "scenario.json"
+        asked_file.write_text(json.dumps(scenario))
+        cli = run(sys.executable, "-m", "service.cli.main", "plan", SAMPLES / "usage_daily.csv",
+                  "--scenario", asked_file, "--json", cwd=ROOT,
+                  env={**os.environ, "PYTHONHASHSEED": "3"})
+        assert cli.returncode == 0, cli.stderr
+        assert differences(json.loads(cli.stdout), plan) == []
 
         # a browser session made on the first instance is one on the second (one SECRET_KEY)
         browser = Client(urls[0].rstrip("/"))

@@ -11,6 +11,7 @@ import sys
 from models.plan_options import PlanOptions
 from service import plan_options
 from service.plans.jobs.compute import planner_for
+from tests.support.jobs import differences
 from tests.support.paths import ROOT, SAMPLE_USAGE, SAMPLES
 
 ROBUST = SAMPLES / "scenario_robust.json"
@@ -74,15 +75,3 @@ def test_the_cli_and_a_web_job_give_the_same_robust_plan_document(api):
     robust = a["strategies"]["robust"]
     assert robust["gap"] == 0 and robust.get("alternative") is not None
 
-
-def differences(a, b, path: str = "") -> list[str]:
-    """Where two JSON documents differ: ``path: a != b`` per leaf (keys, lengths, values)."""
-    if isinstance(a, dict) and isinstance(b, dict):
-        return [d for k in sorted(set(a) | set(b)) for d in (
-            differences(a[k], b[k], f"{path}/{k}") if k in a and k in b
-            else [f"{path}/{k}: only in {'the first' if k in a else 'the second'}"])]
-    if isinstance(a, list) and isinstance(b, list):
-        out = [f"{path}: {len(a)} items != {len(b)}"] if len(a) != len(b) else []
-        return out + [d for i, (x, y) in enumerate(zip(a, b))
-                      for d in differences(x, y, f"{path}[{i}]")]
-    return [] if a == b and type(a) is type(b) else [f"{path}: {a!r} != {b!r}"]

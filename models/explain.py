@@ -14,7 +14,7 @@ from models.finance import never_dearer
 from models.limit_words import breach_words
 from models.messages import Message, Money, Months, Number, Percent
 from models.scenario import Scenario, type_owned
-from models.schedule_words import cash_words, schedule_words
+from models.schedule_words import cash_words, grouped_schedule_words
 from models.schedules import cash_by_period
 from models.strategies import PlanContext, StrategyResult
 from models.uncertainty import UncertaintySection
@@ -157,24 +157,30 @@ def explanation(ctx: PlanContext, strategies: dict[str, StrategyResult], chosen:
     Returns
     -------
     Explanation
-        The sentences (capacity or schedule, PV saving against on demand [currency] and its
-        share [fraction], payback, the saving against the best cloud-only plan and how often
-        the Monte Carlo finds it cheaper, fragility, spot and currency notes), whether the
-        runner-up is within ``FRAGILE`` of the chosen PV cost, and the runner-up's name.
+        The sentences (a static capacity, then its PV saving against on demand [currency] and
+        its share [fraction], payback, the saving against the best cloud-only plan and the
+        Monte Carlo's median saving and chances of costing more and less than it; a schedule
+        comes after those savings, its purchases grouped; fragility, spot and currency
+        notes), whether the runner-up is within ``FRAGILE`` of the chosen PV cost, and the
+        runner-up's name.
     """
     s = ctx.scenario
     cur = s.finance.currency
     r = strategies[chosen]
-    if r.schedule or r.capacity is None:    # a schedule, also one of no decision
-        parts = schedule_words(s, r.schedule, ctx.calendar.months[0])
-        parts += cash_words(cash_by_period(ctx.book.labels, r), cur)
+    schedule: list[Message] = []
+    scheduled = bool(r.schedule) or r.capacity is None   # a schedule, also one of no decision
+    if scheduled:
+        # a schedule is said after its saving and grouped by kind (issue 39, item 5): ten
+        # purchases came before the saving; the schedule's own list has each one
+        schedule = grouped_schedule_words(s, r.schedule, ctx.calendar.months[0])
+        schedule += cash_words(cash_by_period(ctx.book.labels, r), cur)
         if r.spot_gpu_hours_by_month.sum() > 0:
-            parts.append(Message("Run interruptible work on spot."))
+            schedule.append(Message("Run interruptible work on spot."))
         if r.on_demand_gpu_hours_by_month.sum() > 0:
-            parts.append(Message("Burst on demand."))
+            schedule.append(Message("Burst on demand."))
+        parts = []
     else:
-        parts = capacity_parts(s, r)
-    parts = parts or [Message("No capacity is needed.")]
+        parts = capacity_parts(s, r) or [Message("No capacity is needed.")]
     base = strategies["on_demand"]
     saving = base.pv_cost - r.pv_cost
     months = Months(ctx.horizon)
@@ -197,6 +203,8 @@ def explanation(ctx: PlanContext, strategies: dict[str, StrategyResult], chosen:
             parts.append(Message("PV saving {saving} ({share}) over {months} against on "
                                  "demand; does not pay back within the horizon.", params))
     parts += cloud_only_sentences(strategies, chosen, cur, uncertainty)
+    if scheduled:
+        parts += schedule or [Message("No capacity is needed.")]
     parts += limit_sentences(strategies, chosen, cur)
     fragile = False
     other = runner_up(strategies, chosen)
@@ -231,9 +239,10 @@ def cloud_only_sentences(strategies: dict[str, StrategyResult], chosen: str, cur
     -------
     list of Message
         Its PV saving against ``cloud_only`` [currency] and share [fraction] (none when it is
-        that plan), then the share of Monte Carlo draws in which the judged plan costs less
-        than ``cloud_only`` [fraction] (the recommendation, or the best plan that buys
-        servers when the recommendation buys none).
+        that plan), then from the Monte Carlo: for the recommendation its median, P10 and P90
+        saving against ``cloud_only`` [currency] and the shares of draws in which it costs
+        more and less than ``cloud_only`` [fraction]; for the best plan that buys servers
+        (when the recommendation buys none) the share in which it costs less.
     """
     r, cloud = strategies[chosen], strategies["cloud_only"]
     out = []
@@ -245,11 +254,21 @@ def cloud_only_sentences(strategies: dict[str, StrategyResult], chosen: str, cur
                                           "saving": Money(saving, currency),
                                           "share": Percent(saving / cloud.pv_cost)}))
     if uncertainty is not None and uncertainty.judged != "cloud_only":
-        params = {"probability": Percent(uncertainty.summary["probability_buy_cheaper"]),
+        u = uncertainty.summary
+        params = {"probability": Percent(u["probability_buy_cheaper"]),
                   "draws": Number(uncertainty.draws)}
         if uncertainty.judged_is_recommended:
-            out.append(Message("It costs less than the best cloud-only plan in {probability} "
-                               "of {draws} Monte Carlo draws.", params))
+            # the same two plans as the saving above, each held as decided while the
+            # assumptions move: the headline's base-case figure beside its spread (issue 39)
+            out.append(Message("Over {draws} Monte Carlo draws of the assumptions, with both "
+                               "plans held as decided, its median saving against the best "
+                               "cloud-only plan is {median} (P10 {p10}, P90 {p90}); it costs "
+                               "more than that plan in {losing} of the draws and less in "
+                               "{probability}.",
+                               {**params, "median": Money(u["saving_p50"], currency),
+                                "p10": Money(u["saving_p10"], currency),
+                                "p90": Money(u["saving_p90"], currency),
+                                "losing": Percent(u["probability_buy_dearer"])}))
         else:
             out.append(Message("It buys no servers; the best plan that does ({judged}) costs "
                                "less than the best cloud-only plan in {probability} of "

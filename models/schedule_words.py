@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from models.messages import Message, Money, Months, Number
+from models.messages import Message, Money, Months, Number, Percent
 from models.scenario import Decision, Scenario
 
 
@@ -193,6 +193,156 @@ def schedule_words(s: Scenario, decisions, first_month: str) -> list[Message]:
                 out.append(Message("Sign {gpus} GPUs of {offer} ({term}) now.", params) if now
                            else Message("Sign {gpus} GPUs of {offer} ({term}) in {month}.",
                                         {**params, "month": d.month}))
+    return out
+
+
+def by_year(actions: list[tuple[str, int]]) -> str:
+    """Counts summed by calendar year, for a grouped sentence.
+
+    Parameters
+    ----------
+    actions : list of (str, int)
+        Month ``'YYYY-MM'`` and count of each action, in date order.
+
+    Returns
+    -------
+    str
+        ``'YYYY: n'`` per year with an action, in year order, comma-separated (no words, so
+        it reads the same in every language).
+
+    Examples
+    --------
+    >>> by_year([("2027-01", 15), ("2027-04", 7), ("2031-10", 3)])
+    '2027: 22, 2031: 3'
+    """
+    years: dict[str, int] = {}
+    for month, n in actions:
+        years[month[:4]] = years.get(month[:4], 0) + n
+    return ", ".join(f"{y}: {n:,}" for y, n in sorted(years.items()))
+
+
+# Several actions of one kind in one sentence (issue 39, item 5): the total, how many actions,
+# the totals by year; the schedule's own list (the plan page's, the CLI's table) has each one.
+GROUPED_WORDS = {
+    "buy": Message("Buy {n} servers over {count} purchases (by year {years}); the schedule "
+                   "lists each."),
+    "sell": Message("Sell {n} servers over {count} sales (by year {years}); the schedule lists "
+                    "each."),
+    "buy_type": Message("Buy {n} {type} servers over {count} purchases (by year {years}); the "
+                        "schedule lists each."),
+    "sell_type": Message("Sell {n} {type} servers over {count} sales (by year {years}); the "
+                         "schedule lists each."),
+    "sign": Message("Sign {gpus} GPUs of {offer} ({term}) over {count} signings (by year "
+                    "{years}); the schedule lists each."),
+}
+
+
+def grouped_schedule_words(s: Scenario, decisions, first_month: str) -> list[Message]:
+    """The schedule in a few sentences: each kind of action once, grouped when it recurs.
+
+    Parameters
+    ----------
+    s : Scenario
+        The scenario (offer terms).
+    decisions : iterable of models.scenario.Decision
+        The schedule, in date order.
+    first_month : str
+        The plan's first month, ``'YYYY-MM'``.
+
+    Returns
+    -------
+    list of Message
+        Per kind (untyped purchases, sales, then per server type, then per offer signed): the
+        sentence of :func:`schedule_words` when it happens once, else one sentence with the
+        total, the number of actions and the totals by year; for a schedule of no decision,
+        :func:`schedule_words`' sentence that nothing is bought, sold or signed.
+    """
+    decisions = list(decisions)
+    if not decisions:
+        return schedule_words(s, decisions, first_month)
+    terms = {o.id: o.term_months for o in s.commitments}
+    out: list[Message] = []
+
+    def group(kind: str, actions: list[tuple[str, int]], single, **params) -> None:
+        if len(actions) == 1:
+            out.append(single(*actions[0]))
+        elif actions:
+            total = Number(sum(n for _, n in actions))
+            out.append(Message(GROUPED_WORDS[kind].template,
+                               {**params, ("gpus" if kind == "sign" else "n"): total,
+                                "count": Number(len(actions)), "years": by_year(actions)}))
+
+    for action in ("buy", "sell"):
+        group(action, [(d.month, getattr(d, f"{action}_servers")) for d in decisions
+                       if getattr(d, f"{action}_servers")],
+              lambda m, n, a=action: server_words(a, n, m == first_month, m))
+    for action in ("buy", "sell"):
+        types = sorted({k for d in decisions for k, n in getattr(d, action).items() if n})
+        for k in types:
+            group(f"{action}_type", [(d.month, getattr(d, action)[k]) for d in decisions
+                                     if getattr(d, action).get(k)],
+                  lambda m, n, a=action, k=k: type_words(a, n, k, m == first_month, m),
+                  type=k)
+    offers = [o for o in dict.fromkeys(k for d in decisions for k, g in d.commit.items() if g)]
+    for offer_id in offers:
+        term = Months(terms.get(offer_id, 0))
+
+        def signed(m: str, gpus: int, offer_id=offer_id, term=term) -> Message:
+            params = {"gpus": Number(gpus), "offer": offer_id, "term": term}
+            return (Message("Sign {gpus} GPUs of {offer} ({term}) now.", params)
+                    if m == first_month else
+                    Message("Sign {gpus} GPUs of {offer} ({term}) in {month}.",
+                            {**params, "month": m}))
+        group("sign", [(d.month, d.commit[offer_id]) for d in decisions
+                       if d.commit.get(offer_id)], signed, offer=offer_id, term=term)
+    return out
+
+
+# A purchase the horizon rule sells again within its first year (issue 39, item 5): under
+# ``liquidate`` every server is sold at its resale value at the horizon's end, and the resale
+# curve starts at 100 % when new, so a purchase months before the end costs little net.
+LATE_PURCHASE_MONTHS = 12
+
+
+def horizon_sale_words(orders: list[dict], currency: str) -> list[Message]:
+    """Why a purchase late in the horizon costs little: the horizon rule sells it again.
+
+    Parameters
+    ----------
+    orders : list of dict
+        The strategy's purchase orders (models/schedules.py ``purchase_orders``); a purchase
+        sold at the horizon's end carries ``horizon_sale``.
+    currency : str
+        ISO 4217 code of the reporting currency.
+
+    Returns
+    -------
+    list of Message
+        One sentence per purchase held at most ``LATE_PURCHASE_MONTHS`` before the horizon's
+        end sells it: when, how many, months held, and per server the price with install, the
+        resale value and its share of the price, and the net [currency].
+    """
+    out = []
+    for o in orders:
+        sale = o.get("horizon_sale")
+        if o["action"] != "buy" or not sale or sale["held_months"] > LATE_PURCHASE_MONTHS:
+            continue
+        params = {"month": o["month"], "held": Months(sale["held_months"]),
+                  "share": Percent(sale["resale_fraction"], 1),
+                  "paid": Money(sale["price"] + sale["install"], currency),
+                  "resale": Money(sale["resale"], currency), "net": Money(sale["net"], currency)}
+        if o["quantity"] == 1:
+            out.append(Message(
+                "The server bought in {month} is held {held} and sold at the horizon's end "
+                "(horizon end rule: liquidate) at {share} of its price: it costs {paid} with "
+                "its installation and brings back {resale}, so it adds {held} of capacity for "
+                "{net} net before running costs.", params))
+        else:
+            out.append(Message(
+                "The {n} servers bought in {month} are held {held} and sold at the horizon's "
+                "end (horizon end rule: liquidate) at {share} of their price: each costs {paid} "
+                "with its installation and brings back {resale}, so it adds {held} of capacity "
+                "for {net} net before running costs.", {**params, "n": Number(o["quantity"])}))
     return out
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from models.costs import commitment_schedule, server_schedule
+from models.costs import commitment_schedule, server_schedule, server_terms
 from models.prices import PriceBook
 from models.scenario import Scenario
 from models.schedule_words import quarter
@@ -111,6 +111,54 @@ def cash_by_period(labels, r: StrategyResult, book: PriceBook | None = None
     return out
 
 
+def horizon_sale(book: PriceBook, r: StrategyResult, month: int, type_id=None
+                 ) -> dict | None:
+    """What the horizon rule makes of one purchase: its servers sold at the horizon's end.
+
+    Parameters
+    ----------
+    book : PriceBook
+        The prices the strategy was priced with (its scenario's horizon rule).
+    r : StrategyResult
+        A strategy priced with a schedule.
+    month : int
+        Month index of the purchase, 0-based [months].
+    type_id : str, optional
+        The server type bought (issue 26); None without server types.
+
+    Returns
+    -------
+    dict or None
+        Under ``liquidate``, when every server bought that month is still held at the
+        horizon's end and sold then: ``held_months`` [months], per server ``price``,
+        ``install`` and ``resale`` (the value received at the horizon's end) [currency],
+        ``resale_fraction`` (resale / price) [fraction] and ``net`` (price + install -
+        resale, undiscounted, before running costs) [currency]; else None.
+
+    Notes
+    -----
+    .. math:: net = price + install - price \\, f(H - b)
+
+    with :math:`f` the resale fraction at the age :math:`H - b` [months] of a server bought at
+    month :math:`b` and sold at the end of the horizon's last month :math:`H - 1` (linear
+    from 1 when new to the first year-end fraction, models/finance.py ``resale_fraction``).
+    """
+    if book.scenario.finance.horizon_end != "liquidate":
+        return None
+    cohorts = [c for c in r.plan.servers if c.bought == month and c.type == type_id]
+    if not cohorts or any(c.sold != book.horizon for c in cohorts):
+        return None
+    c = cohorts[0]
+    typed = book.for_type(c.type)
+    lines = server_schedule(typed, c)
+    price_n, install, _basis, _principal = server_terms(typed, c)
+    price = float(price_n[0])
+    resale = float(lines["resale"][c.sold - 1, 0])
+    return {"held_months": c.sold - c.bought, "price": price, "install": float(install),
+            "resale": resale, "resale_fraction": resale / price if price else 0.0,
+            "net": price + install - resale}
+
+
 def purchase_orders(s: Scenario, decisions, labels, r: StrategyResult, book: PriceBook
                     ) -> list[dict]:
     """One order line per thing to buy, sell or sign, with what it costs or brings.
@@ -137,7 +185,8 @@ def purchase_orders(s: Scenario, decisions, labels, r: StrategyResult, book: Pri
         value received [currency], and ``proceeds_month``, the month it is booked (the one
         before the sale: the servers leave at its start); a signing adds ``term_months`` and
         ``payment``; with server types each purchase and sale is a line per type, with its
-        ``type``.
+        ``type``. A purchase whose servers are all sold at the horizon's end under the
+        ``liquidate`` rule adds ``horizon_sale`` (:func:`horizon_sale`).
     """
     index = {m: i for i, m in enumerate(labels)}
     proceeds = sale_proceeds(book, r)
@@ -171,6 +220,11 @@ def purchase_orders(s: Scenario, decisions, labels, r: StrategyResult, book: Pri
                 orders.append({"month": d.month, "action": "sign", "what": offer.id,
                                "quantity": gpus, "term_months": offer.term_months,
                                "payment": offer.payment})
+    for order in orders:
+        if order["action"] == "buy":
+            sale = horizon_sale(book, r, index[order["month"]], order.get("type"))
+            if sale is not None:
+                order["horizon_sale"] = sale
     # each signing's own upfront payment (two offers signed in one month pay apart)
     upfront: dict[tuple[str, str], float] = {}
     for c in r.plan.commitments:

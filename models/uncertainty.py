@@ -230,8 +230,15 @@ def summary(mc: MonteCarlo, judged: str, bins: int, baseline: str = "cloud_only"
     dict
         ``saving_p10``, ``saving_p50``, ``saving_p90``, ``saving_mean`` (baseline PV cost
         minus judged PV cost, > 0 when the judged strategy saves) [currency],
-        ``probability_buy_cheaper`` [fraction of draws] and ``histogram`` (``edges``
-        [currency], ``counts`` [draws]).
+        ``probability_buy_cheaper`` and ``probability_buy_dearer`` (draws in which the judged
+        strategy costs less, or more, than the baseline; a tie counts as neither) [fraction of
+        draws] and ``histogram`` (``edges`` [currency], ``counts`` [draws]).
+
+    Notes
+    -----
+    With :math:`s_i = PV_{baseline,i} - PV_{judged,i}` over :math:`n` draws, the median is
+    ``numpy.percentile(s, 50)`` (the mean of the two middle values for an even :math:`n`) and
+    the chance of losing is (number of draws with :math:`s_i < 0`) / :math:`n`.
     """
     saving = mc.saving(judged, baseline)
     p10, p50, p90 = np.percentile(saving, [10, 50, 90])
@@ -239,6 +246,7 @@ def summary(mc: MonteCarlo, judged: str, bins: int, baseline: str = "cloud_only"
     return {"saving_p10": float(p10), "saving_p50": float(p50), "saving_p90": float(p90),
             "saving_mean": float(saving.mean()),
             "probability_buy_cheaper": float(np.mean(mc.pv[judged] < mc.pv[baseline])),
+            "probability_buy_dearer": float(np.mean(mc.pv[judged] > mc.pv[baseline])),
             "histogram": {"edges": edges.tolist(), "counts": counts.tolist()}}
 
 

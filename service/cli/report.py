@@ -8,6 +8,7 @@ from wcwidth import wcswidth
 
 from models.document import plan_document
 from models.plan import Plan
+from models.schedule_words import horizon_sale_words
 from service.i18n import DEFAULT, _, current_locale, formats, robust_words, sentences
 from service.i18n.labels import PERIODS, offer_name, option_word, strategy_label
 
@@ -164,6 +165,9 @@ def schedule_lines(name: str, strategy: dict, currency: str) -> list[str]:
                          "its resale value, in the month it is booked):", currency=currency),
                 "    " + row([h for h, _w, _l in heads], heads)]
         out += ["    " + row(c, heads) for c in cells]
+    # why a purchase close to the end pays: the horizon rule sells it again (issue 39)
+    out += ["  " + sentences.render(m)
+            for m in horizon_sale_words(strategy.get("purchase_orders") or [], currency)]
     return out
 
 

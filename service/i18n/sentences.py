@@ -65,6 +65,14 @@ def format_param(value: Any, locale: Optional[str] = None) -> str:
     return str(value)
 
 
+# Sentences the engine no longer writes that stored plan documents still carry in their
+# ``explanation_messages``: kept in the catalog so those plans still read in Korean. Issue 39
+# (item 5) put the Monte Carlo's median and chance of costing more in this one's place.
+RETIRED = (
+    N_("It costs less than the best cloud-only plan in {probability} of {draws} Monte Carlo "
+       "draws."),
+)
+
 # Why the engine found no staged plan (models/staged_problem.py StagedError), passed as {why}.
 ENGINE_REASONS = (
     N_("a busy owned GPU-hour costs more than cloud overflow in some month: the staged "

@@ -12,7 +12,8 @@ from typing import Any, Optional
 import numpy as np
 
 from models.scenario import Scenario
-from models.schedule_words import cash_words, decisions_from_json, schedule_words
+from models.schedule_words import (cash_words, decisions_from_json, horizon_sale_words,
+                                   schedule_words)
 from service.plans import chart_text
 from service.i18n import N_, _, formats, sentences
 from service.i18n.labels import strategy_label
@@ -184,6 +185,9 @@ def schedule_views(doc: dict, charts: dict) -> list[ScheduleView]:
         words = [sentences.render(m)
                  for m in schedule_words(scenario, decisions, doc["months"][0])]
         words += [sentences.render(m) for m in cash_words(s["cash"], currency)]
+        # a purchase the horizon rule sells again within a year: why it pays (issue 39)
+        words += [sentences.render(m)
+                  for m in horizon_sale_words(s.get("purchase_orders") or [], currency)]
         # the optimum is held to the budget; a proposed schedule is shown against it
         years = year_rows(doc, s["cash"], budget)
         view = ScheduleView(name, label(name), words, order_rows(s, terms, currency),

@@ -392,3 +392,60 @@ def test_the_kept_starting_tangents_are_the_strongest_at_the_lp_optimum():
     kept = staged_block.strongest_cuts(prob, cuts, len(prob.cost), concave, keep=2)
     assert [c for c in kept if c[:2] == (0, "w")] == [c for c in cuts if c[:2] == (0, "w")]
     assert len([c for c in kept if c[:2] == (0, "z")]) == 2
+
+
+def test_grouped_schedule_words_give_each_kind_once_with_its_totals_by_year():
+    """Issue 39, item 5: the headline listed one sentence per purchase. Buys of 1 (now), 3,
+    2 and 4 servers: 10 servers over 4 purchases, 2027: 1 + 3 + 2 = 6 and 2028: 4; one sale
+    keeps its own sentence; 16 + 8 GPUs of 1y over 2 signings, both in 2027."""
+    from models.schedule_words import grouped_schedule_words
+    s = Scenario.model_validate({"finance": {"start_month": "2027-01"},
+                                 "staging": {"allow_sales": True}})
+    decisions = (Decision(month="2027-01", buy_servers=1),
+                 Decision(month="2027-04", buy_servers=3, commit={"1y": 16}),
+                 Decision(month="2027-10", buy_servers=2, commit={"1y": 8}),
+                 Decision(month="2028-01", sell_servers=2),
+                 Decision(month="2028-04", buy_servers=4))
+    words = [m.text for m in grouped_schedule_words(s, decisions, "2027-01")]
+    assert words == [
+        "Buy 10 servers over 4 purchases (by year 2027: 6, 2028: 4); the schedule lists each.",
+        "Sell 2 servers in 2028-Q1.",
+        "Sign 24 GPUs of 1y (1 year) over 2 signings (by year 2027: 24); the schedule lists "
+        "each."]
+    one = [m.text for m in grouped_schedule_words(s, decisions[:1], "2027-01")]
+    assert one == ["Buy 1 server now."]
+
+
+@pytest.mark.parametrize("rule", ["liquidate", "prorate"])
+def test_a_purchase_months_before_the_end_says_what_the_horizon_rule_sells_it_for(rule):
+    """Issue 39, item 5: the Seoul plan bought servers two months before the horizon's end
+    and did not say why. 36 months from 2027-01, 2 servers bought in 2029-10 (month 33):
+    under liquidate they are sold at the end of 2029-12, aged 3 months, at 1 - 0.35 x 3/12 =
+    91.25 % of $300,000 = $273,750 (resale linear from 100 % new to 65 % at a year); with
+    $30,000 install each costs $330,000, $56,250 net. The 2027-01 server is held 36 months
+    (30 %, $90,000 back): no sentence, it is not a late purchase. Under prorate nothing is
+    sold at the end, so nothing is said."""
+    from models.schedule_words import horizon_sale_words
+    s = Scenario.model_validate({
+        "finance": {"start_month": "2027-01", "horizon_months": 36, "horizon_end": rule},
+        "proposed": {"schedule": [{"month": "2027-01", "buy_servers": 1},
+                                  {"month": "2029-10", "buy_servers": 2}]},
+        "uncertainty": {"draws": 0}})
+    plan = compute_plan(s, flat_profile(16, "2027-01", 36))
+    orders = plan_document(plan)["strategies"]["proposed"]["purchase_orders"]
+    words = [m.text for m in horizon_sale_words(orders, "USD")]
+    if rule == "prorate":
+        assert all("horizon_sale" not in o for o in orders) and words == []
+        return
+    sales = {o["month"]: o["horizon_sale"] for o in orders}
+    assert sales["2029-10"] == pytest.approx({
+        "held_months": 3, "price": 300_000, "install": 30_000, "resale": 273_750,
+        "resale_fraction": 0.9125, "net": 56_250})
+    assert sales["2027-01"] == pytest.approx({
+        "held_months": 36, "price": 300_000, "install": 30_000, "resale": 90_000,
+        "resale_fraction": 0.3, "net": 240_000})
+    assert words == [
+        "The 2 servers bought in 2029-10 are held 3 months and sold at the horizon's end "
+        "(horizon end rule: liquidate) at 91.2% of their price: each costs $330.0k with its "
+        "installation and brings back $273.8k, so it adds 3 months of capacity for $56.2k "
+        "net before running costs."]

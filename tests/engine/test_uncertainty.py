@@ -13,6 +13,7 @@ from pydantic import ValidationError
 from models.assumptions import ASSUMPTIONS, inverse_cdf, low_high, sample, with_values
 from models.draw_dispatch import MergedTable, grown_demand
 from models.fields import field_meta
+from models.messages import Money, english_money
 from models.document import plan_document
 from models.optimize import best_capacity
 from models.plan import build_context
@@ -350,7 +351,10 @@ def test_the_recommendation_gives_its_saving_against_cloud_only_and_the_odds_of_
     """The sample: optimal (7 servers, PV 7,113,607) saves $8.7M (55 %) against all on demand.
     Against the best cloud-only plan (48 GPUs of 3y + spot, PV 8,188,845) it saves
     1,075,238, 13.1 % of 8,188,845; the Monte Carlo finds it cheaper than cloud_only in
-    probability_buy_cheaper of the 2,000 draws (the headline said only the first figure)."""
+    probability_buy_cheaper of the 2,000 draws (the headline said only the first figure).
+    Issue 39, item 5: beside the $1.1M base-case saving, the same comparison's median over
+    the draws, its P10 and P90, and the share of draws in which it costs more (the
+    complement of the share in which it costs less: no draw ties)."""
     plan = compute_plan(Scenario.model_validate(json.loads(SAMPLE_SCENARIO.read_text())),
                         csv_profile(SAMPLE_USAGE))
     doc = plan_document(plan)
@@ -360,10 +364,20 @@ def test_the_recommendation_gives_its_saving_against_cloud_only_and_the_odds_of_
     assert doc["savings_vs_cloud_only"]["optimal"] == cloud.pv_cost - r.pv_cost
     p = doc["uncertainty"]["probability_buy_cheaper"]
     assert doc["uncertainty"]["probability_beats_cloud_only"]["optimal"] == p
+    u = doc["uncertainty"]
+    assert u["judged"] == "optimal" and u["baseline"] == "cloud_only"
+    assert u["deterministic_saving"] == doc["savings_vs_cloud_only"]["optimal"]
+    losing = u["probability_buy_dearer"]
+    assert_allclose(losing, 1 - p)
+    assert 0 < losing < 0.5
+    money = [english_money(Money(u[k], "USD")) for k in ("saving_p50", "saving_p10",
+                                                          "saving_p90")]
     assert ("PV saving $8.7M (55%) over 5 years against on demand; pays back in month 9. "
-            "Against the best cloud-only plan (PV $8.2M) it saves $1.1M (13%). It costs less "
-            f"than the best cloud-only plan in {p:.0%} of 2,000 Monte Carlo draws."
-            ) in doc["explanation"]
+            "Against the best cloud-only plan (PV $8.2M) it saves $1.1M (13%). Over 2,000 "
+            "Monte Carlo draws of the assumptions, with both plans held as decided, its median "
+            f"saving against the best cloud-only plan is {money[0]} (P10 {money[1]}, P90 "
+            f"{money[2]}); it costs more than that plan in {losing:.0%} of the draws and less "
+            f"in {p:.0%}.") in doc["explanation"]
 
 
 def test_a_base_case_saving_above_p90_says_the_ranges_are_lopsided():
@@ -406,3 +420,22 @@ def test_what_if_of_the_plans_own_scenario_keeps_a_copy_of_the_optimizers_findin
     dearer = what_if_context(ctx, s.with_changes(on_demand={"price_per_gpu_hour": 9.0}))
     assert dearer.optimizer_cache == {}
     assert best_capacity(dearer) != found
+
+
+def test_summary_gives_the_median_saving_and_the_chance_of_losing_by_hand():
+    """Issue 39, item 5: the headline's saving beside the draws' median and the share of draws
+    in which the judged plan costs more. Five draws, cloud_only at 10 each, the judged plan at
+    8, 12, 9, 7, 11: savings 2, -2, 1, 3, -1, sorted -2, -1, 1, 2, 3, so the median is 1; it
+    costs more in 2 of 5 draws (40 %) and less in 3 (60 %). A sixth draw at exactly 10 is a
+    tie: it counts as neither (2/6 and 3/6), and the median of -2, -1, 0, 1, 2, 3 is 0.5."""
+    from models.uncertainty import MonteCarlo, summary
+    mc = MonteCarlo({}, {"cloud_only": np.full(5, 10.0),
+                         "optimal": np.array([8.0, 12.0, 9.0, 7.0, 11.0])})
+    u = summary(mc, "optimal", bins=2)
+    assert (u["saving_p50"], u["probability_buy_dearer"], u["probability_buy_cheaper"]) \
+        == (1.0, 0.4, 0.6)
+    mc = MonteCarlo({}, {"cloud_only": np.full(6, 10.0),
+                         "optimal": np.array([8.0, 12.0, 9.0, 7.0, 11.0, 10.0])})
+    u = summary(mc, "optimal", bins=2)
+    assert u["saving_p50"] == 0.5
+    assert_allclose([u["probability_buy_dearer"], u["probability_buy_cheaper"]], [2 / 6, 3 / 6])

@@ -118,7 +118,17 @@ def test_growth_sample_prints_its_schedules_and_nothing_on_stderr():
     assert out.stderr == ""
     assert "Recommended (*): staged" in out.stdout
     assert "Schedule of staged" in out.stdout and "Schedule of proposed" in out.stdout
-    assert "Buy 1 server now." in out.stdout
+    # issue 39, item 5: the saving first, then the purchases in one sentence, then the
+    # Monte Carlo's median and chance of costing more beside the saving against cloud only
+    words = out.stdout.split("Recommended (*): staged\n")[1].split("\n")[0]
+    saving = words.index("PV saving $15.2M (48%) over 5 years against on demand")
+    spread = words.index("Monte Carlo draws of the assumptions, with both plans held as "
+                         "decided, its median saving against the best cloud-only plan is ")
+    grouped = words.index("Buy 9 servers over 5 purchases (by year 2027: 7, 2030: 2); the "
+                          "schedule lists each.")
+    assert saving < spread < grouped and "Buy 1 server now." not in words
+    assert re.search(r"it costs more than that plan in \d+% of the draws and less in \d+%",
+                     words)
     # marginal and all-in breakevens disagree against spot here: one sentence says why
     assert "Marginal and all-in figures can disagree" in out.stdout
     assert "purchases and upfront payments by year [USD]: 2027 1,320,000, 2028 1,320,000" \

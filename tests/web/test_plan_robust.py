@@ -224,3 +224,36 @@ def test_a_negative_vss_or_saving_is_said_as_a_cost_with_the_definitions():
     with using_locale("ko"):
         korean = risk_words(r, "KRW")
     assert all(not w.isascii() for w in korean)
+
+
+def test_the_robust_cards_savings_say_their_basis_beside_the_others(robust):
+    """Issue 39, item 5: the robust card's "Saving vs on demand" is on demand's expected PV
+    over the demand scenarios less the robust plan's (held_fixed), the other cards' a PV at
+    the plan's own demand; side by side each says which, in English and in Korean."""
+    from service.i18n import formats
+    app, b, result = robust
+    doc = result.document
+    r, cur = doc["strategies"]["robust"], doc["scenario"]["finance"]["currency"]
+    assert doc["savings_vs_on_demand"]["robust"] == r["held_fixed"]["on_demand"] - r["pv_cost"]
+    assert doc["savings_vs_cloud_only"]["robust"] == r["held_fixed"]["cloud_only"] - r["pv_cost"]
+    text = unescape(b.get(PAGE).get_data(as_text=True))
+    card = text.split('data-strategy="robust"')[1].split('class="card')[0]
+    n = len(r["scenarios"])
+    with app.test_request_context("/"):
+        od, cloud = (formats.money(r["held_fixed"][k], cur, "card")
+                     for k in ("on_demand", "cloud_only"))
+        saving = formats.money(doc["savings_vs_on_demand"]["robust"], cur, "card")
+    assert (f"Saving vs on demand, expected over {n} demand scenarios against all on demand "
+            f"in the same scenarios (expected PV {od}): <span class=\"saving\">{saving}</span>"
+            ) in card
+    assert (f"Saving vs the best cloud-only plan, expected over {n} demand scenarios against "
+            f"that plan signed now and kept in each (expected PV {cloud}):") in card
+    other = text.split(f'data-strategy="{doc["recommendation"]}"')[1].split('class="card')[0]
+    assert "Saving vs on demand, PV at the plan's own demand:" in other
+    assert "Saving vs the best cloud-only plan, PV at the plan's own demand:" in other
+    assert b.post("/language", {"lang": "ko", "next": PAGE}).status_code == 302
+    text = unescape(b.get(PAGE).get_data(as_text=True))
+    card = text.split('data-strategy="robust"')[1].split('class="card')[0]
+    assert f"수요 시나리오 {n}개에 대한 기대값이며 같은 시나리오의 전부 온디맨드와 비교" in card
+    other = text.split(f'data-strategy="{doc["recommendation"]}"')[1].split('class="card')[0]
+    assert "온디맨드 대비 절감액, 계획 자체 수요에서의 현재가치:" in other

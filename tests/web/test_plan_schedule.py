@@ -119,11 +119,18 @@ def test_schedule_section_shows_the_documents_orders_cash_and_words(growth):
     budget = doc["scenario"]["staging"]["capital_budget_per_year"]
     for row in t["cash-year-staged"][1:]:
         assert row[4] == money(budget) and "(over)" not in row[5]
-    # the staged plan is the recommendation: its sentences are the explanation's
+    # the staged plan is the recommendation: the schedule's list says each action, one per
+    # line; the recommendation says its saving first and the same actions grouped by kind
+    # (issue 39, item 5)
     words = re.search(r'<ol class="schedule-words" id="words-staged">(.*?)</ol>', html, re.S)
-    items = re.findall(r"<li>(.*?)</li>", words.group(1))
+    items = [unescape(i) for i in re.findall(r"<li>(.*?)</li>", words.group(1))]
     assert doc["recommendation"] == "staged" and items
-    assert doc["explanation"].startswith(" ".join(unescape(i) for i in items))
+    buys = [d["buy_servers"] for d in staged["schedule"] if d["buy_servers"]]
+    assert len([i for i in items if i.startswith("Buy ")]) == len(buys) > 1
+    assert doc["explanation"].startswith("PV saving ")
+    assert (f"Buy {sum(buys)} servers over {len(buys)} purchases (by year "
+            in doc["explanation"])
+    assert not any(i in doc["explanation"] for i in items if i.startswith("Buy "))
     # a proposed schedule has its own block
     assert [r[0] for r in t["orders-proposed"][1:]] == [
         o["month"] for o in doc["strategies"]["proposed"]["purchase_orders"]]

@@ -8,6 +8,7 @@ import pytest
 from flask import render_template
 
 from models.document import plan_document
+from models.messages import Money, english_money
 from tests.support.plans import compute_plan
 from models.scenario import Scenario
 from service.i18n import formats, using_locale
@@ -76,6 +77,48 @@ def test_schedule_view_shows_a_sales_proceeds_and_cash_by_year_net(app):
     assert view.detailed
 
 
+def test_a_staged_recommendation_gives_its_saving_before_its_purchases_grouped(growth_doc):
+    """Issue 39, item 5: the growth sample's staged plan buys 1, 2, 3, 1 and 2 servers; its
+    headline said each purchase in its own sentence, then the saving. Now the saving, then
+    one sentence: 9 servers over 5 purchases, 7 in 2027 and 2 in 2030; each signing offer
+    once (3y: 24 + 32 + 16 + 8 = 80 GPUs in 2029, 1y: 32 once). Korean too."""
+    from service.i18n import sentences
+    english = sentences.explanation(growth_doc, "en")
+    saving = english.index("PV saving $15.2M (48%) over 5 years against on demand")
+    grouped = english.index("Buy 9 servers over 5 purchases (by year 2027: 7, 2030: 2); the "
+                            "schedule lists each. Sign 80 GPUs of 3y (3 years) over 4 signings "
+                            "(by year 2029: 80); the schedule lists each. Sign 32 GPUs of 1y "
+                            "(1 year) in 2031-01.")
+    assert saving < grouped and english.count("Buy ") == 1
+    korean = sentences.explanation(growth_doc, "ko")
+    assert korean.index("온디맨드 대비 현재가치 절감액") < korean.index(
+        "서버 9대를 5번에 나누어 구매하세요(연도별 2027: 7, 2030: 2). 각 구매는 일정에 나와 있습니다.")
+
+
+def test_a_late_purchase_says_on_its_schedule_what_the_horizon_rule_sells_it_for(app):
+    """Issue 39, item 5: the schedule block says why servers bought 3 months before the end
+    cost little: sold at the horizon's end at 91.25 % of $300,000 (tests/engine/test_staged.py
+    has the figures by hand), in English and in Korean."""
+    doc = plan_document(compute_plan(Scenario.model_validate({
+        "finance": {"start_month": "2027-01", "horizon_months": 36},
+        "proposed": {"schedule": [{"month": "2027-01", "buy_servers": 1},
+                                  {"month": "2029-10", "buy_servers": 2}]},
+        "uncertainty": {"draws": 0}}), flat_profile(16, "2027-01", 36)))
+    with app.test_request_context("/"):
+        view = next(v for v in schedule_views(doc, {}) if v.name == "proposed")
+        with using_locale("ko"):
+            korean = next(v for v in schedule_views(doc, {}) if v.name == "proposed")
+        paid, resale, net = (formats.money(v, "USD", "short") for v in (330_000, 273_750,
+                                                                         56_250))
+    assert (f"The 2 servers bought in 2029-10 are held 3 months and sold at the horizon's end "
+            f"(horizon end rule: liquidate) at 91.2% of their price: each costs {paid} with "
+            f"its installation and brings back {resale}, so it adds 3 months of capacity for "
+            f"{net} net before running costs.") in view.words
+    assert any(w.startswith("2029-10에 구매하는 서버 2대는 3개월 동안 보유한 뒤 계획 기간 끝에 "
+                            "가격의 91.2%에 매각됩니다(계획 기간 종료 규칙: 청산).")
+               for w in korean.words), korean.words
+
+
 def test_plan_page_judges_the_recommendation_against_cloud_only_and_says_so(login,
                                                                             sample_plan):
     """Issue 23: the sample's headline gave only the saving against all on demand ($8.7M,
@@ -94,12 +137,28 @@ def test_plan_page_judges_the_recommendation_against_cloud_only_and_says_so(logi
     share = formats.percent(u["probability_buy_cheaper"])
     assert (f"Saving vs the best cloud-only plan: <span class=\"saving\">${saving:,.0f}</span> "
             f"· cheaper than it in {share} of the Monte Carlo draws") in card
-    assert "It costs less than the best cloud-only plan in" in html   # the recommendation
+    # the recommendation: beside the $1.1M saving, the same comparison over the draws
+    # (issue 39, item 5)
+    recommendation = re.search(r'<p class="recommendation" id="recommendation"[^>]*>(.*?)</p>',
+                               html, re.S).group(1)
+    median = english_money(Money(u["saving_p50"], "USD"))    # the engine's English text
+    losing, cheaper = (f"{u[k]:.0%}" for k in ("probability_buy_dearer",
+                                               "probability_buy_cheaper"))
+    assert (f"Over 2,000 Monte Carlo draws of the assumptions, with both plans held as decided, "
+            f"its median saving against the best cloud-only plan is {median}") in recommendation
+    assert (f"it costs more than that plan in {losing} of the draws and less in {cheaper}."
+            ) in recommendation
     assert 'id="deterministic-note"' not in html   # the base case lies inside P10-P90 here
     html = login("ana").get("/scenarios/1/revisions/1",
                             headers={"Accept-Language": "ko"}).get_data(as_text=True)
     judged = re.search(r'<p id="uncertainty-judged">(.*?)</p>', html, re.S).group(1)
     assert "몬테카를로와 토네이도 모두 추천 계획인" in judged
+    recommendation = re.search(r'<p class="recommendation" id="recommendation"[^>]*>(.*?)</p>',
+                               html, re.S).group(1)
+    assert "가정을 몬테카를로로 2,000회 추출하고 두 계획을 결정한 대로 유지하면" in recommendation
+    with using_locale("ko"):
+        losing = formats.percent(u["probability_buy_dearer"], 0)
+    assert f"추출 중 {losing}에서 그 계획보다 비용이 더 들고" in recommendation
     assert "최선의 클라우드 전용 계획 대비 절감액:" in html
 
 

@@ -48,9 +48,11 @@
   }
 
   // An axis title keeps STANDOFF px from its tick labels, and the margin grows to hold both
-  // (automargin): with the fixed margin alone a Korean axis (ticks "1,234만") or the waterfall's
-  // wide values pushed the labels into the title (issue 39, item 4).
-  var STANDOFF = 10;
+  // (automargin): with the fixed margin alone the titles stood 2 px from the ticks, touching
+  // them on a Korean axis (ticks "1,234만") and on the waterfall (issue 39, item 4). Hangul
+  // glyph boxes are taller than Latin ones: 10 px left 3 px between a Korean x title and its
+  // ticks, 14 px leaves 7.
+  var STANDOFF = 14;
   function axis(title, extra) {
     return Object.assign({automargin: true, title: {text: title, standoff: STANDOFF}},
                          extra || {});

@@ -21,6 +21,7 @@ LANGS = {"en": {}, "ko": {"locale": "ko-KR",
                           "extra_http_headers": {"Accept-Language": "ko-KR,ko;q=0.9"}}}
 PLAN = "/scenarios/1/revisions/1"
 ROBUST = "/scenarios/2/revisions/1"
+SEOUL = 3          # the Seoul sample in won: ticks of 억 and 만, the widest labels
 
 # Each axis title and the tick labels of its axis as page rectangles [left, top, right, bottom]
 # (an empty title has no area and is left out).
@@ -39,8 +40,9 @@ TITLES_AND_TICKS = """el => {
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     """The h100 sample (scenario 1, its plan seeded; revision 2 with dearer servers, planned
-    when first shown, for the compare page's waterfall) and the robust sample on the hourly
-    usage (scenario 2, its fan chart cut above capacity)."""
+    when first shown, for the compare page's waterfall), the robust sample on the hourly
+    usage (scenario 2, its fan chart cut above capacity) and the Seoul sample in won
+    (scenario 3, with a revision 2 of dearer servers as well)."""
     from service.app import create_app
     from service.plans.revisions import add_revision, create_scenario
     from service.web.db import write_session
@@ -53,6 +55,8 @@ def server(tmp_path_factory):
     model = Scenario.model_validate(json.loads(SAMPLE_SCENARIO.read_text()))
     robust = Scenario.model_validate(json.loads((SAMPLES / "scenario_robust.json").read_text()))
     result = plan_for(robust, SAMPLE_USAGE.read_bytes(), SAMPLE_USAGE.name)
+    seoul = Scenario.model_validate(json.loads((SAMPLES / "scenario_seoul.json").read_text()))
+    seoul_result = plan_for(seoul, SAMPLE_USAGE.read_bytes(), SAMPLE_USAGE.name)
     with app.app_context():
         with write_session() as s:
             scenario = s.get(ScenarioRecord, 1)
@@ -61,22 +65,32 @@ def server(tmp_path_factory):
                          scenario.latest.usage_file, note="dearer servers")
             usage = s.query(UsageFile).one()
             create_scenario(s, ana, robust, usage, result=result)
+            won = create_scenario(s, ana, seoul, usage, result=seoul_result).scenario
+            add_revision(s, won, ana, seoul.with_changes(
+                owned={"server_price": seoul.owned.server_price * 1.25}), usage,
+                note="dearer servers")
     app.extensions["buyrent_engine"].dispose()
     with serve(instance) as base:
         yield base
 
 
-def overlaps(a: list[float], b: list[float]) -> bool:
-    return min(a[2], b[2]) - max(a[0], b[0]) > 0.5 and min(a[3], b[3]) - max(a[1], b[1]) > 0.5
+MIN_GAP = 4.0      # px between an axis title and the nearest of its tick labels: not touching
+
+
+def gap(a: list[float], b: list[float]) -> float:
+    """px between two rectangles (negative: they overlap by that much both ways)."""
+    dx = max(a[0] - b[2], b[0] - a[2])
+    dy = max(a[1] - b[3], b[1] - a[3])
+    return max(dx, dy)
 
 
 def title_collisions(page, chart_id: str) -> list[str]:
-    """Axis titles of one chart that overlap a tick label of their axis."""
+    """Axis titles of one chart closer than MIN_GAP to a tick label of their axis."""
     found = []
     for axis, boxes in page.locator(f"#{chart_id}").evaluate(TITLES_AND_TICKS).items():
         for title in boxes["title"]:
-            found += [f"{chart_id} {axis}: title {title} overlaps tick {tick}"
-                      for tick in boxes["ticks"] if overlaps(title, tick)]
+            found += [f"{chart_id} {axis}: title {title} {gap(title, tick):.1f} px from tick "
+                      f"{tick}" for tick in boxes["ticks"] if gap(title, tick) < MIN_GAP]
     return found
 
 
@@ -145,16 +159,23 @@ def test_the_plan_page_puts_the_decision_first_and_its_axes_apart(server, browse
     assert problems == []
 
 
+@pytest.mark.parametrize("scenario", [1, SEOUL])
 @pytest.mark.parametrize("lang", ["en", "ko"])
-def test_the_waterfall_axis_title_stands_off_its_tick_labels(server, browser, lang):
+def test_the_waterfall_and_screening_axis_titles_stand_off_their_tick_labels(server, browser,
+                                                                             lang, scenario):
     problems: list[str] = []
     page = open_page(browser, server, lang, problems)
-    open_plan(page, server + "/scenarios/1/revisions/2")
-    page.goto(server + "/scenarios/1/compare?a=1&b=2")
+    open_plan(page, server + f"/scenarios/{scenario}/revisions/2")
+    for chart in ("chart-screening", "chart-load-duration", "chart-cumulative"):
+        drawn(page, chart)
+        assert has_titles(page, chart, ("x", "y")), chart
+        assert title_collisions(page, chart) == []
+    figure_shot(page, "chart-screening", f"decision-06-screening-{scenario}-{lang}")
+    page.goto(server + f"/scenarios/{scenario}/compare?a=1&b=2")
     drawn(page, "chart-waterfall")
     assert has_titles(page, "chart-waterfall", ("y",))
     assert title_collisions(page, "chart-waterfall") == []
-    figure_shot(page, "chart-waterfall", f"decision-04-waterfall-{lang}")
+    figure_shot(page, "chart-waterfall", f"decision-04-waterfall-{scenario}-{lang}")
     page.context.close()
     assert problems == []
 

@@ -147,7 +147,7 @@ def test_axis_titles_stand_off_their_tick_labels_with_a_growing_margin(builder, 
     for name in ("xaxis", "yaxis"):
         axis = layout[name]
         assert axis["automargin"] is True, (builder, name)
-        assert axis["title"]["standoff"] >= 8, (builder, name)
+        assert axis["title"]["standoff"] >= 12, (builder, name)
     if builder == "waterfall":          # its own axis range kept beside the margins
         assert layout["yaxis"]["range"] == [3e6, 6e6]
 

@@ -13,19 +13,27 @@ adds, beside that data:
   commitments, spot, on demand, data, cloud fees, tax), with purchases, upfront payments and
   resale in a panel of their own above them: a 2.3 M purchase in month 1 beside 60 k a month
   of running costs is readable only on its own axis, and two panels stacked, each from zero,
-  do not invite reading one scale for the other as a second y axis on the same plot would.
+  do not invite reading one scale for the other as a second y axis on the same plot would;
+- ``panels``: the two panels' shares of the plot's height and the figure's height, so that a
+  purchase is a bar a reader sees (a third of a short figure made it a sliver), and
+  ``largest``: the largest purchase, labelled on the chart with its amount (issue 39, item 4).
 
 Both are computed from stored data at page time (plans cached before this module existed get
 them too) and carry their words in the reader's language.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Optional
 
-from service.i18n import N_, gettext
+from service.i18n import N_, formats, gettext
 from service.i18n.charts import cumulative_chart_text, plan_chart_text
 from service.i18n.labels import cost_line_label, strategy_label
 
+# The monthly chart with a purchases panel: [bottom, top] of each panel as shares of the plot
+# height (the purchases 42 %, the running costs 48 %, a gap for the upper axis' ticks) and the
+# figure's height [px] (the page's charts are 380 px: two panels need more)
+PANELS = {"capital": [0.58, 1.0], "running": [0.0, 0.48]}
+PANELS_HEIGHT = 600
 SAME_CENTS = 0.005      # two curves are one line when no month differs by half a cent or more
 FAR_DEARER = 1.10       # PV cost more than 10 % above all on demand: not worth comparing
 ALWAYS_SHOWN = ("on_demand", "proposed")   # the baseline, and what the analyst proposes
@@ -117,6 +125,21 @@ def by_source_groups(lines: dict[str, list[float]]) -> dict[str, list[dict[str, 
     return out
 
 
+def largest_purchase(groups: dict[str, list[dict[str, Any]]], months: list[str],
+                     currency: str) -> Optional[dict[str, Any]]:
+    """The largest month of the purchases group (``month``, ``value``, ``text``: the amount
+    in the reader's language), None when nothing is bought."""
+    purchases = next((g for g in groups["capital"] if g["key"] == "purchases"), None)
+    if purchases is None or not purchases["y"] or max(purchases["y"]) <= 0:
+        return None
+    value = max(purchases["y"])
+    month = months[purchases["y"].index(value)]
+    return {"month": month, "value": value,
+            "text": gettext("%(amount)s in %(month)s", amount=formats.money(value, currency,
+                                                                            "short"),
+                            month=month)}
+
+
 def group_of(line: str) -> str:
     """The group label a cost line is drawn in."""
     for groups in (CAPITAL, RUNNING):
@@ -131,8 +154,10 @@ def plan_page_charts(charts: dict[str, Any], doc: dict[str, Any]) -> dict[str, A
     (service.i18n.charts.plan_chart_text), the cumulative lines and the cost groups."""
     out = plan_chart_text(charts, doc["scenario"]["finance"]["currency"])
     out["cumulative_lines"] = cumulative_lines(charts["cumulative"], doc)
-    out["by_source"] = {**out["by_source"],
-                        "groups": by_source_groups(charts["by_source"]["lines"])}
+    groups = by_source_groups(charts["by_source"]["lines"])
+    out["by_source"] = {**out["by_source"], "groups": groups,
+                        "panels": PANELS, "height": PANELS_HEIGHT,
+                        "largest": largest_purchase(groups, charts["months"], _currency(doc))}
     out["text"] = {**out["text"], "capital": gettext("purchases [%(currency)s]",
                                                      currency=_currency(doc)),
                    "running": gettext("running cost [%(currency)s]", currency=_currency(doc))}

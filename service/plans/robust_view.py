@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from service.i18n import _, formats
+from service.plans.fan_chart import fan_chart, fan_notes
 from service.i18n.robust_words import (decision_now, risk_words, robust_entry, scenario_name,
                                        schedule_text, signed_text)
 
@@ -38,9 +39,10 @@ def robust_view(doc: Optional[dict]) -> Optional[dict[str, Any]]:
              "schedule": schedule_text(q["schedule"]),
              "signed": signed_text(q["schedule"])} for q in r["scenarios"]]
     months = doc["months"]
-    chart = {"fan": {"months": months, "scenarios": [
-                {"name": scenario_name(r, q["name"]), "capacity": q["capacity"], "demand_peak": q["demand_peak"]}
-                for q in r["scenarios"]]},
+    # the axis cut above capacity, the cut peaks labelled, coinciding capacity lines apart
+    # (service/plans/fan_chart.py)
+    fan = fan_chart(months, [{**q, "name": scenario_name(r, q["name"])} for q in r["scenarios"]])
+    chart = {"fan": fan,
              "text": {"fan": _("Capacity by demand scenario against its demand"),
                       "month": _("month"), "gpus": _("GPUs"),
                       "capacity_of": _("capacity, %(name)s"),
@@ -49,7 +51,8 @@ def robust_view(doc: Optional[dict]) -> Optional[dict[str, Any]]:
                                                 else [])
     text = {"summary": _("Capacity (committed and owned) of each demand scenario's schedule "
                          "against that scenario's peak demand, by month; the schedules are "
-                         "the same until %(until)s.", until=r["decide_now_until"]),
+                         "the same until %(until)s.", until=r["decide_now_until"])
+            + "".join(" " + note for note in fan_notes(fan)),
             "head": [_("Month")] + [f"{scenario_name(r, q['name'])}: " + _("capacity / peak")
                                     for q in r["scenarios"]],
             "rows": [[months[i]] + [f"{formats.number(q['capacity'][i], 0)} / "

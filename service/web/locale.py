@@ -19,6 +19,7 @@ from service.i18n import (DEFAULT, LANGUAGES, TRANSLATIONS, N_, _, current_local
                           formats, translations, use_request_locale)
 from service.web.tables import User
 from service.web.db import write_session
+from service.web import cards
 from service.i18n import ingest_refusals, labels, sentences
 from service.i18n.labels import cost_line_label, strategy_label
 
@@ -99,6 +100,8 @@ FILTERS = {
     "servers": formats.servers,
     "server_total": formats.server_total,
     "strategy": strategy_label,
+    # a plan's strategies as (name, entry), the recommended one first (its card first)
+    "recommended_first": cards.recommended_first,
     # a limit of the scenario a strategy breaks (models/plan_limits.py), in words
     "breach": lambda b, currency="USD": sentences.breach_text(b, currency),
     "cost_line": cost_line_label,

@@ -47,12 +47,23 @@
     window.Plotly.relayout(el, {"margin.b": at.b, "legend.y": at.y});
   }
 
+  // An axis title keeps STANDOFF px from its tick labels, and the margin grows to hold both
+  // (automargin): with the fixed margin alone the titles stood 2 px from the ticks, touching
+  // them on a Korean axis (ticks "1,234만") and on the waterfall (issue 39, item 4). Hangul
+  // glyph boxes are taller than Latin ones: 10 px left 3 px between a Korean x title and its
+  // ticks, 14 px leaves 7.
+  var STANDOFF = 14;
+  function axis(title, extra) {
+    return Object.assign({automargin: true, title: {text: title, standoff: STANDOFF}},
+                         extra || {});
+  }
+
   // xFormat: dates on the x axis as numbers ("%Y-%m"), never as English month names.
   function layout(title, xTitle, yTitle, extra, xFormat) {
-    var xaxis = {title: {text: xTitle}};
+    var xaxis = axis(xTitle);
     if (xFormat) { xaxis.tickformat = xFormat; xaxis.hoverformat = xFormat; }
     var l = Object.assign({}, LAYOUT, {title: {text: title},
-      xaxis: xaxis, yaxis: {title: {text: yTitle}}});
+      xaxis: xaxis, yaxis: axis(yTitle)});
     return Object.assign(l, extra || {});
   }
 
@@ -116,10 +127,23 @@
                      t(d, "month", "month"), t(d, "running", t(d, "cost", "cost")),
                      {barmode: "relative"}, "%Y-%m");
       if (capital) {   // the upper axis formats its numbers as the lower one does
-        l.yaxis2 = Object.assign({}, l.yaxis, {domain: [0.68, 1], anchor: "x",
-                                               title: {text: t(d, "capital", "capital")}});
-        l.yaxis = Object.assign(l.yaxis, {domain: [0, 0.6]});
+        // d.by_source.panels: the panels' shares of the height, tall enough for a purchase to
+        // be a bar (issue 39, item 4); the largest purchase labelled with its amount
+        var panels = d.by_source.panels || {capital: [0.58, 1], running: [0, 0.48]};
+        l.yaxis2 = Object.assign({}, l.yaxis, {domain: panels.capital, anchor: "x",
+                                               title: Object.assign({}, l.yaxis.title,
+                                                 {text: t(d, "capital", "capital")})});
+        l.yaxis = Object.assign(l.yaxis, {domain: panels.running});
+        if (d.by_source.height) { l.height = d.by_source.height; }
         l.hoversubplots = "axis";
+        var big = d.by_source.largest;
+        if (big) {     // the label on the side of the bar with more room
+          var late = d.months.indexOf(big.month) > d.months.length / 2;
+          l.annotations = [{x: big.month, y: big.value, xref: "x", yref: "y2",
+                            text: plain(big.text), showarrow: true, arrowhead: 2,
+                            ax: late ? -40 : 40, ay: -4, xanchor: late ? "right" : "left",
+                            bgcolor: "rgba(255,255,255,0.85)"}];
+        }
       }
       return {data: traces, layout: l};
     },
@@ -231,22 +255,34 @@
     },
     fan: function (d) {
       // the robust plan (issue 27): each demand scenario's capacity (solid) against its own
-      // demand peak (dotted), one colour a scenario
-      var f = d.fan, traces = [];
+      // demand peak (dotted), one colour a scenario. service/plans/fan_chart.py (issue 39,
+      // item 4): f.top stops the axis above capacity when a path's peak is far higher, that
+      // peak labelled with its value (f.peaks); capacity lines one inside another (sc.width)
+      // and the hover naming the scenarios of the same capacity (sc.same)
+      var f = d.fan, traces = [], annotations = [];
       var colours = ["#1565c0", "#2e7d32", "#c62828", "#6a1b9a", "#ef6c00", "#00838f",
                      "#4e342e", "#ad1457", "#558b2f"];
       f.scenarios.forEach(function (sc, i) {
         var c = colours[i % colours.length];
         traces.push({type: "scatter", mode: "lines", name: fill(t(d, "capacity_of",
           "capacity, %(name)s"), {name: sc.name}), x: f.months, y: sc.capacity,
-          line: {color: c, width: 2, shape: "hv"}});
+          customdata: (sc.same || []).map(function (s) { return s ? " (" + s + ")" : ""; }),
+          hovertemplate: "%{y:,.1f}%{customdata}",
+          line: {color: c, width: sc.width || 2, shape: "hv"}});
         traces.push({type: "scatter", mode: "lines", name: fill(t(d, "demand_of",
           "demand peak, %(name)s"), {name: sc.name}), x: f.months, y: sc.demand_peak,
-          line: {color: c, width: 1, dash: "dot"}});
+          hovertemplate: "%{y:,.0f}", line: {color: c, width: 1, dash: "dot"}});
       });
-      return {data: traces, layout: layout(t(d, "fan", "Capacity by demand scenario"),
-                                           t(d, "month", "month"), t(d, "gpus", "GPUs"), {},
-                                           "%Y-%m")};
+      (f.peaks || []).forEach(function (p, k) {   // at the top edge, where the path leaves
+        annotations.push({x: p.month, y: f.top, xref: "x", yref: "y", text: plain(p.text),
+          showarrow: true, arrowhead: 2, arrowcolor: colours[p.index % colours.length],
+          ax: 0, ay: 26 + 20 * k, font: {color: colours[p.index % colours.length]},
+          bgcolor: "rgba(255,255,255,0.85)"});
+      });
+      var l = layout(t(d, "fan", "Capacity by demand scenario"), t(d, "month", "month"),
+                     t(d, "gpus", "GPUs"), {annotations: annotations}, "%Y-%m");
+      if (f.top) { Object.assign(l.yaxis, {range: [0, f.top], autorange: false}); }
+      return {data: traces, layout: l};
     },
     cash_budget: function (d) {
       var c = d.cash;
@@ -259,8 +295,8 @@
       }
       return {data: traces, layout: layout(t(d, "cash_budget", "Cash by year"),
                                            t(d, "year", "year"), c.currency,
-                                           {xaxis: {type: "category",
-                                           title: {text: t(d, "year", "year")}}})};
+                                           {xaxis: axis(t(d, "year", "year"),
+                                                        {type: "category"})})};
     },
     histogram: function (d) {
       var h = d.uncertainty.histogram;
@@ -310,7 +346,7 @@
 
   function plainTraces(traces) {
     traces.forEach(function (trace) {
-      ["name", "text", "hovertext", "x", "y"].forEach(function (key) {
+      ["name", "text", "hovertext", "customdata", "x", "y"].forEach(function (key) {
         if (key in trace) { trace[key] = plain(trace[key]); }
       });
     });

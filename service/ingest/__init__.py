@@ -127,7 +127,7 @@ def read_upload(data: bytes, filename: str, limits: Limits | None = None
     return _text(data, name, limits)
 
 
-def rows_before_reading(data: bytes, filename: str) -> int:
+def rows_before_reading(data: bytes, filename: str, limits: Limits | None = None) -> int:
     """How many data rows a usage file in text holds, counted by its line breaks without
     reading it (20 MB in about 10 ms); 0 for what is not text (a workbook, a zip bundle: their
     sheets' cells are bounded by the guards instead), what cannot be read at all (the reader
@@ -140,10 +140,12 @@ def rows_before_reading(data: bytes, filename: str) -> int:
     Raises
     ------
     IngestError
-        The file is larger than the readers take, or empty: refused before it is stored.
+        The file is larger than the readers take (bytes or rows), or empty: refused before
+        it is stored.
     """
     name = _name(filename)
-    guards.check_size(data, name, Limits())
+    limits = limits or Limits()
+    guards.check_size(data, name, limits)
     if Path(name).suffix.lower() not in TEXT_SUFFIXES or guards.describe(data) != "text":
         return 0
     try:
@@ -153,7 +155,11 @@ def rows_before_reading(data: bytes, filename: str) -> int:
     if _kind(headers) == CONTRACTS:
         return 0
     lines = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
-    return max(lines - 1, 0)       # the header is no data row
+    rows = max(lines - 1, 0)       # the header is no data row
+    if rows > limits.max_rows:     # the readers' own bound (service.ingest.csv), said at once
+        raise fail_one(name, f"the file has {rows:,} data rows; the limit is "
+                       f"{limits.max_rows:,}")
+    return rows
 
 
 def _kind(headers: list) -> str:

@@ -190,3 +190,19 @@ def test_a_profile_survives_the_job_exactly():
     assert back.interruptible.tolist() == profile.interruptible.tolist()
     assert np.array_equal(back.busy, profile.busy, equal_nan=True)
 
+
+
+def test_a_file_past_the_readers_row_limit_is_refused_at_once(app, login):
+    """500,000 data rows is the readers' bound: one more is refused in the request, stored
+    nowhere and queued for no job."""
+    client = login("ana")
+    data = b"timestamp,gpu_hours\n" + b"2026-01-01T00:00:00,1\n" * 500_001
+    with app.app_context():
+        files = get_session().scalar(select(func.count()).select_from(UsageFile))
+    response = post(client, data)
+    page = html.unescape(response.get_data(as_text=True))
+    assert response.status_code == 422, page[:500]
+    assert "the file has 500,001 data rows; the limit is 500,000" in page
+    assert upload_job(app) is None
+    with app.app_context():
+        assert get_session().scalar(select(func.count()).select_from(UsageFile)) == files

@@ -99,6 +99,8 @@ def test_a_60000_row_file_is_read_by_a_job_and_its_page_is_small(app, login, mon
     pending = client.client.get(response.headers["Location"])
     page = pending.get_data(as_text=True)
     assert pending.status_code == 202 and 'id="plan-job"' in page and "60,000 rows" in page
+    assert len(pending.get_data()) < 20_000
+    print(f"\npending page {len(pending.get_data()):,} bytes")
     korean = client.client.get(response.headers["Location"], headers={"Accept-Language": "ko"})
     assert "이 파일(60,000행)은 워커가 읽도록 대기열에 있습니다" in korean.get_data(as_text=True)
     polled = client.client.get(response.headers["Location"],

@@ -52,7 +52,11 @@ class UsageRow(BaseModel):
     """One period of usage, the columns of a usage CSV by name (docs/README-ingest.md):
     ``timestamp`` and ``gpu_hours`` (or ``gpus``), optionally ``workload`` (steady |
     interruptible) or ``interruptible``, and ``team``."""
-    model_config = ConfigDict(extra="allow", allow_inf_nan=False)
+    # each row measures its period: gpu_hours or gpus, a number (a row of nulls was valid in
+    # the document and refused by the reader: Schemathesis, issue 40)
+    model_config = ConfigDict(extra="allow", allow_inf_nan=False, json_schema_extra={
+        "anyOf": [{"required": [name], "properties": {name: {"type": "number"}}}
+                  for name in ("gpu_hours", "gpus")]})
     __pydantic_extra__: dict[str, Cell]
     timestamp: str = Field(max_length=64, examples=["2026-02-01T13:00", "2026-02-01", "2026-02"])
     gpu_hours: Optional[float] = Field(None, ge=0)

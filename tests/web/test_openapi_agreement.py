@@ -9,6 +9,11 @@ positive-data check (``schemathesis run --checks all``) found schema-valid reque
   measure ("give either gpu_hours or gpus" was a 422).
 - the multipart ``scenario`` part: any text in the document, a 400 unless JSON; the document
   now says a Scenario as JSON.
+- a usage row of nulls only: the document now says each row needs gpu_hours or gpus.
+
+Left as they are: rules across fields that JSON Schema cannot say (demand scenarios'
+probabilities adding up to 1), stated in the models' descriptions instead
+(tests/web/test_openapi.py).
 """
 from __future__ import annotations
 
@@ -82,3 +87,16 @@ def test_the_multipart_scenario_part_is_a_scenario_as_json(app):
     assert body["encoding"]["scenario"]["contentType"] == "application/json"
     form = doc["components"]["schemas"]["PlanForm"]["properties"]["scenario"]
     assert form["$ref"] == "#/components/schemas/Scenario"
+
+
+def test_a_usage_row_needs_a_measure_in_the_document_too(app, token):
+    """A row of nulls only: valid in the document before, refused by the reader ("missing
+    column gpu_hours (or gpus)"); the document now says a row needs one of them, a number."""
+    row = app.test_client().get("/api/v1/openapi.json").get_json()[
+        "components"]["schemas"]["UsageRow"]
+    assert row["anyOf"] == [{"required": ["gpu_hours"],
+                             "properties": {"gpu_hours": {"type": "number"}}},
+                            {"required": ["gpus"], "properties": {"gpus": {"type": "number"}}}]
+    response = post(app, token, "/api/v1/plans",
+                    {"usage": [{"timestamp": "2026-02", "gpu_hours": None, "gpus": None}]})
+    assert response.status_code == 422

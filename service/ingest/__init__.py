@@ -131,8 +131,8 @@ def rows_before_reading(data: bytes, filename: str, limits: Limits | None = None
     """How many data rows a usage file in text holds, counted by its line breaks without
     reading it (20 MB in about 10 ms); 0 for what is not text (a workbook, a zip bundle: their
     sheets' cells are bounded by the guards instead), what cannot be read at all (the reader
-    says why) and a Contract Commitment file (its reader refuses one of more than
-    ``commitments.MAX_ROWS`` rows, about 0.3 s for 60,000).
+    says why), a GPU busy-time file (refused alone, at once) and a Contract Commitment file
+    (its reader refuses one of more than ``commitments.MAX_ROWS`` rows, 0.5 s for 60,000).
 
     A web upload past ``UPLOAD_JOB_ROWS`` of these is read by a job, not in its request
     (service.scenarios.upload_jobs).
@@ -149,10 +149,11 @@ def rows_before_reading(data: bytes, filename: str, limits: Limits | None = None
     if Path(name).suffix.lower() not in TEXT_SUFFIXES or guards.describe(data) != "text":
         return 0
     try:
-        headers, _ = csv_reader.header(csv_reader.head_text(data, name), name)
+        line = csv_reader.first_line(csv_reader.head_text(data, name))
+        headers, _ = csv_reader.header(line, name)
     except IngestError:
         return 0
-    if _kind(headers) == CONTRACTS:
+    if _kind(headers) == CONTRACTS or busy.recognise(line):   # refused at once when alone
         return 0
     lines = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
     rows = max(lines - 1, 0)       # the header is no data row

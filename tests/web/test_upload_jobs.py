@@ -27,6 +27,7 @@ from service.web.db import get_session
 from service.web.tables import PlanJob, Revision, UsageFile
 from models.profile import UsageProfile
 from tests.support.client import TEST_CONFIG
+from tests.support.paths import SAMPLES
 
 pytestmark = pytest.mark.filterwarnings("ignore::ResourceWarning")
 
@@ -208,3 +209,14 @@ def test_a_file_past_the_readers_row_limit_is_refused_at_once(app, login):
     assert upload_job(app) is None
     with app.app_context():
         assert get_session().scalar(select(func.count()).select_from(UsageFile)) == files
+
+
+def test_a_large_busy_time_file_alone_is_refused_at_once_not_queued(app, login):
+    """A GPU busy-time file is read beside a usage file only: alone it is refused in the
+    request whatever its length, never stored for a job."""
+    app.config["UPLOAD_JOB_ROWS"] = 30
+    data = (SAMPLES / "dcgm_busy_sample.csv").read_bytes()      # 3,072 rows
+    response = post(login("ana"), data, "busy.csv")
+    assert response.status_code == 422
+    assert "this is a GPU busy-time file" in html.unescape(response.get_data(as_text=True))
+    assert upload_job(app) is None

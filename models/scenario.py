@@ -11,6 +11,7 @@ from typing import Annotated, Literal, Optional, Union
 from pydantic import BaseModel, Field, create_model, field_validator, model_validator
 
 from models.fields import SECTION_CONFIG, field
+from models.json_numbers import whole_numbers
 from models.ranges import Uncertainty
 
 # The largest fleet a scenario can name (owned, proposed, bought in one decision); the optimizers
@@ -886,9 +887,11 @@ def scenario_from_json(text: str | bytes) -> Scenario:
     pydantic.ValidationError
         Broken JSON, a bound or rule broken, or a value of the wrong JSON type: a number in a
         string (``"8"``) or a boolean for a number is refused, not converted (the form's text
-        inputs go through :meth:`Scenario.model_validate`, which reads numbers from text).
+        inputs go through :meth:`Scenario.model_validate`, which reads numbers from text). A
+        whole number written ``8.0`` is the integer 8, as JSON Schema reads it
+        (models.json_numbers).
     """
-    return Scenario.model_validate_json(text, strict=True)
+    return Scenario.model_validate_json(whole_numbers(text), strict=True)
 
 
 def validation_messages(error) -> list[str]:

@@ -7,6 +7,7 @@ from typing import TypeVar
 from flask import current_app, request
 from pydantic import BaseModel, ValidationError
 
+from models.json_numbers import whole_numbers
 from service.clip import clip
 from service.i18n import _
 from service.i18n.validation import error_message
@@ -35,7 +36,9 @@ def strict_body(model: type[Body], what: str) -> Body:
     checked as JSON has them: ``"8"`` or ``true`` for a number of servers is a 422 naming the
     field, not a number (service.api.openapi states the same types)."""
     try:
-        return model.model_validate_json(request.get_data(cache=True), strict=True)
+        # 8.0 is the integer 8, as JSON Schema (the OpenAPI document) has it
+        return model.model_validate_json(whole_numbers(request.get_data(cache=True)),
+                                         strict=True)
     except ValidationError as exc:
         raise invalid(exc, what) from None
 

@@ -52,7 +52,11 @@ class UsageRow(BaseModel):
     """One period of usage, the columns of a usage CSV by name (docs/README-ingest.md):
     ``timestamp`` and ``gpu_hours`` (or ``gpus``), optionally ``workload`` (steady |
     interruptible) or ``interruptible``, and ``team``."""
-    model_config = ConfigDict(extra="allow", allow_inf_nan=False)
+    # each row measures its period: gpu_hours or gpus, a number (a row of nulls was valid in
+    # the document and refused by the reader: Schemathesis, issue 40)
+    model_config = ConfigDict(extra="allow", allow_inf_nan=False, json_schema_extra={
+        "anyOf": [{"required": [name], "properties": {name: {"type": "number"}}}
+                  for name in ("gpu_hours", "gpus")]})
     __pydantic_extra__: dict[str, Cell]
     timestamp: str = Field(max_length=64, examples=["2026-02-01T13:00", "2026-02-01", "2026-02"])
     gpu_hours: Optional[float] = Field(None, ge=0)
@@ -171,7 +175,36 @@ def _document() -> dict[str, Any]:
     plan["description"] = ("The plan document, or the Excel plan when the Accept header "
                            "prefers " + XLSX)
     plan["content"][XLSX] = {"schema": {"type": "string", "format": "binary"}}
+    require_tags(doc)
+    # the multipart request's scenario part is a Scenario as JSON (the server parses it), not
+    # any text: an arbitrary string the document allowed answered 400 (Schemathesis, issue 40)
+    form = doc["components"]["schemas"]["PlanForm"]["properties"]
+    form["scenario"] = {"$ref": "#/components/schemas/Scenario",
+                        "description": "a Scenario as JSON (default {})"}
+    doc["paths"]["/api/v1/plans"]["post"]["requestBody"]["content"]["multipart/form-data"][
+        "encoding"] = {"scenario": {"contentType": "application/json"}}
     return doc
+
+
+def require_tags(doc: dict[str, Any]) -> None:
+    """Each model a discriminator maps to requires its tag property: the server reads a
+    ``financing`` without ``kind`` as neither cash nor a loan (422), so the document must not
+    offer one (Schemathesis sent ``{}`` and was refused: issue 40)."""
+    schemas = doc["components"]["schemas"]
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            tag = node.get("discriminator", {}).get("propertyName")
+            for ref in node.get("discriminator", {}).get("mapping", {}).values():
+                target = schemas[ref.rsplit("/", 1)[-1]]
+                if tag not in target.setdefault("required", []):
+                    target["required"].append(tag)
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+    walk(doc)
 
 
 def openapi_document() -> dict[str, Any]:

@@ -77,8 +77,10 @@ def parse_scenario(text: Optional[str]) -> Scenario:
 
 
 def rows_to_csv(rows: list[UsageRow]) -> bytes:
-    """Usage rows as the CSV the ingest reads (columns by the names the client used)."""
-    dumped = [row.model_dump(exclude_unset=True) for row in rows]
+    """Usage rows as the CSV the ingest reads (columns by the names the client used); a
+    null is no value, as the document's optional fields have it: ``"gpus": null`` beside
+    ``gpu_hours`` is no second measure (it answered 422 "give either gpu_hours or gpus")."""
+    dumped = [row.model_dump(exclude_unset=True, exclude_none=True) for row in rows]
     columns = list(dict.fromkeys(key for row in dumped for key in row))
     out = io.StringIO()
     writer = csv.DictWriter(out, columns, lineterminator="\n")

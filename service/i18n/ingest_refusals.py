@@ -148,6 +148,12 @@ TEMPLATES = (
     N_("a spend commitment (an amount of money, not GPUs)"),
     N_("its unit %(unit)s is not time"),
     N_("it commits no quantity of time"),
+    N_("it commits no quantity of GPU time"),
+    # the bounds of a Contract Commitment file (service/ingest/commitments.py, issue 40)
+    N_("a %(what)s of %(value)s is past any contract's (at most %(limit)s)"),
+    N_("a commitment id has at most %(limit)s characters; this one %(count)s"),
+    N_("a Contract Commitment file has at most %(limit)s rows (one per commitment term); this "
+       "one has %(count)s: export the GPU commitments only"),
     N_("it names no GPU instance type or GPU SKU we know"),
     N_("it has no cost, so its price per GPU-hour is unknown"),
     N_("a commitment has exactly the keys id, gpus, start, term_months, price_per_gpu_hour, "

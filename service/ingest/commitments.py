@@ -69,6 +69,8 @@ def from_frame(frame: pd.DataFrame, rows: np.ndarray, filename: str, limits: Lim
                            "ContractCommitmentUnit", "ContractCommitmentCost")
     id_col, start_col, end_col, category_col, qty_col, unit_col, cost_col = cols
     n = len(frame)
+    if n == 0:     # answered "0 commitments" as if the file had been read (issue 40)
+        raise fail(filename, [problem(1, None, "the file has a header but no data rows")])
     if n > MAX_ROWS:
         raise fail(filename, [problem(None, None, f"a Contract Commitment file has at most "
                                       f"{MAX_ROWS:,} rows (one per commitment term); this one "

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Optional, Sequence
 
-from flask import (abort, flash, g, jsonify, redirect, render_template, request,
+from flask import (abort, current_app, flash, g, jsonify, redirect, render_template, request,
                    url_for)
 from models.refusals import Refusal
 from models.scenario import Scenario
@@ -18,7 +18,7 @@ from service.clip import MESSAGE, clip_message
 from service.presets import stack
 from service.presets.context import ContextPresetError, load_context_presets
 from service.presets.stack import AnyPreset
-from service.web.tables import Revision, ScenarioRecord, UsageFile, User
+from service.web.tables import PlanJob, Revision, ScenarioRecord, UsageFile, User
 from service.web.db import get_session, write_session
 from service.web import progress as progress_store
 from service.forms.layout import arrange
@@ -28,7 +28,7 @@ from service.i18n.charts import usage_chart_text
 from service.i18n.ingest_refusals import refusal
 from service.i18n.ingest_summary import summary_rows
 from service.i18n.sentences import warning_items
-from service.ingest import ContractResult, make_bundle, read_upload
+from service.ingest import ContractResult, make_bundle, read_upload, rows_before_reading
 from service.plans.planning import profile_chart
 from service.xlsx.roundtrip import WorkbookError, scenario_from_xlsx
 from service.scenarios.from_file import ScenarioFileError, read_scenario_file
@@ -37,7 +37,8 @@ from service.plans.reviews import awaiting_review, changes_requested
 from service.plans.revisions import (add_revision, create_scenario, preflight, store_usage,
                                      usage_label)
 from service.plans.live import remember_profile
-from service.plans.stored import ensure_plan, request_plan
+from service.plans.stored import ensure_plan, job_status, reason, request_plan
+from service.scenarios import upload_jobs
 from service import clock
 from service.plans.usage_age import preview_notes
 
@@ -203,6 +204,9 @@ def upload(scenario_id: int):
     report = progress_store.from_request()
     try:
         report("reading")
+        rows = rows_before_reading(data, filename)
+        if rows > current_app.config["UPLOAD_JOB_ROWS"]:
+            return read_by_job(scenario, data, filename, rows, report)
         ingested = read_upload(data, filename)
         if isinstance(ingested, ContractResult):
             # commitments, not usage: shown, and attachable to the position
@@ -234,6 +238,19 @@ def upload(scenario_id: int):
     return preview_page(scenario, stored, ingested)
 
 
+def read_by_job(scenario: ScenarioRecord, data: bytes, filename: str, rows: int, report):
+    """Store a large file and answer at once: an upload job reads it
+    (service.scenarios.upload_jobs), the preview page follows the job."""
+    with write_session() as s:
+        stored = store_usage(s, s.get(User, g.user.id), data, filename)
+    upload_jobs.request_reading(stored, rows)
+    report("done")
+    target = url_for("scenarios.usage_preview", scenario_id=scenario.id, file_id=stored.id)
+    if wants_json():
+        return jsonify({"location": target})
+    return redirect(target, 303)
+
+
 def latest_model(scenario: ScenarioRecord) -> Scenario:
     return Scenario.model_validate_json(scenario.latest.assumptions)
 
@@ -242,13 +259,15 @@ def wants_json() -> bool:
     return request.accept_mimetypes.best == "application/json"
 
 
-def upload_refused(scenario: ScenarioRecord, message: str, problems: list):
+def upload_refused(scenario: ScenarioRecord, message: str, problems: list, kept: bool = False):
+    """422 with the refusal by row and column; ``kept``: a large file, stored before its job
+    read it (the page says so instead of "Nothing was saved")."""
     if wants_json():
         html = render_template("scenarios/_upload_errors.html", message=message,
-                               problems=problems)
+                               problems=problems, kept=kept)
         return jsonify({"error_html": html, "message": message}), 422
     return render_template("scenarios/upload.html", scenario=scenario, problems=problems,
-                           message=message), 422
+                           message=message, kept=kept), 422
 
 
 def preview_page(scenario: ScenarioRecord, stored: UsageFile, ingested):
@@ -271,12 +290,46 @@ def usage_preview(scenario_id: int, file_id: int):
     usage = get_session().get(UsageFile, file_id)
     if usage is None or usage.uploaded_by != g.user.id:
         abort(404)
+    job = upload_jobs.reading_job(usage)
+    if job is not None:      # a large file: its job reads it (or has read it)
+        return reading_page(scenario, usage, job)
     try:
         ingested = read_upload(usage.data, usage.filename)
     except Refusal as exc:
         abort(422, str(exc))
     if isinstance(ingested, ContractResult):
         abort(404)  # commitments are shown, never stored as usage
+    return preview_page(scenario, usage, ingested)
+
+
+def reading_page(scenario: ScenarioRecord, usage: UsageFile, job: PlanJob):
+    """The preview of a file an upload job reads: the job's progress while it runs (the page
+    polls itself as JSON and reloads: static/js/jobs.js), the preview once it is done, and
+    the reader's refusal by row and column when it failed."""
+    if job.state in ("waiting", "cancelled", "failed"):
+        # admitted when its owner has room, queued again when cancelled or when what stopped
+        # it was raised since; a refusal of the file stays (service.plans.jobs.records)
+        job = upload_jobs.request_reading(usage, upload_jobs.rows_of(job))
+    done = job.state == "done"
+    if wants_json():
+        return jsonify({"job": job_status(job), "complete": done})
+    if job.state == "failed":
+        message, problems = upload_jobs.refusal_of(job)
+        return upload_refused(scenario, clip_message(message or reason(job) or "", 4 * MESSAGE),
+                              problems, kept=True)
+    if not done:
+        return render_template("scenarios/usage_pending.html", scenario=scenario, usage=usage,
+                               job=job_status(job), rows=upload_jobs.rows_of(job)), 202, \
+            {"Retry-After": "2"}
+    ingested = upload_jobs.stored_reading(job)
+    try:
+        preflight(latest_model(scenario), profile=ingested.profile)
+    except Refusal as exc:
+        return upload_refused(scenario, clip_message(str(exc), 4 * MESSAGE),
+                              getattr(exc, "problems", []), kept=True)
+    remember_profile(usage, ingested.profile)
+    # as after a small file's upload: the plan attaching it would make starts now
+    request_plan(scenario.latest.assumptions, usage, clock.current_month())
     return preview_page(scenario, usage, ingested)
 
 
@@ -290,8 +343,11 @@ def attach(scenario_id: int, file_id: int):
         abort(404)
     latest = scenario.latest
     model = Scenario.model_validate_json(latest.assumptions)
+    profile = upload_jobs.stored_profile(usage)   # a large file's, read by its job
+    if profile is not None:
+        remember_profile(usage, profile)
     try:
-        preflight(model, usage)
+        preflight(model, usage, profile=profile)
     except Refusal as exc:
         abort(422, str(exc))
     with idempotency.transaction() as s:

@@ -6,6 +6,8 @@ generated key, SQLite file), ``BUYRENT_MAX_UPLOAD_MB`` (request size limit),
 ``BUYRENT_QUEUE_URL`` (the plan jobs' queue: service.plans.jobs.queue),
 ``BUYRENT_JOB_BUDGETS`` (``plan=600,preview=60``: a job kind's wall-clock budget [s]),
 ``BUYRENT_JOB_MEMORY_MB`` (a job child's address-space cap [MB]: service.plans.jobs.memory),
+``BUYRENT_UPLOAD_JOB_ROWS`` (a usage upload of more rows is read by a job:
+service.scenarios.upload_jobs),
 ``BUYRENT_GROWTH_RANGE_SCENARIOS`` (``0``: no default robust plan: service.plan_options) and any
 ``FLASK_``-prefixed setting.
 """
@@ -20,6 +22,7 @@ from service import plan_options
 from service.paths import DEFAULT_INSTANCE
 
 DEFAULT_MAX_UPLOAD_MB = 20
+DEFAULT_UPLOAD_JOB_ROWS = 20_000   # an hourly file of 2.3 years; the reader takes ~0.15 s
 SECRET_FILE = "secret_key"
 
 
@@ -54,6 +57,10 @@ def defaults(instance: Path) -> dict:
         # wall-clock budget [s] per job kind, over service.plans.jobs.records.BUDGETS
         "JOB_BUDGETS": {},
         "JOB_MEMORY_MB": 4096,
+        # a usage upload in text of more data rows than this is stored and read by an upload
+        # job, not in its request (service.scenarios.upload_jobs; 60,000 rows had taken 106 s
+        # in a request thread: issue 40)
+        "UPLOAD_JOB_ROWS": DEFAULT_UPLOAD_JOB_ROWS,
     }
 
 
@@ -75,6 +82,8 @@ def from_environment() -> dict:
         out["JOB_BUDGETS"] = job_budgets(os.environ["BUYRENT_JOB_BUDGETS"])
     if os.environ.get("BUYRENT_JOB_MEMORY_MB"):
         out["JOB_MEMORY_MB"] = os.environ["BUYRENT_JOB_MEMORY_MB"]   # checked at start
+    if os.environ.get("BUYRENT_UPLOAD_JOB_ROWS"):
+        out["UPLOAD_JOB_ROWS"] = int(os.environ["BUYRENT_UPLOAD_JOB_ROWS"])
     if os.environ.get("BUYRENT_PROXY_HOPS"):
         out["PROXY_HOPS"] = int(os.environ["BUYRENT_PROXY_HOPS"])
     if os.environ.get("BUYRENT_DEMO", "").lower() in ("1", "true", "yes"):

@@ -251,7 +251,7 @@ class ProgressRecord(Base):
 
 
 JOB_STATES = ("waiting", "queued", "running", "done", "failed", "cancelled")
-JOB_KINDS = ("plan", "preview", "workbook", "pdf", "compare")
+JOB_KINDS = ("plan", "preview", "workbook", "pdf", "compare", "upload")
 
 
 class PlanJob(Base):

@@ -28,6 +28,7 @@ from service.plans.planning import chart_data
 from service.xlsx.export import WorkbookUnavailable, plan_xlsx_bytes
 from service.xlsx.print_setup import PrintLabel
 from service.i18n import N_
+from service.plans.jobs.reading import run_upload
 from service.plans.jobs.records import error_json
 
 Send = Callable[[tuple], None]
@@ -129,7 +130,7 @@ def run_compare(spec: dict, inputs: dict, send: Send) -> None:
 
 RUNS = {"plan": run_plan,
         "preview": lambda spec, inputs, send: run_plan(spec, inputs, send, uncertainty=False),
-        "workbook": run_workbook, "compare": run_compare}
+        "workbook": run_workbook, "compare": run_compare, "upload": run_upload}
 
 
 def run(kind: str, spec: dict, inputs: dict, send: Send) -> None:

@@ -47,7 +47,7 @@ MAX_ATTEMPTS = 10
 # Wall-clock budgets [s]: a job that runs out stops and stores why (config JOB_BUDGETS, env
 # BUYRENT_JOB_BUDGETS, overrides them per kind: budget_for).
 BUDGETS = {"plan": 900.0, "preview": 120.0, "workbook": 300.0, "pdf": 180.0,
-           "compare": 900.0}
+           "compare": 900.0, "upload": 300.0}
 IN_FLIGHT = ("queued", "running")
 # asked for again, these run again: a superseded preview; a file that failed for want of a
 # part of the server (Chromium) may succeed once it is installed. A plan that failed is the

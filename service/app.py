@@ -13,7 +13,7 @@ from werkzeug.routing import IntegerConverter
 
 from service import api, auth, plans, scenarios
 from service.api import revisions as api_revisions, views as api_views  # noqa: F401
-from service.api import scenarios as api_scenarios  # noqa: F401
+from service.api import actuals as api_actuals, scenarios as api_scenarios  # noqa: F401
 from service.auth import views as auth_views  # noqa: F401
 from service.web import locale as i18n
 from service.allocator import tune_allocator

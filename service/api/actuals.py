@@ -21,7 +21,8 @@ from sqlalchemy import select
 from models.refusals import Refusal
 from models.variance import VarianceError
 from service.api import bp
-from service.api.openapi import (SPEC, ActualsForm, ActualsOut, VarianceDocument, errors)
+from service.api.openapi import (SPEC, ActualsForm, ActualsOut, ActualsQuery, VarianceDocument,
+                                 errors)
 from service.api.revisions import visible_scenario
 from service.i18n import _
 from service.i18n.ingest_refusals import refusal
@@ -74,7 +75,8 @@ def actuals_json(scenario, base: Optional[held.Baseline]) -> dict[str, Any]:
 
 
 @bp.get("/scenarios/<int:scenario_id>/actuals")
-@SPEC.validate(skip_validation=True, tags=["actuals"], operation_id="listActuals",
+@SPEC.validate(query=ActualsQuery, skip_validation=True, tags=["actuals"],
+               operation_id="listActuals",
                resp=Response(HTTP_200=ActualsOut, **errors(401, 404, 409)))
 def list_actuals(scenario_id: int):
     """The actual bills of a scenario and the variance
@@ -97,7 +99,8 @@ def list_actuals(scenario_id: int):
 @bp.post("/scenarios/<int:scenario_id>/actuals")
 @SPEC.validate(form=ActualsForm, skip_validation=True, tags=["actuals"],
                operation_id="uploadActuals",
-               resp=Response(HTTP_201=ActualsOut, **errors(400, 401, 403, 404, 409, 413, 422)))
+               resp=Response(HTTP_201=ActualsOut, **errors(400, 401, 403, 404, 409, 413, 415,
+                                                              422)))
 def upload_actuals(scenario_id: int):
     """Upload actual bills of a scenario
 

@@ -215,6 +215,11 @@ class ActualsOut(BaseModel):
                                              "baseline's months")
 
 
+class ActualsQuery(BaseModel):
+    revision: Optional[int] = Field(None, ge=1, description="an approved revision's number "
+                                    "(default: the newest approved one)")
+
+
 class ActualsForm(BaseModel):
     """Cloud bills (FOCUS 1.0-1.4, AWS CUR, Azure cost details, Google Cloud billing export):
     repeat the ``bills`` part for each file."""

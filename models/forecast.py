@@ -12,8 +12,9 @@ from fractions import Fraction
 from typing import Any, Mapping, Sequence
 
 from models.lines import COST_LINES, CREDIT_LINES
-from models.variance import (MESSAGES, MonthActuals, VarianceError, _q, _round_half_even,
-                             month_variance)
+# the variance's own exact figures, rounding and plan total, so that the page's numbers agree
+from models.variance import (MESSAGES, MonthActuals, VarianceError, _plan_total, _q,
+                             _round_half_even, month_variance)
 
 
 def _cents(x: Fraction) -> int:
@@ -101,11 +102,6 @@ def forecast(monthly: Sequence[Mapping[str, Any]], actuals: Sequence[MonthActual
             "year": {"year": last[:4], "plan_cents": _cents(year["plan"]),
                      "forecast_cents": _cents(year["forecast"]),
                      "difference_cents": _cents(year["forecast"] - year["plan"])}}
-
-
-def _plan_total(row: Mapping[str, Any]) -> Fraction:
-    return (sum((_q(float(row.get(n, 0.0))) for n in COST_LINES), Fraction(0))
-            - sum((_q(float(row.get(n, 0.0))) for n in CREDIT_LINES), Fraction(0)))
 
 
 def by_line(monthly: Sequence[Mapping[str, Any]], actuals: Sequence[MonthActuals]

@@ -5,7 +5,8 @@
   baseline with the forecast and the table by line.
 - ``POST /api/v1/scenarios/<id>/actuals`` (multipart, one ``bills`` part per file): the bills
   read, checked against the newest approved revision's plan and stored, as the Actual bills
-  page does: 201, or 422 with the problems by row and column and nothing saved.
+  page does: 201 with the upload, or 422 with the problems by row and column and nothing
+  saved.
 - ``GET /api/v1/scenarios/<id>/revisions/<n>/variance``: the variance document of an approved
   revision, the very document ``buyrent variance --plan PLAN.json BILLS... --json`` prints
   for its plan and the scenario's bills.
@@ -14,21 +15,22 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from flask import current_app, g, request
+from flask import current_app, g, request, url_for
 from spectree import Response
 from sqlalchemy import select
 
 from models.refusals import Refusal
 from models.variance import VarianceError
 from service.api import bp
-from service.api.openapi import (SPEC, ActualsForm, ActualsOut, ActualsQuery, VarianceDocument,
-                                 errors)
+from service.api.openapi import (SPEC, ActualsForm, ActualsOut, ActualsQuery, ActualsUploaded,
+                                 VarianceDocument, errors)
 from service.api.revisions import visible_scenario
 from service.i18n import _
 from service.i18n.ingest_refusals import refusal
 from service.plans import actuals as held
 from service.web.access import can_edit, id_or_404
-from service.web.db import get_session, write_session
+from service.web import idempotency
+from service.web.db import get_session
 from service.web.errors import ApiError
 from service.web.tables import ActualUpload, Revision, User
 
@@ -99,8 +101,9 @@ def list_actuals(scenario_id: int):
 @bp.post("/scenarios/<int:scenario_id>/actuals")
 @SPEC.validate(form=ActualsForm, skip_validation=True, tags=["actuals"],
                operation_id="uploadActuals",
-               resp=Response(HTTP_201=ActualsOut, **errors(400, 401, 403, 404, 409, 413, 415,
-                                                              422)))
+               resp=Response(HTTP_201=ActualsUploaded, **errors(400, 401, 403, 404, 409, 413,
+                                                                  415, 422)))
+@idempotency.idempotent
 def upload_actuals(scenario_id: int):
     """Upload actual bills of a scenario
 
@@ -108,7 +111,9 @@ def upload_actuals(scenario_id: int):
     and checked against the newest approved revision's plan: its cloud currency and its
     months. A refusal is a 422 naming each bad row and column, and nothing is saved. Stored
     byte for byte, append-only and audited; a later upload of a month replaces that month in
-    the variance (the earlier one stays on record).
+    the variance (the earlier one stays on record). Answers 201 with the upload, the baseline
+    and ``Location`` (GET it for the variance). Honours the ``Idempotency-Key`` header: a retry
+    answers the same and saves nothing again.
     """
     user = g.api_user
     scenario = visible_scenario(scenario_id)
@@ -131,10 +136,16 @@ def upload_actuals(scenario_id: int):
         raise ApiError(422, _(exc.template, **exc.values)) from None
     except Refusal as exc:
         raise ApiError(422, refusal(str(exc), exc.problems), exc.problems) from None
-    with write_session() as s:
-        held.store_upload(s, s.get(User, user.id), base, files, months)
-    body = current_app.json.dumps(actuals_json(scenario, base))
-    return current_app.response_class(body, status=201, mimetype="application/json")
+    location = url_for("api.list_actuals", scenario_id=scenario_id)
+    with idempotency.transaction() as s:
+        upload = held.store_upload(s, s.get(User, user.id), base, files, months)
+        s.flush()
+        s.refresh(upload)
+        body = current_app.json.dumps({"upload": upload_json(upload),
+                                       "baseline": baseline_json(base), "actuals": location})
+        idempotency.remember(s, location=location, body=body, status=201)
+    return current_app.response_class(body, status=201, mimetype="application/json",
+                                      headers={"Location": location})
 
 
 @bp.get("/scenarios/<int:scenario_id>/revisions/<int:number>/variance")

@@ -215,6 +215,14 @@ class ActualsOut(BaseModel):
                                              "baseline's months")
 
 
+class ActualsUploaded(BaseModel):
+    """An upload saved: its record, the baseline it was checked against, and where the
+    scenario's actuals and variance are (also the Location header)."""
+    upload: ActualUploadOut
+    baseline: Baseline
+    actuals: str
+
+
 class ActualsQuery(BaseModel):
     revision: Optional[int] = Field(None, ge=1, description="an approved revision's number "
                                     "(default: the newest approved one)")

@@ -15,7 +15,7 @@ from service.plans import actuals as held
 from service.plans.actuals import (MAX_FILES, baseline, latest_baseline, read_upload_files,
                                    store_upload, uploads)
 from service.web.access import can_edit, editable_scenario, revision_or_404, scenario_or_404
-from service.web.db import write_session
+from service.web import idempotency
 from service.web.tables import User
 from service.web.users import login_required
 
@@ -50,6 +50,7 @@ def refusal_text(exc: Exception) -> tuple[str, list]:
 
 @bp.post("/scenarios/<int:scenario_id>/actuals")
 @login_required
+@idempotency.idempotent
 def upload_actuals(scenario_id: int):
     """Bills read, checked against the newest approved revision's baseline and stored, or the
     page again (422) saying by row and column what is wrong, nothing saved."""
@@ -69,11 +70,13 @@ def upload_actuals(scenario_id: int):
     except (Refusal, VarianceError) as exc:
         message, problems = refusal_text(exc)
         return actuals_page(scenario, message, problems, status=422)
-    with write_session() as s:
+    target = url_for("plans.plan_vs_actual", scenario_id=scenario_id,
+                     number=base.revision.number)
+    with idempotency.transaction() as s:
         store_upload(s, s.get(User, g.user.id), base, files, months)
+        idempotency.remember(s, location=target)
     flash(_("Actuals saved for %(months)s.", months=", ".join(m.month for m in months)))
-    return redirect(url_for("plans.plan_vs_actual", scenario_id=scenario_id,
-                            number=base.revision.number))
+    return redirect(target)
 
 
 @bp.get("/scenarios/<int:scenario_id>/revisions/<int:number>/actual")

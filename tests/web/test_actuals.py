@@ -25,8 +25,8 @@ def approve(client, app, strategy=None, comment="Numbers checked."):
     return client.post(R1 + "/reviews", data)
 
 
-def upload(client, files, scenario_id=1):
-    data = {"bills": [(io.BytesIO(body), name) for name, body in files]}
+def upload(client, files, scenario_id=1, **fields):
+    data = {"bills": [(io.BytesIO(body), name) for name, body in files], **fields}
     return client.post(f"/scenarios/{scenario_id}/actuals", data,
                        content_type="multipart/form-data")
 
@@ -73,8 +73,13 @@ def test_actuals_need_an_approved_revision_and_the_owner(login, app):
 def test_six_months_of_bills_are_stored_audited_and_read_as_the_variance(login, app):
     ana, rita = login("ana"), login("rita")
     approve(rita, app, "cloud_only")
-    response = upload(ana, sample_files())
+    form = ana.get("/scenarios/1/actuals").get_data(as_text=True)
+    key = re.search(r'name="idempotency_key" value="([^"]+)"', form).group(1)
+    response = upload(ana, sample_files(), idempotency_key=key)
     assert response.status_code == 302 and response.headers["Location"].endswith(R1 + "/actual")
+    assert (count(app, ActualUpload), count(app, ActualFile)) == (1, 6)
+    replay = upload(ana, sample_files(), idempotency_key=key)      # the form sent twice
+    assert replay.status_code == 302 and replay.headers["Location"].endswith(R1 + "/actual")
     assert (count(app, ActualUpload), count(app, ActualFile)) == (1, 6)
     with app.app_context():
         with write_session() as s:

@@ -50,12 +50,19 @@ def test_actuals_through_the_api(app, login):
     assert client.get(URL, headers=otto).status_code == 404
     assert post_bills(client, rita, sample_files()).status_code == 403
     assert client.post(URL, headers=ana, json={"bills": []}).status_code == 415
-    response = post_bills(client, ana, sample_files())
+    response = post_bills(client, ana, sample_files(), **{"Idempotency-Key": "bills-2027-h1"})
     assert response.status_code == 201, response.get_data(as_text=True)
-    body = response.get_json()
-    assert body["baseline"]["strategy"] == "cloud_only" and not body["baseline"]["recommended"]
-    assert [u["months"] for u in body["uploads"]] == [[f"2027-0{m}" for m in range(1, 7)]]
-    assert [f["filename"] for f in body["uploads"][0]["files"]] == [p.name for p in BILLS]
+    saved = response.get_json()
+    assert response.headers["Location"].endswith(URL) and saved["actuals"] == URL
+    assert saved["upload"]["months"] == [f"2027-0{m}" for m in range(1, 7)]
+    assert [f["filename"] for f in saved["upload"]["files"]] == [p.name for p in BILLS]
+    assert saved["baseline"]["strategy"] == "cloud_only"
+    assert not saved["baseline"]["recommended"]
+    again = post_bills(client, ana, sample_files(), **{"Idempotency-Key": "bills-2027-h1"})
+    assert again.status_code == 201 and again.get_json() == saved       # saved once
+    assert (count(app, ActualUpload), count(app, ActualFile)) == (1, 6)
+    body = client.get(URL, headers=ana).get_json()
+    assert body["baseline"] == saved["baseline"] and body["uploads"] == [saved["upload"]]
     variance = body["variance"]
     for entry in variance["months"] + [variance["ytd"]]:
         assert sum(entry["parts_cents"].values()) == entry["total_cents"]

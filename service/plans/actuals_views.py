@@ -26,9 +26,14 @@ def bill_files() -> list[tuple[str, bytes]]:
     return [(f.filename, f.read()) for f in files]
 
 
-@bp.get("/scenarios/<int:scenario_id>/actuals")
+@bp.route("/scenarios/<int:scenario_id>/actuals", methods=("GET", "POST"))
 @login_required
+@idempotency.idempotent
 def actuals(scenario_id: int):
+    """The scenario's actual bills (GET: anyone who may read the scenario) and their upload
+    (POST: its owner or an admin)."""
+    if request.method == "POST":
+        return upload_actuals(scenario_id)
     scenario = scenario_or_404(g.user, scenario_id)
     return actuals_page(scenario)
 
@@ -48,9 +53,6 @@ def refusal_text(exc: Exception) -> tuple[str, list]:
     return clip_message(str(exc), 4 * MESSAGE), list(getattr(exc, "problems", []))
 
 
-@bp.post("/scenarios/<int:scenario_id>/actuals")
-@login_required
-@idempotency.idempotent
 def upload_actuals(scenario_id: int):
     """Bills read, checked against the newest approved revision's baseline and stored, or the
     page again (422) saying by row and column what is wrong, nothing saved."""

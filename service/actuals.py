@@ -11,13 +11,14 @@ those lines stay as planned. Every row's cost must be in the plan's cloud curren
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import asdict
 from pathlib import Path
-from typing import Iterable
+from typing import Any, Callable, Iterable
 
 import numpy as np
 
 from models.variance import MonthActuals
-from service.ingest import load_usage
+from service.ingest import load_usage, read_usage
 from service.ingest.core import fail, fail_one, problem
 from service.ingest.gpu_usage import capture
 
@@ -51,18 +52,28 @@ def read_bills(paths: Iterable[str | Path], currency: str) -> list[MonthActuals]
         A file the readers refuse, or whose GPU rows have no cost, a cost that is not a
         number, or another currency (by row and column).
     """
+    return _read([(Path(p).name, lambda p=p: load_usage(Path(p))) for p in paths], currency)
+
+
+def read_bill_data(files: Iterable[tuple[str, bytes]], currency: str) -> list[MonthActuals]:
+    """:func:`read_bills` of uploaded files, each ``(file name, bytes)``, read by the same
+    readers as an uploaded usage file (service.ingest.read_usage)."""
+    return _read([(name, lambda d=data, n=name: read_usage(d, n)) for name, data in files],
+                 currency)
+
+
+def _read(sources: list[tuple[str, Callable[[], Any]]], currency: str) -> list[MonthActuals]:
     cost: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
     hours: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
     idle: dict[str, float] = defaultdict(float)
-    for path in paths:
-        path = Path(path)
+    for name, load in sources:
         with capture() as box:
-            load_usage(path)
+            load()
         if not box:
-            raise fail_one(path.name, "this is not a billing export (FOCUS, AWS CUR, Azure or "
+            raise fail_one(name, "this is not a billing export (FOCUS, AWS CUR, Azure or "
                            "Google Cloud): it has no cost by pricing category")
         for usage in box:
-            _add(usage, path.name, currency, cost, hours, idle)
+            _add(usage, name, currency, cost, hours, idle)
     out = []
     for month in sorted(set(cost) | set(hours) | set(idle)):
         costs = {LINE_OF[k]: float(cost[month].get(k, 0.0)) for k in LINE_OF}
@@ -71,6 +82,16 @@ def read_bills(paths: Iterable[str | Path], currency: str) -> list[MonthActuals]
                                 gpu_hours={k: float(hours[month].get(k, 0.0)) for k in LINE_OF},
                                 idle_commitment_cost=float(idle.get(month, 0.0))))
     return out
+
+
+def to_json(actuals: Iterable[MonthActuals]) -> list[dict]:
+    """Monthly actuals as JSON-ready dicts (stored with an upload: service/plans/actuals.py)."""
+    return [asdict(a) for a in actuals]
+
+
+def from_json(rows: Iterable[dict]) -> list[MonthActuals]:
+    """The inverse of :func:`to_json`."""
+    return [MonthActuals(**row) for row in rows]
 
 
 def _add(usage, name: str, currency: str, cost, hours, idle) -> None:

@@ -151,6 +151,93 @@ class JobStatus(BaseModel):
     links: JobLinks
 
 
+class VarianceEntry(BaseModel):
+    """One month (``month``) or the year to date (``from``, ``to``) of a variance document:
+    amounts as decimal text in the plan's currency and as whole cents; ``parts`` add up to
+    ``total`` to the cent (docs/README-variance.md)."""
+    model_config = ConfigDict(extra="allow")
+    plan: str
+    actual: str
+    total: str = Field(description="actual - plan; positive = more spent than planned")
+    total_cents: int
+    parts: dict[str, str] = Field(description="volume, mix, price, idle_commitments, "
+                                  "timing.<line>, other.<line>")
+    parts_cents: dict[str, int]
+
+
+class VarianceDocument(BaseModel):
+    """The variance of an approved revision's strategy against the scenario's actual bills:
+    the document ``buyrent variance --json`` prints."""
+    model_config = ConfigDict(extra="allow")
+    strategy: str
+    currency: str
+    months: list[VarianceEntry]
+    ytd: VarianceEntry
+
+
+class ActualFileOut(BaseModel):
+    filename: str
+    sha256: str
+    size: int
+
+
+class ActualUploadOut(BaseModel):
+    """An upload of actual bills (append-only): the approved revision it was read against and
+    the months it holds; for each month the latest upload holding it counts."""
+    id: int
+    created_at: str
+    uploaded_by: str
+    revision: int = Field(description="number of the approved revision it was checked against")
+    currency: str
+    months: list[str]
+    files: list[ActualFileOut]
+
+
+class Baseline(BaseModel):
+    """The approved revision the actuals are read against, and the strategy its approval
+    approved (the recommended one unless the reviewer named another)."""
+    number: int
+    content_hash: str
+    strategy: str
+    recommended: bool
+    currency: str
+
+
+class PlanVsActual(VarianceDocument):
+    """The variance document with the forecast (actuals to date, then the plan for the months
+    left) and the plan and actual of each cost line over the months with actuals, in cents."""
+    forecast: dict[str, Any]
+    lines: list[dict[str, Any]]
+    outside: list[str] = Field(description="months with actuals outside this plan")
+
+
+class ActualsOut(BaseModel):
+    scenario_id: int
+    baseline: Optional[Baseline] = Field(None, description="null: no approved revision")
+    uploads: list[ActualUploadOut]
+    variance: Optional[PlanVsActual] = Field(None, description="null: no actuals within the "
+                                             "baseline's months")
+
+
+class ActualsUploaded(BaseModel):
+    """An upload saved: its record, the baseline it was checked against, and where the
+    scenario's actuals and variance are (also the Location header)."""
+    upload: ActualUploadOut
+    baseline: Baseline
+    actuals: str
+
+
+class ActualsQuery(BaseModel):
+    revision: Optional[int] = Field(None, ge=1, description="an approved revision's number "
+                                    "(default: the newest approved one)")
+
+
+class ActualsForm(BaseModel):
+    """Cloud bills (FOCUS 1.0-1.4, AWS CUR, Azure cost details, Google Cloud billing export):
+    repeat the ``bills`` part for each file."""
+    bills: BaseFile
+
+
 def errors(*statuses: int) -> dict[str, type[BaseModel]]:
     return {f"HTTP_{status}": ErrorBody for status in statuses}
 

@@ -45,7 +45,7 @@ def _half_away():
 def money(value: Any, currency: str = "USD", kind: str = "total",
           locale: Optional[str] = None) -> str:
     """``value`` [currency] as text: kind "total" (whole when >= 100), "rate" (a price per
-    unit: up to two extra decimals), "short" (compact, for sentences: $1.2M, ₩12.3억) or
+    unit: up to two extra decimals), "exact" (to the minor unit, however large), "short" (compact, for sentences: $1.2M, ₩12.3억) or
     "card" (a card's headline: in Korean 1억 and more in 억, ₩172.2억; else a total)."""
     if _missing(value):
         return DASH
@@ -61,7 +61,9 @@ def _money(value: decimal.Decimal, currency: str, kind: str, locale: str, digits
         return format_compact_currency(value, currency, locale=locale, fraction_digits=1)
     if kind == "card" and locale == "ko" and abs(value) >= 100_000_000:   # 억: a card's headline
         return format_compact_currency(value, currency, locale=locale, fraction_digits=1)
-    if kind == "rate":
+    if kind == "exact":       # to the minor unit, always (a variance adds up to the cent)
+        pattern = "¤#,##0" + ("." + "0" * digits if digits else "")
+    elif kind == "rate":
         pattern = "¤#,##0" + ("." + "0" * digits + "##" if digits else "")
     elif abs(value) >= 100 or digits == 0:
         pattern = "¤#,##0"

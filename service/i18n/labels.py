@@ -67,6 +67,7 @@ AUDIT_ACTIONS = {
     "review.comment": N_("review comment"), "review.changes": N_("changes requested"),
     "download": N_("downloaded"), "plan.cancel": N_("computation cancelled"),
     "api.cancel": N_("job cancelled through the API"),
+    "actuals.upload": N_("actual bills uploaded"),
 }
 # Notes the service itself writes on revisions (scenarios.py, revisions.py).
 NOTES = {"created": N_("created"), "assumptions edited": N_("assumptions edited"),

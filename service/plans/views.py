@@ -244,8 +244,10 @@ def review(scenario_id: int, number: int):
                      "(revision_hash); reload the page and review again."))
     if expected != revision.content_hash:
         abort(409, _("This revision is not the one the review form was showing."))
+    strategy = None
     if request.form.get("decision") == "approve":
-        approvable(revision)   # 409 before anything else: no reason makes it approvable
+        # 409 before anything else: no reason makes it approvable
+        strategy = approved_strategy(approvable(revision).document)
         if not confirmed_after_changes(revision):
             return ask_to_confirm(scenario_id, number)
     try:
@@ -263,7 +265,7 @@ def review(scenario_id: int, number: int):
         with idempotency.transaction() as s:
             if decision == "approve":
                 confirm_in(s, revision)
-            record_review(s, revision, review_input, scenario_id, number)
+            record_review(s, revision, review_input, scenario_id, number, strategy)
     except ApprovalOverChanges:
         return ask_to_confirm(scenario_id, number)
     flash({"approve": _("Revision %(number)s approved.", number=number),
@@ -296,13 +298,17 @@ def ask_to_confirm(scenario_id: int, number: int):
     return redirect(url_for("plans.show", scenario_id=scenario_id, number=number) + "#review")
 
 
-def record_review(s, revision: Revision, review_input, scenario_id: int, number: int) -> None:
-    """The review row, its audit event and the idempotency key's outcome, in ``s``."""
+def record_review(s, revision: Revision, review_input, scenario_id: int, number: int,
+                  strategy: str | None = None) -> None:
+    """The review row, its audit event and the idempotency key's outcome, in ``s``; an
+    approval names the strategy it approves (the baseline of plan against actual)."""
     decision = review_input.decision
     s.add(Review(revision_id=revision.id, revision_hash=revision.content_hash,
                  reviewer_id=g.user.id, decision=decision, comment=review_input.comment,
-                 field_path=review_input.field_path))
+                 field_path=review_input.field_path, strategy=strategy))
     about = f"[{review_input.field_path}] " if review_input.field_path else ""
+    if strategy is not None:
+        about = f"[strategy {strategy}] " + about
     audit(s, s.get(User, g.user.id), f"review.{decision}", revision=s.get(Revision,
                                                                         revision.id),
           details=(about + review_input.comment)[:500])
@@ -318,9 +324,18 @@ def confirmed_after_changes(revision: Revision) -> bool:
         request.form.get("confirm_after_changes") == "yes"
 
 
-def approvable(revision: Revision) -> None:
-    """409 unless the revision has a usage file and a complete stored plan: an approval binds
-    to numbers someone could see."""
+def approved_strategy(document: dict) -> str:
+    """The strategy an approval names (form field ``strategy``), by default the plan's
+    recommended one; a name the plan does not hold is a 400."""
+    name = request.form.get("strategy", "").strip() or document["recommendation"]
+    if name not in document["strategies"]:
+        abort(400, _("The plan has no strategy %(name)s to approve.", name=repr(name[:40])))
+    return name
+
+
+def approvable(revision: Revision) -> PlanView:
+    """The revision's complete plan, else 409 (no usage file, no complete stored plan): an
+    approval binds to numbers someone could see."""
     if revision.usage_file_id is None:
         abort(409, _("A revision without a usage file cannot be approved: upload one first."))
     view = read_plan(revision)
@@ -330,6 +345,7 @@ def approvable(revision: Revision) -> None:
     if not view.complete:
         abort(409, _("The plan of this revision is still being computed: it can be approved "
                      "once it is complete."))
+    return view
 
 
 @bp.get("/audit")

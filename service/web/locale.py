@@ -7,6 +7,7 @@ follow Accept-Language alone; their JSON keys stay English.
 """
 from __future__ import annotations
 
+import decimal
 from typing import Optional
 
 from flask import Blueprint, Flask, g, has_request_context, redirect, request, session, url_for
@@ -93,6 +94,9 @@ FILTERS = {
     # a usage file's refusal, rebuilt from its problems by row and column
     "refusal": lambda message, problems=(): ingest_refusals.refusal(message, problems),
     "money": lambda v, currency="USD", kind="total": formats.money(v, currency, kind),
+    # whole cents (models/variance.py, models/forecast.py) to the cent, in the currency
+    "cents": lambda v, currency="USD": formats.DASH if v is None else formats.money(
+        decimal.Decimal(int(v)).scaleb(-2), currency, "exact"),
     "minor_digits": lambda currency: get_currency_precision(str(currency or "USD")),
     "percent": lambda v, digits=1: formats.percent(v, digits),
     "number": lambda v, digits=None: formats.number(v, digits),

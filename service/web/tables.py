@@ -2,10 +2,10 @@
 migrations/versions/ create them; migrations/env.py reads this module's metadata).
 
 Accounts (users, API tokens, web sessions, login failures), scenarios with their immutable
-revisions, usage files, plans and reviews, the audit log, and the request bookkeeping
-(idempotency keys, progress). Audit events, revisions, reviews, plans and usage files are
-append-only, and so are scenarios that a review names: triggers created by the migrations
-(0001, 0003) refuse UPDATE and DELETE.
+revisions, usage files, plans and reviews, uploads of actual bills, the audit log, and the
+request bookkeeping (idempotency keys, progress). Audit events, revisions, reviews, plans, usage
+files and actual uploads are append-only, and so are scenarios that a review names: triggers
+created by the migrations (0001, 0003, 0007) refuse UPDATE and DELETE.
 """
 from __future__ import annotations
 
@@ -168,6 +168,13 @@ class Revision(Base):
                                                     "unreviewed")
 
 
+    @property
+    def approval(self) -> Optional["Review"]:
+        """The approval in force (the last decision, when it approves), or None."""
+        decisions = [r for r in self.reviews if r.decision != "comment"]
+        return decisions[-1] if decisions and decisions[-1].decision == "approve" else None
+
+
 def revision_hash(assumptions: str, usage_sha256: Optional[str]) -> str:
     return sha256(canonical_json({"assumptions": json.loads(assumptions),
                                   "usage_sha256": usage_sha256}).encode())
@@ -198,7 +205,43 @@ class Review(Base):
     comment: Mapped[str] = mapped_column(Text, default="")
     field_path: Mapped[Optional[str]] = mapped_column(String(200))  # assumption it is about
     created_at: Mapped[str] = mapped_column(String(20), default=utc_now)
+    # the strategy an approval approved, the baseline of plan against actual (migration
+    # 0007); None on other decisions, and on approvals of before: the recommended one
+    strategy: Mapped[Optional[str]] = mapped_column(String(40), nullable=True)
     reviewer: Mapped[User] = relationship()
+
+
+class ActualUpload(Base):
+    """One upload of a scenario's actual bills, checked against an approved revision's plan
+    (its currency and months) and append-only (migration 0007): ``months`` and ``actuals``
+    are JSON, the monthly actuals read from its files (service/actuals_store.py)."""
+    __tablename__ = "actual_uploads"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    scenario_id: Mapped[int] = mapped_column(ForeignKey("scenarios.id"))
+    revision_id: Mapped[int] = mapped_column(ForeignKey("revisions.id"))
+    uploaded_by: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    created_at: Mapped[str] = mapped_column(String(20), default=utc_now)
+    currency: Mapped[str] = mapped_column(String(3))
+    months: Mapped[str] = mapped_column(Text)
+    actuals: Mapped[str] = mapped_column(Text)
+    uploader: Mapped[User] = relationship()
+    revision: Mapped[Revision] = relationship()
+    files: Mapped[list["ActualFile"]] = relationship(order_by="ActualFile.id")
+
+    @property
+    def month_list(self) -> list[str]:
+        return json.loads(self.months)
+
+
+class ActualFile(Base):
+    """A bill of an actuals upload, byte for byte (append-only)."""
+    __tablename__ = "actual_files"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    upload_id: Mapped[int] = mapped_column(ForeignKey("actual_uploads.id"))
+    sha256: Mapped[str] = mapped_column(String(64))
+    filename: Mapped[str] = mapped_column(String(255))
+    size: Mapped[int]
+    data: Mapped[bytes] = mapped_column(LargeBinary)
 
 
 class AuditEvent(Base):

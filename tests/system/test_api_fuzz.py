@@ -77,7 +77,10 @@ OPERATIONS = [("POST", "/api/v1/plans"), ("POST", "/api/v1/scenarios"),
               ("POST", "/api/v1/scenarios/{scenario_id}/revisions"),
               ("GET", "/api/v1/jobs/{job_id}"), ("DELETE", "/api/v1/jobs/{job_id}"),
               ("GET", "/api/v1/jobs/{job_id}/plan"),
-              ("GET", "/api/v1/jobs/{job_id}/plan.xlsx")]
+              ("GET", "/api/v1/jobs/{job_id}/plan.xlsx"),
+              ("GET", "/api/v1/scenarios/{scenario_id}/actuals"),
+              ("POST", "/api/v1/scenarios/{scenario_id}/actuals"),
+              ("GET", "/api/v1/scenarios/{scenario_id}/revisions/{number}/variance")]
 
 
 def test_every_operation_is_fuzzed(api_schema):

@@ -1,0 +1,144 @@
+"""Plan against actual in the service (issue 43): an approved revision's baseline, uploads of a
+scenario's actual bills (checked, stored append-only, audited) and what the Plan vs actual page
+and the API show of them.
+
+- The **baseline** of a revision is its stored plan's strategy that its approval in force names
+  (``reviews.strategy``; an approval of before that column: the recommended strategy).
+- An **upload** is one or more bills read together by the usage readers
+  (service.actuals.read_bill_data), checked against a baseline: the plan's cloud currency and
+  its months. A refusal (a bad row or column, a month outside the plan) saves nothing. The
+  bills are stored byte for byte with the monthly actuals read from them, so a page never
+  parses a bill again.
+- The **actuals of a scenario** are, month by month, those of the latest upload holding that
+  month: a later upload of a month corrects it, and the earlier one stays on record.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Optional
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from models.forecast import by_line, forecast
+from models.variance import MonthActuals, variance
+from service.actuals import from_json, read_bill_data, to_json
+from service.plans.revisions import usage_label
+from service.plans.stored import read_plan
+from service.web.db import get_session
+from service.web.tables import (ActualFile, ActualUpload, Revision, ScenarioRecord, User, audit,
+                                sha256)
+
+MAX_FILES = 24           # bills in one upload (two years of monthly bills)
+
+
+@dataclass(frozen=True)
+class Baseline:
+    """The approved strategy's monthly rows of a revision's stored plan."""
+    revision: Revision
+    strategy: str
+    recommended: bool
+    monthly: list[dict]
+    currency: str
+
+
+def baseline(revision: Revision) -> Optional[Baseline]:
+    """The revision's baseline, or None when no approval is in force or its plan is not
+    complete (an approval needs a complete plan, so the latter is only a plan being read)."""
+    approval = revision.approval
+    if approval is None:
+        return None
+    view = read_plan(revision, start=False)
+    if not view.complete or view.document is None:
+        return None
+    doc = view.document
+    name = approval.strategy or doc["recommendation"]
+    if name not in doc["strategies"]:
+        return None
+    currency = (doc.get("currencies") or {}).get("cloud") or "USD"
+    return Baseline(revision, name, name == doc["recommendation"],
+                    doc["strategies"][name]["monthly"], currency)
+
+
+def latest_baseline(scenario: ScenarioRecord) -> Optional[Baseline]:
+    """The baseline of the scenario's newest approved revision (what new actuals are read
+    against), or None."""
+    for revision in reversed(scenario.revisions):
+        found = baseline(revision)
+        if found is not None:
+            return found
+    return None
+
+
+def read_upload_files(base: Baseline, files: list[tuple[str, bytes]]) -> list[MonthActuals]:
+    """The monthly actuals of ``files`` checked against ``base``.
+
+    Raises
+    ------
+    service.ingest.core.IngestError
+        A bill the readers refuse, by row and column (also: a row in another currency).
+    models.variance.VarianceError
+        A month outside the baseline's plan, or no month at all.
+    """
+    actuals = read_bill_data(files, base.currency)
+    variance(base.monthly, actuals)       # every month within the plan, and the parts add up
+    return actuals
+
+
+def store_upload(s: Session, user: User, base: Baseline, files: list[tuple[str, bytes]],
+                 actuals: list[MonthActuals]) -> ActualUpload:
+    """The upload, its bills and its audit event, in ``s`` (nothing is checked here:
+    :func:`read_upload_files` first)."""
+    revision = base.revision
+    months = [a.month for a in actuals]
+    upload = ActualUpload(scenario_id=revision.scenario_id, revision_id=revision.id,
+                          uploaded_by=user.id, currency=base.currency, months=json.dumps(months),
+                          actuals=json.dumps(to_json(actuals)))
+    s.add(upload)
+    s.flush()
+    names = []
+    for name, data in files:
+        label = usage_label(name)
+        digest = sha256(data)
+        s.add(ActualFile(upload_id=upload.id, sha256=digest, filename=label, size=len(data),
+                         data=data))
+        names.append(f"{label[:80]} sha256={digest}")
+    audit(s, user, "actuals.upload", revision=s.get(Revision, revision.id),
+          details=(f"upload {upload.id}: {', '.join(months)}; " + "; ".join(names))[:2000])
+    return upload
+
+
+def uploads(scenario_id: int) -> list[ActualUpload]:
+    """The scenario's uploads, oldest first."""
+    return list(get_session().scalars(select(ActualUpload).where(
+        ActualUpload.scenario_id == scenario_id).order_by(ActualUpload.id)))
+
+
+def scenario_actuals(scenario_id: int) -> dict[str, tuple[MonthActuals, ActualUpload]]:
+    """Per month, the actuals of the latest upload holding it, and that upload."""
+    out: dict[str, tuple[MonthActuals, ActualUpload]] = {}
+    for upload in uploads(scenario_id):
+        for month in from_json(json.loads(upload.actuals)):
+            out[month.month] = (month, upload)
+    return dict(sorted(out.items()))
+
+
+def plan_vs_actual(base: Baseline) -> Optional[dict[str, Any]]:
+    """The variance document (the CLI's ``--json``: ``strategy``, ``currency``, ``months``,
+    ``ytd``), with ``forecast`` and ``lines`` (models/forecast.py), ``uploads`` (per month
+    the upload read) and ``outside`` (months with actuals that this plan does not hold), or
+    None when the scenario has no actuals within the plan.
+
+    Cheap enough for a request: exact arithmetic over the stored monthly actuals, no bill
+    parsed, no solver (docs/README-variance.md gives the time measured)."""
+    held = scenario_actuals(base.revision.scenario_id)
+    plan_months = {str(r["month"]) for r in base.monthly}
+    inside = [m for m, _u in held.values() if m.month in plan_months]
+    outside = [m for m in held if m not in plan_months]
+    if not inside:
+        return None
+    doc = variance(base.monthly, inside)
+    return {"strategy": base.strategy, "currency": base.currency, **doc,
+            "forecast": forecast(base.monthly, inside), "lines": by_line(base.monthly, inside),
+            "uploads": {m.month: held[m.month][1].id for m in inside}, "outside": outside}

@@ -1,0 +1,101 @@
+"""Plan against actual walked in Korean through Chromium (issue 43, item 5): the reviewer
+approves the demo plan naming the strategy the sample bills were made for, the analyst uploads
+a broken bill (refused by row and column, nothing saved) and then the six sample months, and
+the Plan vs actual page names each part of the variance, whose cents add up to each month's
+and the year to date's total. Screenshots: test-artifacts/ko-actuals-*.png."""
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from tests.support.chromium import server_fixture
+from tests.support.korean import check, korean_chromium, korean_page, log_in
+from tests.support.paths import SAMPLE_SCENARIO, SAMPLES
+
+pytestmark = pytest.mark.browser
+BILLS = sorted((SAMPLES / "actuals").glob("focus_1.3_2027-0*.csv"))
+# the sample bills' file names in the uploads table, and the words of the demo scenario's
+# name (data its analyst typed, shown as typed)
+ALLOWED = {"focus"} | set(re.findall(r"[A-Za-z][A-Za-z0-9]+",
+                                     json.loads(SAMPLE_SCENARIO.read_text())["name"]))
+# volume, mix, price and idle commitments as the Korean catalog names them
+PART_NAMES = {"물량(작업 증감)", "구성(다른 조달 방식의 작업)", "가격(계획 대비 지불 단가)", "유휴 약정"}
+
+
+@pytest.fixture
+def server(tmp_path):
+    yield from server_fixture(tmp_path)
+
+
+@pytest.fixture
+def korean_browser():
+    yield from korean_chromium()
+
+
+def read_variance(page) -> tuple[dict[str, list[int]], list[int]]:
+    """The variance table: each part's label -> its cents per column, and the totals."""
+    parts = {}
+    for row in page.query_selector_all("#variance-table tr.part"):
+        label = row.query_selector("th").inner_text().strip()
+        parts[label] = [int(td.get_attribute("data-cents"))
+                        for td in row.query_selector_all("td")]
+    total = [int(td.get_attribute("data-cents"))
+             for td in page.query_selector_all("#variance-table tr.total td")]
+    return parts, total
+
+
+def test_approve_upload_and_read_the_variance_in_korean(server, korean_browser, tmp_path):
+    base, problems, found = server, [], {}
+    rita = korean_page(korean_browser, problems)
+    log_in(rita, base, "rita", found, "actuals-01-login")
+    rita.goto(f"{base}/scenarios/1/revisions/1")
+    rita.select_option("#review-strategy", "cloud_only")
+    assert "클라우드" in rita.inner_text("#review-strategy option:checked")
+    rita.fill("#review-comment", "청구서와 비교할 기준으로 승인합니다.")
+    rita.click("#approve")
+    rita.wait_for_selector("#plan-vs-actual-link")
+    assert "승인된 전략" in rita.inner_text("#reviews")
+
+    ana = korean_page(korean_browser, problems)
+    log_in(ana, base, "ana", found, "actuals-02-login")
+    ana.goto(f"{base}/scenarios/1")
+    ana.click("#actual-bills")
+    ana.wait_for_selector("#actuals-form")
+    check(ana, "actuals-03-upload", found, ALLOWED)
+
+    lines = BILLS[0].read_text().splitlines()
+    header, row = lines[0].split(","), lines[1].split(",")
+    row[header.index("PricingCurrency")] = "EUR"
+    lines[1] = ",".join(row)
+    broken = tmp_path / "broken.csv"
+    broken.write_text("\n".join(lines) + "\n")
+    ana.set_input_files("#bills", [str(broken)])
+    ana.click("#upload-actuals")
+    ana.wait_for_selector("#upload-error")
+    refusal = ana.inner_text("#upload-error")
+    assert "BillingCurrency" in refusal and "EUR" in refusal and "저장" in refusal
+    assert "아직 올린 실제 청구서가 없습니다" in ana.inner_text("#actual-uploads")
+    check(ana, "actuals-04-refused", found, ALLOWED | {"broken", "EUR", "BillingCurrency"})
+
+    ana.set_input_files("#bills", [str(p) for p in BILLS])
+    ana.click("#upload-actuals")
+    ana.wait_for_url("**/revisions/1/actual")
+    check(ana, "actuals-05-plan-vs-actual", found, ALLOWED)
+
+    rita.goto(f"{base}/scenarios/1/revisions/1/actual")
+    assert rita.inner_text("h1").startswith("계획 대비 실적")
+    parts, total = read_variance(rita)
+    assert PART_NAMES <= set(parts), parts
+    assert len(total) == 7                            # six months and the year to date
+    for column in range(7):                           # each part named, adding up to the cent
+        assert sum(cents[column] for cents in parts.values()) == total[column]
+    assert "연초 대비 누계 2027-01~2027-06" in rita.inner_text("#variance-table")
+    assert "누적 전망" in rita.inner_text("#cumulative-table")
+    assert rita.inner_text("#forecast-total")
+    check(rita, "actuals-06-reviewer", found, ALLOWED)
+    assert found == {}, "\n".join(w for words in found.values() for w in words)
+    # the one refused upload answers 422, which Chromium logs; nothing else
+    assert [p for p in problems if "status of 422" not in p] == [], problems
+    assert len(problems) == 1, problems

@@ -27,7 +27,7 @@ from service.web.errors import ApiError
 from service.xlsx.export import safe_download_name
 from service.i18n import N_, _, current_locale
 from service.i18n.ingest_refusals import refusal
-from service.ingest import make_bundle, read_usage
+from service.ingest import make_bundle, read_usage, rows_before_reading
 from service.api.openapi import (JOB_CANCEL_RESPONSES, JOB_PLAN_RESPONSES, JOB_RESPONSES,
                                  JOB_XLSX_RESPONSES,
                                  MAX_JSON_ROWS, PLAN_RESPONSES,
@@ -134,7 +134,11 @@ def create_plan():
     """
     scenario, data, filename = read_plan_request()
     try:
-        preflight(scenario, profile=read_usage(data, filename).profile)
+        # a file past UPLOAD_JOB_ROWS is read by the plan job only (issue 40, item 7: a
+        # request thread never parses a large file); the job refuses it, by row and column,
+        # as its failure's reason, and checks the problem's size before its first stage
+        if rows_before_reading(data, filename) <= current_app.config["UPLOAD_JOB_ROWS"]:
+            preflight(scenario, profile=read_usage(data, filename).profile)
     except Refusal as exc:
         problems = getattr(exc, "problems", [])
         raise ApiError(422, refusal(str(exc), problems), problems) from None

@@ -220,3 +220,29 @@ def test_a_large_busy_time_file_alone_is_refused_at_once_not_queued(app, login):
     assert response.status_code == 422
     assert "this is a GPU busy-time file" in html.unescape(response.get_data(as_text=True))
     assert upload_job(app) is None
+
+
+def test_a_large_file_posted_to_the_plans_api_is_read_by_the_plan_job_only(app, api,
+                                                                           monkeypatch):
+    """POST /api/v1/plans read the usage in its request to refuse it early (issue 40 item 7
+    left this door open): past UPLOAD_JOB_ROWS the plan job reads it, and a file its reader
+    refuses fails the job with the row and column."""
+    def refuse(*args, **kwargs):
+        raise AssertionError("the request read the file")
+    monkeypatch.setattr("service.api.views.read_usage", refuse)
+    asked = api(data={"usage": (io.BytesIO(hourly(25_000, bad_row=20_001)), "big.csv"),
+                      "scenario": "{}"}, content_type="multipart/form-data",
+                headers={"Prefer": "respond-async"})
+    assert asked.status_code == 202, asked.get_data(as_text=True)[:500]
+    job_id = asked.get_json()["id"]
+    with app.app_context():
+        assert get_session().get(PlanJob, job_id).kind == "plan"
+    failed = run(app, job_id)
+    assert failed.state == "failed"
+    assert "row 20001" in failed.error and "gpu_hours" in failed.error, failed.error
+    # a small file is still read, and refused, in its request (nothing stored or queued)
+    monkeypatch.undo()
+    small = api(data={"usage": (io.BytesIO(hourly(30, bad_row=5)), "small.csv"),
+                      "scenario": "{}"}, content_type="multipart/form-data",
+                headers={"Prefer": "respond-async"})
+    assert small.status_code == 422 and "row 5" in small.get_data(as_text=True)

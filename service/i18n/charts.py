@@ -9,20 +9,25 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from service.i18n import N_, gettext
-from service.i18n.labels import assumption_label, cost_line_label, strategy_label
+from service.i18n.labels import assumption_label, cost_line_label, offer_name, strategy_label
 
 SOURCES = {"owned": N_("owned servers"), "on_demand": N_("on demand"), "spot": N_("spot"),
            "committed": N_("committed"), "committed + owned": N_("committed + owned")}
 
 
-def source_label(name: str) -> str:
+def source_label(name: str, offers=()) -> str:
+    """A source of capacity in words; a commitment offer of ``offers`` (the scenario's) by its
+    term ("3-year commitment", not "commitment 3y": issue 39)."""
     if name in SOURCES:
         return gettext(SOURCES[name])
+    if any((o.get("id") if isinstance(o, dict) else o.id) == name for o in offers or ()):
+        return offer_name(name, offers)
     return gettext("commitment %(offer)s", offer=name)
 
 
-def plan_chart_text(charts: dict[str, Any], currency: str) -> dict[str, Any]:
-    """``charts`` with ``text`` and ``names`` for the plan page."""
+def plan_chart_text(charts: dict[str, Any], currency: str, offers=()) -> dict[str, Any]:
+    """``charts`` with ``text`` and ``names`` for the plan page (``offers``: the scenario's
+    commitment offers, named by their terms)."""
     u = charts.get("uncertainty") or {}
     judged = strategy_label(u.get("judged", "optimal"))
     text = {
@@ -57,7 +62,7 @@ def plan_chart_text(charts: dict[str, Any], currency: str) -> dict[str, Any]:
     levels = (charts.get("load_duration") or {}).get("levels") or {}
     screening = (charts.get("screening") or {}).get("curves") or {}
     for name in list(levels) + list(screening):
-        names[f"source:{name}"] = source_label(name)
+        names[f"source:{name}"] = source_label(name, offers)
     tornado = []
     for row in u.get("tornado") or []:
         tornado.append({**row, "label": assumption_label(row), "unit": gettext(row["unit"])})

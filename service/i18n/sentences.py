@@ -149,25 +149,29 @@ def explanation(doc: Mapping[str, Any], locale: Optional[str] = None) -> str:
 
 
 def warning_items(texts: Iterable[str], items: Optional[Iterable[MessageLike]],
-                  locale: Optional[str] = None) -> list[tuple[str, bool]]:
+                  locale: Optional[str] = None, offers=()) -> list[tuple[str, bool]]:
     """(sentence, translated?) of each warning in ``locale``: each English text rendered from
     its message when there is one, messages with no text of their own added after; texts
     without a message (ingest warnings) are looked up in the catalog as they are, and stay
-    English (translated = False) when it has no entry."""
+    English (translated = False) when it has no entry. An offer of ``offers`` (the
+    scenario's) is named by its term, not its id ("약정 3y" was issue 39's)."""
     locale = locale or current_locale()
     if locale == DEFAULT:
         return [(text, True) for text in texts]   # the engine's own English words
     messages = [as_message(m) for m in items or []]
-    by_text = {m.text: m for m in messages}
+    by_text = {m.text: m for m in messages}      # matched by the engine's English text
+
+    def said(message: Message) -> str:
+        return render(offers_named(message, offers, locale), locale)
     out, used = [], set()
     for text in texts:
         message = by_text.get(text)
         if message is not None:
             used.add(text)
-            out.append((render(message, locale), True))
+            out.append((said(message), True))
         else:
             out.append((_plain(text, locale), is_translated(text, locale)))
-    out.extend((render(m, locale), True) for m in messages if m.text not in used)
+    out.extend((said(m), True) for m in messages if m.text not in used)
     return out
 
 
@@ -184,8 +188,10 @@ def explanation_translated(doc: Mapping[str, Any], locale: Optional[str] = None)
 
 def document_warnings(doc: Mapping[str, Any], locale: Optional[str] = None
                       ) -> list[tuple[str, bool]]:
-    """(sentence, translated?) of each warning of a plan document."""
-    return warning_items(doc.get("warnings") or [], doc.get("warning_messages"), locale)
+    """(sentence, translated?) of each warning of a plan document, its offers by their terms."""
+    offers = (doc.get("scenario") or {}).get("commitments") or ()
+    return warning_items(doc.get("warnings") or [], doc.get("warning_messages"), locale,
+                         offers)
 
 
 def breakeven_reasons(breakeven: Optional[Mapping[str, Any]],
@@ -197,12 +203,12 @@ def breakeven_reasons(breakeven: Optional[Mapping[str, Any]],
     items = breakeven.get("reason_messages") or {}
     out = {key: _plain(text, locale or current_locale())
            for key, text in (breakeven.get("reasons") or {}).items()}
-    out.update({key: render(_offers_named(m, offers, locale), locale)
+    out.update({key: render(offers_named(m, offers, locale), locale)
                 for key, m in items.items()})
     return out
 
 
-def _offers_named(item: Any, offers, locale: Optional[str]) -> Any:
+def offers_named(item: Any, offers, locale: Optional[str]) -> Any:
     """A breakeven reason with its offer ("other" or "offer", an offer's id) named by its term."""
     if not offers:
         return item

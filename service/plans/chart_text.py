@@ -80,7 +80,8 @@ def by_source(charts: dict, doc: dict) -> ChartText:
 def load_duration(charts: dict, doc: dict) -> ChartText:
     ld = charts["load_duration"]
     gpus, fractions = ld["gpus"], ld["fraction_of_hours"]
-    levels = ", ".join(_("%(name)s %(gpus)s GPUs", name=source_label(name),
+    offers = doc["scenario"].get("commitments") or ()
+    levels = ", ".join(_("%(name)s %(gpus)s GPUs", name=source_label(name, offers),
                          gpus=number(value)) for name, value in (ld.get("levels") or {}).items())
     text = _("Hourly demand sorted from the busiest hour: peak %(peak)s GPUs, median "
              "%(median)s GPUs; chosen capacities: %(levels)s.", peak=number(gpus[0]),
@@ -103,21 +104,22 @@ def screening(charts: dict, doc: dict) -> ChartText:
     currency = doc["scenario"]["finance"]["currency"]
     if crossings:
         parts = "; ".join(_("%(sources)s at %(utilization)s utilization",
-                            sources=_sources(c), utilization=percent(c["utilization"]))
+                            sources=_sources(c, doc), utilization=percent(c["utilization"]))
                           for c in crossings)
         text = _("Cost per GPU-year of each source against hours used a year. Breakevens: "
                  "%(parts)s.", parts=parts)
     else:
         text = _("Cost per GPU-year of each source against hours used a year; no two cross.")
-    rows = [[_sources(c), number(c["hours_per_year"], 0),
+    rows = [[_sources(c, doc), number(c["hours_per_year"], 0),
              percent(c["utilization"]), formats.money(c["cost_per_gpu_year"], currency)]
             for c in crossings]
     return ChartText(text, [_("Crossing"), _("Hours per year"), _("Utilization"),
                             _("Cost per GPU-year [%(currency)s]", currency=currency)], rows)
 
 
-def _sources(crossing: dict) -> str:
-    return " = ".join(source_label(str(s)) for s in crossing["sources"])
+def _sources(crossing: dict, doc: dict) -> str:
+    offers = doc["scenario"].get("commitments") or ()
+    return " = ".join(source_label(str(s), offers) for s in crossing["sources"])
 
 
 def tornado(charts: dict, doc: dict) -> Optional[ChartText]:

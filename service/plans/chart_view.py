@@ -152,7 +152,8 @@ def group_of(line: str) -> str:
 def plan_page_charts(charts: dict[str, Any], doc: dict[str, Any]) -> dict[str, Any]:
     """The plan page's chart data: the stored charts with their words
     (service.i18n.charts.plan_chart_text), the cumulative lines and the cost groups."""
-    out = plan_chart_text(charts, doc["scenario"]["finance"]["currency"])
+    out = plan_chart_text(charts, doc["scenario"]["finance"]["currency"],
+                          doc["scenario"].get("commitments") or ())
     out["cumulative_lines"] = cumulative_lines(charts["cumulative"], doc)
     groups = by_source_groups(charts["by_source"]["lines"])
     out["by_source"] = {**out["by_source"], "groups": groups,

@@ -13,7 +13,7 @@ import numpy as np
 from models.ledger import Ledger
 from models.scenario import Scenario
 from models.schedule_words import decisions_from_json, schedule_words
-from service.i18n import N_, _, formats, sentences
+from service.i18n import DEFAULT, N_, _, current_locale, formats, sentences
 from service.i18n.charts import source_label
 from service.i18n.labels import strategy_label
 from service.xlsx.cells import add_sheet, sheet_ref, write_text
@@ -330,9 +330,13 @@ def summary_warnings(doc: dict) -> list[str]:
     messages = [sentences.as_message(m) for m in doc.get("warning_messages") or []]
     by_text = {m.text: m for m in messages}
     texts = list(doc.get("warnings") or [])
-    out = [sentences.render(by_text[text]) if text in by_text else sentences.plain(text)
-           for text in texts]
-    return out + [sentences.render(m) for m in messages if m.text not in texts]
+    # an offer by its term, as on the page (issue 39); English keeps the engine's own words
+    offers = (doc["scenario"].get("commitments") or ()) if current_locale() != DEFAULT else ()
+
+    def said(message) -> str:
+        return sentences.render(sentences.offers_named(message, offers, None))
+    out = [said(by_text[text]) if text in by_text else sentences.plain(text) for text in texts]
+    return out + [said(m) for m in messages if m.text not in texts]
 
 
 def _subject(key: str) -> str:
@@ -458,7 +462,8 @@ def write_breakeven(workbook, fmt: dict, s: Scenario, doc: dict,
         curves = screening.get("curves", {})
         write_text(ws, data_row, 0, _("Hours used per year"), fmt["header"])
         for j, name in enumerate(curves, start=1):
-            write_text(ws, data_row, j, _("%(source)s [per GPU-year]", source=source_label(name)),
+            write_text(ws, data_row, j, _("%(source)s [per GPU-year]",
+                                          source=source_label(name, s.commitments)),
                        fmt["header"])
         for i, x in enumerate(xs):
             ws.write_number(data_row + 1 + i, 0, float(x), fmt["hours"])
@@ -468,7 +473,7 @@ def write_breakeven(workbook, fmt: dict, s: Scenario, doc: dict,
                     ws.write_number(data_row + 1 + i, j, float(v), fmt["money"])
         chart = workbook.add_chart({"type": "scatter", "subtype": "straight"})
         for j, name in enumerate(curves, start=1):
-            chart.add_series({"name": source_label(name),
+            chart.add_series({"name": source_label(name, s.commitments),
                               "categories": [sheet, data_row + 1, 0, data_row + len(xs), 0],
                               "values": [sheet, data_row + 1, j, data_row + len(xs), j]})
         if crossings:
@@ -483,7 +488,7 @@ def write_breakeven(workbook, fmt: dict, s: Scenario, doc: dict,
             for i, cr in enumerate(crossings):
                 r_ = table_row + 1 + i
                 ws.merge_range(r_, 0, r_, 2, "", fmt["text"])
-                write_text(ws, r_, 0, " = ".join(source_label(str(x))
+                write_text(ws, r_, 0, " = ".join(source_label(str(x), s.commitments)
                                                  for x in cr.get("sources", [])), fmt["text"])
                 for k, key in enumerate(("hours_per_year", "utilization", "cost_per_gpu_year"),
                                         start=3):
@@ -514,7 +519,8 @@ def write_breakeven(workbook, fmt: dict, s: Scenario, doc: dict,
     write_text(ws, data_row, ld_col, _("Fraction of hours"), fmt["header"])
     write_text(ws, data_row, ld_col + 1, _("Demand [GPUs]"), fmt["header"])
     for j, name in enumerate(levels, start=ld_col + 2):
-        write_text(ws, data_row, j, _("%(source)s capacity [GPUs]", source=source_label(name)),
+        write_text(ws, data_row, j, _("%(source)s capacity [GPUs]",
+                                      source=source_label(name, s.commitments)),
                    fmt["header"])
     for i, (fr, g) in enumerate(zip(fractions, gpus)):
         ws.write_number(data_row + 1 + i, ld_col, float(fr), fmt["percent"])
@@ -523,7 +529,8 @@ def write_breakeven(workbook, fmt: dict, s: Scenario, doc: dict,
             ws.write_number(data_row + 1 + i, j, float(level or 0.0), fmt["hours"])
     n = len(fractions)
     chart = workbook.add_chart({"type": "scatter", "subtype": "straight"})
-    series = [_("demand")] + [_("%(name)s capacity", name=source_label(k)) for k in levels]
+    series = [_("demand")] + [_("%(name)s capacity", name=source_label(k, s.commitments))
+                              for k in levels]
     for j, name in enumerate(series, start=1):
         chart.add_series({"name": name,
                           "categories": [sheet, data_row + 1, ld_col, data_row + n, ld_col],

@@ -43,11 +43,9 @@ TYPED = ({"ana", "rita", "rex", "otto", "root", "Rex", "own", "usage_hourly", "c
 # Standard_NC24ads_A100_v4, us-east-1) is a proper name; a field path (owned.server_price) holds
 # no digit and stays a word, and FIELD_PATH below finds the numbered ones.
 PRODUCT = re.compile(r"[A-Za-z0-9]+(?:[-_.][A-Za-z0-9]+)+")
-# Known and not yet fixed (named in the branch's report): the breakeven table's reasons
-# ("자체 보유가 1y보다 저렴합니다") are rendered from stored messages whose parameter is the offer's
-# id (models/breakeven.py); naming the offer by its term there needs the scenario's offers in
-# sentences.breakeven_reasons.
-KNOWN = {"/scenarios/1/revisions/1": {"1y", "3y"}}
+# Known and not yet fixed: none (the breakeven reasons and the commitment breakevens name an
+# offer by its term since issue 39; "약정 1y" / "1y보다" were the last ids on a Korean page).
+KNOWN: dict[str, set[str]] = {}
 WORD = re.compile(r"[A-Za-z0-9]*[A-Za-z][A-Za-z0-9_]*")
 MODEL = re.compile(r"[A-Z][A-Z0-9]*[0-9][A-Z0-9]*|\d+x|r\d+")   # A100, GH200, L40S, 8x, r1
 HEX = re.compile(r"\b(?=[0-9a-f]*[0-9])[0-9a-f]{7,}\b")   # hashes and their short forms
@@ -179,10 +177,9 @@ def _cli(*args: str) -> subprocess.CompletedProcess:
                           timeout=600)
 
 
-# Known and not yet fixed in the command line's plan: the horizon notes' "약정 3y" (models/plan.py
-# keeps the offer's id in its message). Proper names: Birge and Louveaux, cited for the EVPI's
-# definition.
-CLI_KNOWN = {"3y", "Birge", "Louveaux"}
+# Proper names: Birge and Louveaux, cited for the EVPI's definition (the horizon notes' "약정
+# 3y" was the last offer id: warnings name an offer by its term since issue 39).
+CLI_KNOWN = {"Birge", "Louveaux"}
 
 
 def test_the_korean_plan_of_the_command_line_is_korean():

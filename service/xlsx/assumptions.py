@@ -17,13 +17,14 @@ from typing import Any, Iterator
 
 from pydantic import BaseModel
 
-from models.fields import field_meta
-from models.scenario import LoanFinancing, Scenario
+from models.fields import field_meta, unit_kind
+from models.scenario import LoanFinancing, Scenario, market_of
+from service import form_values as fv
 from service.i18n import DEFAULT, N_, _, current_locale
-from service.i18n.labels import OPTION_WORDS
+from service.i18n.labels import OPTION_WORDS, display_unit
 from service.xlsx.cells import add_sheet, col, sheet_ref, write_text, write_value
 from service.xlsx.names import define, defined_name, list_name
-from service.xlsx.print_setup import PrintLabel, area_points, fit, print_setup
+from service.xlsx.print_setup import PrintLabel, area_points, fit, print_setup, text_width
 from service.xlsx.type_names import type_rows
 
 SHEET = N_("Assumptions")   # sheet name and headers: English here, written through _()
@@ -57,6 +58,7 @@ class Row:
     source: str = ""
     help: str = ""
     section: str = ""
+    unit_id: str = ""   # the schema's unit, in English ("fraction per year"): how to print it
 
 
 def _name_ref(sheet: str, cells: str) -> str:
@@ -69,7 +71,7 @@ def _name_ref(sheet: str, cells: str) -> str:
 def _meta_row(path: str, info, value: Any, section: str, label_prefix: str = "") -> Row:
     meta = field_meta(info)
     return Row(path, label_prefix + (_(meta["label"]) or path), value, _(meta["unit"]),
-               _(meta["source"]), _help(info, meta), section)
+               _(meta["source"]), _help(info, meta), section, meta["unit"])
 
 
 def _help(info, meta: dict) -> str:
@@ -317,12 +319,16 @@ def write_assumptions(workbook, fmt: dict, s: Scenario, calc: dict[str, float],
     ws.set_column(4, 5, 40)
     ws.set_column(NAME_COL, NAME_COL, 40)
     ws.set_column(EXACT_COL, EXACT_COL, 24, None, {"hidden": True})
-    last = _key_block(ws, fmt, keys)
-    for j, width in enumerate(KEY_WIDTHS):
+    last, units = _key_block(ws, fmt, keys, s)
+    # the unit column as wide as its longest unit, so that none is cut at the print area's
+    # edge (text_width under-counts Carlito's Latin letters: a third more room)
+    widths = list(KEY_WIDTHS)
+    widths[2] = max([widths[2]] + [text_width(u) * 1.3 + 2 for u in units])
+    for j, width in enumerate(widths):
         ws.set_column(KEY_COL + j, KEY_COL + j, width)
     ws.freeze_panes(3, 0)
     ws.print_area(0, KEY_COL, last, KEY_COL + 2)
-    width, height = area_points(list(KEY_WIDTHS), [20.0] + [15.0] * last)
+    width, height = area_points(widths, [20.0] + [15.0] * last)
     print_setup(ws, print_label or PrintLabel(s.name), pages_tall=1, scale=fit(width, height))
     return names
 
@@ -337,9 +343,38 @@ def option_words(name: str) -> str:
     return formula
 
 
-def _key_block(ws, fmt: dict, keys: list[tuple[Row, str]]) -> int:
+def key_unit(item: Row, s: Scenario) -> str:
+    """A key assumption's unit as printed beside its value: a fraction prints as a percent,
+    so its unit loses the word ("fraction per year" -> "per year", "fraction" -> ""); money
+    names its market's currency ("currency per server" -> "USD per server"), an exchange
+rate its two ("USD per EUR"); any other
+    unit as it is. In the reader's language (labels.display_unit for money)."""
+    unit = item.unit_id
+    foreign = s.foreign_currency()
+    if unit == "reporting currency per foreign unit" and foreign:   # fx.rate: "USD per EUR"
+        return _("%(reporting)s per %(foreign)s", reporting=s.finance.currency, foreign=foreign)
+    kind = unit_kind(unit) if unit else fv.PLAIN
+    if kind == fv.PERCENT:
+        word = _("fraction")
+        return " ".join(item.unit.replace(word, "", 1).split()) if word in item.unit else (
+            item.unit)
+    if kind == fv.MONEY:
+        return display_unit(unit, kind, s.market_currency(market_of(item.path)))
+    return item.unit
+
+
+def percent_format(fmt: dict, value: float):
+    """A fraction as a whole percent (0.41 -> 41%), or to hundredths of one when it has
+    them (0.0825 -> 8.25%)."""
+    whole = abs(value * 100 - round(value * 100)) < 1e-9
+    return fmt["key_percent"] if whole else fmt["key_percent_fine"]
+
+
+def _key_block(ws, fmt: dict, keys: list[tuple[Row, str]], s: Scenario
+               ) -> tuple[int, list[str]]:
     """The key assumptions: setting, value (a formula reading the input's name, so it shows
-    an edited input) and unit. Returns its last row."""
+    an edited input; a fraction as a percent) and unit (:func:`key_unit`). Returns its last
+    row and the units printed."""
     write_text(ws, 0, KEY_COL, _("Key assumptions"), fmt["title"])
     ws.merge_range(1, KEY_COL, 1, KEY_COL + 2, "", fmt["note"])
     write_text(ws, 1, KEY_COL, _("Printed: the inputs that move the plan most. Every input "
@@ -347,15 +382,20 @@ def _key_block(ws, fmt: dict, keys: list[tuple[Row, str]]) -> int:
     for j, head in enumerate((N_("Setting"), N_("Value"), N_("Unit"))):
         write_text(ws, 2, KEY_COL + j, _(head), fmt["header"])
     row = 2
+    units: list[str] = []
     for item, name in keys:
         row += 1
         write_text(ws, row, KEY_COL, item.label, fmt["text"])
         value = item.value
         cached = value if isinstance(value, (int, float, str)) else str(value)
         style = fmt["key_text"] if isinstance(value, str) else fmt["key_number"]
+        if isinstance(value, float) and item.unit_id and unit_kind(item.unit_id) == fv.PERCENT:
+            style = percent_format(fmt, value)
         formula = f"={name}"
         if isinstance(value, str) and value in OPTION_WORDS:   # an option, in words
             formula, cached = "=" + option_words(name), _(OPTION_WORDS[value])
         ws.write_formula(row, KEY_COL + 1, formula, style, cached)
-        write_text(ws, row, KEY_COL + 2, item.unit, fmt["text"])
-    return row
+        unit = key_unit(item, s)
+        units.append(unit)
+        write_text(ws, row, KEY_COL + 2, unit, fmt["text"])
+    return row, units

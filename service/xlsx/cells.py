@@ -45,6 +45,9 @@ FORMATS = {
                       "valign": "top"},
     "key_number": {"num_format": "#,##0.####", "align": "right", "valign": "top"},
     "key_text": {"align": "right", "valign": "top"},
+    # a fraction among the key assumptions, printed as the percent it is
+    "key_percent": {"num_format": "0%", "align": "right", "valign": "top"},
+    "key_percent_fine": {"num_format": "0.0#%", "align": "right", "valign": "top"},
     "derived": {"bg_color": "#E2EFDA", "num_format": "General", "valign": "top"},
 }
 

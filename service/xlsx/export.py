@@ -25,7 +25,7 @@ from service.xlsx.cells import add_sheet, make_formats
 from service.xlsx.print_setup import PrintLabel
 from service.xlsx.cohort_sources import proposed_decisions
 from service.xlsx.profile_sheet import write_profile
-from service.xlsx.schedule_sheet import write_schedule
+from service.xlsx.schedule_sheet import summary_schedule, write_schedule
 from service.xlsx.sensitivity import write_sensitivity
 from service.xlsx.scenarios_sheet import write_scenarios
 from service.xlsx.strategy_sheet import write_strategy_sheet
@@ -50,7 +50,10 @@ def _write(doc: dict, ledger: Ledger, target, label: Optional[PrintLabel] = None
     for name, sl in ledger.strategies.items():
         decisions = None
         if name == "staged":
-            decisions = write_schedule(wb, fmt, s, ledger.labels[0], sl, label)
+            # the Summary prints the staged plan's decisions in sentences: then the grid
+            # stays on screen
+            decisions = write_schedule(wb, fmt, s, ledger.labels[0], sl, label,
+                                       printed=summary_schedule(doc) != "staged")
         elif sl.schedule_rows:
             # the strategy sheet's own first-month cell: column "start", first data row
             decisions = proposed_decisions(s, "{first_start}")

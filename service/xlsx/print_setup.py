@@ -108,6 +108,14 @@ def print_setup(ws, label: PrintLabel, repeat: Optional[tuple[int, int]] = None,
     ws.set_footer(footer_text(label))
 
 
+def print_nothing(ws) -> None:
+    """A sheet that stays on screen: its print area is one empty cell, the one right of
+    everything written so far (call it last), and LibreOffice and Excel print no empty
+    page."""
+    empty = (ws.dim_colmax or 0) + 1
+    ws.print_area(0, empty, 0, empty)
+
+
 CHART_FONT = {"size": FONT_SIZE}           # axis numbers, axis titles, legend
 CHART_TITLE_FONT = {"size": 12, "bold": True}
 

@@ -20,8 +20,9 @@ from models.ledger import Ledger, PathLedger
 from models.scenario import Scenario
 from service.i18n import N_, current_locale, DEFAULT, gettext as tr
 from service.i18n.robust_words import scenario_name
-from service.xlsx.cells import add_sheet, sheet_ref, write_text
-from service.xlsx.print_setup import ROW_HEIGHT, PrintLabel, print_setup, text_lines
+from service.xlsx.cells import add_sheet, col, sheet_ref, write_text
+from service.xlsx.print_setup import (ROW_HEIGHT, PrintLabel, area_points, fit, print_setup,
+                                      text_lines, text_width)
 from service.xlsx.schedule_sheet import decision_columns, write_decision_rows, write_first_month
 from service.xlsx.strategy_sheet import SheetInfo, write_strategy_sheet
 
@@ -107,14 +108,20 @@ def write_scenarios(workbook, fmt: dict, s: Scenario, doc: dict, ledger: Ledger,
     n = len(paths)
     first, last = TABLE_ROW + 2, TABLE_ROW + 1 + n    # 1-based rows of the scenarios
     expected_row = TABLE_ROW + 1 + n                   # 0-based
-    # the decision blocks, under the table and the engine's figures
-    row = expected_row + 7
+    # the printed table of the decisions that are not zero, under the engine's figures; the
+    # decision blocks (every cell, inputs) under it, on screen only
+    nonzero = nonzero_decisions(s, paths)
+    short_row = expected_row + 6
+    short_last = short_row + 1 + len(nonzero) if nonzero else expected_row + 4
+    row = short_last + 3
+    blocks = []
     decisions = []
     for q, name in zip(paths, names):
         write_text(ws, row, 0, tr("Decisions of scenario %(name)s",
                                   name=scenario_name(robust, q.name)), fmt["bold"])
         decisions.append(write_decision_rows(ws, sheet, fmt, s, q.strategy, row + 1,
                                              START_CELL))
+        blocks.append(row + 1)
         ws.set_row(row + 1, 30)     # the headers wrap on two lines
         row += 3 + len(q.strategy.schedule_rows)
     infos = {}
@@ -124,7 +131,8 @@ def write_scenarios(workbook, fmt: dict, s: Scenario, doc: dict, ledger: Ledger,
         infos[q.name] = write_strategy_sheet(
             workbook, fmt, s, own, q.strategy, refs, label, sheet_name=name,
             title=tr("%(strategy)s, demand scenario %(name)s", strategy=tr(N_("robust plan")),
-                     name=scenario_name(robust, q.name)))
+                     name=scenario_name(robust, q.name)),
+            printed=False)    # its PV, total and cost per GPU-hour print in the table
     for i, (q, name) in enumerate(zip(paths, names)):
         r = TABLE_ROW + 1 + i
         write_text(ws, r, 0, scenario_name(robust, q.name))
@@ -159,8 +167,96 @@ def write_scenarios(workbook, fmt: dict, s: Scenario, doc: dict, ledger: Ledger,
             ws.write_number(expected_row + k, 4, value, fmt["money"])
     decision_columns(ws, s)
     ws.set_column(0, 0, 34)
-    ws.set_column(1, 1, 24)
+    widths = [34.0, _short_width(nonzero)] + [14.0] * 2 + [18.0] * 3
+    ws.set_column(1, 1, widths[1])
     ws.set_row(TABLE_ROW, 30)
-    ws.print_area(0, 0, row, max(6, 3 + len(s.commitments) + 2 * len(s.server_types)))
-    print_setup(ws, label or PrintLabel(s.name), pages_tall=0)
+    heights = ([20.0, ROW_HEIGHT * lines / 2, ROW_HEIGHT * lines / 2, ROW_HEIGHT, ROW_HEIGHT,
+                30.0] + [ROW_HEIGHT] * (short_last - TABLE_ROW))
+    if nonzero:
+        _write_nonzero(ws, fmt, s, robust, paths, nonzero, blocks, short_row)
+        heights[short_row + 1] = 30.0
+    last_col = max(6, 1 + len(paths))
+    widths += [18.0] * (last_col + 1 - len(widths))
+    ws.print_area(0, 0, short_last, last_col)
+    width, height = area_points(widths[:last_col + 1], heights[:short_last + 1])
+    print_setup(ws, label or PrintLabel(s.name), pages_tall=1, scale=fit(width, height))
     return infos
+
+
+@dataclasses.dataclass(frozen=True)
+class Decision:
+    """A decision that is not zero in at least one scenario: its month, its words (the
+    decision block's column header) and that column (0-based)."""
+    month: str
+    what: str
+    column: int
+
+
+def nonzero_decisions(s: Scenario, paths: tuple[PathLedger, ...]) -> list[Decision]:
+    """The (month, column) of the decision blocks that hold a decision other than zero in
+    any scenario, by month and in the blocks' column order: servers bought and sold (by
+    type in a fleet, whose total columns are sums of the types') and GPUs committed per
+    offer. The scenarios share their months through the decide-now month, so a decision
+    taken in every scenario is one row."""
+    fleet = [t.id for t in s.server_types]
+    by_type = 4 + len(s.commitments)
+    heads = {2: tr("Buy servers"), 3: tr("Sell servers (engine)")}
+    for k, offer in enumerate(s.commitments):
+        heads[4 + k] = tr("Commit %(offer)s [GPUs, %(months)s months]", offer=offer.id,
+                          months=offer.term_months)
+    for k, type_id in enumerate(fleet):
+        heads[by_type + 2 * k] = tr("Buy %(type)s [servers]", type=type_id)
+        heads[by_type + 2 * k + 1] = tr("Sell %(type)s [servers] (engine)", type=type_id)
+    found: set[tuple[str, int]] = set()
+    for q in paths:
+        for d in q.strategy.schedule_rows:
+            for c, value in decision_values(s, d).items():
+                if value:
+                    found.add((d.month, c))
+    return [Decision(month, heads[c], c) for month, c in sorted(found)]
+
+
+def decision_values(s: Scenario, d) -> dict[int, float]:
+    """A decision row's numbers by the block's column (write_decision_rows' layout); a
+    fleet by its types' columns only."""
+    out: dict[int, float] = {}
+    if s.server_types:
+        by_type = 4 + len(s.commitments)
+        for k, t in enumerate(s.server_types):
+            out[by_type + 2 * k] = d.buy_by_type.get(t.id, 0)
+            out[by_type + 2 * k + 1] = d.sell_by_type.get(t.id, 0)
+    else:
+        out[2], out[3] = d.buy, d.sell
+    for k, offer in enumerate(s.commitments):
+        out[4 + k] = d.commit.get(offer.id, 0)
+    return out
+
+
+def _short_width(nonzero: list[Decision]) -> float:
+    """Column B: the scenarios' sheet names (24 characters) or the longest decision's
+    words, whole (text_width under-counts Carlito's letters: a third more room)."""
+    return max([24.0] + [text_width(d.what) * 1.3 + 2 for d in nonzero])
+
+
+def _write_nonzero(ws, fmt: dict, s: Scenario, robust: dict, paths: tuple[PathLedger, ...],
+                   nonzero: list[Decision], blocks: list[int], row: int) -> None:
+    """The printed table: month, decision, and each scenario's number, a formula reading
+    its cell in the scenario's block (an edited cell prints; a zero prints as a dash)."""
+    write_text(ws, row, 0, tr("Decisions that are not zero, by demand scenario (each number "
+                              "reads its scenario's block below)"), fmt["bold"])
+    heads = [tr("Month"), tr("Decision")] + [scenario_name(robust, q.name) for q in paths]
+    for j, head in enumerate(heads):
+        write_text(ws, row + 1, j, head, fmt["header"])
+    ws.set_row(row + 1, 30)
+    for i, item in enumerate(nonzero):
+        r = row + 2 + i
+        write_text(ws, r, 0, item.month)
+        write_text(ws, r, 1, item.what)
+        for j, (q, header) in enumerate(zip(paths, blocks)):
+            months = [d.month for d in q.strategy.schedule_rows]
+            if item.month not in months:
+                continue
+            k = months.index(item.month)
+            value = decision_values(s, q.strategy.schedule_rows[k])
+            ws.write_formula(r, 2 + j, f"=${col(item.column)}${header + 2 + k}",
+                             fmt["count"], value[item.column])

@@ -20,17 +20,29 @@ from service.xlsx.cells import add_sheet, col, sheet_ref, write_text
 from service.xlsx.cohort_sources import DecisionRef
 from service.xlsx.cohorts import month_index
 from service.xlsx.fleet_sources import FLEET_NOTE
-from service.xlsx.print_setup import ROW_HEIGHT, PrintLabel, print_setup, text_lines
+from service.xlsx.print_setup import (ROW_HEIGHT, PrintLabel, print_nothing, print_setup,
+                                      text_lines)
 
 SHEET = N_("Schedule")   # sheet name: English here, written through gettext
 HEADER_ROW = 5     # 0-based
 START_CELL = "$B$4"
 
 
+def summary_schedule(doc: dict) -> Optional[str]:
+    """The strategy whose schedule the Summary prints in sentences: the recommended one when
+    it has a schedule, else the staged plan when it has one, else none."""
+    rec = doc["recommendation"]
+    if doc["strategies"].get(rec, {}).get("schedule"):
+        return rec
+    return "staged" if doc["strategies"].get("staged", {}).get("schedule") else None
+
+
 def write_schedule(workbook, fmt: dict, s: Scenario, first_month: str, sl: StrategyLedger,
-                   label: Optional[PrintLabel] = None) -> dict[str, DecisionRef]:
+                   label: Optional[PrintLabel] = None, printed: bool = True
+                   ) -> dict[str, DecisionRef]:
     """Write the sheet; return its rows by month, as the cells the staged sheet's cohorts
-    read."""
+    read. Not ``printed`` when the Summary prints the same decisions in sentences
+    (:func:`summary_schedule`): the grid, mostly zeros, stays on screen."""
     sheet = tr(SHEET)
     ws = add_sheet(workbook, sheet)
     sales = sl.sales
@@ -60,6 +72,8 @@ def write_schedule(workbook, fmt: dict, s: Scenario, first_month: str, sl: Strat
     ws.set_row(HEADER_ROW, 30)
     ws.freeze_panes(HEADER_ROW + 1, 0)
     print_setup(ws, label or PrintLabel(s.name), (HEADER_ROW, HEADER_ROW))
+    if not printed:
+        print_nothing(ws)
     return refs
 
 

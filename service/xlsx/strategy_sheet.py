@@ -22,8 +22,8 @@ from models.scenario import Scenario
 from service.i18n import N_, _
 from service.i18n.labels import LINE_TITLES, strategy_label
 from service.xlsx.cells import add_sheet, col, strategy_sheet_name, write_text
-from service.xlsx.print_setup import (ROW_HEIGHT, PrintLabel, area_points, fit, print_setup,
-                                      text_lines)
+from service.xlsx.print_setup import (ROW_HEIGHT, PrintLabel, area_points, fit, print_nothing,
+                                      print_setup, text_lines)
 from service.xlsx.sheet_formulas import FIRST
 from service.xlsx.cohort_block import CohortBlock
 from service.xlsx.fleet_columns import installed_gpu_hours
@@ -83,11 +83,12 @@ def write_strategy_sheet(workbook, fmt: dict, s: Scenario, ledger: Ledger, sl: S
                          decisions: Optional[dict[str, DecisionRef]] = None,
                          print_label: Optional[PrintLabel] = None,
                          sheet_name: Optional[str] = None,
-                         title: Optional[str] = None) -> SheetInfo:
+                         title: Optional[str] = None, printed: bool = True) -> SheetInfo:
     """The strategy's sheet. ``decisions``: the rows of its schedule (Schedule or Scenarios
     sheet, proposed.schedule) by month, whose cells its decision cohorts read; ``print_label``
     names the revision in the printed footer; ``sheet_name`` and ``title`` name a sheet that is
-    not the strategy's own (a robust plan's demand scenario)."""
+    not the strategy's own (a robust plan's demand scenario); a sheet not ``printed`` stays on
+    screen only (print_setup.print_nothing)."""
     # its key in English, its label in other languages
     sheet = sheet_name or strategy_sheet_name(sl.name)
     ws = add_sheet(workbook, sheet)
@@ -269,6 +270,8 @@ def write_strategy_sheet(workbook, fmt: dict, s: Scenario, ledger: Ledger, sl: S
                                 [ROW_HEIGHT + 4] + [ROW_HEIGHT] * (ROLLUP_LAST + 1)
                                 + [note_height - ROW_HEIGHT])
     print_setup(ws, print_label or PrintLabel(s.name), pages_tall=1, scale=fit(width, height))
+    if not printed:
+        print_nothing(ws)
     return SheetInfo(sheet, cols_index, FIRST, FIRST + months - 1, cells, years, totals)
 
 

@@ -17,6 +17,7 @@ from service.i18n import DEFAULT, N_, _, current_locale, formats, sentences
 from service.i18n.charts import source_label
 from service.i18n.labels import strategy_label
 from service.xlsx.cells import add_sheet, sheet_ref, write_text
+from service.xlsx.schedule_sheet import summary_schedule
 from service.xlsx.print_setup import (MIN_SCALE, PAGE_HEIGHT, PAGE_WIDTH, ROW_HEIGHT, PrintLabel,
                                       area_points, chart_text, print_setup, text_lines)
 from service.xlsx.strategy_sheet import LINE_TITLES, SheetInfo
@@ -239,9 +240,7 @@ def _schedule(ws, fmt: dict, s: Scenario, doc: dict, row: int,
               heights: dict[int, float]) -> int:
     """The schedule in sentences: the recommended strategy's, or the staged plan's when the
     recommendation is a static plan; two sentences a row. Returns the next free row."""
-    rec = doc["recommendation"]
-    name = rec if doc["strategies"].get(rec, {}).get("schedule") else (
-        "staged" if doc["strategies"].get("staged", {}).get("schedule") else None)
+    name = summary_schedule(doc)
     if name is None:
         return row
     decisions = decisions_from_json(doc["strategies"][name]["schedule"])

@@ -1,6 +1,7 @@
 """The whole workbook printed by LibreOffice headless as a report (issue 25): at most 12 A4
 landscape pages for the sample and the growth sample, no text under 8 pt, the Summary on two
-pages in words, each strategy sheet's yearly roll-up on one page, and the roll-up's formulas
+pages in words, each strategy sheet's yearly roll-up on one page, the Schedule on none when
+the Summary says it in sentences, and the roll-up's formulas
 equal to the engine after LibreOffice recalculates them. Screenshots of the first pages go
 to test-artifacts/."""
 from __future__ import annotations
@@ -15,6 +16,7 @@ import pytest
 from models.lines import COST_LINES, CREDIT_LINES
 from service.i18n.labels import LINE_TITLES
 from service.xlsx.libreoffice import export_pdf, recalculate
+from service.xlsx.schedule_sheet import summary_schedule
 from service.xlsx.strategy_sheet import ROLLUP, ROLLUP_FIRST, ROLLUP_TITLE_ROW
 from service.xlsx.summary import TABLE_ROW
 from tests.support.pdf_text import (page_texts, screenshots, sheet_pages, text_sizes,
@@ -74,8 +76,13 @@ def test_summary_on_two_pages_each_strategy_on_one_profile_on_none(printed, name
         assert len(sheet_pages(texts, strategy)) == 1, strategy
     assert len(sheet_pages(texts, "Assumptions")) == 1
     assert sheet_pages(texts, "Profile") == []           # the hourly usage never prints
-    for sheet in ("Schedule", "Breakeven", "Sensitivity"):
+    for sheet in ("Breakeven", "Sensitivity"):
         assert len(sheet_pages(texts, sheet)) == 1, sheet
+    # the Summary prints the staged plan's decisions in sentences: the Schedule sheet's grid,
+    # mostly zeros, stays on screen (issue 39, item 3)
+    assert summary_schedule(plan.document) == "staged"
+    assert "Schedule: Staged plan" in texts[0]
+    assert sheet_pages(texts, "Schedule") == []
     # the roll-up prints, the monthly table does not
     strategy_page = texts[sheet_pages(texts, "optimal")[0] - 1]
     assert "Yearly roll-up" in strategy_page and "Discount factor" not in strategy_page

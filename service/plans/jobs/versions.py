@@ -16,7 +16,8 @@ def export_version() -> str:
 
 
 EXPORT_VERSION = export_version()
-LAYOUT = "report1"  # bumped when the workbook's layout changes without a version change
+LAYOUT = "report2"  # bumped when the workbook's layout changes without a version change
+# (report2: the robust plan prints its decisions that are not zero, issue 39 item 3)
 # the engine that computed a stored plan: buyrent's version, the ledger's layout and the
 # solvers' work limits
 ENGINE_VERSION = f"{EXPORT_VERSION}+l{LEDGER_VERSION}+{LIMITS_VERSION}"

@@ -395,7 +395,9 @@ def _key_block(ws, fmt: dict, keys: list[tuple[Row, str]], s: Scenario
         if isinstance(value, str) and value in OPTION_WORDS:   # an option, in words
             formula, cached = "=" + option_words(name), _(OPTION_WORDS[value])
         ws.write_formula(row, KEY_COL + 1, formula, style, cached)
-        unit = key_unit(item, s)
+        # an option prints as its word, which needs no unit ("none option", "cash cash or
+        # loan" were printed)
+        unit = "" if isinstance(value, str) and value in OPTION_WORDS else key_unit(item, s)
         units.append(unit)
         write_text(ws, row, KEY_COL + 2, unit, fmt["text"])
     return row, units

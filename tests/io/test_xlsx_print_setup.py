@@ -131,6 +131,10 @@ def test_key_assumptions_print_percents_and_units_in_the_market_currency(
     assert key["=fx_rate"][1] == ("USD per EUR" if lang == "en" else "EUR 1단위당 USD")
     units = [u for _c, u in key.values() if u]
     assert not [u for u in units if "currency" in u or "fraction" in u or "금액" in u]
+    # an option prints as its word alone ("none option", "cash cash or loan" were printed)
+    options = {formula: unit for formula, (_c, unit) in key.items()
+               if not formula.removeprefix("=").isidentifier()}
+    assert options and not any(options.values()), options
     # the unit column is wide enough for the longest unit (Carlito: a letter per character)
     assert ws.column_dimensions["L"].width >= max(len(u) for u in units)
 

@@ -3,32 +3,26 @@
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
 from flask import g
 from sqlalchemy import select
 
-from service.app import create_app
 from service.plans.jobs import records
 from service.web.db import write_session
 from service.web.tables import AuditEvent, User
 from service.web.users import create_token
-from tests.support.client import TEST_CONFIG, Browser
+from tests.support.client import Browser
+from tests.support.queued import queued_app as queued
 from tests.support.revisions import dearer_revision
 
 
 @pytest.fixture
 def queued_app(tmp_path: Path, seeded_database: Path):
     """The seeded database behind an app whose jobs wait on a SQLite queue (no worker)."""
-    instance = tmp_path / "instance"
-    instance.mkdir()
-    shutil.copyfile(seeded_database, instance / "buyrent.sqlite3")
-    app = create_app({**TEST_CONFIG, "INSTANCE_PATH": str(instance),
-                      "QUEUE_URL": str(tmp_path / "queue.sqlite3")})
-    yield app
-    app.extensions["buyrent_engine"].dispose()
+    with queued(tmp_path, seeded_database) as app:
+        yield app
 
 
 def bearer(app, name="ana"):

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import threading
 import time
@@ -36,6 +35,7 @@ from service.web.tables import PlanJob, PlanRecord, Revision, ScenarioRecord, Us
 from tests.support.client import TEST_CONFIG
 from tests.support.jobs import alive, descendants, install_job_log, job_log, wait_until
 from tests.support.paths import SAMPLES
+from tests.support.queued import queued_app
 
 GROWTH = SAMPLES / "scenario_growth.json"   # a plan of 10-30 s here: the "heavy" scenario
 MONTH = os.environ["BUYRENT_CURRENT_MONTH"]
@@ -46,14 +46,9 @@ SPEC = {"scenario": "{}", "filename": "usage.csv", "month": MONTH}
 def app(tmp_path: Path, seeded_database: Path):
     """The seeded database behind an app whose jobs go on a SQLite queue file: enqueuing runs
     nothing, a test runs a job with run_job."""
-    instance = tmp_path / "instance"
-    instance.mkdir()
-    shutil.copyfile(seeded_database, instance / "buyrent.sqlite3")
-    app = create_app({**TEST_CONFIG, "INSTANCE_PATH": str(instance),
-                      "QUEUE_URL": str(tmp_path / "queue.sqlite3")})
-    install_job_log(app.extensions["buyrent_engine"])
-    yield app
-    app.extensions["buyrent_engine"].dispose()
+    with queued_app(tmp_path, seeded_database) as app:
+        install_job_log(app.extensions["buyrent_engine"])
+        yield app
 
 
 def job_row(job_id: int) -> PlanJob:

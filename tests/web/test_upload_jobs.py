@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import html
 import io
-import shutil
 import time
 from pathlib import Path
 
@@ -19,15 +18,14 @@ import numpy as np
 import pytest
 from sqlalchemy import func, select
 
-from service.app import create_app
 from service.plans.jobs import queue, records
 from service.plans.jobs.reading import pack_profile, unpack_profile
 from service.plans.jobs.runner import run_job
 from service.web.db import get_session
 from service.web.tables import PlanJob, Revision, UsageFile
 from models.profile import UsageProfile
-from tests.support.client import TEST_CONFIG
 from tests.support.paths import SAMPLES
+from tests.support.queued import queued_app
 
 pytestmark = pytest.mark.filterwarnings("ignore::ResourceWarning")
 
@@ -38,13 +36,8 @@ UPLOAD = "/scenarios/1/usage"
 def app(tmp_path: Path, seeded_database: Path):
     """The seeded database behind an app whose jobs go on a SQLite queue file: enqueuing runs
     nothing; a test runs a job with run_job."""
-    instance = tmp_path / "instance"
-    instance.mkdir()
-    shutil.copyfile(seeded_database, instance / "buyrent.sqlite3")
-    app = create_app({**TEST_CONFIG, "INSTANCE_PATH": str(instance),
-                      "QUEUE_URL": str(tmp_path / "queue.sqlite3")})
-    yield app
-    app.extensions["buyrent_engine"].dispose()
+    with queued_app(tmp_path, seeded_database) as app:
+        yield app
 
 
 def hourly(rows: int, bad_row: int | None = None) -> bytes:

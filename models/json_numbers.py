@@ -19,9 +19,20 @@ def _number(text: str) -> float | int:
 
 
 def whole_numbers(text: str | bytes) -> str | bytes:
-    """``text`` with each whole number written as a float (``23795.0``, ``1e3``) written as
-    an integer; ``text`` itself when there is none, or when it is no JSON (the strict
-    validator then says why, as before)."""
+    """JSON text with each whole number written as a float read as the integer it is.
+
+    Parameters
+    ----------
+    text : str or bytes
+        A JSON document as sent.
+
+    Returns
+    -------
+    str or bytes
+        ``text`` with each whole number written as a float (``23795.0``, ``1e3``) written as
+        an integer, of the type given; ``text`` itself when there is none, or when it is no
+        JSON (the strict validator then says why, as before).
+    """
     try:
         changed = False
 

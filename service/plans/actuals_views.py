@@ -12,6 +12,7 @@ from service.i18n import _
 from service.i18n.variance_words import part_label
 from service.plans import bp
 from service.plans import actuals as held
+from service.plans.actual_charts import plan_vs_actual_charts
 from service.plans.actuals import (MAX_FILES, baseline, latest_baseline, read_upload_files,
                                    store_upload, uploads)
 from service.web.access import can_edit, editable_scenario, revision_or_404, scenario_or_404
@@ -98,5 +99,6 @@ def plan_vs_actual(scenario_id: int, number: int):
         parts = [(name, part_label(name)) for name in names]
     return render_template("plans/plan_vs_actual.html", revision=revision,
                            scenario=revision.scenario, base=base, doc=doc, parts=parts,
-                           editable=can_edit(g.user, revision.scenario))
+                           editable=can_edit(g.user, revision.scenario),
+                           charts=plan_vs_actual_charts(doc) if doc is not None else None)
 

@@ -1,0 +1,160 @@
+"""The Plan vs actual workbook and charts on the web (issue 43, variance-sheet): the workbook is
+written by a ``variance`` job (the tests' queue runs it at once), once per revision, language
+and set of actuals, downloaded from the Plan vs actual page in the reader's language; the
+page's chart data come from the variance it computes, and the waterfall's bars are the
+table's cents, adding up from the plan to the plan plus the total variance. The figures
+static/js/app.js builds from that data are read in Node (tests/support/js_figures.py)."""
+from __future__ import annotations
+
+import io
+import json
+import re
+from decimal import Decimal
+
+import openpyxl
+from sqlalchemy import select
+
+from service.web.db import write_session
+from service.web.tables import AuditEvent, PlanJob
+from tests.support.js_figures import build_figure
+from tests.web.test_actuals import BILLS, R1, approve, sample_files, upload
+
+XLSX = R1 + "/plan-vs-actual.xlsx"
+
+
+def variance_jobs(app) -> list[PlanJob]:
+    with app.app_context():
+        with write_session() as s:
+            return list(s.scalars(select(PlanJob).where(PlanJob.kind == "variance")))
+
+
+def page_charts(html: str) -> dict:
+    return json.loads(re.search(r'<script type="application/json" id="actual-charts">(.*?)'
+                                r'</script>', html, re.S).group(1))
+
+
+def table_cents(html: str) -> tuple[dict[str, list[int]], list[int]]:
+    table = re.search(r'id="variance-table".*?</table>', html, re.S).group(0)
+    parts = {name: [int(c) for c in re.findall(r'data-cents="(-?\d+)"', body)]
+             for name, body in re.findall(r'<tr class="part" data-part="([^"]+)">(.*?)</tr>',
+                                          table, re.S)}
+    total = [int(c) for c in re.findall(r'data-cents="(-?\d+)"', re.search(
+        r'<tr class="total">(.*?)</tr>', table, re.S).group(1))]
+    return parts, total
+
+
+def test_the_workbook_is_a_job_per_language_and_actuals_and_downloads_in_each(login, app):
+    ana, rita, otto = login("ana"), login("rita"), login("otto")
+    assert ana.get(XLSX).status_code == 404                 # no approval: no baseline
+    approve(rita, app, "cloud_only")
+    assert ana.get(XLSX).status_code == 404                 # no actuals yet
+    assert variance_jobs(app) == []
+    upload(ana, sample_files())
+    page = ana.get(R1 + "/actual").get_data(as_text=True)
+    assert 'href="/scenarios/1/revisions/1/plan-vs-actual.xlsx"' in page
+    assert otto.get(XLSX).status_code == 404                # not his to see
+    response = rita.get(XLSX)                               # a reviewer downloads it
+    assert response.status_code == 200
+    assert response.headers["Content-Disposition"].endswith('-plan-vs-actual.xlsx"')
+    wb = openpyxl.load_workbook(io.BytesIO(response.data))
+    assert wb.sheetnames == ["Variance"]
+    ws = wb.active
+    months = [ws.cell(6, c).value for c in range(3, 10)]
+    assert months[:6] == [f"2027-0{i}" for i in range(1, 7)]
+    assert months[6] == "Year to date 2027-01 to 2027-06"
+    labels = {ws.cell(r, 1).value: r for r in range(1, ws.max_row + 1)}
+    # the cached value of the year to date's total (the engine's exact figure) rounds to the
+    # page's total variance
+    _parts, total = table_cents(page)
+    ytd_total = wb_cached(response.data, labels["Total variance (actual - plan)"], 9)
+    assert round(Decimal(str(ytd_total)) * 100) == total[-1]
+    assert ws.cell(1, 1).value.startswith("Plan vs actual: ") and \
+        ws.cell(1, 1).value.endswith(", revision 1")
+    jobs = variance_jobs(app)
+    assert len(jobs) == 1 and jobs[0].state == "done"
+    assert rita.get(XLSX).status_code == 200 and len(variance_jobs(app)) == 1  # written once
+    korean = rita.get(XLSX, headers={"Accept-Language": "ko-KR,ko;q=0.9"})
+    assert korean.status_code == 200
+    ko = openpyxl.load_workbook(io.BytesIO(korean.data))
+    assert ko.sheetnames == ["차이"] and "리비전 1" in ko.active.cell(1, 1).value
+    assert len(variance_jobs(app)) == 2                     # one per language
+    # a corrected month is other actuals: a new workbook, with January's 10,000.00 more
+    again = BILLS[0].read_text().replace("132741.95", "142741.95")
+    assert upload(ana, [("jan-corrected.csv", again.encode())]).status_code == 302
+    newer = rita.get(XLSX)
+    assert newer.status_code == 200 and len(variance_jobs(app)) == 3
+    row = labels["Total variance (actual - plan)"]
+    assert round((wb_cached(newer.data, row, 3) - wb_cached(response.data, row, 3)) * 100) \
+        == 1_000_000
+    with app.app_context():
+        with write_session() as s:
+            downloads = [e.details for e in s.scalars(select(AuditEvent).where(
+                AuditEvent.action == "download"))]
+    assert downloads.count("plan-vs-actual.xlsx") == 4
+
+
+def wb_cached(data: bytes, row: int, column: int) -> float:
+    """A formula cell's cached value (the engine's figure the job wrote)."""
+    return openpyxl.load_workbook(io.BytesIO(data), data_only=True).active.cell(row, column).value
+
+
+def test_the_page_charts_come_from_the_variance_and_the_waterfall_adds_up(login, app):
+    ana, rita = login("ana"), login("rita")
+    approve(rita, app, "cloud_only")
+    assert "actual-charts" not in rita.get(R1 + "/actual").get_data(as_text=True)  # no actuals
+    upload(ana, sample_files())
+    html = rita.get(R1 + "/actual").get_data(as_text=True)
+    charts = page_charts(html)
+    parts, total = table_cents(html)
+    w = charts["waterfall"]
+    # the plan, every part the year-to-date column names (the table's cents), the actual
+    assert w["parts"] == list(parts)
+    assert w["cents"][1:-1] == [cents[-1] for cents in parts.values()]
+    assert w["measures"] == ["absolute"] + ["relative"] * len(parts) + ["total"]
+    assert sum(w["cents"][:-1]) == w["cents"][-1]                   # the bars add up
+    assert w["cents"][-1] - w["cents"][0] == total[-1]              # by the total variance
+    assert w["labels"][0] == "Plan" and w["labels"][-1] == "Actual"
+    assert "Volume (more or less work)" in w["labels"]
+    assert w["range"] is not None and w["range"][0] > 0          # an axis around the levels
+    c = charts["cumulative"]
+    assert len(c["months"]) == len(c["plan"]) == len(c["actual"]) == len(c["forecast"])
+    last = c["months"].index("2027-06")
+    assert all(v is not None for v in c["actual"][:last + 1])
+    assert all(v is None for v in c["actual"][last + 1:] + c["forecast"][:last])
+    assert c["forecast"][last] == c["actual"][last]             # the forecast continues it
+    assert round(c["forecast"][-1] * 100) == charts_total(html)
+    assert 'id="chart-actual-cumulative"' in html and 'id="chart-variance-waterfall"' in html
+    ko = rita.get(R1 + "/actual", headers={"Accept-Language": "ko-KR,ko;q=0.9"})
+    words = page_charts(ko.get_data(as_text=True))
+    assert words["waterfall"]["labels"][0] == "계획" and "물량(작업 증감)" in \
+        words["waterfall"]["labels"]
+    assert words["text"]["cumulative"] == "누적 지출: 계획 대비 실적"
+
+
+def charts_total(html: str) -> int:
+    """The whole plan's forecast in cents, as the page's headline table gives it."""
+    row = re.search(r'<tr id="forecast-total">(.*?)</tr>', html, re.S).group(1)
+    amounts = re.findall(r"<td>(.*?)</td>", row)
+    return round(Decimal(re.sub(r"[^\d.\-]", "", amounts[1])) * 100)
+
+
+def test_app_js_draws_the_waterfall_and_the_cumulative_lines():
+    data = {"waterfall": {"labels": ["Plan", "Volume", "Price", "Actual"],
+                          "values": [100.0, 12.5, -2.25, 110.25], "cents": [10000, 1250, -225,
+                                                                              11025],
+                          "measures": ["absolute", "relative", "relative", "total"],
+                          "range": [90.0, 120.0], "parts": ["volume", "price"]},
+            "cumulative": {"months": ["2027-01", "2027-02", "2027-03"], "plan": [1, 2, 3],
+                           "actual": [1.5, 2.5, None], "forecast": [None, 2.5, 3.5]},
+            "text": {"waterfall": "W", "cumulative": "C", "cost": "cost [USD]",
+                     "plan": "P", "actual": "A", "forecast": "F", "month": "month"}}
+    w = build_figure("variance_waterfall", data)
+    trace = w["data"][0]
+    assert trace["type"] == "waterfall" and trace["measure"] == data["waterfall"]["measures"]
+    assert trace["y"] == data["waterfall"]["values"] and trace["x"][0] == "Plan"
+    assert w["layout"]["yaxis"]["range"] == [90.0, 120.0]
+    assert w["layout"]["title"]["text"] == "W" and w["layout"]["showlegend"] is False
+    c = build_figure("actual_cumulative", data)
+    assert [t["name"] for t in c["data"]] == ["P", "F", "A"]
+    assert c["data"][2]["y"] == [1.5, 2.5, None] and c["data"][1]["line"]["dash"] == "dash"
+    assert c["layout"]["xaxis"]["tickformat"] == "%Y-%m"

@@ -10,6 +10,8 @@ import pytest
 
 from tests.support.chromium import (assert_charts_rendered, browser_fixture, login, new_page,
                                     seed, serve, shot)
+from tests.support.korean import english_words
+from tests.system.test_actuals_browser import ALLOWED
 from tests.support.paths import SAMPLES
 
 pytestmark = pytest.mark.browser
@@ -99,5 +101,7 @@ def test_the_charts_render_and_the_waterfall_adds_up(server, browser, lang):
     # Plotly's own running sum: the plan plus every part, the plan plus the total variance
     assert ends[-1] == ends[-2] == ends[0] + table["total"]
     assert cumulative in drawn["lines"] and len(drawn["legend"]) == 3
+    if lang == "ko":        # the charts' titles, axes, legends and captions too
+        assert english_words(page, frozenset(ALLOWED)) == []
     shot(page, f"plan-vs-actual-charts-{lang}")
     assert problems == [], problems

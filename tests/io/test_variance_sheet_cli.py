@@ -8,11 +8,20 @@ import json
 from decimal import Decimal
 
 import openpyxl
+import pytest
 
-from tests.io.test_variance_cli import ACTUALS, buyrent, demo_plan  # noqa: F401 (fixture)
+from tests.support.cli_plan import buyrent, demo_plan_document
+from tests.support.paths import SAMPLES
+
+ACTUALS = sorted((SAMPLES / "actuals").glob("focus_1.3_*.csv"))
 
 
-def test_the_cli_writes_the_workbook_in_korean(demo_plan, tmp_path):  # noqa: F811
+@pytest.fixture(scope="module")
+def demo_plan(tmp_path_factory):
+    return demo_plan_document(tmp_path_factory.mktemp("plan"))
+
+
+def test_the_cli_writes_the_workbook_in_korean(demo_plan, tmp_path):
     out = tmp_path / "variance.xlsx"
     done = buyrent("variance", "--plan", str(demo_plan), *map(str, ACTUALS), "--strategy",
                    "cloud_only", "--json", "--xlsx", str(out), "--lang", "ko")
@@ -34,7 +43,7 @@ def test_the_cli_writes_the_workbook_in_korean(demo_plan, tmp_path):  # noqa: F8
             entry["total_cents"]
 
 
-def test_a_refusal_writes_no_workbook(demo_plan, tmp_path):  # noqa: F811
+def test_a_refusal_writes_no_workbook(demo_plan, tmp_path):
     out = tmp_path / "variance.xlsx"
     late = tmp_path / "late.csv"
     late.write_text(ACTUALS[0].read_text().replace("2027-01-01T", "2040-01-01T").replace(

@@ -10,12 +10,10 @@ import pytest
 
 from tests.support.chromium import (assert_charts_rendered, browser_fixture, login, new_page,
                                     seed, serve, shot)
+from tests.support.actuals_flow import BILLS, SAMPLE_WORDS
 from tests.support.korean import english_words
-from tests.system.test_actuals_browser import ALLOWED
-from tests.support.paths import SAMPLES
 
 pytestmark = pytest.mark.browser
-BILLS = sorted((SAMPLES / "actuals").glob("focus_1.3_2027-0*.csv"))
 PAGE = "/scenarios/1/revisions/1/actual"
 LANGS = {"en": {}, "ko": {"locale": "ko-KR",
                           "extra_http_headers": {"Accept-Language": "ko-KR,ko;q=0.9"}}}
@@ -102,6 +100,6 @@ def test_the_charts_render_and_the_waterfall_adds_up(server, browser, lang):
     assert ends[-1] == ends[-2] == ends[0] + table["total"]
     assert cumulative in drawn["lines"] and len(drawn["legend"]) == 3
     if lang == "ko":        # the charts' titles, axes, legends and captions too
-        assert english_words(page, frozenset(ALLOWED)) == []
+        assert english_words(page, frozenset(SAMPLE_WORDS)) == []
     shot(page, f"plan-vs-actual-charts-{lang}")
     assert problems == [], problems

@@ -22,8 +22,6 @@ from __future__ import annotations
 
 import json
 import pathlib
-import subprocess
-import sys
 from fractions import Fraction
 
 import openpyxl
@@ -34,7 +32,8 @@ from service.actuals import read_bills
 from service.i18n import using_locale
 from service.xlsx.libreoffice import recalculate
 from service.xlsx.variance_sheet import variance_workbook
-from tests.support.paths import ROOT, SAMPLE_USAGE, SAMPLES
+from tests.support.cli_plan import demo_plan_document
+from tests.support.paths import SAMPLES
 from tests.support.variance_cases import ACTUALS, PLAN
 from tests.support.variance_sheet_cases import EDGE_ACTUALS, EDGE_PLAN
 
@@ -43,12 +42,9 @@ BILLS = sorted((SAMPLES / "actuals").glob("focus_1.3_*.csv"))
 EDITED = 700.0       # the hand case's January on-demand cost, 660 in the bills
 
 
-def demo_cloud_only() -> list[dict]:
-    out = subprocess.run([sys.executable, "-m", "service.cli.main", "plan", str(SAMPLE_USAGE),
-                          "--scenario", str(SAMPLES / "scenario_h100.json"), "--json"],
-                         cwd=ROOT, capture_output=True, text=True, timeout=300)
-    assert out.returncode == 0, out.stderr
-    return json.loads(out.stdout)["strategies"]["cloud_only"]["monthly"]
+def demo_cloud_only(directory: pathlib.Path) -> list[dict]:
+    doc = json.loads(demo_plan_document(directory).read_text(encoding="utf-8"))
+    return doc["strategies"]["cloud_only"]["monthly"]
 
 
 def edited_hand_actuals() -> list[MonthActuals]:
@@ -62,7 +58,7 @@ def sheets(tmp_path_factory):
     """Each case written, then all recalculated in one soffice run: case -> (layout, the
     recalculated sheet, the sheet as written, plan rows, actuals)."""
     d = tmp_path_factory.mktemp("variance-sheet")
-    demo = demo_cloud_only()
+    demo = demo_cloud_only(d)
     cases = {"hand": (PLAN, ACTUALS, "en"), "edge": (EDGE_PLAN, EDGE_ACTUALS, "en"),
              "demo": (demo, read_bills([str(p) for p in BILLS], "USD"), "ko")}
     layouts, files = {}, []

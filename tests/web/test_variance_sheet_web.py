@@ -17,7 +17,7 @@ from sqlalchemy import select
 from service.web.db import write_session
 from service.web.tables import AuditEvent, PlanJob
 from tests.support.js_figures import build_figure
-from tests.web.test_actuals import BILLS, R1, approve, sample_files, upload
+from tests.support.actuals_flow import BILLS, R1, approve, sample_files, upload
 
 XLSX = R1 + "/plan-vs-actual.xlsx"
 

@@ -5,11 +5,11 @@ stored monthly actuals, exact arithmetic: no solver, no workbook).
 - ``actual_cumulative``: per plan month the running plan, the running actual (to the last
   month with actuals) and the running forecast (actuals to date, then the plan) drawn from
   the last actual month on, so that it continues the actual line instead of hiding it.
-- ``variance_waterfall``: the year to date as a waterfall: the plan, each part (the cents the
-  table shows, so the bars are the table's numbers), and the actual as the bar Plotly sums
-  them to. The parts add up to the total variance to the cent, so the last bar is the plan
-  plus the total variance; the actual in the table is rounded on its own and can differ from
-  it by a cent (docs/README-variance.md, "To the cent").
+- ``variance_waterfall``: the year to date as a waterfall: the plan, each part of the table's
+  rows (the cents its year-to-date column shows, so the bars are the table's numbers), and the
+  actual as the bar Plotly sums them to. The parts add up to the total variance to the cent,
+  so the last bar is the plan plus the total variance; the actual in the table is rounded on
+  its own and can differ from it by a cent (docs/README-variance.md, "To the cent").
 
 Amounts are in currency units (cents / 100) and the words in the reader's language.
 """
@@ -44,8 +44,9 @@ def waterfall(doc: dict[str, Any]) -> dict[str, Any]:
     ``cents`` (the same values in whole cents, for a reader that adds them up)."""
     ytd = doc["ytd"]
     plan = int(Decimal(ytd["plan"]) * 100)      # decimal text to the cent: exact
-    names = list(ytd["parts_cents"])
-    cents = [plan] + [ytd["parts_cents"][n] for n in names]
+    # the table's rows (service.plans.actuals_views): every part any column names
+    names = list(dict.fromkeys(k for e in doc["months"] + [ytd] for k in e["parts"]))
+    cents = [plan] + [ytd["parts_cents"].get(n, 0) for n in names]
     end = sum(cents)                   # plan + total variance, what Plotly draws last
     levels = [sum(cents[:k + 1]) / 100 for k in range(len(cents))]
     return {"range": axis_range(levels),"labels": [_("Plan")] + [part_label(n) for n in names] + [_("Actual")],

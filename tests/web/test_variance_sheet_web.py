@@ -14,9 +14,13 @@ from decimal import Decimal
 import openpyxl
 from sqlalchemy import select
 
+from models.variance import variance
+from service.i18n import using_locale
+from service.plans.actual_charts import waterfall
 from service.web.db import write_session
 from service.web.tables import AuditEvent, PlanJob
 from tests.support.js_figures import build_figure
+from tests.support.variance_sheet_cases import EDGE_ACTUALS, EDGE_PLAN
 from tests.support.actuals_flow import BILLS, R1, approve, sample_files, upload
 
 XLSX = R1 + "/plan-vs-actual.xlsx"
@@ -158,3 +162,22 @@ def test_app_js_draws_the_waterfall_and_the_cumulative_lines():
     assert [t["name"] for t in c["data"]] == ["P", "F", "A"]
     assert c["data"][2]["y"] == [1.5, 2.5, None] and c["data"][1]["line"]["dash"] == "dash"
     assert c["layout"]["xaxis"]["tickformat"] == "%Y-%m"
+
+
+def test_the_waterfall_of_the_edge_case_by_hand():
+    """tests/support/variance_sheet_cases.py, year to date 2028-01 to 2028-02: plan 820 + 750 =
+    1570; volume 170/7 + 3.3 x 650/280 = 31.946 -> 31.95; volume + mix = 24.2857 - 34.2857 +
+    7.6607 + 8.8393 = 6.50, so mix -25.45; price -30 + 16.65 = -13.35; capex +1000; tax shield
+    +5; total 998.15, so the last bar 2568.15 = the actual. Parts of 2027's months (resale,
+    spot, storage) are rows of the table, so they are bars, of 0 in this year."""
+    with using_locale("en"):
+        w = waterfall({"currency": "USD", **variance(EDGE_PLAN, EDGE_ACTUALS)})
+    assert dict(zip(w["parts"], w["cents"][1:-1])) == {
+        "volume": 3195, "mix": -2545, "price": -1335, "idle_commitments": 0,
+        "timing.capex": 100000, "timing.resale_credit": 0, "other.spot": 0, "other.storage": 0,
+        "other.tax_shield": 500}
+    assert (w["cents"][0], w["cents"][-1]) == (157000, 256815)
+    assert w["labels"][0] == "Plan" and w["labels"][-1] == "Actual"
+    # the levels run from 1563.15 (after price) to 2568.15; a quarter of that span each side
+    low, high = w["range"]
+    assert abs(low - (1563.15 - 251.25)) < 1e-9 and abs(high - (2568.15 + 251.25)) < 1e-9

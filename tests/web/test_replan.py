@@ -12,6 +12,7 @@ months' billed GPU-hours appended, cut to the year 2026-07 to 2027-06.
 """
 from __future__ import annotations
 
+import io
 import json
 import re
 from fractions import Fraction
@@ -21,12 +22,35 @@ from sqlalchemy import select
 
 from service.ingest import read_usage
 from service.web.db import write_session
-from service.web.tables import ActualUpload, PlanRecord, Revision
-from tests.support.client import count
-from tests.web.test_actuals import R1, approve, sample_files, upload
-from tests.web.test_actuals_api import tokens
+from service.web.tables import ActualUpload, PlanRecord, Revision, User
+from service.web.users import create_token
+from tests.support.client import count, revision_hash
+from tests.support.paths import SAMPLES
 
-R2 = "/scenarios/1/revisions/2"
+R1, R2 = "/scenarios/1/revisions/1", "/scenarios/1/revisions/2"
+BILLS = sorted((SAMPLES / "actuals").glob("focus_1.3_2027-0*.csv"))
+
+
+def approve(client, app, strategy):
+    return client.post(R1 + "/reviews", {"decision": "approve", "comment": "Numbers checked.",
+                                         "strategy": strategy,
+                                         "revision_hash": revision_hash(app)})
+
+
+def upload(client, files):
+    data = {"bills": [(io.BytesIO(body), name) for name, body in files]}
+    return client.post("/scenarios/1/actuals", data, content_type="multipart/form-data")
+
+
+def sample_files():
+    return [(p.name, p.read_bytes()) for p in BILLS]
+
+
+def tokens(app, *names):
+    with app.app_context():
+        with write_session() as s:
+            return [{"Authorization": "Bearer " + create_token(
+                s, s.query(User).filter_by(username=n).one(), "test")} for n in names]
 
 
 def stored(app):
@@ -139,6 +163,8 @@ def test_the_re_plan_pages_in_korean(login, app):
     ana.post(R1 + "/replan", {})
     html = ana.get(R2).get_data(as_text=True)
     assert 'id="replanned-from"' in html and "Re-planned from" not in html
+    listing = ana.get("/scenarios/1").get_data(as_text=True)     # the revision's note
+    assert "r1의 2027-06까지 실적으로 재계획" in listing and "re-planned from" not in listing
     page = ana.get(R1 + "/actual").get_data(as_text=True)
     assert 'id="replanned-heading"' in page and "Forecast re-planned" not in page
 

@@ -53,11 +53,10 @@ def replan_from_actuals(scenario_id: int):
     A new revision of the scenario made from where the team stands after the last month with
     actuals: ``position`` the approved strategy's purchases, sales and signings up to then;
     usage the revision's with the GPU-hours used appended by month; start the month after.
-    Its plan is computed by a plan job: 202 with the new revision (GET its plan page, or
-    the ``listRevisions`` operation); ``Location`` is the new revision's plan page, and ``compare`` what changed against the
-    approved revision. 409 without an approved revision or without actuals to re-plan
-    from; 403 for someone who may read but not change the scenario. Honours
-    ``Idempotency-Key``.
+    Its plan is computed by a plan job: 202 with the new revision; ``Location`` is its plan
+    page and ``compare`` what changed against the approved revision. 409 without an
+    approved revision or without actuals to re-plan from; 403 for someone who may read but
+    not change the scenario. Honours ``Idempotency-Key``.
     """
     user = g.api_user
     scenario = visible_scenario(scenario_id)

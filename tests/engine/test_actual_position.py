@@ -7,10 +7,12 @@ plan's first month, 2027-01); the team already holds 2 servers bought 2025-01 at
 
 Schedule: 2027-01 buy 3; 2027-03 buy 1 and sell 2 (oldest first: the two of 2025-01);
 2027-04 sign 16 GPUs of 1y; 2027-08 buy 1. Executed through 2027-05 (re-plan from 2027-06):
-- servers: 3 of 2027-01 at 300,000; 1 of 2027-03 at 300,000 x 1.2^(2/12) = 309,256.00 (1.2^(1/6) = 1.0308533...);
+- servers: 3 of 2027-01 at 300,000; 1 of 2027-03 at 300,000 x 1.2^(2/12) = 309,256.00
+  (1.2^(1/6) = 1.0308533...);
   the 2025-01 pair sold; the 2022-01 server retired (2022-01 + 60 months = 2027-01 <= 2027-06);
   the 2027-08 purchase not yet made;
-- commitments: 1y:2027-04, 16 GPUs for 12 months at 3.00 x 0.9^(3/12) = 2.92201 (0.9^(1/4) = 0.9740037...)
+- commitments: 1y:2027-04, 16 GPUs for 12 months at 3.00 x 0.9^(3/12) = 2.92201
+  (0.9^(1/4) = 0.9740037...)
 """
 from __future__ import annotations
 

@@ -22,7 +22,7 @@ from sqlalchemy import select
 
 from service.ingest import read_usage
 from service.web.db import write_session
-from service.web.tables import ActualUpload, PlanRecord, Revision, User
+from service.web.tables import ActualUpload, PlanJob, PlanRecord, Revision, User
 from service.web.users import create_token
 from tests.support.client import count, revision_hash
 from tests.support.paths import SAMPLES
@@ -61,8 +61,11 @@ def stored(app):
                                                  Revision.number == 2))
             plan = s.get(PlanRecord, r2.id)
             actuals = json.loads(s.scalars(select(ActualUpload)).one().actuals)
+            key = s.scalar(select(PlanJob.key).where(PlanJob.kind == "plan",
+                                                     PlanJob.revision_id == r2.id))
             return (r2.assumptions_dict, r2.usage_file.data, r2.usage_file.filename, r2.note,
-                    json.loads(plan.document) if plan else None, actuals)
+                    json.loads(plan.document) if plan else None, actuals,
+                    (key, r2.content_hash))
 
 
 def test_a_re_plan_holds_the_actual_position_usage_and_start(login, app):
@@ -77,8 +80,11 @@ def test_a_re_plan_holds_the_actual_position_usage_and_start(login, app):
     assert rita.post(R1 + "/replan", {}).status_code == 403     # a reviewer never re-plans
     response = ana.post(R1 + "/replan", {})
     assert response.status_code == 302 and response.headers["Location"].endswith(R2)
-    scenario, usage, filename, note, doc, actuals = stored(app)
+    scenario, usage, filename, note, doc, actuals, (key, content) = stored(app)
     assert note == "re-planned from r1 with actuals to 2027-06"
+    # the stored plan's key: the content hash (assumptions with the start month, and the new
+    # usage) and the planning month (pinned by the suite), so it plans from 2027-07 always
+    assert key.startswith(f"{content}:2026-12:")
     assert scenario["finance"]["start_month"] == "2027-07"
     assert scenario["finance"]["horizon_months"] == 54
     assert scenario["position"]["servers"] == []
@@ -164,7 +170,8 @@ def test_the_re_plan_pages_in_korean(login, app):
     html = ana.get(R2).get_data(as_text=True)
     assert 'id="replanned-from"' in html and "Re-planned from" not in html
     listing = ana.get("/scenarios/1").get_data(as_text=True)     # the revision's note
-    assert "r1의 2027-06까지 실적으로 재계획" in listing and "re-planned from" not in listing
+    assert "r1의 2027-06까지 실적으로 재계획" in listing
+    assert "re-planned from" not in listing
     page = ana.get(R1 + "/actual").get_data(as_text=True)
     assert 'id="replanned-heading"' in page and "Forecast re-planned" not in page
 

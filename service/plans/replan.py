@@ -23,6 +23,7 @@ it; nothing else is stored.
 from __future__ import annotations
 
 import io
+import json
 import re
 from dataclasses import dataclass
 from typing import Any, Optional
@@ -40,7 +41,7 @@ from models.variance import SOURCES, MonthActuals
 from service.plans.actuals import Baseline, scenario_actuals
 from service.plans.live import usage_profile
 from service.plans.revisions import add_revision, preflight, store_usage
-from service.plans.stored import read_plan
+from service.plans.stored import read_plan, stored_record
 from service.web.tables import (Revision, ScenarioRecord, User, canonical_json, revision_hash,
                                 sha256)
 
@@ -211,10 +212,15 @@ def replanned_column(base: Baseline, doc: Optional[dict]) -> Optional[dict[str, 
     revision = latest_replan(base)
     if revision is None:
         return None
-    view = read_plan(revision, start=False)
-    if not view.complete or view.document is None:
-        return {"revision": revision, "complete": False}
-    name = view.document["recommendation"]
+    record = stored_record(revision)          # the document only: its charts are not read
+    if record is None:
+        view = read_plan(revision, start=False)      # a job done, its record not yet written
+        if not view.complete or view.document is None:
+            return {"revision": revision, "complete": False}
+        document = view.document
+    else:
+        document = json.loads(record.document)
+    name = document["recommendation"]
     out = replanned_forecast(base.monthly, actuals_within(base),
-                             view.document["strategies"][name]["monthly"])
+                             document["strategies"][name]["monthly"])
     return {**out, "revision": revision, "strategy": name, "complete": True}

@@ -145,3 +145,22 @@ def test_the_forecast_re_planned_is_actuals_to_date_then_the_re_plan_by_hand():
     assert out["year"] == {"year": "2027", "forecast_cents": 199000 + 3000 + 2500}
     assert out["total"] == {"forecast_cents": 199000 + 3000 + 2500 + 500,
                             "first": "2027-02", "last": "2028-01"}
+
+
+def test_a_fleet_of_server_types_keeps_each_type_and_its_own_price():
+    """Two types: h100 at the owned price (300,000), l40s at 100,000 with a 36-month life.
+    Schedule: 2027-01 buy 2 h100 and 4 l40s; 2027-02 sell 1 h100. Through 2027-03: 1 h100 of
+    2027-01 and 4 l40s of 2027-01 at their own prices, each row naming its type."""
+    fleet = SCENARIO.model_copy(update={"position": SCENARIO.position.model_copy(
+        update={"servers": ()})})
+    fleet = Scenario.model_validate({**fleet.model_dump(mode="json"), "server_types": [
+        {"id": "h100"}, {"id": "l40s", "server_price": 100_000, "useful_life_months": 36}]})
+    schedule = {"schedule": [
+        {"month": "2027-01", "buy_servers": 0, "sell_servers": 0, "commit": {},
+         "buy": {"h100": 2, "l40s": 4}},
+        {"month": "2027-02", "buy_servers": 0, "sell_servers": 0, "commit": {},
+         "sell": {"h100": 1}}]}
+    events, signings = planned_events(fleet, schedule, "2027-01", 24)
+    position = held_position(fleet, "2027-01", "2027-03", events, signings)
+    assert [(p.type, p.count, p.purchased, p.price) for p in position.servers] == [
+        ("h100", 1, "2027-01", 300_000.0), ("l40s", 4, "2027-01", 100_000.0)]

@@ -182,3 +182,19 @@ def test_the_refusals_are_in_the_catalog_word_for_word():
     from service.i18n.replan_words import MESSAGES as SAID, USAGE_MESSAGES as SAID_USAGE
     from service.plans.replan import MESSAGES as REPLAN
     assert SAID == REPLAN and SAID_USAGE == USAGE
+
+
+def test_a_re_plan_without_actuals_is_refused_in_english_and_korean_and_saves_nothing(login,
+                                                                                     app):
+    ana, rita = login("ana"), login("rita")
+    approve(rita, app, "cloud_only")
+    before = count(app, Revision)
+    response = ana.post(R1 + "/replan", {})
+    assert response.status_code == 302 and response.headers["Location"].endswith(R1 + "/actual")
+    page = ana.get(R1 + "/actual").get_data(as_text=True)
+    assert "No actual bills within the approved plan&#39;s months yet" in page
+    ana.post("/language", {"lang": "ko", "next": "/profile"})
+    ana.post(R1 + "/replan", {})
+    korean = ana.get(R1 + "/actual").get_data(as_text=True)
+    assert "승인된 계획의 기간 안에 실제 청구서가 아직 없습니다" in korean
+    assert count(app, Revision) == before

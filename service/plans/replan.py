@@ -14,7 +14,9 @@ scenario's actuals up to their last month L:
 - ``finance.start_month`` the month after L and ``finance.horizon_months`` the approved
   plan's months left, so the re-plan ends with the approved plan and its stored plan's key
   (the revision's content hash) holds its start whatever the current month;
-- ``proposed.schedule``: the decisions after L (the earlier ones are in the past).
+- ``proposed.schedule``: the decisions after L (the earlier ones are in the past); when the
+  approved strategy is the proposal itself, its servers and commitments are held now, so the
+  re-plan proposes keeping what is held (or the schedule's decisions still to come).
 
 The revision's note says which approved revision and last month it was made from
 (``re-planned from rN with actuals to YYYY-MM``), which is how the Plan vs actual page finds
@@ -138,8 +140,14 @@ def build_replan(base: Baseline) -> Replan:
         position = held_position(scenario, first, last, events, signings)
         data["position"] = position.model_dump(mode="json")
         data["finance"].update(start_month=start, horizon_months=left)
-        data["proposed"]["schedule"] = [d for d in data["proposed"]["schedule"]
-                                        if d["month"] > last]
+        proposed = data["proposed"]
+        proposed["schedule"] = [d for d in proposed["schedule"] if d["month"] > last]
+        if base.strategy == "proposed":
+            # the approved proposal is now held (its servers and contracts are the position):
+            # proposing them again would add them on top, so the re-plan proposes keeping
+            # what is held, or the decisions of its schedule still to come
+            proposed.update(servers=None, servers_by_type={}, committed_gpus={},
+                            hold_only=not proposed["schedule"])
         model = Scenario.model_validate(data)
     except ValueError as exc:        # a pydantic ValidationError is one
         raise ReplanError(MESSAGES[3], month=last, reason=str(exc).splitlines()[0]) from None

@@ -198,3 +198,27 @@ def test_a_re_plan_without_actuals_is_refused_in_english_and_korean_and_saves_no
     korean = ana.get(R1 + "/actual").get_data(as_text=True)
     assert "승인된 계획의 기간 안에 실제 청구서가 아직 없습니다" in korean
     assert count(app, Revision) == before
+
+
+def test_a_re_plan_of_the_approved_proposal_holds_its_servers_and_proposes_keeping_them(
+        login, app):
+    """The demo's proposal: 8 servers bought in 2027-01 at 300,000 + 30,000 install and 16
+    GPUs of the 1-year offer at 6.88 x (1 - 0.41) = 4.0592 signed then (running to 2027-12,
+    so held at the re-plan's start, 2027-07). The re-plan holds them and proposes keeping
+    them, not buying 8 more on top."""
+    ana, rita = login("ana"), login("rita")
+    approve(rita, app, "proposed")
+    upload(ana, sample_files())
+    assert ana.post(R1 + "/replan", {}).headers["Location"].endswith(R2)
+    scenario, *_rest, doc, _actuals, _key = stored(app)
+    assert [{k: p[k] for k in ("count", "purchased", "price", "install_cost")}
+            for p in scenario["position"]["servers"]] == [
+        {"count": 8, "purchased": "2027-01", "price": 300_000.0, "install_cost": 30_000.0}]
+    [contract] = scenario["position"]["commitments"]
+    assert (contract["id"], contract["gpus"], round(contract["price_per_gpu_hour"], 10)) == (
+        "1y:2027-01", 16, 4.0592)
+    proposed = scenario["proposed"]
+    assert proposed["hold_only"] and proposed["servers"] is None and \
+        not proposed["committed_gpus"]
+    held = doc["strategies"]["proposed"]["monthly"]
+    assert held[0]["servers_online"] == 8 and held[0]["committed_gpus"] == 16

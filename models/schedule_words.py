@@ -56,6 +56,10 @@ def quarter(month: str) -> str:
     str
         ``'YYYY-Qn'``.
 
+    Notes
+    -----
+    Q = floor((m - 1) / 3) + 1 for month m = 1..12 of year y: written ``'YYYY-Qn'`` with n = Q.
+
     Examples
     --------
     >>> quarter("2027-05")

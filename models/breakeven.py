@@ -762,8 +762,9 @@ def payback(results: dict[str, StrategyResult], horizon: int) -> tuple[dict, dic
 
     Notes
     -----
-    For optimal, staged and proposed: :func:`models.finance.payback_month` of the plan's
-    cumulative (nominal, then discounted) cost against on demand's over the horizon [months].
+    For optimal, staged and proposed: month = :func:`models.finance.payback_month` (C_plan[:H],
+    C_on_demand[:H]), C the cumulative cost, nominal then discounted [currency], H the horizon
+    [months]; n/a when capital outlay <= 0.
     """
     base = results["on_demand"]
     nominal, discounted, reasons = {}, {}, {}

@@ -294,8 +294,8 @@ def dispatch(tables: DemandTables, committed_cap: np.ndarray, owned_cap: np.ndar
 
     Notes
     -----
-    With C the committed level and K the owned level [GPUs, (months,) or (months, k)]:
-    :func:`allocate` of A(C), A(C + K), B(C), B(C + K), D and S, where A(x) and B(x) are
+    With C the committed level and K the owned level [GPUs, (months,) or (months, k)]: volumes =
+    :func:`allocate` (A(C), A(C + K), B(C), B(C + K), D, S), where A(x) and B(x) are
     :meth:`MonthlySorted.sum_min` of the gross and steady tables and D, S their monthly totals
     [GPU-hours].
     """

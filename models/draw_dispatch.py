@@ -251,9 +251,10 @@ def fleet_level_sums(ctx: PlanContext, dd: DrawDemand, plans: dict[str, Capacity
 
     Notes
     -----
-    A(level_0), A(level_K), B(level_0), B(level_K) of :func:`models.fleet_draws.fleet_levels`
-    (level_0 committed, level_K after the last type), and each type's work of
-    :func:`models.fleet_draws.work_by_type` [GPU-hours].
+    sums = (A(L_0), A(L_K), B(L_0), B(L_K), W), with L_0 the committed level and L_K the level after
+    the last type of :func:`models.fleet_draws.fleet_levels`, A and B the gross and steady
+    sum-mins by failure stratum, W each type's work of :func:`models.fleet_draws.work_by_type`
+    [GPU-hours].
     """
     out = {}
     for name, plan in plans.items():
@@ -287,8 +288,8 @@ def level_sums(ctx: PlanContext, dd: DrawDemand, plans: dict[str, CapacityPlan],
 
     Notes
     -----
-    For each plan: A(C), A(C + K), B(C), B(C + K) of :meth:`MergedTable.sum_mins` by failure
-    stratum, with C and K from :func:`plan_levels` [GPU-hours].
+    sums = (A(C), A(C + K), B(C), B(C + K)) for each plan, A and B the gross and steady sum-mins of
+    :meth:`MergedTable.sum_mins` by failure stratum, C and K from :func:`plan_levels` [GPU-hours].
     """
     g = dd.growth
     zero = np.zeros(g.shape)

@@ -85,6 +85,12 @@ def fleet_types(s: Scenario, first_month: str) -> tuple[FleetType, ...]:
     -------
     tuple of FleetType
         One type with id None when the scenario names no ``server_types``.
+
+    Notes
+    -----
+    For each type: first = (12 y_f + m_f) - (12 y_0 + m_0), the month index of ``available_from``
+    (-10^6, always, when unset), last = the index of ``available_until`` (None when unset), and
+    the successor's first index, from the plan's first month (y_0, m_0) [months].
     """
     if not s.server_types:
         return (FleetType(None, s.owned, -10**6, None, None, 0.0),)

@@ -175,8 +175,8 @@ def grid_bounds(ctx: PlanContext, lc: LinearCosts, use_spot: bool) -> tuple[int,
 
     Notes
     -----
-    (n_max, c_max) of the peak and screening bounds (the module's ``_grid_bounds``), cached per
-    spot choice [servers, GPUs].
+    (n_max, c_max) = the module's ``_grid_bounds`` (peak and screening bounds), cached per spot
+    choice [servers, GPUs].
     """
     key = ("bounds", use_spot)
     if key not in ctx.optimizer_cache:

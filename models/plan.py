@@ -373,8 +373,9 @@ def staged_strategy(ctx: PlanContext, optimal: StrategyResult, notes: list[Messa
 
     Notes
     -----
-    Without limits, when PV(staged) > PV(optimal) + 1e-9 x max(1, |PV(optimal)|) the static optimum
-    is priced as the staged plan instead [currency].
+    Without limits, when PV(staged) > PV(optimal) + tol, tol = 1e-9 x max(1, |PV(optimal)|), the
+    static optimum is priced as the staged plan instead [currency]; a note says the gap when
+    gap > 1e-9 x max(1, |objective|).
     """
     try:
         found = staged_optimum(ctx)

@@ -40,8 +40,8 @@ def weighted(values: list, p: list[float]) -> Any:
 
     Notes
     -----
-    Numbers: sum_s p_s v_s (an absent v_s counts 0; None when any v_s is None); dicts key by key;
-    flags: any; texts: the first.
+    Numbers: E = sum_s p_s v_s (an absent v_s counts 0; None when any v_s is None); dicts key by
+    key; flags: any; texts: the first.
     """
     present = [v for v in values if v is not ABSENT]
     first = present[0]

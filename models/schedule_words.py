@@ -214,6 +214,10 @@ def by_year(actions: list[tuple[str, int]]) -> str:
         ``'YYYY: n'`` per year with an action, in year order, comma-separated (no words, so
         it reads the same in every language).
 
+    Notes
+    -----
+    n_y = sum of the counts n of the actions in year y, written ``'y: n_y'`` in year order.
+
     Examples
     --------
     >>> by_year([("2027-01", 15), ("2027-04", 7), ("2031-10", 3)])

@@ -229,7 +229,7 @@ def draw_context(ctx: PlanContext, values: dict[str, np.ndarray], i: int) -> Pla
 
     Notes
     -----
-    The scenario with draw i's values (:func:`models.assumptions.with_values`) and the demand of
+    scenario_i = :func:`models.assumptions.with_values` (scenario, draw i's values); demand_i =
     :func:`models.draw_dispatch.grown_demand` at draw i's growth.
     """
     one = {k: float(v[i]) for k, v in values.items() if k != "demand_growth"}

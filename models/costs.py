@@ -113,6 +113,8 @@ def server_schedule(book: PriceBook, c: ServerCohort) -> dict[str, np.ndarray]:
     resale_{s-1} = P x f(s - b) (x (1 - drop) once a successor is out), f
     :meth:`models.prices.PriceBook.resale_fraction`; depreciation_m = B d(m - o),
     :func:`models.finance.depreciation_by_age`; gain_{s-1} = resale - B (1 - sum d) [currency].
+    Priced in another currency than the reporting one, each payment and the resale are converted
+    at their month's rate and depreciation at the purchase month's (``_convert_server``).
     """
     book = book.for_type(c.type)
     key = ("server", c.bought, c.online, c.sold, c.price, c.install)

@@ -285,8 +285,9 @@ class PriceBook:
         Notes
         -----
         The type's book prices with the type's scenario (:func:`models.fleet.type_scenario`): drawn
-        values v_key = the plan's draw where the type's base value equals the scenario's, else the
-        type's own draw (``key@type``); throughput = the type's ``relative_throughput``.
+        value v_key = the plan's draw where the type's base value equals the scenario's, else the
+        type's own value (its own draw ``key@type`` where there is one); throughput = the type's
+        ``relative_throughput`` (its draw where there is one) [-].
         """
         if type_id is None:
             return self
@@ -465,8 +466,8 @@ class PriceBook:
         Notes
         -----
         f(a) = f_0(a) + k (f(a; v) - f_0(a)), with f(a; v) :func:`models.finance.resale_fraction` of
-        the year-end fractions v, f_0(a) the same with every year-end at 0 (1 at age 0, falling to 0
-        after year one), k the drawn resale multiplier [-], a the age [months].
+        the year-end fractions v, f_0(a) the same with every year-end at 0 (1 at age 0, falling
+        linearly to 0 at 12 months), k the drawn resale multiplier [-], a the age [months].
         The year-end fractions are scaled by the drawn resale multiplier; age 0 stays 1.0.
         """
         by_year = self.scenario.owned.resale_fraction_by_year

@@ -150,7 +150,8 @@ def solve_mip(cost: np.ndarray, integer: np.ndarray, lower: np.ndarray, upper: n
 
     Notes
     -----
-    min c x subject to l_r <= A x <= u_r, l <= x <= u, x_j integer where ``integer``; bound = HiGHS's
+    min c x subject to l_r <= A x <= u_r, l <= x <= u, x_j integer where ``integer``; bound =
+    HiGHS's
     MIP dual bound (an LP: its optimum) [currency].
     """
     h = _loaded(cost, integer, lower, upper, rows, row_lower, row_upper, options)

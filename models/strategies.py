@@ -112,7 +112,8 @@ class StrategyResult:
 
         Notes
         -----
-        c = PV cost / sum_m useful_m (1 + r_m)^-m [currency per GPU-hour]; NaN when the denominator is
+        c = PV cost / sum_m useful_m (1 + r_m)^-m [currency per GPU-hour]; NaN when the denominator
+        is
         0.
         """
         return self.pv_cost / self.useful_pv if self.useful_pv > 0 else math.nan
@@ -526,7 +527,8 @@ class PlanContext:
         Notes
         -----
         W_i(m) = A_m(C + sum_{j<=i} K_j) - A_m(C + sum_{j<i} K_j), A_m the gross table's sum-min
-        (:meth:`models.dispatch.MonthlySorted.sum_min`), C the committed level, K_j the levels of the
+        (:meth:`models.dispatch.MonthlySorted.sum_min`), C the committed level, K_j the levels of
+        the
         types in merit order [GPUs] (W in GPU-hours of the reference type).
         """
         out, level = {}, committed.astype(float)
@@ -607,8 +609,10 @@ class PlanContext:
 
         Notes
         -----
-        Volumes of :meth:`volumes`, lines and PV of :meth:`price` (PV = :func:`models.costs.present_value`),
-        normal PV the same on :meth:`normal_tables` with :meth:`models.prices.PriceBook.uninterrupted`
+        Volumes of :meth:`volumes`, lines and PV of :meth:`price` (PV =
+        :func:`models.costs.present_value`),
+        normal PV the same on :meth:`normal_tables` with
+        :meth:`models.prices.PriceBook.uninterrupted`
         prices; utilization_m = owned GPU-hours_m / (servers online_m x GPUs per server x hours_m)
         [fraction]; a source's GPU-hours = its volume / its relative throughput [GPU-hours].
         """

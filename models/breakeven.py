@@ -56,8 +56,7 @@ class Line:
         Notes
         -----
         c(h) = F + p h, F = ``fixed`` [currency per GPU-year], p = ``per_hour`` [currency per
-        GPU-hour],
-        h the hours used a year [h per year].
+        GPU-hour], h the hours used a year [h per year].
         """
         return self.fixed + self.per_hour * np.asarray(hours)
 

@@ -167,8 +167,7 @@ class CapacityPlan:
         Notes
         -----
         c(m) = sum over cohorts k with start_k <= m < start_k + term_k of gpus_k, for m =
-        0..months-1
-        [GPUs].
+        0..months-1 [GPUs].
         """
         out = np.zeros(months)
         for c in self.commitments:

@@ -107,9 +107,8 @@ class MonthlySorted:
         A_m(x) = P_m[i] + x (n_m - i)
 
         with x = max(level[m], 0) [GPUs], v_m the month's hourly values sorted ascending, i the
-        number
-        of them below x, P_m[i] the sum of the i smallest [GPU-hours], n_m the month's hours (the
-        table's width) [h]: the sum over the month's hours of min(v, x).
+        number of them below x, P_m[i] the sum of the i smallest [GPU-hours], n_m the month's hours
+        (the table's width) [h]: the sum over the month's hours of min(v, x).
         """
         level = np.maximum(np.asarray(level, dtype=float), 0.0)
         if level.ndim == 1:  # one level a month: count in one vectorised comparison

@@ -151,8 +151,7 @@ def solve_mip(cost: np.ndarray, integer: np.ndarray, lower: np.ndarray, upper: n
     Notes
     -----
     min c x subject to l_r <= A x <= u_r, l <= x <= u, x_j integer where ``integer``; bound =
-    HiGHS's
-    MIP dual bound (an LP: its optimum) [currency].
+    HiGHS's MIP dual bound (an LP: its optimum) [currency].
     """
     h = _loaded(cost, integer, lower, upper, rows, row_lower, row_upper, options)
     if start is not None:

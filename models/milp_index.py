@@ -265,8 +265,7 @@ class Index:
         Notes
         -----
         A block of size s declared when the index has n entries holds n .. n + s - 1 (start = n),
-        and
-        the index then has n + s: the blocks never overlap and cover 0 .. n - 1 in order.
+        and the index then has n + s: the blocks never overlap and cover 0 .. n - 1 in order.
         """
         return self._register(self._block(name, keys, axes, group, labels))
 

@@ -445,8 +445,7 @@ class PriceBook:
         Notes
         -----
         P(m) = P_0 x (1 + g_hw)^(m / 12), P_0 the drawn server price [owned currency per server],
-        g_hw
-        the drawn hardware trend [fraction per year], m the purchase month [months].
+        g_hw the drawn hardware trend [fraction per year], m the purchase month [months].
         """
         return self.values["server_price"] * np.exp(
             month / 12.0 * np.log1p(self.values["hardware_trend"]))
@@ -537,8 +536,7 @@ class PriceBook:
         Notes
         -----
         spot' = spot x b_od / b_spot, b the billing factors of :func:`billing_factor` (on demand:
-        mean
-        sessions; spot: interruption-shortened sessions) [-].
+        mean sessions; spot: interruption-shortened sessions) [-].
         A plan's normal cost prices its capacity as if nothing failed or was interrupted
         (design 9.2): no overhead GPU-hours, and no rounding of sessions cut short.
         """
@@ -570,8 +568,7 @@ class PriceBook:
         Notes
         -----
         finite = (every entry of spot[m, i] is finite), spot the spot price per GPU-hour by month m
-        and
-        draw i.
+        and draw i.
         """
         return bool(np.all(np.isfinite(self.spot)))
 

@@ -105,10 +105,9 @@ class CommitmentSplits:
         -----
         For total index i (i x g GPUs, g the step [GPUs]): with L the last tabulated index and p the
         period of the cheapest offer's block [indices], e = ceil((i - L) / p) when i > L else 0
-        extra
-        blocks of that offer, i0 = i - e p:
-        cost(i) = cost_table[i0] + e x block_price, outlay(i) = outlay_table[i0] + e x block_spend
-        [currency]. Without an offer cost(0) = 0 and cost(i > 0) = inf.
+        extra blocks of that offer, i0 = i - e p: cost(i) = cost_table[i0] + e x block_price,
+        outlay(i) = outlay_table[i0] + e x block_spend [currency]. Without an offer cost(0) = 0 and
+        cost(i > 0) = inf.
         """
         index = np.asarray(index, dtype=np.int64)
         if not self.offers:

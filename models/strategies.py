@@ -113,8 +113,7 @@ class StrategyResult:
         Notes
         -----
         c = PV cost / sum_m useful_m (1 + r_m)^-m [currency per GPU-hour]; NaN when the denominator
-        is
-        0.
+        is 0.
         """
         return self.pv_cost / self.useful_pv if self.useful_pv > 0 else math.nan
 
@@ -528,8 +527,7 @@ class PlanContext:
         -----
         W_i(m) = A_m(C + sum_{j<=i} K_j) - A_m(C + sum_{j<i} K_j), A_m the gross table's sum-min
         (:meth:`models.dispatch.MonthlySorted.sum_min`), C the committed level, K_j the levels of
-        the
-        types in merit order [GPUs] (W in GPU-hours of the reference type).
+        the types in merit order [GPUs] (W in GPU-hours of the reference type).
         """
         out, level = {}, committed.astype(float)
         below = tables.gross.sum_min(level)

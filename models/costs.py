@@ -452,16 +452,17 @@ def cost_lines(book: PriceBook, plan: CapacityPlan, v: Volumes, *, linear: bool 
 
     Notes
     -----
-    With n_i(m) servers of type i online, k the volumes [GPU-hours of demand units] and theta_c
-    the cloud's relative throughput:
+    With n_i(m) servers of type i online, owned_i(m), spot(m) and on_demand(m) the volumes
+    [GPU-hours of demand units], t_i the type's and theta_c the cloud's relative throughput [-]:
     space, staff, idle energy = sum_i n_i(m) x (the type's price per server-month); busy energy =
-    sum_i E_i(m) x owned_i(m) / t_i; spot = p_spot(m) x spot(m) / theta_c; on_demand =
-    p_od(m) x on_demand(m) / theta_c; data charges = amount x (1 - s) in the cloud and amount x s
-    owned, s the :func:`data_share` [fraction]; cloud_support = max(f x cloud spend, minimum) in a
-    month with spend (f the support fraction); cloud_setup = the fee in month 1 when the plan uses
-    the cloud; tax_shield_{m+L} = t x (deductible lines + tax items)_m and tax_on_resale_{m+L} =
-    t x gains_m, t the tax rate [fraction], L the payment lag [months]; the cohorts' own lines
-    from :func:`cohort_items` [currency].
+    sum_i E_i(m) x owned_i(m) / t_i, E_i the type's energy price of a busy GPU-hour; spot =
+    p_spot(m) x spot(m) / theta_c; on_demand = p_od(m) x on_demand(m) / theta_c [currency]; data
+    charges = amount x (1 - s) in the cloud and amount x s owned, s the :func:`data_share`
+    [fraction]; cloud_support = max(f x cloud spend, minimum) in a month with spend (f x spend
+    without the minimum; f the support fraction); cloud_setup = the fee in month 1 when the plan
+    uses the cloud; tax_shield_{m+L} = t x (deductible lines + tax items)_m and
+    tax_on_resale_{m+L} = t x gains_m, t the tax rate [fraction], L the payment lag [months]; the
+    cohorts' own lines from :func:`cohort_items` [currency].
     The optimizer reads its coefficients off the linear lines and adds the three terms exactly.
     """
     setup = not linear if setup is None else setup

@@ -676,9 +676,10 @@ def present_value(book: PriceBook, lines: Mapping[str, np.ndarray]) -> np.ndarra
 
     Notes
     -----
-    PV = sum_{l in start} sum_m l_m (1 + r_m)^-(m-1) + sum_{l in end} sum_m +-l_m (1 + r_m)^-m, with
-    r_m the monthly discount rate [fraction per month], m = 1..months, credit lines counted negative
-    [currency]. Start-of-month lines are ``START_OF_MONTH_LINES`` (design 3).
+    PV = sum_l s_l sum_m l_m F_l(m), m = 1..months, with F_l(m) = (1 + r_m)^-(m-1) for the
+    start-of-month lines (``START_OF_MONTH_LINES``) and (1 + r_m)^-m for the others (design 3),
+    s_l = -1 for a credit line and +1 for a cost line, r_m the monthly discount rate [fraction per
+    month] [currency].
     """
     pv = 0.0
     for name, line in lines.items():

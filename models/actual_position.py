@@ -91,7 +91,11 @@ def planned_events(s: Scenario, entry: Mapping[str, Any], first_month: str, hori
     g the hardware price trend; models.prices.PriceBook.server_price) plus the install cost;
     a signing in month m fixes the rate :math:`r_0 (1+t)^{m/12}` (:math:`r_0` the offer's
     price or the on-demand price less its discount, t the on-demand trend;
-    PriceBook.offer_rate), given here as billed (times 1 + VAT when prices include it).
+    PriceBook.offer_rate), given here as billed (times 1 + VAT when prices include it):
+
+        price_m = P (1 + g)^(m/12) + install,    rate_m = r_0 (1 + t)^(m/12) (1 + v)
+
+    with v the VAT rate where prices include VAT, else 0.
     """
     book = PriceBook(s, plan_calendar(first_month, horizon))
     labels = book.labels

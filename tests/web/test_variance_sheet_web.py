@@ -12,14 +12,18 @@ import re
 from decimal import Decimal
 
 import openpyxl
+import pytest
 from sqlalchemy import select
 
 from models.variance import variance
 from service.i18n import using_locale
 from service.plans.actual_charts import waterfall
+from service.plans.jobs.runner import run_job
 from service.web.db import write_session
 from service.web.tables import AuditEvent, PlanJob
+from tests.support.client import Browser
 from tests.support.js_figures import build_figure
+from tests.support.queued import queued_app
 from tests.support.variance_sheet_cases import EDGE_ACTUALS, EDGE_PLAN
 from tests.support.actuals_flow import BILLS, R1, approve, sample_files, upload
 
@@ -181,3 +185,30 @@ def test_the_waterfall_of_the_edge_case_by_hand():
     # the levels run from 1563.15 (after price) to 2568.15; a quarter of that span each side
     low, high = w["range"]
     assert abs(low - (1563.15 - 251.25)) < 1e-9 and abs(high - (2568.15 + 251.25)) < 1e-9
+
+
+@pytest.fixture
+def queued(tmp_path, seeded_database):
+    """An app whose jobs wait for a worker (the test runs them: run_job)."""
+    with queued_app(tmp_path, seeded_database) as app:
+        yield app
+
+
+def test_no_request_writes_the_workbook_its_job_does(queued):
+    ana, rita = Browser(queued.test_client()), Browser(queued.test_client())
+    assert ana.login("ana").status_code == 302 and rita.login("rita").status_code == 302
+    assert approve(rita, queued, "cloud_only").status_code == 302
+    assert upload(ana, sample_files()).status_code == 302
+    waiting = rita.get(XLSX, headers={"Accept": "application/json"})
+    assert waiting.status_code == 202 and waiting.headers["Retry-After"] == "2"
+    job = waiting.get_json()["job"]
+    assert job["kind"] == "variance" and job["state"] == "queued"
+    page = rita.get(XLSX)                            # a person's browser: a page that reloads
+    assert page.status_code == 202 and page.headers["Refresh"] == "2"
+    [row] = variance_jobs(queued)
+    assert row.result is None                         # asked twice, written by no request
+    with queued.app_context():
+        run_job(job["id"])
+    done = rita.get(XLSX)
+    assert done.status_code == 200
+    assert openpyxl.load_workbook(io.BytesIO(done.data)).sheetnames == ["Variance"]

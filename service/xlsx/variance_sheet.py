@@ -308,7 +308,11 @@ def _month_cells(w: _Writer, c: int, e: dict) -> None:
     }
     for p in w.layout.parts:
         if p not in texts:
-            line = p.split(".", 1)[1]
+            line = p.split(".", 1)[-1]
+            if not p.startswith(("timing.", "other.")) or line not in LINES:
+                # a part the engine gained (FX, idle servers ...) needs its formula here:
+                # no workbook beats one whose parts do not add up
+                raise ValueError(f"the Variance sheet has no formula for the part {p}")
             texts[p] = (f"{plan_line[line]}-{act_line[line]}" if line in CREDIT_LINES
                         else f"{act_line[line]}-{plan_line[line]}")
         formula(f"part:{p}", texts[p], e["parts"][p], "money")

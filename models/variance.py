@@ -168,7 +168,9 @@ def month_variance(plan_row: Mapping[str, Any], actual: MonthActuals) -> dict[st
     -------
     dict
         ``month``; ``plan`` and ``actual`` totals, ``total`` = actual - plan and ``parts`` by
-        name, all exact Fractions [currency]; ``as_planned``: the lines and sources not given.
+        name, all exact Fractions [currency]; ``as_planned``: the lines and sources not given;
+        ``basis``: the exact figures the parts are computed from (the lines and GPU-hours of
+        plan and actual, the plan's rates, idle commitments, Q, Q', the mean rate ...).
 
     Notes
     -----
@@ -291,7 +293,17 @@ def month_variance(plan_row: Mapping[str, Any], actual: MonthActuals) -> dict[st
     return {"month": actual.month, "plan": plan_total, "actual": actual_total,
             "total": actual_total - plan_total, "parts": ordered, "as_planned": as_planned,
             "gpu_hours": {"plan": {s: float(hours[s]) for s in SOURCES},
-                          "actual": {s: float(act_hours[s]) for s in SOURCES}}}
+                          "actual": {s: float(act_hours[s]) for s in SOURCES}},
+            # what the parts were computed from, exact (service/xlsx/variance_sheet.py writes
+            # them as the sheet's inputs and its formulas' cached values)
+            "basis": {"plan_lines": plan_line, "actual_lines": act_line, "hours": hours,
+                      "actual_hours": act_hours, "rates": rate, "capacity": base,
+                      "capacity_gpus": _q(float(plan_row.get("committed_gpus", 0.0))),
+                      "month_hours": _q(float(plan_row.get("hours", 0.0))),
+                      "plan_idle": plan_idle, "actual_idle": act_idle, "used": act_used,
+                      "Q": Q, "actual_Q": Qa, "planned_cost": planned_cost, "mean": mean,
+                      "at_plan_rates": at_plan_rates, "leftover": leftover,
+                      "given_lines": sorted(given_lines), "idle_given": idle_actual is not None}}
 
 
 def _money(value: int) -> str:

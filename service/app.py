@@ -24,6 +24,7 @@ from service.presets.gpu_prices import source_text as preset_source
 from service.paths import STATIC, TEMPLATES
 # the route modules of each blueprint: importing them adds their routes to its blueprint
 from service.plans import actuals_views, compare, replan_views, views as plan_views  # noqa: F401
+from service.plans import variance_download  # noqa: F401
 from service.scenarios import commitments, live_views, views as scenario_views  # noqa: F401
 from service.scenarios.contract_choices import choice_value
 from service.web import config as cfg

@@ -1,4 +1,5 @@
-"""``buyrent variance --plan PLAN.json ACTUALS... [--strategy NAME] [--json] [--lang en|ko]``:
+"""``buyrent variance --plan PLAN.json ACTUALS... [--strategy NAME] [--json] [--xlsx OUT.xlsx]
+[--lang en|ko]``:
 one strategy of a plan document against cloud bills, month by month and year to date (issue
 43; the engine is models/variance.py, the bills are read by service/actuals.py).
 
@@ -19,6 +20,7 @@ from service.cli.usage_error import UsageError
 from service.i18n import DEFAULT, LANGUAGES, gettext as _, using_locale
 from service.i18n.ingest_refusals import refusal
 from service.i18n.variance_words import part_label
+from service.xlsx.variance_sheet import variance_xlsx_bytes
 
 
 def add_arguments(_name: str, command: argparse.ArgumentParser) -> None:
@@ -29,6 +31,8 @@ def add_arguments(_name: str, command: argparse.ArgumentParser) -> None:
     command.add_argument("--strategy", help="strategy of the plan to hold to (default: the "
                          "recommended one)")
     command.add_argument("--json", action="store_true", help="print the variance document")
+    command.add_argument("--xlsx", metavar="OUT.xlsx", help="also write the Plan vs actual "
+                         "workbook: its Variance sheet's formulas recompute every part")
     command.add_argument("--lang", choices=sorted(LANGUAGES), default=DEFAULT,
                          help="language of the table and the refusals (default en)")
     command.set_defaults(func=cmd_variance)
@@ -68,6 +72,9 @@ def cmd_variance(args: argparse.Namespace) -> int:
         except VarianceError as exc:
             raise UsageError(_(exc.template, **exc.values)) from None
         doc = {"strategy": name, "currency": currency, **doc}
+        if args.xlsx:
+            Path(args.xlsx).write_bytes(variance_xlsx_bytes(
+                monthly, actuals, name, currency, Path(args.plan).name, lang=args.lang))
         if args.json:
             print(json.dumps(doc, indent=2, ensure_ascii=False))
         else:

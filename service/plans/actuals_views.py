@@ -12,6 +12,7 @@ from service.i18n import _
 from service.i18n.variance_words import part_label
 from service.plans import bp
 from service.plans import actuals as held
+from service.plans.actual_charts import plan_vs_actual_charts
 from service.plans.actuals import (MAX_FILES, baseline, latest_baseline, read_upload_files,
                                    store_upload, uploads)
 from service.plans.replan import replanned_column
@@ -100,5 +101,6 @@ def plan_vs_actual(scenario_id: int, number: int):
     return render_template("plans/plan_vs_actual.html", revision=revision,
                            scenario=revision.scenario, base=base, doc=doc, parts=parts,
                            editable=can_edit(g.user, revision.scenario),
-                           replanned=replanned_column(base, doc))
+                           replanned=replanned_column(base, doc),
+                           charts=plan_vs_actual_charts(doc) if doc is not None else None)
 

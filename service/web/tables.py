@@ -294,7 +294,7 @@ class ProgressRecord(Base):
 
 
 JOB_STATES = ("waiting", "queued", "running", "done", "failed", "cancelled")
-JOB_KINDS = ("plan", "preview", "workbook", "pdf", "compare", "upload")
+JOB_KINDS = ("plan", "preview", "workbook", "pdf", "compare", "upload", "variance")
 
 
 class PlanJob(Base):

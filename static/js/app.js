@@ -223,6 +223,30 @@
       return {data: [{type: "waterfall", x: w.labels, y: w.values, measure: w.measures,
                       connector: {line: {dash: "dot"}}}], layout: l};
     },
+    // the Plan vs actual page (service/plans/actual_charts.py): the running plan, actual and
+    // forecast (the forecast drawn from the last actual month on, continuing the actual)
+    actual_cumulative: function (d) {
+      var c = d.cumulative;
+      return {data: [
+        {type: "scatter", mode: "lines", name: t(d, "plan", "cumulative plan"), x: c.months,
+         y: c.plan, line: {width: 2, color: "#7f7f7f"}},
+        {type: "scatter", mode: "lines", name: t(d, "forecast", "cumulative forecast"),
+         x: c.months, y: c.forecast, connectgaps: false, line: {width: 2, dash: "dash"}},
+        {type: "scatter", mode: "lines+markers", name: t(d, "actual", "cumulative actual"),
+         x: c.months, y: c.actual, connectgaps: false, line: {width: 3.5}}],
+        layout: layout(t(d, "cumulative", "Cumulative spend: actual against plan"),
+                       t(d, "month", "month"), t(d, "cost", "cost"), null, "%Y-%m")};
+    },
+    // the year to date from the plan to the actual, one bar per part of the variance
+    variance_waterfall: function (d) {
+      var w = d.waterfall;
+      var l = layout(t(d, "waterfall", "Variance year to date"), "", t(d, "cost", "cost"),
+                     {hovermode: "closest", showlegend: false,
+                      margin: {t: 40, r: 20, b: 60, l: 80}});
+      if (w.range) { Object.assign(l.yaxis, {range: w.range, autorange: false}); }
+      return {data: [{type: "waterfall", x: w.labels, y: w.values, measure: w.measures,
+                      connector: {line: {dash: "dot"}}}], layout: l};
+    },
     timeline: function (d) {
       // capacity of a schedule by month: owned, each commitment cohort, spot and on demand
       // stacked, against the month's demand (peak hour, P90 hour, average)

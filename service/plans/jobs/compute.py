@@ -22,10 +22,12 @@ from models.plan_options import PlanOptions
 from models.refusals import Refusal
 from models.scenario import Scenario
 from models.start import plan_start_month, usage_notes
+from models.variance import MonthActuals
 from service.ingest import read_usage
 from service.plans.attribution import Step, Waterfall, attribute
 from service.plans.planning import chart_data
 from service.xlsx.export import WorkbookUnavailable, plan_xlsx_bytes
+from service.xlsx.variance_sheet import variance_xlsx_bytes
 from service.xlsx.print_setup import PrintLabel
 from service.i18n import N_
 from service.plans.jobs.reading import run_upload
@@ -110,6 +112,18 @@ def run_workbook(spec: dict, inputs: dict, send: Send) -> None:
     send(("done", {"result": plan_xlsx_bytes(document, ledger, label, lang=spec["lang"])}))
 
 
+def run_variance(spec: dict, inputs: dict, send: Send) -> None:
+    """The Plan vs actual workbook (service/xlsx/variance_sheet.py) of a revision's stored
+    plan, its approved strategy and the monthly actuals the spec holds (its key hashes
+    them: service/plans/variance_download.py)."""
+    document = json.loads(inputs["document"])
+    monthly = document["strategies"][spec["strategy"]]["monthly"]
+    actuals = [MonthActuals(**row) for row in spec["actuals"]]
+    send(("done", {"result": variance_xlsx_bytes(monthly, actuals, spec["strategy"],
+                                                 spec["currency"], spec["label"],
+                                                 lang=spec["lang"])}))
+
+
 def waterfall_json(w: Waterfall) -> str:
     return json.dumps(dataclasses.asdict(w))
 
@@ -130,7 +144,8 @@ def run_compare(spec: dict, inputs: dict, send: Send) -> None:
 
 RUNS = {"plan": run_plan,
         "preview": lambda spec, inputs, send: run_plan(spec, inputs, send, uncertainty=False),
-        "workbook": run_workbook, "compare": run_compare, "upload": run_upload}
+        "workbook": run_workbook, "compare": run_compare, "upload": run_upload,
+        "variance": run_variance}
 
 
 def run(kind: str, spec: dict, inputs: dict, send: Send) -> None:

@@ -47,7 +47,7 @@ MAX_ATTEMPTS = 10
 # Wall-clock budgets [s]: a job that runs out stops and stores why (config JOB_BUDGETS, env
 # BUYRENT_JOB_BUDGETS, overrides them per kind: budget_for).
 BUDGETS = {"plan": 900.0, "preview": 120.0, "workbook": 300.0, "pdf": 180.0,
-           "compare": 900.0, "upload": 300.0}
+           "compare": 900.0, "upload": 300.0, "variance": 120.0}
 IN_FLIGHT = ("queued", "running")
 # asked for again, these run again: a superseded preview; a file that failed for want of a
 # part of the server (Chromium) may succeed once it is installed. A plan that failed is the
@@ -180,7 +180,7 @@ def stage(s, kind: str, key: str, spec: dict, owner_key: str, engine: str, *,
             PlanJob.owner_key == owner_key, PlanJob.state.in_(OPEN))) or 0
         if opened >= OPEN_PER_OWNER:
             raise TooManyJobs(opened)
-    retried = RETRIED_FILES if kind in ("pdf", "workbook") else RETRIED
+    retried = RETRIED_FILES if kind in ("pdf", "workbook", "variance") else RETRIED
     if job is not None and job.state not in retried and not retry_due(job, again):
         if job.state == "waiting" and not deferred:
             return admit(s, job, limit)

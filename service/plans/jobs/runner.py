@@ -186,7 +186,8 @@ def load_inputs(job: PlanJob) -> dict[str, Any]:
     with Session(get_engine()) as s:
         if job.usage_file_id is not None:
             out["usage"] = s.get(UsageFile, job.usage_file_id).data
-        if job.kind == "workbook":   # a revision's stored plan, or an API plan job's
+        # a revision's stored plan (the Plan vs actual workbook's too), or an API plan job's
+        if job.kind in ("workbook", "variance"):
             record = s.get(PlanJob, spec["plan_job"]) if "plan_job" in spec else \
                 s.get(PlanRecord, job.revision_id)
             out["document"], out["ledger"] = record.document, record.ledger

@@ -12,7 +12,7 @@ month delivered. A sale's proceeds are the ``resale_credit`` of the row's month.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from typing import Any, Iterable, Mapping, Optional, Sequence
 
 from models.variance import MonthActuals
@@ -219,8 +219,8 @@ def month_actuals(rows: Iterable[OwnedRow], fleet: Fleet) -> list[MonthActuals]:
         (:math:`\\sum kWh \\times` :func:`kwh_price`, or the cost), space, staff, maintenance,
         capex (:math:`\\sum` purchased x purchase price) and resale_credit (:math:`\\sum` sold x
         sale price); ``owned`` the GPUs online (:math:`\\sum_t N_t g_t`), GPUs per server by
-        type and the busy GPU-hours (their sum, or None unless every row of the month gives
-        them).
+        type, the busy GPU-hours (their sum, or None unless every row of the month gives
+        them) and the rows themselves (``rows``, for :func:`owned_rows`).
 
     Notes
     -----
@@ -251,7 +251,8 @@ def month_actuals(rows: Iterable[OwnedRow], fleet: Fleet) -> list[MonthActuals]:
                 if all(r.busy_gpu_hours is not None for r in group) else None)
         out.append(MonthActuals(month, costs=costs, owned={
             "gpus_online": float(gpus), "gpus_per_server": dict(fleet.gpus_per_server),
-            "busy_gpu_hours": None if busy is None else float(sum(busy))}))
+            "busy_gpu_hours": None if busy is None else float(sum(busy)),
+            "rows": [asdict(r) for r in group]}))
     return out
 
 
@@ -299,3 +300,69 @@ def is_owned(actuals: MonthActuals) -> bool:
     """
     return actuals.owned is not None and not actuals.gpu_hours
 
+
+
+def split(actuals: MonthActuals) -> tuple[Optional[MonthActuals], Optional[MonthActuals]]:
+    """A month's stored actuals as its bills' part and its owned part (the inverse of
+    :func:`merge`).
+
+    Parameters
+    ----------
+    actuals : MonthActuals
+        One month, from bills, owned actuals or both.
+
+    Returns
+    -------
+    tuple
+        ``(cloud, owned)``: the bills' part (None without cloud GPU-hours) and the owned part
+        (None without ``owned``).
+    """
+    cloud = owned = None
+    if actuals.gpu_hours:
+        cloud = replace(actuals, owned=None, costs={k: v for k, v in actuals.costs.items()
+                                                    if k not in OWNED_LINES or
+                                                    actuals.owned is None})
+    if actuals.owned is not None:
+        owned = MonthActuals(actuals.month, costs={k: v for k, v in actuals.costs.items()
+                                                   if k in OWNED_LINES}, owned=actuals.owned)
+    return cloud, owned
+
+
+def combine(bills: Iterable[MonthActuals], owned: Iterable[MonthActuals]) -> list[MonthActuals]:
+    """Bills' and owned actuals' months merged month by month (:func:`merge`).
+
+    Parameters
+    ----------
+    bills : iterable of MonthActuals
+        Months read from bills.
+    owned : iterable of MonthActuals
+        Months of the owned fleet's actuals (:func:`month_actuals`).
+
+    Returns
+    -------
+    list of MonthActuals
+        One per month of either, in calendar order.
+    """
+    cloud = {a.month: a for a in bills}
+    fleet = {a.month: a for a in owned}
+    return [merge(cloud.get(m), fleet.get(m)) for m in sorted(set(cloud) | set(fleet))]
+
+
+def owned_rows(actuals: Iterable[MonthActuals]) -> list[OwnedRow]:
+    """The owned rows held in months of actuals (what :func:`held_servers` reads).
+
+    Parameters
+    ----------
+    actuals : iterable of MonthActuals
+        Months as stored (from bills, owned actuals or both).
+
+    Returns
+    -------
+    list of OwnedRow
+        Every row of every month that has owned actuals, in calendar order.
+    """
+    out = []
+    for a in sorted(actuals, key=lambda x: x.month):
+        for row in (a.owned or {}).get("rows", ()):
+            out.append(OwnedRow(**row))
+    return out

@@ -37,8 +37,8 @@ from __future__ import annotations
 from fractions import Fraction
 
 from models.lines import COST_LINES, CREDIT_LINES
-from models.owned_actuals import (Fleet, OwnedRow, fleet_of, held_servers, kwh_price, merge,
-                                  month_actuals)
+from models.owned_actuals import (Fleet, OwnedRow, combine, fleet_of, held_servers, kwh_price,
+                                  merge, month_actuals, owned_rows, split)
 from models.owned_variance import owned_split
 from models.variance import MonthActuals, month_variance, variance
 
@@ -88,8 +88,9 @@ def test_owned_rows_to_month_actuals():
     jan, feb, mar = month_actuals(ROWS, FLEET)
     assert jan.costs == {"energy": 50.0, "space": 30.0, "staff": 10.0, "maintenance": 15.0,
                          "capex": 1000.0, "resale_credit": 0.0}
-    assert jan.owned == {"gpus_online": 2.0, "gpus_per_server": {"server": 2.0},
-                         "busy_gpu_hours": 120.0}
+    assert {k: v for k, v in jan.owned.items() if k != "rows"} == {
+        "gpus_online": 2.0, "gpus_per_server": {"server": 2.0}, "busy_gpu_hours": 120.0}
+    assert owned_rows([mar, jan, feb]) == ROWS     # the rows, for held_servers
     assert feb.costs["energy"] == 60.0 and feb.owned["busy_gpu_hours"] is None
     assert mar.costs["capex"] == 1100.0 and mar.owned["gpus_online"] == 4.0
 
@@ -174,3 +175,14 @@ def test_fleet_of_a_plan_document():
     assert fleet.held == ({"type": "h100", "count": 16, "purchased": "2025-03",
                            "price": 330000.0},)
     assert fleet_of({"months": ["2027-01"], "scenario": {}}).types == ("server",)
+
+
+def test_split_undoes_merge():
+    """A month stored from bills and owned actuals splits back into the two, so a later upload
+    of either replaces its own part only (service/plans/actuals.py)."""
+    owned = month_actuals(ROWS, FLEET)
+    both = combine(BILLS, owned)
+    assert both == actuals()
+    for month, bill, mine in zip(both, BILLS, owned):
+        assert split(month) == (bill, mine)
+    assert split(BILLS[0]) == (BILLS[0], None) and split(owned[0]) == (None, owned[0])

@@ -26,7 +26,7 @@ from models.variance import MonthActuals
 from service.ingest import load_usage, read_usage
 from service.ingest.core import fail, fail_one, problem
 from service.ingest.gpu_usage import capture
-from service.owned_actuals import is_owned_actuals, read_owned
+from service.owned_actuals import add_busy_time, is_busy_time, is_owned_actuals, read_owned
 
 LINE_OF = {"on_demand": "on_demand", "spot": "spot", "committed": "commitment"}
 
@@ -63,9 +63,11 @@ def read_bills(paths: Iterable[str | Path], currency: str, fleet: Fleet | None =
         number, or another currency (by row and column).
     """
     paths = [Path(p) for p in paths]
-    owned = [(p.name, p.read_bytes()) for p in paths if _is_owned(p)]
-    bills = [(p.name, lambda p=p: load_usage(p)) for p in paths if not _is_owned(p)]
-    return _with_owned(bills, owned, currency, fleet)
+    kinds = {p: _kind(p) for p in paths}
+    owned = [(p.name, p.read_bytes()) for p in paths if kinds[p] == "owned"]
+    gauges = [(p.name, p.read_bytes()) for p in paths if kinds[p] == "busy"]
+    bills = [(p.name, lambda p=p: load_usage(p)) for p in paths if kinds[p] == "bill"]
+    return _with_owned(bills, owned, currency, fleet, gauges)
 
 
 def read_bill_data(files: Iterable[tuple[str, bytes]], currency: str,
@@ -74,19 +76,31 @@ def read_bill_data(files: Iterable[tuple[str, bytes]], currency: str,
     readers as an uploaded usage file (service.ingest.read_usage), and owned actuals files by
     theirs."""
     files = list(files)
-    owned = [(name, data) for name, data in files if is_owned_actuals(data)]
+    owned = [(name, data) for name, data in files if _kind_of(data) == "owned"]
+    gauges = [(name, data) for name, data in files if _kind_of(data) == "busy"]
     bills = [(name, lambda d=data, n=name: read_usage(d, n)) for name, data in files
-             if not is_owned_actuals(data)]
-    return _with_owned(bills, owned, currency, fleet)
+             if _kind_of(data) == "bill"]
+    return _with_owned(bills, owned, currency, fleet, gauges)
 
 
-def _is_owned(path: Path) -> bool:
+def _kind_of(head: bytes) -> str:
+    """'owned' (owned actuals), 'busy' (DCGM or nvidia-smi busy time) or 'bill'."""
+    if is_owned_actuals(head):
+        return "owned"
+    return "busy" if is_busy_time(head) else "bill"
+
+
+def _kind(path: Path) -> str:
     with path.open("rb") as f:
-        return is_owned_actuals(f.read(4096))
+        return _kind_of(f.read(4096))
 
 
 def _with_owned(bills: list, owned: list[tuple[str, bytes]], currency: str,
-                fleet: Fleet | None) -> list[MonthActuals]:
+                fleet: Fleet | None, gauges: list[tuple[str, bytes]] = ()
+                ) -> list[MonthActuals]:
+    if gauges and not owned:
+        raise fail_one(gauges[0][0], "GPU busy time is read with the owned fleet's actuals: "
+                       "upload the owned actuals CSV with it")
     cloud = _read(bills, currency) if bills else []
     months = []
     for name, data in owned:
@@ -101,7 +115,7 @@ def _with_owned(bills: list, owned: list[tuple[str, bytes]], currency: str,
                 raise fail_one(name, f"{month} is also in {seen[month]}: give each month of "
                                "owned actuals in one file")
             seen[month] = name
-    return combine(cloud, [m for ms in months for m in ms])
+    return combine(cloud, add_busy_time([m for ms in months for m in ms], list(gauges)))
 
 
 def _read(sources: list[tuple[str, Callable[[], Any]]], currency: str) -> list[MonthActuals]:

@@ -25,6 +25,11 @@ sale_price         no        per server
 
 A cost column the file lacks leaves its line as planned; an empty cell of a column the file has
 is 0. Amounts are in the plan's reporting currency.
+
+GPU busy time may come instead as the files the usage readers read (DCGM exporter Prometheus
+text, DCGM CSV, nvidia-smi CSV: service/ingest/busy.py) in the same upload: their busy GPU-hours,
+summed by month, are the busy GPU-hours of a month whose owned actuals leave ``busy_gpu_hours``
+empty (:func:`add_busy_time`).
 """
 from __future__ import annotations
 
@@ -34,7 +39,13 @@ import math
 import re
 from typing import Optional
 
+from dataclasses import replace
+
+import numpy as np
+
 from models.owned_actuals import Fleet, OwnedRow
+from models.variance import MonthActuals
+from service.ingest import busy
 from service.ingest.core import fail, fail_one, problem, to_float
 from service.ingest.csv import header, text_of
 
@@ -253,3 +264,70 @@ def _check_fleet(rows: list[OwnedRow], at: list[int], fields: list[str], keys: l
                                         f"{row.busy_gpu_hours:g} busy GPU-hours but the servers "
                                         f"online have {capacity:g}"))
         held[row.server_type] = count - min(row.sold, count)
+
+
+def is_busy_time(data: bytes) -> bool:
+    """Whether a file is GPU busy time (DCGM, nvidia-smi), by its first line as the usage
+    readers recognise it."""
+    line = data[:4096].split(b"\n", 1)[0].decode("utf-8-sig", errors="replace")
+    return busy.recognise(line.rstrip("\r")) is not None
+
+
+def busy_by_month(name: str, data: bytes) -> dict[str, float]:
+    """Busy GPU-hours of a busy-time file by month (UTC), read by the usage path's reader
+    (service.ingest.busy.read_busy, which refuses a bad file by row and column)."""
+    found = busy.read_busy(data, name)
+    months = np.datetime_as_string(found.hours.astype("datetime64[M]"), unit="M")
+    out: dict[str, float] = {}
+    for month, value in zip(months, found.busy):
+        out[str(month)] = out.get(str(month), 0.0) + float(value)
+    return out
+
+
+def add_busy_time(months: list[MonthActuals], files: list[tuple[str, bytes]]
+                  ) -> list[MonthActuals]:
+    """The owned months with the busy GPU-hours of busy-time files.
+
+    Parameters
+    ----------
+    months : list of MonthActuals
+        The owned actuals' months (models.owned_actuals.month_actuals).
+    files : list of (name, bytes)
+        DCGM or nvidia-smi files.
+
+    Returns
+    -------
+    list of MonthActuals
+        ``months`` with ``owned["busy_gpu_hours"]`` the files' busy GPU-hours summed over the
+        files, for each month they cover.
+
+    Raises
+    ------
+    IngestError
+        A file the busy reader refuses; busy time of a month without owned actuals, of a month
+        whose owned actuals already give busy GPU-hours, or more than its servers online can
+        do (GPUs online x hours).
+    """
+    if not files:
+        return months
+    by_month = {m.month: m for m in months}
+    total: dict[str, float] = {}
+    named: dict[str, str] = {}
+    for name, data in files:
+        for month, value in busy_by_month(name, data).items():
+            total[month] = total.get(month, 0.0) + value
+            named.setdefault(month, name)
+    for month, value in sorted(total.items()):
+        name = named[month]
+        held = by_month.get(month)
+        if held is None:
+            raise fail_one(name, f"busy time of {month} has no owned actuals of that month")
+        if held.owned.get("busy_gpu_hours") is not None:
+            raise fail_one(name, f"busy time of {month} is also in the owned actuals' "
+                           "busy_gpu_hours: give it in one place")
+        capacity = held.owned["gpus_online"] * _month_hours(month)
+        if value > capacity + 1e-6:
+            raise fail_one(name, f"{value:.1f} busy GPU-hours in {month} but the servers "
+                           f"online have {capacity:g}")
+        by_month[month] = replace(held, owned={**held.owned, "busy_gpu_hours": value})
+    return [by_month[m.month] for m in months]

@@ -25,6 +25,12 @@ REFUSALS = (
     N_("%(busy)s busy GPU-hours but the servers online have %(capacity)s"),
     N_("owned actuals are read against a plan's owned fleet"),
     N_("%(month)s is also in %(name)s: give each month of owned actuals in one file"),
+    N_("busy time of %(month)s has no owned actuals of that month"),
+    N_("busy time of %(month)s is also in the owned actuals' busy_gpu_hours: give it in one "
+       "place"),
+    N_("%(value)s busy GPU-hours in %(month)s but the servers online have %(capacity)s"),
+    N_("GPU busy time is read with the owned fleet's actuals: upload the owned actuals CSV "
+       "with it"),
 )
 PHRASES = (
     N_("an empty cell"),

@@ -36,6 +36,8 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from hypothesis import given, settings, strategies as st
+
 from models.lines import COST_LINES, CREDIT_LINES
 from models.owned_actuals import (Fleet, OwnedRow, combine, fleet_of, held_servers, kwh_price,
                                   merge, month_actuals, owned_rows, split)
@@ -186,3 +188,45 @@ def test_split_undoes_merge():
     for month, bill, mine in zip(both, BILLS, owned):
         assert split(month) == (bill, mine)
     assert split(BILLS[0]) == (BILLS[0], None) and split(owned[0]) == (None, owned[0])
+
+
+amount = st.floats(0, 1e6, allow_nan=False).map(lambda v: round(v, 2))
+gpu_hours = st.one_of(st.just(0.0), st.floats(1, 1e5, allow_nan=False))   # as in test_variance
+
+
+@st.composite
+def owned_cases(draw):
+    """A plan row with owned servers (or none) and owned actuals with or without busy time."""
+    servers, h = draw(st.integers(0, 20)), draw(st.sampled_from([672.0, 720.0, 744.0]))
+    capacity = servers * 8 * h
+    row = plan_row("2027-02")
+    row.update(servers_online=float(servers), hours=h,
+               owned_gpu_hours=draw(st.floats(0, 1, allow_nan=False)) * capacity,
+               on_demand_gpu_hours=draw(gpu_hours),
+               on_demand=draw(amount), energy=draw(amount), space=draw(amount),
+               maintenance=draw(amount), staff=draw(amount), capex=draw(amount))
+    online = draw(st.integers(0, 25))
+    busy = draw(st.one_of(st.none(), st.floats(0, 1, allow_nan=False).map(
+        lambda f: f * online * 8 * h)))
+    bill = MonthActuals("2027-02", costs={"on_demand": draw(amount)},
+                        gpu_hours={"on_demand": draw(gpu_hours)})
+    owned = MonthActuals("2027-02", costs={"energy": draw(amount), "capex": draw(amount)},
+                         owned={"gpus_online": online * 8.0, "gpus_per_server": {"s": 8.0},
+                                "busy_gpu_hours": busy})
+    return row, merge(bill, owned)
+
+
+@settings(max_examples=200, deadline=None)
+@given(owned_cases())
+def test_owned_parts_add_up_exactly_and_to_the_cent(case):
+    row, actual = case
+    exact = month_variance(row, actual)
+    assert sum(exact["parts"].values(), Fraction(0)) == exact["total"]
+    split_ = owned_split(row, actual.owned["gpus_online"], {"s": 8.0},
+                         actual.owned["busy_gpu_hours"])
+    # the two parts are the split's hours at their rates; no busy time, no idle part
+    assert exact["parts"]["idle_servers"] == split_.idle * split_.cost_share
+    if actual.owned["busy_gpu_hours"] is None:
+        assert split_.idle == 0
+    month = variance([row], [actual])["months"][0]
+    assert sum(month["parts_cents"].values()) == month["total_cents"]

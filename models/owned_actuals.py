@@ -52,7 +52,9 @@ class Fleet:
     ``first_month`` the plan's first month; ``kwh_price`` the energy price per kWh in its first
     month and ``power_inflation`` its annual rise; ``gpus_per_server`` by server type id (the
     first type is the default); ``held`` the servers held when the plan starts, as
-    :func:`held_servers` records.
+    :func:`held_servers` records; ``kwh_currency`` the currency of the plan's energy price when
+    it is not the reporting currency (kWh cannot then be priced without an exchange rate), else
+    None.
     """
 
     first_month: str
@@ -60,6 +62,7 @@ class Fleet:
     power_inflation: float
     gpus_per_server: dict[str, float]
     held: tuple[dict, ...] = ()
+    kwh_currency: Optional[str] = None
 
     @property
     def types(self) -> tuple[str, ...]:
@@ -103,10 +106,14 @@ def fleet_of(doc: Mapping[str, Any]) -> Fleet:
                   "purchased": str(p["purchased"]),
                   "price": float(p.get("price", 0.0)) + float(p.get("install_cost", 0.0))}
                  for p in (s.get("position") or {}).get("servers") or [])
+    currencies = doc.get("currencies") or {}
+    owned_currency = currencies.get("owned") or currencies.get("reporting")
     return Fleet(first_month=str((doc.get("months") or ["2000-01"])[0]),
                  kwh_price=float(owned.get("electricity_price_per_kwh", 0.0)),
                  power_inflation=float(finance.get("power_price_inflation_annual", 0.0)),
-                 gpus_per_server=gpus, held=held)
+                 gpus_per_server=gpus, held=held,
+                 kwh_currency=(owned_currency if owned_currency != currencies.get("reporting")
+                               else None))
 
 
 def month_index(month: str) -> int:

@@ -212,6 +212,9 @@ def _row(number: int, cell: dict, fields: list[str], keys: list[str], fleet: Fle
         values[col] = x
     if values["energy_kwh"] is not None and values["energy_cost"] is not None:
         bad("energy_cost", "energy is given both in kWh and as a cost; give one of them")
+    elif values["energy_kwh"] is not None and fleet.kwh_currency:
+        bad("energy_kwh", f"the plan's energy price is in {fleet.kwh_currency}, not its "
+            "reporting currency: give energy_cost in the reporting currency")
     delivered = cell.get("delivered", "")
     if values.get("purchased"):
         if not MONTH.match(delivered):

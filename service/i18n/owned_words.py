@@ -16,6 +16,8 @@ REFUSALS = (
     N_("%(value)s is not a number from 0 to %(limit)s"),
     N_("%(value)s is not a whole number of servers"),
     N_("energy is given both in kWh and as a cost; give one of them"),
+    N_("the plan's energy price is in %(currency)s, not its reporting currency: give "
+       "energy_cost in the reporting currency"),
     N_("servers bought need their price per server"),
     N_("%(month)s of type %(kind)s is given twice (rows %(first)s and %(row)s)"),
     N_("the file has no rows of owned actuals"),

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from models.owned_actuals import Fleet
+from models.owned_actuals import Fleet, fleet_of
 from service.actuals import read_bill_data
 from service.i18n.ingest_refusals import refusal
 from service.ingest.core import IngestError
@@ -85,6 +85,26 @@ def test_header_refusals():
     empty = refused(HEAD + "\n")
     assert "no rows of owned actuals" in str(empty)
     assert "자체 보유 실적 행이 없습니다" in refusal(str(empty), empty.problems, "ko")
+
+
+def test_kwh_needs_the_energy_price_in_the_reporting_currency():
+    """A plan whose owned costs are in another currency prices energy in it: kWh would need an
+    exchange rate, so the file gives energy as a cost."""
+    doc = {"months": ["2027-01"], "currencies": {"reporting": "USD", "owned": "KRW"},
+           "scenario": {"owned": {"electricity_price_per_kwh": 150.0},
+                        "position": {"servers": [{"count": 2, "purchased": "2025-03"}]}}}
+    fleet = fleet_of(doc)
+    assert fleet.kwh_currency == "KRW"
+    with pytest.raises(IngestError) as caught:
+        read_owned("o.csv", (HEAD + "\n2027-01,,1,,500\n").encode(), fleet)
+    assert [(p["row"], p["column"]) for p in caught.value.problems] == [(2, "energy_kwh")]
+    assert "in KRW, not its reporting currency" in str(caught.value)
+    ko = refusal(str(caught.value), caught.value.problems, "ko")
+    assert "KRW" in ko and "reporting" not in ko, ko
+    assert read_owned("o.csv", (HEAD + "\n2027-01,,1,,,40\n").encode(), fleet)[0].energy_cost \
+        == 40
+    same = fleet_of({**doc, "currencies": {"reporting": "USD", "owned": "USD"}})
+    assert same.kwh_currency is None
 
 
 def test_a_later_delivery_and_a_sale_count_in_their_months():

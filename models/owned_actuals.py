@@ -72,6 +72,11 @@ class Fleet:
         -------
         tuple of str
             The keys of ``gpus_per_server``.
+
+        Notes
+        -----
+        types = (t_1, ..., t_n), the ids of ``gpus_per_server`` in order; t_1 is the type of a
+        row that names none.
         """
         return tuple(self.gpus_per_server)
 
@@ -93,6 +98,12 @@ def fleet_of(doc: Mapping[str, Any]) -> Fleet:
     Fleet
         Types by id (a plan without server types has one, ``server``), GPUs per server and
         the position's servers.
+
+    Notes
+    -----
+    Each position lot's price per server all-in is P = price + install_cost [currency per
+    server]; a type's GPUs per server g_t = its ``gpus_per_server``, else the scenario's
+    ``owned.gpus_per_server`` [GPUs].
     """
     s = doc.get("scenario") or {}
     owned = s.get("owned") or {}
@@ -128,6 +139,10 @@ def month_index(month: str) -> int:
     -------
     int
         :math:`12 y + m - 1`.
+
+    Notes
+    -----
+    k = 12 y + m - 1, with y the year and m the month (1-12) of ``YYYY-MM`` [months].
     """
     return int(month[:4]) * 12 + int(month[5:7]) - 1
 
@@ -151,7 +166,11 @@ def kwh_price(fleet: Fleet, month: str) -> float:
 
     Notes
     -----
-    The price of a kWh at the meter: the plan's PUE is already in a facility's kWh.
+    .. math:: c(k) = c_0 \\exp\\left(\\tfrac{k}{12} \\ln(1 + i)\\right) = c_0 (1 + i)^{k/12}
+
+    with :math:`c_0` [currency per kWh], :math:`i` [fraction a year] and :math:`k` [months],
+    as models/prices.py prices the plan's energy. The price of a kWh at the meter: the plan's
+    PUE is already in a facility's kWh.
     """
     k = month_index(month) - month_index(fleet.first_month)
     return fleet.kwh_price * math.exp(k * math.log1p(fleet.power_inflation) / 12.0)
@@ -180,8 +199,15 @@ def held_servers(rows: Iterable[OwnedRow], initial: Sequence[Mapping[str, Any]] 
 
     Notes
     -----
-    A purchase counts from its month delivered, once that month is at most ``until``; a sale
-    removes servers of its type, oldest lot first (first in, first out).
+    For type t at the end of month M = ``until``:
+
+    .. math:: H_t(M) = H_t^0 + \\sum_{d \\le M} B_t(d) - \\sum_{s \\le M} S_t(s)
+
+    :math:`H_t^0` the servers held before the first row, :math:`B_t(d)` those bought and
+    delivered in month d, :math:`S_t(s)` those sold in month s [servers]. A purchase counts
+    from its month delivered, once that month is at most ``until``; a sale removes servers of
+    its type, oldest lot first (first in, first out), so each lot keeps its own month and
+    price.
     """
     rows = sorted(rows, key=lambda r: r.month)
     last = until or (rows[-1].month if rows else None)
@@ -231,8 +257,19 @@ def month_actuals(rows: Iterable[OwnedRow], fleet: Fleet) -> list[MonthActuals]:
 
     Notes
     -----
-    A line no row of the month gives is left out (as planned). Energy of a row is its kWh
-    priced at the month's plan price when it gives kWh, else its cost.
+    Over the rows r of a month (their server types):
+
+    .. math::
+
+        \\text{energy} &= \\sum_r (e_r\\,c \\text{ if kWh given, else } E_r) \\\\
+        \\text{capex} &= \\sum_r n_r P_r, \\qquad
+        \\text{resale\\_credit} = \\sum_r s_r R_r \\\\
+        G &= \\sum_r N_r g_{t(r)}, \\qquad a_o = \\sum_r b_r
+
+    with :math:`e_r` kWh, :math:`c` :func:`kwh_price` of the month, :math:`E_r` the energy
+    cost, :math:`n_r, P_r` servers bought and their price, :math:`s_r, R_r` servers sold and
+    their price, :math:`N_r` servers online, :math:`g_t` GPUs per server of the row's type and
+    :math:`b_r` busy GPU-hours. A line no row of the month gives is left out (as planned).
     """
     by_month: dict[str, list[OwnedRow]] = {}
     for r in rows:
@@ -281,6 +318,11 @@ def merge(cloud: Optional[MonthActuals], owned: Optional[MonthActuals]) -> Month
     MonthActuals
         The bills' costs, GPU-hours and idle commitments with the owned actuals' lines and
         ``owned`` (the owned actuals win on the owned lines).
+
+    Notes
+    -----
+    costs = bills' costs, then for each owned line l (energy, space, staff, maintenance,
+    capex, resale_credit) costs[l] = the owned actuals' cost of l.
     """
     if cloud is None and owned is None:
         raise ValueError("nothing to merge")
@@ -304,6 +346,10 @@ def is_owned(actuals: MonthActuals) -> bool:
     -------
     bool
         True for :func:`month_actuals` of owned rows (``owned`` set, no cloud GPU-hours).
+
+    Notes
+    -----
+    is_owned = (owned is not None) and (gpu_hours = {}).
     """
     return actuals.owned is not None and not actuals.gpu_hours
 
@@ -323,6 +369,11 @@ def split(actuals: MonthActuals) -> tuple[Optional[MonthActuals], Optional[Month
     tuple
         ``(cloud, owned)``: the bills' part (None without cloud GPU-hours) and the owned part
         (None without ``owned``).
+
+    Notes
+    -----
+    cloud.costs = the costs not of an owned line (all of them for a bill alone); owned.costs =
+    the costs of the owned lines, so that merge(split(m)) = m.
     """
     cloud = owned = None
     if actuals.gpu_hours:
@@ -349,6 +400,10 @@ def combine(bills: Iterable[MonthActuals], owned: Iterable[MonthActuals]) -> lis
     -------
     list of MonthActuals
         One per month of either, in calendar order.
+
+    Notes
+    -----
+    combine(B, O)[m] = merge(B[m], O[m]) for each month m of B or O.
     """
     cloud = {a.month: a for a in bills}
     fleet = {a.month: a for a in owned}
@@ -367,6 +422,10 @@ def owned_rows(actuals: Iterable[MonthActuals]) -> list[OwnedRow]:
     -------
     list of OwnedRow
         Every row of every month that has owned actuals, in calendar order.
+
+    Notes
+    -----
+    rows = the concatenation over months m (in order) of m.owned["rows"].
     """
     out = []
     for a in sorted(actuals, key=lambda x: x.month):

@@ -63,8 +63,10 @@ def plan_gpus_online(plan_row: Mapping[str, Any], gpus_per_server: Mapping[str, 
 
     Notes
     -----
-    A type the mapping lacks counts with the GPUs of the mapping's first type, which is the
-    scenario's ``owned.gpus_per_server`` for a plan of one type.
+    G_p = sum over types t of N_t g_t, or N g for a plan of one type, with N_t the plan's
+    servers online [servers] and g_t GPUs per server [GPUs]. A type the mapping lacks counts
+    with the GPUs of the mapping's first type, which is the scenario's
+    ``owned.gpus_per_server`` for a plan of one type.
     """
     default = next(iter(gpus_per_server.values()), 0.0)
     by_type = plan_row.get("servers_online_by_type")

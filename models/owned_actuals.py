@@ -432,3 +432,37 @@ def owned_rows(actuals: Iterable[MonthActuals]) -> list[OwnedRow]:
         for row in (a.owned or {}).get("rows", ()):
             out.append(OwnedRow(**row))
     return out
+
+
+def server_events(rows: Iterable[OwnedRow]) -> list[dict]:
+    """The purchases and sales of owned rows as they happened, as the re-plan's events.
+
+    Parameters
+    ----------
+    rows : iterable of OwnedRow
+        The owned fleet's actuals (:func:`owned_rows` of the stored months).
+
+    Returns
+    -------
+    list of dict
+        In calendar order, each with the fields of the re-plan's
+        ``models.actual_position.ServerEvent`` (``ServerEvent(**event)``): ``month`` (a
+        purchase's month delivered, a sale's month), ``action`` ``buy`` or ``sell``,
+        ``count``, ``type`` (None for the one type of a plan without server types), and for a
+        purchase ``price`` (per server, all-in) and ``install`` 0.
+
+    Notes
+    -----
+    buy = (delivered month d, n, P) for each row with n = purchased > 0; sell = (month, s)
+    for each row with s = sold > 0; the held servers after them are :func:`held_servers`'.
+    """
+    out = []
+    for r in sorted(rows, key=lambda x: x.month):
+        kind = None if r.server_type == DEFAULT_TYPE else r.server_type
+        if r.purchased:
+            out.append({"month": r.delivered, "action": "buy", "count": int(r.purchased),
+                        "type": kind, "price": float(r.purchase_price), "install": 0.0})
+        if r.sold:
+            out.append({"month": r.month, "action": "sell", "count": int(r.sold),
+                        "type": kind})
+    return sorted(out, key=lambda e: (e["month"], e["action"] == "sell"))

@@ -40,7 +40,7 @@ from hypothesis import given, settings, strategies as st
 
 from models.lines import COST_LINES, CREDIT_LINES
 from models.owned_actuals import (Fleet, OwnedRow, combine, fleet_of, held_servers, kwh_price,
-                                  merge, month_actuals, owned_rows, split)
+                                  merge, month_actuals, owned_rows, server_events, split)
 from models.owned_variance import owned_split
 from models.variance import MonthActuals, month_variance, variance
 
@@ -230,3 +230,14 @@ def test_owned_parts_add_up_exactly_and_to_the_cent(case):
         assert split_.idle == 0
     month = variance([row], [actual])["months"][0]
     assert sum(month["parts_cents"].values()) == month["total_cents"]
+
+
+def test_server_events_for_the_replan():
+    """The late lot is bought in its month delivered, at its price; a sale in its month."""
+    rows = ROWS + [OwnedRow("2027-03", "h100", 0, sold=1, sale_price=50)]
+    assert server_events(rows) == [
+        {"month": "2027-01", "action": "buy", "count": 1, "type": None, "price": 1000.0,
+         "install": 0.0},
+        {"month": "2027-03", "action": "buy", "count": 1, "type": None, "price": 1100.0,
+         "install": 0.0},
+        {"month": "2027-03", "action": "sell", "count": 1, "type": "h100"}]

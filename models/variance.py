@@ -26,9 +26,13 @@ Parts (all in the plan's reporting currency; positive = more spent than planned)
 ``price``             the rate paid against the plan's rate, on the actual GPU-hours (and any
                       cost of a source read with no GPU-hours).
 ``idle_commitments``  committed GPU-hours paid and not used, against the plan's own idle ones.
+``idle_servers``      owned capacity the plan counted on that was online and did no work, at
+                      its cost share (from the owned fleet's actuals: models/owned_variance.py).
 ``timing.<line>``     one-off lines paid on a schedule: capex, commitment_upfront,
                       cloud_setup, tax_on_resale, resale_credit (a purchase, contract or sale
-                      earlier or later than planned shows here).
+                      earlier or later than planned shows here); ``timing.delivery``: the
+                      work of servers online later (or earlier) than planned, bought
+                      elsewhere at the plan's on-demand rate (models/owned_variance.py).
 ``other.<line>``      recurring lines with no GPU-hour quantity: loan_payment, energy, space,
                       maintenance, staff, owned_storage, owned_network, storage, egress,
                       cloud_support, tax_shield; and a quantity line's plan cost that the plan
@@ -41,9 +45,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from decimal import ROUND_HALF_EVEN, Decimal
 from fractions import Fraction
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping, Optional, Sequence
 
 from models.lines import COST_LINES, CREDIT_LINES
+from models.owned_variance import owned_parts, owned_split
 
 # source -> (GPU-hours field of a plan row, its cost line or None)
 SOURCES = {"on_demand": ("on_demand_gpu_hours", "on_demand"),
@@ -54,8 +59,8 @@ QUANTITY_LINES = ("on_demand", "spot", "commitment")
 TIMING_LINES = ("capex", "commitment_upfront", "cloud_setup", "tax_on_resale", "resale_credit")
 OTHER_LINES = tuple(n for n in COST_LINES + CREDIT_LINES
                     if n not in QUANTITY_LINES and n not in TIMING_LINES)
-PART_ORDER = (("volume", "mix", "price", "idle_commitments")
-              + tuple(f"timing.{n}" for n in TIMING_LINES)
+PART_ORDER = (("volume", "mix", "price", "idle_commitments", "idle_servers")
+              + tuple(f"timing.{n}" for n in TIMING_LINES) + ("timing.delivery",)
               + tuple(f"other.{n}" for n in OTHER_LINES))
 
 
@@ -91,7 +96,9 @@ class MonthActuals:
     ``costs`` by cost line, ``gpu_hours`` by source (on_demand, spot, committed, owned),
     ``idle_commitment_cost`` the part of the commitment line paid for unused commitments,
     ``rates`` the rate paid per GPU-hour by source, used for a source whose cost line is not
-    given (cost = rate x GPU-hours).
+    given (cost = rate x GPU-hours). ``owned``, from the owned fleet's actuals
+    (models/owned_actuals.py): ``gpus_online``, ``gpus_per_server`` by type and
+    ``busy_gpu_hours`` (or None), read by models/owned_variance.py.
     """
 
     month: str
@@ -99,6 +106,7 @@ class MonthActuals:
     gpu_hours: dict[str, float] = field(default_factory=dict)
     idle_commitment_cost: float = 0.0
     rates: dict[str, float] = field(default_factory=dict)
+    owned: Optional[dict[str, Any]] = None
 
 
 def _q(x: float) -> Fraction:
@@ -196,15 +204,24 @@ def month_variance(plan_row: Mapping[str, Any], actual: MonthActuals) -> dict[st
     and with idle, the quantity lines' plan cost :math:`C_s - q_s p_s` left when
     :math:`q_s = 0` (in ``other.<line>``), and every other line's actual - plan (credits
     negated) the parts sum exactly to actual - plan. With no planned work (:math:`Q = 0`)
-    volume is 0 and mix is :math:`\\sum_s a_s p_s`. All of it is computed in exact rational
-    arithmetic on the floats given.
+    volume is 0 and mix is :math:`\\sum_s a_s p_s`. With the owned fleet's actuals
+    (``actual.owned``) the owned GPU-hours are theirs and two parts are taken out of mix:
+    idle servers :math:`I p_o` and late deliveries :math:`L p_{od}`
+    (models.owned_variance.owned_split and owned_parts give L, I and :math:`p_o`), so the sum
+    is unchanged. All of it is computed in exact rational arithmetic on the floats given.
     """
     given_lines = dict(actual.costs)
     hours = {s: _q(float(plan_row.get(f, 0.0))) for s, (f, _) in SOURCES.items()}
     as_planned: list[str] = []
     act_hours: dict[str, Fraction] = {}
+    split = None
+    if actual.owned is not None:      # the owned fleet's actuals give the owned GPU-hours
+        split = owned_split(plan_row, actual.owned["gpus_online"],
+                            actual.owned["gpus_per_server"], actual.owned.get("busy_gpu_hours"))
     for s in SOURCES:
-        if s in actual.gpu_hours:
+        if s == "owned" and split is not None:
+            act_hours[s] = split.gpu_hours
+        elif s in actual.gpu_hours:
             value = float(actual.gpu_hours[s])
             if not value >= 0:
                 raise VarianceError(MESSAGES[0], month=actual.month, source=s)
@@ -277,6 +294,9 @@ def month_variance(plan_row: Mapping[str, Any], actual: MonthActuals) -> dict[st
     if Q == 0:          # no planned work: all of the work at plan rates is mix, none volume
         parts["volume"] = Fraction(0)
         parts["mix"] = at_plan_rates
+    if split is not None:       # idle servers and late deliveries, taken out of mix
+        for name, value in owned_parts(split, rate["on_demand"]).items():
+            parts[name] = parts.get(name, Fraction(0)) + value
     for n in TIMING_LINES:
         sign = -1 if n in CREDIT_LINES else 1
         parts[f"timing.{n}"] = sign * (act_line[n] - plan_line[n])

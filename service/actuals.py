@@ -7,6 +7,10 @@ month, by the month of the charge period's start: GPU-hours and cost by pricing 
 (on demand, spot, committed) and, in FOCUS, the cost of unused commitments, which is part of
 the commitment line and its idle cost. Non-GPU rows (storage, egress, support) are not read:
 those lines stay as planned. Every row's cost must be in the plan's cloud currency.
+
+The owned fleet's actuals (service/owned_actuals.py) come in the same uploads and arguments: a
+file whose header is theirs is read by their reader, and its months are merged with the bills'
+(models.owned_actuals.combine).
 """
 from __future__ import annotations
 
@@ -17,10 +21,12 @@ from typing import Any, Callable, Iterable
 
 import numpy as np
 
+from models.owned_actuals import Fleet, combine, month_actuals
 from models.variance import MonthActuals
 from service.ingest import load_usage, read_usage
 from service.ingest.core import fail, fail_one, problem
 from service.ingest.gpu_usage import capture
+from service.owned_actuals import add_busy_time, is_busy_time, is_owned_actuals, read_owned
 
 LINE_OF = {"on_demand": "on_demand", "spot": "spot", "committed": "commitment"}
 
@@ -29,7 +35,8 @@ def _months(start: np.ndarray) -> np.ndarray:
     return np.datetime_as_string(start.astype("datetime64[M]"), unit="M")
 
 
-def read_bills(paths: Iterable[str | Path], currency: str) -> list[MonthActuals]:
+def read_bills(paths: Iterable[str | Path], currency: str, fleet: Fleet | None = None
+               ) -> list[MonthActuals]:
     """Monthly cloud actuals of one or more bills, summed.
 
     Parameters
@@ -38,6 +45,9 @@ def read_bills(paths: Iterable[str | Path], currency: str) -> list[MonthActuals]
         Billing exports.
     currency : str
         The plan's cloud currency (ISO code); a row in another one is refused.
+    fleet : Fleet, optional
+        The plan's owned fleet, to read owned actuals files against (without it such a file
+        is refused).
 
     Returns
     -------
@@ -52,14 +62,60 @@ def read_bills(paths: Iterable[str | Path], currency: str) -> list[MonthActuals]
         A file the readers refuse, or whose GPU rows have no cost, a cost that is not a
         number, or another currency (by row and column).
     """
-    return _read([(Path(p).name, lambda p=p: load_usage(Path(p))) for p in paths], currency)
+    paths = [Path(p) for p in paths]
+    kinds = {p: _kind(p) for p in paths}
+    owned = [(p.name, p.read_bytes()) for p in paths if kinds[p] == "owned"]
+    gauges = [(p.name, p.read_bytes()) for p in paths if kinds[p] == "busy"]
+    bills = [(p.name, lambda p=p: load_usage(p)) for p in paths if kinds[p] == "bill"]
+    return _with_owned(bills, owned, currency, fleet, gauges)
 
 
-def read_bill_data(files: Iterable[tuple[str, bytes]], currency: str) -> list[MonthActuals]:
+def read_bill_data(files: Iterable[tuple[str, bytes]], currency: str,
+                   fleet: Fleet | None = None) -> list[MonthActuals]:
     """:func:`read_bills` of uploaded files, each ``(file name, bytes)``, read by the same
-    readers as an uploaded usage file (service.ingest.read_usage)."""
-    return _read([(name, lambda d=data, n=name: read_usage(d, n)) for name, data in files],
-                 currency)
+    readers as an uploaded usage file (service.ingest.read_usage), and owned actuals files by
+    theirs."""
+    files = list(files)
+    owned = [(name, data) for name, data in files if _kind_of(data) == "owned"]
+    gauges = [(name, data) for name, data in files if _kind_of(data) == "busy"]
+    bills = [(name, lambda d=data, n=name: read_usage(d, n)) for name, data in files
+             if _kind_of(data) == "bill"]
+    return _with_owned(bills, owned, currency, fleet, gauges)
+
+
+def _kind_of(head: bytes) -> str:
+    """'owned' (owned actuals), 'busy' (DCGM or nvidia-smi busy time) or 'bill'."""
+    if is_owned_actuals(head):
+        return "owned"
+    return "busy" if is_busy_time(head) else "bill"
+
+
+def _kind(path: Path) -> str:
+    with path.open("rb") as f:
+        return _kind_of(f.read(4096))
+
+
+def _with_owned(bills: list, owned: list[tuple[str, bytes]], currency: str,
+                fleet: Fleet | None, gauges: list[tuple[str, bytes]] = ()
+                ) -> list[MonthActuals]:
+    if gauges and not owned:
+        raise fail_one(gauges[0][0], "GPU busy time is read with the owned fleet's actuals: "
+                       "upload the owned actuals CSV with it")
+    cloud = _read(bills, currency) if bills else []
+    months = []
+    for name, data in owned:
+        if fleet is None:
+            raise fail_one(name, "owned actuals are read against a plan's owned fleet")
+        months.append(month_actuals(read_owned(name, data, fleet), fleet))
+    if len(months) > 1:       # two owned files: one month and type must not be in both
+        rows = [(name, m.month) for (name, _d), ms in zip(owned, months) for m in ms]
+        seen: dict[str, str] = {}
+        for name, month in rows:
+            if month in seen:
+                raise fail_one(name, f"{month} is also in {seen[month]}: give each month of "
+                               "owned actuals in one file")
+            seen[month] = name
+    return combine(cloud, add_busy_time([m for ms in months for m in ms], list(gauges)))
 
 
 def _read(sources: list[tuple[str, Callable[[], Any]]], currency: str) -> list[MonthActuals]:

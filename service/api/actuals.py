@@ -109,7 +109,10 @@ def upload_actuals(scenario_id: int):
 
     One or more bills (repeat the ``bills`` part), read together by the usage file's readers
     and checked against the newest approved revision's plan: its cloud currency and its
-    months. A refusal is a 422 naming each bad row and column, and nothing is saved. Stored
+    months. The owned fleet's actuals (a CSV whose header has ``month`` and
+    ``servers_online``: the template at ``/owned-actuals-template.csv``) and DCGM or
+    nvidia-smi busy time go in the same part; a later upload of a month's owned actuals
+    replaces them and leaves its bills, and the other way round. A refusal is a 422 naming each bad row and column, and nothing is saved. Stored
     byte for byte, append-only and audited; a later upload of a month replaces that month in
     the variance (the earlier one stays on record). Answers 201 with the upload, the baseline
     and ``Location`` (GET it for the variance). Honours the ``Idempotency-Key`` header: a retry

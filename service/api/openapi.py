@@ -249,8 +249,9 @@ class ActualsQuery(BaseModel):
 
 
 class ActualsForm(BaseModel):
-    """Cloud bills (FOCUS 1.0-1.4, AWS CUR, Azure cost details, Google Cloud billing export):
-    repeat the ``bills`` part for each file."""
+    """Cloud bills (FOCUS 1.0-1.4, AWS CUR, Azure cost details, Google Cloud billing export),
+    the owned fleet's actuals (the owned actuals CSV template) and its GPU busy time (DCGM,
+    nvidia-smi): repeat the ``bills`` part for each file."""
     bills: BaseFile
 
 

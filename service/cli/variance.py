@@ -12,6 +12,7 @@ import argparse
 import json
 from pathlib import Path
 
+from models.owned_actuals import Fleet, fleet_of
 from models.refusals import Refusal
 from models.variance import VarianceError, variance
 from service.actuals import read_bills
@@ -26,7 +27,8 @@ from service.xlsx.variance_sheet import variance_xlsx_bytes
 def add_arguments(_name: str, command: argparse.ArgumentParser) -> None:
     """The command's arguments (service.cli.main adds them when this command runs)."""
     command.add_argument("actuals", nargs="+", help="cloud bills (FOCUS 1.0-1.4, AWS CUR, "
-                         "Azure cost details, Google Cloud billing export)")
+                         "Azure cost details, Google Cloud billing export) and owned fleet "
+                         "actuals (the owned actuals CSV template)")
     command.add_argument("--plan", required=True, help="plan document (buyrent plan --json)")
     command.add_argument("--strategy", help="strategy of the plan to hold to (default: the "
                          "recommended one)")
@@ -38,7 +40,7 @@ def add_arguments(_name: str, command: argparse.ArgumentParser) -> None:
     command.set_defaults(func=cmd_variance)
 
 
-def _plan(path: Path, strategy: str | None) -> tuple[list, str, str]:
+def _plan(path: Path, strategy: str | None) -> tuple[list, str, str, Fleet]:
     try:
         doc = json.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
@@ -54,14 +56,14 @@ def _plan(path: Path, strategy: str | None) -> tuple[list, str, str]:
         raise UsageError(_("%(path)s: the plan has no strategy %(name)s; it has %(names)s",
                            path=path, name=name, names=", ".join(strategies)))
     currency = (doc.get("currencies") or {}).get("cloud") or "USD"
-    return strategies[name]["monthly"], name, currency
+    return strategies[name]["monthly"], name, currency, fleet_of(doc)
 
 
 def cmd_variance(args: argparse.Namespace) -> int:
     with using_locale(args.lang):
-        monthly, name, currency = _plan(Path(args.plan), args.strategy)
+        monthly, name, currency, fleet = _plan(Path(args.plan), args.strategy)
         try:
-            actuals = read_bills(args.actuals, currency)
+            actuals = read_bills(args.actuals, currency, fleet)
         except Refusal as exc:
             raise UsageError(refusal(str(exc), getattr(exc, "problems", ()), args.lang)) \
                 from None

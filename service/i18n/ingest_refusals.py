@@ -16,6 +16,7 @@ import re
 from typing import Iterable, Mapping, Optional
 
 from service.i18n import N_, current_locale, gettext, using_locale
+from service.i18n import owned_words
 
 TEMPLATES = (
     N_("the file is %(size)s bytes; the limit is %(limit)s bytes"),
@@ -242,7 +243,7 @@ TEMPLATES = (
     N_("the cost is not a number"),
     N_("the cost is in %(currency)s, not the plan's %(plan)s"),
     N_("an unused commitment row without a date-time"),
-)
+) + owned_words.REFUSALS     # the owned fleet's actuals (service/owned_actuals.py)
 # Words of ours that the templates above take as values.
 PHRASES = (
     N_("a zip archive"),
@@ -282,7 +283,7 @@ PHRASES = (
     # the scenario workbook's sheet and its first columns (service/xlsx/assumptions.py)
     N_("Assumptions"),
     N_("Path, Setting, Value"),
-)
+) + owned_words.PHRASES
 PLACEHOLDER = re.compile(r"%\((\w+)\)s")
 LISTS = {"parts"}   # values that are several messages joined by "; "
 

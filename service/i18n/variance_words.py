@@ -10,6 +10,8 @@ PARTS = {
     "mix": N_("Mix (work on another source)"),
     "price": N_("Price (rate paid against plan)"),
     "idle_commitments": N_("Idle commitments"),
+    "idle_servers": N_("Idle servers (owned capacity that did no work)"),
+    "timing.delivery": N_("Timing: servers delivered late or early"),
     "timing.capex": N_("Timing: server purchases"),
     "timing.commitment_upfront": N_("Timing: commitment prepayments"),
     "timing.cloud_setup": N_("Timing: cloud set-up"),

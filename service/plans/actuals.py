@@ -22,6 +22,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from models.forecast import by_line, forecast
+from models.owned_actuals import Fleet, fleet_of, merge, split
 from models.variance import MonthActuals, variance
 from service.actuals import from_json, read_bill_data, to_json
 from service.plans.revisions import usage_label
@@ -41,6 +42,7 @@ class Baseline:
     recommended: bool
     monthly: list[dict]
     currency: str
+    fleet: Optional[Fleet] = None     # the plan's owned fleet, to read owned actuals against
 
 
 def baseline(revision: Revision) -> Optional[Baseline]:
@@ -58,7 +60,7 @@ def baseline(revision: Revision) -> Optional[Baseline]:
         return None
     currency = (doc.get("currencies") or {}).get("cloud") or "USD"
     return Baseline(revision, name, name == doc["recommendation"],
-                    doc["strategies"][name]["monthly"], currency)
+                    doc["strategies"][name]["monthly"], currency, fleet_of(doc))
 
 
 def latest_baseline(scenario: ScenarioRecord) -> Optional[Baseline]:
@@ -81,7 +83,7 @@ def read_upload_files(base: Baseline, files: list[tuple[str, bytes]]) -> list[Mo
     models.variance.VarianceError
         A month outside the baseline's plan, or no month at all.
     """
-    actuals = read_bill_data(files, base.currency)
+    actuals = read_bill_data(files, base.currency, base.fleet)
     variance(base.monthly, actuals)       # every month within the plan, and the parts add up
     return actuals
 
@@ -116,12 +118,18 @@ def uploads(scenario_id: int) -> list[ActualUpload]:
 
 
 def scenario_actuals(scenario_id: int) -> dict[str, tuple[MonthActuals, ActualUpload]]:
-    """Per month, the actuals of the latest upload holding it, and that upload."""
-    out: dict[str, tuple[MonthActuals, ActualUpload]] = {}
+    """Per month, the actuals of the latest upload holding it, and that upload; bills and the
+    owned fleet's actuals apart (models.owned_actuals.split): the latest upload of a month's
+    bills gives its cloud part, the latest of its owned actuals the owned part."""
+    parts: dict[str, list] = {}
     for upload in uploads(scenario_id):
         for month in from_json(json.loads(upload.actuals)):
-            out[month.month] = (month, upload)
-    return dict(sorted(out.items()))
+            held = parts.setdefault(month.month, [None, None, upload])
+            cloud, owned = split(month)
+            held[0] = cloud or held[0]
+            held[1] = owned or held[1]
+            held[2] = upload
+    return {m: (merge(c, o), u) for m, (c, o, u) in sorted(parts.items())}
 
 
 def plan_vs_actual(base: Baseline) -> Optional[dict[str, Any]]:

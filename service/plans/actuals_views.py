@@ -3,13 +3,14 @@ Plan vs actual page of an approved revision. What they read and store is
 service/plans/actuals.py; nothing here parses a stored bill or runs a solver."""
 from __future__ import annotations
 
-from flask import abort, flash, g, redirect, render_template, request, url_for
+from flask import Response, abort, flash, g, redirect, render_template, request, url_for
 
 from models.refusals import Refusal
 from models.variance import VarianceError
 from service.clip import MESSAGE, clip_message
 from service.i18n import _
 from service.i18n.variance_words import part_label
+from service.owned_actuals import template_csv
 from service.plans import bp
 from service.plans import actuals as held
 from service.plans.actual_charts import plan_vs_actual_charts
@@ -104,3 +105,12 @@ def plan_vs_actual(scenario_id: int, number: int):
                            replanned=replanned_column(base, doc),
                            charts=plan_vs_actual_charts(doc) if doc is not None else None)
 
+
+
+@bp.get("/owned-actuals-template.csv")
+@login_required
+def owned_actuals_template():
+    """The owned fleet's actuals template (service/owned_actuals.py), uploaded beside the
+    bills."""
+    return Response(template_csv(), mimetype="text/csv", headers={
+        "Content-Disposition": 'attachment; filename="owned-actuals-template.csv"'})

@@ -1,6 +1,10 @@
 """`buyrent variance` end to end (issue 43): the demo plan against the six FOCUS 1.3 bills of
-samples/actuals/, refusals by row and column, and the usage path unchanged by the capture of
-bill rows (service.ingest.gpu_usage.capture)."""
+samples/actuals/ and its owned actuals, refusals by row and column, and the usage path unchanged
+by the capture of bill rows (service.ingest.gpu_usage.capture).
+
+The sample's baseline is the demo plan's ``proposed`` strategy (8 servers, a 1-year commitment,
+spot and on demand): it was ``cloud_only`` until the owned actuals came, and a strategy that
+owns no servers has none to be late or idle (samples/actuals/generate.py)."""
 import json
 import subprocess
 import sys
@@ -17,6 +21,7 @@ from service.ingest.gpu_usage import capture
 from tests.support.paths import ROOT, SAMPLE_USAGE, SAMPLES
 
 ACTUALS = sorted((SAMPLES / "actuals").glob("focus_1.3_*.csv"))
+OWNED = SAMPLES / "actuals" / "owned_2027-01_2027-06.csv"
 
 
 def buyrent(*args):
@@ -39,21 +44,23 @@ def cents(text: str) -> int:
 
 
 def test_samples_are_the_generators(demo_plan, tmp_path):
-    """The committed bills are what the seeded generator writes for the demo plan."""
+    """The committed bills and owned actuals are what the seeded generator writes for the
+    demo plan."""
     sys.path.insert(0, str(SAMPLES / "actuals"))
     try:
         import generate
     finally:
         sys.path.remove(str(SAMPLES / "actuals"))
     written = generate.write(json.loads(demo_plan.read_text()), tmp_path)
-    assert [p.name for p in written] == [p.name for p in ACTUALS] and len(ACTUALS) == 6
-    for new, old in zip(written, ACTUALS):
+    assert [p.name for p in written] == [p.name for p in ACTUALS + [OWNED]]
+    assert len(ACTUALS) == 6
+    for new, old in zip(written, ACTUALS + [OWNED]):
         assert new.read_bytes() == old.read_bytes(), old.name
 
 
 def test_sample_story_adds_up_with_its_signs(demo_plan):
     out = buyrent("variance", "--plan", str(demo_plan), *map(str, ACTUALS), "--strategy",
-                  "cloud_only", "--json")
+                  "proposed", "--json")
     assert out.returncode == 0, out.stderr
     doc = json.loads(out.stdout)
     assert [m["month"] for m in doc["months"]] == [f"2027-0{i}" for i in range(1, 7)]
@@ -76,16 +83,41 @@ def test_sample_story_adds_up_with_its_signs(demo_plan):
     assert "storage" in doc["months"][0]["as_planned"]
 
 
+def test_sample_story_with_the_owned_fleet(demo_plan):
+    """Bills and owned actuals together: two servers late (paid and online from March), the
+    servers online doing less than the plan gives them; the parts still add up to the cent."""
+    out = buyrent("variance", "--plan", str(demo_plan), *map(str, ACTUALS), str(OWNED),
+                  "--strategy", "proposed", "--json")
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(out.stdout)
+    months = {m["month"]: m for m in doc["months"]}
+    for entry in doc["months"] + [doc["ytd"]]:
+        assert sum(entry["parts_cents"].values()) == entry["total_cents"]
+    for month, m in months.items():
+        p = {k: Decimal(v) for k, v in m["parts"].items()}
+        assert p["idle_servers"] > 0 and p["idle_commitments"] > 0 and p["volume"] > 0
+        late = month < "2027-03"
+        assert (p.get("timing.delivery", 0) > 0) == late, month
+        assert ("other.space" in p and p["other.space"] < 0) == late, month
+        assert "gpu_hours.owned" not in m["as_planned"] and "energy" not in m["as_planned"]
+    # six of the eight servers paid in January, the two late ones on delivery in March
+    assert months["2027-01"]["parts"]["timing.capex"] == "-660000.00"
+    assert months["2027-03"]["parts"]["timing.capex"] == "660000.00"
+    assert "timing.capex" not in doc["ytd"]["parts"]          # moved, not more
+    assert Decimal(months["2027-04"]["parts"]["price"]) > 1000
+
+
 def test_table_in_english_and_korean(demo_plan):
     en = buyrent("variance", "--plan", str(demo_plan), *map(str, ACTUALS[:2]), "--strategy",
                  "cloud_only")
     assert en.returncode == 0, en.stderr
     assert "Idle commitments" in en.stdout and "YTD 2027-01 to 2027-02" in en.stdout
-    ko = buyrent("variance", "--plan", str(demo_plan), *map(str, ACTUALS[:2]), "--strategy",
-                 "cloud_only", "--lang", "ko")
+    ko = buyrent("variance", "--plan", str(demo_plan), *map(str, ACTUALS[:2]), str(OWNED),
+                 "--strategy", "proposed", "--lang", "ko")
     assert ko.returncode == 0, ko.stderr
     assert "Idle commitments" not in ko.stdout and "Total variance" not in ko.stdout
-    assert "유휴" in ko.stdout
+    assert "Idle servers" not in ko.stdout and "delivered" not in ko.stdout
+    assert "유휴 약정" in ko.stdout and "유휴 서버" in ko.stdout and "납품" in ko.stdout
 
 
 def test_default_strategy_is_the_recommended_one(demo_plan):
@@ -133,6 +165,33 @@ def test_refusals_are_one_line_exit_2(demo_plan, tmp_path, lang):
     assert missing.returncode == 2 and "nope" in missing.stderr
     not_plan = buyrent("variance", "--plan", str(ACTUALS[0]), str(ACTUALS[0]))
     assert not_plan.returncode == 2 and "not a JSON file" in not_plan.stderr
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_owned_refusals_by_row_and_column(demo_plan, tmp_path, lang):
+    """A bad owned actuals file is refused by row and column, in the reader's language."""
+    lines = OWNED.read_text(encoding="utf-8").splitlines()
+    late = lines[1].replace(",6,", ",7,", 1)            # 7 online, 6 held in January
+    kinds = lines[2].replace("2027-02,,", "2027-02,b200,", 1)
+    bad = tmp_path / "owned.csv"
+    bad.write_text("\n".join([lines[0], late, kinds] + lines[3:]) + "\n", encoding="utf-8")
+    out = buyrent("variance", "--plan", str(demo_plan), str(bad), "--strategy", "proposed",
+                  "--lang", lang)
+    assert out.returncode == 2 and len(out.stderr.strip().splitlines()) == 1, out.stderr
+    if lang == "ko":
+        assert "3행, 'server_type' 열: b200: 계획의 서버 유형이 아닙니다" in out.stderr
+        assert "not a" not in out.stderr
+    else:
+        assert "row 3, column 'server_type': b200 is not a server type of the plan" \
+            in out.stderr
+    fixed = tmp_path / "owned_fixed.csv"
+    fixed.write_text("\n".join([lines[0], late] + lines[2:]) + "\n", encoding="utf-8")
+    out = buyrent("variance", "--plan", str(demo_plan), str(fixed), "--strategy", "proposed",
+                  "--lang", lang)
+    assert out.returncode == 2
+    assert ("2행, 'servers_online' 열" if lang == "ko" else
+            "row 2, column 'servers_online': 7 servers online but 6 held in 2027-01") \
+        in out.stderr, out.stderr
 
 
 @pytest.mark.parametrize("name", ["focus_1.2_sample.csv", "focus_1.3_sample.csv",

@@ -1,8 +1,10 @@
 """Plan against actual walked in Korean through Chromium (issue 43, item 5): the reviewer
-approves the demo plan naming the strategy the sample bills were made for, the analyst uploads
-a broken bill (refused by row and column, nothing saved) and then the six sample months, and
-the Plan vs actual page names each part of the variance, whose cents add up to each month's
-and the year to date's total. Screenshots: test-artifacts/ko-actuals-*.png."""
+approves the demo plan naming the strategy the sample actuals were made for (``proposed``, which
+owns servers: the sample's owned actuals have a late delivery and idle servers), the analyst
+uploads a broken bill (refused by row and column, nothing saved) and then the six sample months
+of bills and owned actuals, and the Plan vs actual page names each part of the variance, whose
+cents add up to each month's and the year to date's total. Screenshots:
+test-artifacts/ko-actuals-*.png."""
 from __future__ import annotations
 
 import json
@@ -16,12 +18,16 @@ from tests.support.paths import SAMPLE_SCENARIO, SAMPLES
 
 pytestmark = pytest.mark.browser
 BILLS = sorted((SAMPLES / "actuals").glob("focus_1.3_2027-0*.csv"))
+OWNED = SAMPLES / "actuals" / "owned_2027-01_2027-06.csv"
 # the sample bills' file names in the uploads table, and the words of the demo scenario's
 # name (data its analyst typed, shown as typed)
-ALLOWED = {"focus"} | set(re.findall(r"[A-Za-z][A-Za-z0-9]+",
+ALLOWED = {"focus", "owned"} | set(re.findall(r"[A-Za-z][A-Za-z0-9]+",
                                      json.loads(SAMPLE_SCENARIO.read_text())["name"]))
 # volume, mix, price and idle commitments as the Korean catalog names them
 PART_NAMES = {"물량(작업 증감)", "구성(다른 조달 방식의 작업)", "가격(계획 대비 지불 단가)", "유휴 약정"}
+# and the owned fleet's: idle servers, the late delivery, the purchases moved between months
+OWNED_PART_NAMES = {"유휴 서버(일하지 않은 자체 보유 용량)", "시기: 서버 납품 지연 또는 조기 납품",
+                    "시기: 서버 구매"}
 
 
 @pytest.fixture
@@ -51,8 +57,8 @@ def test_approve_upload_and_read_the_variance_in_korean(server, korean_browser, 
     rita = korean_page(korean_browser, problems)
     log_in(rita, base, "rita", found, "actuals-01-login")
     rita.goto(f"{base}/scenarios/1/revisions/1")
-    rita.select_option("#review-strategy", "cloud_only")
-    assert "클라우드" in rita.inner_text("#review-strategy option:checked")
+    rita.select_option("#review-strategy", "proposed")
+    assert "제안" in rita.inner_text("#review-strategy option:checked")
     rita.fill("#review-comment", "청구서와 비교할 기준으로 승인합니다.")
     rita.click("#approve")
     rita.wait_for_selector("#plan-vs-actual-link")
@@ -79,7 +85,8 @@ def test_approve_upload_and_read_the_variance_in_korean(server, korean_browser, 
     assert "아직 올린 실제 청구서가 없습니다" in ana.inner_text("#actual-uploads")
     check(ana, "actuals-04-refused", found, ALLOWED | {"broken", "EUR", "BillingCurrency"})
 
-    ana.set_input_files("#bills", [str(p) for p in BILLS])
+    assert "자체 보유 실적 템플릿" in ana.inner_text("#owned-actuals-help")
+    ana.set_input_files("#bills", [str(p) for p in BILLS] + [str(OWNED)])
     ana.click("#upload-actuals")
     ana.wait_for_url("**/revisions/1/actual")
     check(ana, "actuals-05-plan-vs-actual", found, ALLOWED)
@@ -87,7 +94,7 @@ def test_approve_upload_and_read_the_variance_in_korean(server, korean_browser, 
     rita.goto(f"{base}/scenarios/1/revisions/1/actual")
     assert rita.inner_text("h1").startswith("계획 대비 실적")
     parts, total = read_variance(rita)
-    assert PART_NAMES <= set(parts), parts
+    assert PART_NAMES | OWNED_PART_NAMES <= set(parts), parts
     assert len(total) == 7                            # six months and the year to date
     for column in range(7):                           # each part named, adding up to the cent
         assert sum(cents[column] for cents in parts.values()) == total[column]

@@ -142,7 +142,8 @@ def test_a_later_upload_of_a_month_replaces_it_and_the_first_stays(login, app):
     approve(rita, app, "cloud_only")
     upload(ana, sample_files())
     first = rita.get(R1 + "/actual").get_data(as_text=True)
-    again = BILLS[0].read_text().replace("132741.95", "142741.95")   # January's on demand
+    again = BILLS[0].read_text().replace("157751.68", "167751.68")   # January's on demand
+    assert again != BILLS[0].read_text()
     assert upload(ana, [("jan-corrected.csv", again.encode())]).status_code == 302
     second = rita.get(R1 + "/actual").get_data(as_text=True)
     assert (count(app, ActualUpload), count(app, ActualFile)) == (2, 7)

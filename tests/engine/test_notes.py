@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 from numpydoc.docscrape import get_doc_object
 
-from tests.engine.test_docstrings import public_api
+from tests.support.models_api import public_api
 
 CATEGORIES = {
     "words": "builds words or sentences for a person to read",

@@ -35,6 +35,15 @@ def add_arguments(_name: str, command: argparse.ArgumentParser) -> None:
 
 
 def _plan(path: Path, strategy: str | None) -> tuple[list, str, str]:
+    doc, name = read_plan(path, strategy)
+    currency = (doc.get("currencies") or {}).get("cloud") or "USD"
+    return doc["strategies"][name]["monthly"], name, currency
+
+
+def read_plan(path: Path, strategy: str | None) -> tuple[dict, str]:
+    """A plan document and the name of its strategy ``strategy`` (default: the recommended
+    one); a file that is not one, or a strategy it lacks, is a UsageError in the current
+    language (also read by service/cli/focus_export.py)."""
     try:
         doc = json.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
@@ -49,8 +58,7 @@ def _plan(path: Path, strategy: str | None) -> tuple[list, str, str]:
     if name not in strategies or "monthly" not in strategies[name]:
         raise UsageError(_("%(path)s: the plan has no strategy %(name)s; it has %(names)s",
                            path=path, name=name, names=", ".join(strategies)))
-    currency = (doc.get("currencies") or {}).get("cloud") or "USD"
-    return strategies[name]["monthly"], name, currency
+    return doc, name
 
 
 def cmd_variance(args: argparse.Namespace) -> int:

@@ -4,7 +4,8 @@ The version is recognised from the columns present (focus_columns.ADDED). A row 
 is a usage charge (ChargeCategory Usage, not an unused commitment or capacity reservation, not a
 correction) whose
 ConsumedUnit is time and whose text (ChargeDescription, SkuId, ResourceType, SkuMeter,
-SkuPriceDetails, ``x_`` columns) names a GPU instance type or per-GPU SKU of instance_gpus.csv.
+SkuPriceDetails, ``x_`` columns) names a GPU instance type or per-GPU SKU of instance_gpus.csv,
+or else whose SkuPriceDetails gives a ``GpuCount`` (GPUs per unit; focus_columns.gpu_counts).
 GPU-hours = ConsumedQuantity x hours per unit x GPUs per unit. PricingCategory Standard /
 Committed / Dynamic = on demand / committed / spot; committed usage carries its commitment
 (CommitmentDiscountId, else the 1.3 ContractApplied commitment). Unused commitment rows are idle
@@ -79,6 +80,9 @@ def from_frame(frame: pd.DataFrame, rows: np.ndarray, filename: str, limits: Lim
     texts += [frame[c] for c in frame.columns if is_x_text(str(c))]
     found = instances.first_match(texts) if texts else None
     gpus = found.gpus if found is not None else np.zeros(n)
+    details = exports.column(frame, "SkuPriceDetails")
+    if details is not None:     # no instance name known: the SKU's own GpuCount (per unit)
+        gpus = np.where(gpus > 0, gpus, focus_columns.gpu_counts(frame[details]))
     candidate = usage & (per_unit > 0) & (gpus > 0)
     start, end, quantity, counted, problems = exports.charge_periods(
         frame, rows, start_col, end_col, qty_col, candidate)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import copy
 import functools
-from typing import Any, Optional, Union
+from typing import Any, Literal, Optional, Union
 
 from pydantic import BaseModel, ConfigDict, Field
 from spectree import Response, SecurityScheme, SecuritySchemeData, SpecTree
@@ -232,6 +232,13 @@ class ActualsQuery(BaseModel):
                                     "(default: the newest approved one)")
 
 
+class FocusOwnedQuery(BaseModel):
+    strategy: Optional[str] = Field(None, max_length=40, description="a strategy of the plan "
+                                    "(default: the approved one, else the recommended one)")
+    version: Optional[Literal["1.3", "1.4"]] = Field(None, description="FOCUS version of the "
+                                                     "columns (default 1.3)")
+
+
 class ActualsForm(BaseModel):
     """Cloud bills (FOCUS 1.0-1.4, AWS CUR, Azure cost details, Google Cloud billing export):
     repeat the ``bills`` part for each file."""
@@ -263,6 +270,11 @@ def _document() -> dict[str, Any]:
                            "prefers " + XLSX)
     plan["content"][XLSX] = {"schema": {"type": "string", "format": "binary"}}
     require_tags(doc)
+    owned = doc["paths"].get("/api/v1/scenarios/{scenario_id}/revisions/{number}/"
+                             "focus-owned.csv")
+    if owned is not None:
+        owned["get"]["responses"]["200"]["content"] = {"text/csv": {"schema": {
+            "type": "string"}}}
     # the multipart request's scenario part is a Scenario as JSON (the server parses it), not
     # any text: an arbitrary string the document allowed answered 400 (Schemathesis, issue 40)
     form = doc["components"]["schemas"]["PlanForm"]["properties"]
@@ -307,3 +319,5 @@ JOB_PLAN_RESPONSES = Response(HTTP_200=PlanDocument, HTTP_202=JobStatus,
                               **errors(401, 404, 409))
 # 200: the workbook itself (application/vnd.openxmlformats-officedocument.spreadsheetml.sheet)
 JOB_XLSX_RESPONSES = Response("HTTP_200", HTTP_202=JobStatus, **errors(401, 404, 409))
+# 200: the CSV itself (text/csv; the document's content added in _document)
+FOCUS_OWNED_RESPONSES = Response("HTTP_200", **errors(400, 401, 404, 409))

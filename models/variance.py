@@ -26,6 +26,10 @@ Parts (all in the plan's reporting currency; positive = more spent than planned)
 ``price``             the rate paid against the plan's rate, on the actual GPU-hours (and any
                       cost of a source read with no GPU-hours).
 ``idle_commitments``  committed GPU-hours paid and not used, against the plan's own idle ones.
+``fx``                what the exchange rate actually paid added to bills in the plan's
+                      foreign currency over the plan's rate of their month
+                      (models/variance_fx.py; the cost lines hold those bills at the plan's
+                      rate).
 ``timing.<line>``     one-off lines paid on a schedule: capex, commitment_upfront,
                       cloud_setup, tax_on_resale, resale_credit (a purchase, contract or sale
                       earlier or later than planned shows here).
@@ -54,7 +58,7 @@ QUANTITY_LINES = ("on_demand", "spot", "commitment")
 TIMING_LINES = ("capex", "commitment_upfront", "cloud_setup", "tax_on_resale", "resale_credit")
 OTHER_LINES = tuple(n for n in COST_LINES + CREDIT_LINES
                     if n not in QUANTITY_LINES and n not in TIMING_LINES)
-PART_ORDER = (("volume", "mix", "price", "idle_commitments")
+PART_ORDER = (("volume", "mix", "price", "idle_commitments", "fx")
               + tuple(f"timing.{n}" for n in TIMING_LINES)
               + tuple(f"other.{n}" for n in OTHER_LINES))
 
@@ -91,7 +95,8 @@ class MonthActuals:
     ``costs`` by cost line, ``gpu_hours`` by source (on_demand, spot, committed, owned),
     ``idle_commitment_cost`` the part of the commitment line paid for unused commitments,
     ``rates`` the rate paid per GPU-hour by source, used for a source whose cost line is not
-    given (cost = rate x GPU-hours).
+    given (cost = rate x GPU-hours); ``fx_cost`` what was paid over the cost lines, which hold
+    bills in the plan's foreign currency at the plan's rate (models/variance_fx.py).
     """
 
     month: str
@@ -99,6 +104,7 @@ class MonthActuals:
     gpu_hours: dict[str, float] = field(default_factory=dict)
     idle_commitment_cost: float = 0.0
     rates: dict[str, float] = field(default_factory=dict)
+    fx_cost: float = 0.0
 
 
 def _q(x: float) -> Fraction:
@@ -190,7 +196,9 @@ def month_variance(plan_row: Mapping[str, Any], actual: MonthActuals) -> dict[st
         \\text{idle} &= I' - I
 
     where :math:`A_s` is the actual cost of source s's use (for commitments the line less the
-    idle cost :math:`I'`). Then volume + mix + price = :math:`\\sum_s A_s - \\sum_s q_s p_s`
+    idle cost :math:`I'`), bills in the plan's foreign currency at the plan's rate of the
+    month; fx = :math:`F`, the actuals' ``fx_cost`` (what the rate paid added over that,
+    models/variance_fx.py), counts in the actual total. Then volume + mix + price = :math:`\\sum_s A_s - \\sum_s q_s p_s`
     and with idle, the quantity lines' plan cost :math:`C_s - q_s p_s` left when
     :math:`q_s = 0` (in ``other.<line>``), and every other line's actual - plan (credits
     negated) the parts sum exactly to actual - plan. With no planned work (:math:`Q = 0`)
@@ -222,6 +230,9 @@ def month_variance(plan_row: Mapping[str, Any], actual: MonthActuals) -> dict[st
             raise VarianceError(MESSAGES[2], month=actual.month, line=name)
         if value != value or value in (float("inf"), float("-inf")):
             raise VarianceError(MESSAGES[3], month=actual.month, line=name)
+    fx_paid = float(actual.fx_cost)
+    if fx_paid != fx_paid or fx_paid in (float("inf"), float("-inf")):
+        raise VarianceError(MESSAGES[3], month=actual.month, line="fx")
     plan_line = {n: _q(float(plan_row.get(n, 0.0))) for n in COST_LINES + CREDIT_LINES}
     act_line = {}
     for n in COST_LINES + CREDIT_LINES:
@@ -271,6 +282,7 @@ def month_variance(plan_row: Mapping[str, Any], actual: MonthActuals) -> dict[st
         "mix": at_plan_rates - Qa * mean,
         "price": sum((act_used[s] - act_hours[s] * rate[s] for s in SOURCES), Fraction(0)),
         "idle_commitments": act_idle - plan_idle,
+        "fx": _q(fx_paid),
     }
     if Q == 0:          # no planned work: all of the work at plan rates is mix, none volume
         parts["volume"] = Fraction(0)
@@ -285,7 +297,7 @@ def month_variance(plan_row: Mapping[str, Any], actual: MonthActuals) -> dict[st
         parts[f"other.{n}"] = -leftover[n]
     plan_total = _plan_total(plan_row)
     actual_total = (sum((act_line[n] for n in COST_LINES), Fraction(0))
-                    - sum((act_line[n] for n in CREDIT_LINES), Fraction(0)))
+                    - sum((act_line[n] for n in CREDIT_LINES), Fraction(0)) + _q(fx_paid))
     ordered = {k: parts.get(k, Fraction(0)) for k in PART_ORDER}
     ordered.update({k: v for k, v in parts.items() if k not in ordered})
     return {"month": actual.month, "plan": plan_total, "actual": actual_total,

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from models.refusals import Refusal
 from models.variance import VarianceError, variance
+from models.variance_fx import PlanMoney
 from service.actuals import read_bills
 from service.cli.report import cell, strategy_name, width
 from service.cli.usage_error import UsageError
@@ -28,16 +29,36 @@ def add_arguments(_name: str, command: argparse.ArgumentParser) -> None:
     command.add_argument("--plan", required=True, help="plan document (buyrent plan --json)")
     command.add_argument("--strategy", help="strategy of the plan to hold to (default: the "
                          "recommended one)")
+    command.add_argument("--fx-rate", type=positive_rate, metavar="RATE",
+                         help="exchange rate actually paid, in the plan's reporting currency "
+                         "per unit of its foreign one, for bills in the foreign currency that "
+                         "give no amount in the reporting currency (the fx part)")
     command.add_argument("--json", action="store_true", help="print the variance document")
     command.add_argument("--lang", choices=sorted(LANGUAGES), default=DEFAULT,
                          help="language of the table and the refusals (default en)")
     command.set_defaults(func=cmd_variance)
 
 
-def _plan(path: Path, strategy: str | None) -> tuple[list, str, str]:
+def _plan(path: Path, strategy: str | None, fx_rate: float | None = None
+          ) -> tuple[list, str, str, PlanMoney]:
     doc, name = read_plan(path, strategy)
-    currency = (doc.get("currencies") or {}).get("cloud") or "USD"
-    return doc["strategies"][name]["monthly"], name, currency
+    currencies = doc.get("currencies") or {}
+    currency = currencies.get("reporting") or "USD"     # every figure of the plan is in it
+    monthly = doc["strategies"][name]["monthly"]
+    money = PlanMoney(currencies or {"reporting": currency, "fx": None},
+                      str(monthly[0]["month"]) if monthly else "", fx_rate)
+    return monthly, name, currency, money
+
+
+def positive_rate(text: str) -> float:
+    """A --fx-rate: a finite number above 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not (value > 0 and value < float("inf")):
+        raise argparse.ArgumentTypeError(f"{text}: an exchange rate is a number above 0")
+    return value
 
 
 def read_plan(path: Path, strategy: str | None) -> tuple[dict, str]:
@@ -63,9 +84,9 @@ def read_plan(path: Path, strategy: str | None) -> tuple[dict, str]:
 
 def cmd_variance(args: argparse.Namespace) -> int:
     with using_locale(args.lang):
-        monthly, name, currency = _plan(Path(args.plan), args.strategy)
+        monthly, name, currency, money = _plan(Path(args.plan), args.strategy, args.fx_rate)
         try:
-            actuals = read_bills(args.actuals, currency)
+            actuals = read_bills(args.actuals, currency, money)
         except Refusal as exc:
             raise UsageError(refusal(str(exc), getattr(exc, "problems", ()), args.lang)) \
                 from None

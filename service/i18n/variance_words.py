@@ -10,6 +10,7 @@ PARTS = {
     "mix": N_("Mix (work on another source)"),
     "price": N_("Price (rate paid against plan)"),
     "idle_commitments": N_("Idle commitments"),
+    "fx": N_("Exchange rate (paid against the plan's rate)"),
     "timing.capex": N_("Timing: server purchases"),
     "timing.commitment_upfront": N_("Timing: commitment prepayments"),
     "timing.cloud_setup": N_("Timing: cloud set-up"),

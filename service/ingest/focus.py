@@ -121,6 +121,7 @@ def from_frame(frame: pd.DataFrame, rows: np.ndarray, filename: str, limits: Lim
     usage_rows = GpuUsage(rows, counted, start, end, gpu_hours, pricing, team, commitment, cost,
                           currency, exports.text(frame[provider]) if provider else None,
                           idle=unused, idle_start=start)   # start: every row's, parsed
+    usage_rows.billed, usage_rows.billed_currency = _billed(frame)
     return finish(filename, FORMAT, f"FOCUS {version}", usage_rows, problems, warnings, summary)
 
 
@@ -169,6 +170,19 @@ def _money(frame: pd.DataFrame, n: int):
         cost = np.where(own, priced, cost)
         currency = np.where(own, pricing_currency, currency)
     return cost, currency
+
+
+def _billed(frame: pd.DataFrame):
+    """Each row's billed amount (EffectiveCost, else BilledCost) and BillingCurrency, beside
+    the pricing currency's amount that ``_money`` prefers: a row with both gives the rate
+    actually paid (the FX part of plan against actual, service/actuals.py)."""
+    cost = exports.amounts(frame, "EffectiveCost")
+    if cost is None:
+        cost = exports.amounts(frame, "BilledCost")
+    billing = exports.column(frame, "BillingCurrency")
+    if cost is None or billing is None:
+        return None, None
+    return cost, exports.text(frame[billing])
 
 
 def _idle(frame: pd.DataFrame, unused: np.ndarray, found, n: int) -> dict:

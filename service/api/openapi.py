@@ -243,6 +243,10 @@ class ActualsForm(BaseModel):
     """Cloud bills (FOCUS 1.0-1.4, AWS CUR, Azure cost details, Google Cloud billing export):
     repeat the ``bills`` part for each file."""
     bills: BaseFile
+    fx_rate: Optional[float] = Field(
+        None, gt=0, description="the exchange rate actually paid, in the plan's reporting "
+        "currency per unit of its foreign one: for bills in the foreign currency that give no "
+        "amount in the reporting currency (the fx part of the variance)")
 
 
 def errors(*statuses: int) -> dict[str, type[BaseModel]]:

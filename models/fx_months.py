@@ -15,7 +15,20 @@ from typing import Any, Mapping
 
 
 def month_number(first: str, month: str) -> int:
-    """Months from ``first`` to ``month`` (both ``YYYY-MM``); negative before ``first``."""
+    """Months from one month to another.
+
+    Parameters
+    ----------
+    first : str
+        The month counted from, ``YYYY-MM``.
+    month : str
+        The month counted to, ``YYYY-MM``.
+
+    Returns
+    -------
+    int
+        Months from ``first`` to ``month``; negative before ``first``.
+    """
     y0, m0 = int(first[:4]), int(first[5:7])
     y1, m1 = int(month[:4]), int(month[5:7])
     return (y1 - y0) * 12 + (m1 - m0)

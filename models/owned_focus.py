@@ -72,7 +72,18 @@ def _q(x: Any) -> Fraction:
 
 
 def owned_cost(row: Mapping[str, Any]) -> Fraction:
-    """A month's owned cost in the plan's reporting currency (exact), credits subtracted."""
+    """A month's owned cost, credits subtracted.
+
+    Parameters
+    ----------
+    row : mapping
+        A monthly row of a plan document (models.document.month_rows).
+
+    Returns
+    -------
+    Fraction
+        The sum of OWNED_COST_LINES less OWNED_CREDIT_LINES, exact [reporting currency].
+    """
     return (sum((_q(row.get(n)) for n in OWNED_COST_LINES), Fraction(0))
             - sum((_q(row.get(n)) for n in OWNED_CREDIT_LINES), Fraction(0)))
 

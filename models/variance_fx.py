@@ -28,6 +28,7 @@ class PlanMoney:
 
     @property
     def reporting(self) -> str:
+        """The plan's reporting currency (ISO 4217 code), in which the variance is."""
         return str(self.currencies.get("reporting") or "USD")
 
 

@@ -2,8 +2,9 @@
 service/focus_export.py made from the revision's stored plan document, for the plan page, the
 Plan vs actual page (service/plans/focus_views.py) and the API (service/api/focus_owned.py).
 
-Cheap enough for a request: exact arithmetic over the stored strategy's monthly rows (a
-60-month plan: a few milliseconds), no solver, no workbook.
+Cheap enough for a request: exact arithmetic over the stored strategy's monthly rows, no
+solver, no workbook (the demo plan's 60 months: 43-50 ms per CSV, mean of 50, load average 8
+on the shared 2 cores while tests ran).
 """
 from __future__ import annotations
 

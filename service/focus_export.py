@@ -71,6 +71,8 @@ def export_of(doc: Mapping[str, Any], strategy: str) -> OwnedExport:
     """The owned rows of one strategy of a plan document (OwnedExportError when it has none)."""
     currencies = doc.get("currencies") or {}
     currency = currencies.get("owned") or currencies.get("reporting") or "USD"
+    if not currencies:      # a document of before ``currencies``: one currency, no rate
+        currencies = {"reporting": currency, "fx": None}
     return owned_export(doc["strategies"][strategy]["monthly"], strategy,
                         gpus_per_server(doc.get("scenario") or {}), currencies, currency)
 

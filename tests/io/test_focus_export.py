@@ -130,5 +130,12 @@ def test_refusals(tmp_path, lang, words):
     assert missing.returncode == 2 and "nope" in missing.stderr
 
 
+def test_a_document_without_currencies_is_one_currency():
+    old = {k: v for k, v in SMALL.items() if k != "currencies"}
+    got = rows(focus_csv(old, "optimal"))
+    assert [(r["BillingCurrency"], r["EffectiveCost"]) for r in got] == [("USD", "5666.67"),
+                                                                         ("USD", "2833.33")]
+
+
 def test_words_are_the_engines():
     assert tuple(focus_export_words.MESSAGES) == MESSAGES

@@ -28,6 +28,11 @@ def month_number(first: str, month: str) -> int:
     -------
     int
         Months from ``first`` to ``month``; negative before ``first``.
+
+    Notes
+    -----
+    k = 12 (y - y_0) + (m - m_0), with y_0, m_0 the year and month of ``first`` and y, m those
+    of ``month`` [months].
     """
     y0, m0 = int(first[:4]), int(first[5:7])
     y1, m1 = int(month[:4]), int(month[5:7])

@@ -83,6 +83,12 @@ def owned_cost(row: Mapping[str, Any]) -> Fraction:
     -------
     Fraction
         The sum of OWNED_COST_LINES less OWNED_CREDIT_LINES, exact [reporting currency].
+
+    Notes
+    -----
+    c = capex + loan_payment + energy + space + maintenance + staff + owned_storage +
+    owned_network + tax_on_resale - resale_credit, each the row's line [reporting currency];
+    the tax shield is not an owned cost (module docstring).
     """
     return (sum((_q(row.get(n)) for n in OWNED_COST_LINES), Fraction(0))
             - sum((_q(row.get(n)) for n in OWNED_CREDIT_LINES), Fraction(0)))

@@ -26,11 +26,6 @@ class PlanMoney:
     first: str
     stated_rate: Optional[float] = None
 
-    @property
-    def reporting(self) -> str:
-        """The plan's reporting currency (ISO 4217 code), in which the variance is."""
-        return str(self.currencies.get("reporting") or "USD")
-
 
 FX_MESSAGES = (
     "the cost is in %(currency)s and the plan has no exchange rate for it (the plan is in "
@@ -81,7 +76,7 @@ def at_plan_rate(amount: float, currency: str, month: str, billed: Optional[floa
     the plan holds no rate for is refused, even when billed in the reporting currency: the
     plan assumed no such currency, so there is no plan rate to split price from FX.
     """
-    reporting = money.reporting
+    reporting = str(money.currencies.get("reporting") or "USD")
     if currency == reporting:
         return amount, 0.0
     in_reporting = (billed is not None and billed_currency == reporting

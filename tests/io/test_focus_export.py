@@ -130,6 +130,30 @@ def test_refusals(tmp_path, lang, words):
     assert missing.returncode == 2 and "nope" in missing.stderr
 
 
+def test_a_fleet_has_a_row_per_server_type():
+    """Two types, a of 8 GPUs and b of 4: January's 1,000 GPU-h on 1 a and 2 b servers (8 GPUs
+    each) are 500 GPU-h each, 62.5 a-server-hours and 125 b-server-hours; February's 500 GPU-h
+    all on a. One price, 17/3 per GPU-hour (tests/engine/test_owned_focus.py)."""
+    monthly = [dict(PLAN[0], servers_online_by_type={"a": 1.0, "b": 2.0}),
+               dict(PLAN[1], servers_online_by_type={"a": 1.0, "b": 0.0}),
+               dict(PLAN[2], servers_online_by_type={"a": 0.0, "b": 0.0})]
+    fleet = dict(SMALL, scenario={"name": "fleet", "owned": {"gpus_per_server": 8},
+                                  "server_types": [{"id": "a"},
+                                                   {"id": "b", "gpus_per_server": 4}]},
+                 strategies={"staged": {"monthly": monthly}})
+    text = focus_csv(fleet, "staged", "1.4")
+    got = rows(text)
+    assert [(r["ChargePeriodStart"][:7], r["x_OwnedServerType"], r["ResourceName"],
+             json.loads(r["SkuPriceDetails"])["GpuCount"], r["ConsumedQuantity"],
+             r["x_GpuHours"], r["ListUnitPrice"], r["EffectiveCost"]) for r in got] == [
+        ("2027-01", "a", "a", 8, "62.5", "500.0", "45.333333", "2833.33"),
+        ("2027-01", "b", "b", 4, "125.0", "500.0", "22.666667", "2833.34"),
+        ("2027-02", "a", "a", 8, "62.5", "500.0", "45.333333", "2833.33")]
+    back = read_bill_data([("fleet.csv", text.encode())], "USD")
+    assert [(a.month, a.gpu_hours["on_demand"], a.costs["on_demand"]) for a in back] == [
+        ("2027-01", 1000.0, 5666.67), ("2027-02", 500.0, 2833.33)]
+
+
 def test_a_document_without_currencies_is_one_currency():
     old = {k: v for k, v in SMALL.items() if k != "currencies"}
     got = rows(focus_csv(old, "optimal"))

@@ -196,14 +196,14 @@ def month_variance(plan_row: Mapping[str, Any], actual: MonthActuals) -> dict[st
         \\text{idle} &= I' - I
 
     where :math:`A_s` is the actual cost of source s's use (for commitments the line less the
-    idle cost :math:`I'`), bills in the plan's foreign currency at the plan's rate of the
-    month; fx = :math:`F`, the actuals' ``fx_cost`` (what the rate paid added over that,
-    models/variance_fx.py), counts in the actual total. Then volume + mix + price = :math:`\\sum_s A_s - \\sum_s q_s p_s`
-    and with idle, the quantity lines' plan cost :math:`C_s - q_s p_s` left when
-    :math:`q_s = 0` (in ``other.<line>``), and every other line's actual - plan (credits
-    negated) the parts sum exactly to actual - plan. With no planned work (:math:`Q = 0`)
-    volume is 0 and mix is :math:`\\sum_s a_s p_s`. All of it is computed in exact rational
-    arithmetic on the floats given.
+    idle cost :math:`I'`), bills in the plan's foreign currency at the plan's rate of the month;
+    fx = :math:`F`, the actuals' ``fx_cost`` (what the rate paid added over that,
+    models/variance_fx.py), counts in the actual total. Then volume + mix + price =
+    :math:`\\sum_s A_s - \\sum_s q_s p_s` and with idle and fx, the quantity lines' plan cost
+    :math:`C_s - q_s p_s` left when :math:`q_s = 0` (in ``other.<line>``), and every other
+    line's actual - plan (credits negated) the parts sum exactly to actual - plan. With no
+    planned work (:math:`Q = 0`) volume is 0 and mix is :math:`\\sum_s a_s p_s`. All of it is
+    computed in exact rational arithmetic on the floats given.
     """
     given_lines = dict(actual.costs)
     hours = {s: _q(float(plan_row.get(f, 0.0))) for s, (f, _) in SOURCES.items()}

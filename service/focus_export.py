@@ -4,15 +4,15 @@ item 1; the figures are models/owned_focus.py).
 The owned servers are an internal provider billing itself: ServiceProviderName,
 HostProviderName, InvoiceIssuerName and the deprecated ProviderName (still written, for tools
 that read FOCUS 1.0-1.2) are ``Owned fleet (internal)``; ServiceCategory Compute,
-ServiceSubcategory ``Other (Compute)``; ChargeCategory Usage, ChargeFrequency Usage-Based,
-PricingCategory Standard. A row's unit is a server-hour (ConsumedUnit = PricingUnit = Hours) and
-``SkuPriceDetails`` gives its ``GpuCount`` (the FOCUS-defined key: GPUs per pricing unit), so a
-reader gets GPU-hours = ConsumedQuantity x GpuCount, as it does for a cloud instance. ListUnitPrice
-= ContractedUnitPrice = the price per GPU-hour x GpuCount; the price per GPU-hour and the
-GPU-hours are also in the custom columns ``x_PricePerGpuHour`` and ``x_GpuHours``; the server
-type in ``x_OwnedServerType`` and ResourceName. Texts the usage readers match against instance
-names (ChargeDescription, SkuId, SkuPriceDetails) name no GPU model, so GpuCount alone says
-how many GPUs a row holds.
+ServiceSubcategory ``Virtual Machines`` (the spec says it spans bare-metal servers);
+ChargeCategory Usage, ChargeFrequency Usage-Based, PricingCategory Standard. A row's unit is a
+server-hour (ConsumedUnit = PricingUnit = Hours) and ``SkuPriceDetails`` gives its ``GpuCount``
+(the FOCUS-defined key: GPUs per pricing unit), so a reader gets GPU-hours = ConsumedQuantity x
+GpuCount, as it does for a cloud instance. ListUnitPrice = ContractedUnitPrice = the price per
+GPU-hour x GpuCount; the price per GPU-hour and the GPU-hours are also in the custom columns
+``x_PricePerGpuHour`` and ``x_GpuHours``; the server type in ``x_OwnedServerType`` and
+ResourceName. Texts the usage readers match against instance names (ChargeDescription, SkuId,
+SkuPriceDetails) name no GPU model, so GpuCount alone says how many GPUs a row holds.
 
 Columns: those of FOCUS 1.3's Cost and Usage dataset that apply (as samples/focus_1.3_sample.csv
 has them, less the allocation, capacity reservation, commitment discount and contract columns,
@@ -148,7 +148,7 @@ def focus_csv(doc: Mapping[str, Any], strategy: str, version: str = "1.3",
             "HostProviderName": PROVIDER, "InvoiceIssuerName": PROVIDER,
             "ProviderName": PROVIDER, "PublisherName": PROVIDER,
             "ServiceProviderName": PROVIDER,
-            "ServiceCategory": "Compute", "ServiceSubcategory": "Other (Compute)",
+            "ServiceCategory": "Compute", "ServiceSubcategory": "Virtual Machines",
             "ServiceName": "Owned GPU servers",
             "ResourceId": f"owned/{r.server_type}", "ResourceName": r.server_type,
             "ResourceType": "Server", "RegionId": "on-premises", "RegionName": "On premises",

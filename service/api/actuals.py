@@ -108,15 +108,15 @@ def list_actuals(scenario_id: int):
 def upload_actuals(scenario_id: int):
     """Upload actual bills of a scenario
 
-    One or more bills (repeat the ``bills`` part), read together by the usage file's readers
-    and checked against the newest approved revision's plan: its months and its currencies
-    (a bill in the plan's foreign currency counts at the plan's rate of its month, the rest
-    of what was paid is the ``fx`` part; ``fx_rate`` states the rate paid for bills with no
-    amount in the reporting currency). A refusal is a 422 naming each bad row and column, and
-    nothing is saved. Stored byte for byte, append-only and audited; a later upload of a
-    month replaces that month in the variance (the earlier one stays on record). Answers 201 with the upload, the baseline
-    and ``Location`` (GET it for the variance). Honours the ``Idempotency-Key`` header: a retry
-    answers the same and saves nothing again.
+    One or more bills (repeat the ``bills`` part), read together by the usage file's readers and
+    checked against the newest approved revision's plan: its months and its currencies (a bill
+    in the plan's foreign currency counts at the plan's rate of its month, the rest of what was
+    paid is the ``fx`` part; ``fx_rate`` states the rate paid for bills with no amount in the
+    reporting currency). A refusal is a 422 naming each bad row and column, and nothing is
+    saved. Stored byte for byte, append-only and audited; a later upload of a month replaces
+    that month in the variance (the earlier one stays on record). Answers 201 with the upload,
+    the baseline and ``Location`` (GET it for the variance). Honours the ``Idempotency-Key``
+    header: a retry answers the same and saves nothing again.
     """
     user = g.api_user
     scenario = visible_scenario(scenario_id)

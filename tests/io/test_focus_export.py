@@ -68,9 +68,10 @@ def test_small_plan_by_hand(tmp_path, version):
     assert (first["x_PricePerGpuHour"], first["ListUnitPrice"], first["PricingUnit"],
             first["ConsumedUnit"]) == ("5.666667", "45.333333", "Hours", "Hours")
     assert json.loads(first["SkuPriceDetails"]) == {"GpuCount": 8}
-    assert (first["ChargeCategory"], first["ServiceCategory"], first["BillingCurrency"],
-            first["ServiceProviderName"], first["ProviderName"]) == (
-        "Usage", "Compute", "USD", "Owned fleet (internal)", "Owned fleet (internal)")
+    assert (first["ChargeCategory"], first["ServiceCategory"], first["ServiceSubcategory"],
+            first["BillingCurrency"], first["ServiceProviderName"], first["ProviderName"]) == (
+        "Usage", "Compute", "Virtual Machines", "USD", "Owned fleet (internal)",
+        "Owned fleet (internal)")
     back = read_bill_data([("owned.csv", out.stdout.encode())], "USD")
     assert [(a.month, a.gpu_hours["on_demand"], a.costs["on_demand"]) for a in back] == [
         ("2027-01", 1000.0, 5666.67), ("2027-02", 500.0, 2833.33)]

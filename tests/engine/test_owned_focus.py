@@ -18,15 +18,9 @@ import pytest
 
 from models.fx_months import month_number, plan_rate
 from models.owned_focus import MESSAGES, OwnedExportError, owned_export
+from tests.support.focus_fx_cases import OWNED_PLAN
 
-PLAN = [
-    {"month": "2027-01", "capex": 10_000.0, "energy": 500.0, "owned_gpu_hours": 1000.0,
-     "servers_online": 2.0},
-    {"month": "2027-02", "energy": 400.0, "staff": 600.0, "owned_gpu_hours": 500.0,
-     "servers_online": 2.0, "on_demand": 77.0},
-    {"month": "2027-03", "resale_credit": 3000.0, "tax_shield": 999.0, "owned_gpu_hours": 0.0,
-     "servers_online": 0.0},
-]
+PLAN = OWNED_PLAN
 USD = {"reporting": "USD", "owned": "USD", "cloud": "USD", "fx": None}
 
 

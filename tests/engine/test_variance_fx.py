@@ -19,9 +19,8 @@ import pytest
 
 from models.variance import MonthActuals, month_variance, variance
 from models.variance_fx import FX_MESSAGES, PlanMoney, at_plan_rate
+from tests.support.focus_fx_cases import FX_PLAN, KRW
 
-KRW = {"reporting": "KRW", "owned": "KRW", "cloud": "USD",
-       "fx": {"foreign": "USD", "rate": 1000.0, "trend_annual": 0.44, "as_of": None}}
 MONEY = PlanMoney(KRW, "2027-01")
 
 
@@ -42,10 +41,7 @@ def test_rows_at_the_plans_rate_and_their_fx():
                                                                                30_000.0)
 
 
-PLAN = [{"month": "2027-01", "hours": 744.0, "on_demand_gpu_hours": 100.0,
-         "on_demand": 400_000.0},
-        {"month": "2027-07", "hours": 744.0, "on_demand_gpu_hours": 100.0,
-         "on_demand": 480_000.0}]
+PLAN = FX_PLAN
 # what service/actuals.py makes of the two rows above (120 and 80 GPU-h on demand)
 ACTUALS = [MonthActuals("2027-01", costs={"on_demand": 600_000.0, "spot": 0.0,
                                           "commitment": 0.0},

@@ -17,7 +17,7 @@ from service.actuals import read_bill_data
 from service.focus_export import columns, focus_csv
 from service.i18n import focus_export_words
 from service.ingest import read_usage
-from tests.engine.test_owned_focus import PLAN
+from tests.support.focus_fx_cases import OWNED_PLAN as PLAN
 from tests.support.paths import ROOT, SAMPLE_USAGE, SAMPLES
 
 

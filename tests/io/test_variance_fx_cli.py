@@ -11,7 +11,7 @@ import pytest
 
 from models.variance_fx import FX_MESSAGES
 from service.i18n import ingest_refusals
-from tests.engine.test_variance_fx import KRW, PLAN
+from tests.support.focus_fx_cases import FX_PLAN as PLAN, KRW
 from tests.support.paths import ROOT
 
 HEADER = ("ChargePeriodStart,ChargePeriodEnd,ChargeCategory,ConsumedQuantity,ConsumedUnit,"

@@ -18,13 +18,27 @@ import pytest
 
 from service.actuals import read_bill_data
 from service.plans import actuals as held
-from service.web.tables import ActualFile, ActualUpload, AuditEvent
-from tests.support.client import count
-from tests.web.test_actuals import BILLS, R1, approve
-from tests.web.test_actuals_api import tokens
+from service.web.db import write_session
+from service.web.tables import ActualFile, ActualUpload, AuditEvent, User
+from service.web.users import create_token
+from tests.support.client import count, revision_hash
+from tests.support.focus_fx_cases import BILLS, R1
 
 EUR_PLAN = {"reporting": "USD", "owned": "USD", "cloud": "EUR",
             "fx": {"foreign": "EUR", "rate": 1.1, "trend_annual": 0.0, "as_of": None}}
+
+
+def tokens(app, *names):
+    with app.app_context():
+        with write_session() as s:
+            return [{"Authorization": "Bearer " + create_token(
+                s, s.query(User).filter_by(username=n).one(), "test")} for n in names]
+
+
+def approve(client, app, strategy):
+    return client.post(R1 + "/reviews", {"decision": "approve", "comment": "ok",
+                                         "strategy": strategy,
+                                         "revision_hash": revision_hash(app)})
 
 
 @pytest.fixture

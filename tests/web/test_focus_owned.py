@@ -13,12 +13,19 @@ from sqlalchemy import select
 from service.cli.main import main as buyrent
 from service.focus_export import focus_csv
 from service.web.db import write_session
-from service.web.tables import AuditEvent
+from service.web.tables import AuditEvent, User
+from service.web.users import create_token
 from tests.support.client import revision_hash
-from tests.web.test_actuals_api import tokens
 
 R1 = "/scenarios/1/revisions/1"
 API = "/api/v1/scenarios/1/revisions/1/focus-owned.csv"
+
+
+def tokens(app, *names):
+    with app.app_context():
+        with write_session() as s:
+            return [{"Authorization": "Bearer " + create_token(
+                s, s.query(User).filter_by(username=n).one(), "test")} for n in names]
 
 
 def plan_doc(login) -> dict:

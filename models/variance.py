@@ -28,6 +28,10 @@ Parts (all in the plan's reporting currency; positive = more spent than planned)
 ``idle_commitments``  committed GPU-hours paid and not used, against the plan's own idle ones.
 ``idle_servers``      owned capacity the plan counted on that was online and did no work, at
                       its cost share (from the owned fleet's actuals: models/owned_variance.py).
+``fx``                what the exchange rate actually paid added to bills in the plan's
+                      foreign currency over the plan's rate of their month
+                      (models/variance_fx.py; the cost lines hold those bills at the plan's
+                      rate).
 ``timing.<line>``     one-off lines paid on a schedule: capex, commitment_upfront,
                       cloud_setup, tax_on_resale, resale_credit (a purchase, contract or sale
                       earlier or later than planned shows here); ``timing.delivery``: the
@@ -59,7 +63,7 @@ QUANTITY_LINES = ("on_demand", "spot", "commitment")
 TIMING_LINES = ("capex", "commitment_upfront", "cloud_setup", "tax_on_resale", "resale_credit")
 OTHER_LINES = tuple(n for n in COST_LINES + CREDIT_LINES
                     if n not in QUANTITY_LINES and n not in TIMING_LINES)
-PART_ORDER = (("volume", "mix", "price", "idle_commitments", "idle_servers")
+PART_ORDER = (("volume", "mix", "price", "idle_commitments", "idle_servers", "fx")
               + tuple(f"timing.{n}" for n in TIMING_LINES) + ("timing.delivery",)
               + tuple(f"other.{n}" for n in OTHER_LINES))
 
@@ -96,9 +100,11 @@ class MonthActuals:
     ``costs`` by cost line, ``gpu_hours`` by source (on_demand, spot, committed, owned),
     ``idle_commitment_cost`` the part of the commitment line paid for unused commitments,
     ``rates`` the rate paid per GPU-hour by source, used for a source whose cost line is not
-    given (cost = rate x GPU-hours). ``owned``, from the owned fleet's actuals
-    (models/owned_actuals.py): ``gpus_online``, ``gpus_per_server`` by type and
-    ``busy_gpu_hours`` (or None), read by models/owned_variance.py.
+    given (cost = rate x GPU-hours); ``fx_cost`` what was paid over the cost lines, which hold
+    bills in the plan's foreign currency at the plan's rate (models/variance_fx.py).
+    ``owned``, from the owned fleet's actuals (models/owned_actuals.py): ``gpus_online``,
+    ``gpus_per_server`` by type and ``busy_gpu_hours`` (or None), read by
+    models/owned_variance.py.
     """
 
     month: str
@@ -107,6 +113,7 @@ class MonthActuals:
     idle_commitment_cost: float = 0.0
     rates: dict[str, float] = field(default_factory=dict)
     owned: Optional[dict[str, Any]] = None
+    fx_cost: float = 0.0
 
 
 def _q(x: float) -> Fraction:
@@ -200,13 +207,15 @@ def month_variance(plan_row: Mapping[str, Any], actual: MonthActuals) -> dict[st
         \\text{idle} &= I' - I
 
     where :math:`A_s` is the actual cost of source s's use (for commitments the line less the
-    idle cost :math:`I'`). Then volume + mix + price = :math:`\\sum_s A_s - \\sum_s q_s p_s`
-    and with idle, the quantity lines' plan cost :math:`C_s - q_s p_s` left when
-    :math:`q_s = 0` (in ``other.<line>``), and every other line's actual - plan (credits
-    negated) the parts sum exactly to actual - plan. With no planned work (:math:`Q = 0`)
-    volume is 0 and mix is :math:`\\sum_s a_s p_s`. With the owned fleet's actuals
-    (``actual.owned``) the owned GPU-hours are theirs and two parts are taken out of mix:
-    idle servers :math:`I p_o` and late deliveries :math:`L p_{od}`
+    idle cost :math:`I'`), bills in the plan's foreign currency at the plan's rate of the month;
+    fx = :math:`F`, the actuals' ``fx_cost`` (what the rate paid added over that,
+    models/variance_fx.py), counts in the actual total. Then volume + mix + price =
+    :math:`\\sum_s A_s - \\sum_s q_s p_s` and with idle and fx, the quantity lines' plan cost
+    :math:`C_s - q_s p_s` left when :math:`q_s = 0` (in ``other.<line>``), and every other
+    line's actual - plan (credits negated) the parts sum exactly to actual - plan. With no
+    planned work (:math:`Q = 0`) volume is 0 and mix is :math:`\\sum_s a_s p_s`. With the
+    owned fleet's actuals (``actual.owned``) the owned GPU-hours are theirs and two parts are
+    taken out of mix: idle servers :math:`I p_o` and late deliveries :math:`L p_{od}`
     (models.owned_variance.owned_split and owned_parts give L, I and :math:`p_o`), so the sum
     is unchanged. All of it is computed in exact rational arithmetic on the floats given.
     """
@@ -241,6 +250,9 @@ def month_variance(plan_row: Mapping[str, Any], actual: MonthActuals) -> dict[st
             raise VarianceError(MESSAGES[2], month=actual.month, line=name)
         if value != value or value in (float("inf"), float("-inf")):
             raise VarianceError(MESSAGES[3], month=actual.month, line=name)
+    fx_paid = float(actual.fx_cost)
+    if fx_paid != fx_paid or fx_paid in (float("inf"), float("-inf")):
+        raise VarianceError(MESSAGES[3], month=actual.month, line="fx")
     plan_line = {n: _q(float(plan_row.get(n, 0.0))) for n in COST_LINES + CREDIT_LINES}
     act_line = {}
     for n in COST_LINES + CREDIT_LINES:
@@ -290,6 +302,7 @@ def month_variance(plan_row: Mapping[str, Any], actual: MonthActuals) -> dict[st
         "mix": at_plan_rates - Qa * mean,
         "price": sum((act_used[s] - act_hours[s] * rate[s] for s in SOURCES), Fraction(0)),
         "idle_commitments": act_idle - plan_idle,
+        "fx": _q(fx_paid),
     }
     if Q == 0:          # no planned work: all of the work at plan rates is mix, none volume
         parts["volume"] = Fraction(0)
@@ -307,7 +320,7 @@ def month_variance(plan_row: Mapping[str, Any], actual: MonthActuals) -> dict[st
         parts[f"other.{n}"] = -leftover[n]
     plan_total = _plan_total(plan_row)
     actual_total = (sum((act_line[n] for n in COST_LINES), Fraction(0))
-                    - sum((act_line[n] for n in CREDIT_LINES), Fraction(0)))
+                    - sum((act_line[n] for n in CREDIT_LINES), Fraction(0)) + _q(fx_paid))
     ordered = {k: parts.get(k, Fraction(0)) for k in PART_ORDER}
     ordered.update({k: v for k, v in parts.items() if k not in ordered})
     return {"month": actual.month, "plan": plan_total, "actual": actual_total,

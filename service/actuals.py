@@ -6,7 +6,10 @@ exactly as on the usage path. Their GPU usage rows (service.ingest.gpu_usage.cap
 month, by the month of the charge period's start: GPU-hours and cost by pricing category
 (on demand, spot, committed) and, in FOCUS, the cost of unused commitments, which is part of
 the commitment line and its idle cost. Non-GPU rows (storage, egress, support) are not read:
-those lines stay as planned. Every row's cost must be in the plan's cloud currency.
+those lines stay as planned. Without the plan's money (``money``) every row's cost must be in
+the given currency; with it, a row in the plan's foreign currency counts at the plan's rate of
+its month and the difference from the rate paid is the month's ``fx_cost``
+(models/variance_fx.py), and a row no rate can be had for is refused by row and column.
 
 The owned fleet's actuals (service/owned_actuals.py) come in the same uploads and arguments: a
 file whose header is theirs is read by their reader, and its months are merged with the bills'
@@ -23,6 +26,7 @@ import numpy as np
 
 from models.owned_actuals import Fleet, combine, month_actuals
 from models.variance import MonthActuals
+from models.variance_fx import PlanMoney, at_plan_rate
 from service.ingest import load_usage, read_usage
 from service.ingest.core import fail, fail_one, problem
 from service.ingest.gpu_usage import capture
@@ -35,8 +39,8 @@ def _months(start: np.ndarray) -> np.ndarray:
     return np.datetime_as_string(start.astype("datetime64[M]"), unit="M")
 
 
-def read_bills(paths: Iterable[str | Path], currency: str, fleet: Fleet | None = None
-               ) -> list[MonthActuals]:
+def read_bills(paths: Iterable[str | Path], currency: str, fleet: Fleet | None = None,
+               money: PlanMoney | None = None) -> list[MonthActuals]:
     """Monthly cloud actuals of one or more bills, summed.
 
     Parameters
@@ -44,34 +48,39 @@ def read_bills(paths: Iterable[str | Path], currency: str, fleet: Fleet | None =
     paths : iterable of path
         Billing exports.
     currency : str
-        The plan's cloud currency (ISO code); a row in another one is refused.
+        The currency of the actuals (ISO code): the plan's reporting one when ``money`` is
+        given; without it a row in another currency is refused.
     fleet : Fleet, optional
         The plan's owned fleet, to read owned actuals files against (without it such a file
         is refused).
+    money : PlanMoney, optional
+        The plan's currencies and rate, and the rate stated as paid: a row in the plan's
+        foreign currency is converted (models.variance_fx.at_plan_rate).
 
     Returns
     -------
     list of MonthActuals
         One per month with GPU usage or idle commitments, in calendar order: ``costs`` of
         on_demand, spot and commitment, ``gpu_hours`` of on_demand, spot and committed,
-        ``idle_commitment_cost``.
+        ``idle_commitment_cost``, ``fx_cost``.
 
     Raises
     ------
     IngestError
         A file the readers refuse, or whose GPU rows have no cost, a cost that is not a
-        number, or another currency (by row and column).
+        number, or another currency with no rate to be had (by row and column).
     """
     paths = [Path(p) for p in paths]
     kinds = {p: _kind(p) for p in paths}
     owned = [(p.name, p.read_bytes()) for p in paths if kinds[p] == "owned"]
     gauges = [(p.name, p.read_bytes()) for p in paths if kinds[p] == "busy"]
     bills = [(p.name, lambda p=p: load_usage(p)) for p in paths if kinds[p] == "bill"]
-    return _with_owned(bills, owned, currency, fleet, gauges)
+    return _with_owned(bills, owned, currency, fleet, gauges, money)
 
 
 def read_bill_data(files: Iterable[tuple[str, bytes]], currency: str,
-                   fleet: Fleet | None = None) -> list[MonthActuals]:
+                   fleet: Fleet | None = None, money: PlanMoney | None = None
+                   ) -> list[MonthActuals]:
     """:func:`read_bills` of uploaded files, each ``(file name, bytes)``, read by the same
     readers as an uploaded usage file (service.ingest.read_usage), and owned actuals files by
     theirs."""
@@ -80,7 +89,7 @@ def read_bill_data(files: Iterable[tuple[str, bytes]], currency: str,
     gauges = [(name, data) for name, data in files if _kind_of(data) == "busy"]
     bills = [(name, lambda d=data, n=name: read_usage(d, n)) for name, data in files
              if _kind_of(data) == "bill"]
-    return _with_owned(bills, owned, currency, fleet, gauges)
+    return _with_owned(bills, owned, currency, fleet, gauges, money)
 
 
 def _kind_of(head: bytes) -> str:
@@ -96,12 +105,12 @@ def _kind(path: Path) -> str:
 
 
 def _with_owned(bills: list, owned: list[tuple[str, bytes]], currency: str,
-                fleet: Fleet | None, gauges: list[tuple[str, bytes]] = ()
-                ) -> list[MonthActuals]:
+                fleet: Fleet | None, gauges: list[tuple[str, bytes]] = (),
+                money: PlanMoney | None = None) -> list[MonthActuals]:
     if gauges and not owned:
         raise fail_one(gauges[0][0], "GPU busy time is read with the owned fleet's actuals: "
                        "upload the owned actuals CSV with it")
-    cloud = _read(bills, currency) if bills else []
+    cloud = _read(bills, currency, money) if bills else []
     months = []
     for name, data in owned:
         if fleet is None:
@@ -118,10 +127,12 @@ def _with_owned(bills: list, owned: list[tuple[str, bytes]], currency: str,
     return combine(cloud, add_busy_time([m for ms in months for m in ms], list(gauges)))
 
 
-def _read(sources: list[tuple[str, Callable[[], Any]]], currency: str) -> list[MonthActuals]:
+def _read(sources: list[tuple[str, Callable[[], Any]]], currency: str,
+          money: PlanMoney | None = None) -> list[MonthActuals]:
     cost: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
     hours: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
     idle: dict[str, float] = defaultdict(float)
+    fx: dict[str, float] = defaultdict(float)
     for name, load in sources:
         with capture() as box:
             load()
@@ -129,14 +140,15 @@ def _read(sources: list[tuple[str, Callable[[], Any]]], currency: str) -> list[M
             raise fail_one(name, "this is not a billing export (FOCUS, AWS CUR, Azure or "
                            "Google Cloud): it has no cost by pricing category")
         for usage in box:
-            _add(usage, name, currency, cost, hours, idle)
+            _add(usage, name, currency, cost, hours, idle, money, fx)
     out = []
     for month in sorted(set(cost) | set(hours) | set(idle)):
         costs = {LINE_OF[k]: float(cost[month].get(k, 0.0)) for k in LINE_OF}
         costs["commitment"] += idle.get(month, 0.0)
         out.append(MonthActuals(str(month), costs=costs,
                                 gpu_hours={k: float(hours[month].get(k, 0.0)) for k in LINE_OF},
-                                idle_commitment_cost=float(idle.get(month, 0.0))))
+                                idle_commitment_cost=float(idle.get(month, 0.0)),
+                                fx_cost=float(fx.get(month, 0.0))))
     return out
 
 
@@ -150,7 +162,7 @@ def from_json(rows: Iterable[dict]) -> list[MonthActuals]:
     return [MonthActuals(**row) for row in rows]
 
 
-def _add(usage, name: str, currency: str, cost, hours, idle) -> None:
+def _add(usage, name: str, currency: str, cost, hours, idle, money=None, fx=None) -> None:
     if usage.cost is None or usage.currency is None:
         raise fail_one(name, "the bill has no cost column (EffectiveCost or BilledCost, with "
                        "BillingCurrency) to set against the plan")
@@ -159,26 +171,52 @@ def _add(usage, name: str, currency: str, cost, hours, idle) -> None:
         counted |= usage.idle
     index = np.flatnonzero(counted)
     problems = []
+    amounts = usage.cost.astype(float).copy()      # in ``currency``: at the plan's rate
+    extra = np.zeros(len(amounts))                 # the rate paid's difference (fx)
     for i in index:
         if not np.isfinite(usage.cost[i]):
             problems.append(problem(usage.rows[i], "EffectiveCost", "the cost is not a number"))
+        elif usage.idle is not None and usage.idle[i] and np.isnat(usage.idle_start[i]):
+            problems.append(problem(usage.rows[i], "ChargePeriodStart",
+                                    "an unused commitment row without a date-time"))
+        elif money is not None and str(usage.currency[i]) != currency:
+            converted = _converted(usage, i, money)
+            if isinstance(converted, str):
+                problems.append(problem(usage.rows[i], "BillingCurrency", converted))
+            else:
+                amounts[i], extra[i] = converted
         elif str(usage.currency[i]) != currency:
             problems.append(problem(usage.rows[i], "BillingCurrency",
                                     f"the cost is in {usage.currency[i] or '-'}, not the "
                                     f"plan's {currency}"))
-        elif usage.idle is not None and usage.idle[i] and np.isnat(usage.idle_start[i]):
-            problems.append(problem(usage.rows[i], "ChargePeriodStart",
-                                    "an unused commitment row without a date-time"))
     if problems:
         raise fail(name, problems)
     use = usage.counted
     months = _months(usage.start[use])
-    for month, kind, h, c in zip(months, usage.pricing[use], usage.gpu_hours[use],
-                                 usage.cost[use]):
+    for month, kind, h, c, d in zip(months, usage.pricing[use], usage.gpu_hours[use],
+                                    amounts[use], extra[use]):
         if kind not in LINE_OF:       # a GPU row of no pricing category read: at on-demand
             kind = "on_demand"
         hours[month][kind] += float(h)
         cost[month][kind] += float(c)
+        if fx is not None and d:
+            fx[str(month)] += float(d)
     if usage.idle is not None and usage.idle.any():
-        for month, c in zip(_months(usage.idle_start[usage.idle]), usage.cost[usage.idle]):
+        for month, c, d in zip(_months(usage.idle_start[usage.idle]), amounts[usage.idle],
+                               extra[usage.idle]):
             idle[str(month)] += float(c)
+            if fx is not None and d:
+                fx[str(month)] += float(d)
+
+
+def _month_of(usage, i: int) -> str:
+    start = usage.idle_start if usage.idle is not None and usage.idle[i] else usage.start
+    return str(np.datetime_as_string(start[i].astype("datetime64[M]"), unit="M"))
+
+
+def _converted(usage, i: int, money: PlanMoney):
+    """Row i at the plan's rate and its fx difference, or why no rate can be had."""
+    billed = None if usage.billed is None else float(usage.billed[i])
+    billed_currency = None if usage.billed_currency is None else str(usage.billed_currency[i])
+    return at_plan_rate(float(usage.cost[i]), str(usage.currency[i]), _month_of(usage, i),
+                        billed, billed_currency, money)

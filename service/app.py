@@ -15,6 +15,7 @@ from service import api, auth, plans, scenarios
 from service.api import revisions as api_revisions, views as api_views  # noqa: F401
 from service.api import actuals as api_actuals, scenarios as api_scenarios  # noqa: F401
 from service.api import replan as api_replan  # noqa: F401
+from service.api import focus_owned as api_focus_owned  # noqa: F401
 from service.auth import views as auth_views  # noqa: F401
 from service.web import locale as i18n
 from service.allocator import tune_allocator
@@ -24,7 +25,7 @@ from service.presets.gpu_prices import source_text as preset_source
 from service.paths import STATIC, TEMPLATES
 # the route modules of each blueprint: importing them adds their routes to its blueprint
 from service.plans import actuals_views, compare, replan_views, views as plan_views  # noqa: F401
-from service.plans import variance_download  # noqa: F401
+from service.plans import focus_views, variance_download  # noqa: F401
 from service.scenarios import commitments, live_views, views as scenario_views  # noqa: F401
 from service.scenarios.contract_choices import choice_value
 from service.web import config as cfg

@@ -28,6 +28,7 @@ from service.api.revisions import visible_scenario
 from service.i18n import _
 from service.i18n.ingest_refusals import refusal
 from service.plans import actuals as held
+from service.plans.actuals_fx import stated_rate
 from service.web.access import can_edit, id_or_404
 from service.web import idempotency
 from service.web.db import get_session
@@ -107,16 +108,19 @@ def list_actuals(scenario_id: int):
 def upload_actuals(scenario_id: int):
     """Upload actual bills of a scenario
 
-    One or more bills (repeat the ``bills`` part), read together by the usage file's readers
-    and checked against the newest approved revision's plan: its cloud currency and its
-    months. The owned fleet's actuals (a CSV whose header has ``month`` and
+    One or more bills (repeat the ``bills`` part), read together by the usage file's readers and
+    checked against the newest approved revision's plan: its months and its currencies (a bill
+    in the plan's foreign currency counts at the plan's rate of its month, the rest of what was
+    paid is the ``fx`` part; ``fx_rate`` states the rate paid for bills with no amount in the
+    reporting currency). The owned fleet's actuals (a CSV whose header has ``month`` and
     ``servers_online``: the template at ``/owned-actuals-template.csv``) and DCGM or
     nvidia-smi busy time go in the same part; a later upload of a month's owned actuals
-    replaces them and leaves its bills, and the other way round. A refusal is a 422 naming each bad row and column, and nothing is saved. Stored
-    byte for byte, append-only and audited; a later upload of a month replaces that month in
-    the variance (the earlier one stays on record). Answers 201 with the upload, the baseline
-    and ``Location`` (GET it for the variance). Honours the ``Idempotency-Key`` header: a retry
-    answers the same and saves nothing again.
+    replaces them and leaves its bills, and the other way round. A refusal is a 422 naming each
+    bad row and column, and nothing is saved. Stored byte for byte, append-only and audited; a
+    later upload of a month replaces that month in the variance (the earlier one stays on
+    record). Answers 201 with the upload, the baseline and ``Location`` (GET it for the
+    variance). Honours the ``Idempotency-Key`` header: a retry answers the same and saves
+    nothing again.
     """
     user = g.api_user
     scenario = visible_scenario(scenario_id)
@@ -134,7 +138,11 @@ def upload_actuals(scenario_id: int):
     if len(files) > held.MAX_FILES:
         raise ApiError(413, _("At most %(count)s bills in one upload.", count=held.MAX_FILES))
     try:
-        months = held.read_upload_files(base, files)
+        rate = stated_rate(request.form.get("fx_rate"))
+    except ValueError as exc:
+        raise ApiError(422, str(exc)) from None
+    try:
+        months = held.read_upload_files(base, files, rate)
     except VarianceError as exc:
         raise ApiError(422, _(exc.template, **exc.values)) from None
     except Refusal as exc:

@@ -248,11 +248,22 @@ class ActualsQuery(BaseModel):
                                     "(default: the newest approved one)")
 
 
+class FocusOwnedQuery(BaseModel):
+    strategy: Optional[str] = Field(None, max_length=40, description="a strategy of the plan "
+                                    "(default: the approved one, else the recommended one)")
+    version: Optional[Literal["1.3", "1.4"]] = Field(None, description="FOCUS version of the "
+                                                     "columns (default 1.3)")
+
+
 class ActualsForm(BaseModel):
     """Cloud bills (FOCUS 1.0-1.4, AWS CUR, Azure cost details, Google Cloud billing export),
     the owned fleet's actuals (the owned actuals CSV template) and its GPU busy time (DCGM,
     nvidia-smi): repeat the ``bills`` part for each file."""
     bills: BaseFile
+    fx_rate: Optional[float] = Field(
+        None, gt=0, description="the exchange rate actually paid, in the plan's reporting "
+        "currency per unit of its foreign one: for bills in the foreign currency that give no "
+        "amount in the reporting currency (the fx part of the variance)")
 
 
 def errors(*statuses: int) -> dict[str, type[BaseModel]]:
@@ -280,6 +291,11 @@ def _document() -> dict[str, Any]:
                            "prefers " + XLSX)
     plan["content"][XLSX] = {"schema": {"type": "string", "format": "binary"}}
     require_tags(doc)
+    owned = doc["paths"].get("/api/v1/scenarios/{scenario_id}/revisions/{number}/"
+                             "focus-owned.csv")
+    if owned is not None:
+        owned["get"]["responses"]["200"]["content"] = {"text/csv": {"schema": {
+            "type": "string"}}}
     # the multipart request's scenario part is a Scenario as JSON (the server parses it), not
     # any text: an arbitrary string the document allowed answered 400 (Schemathesis, issue 40)
     form = doc["components"]["schemas"]["PlanForm"]["properties"]
@@ -324,3 +340,5 @@ JOB_PLAN_RESPONSES = Response(HTTP_200=PlanDocument, HTTP_202=JobStatus,
                               **errors(401, 404, 409))
 # 200: the workbook itself (application/vnd.openxmlformats-officedocument.spreadsheetml.sheet)
 JOB_XLSX_RESPONSES = Response("HTTP_200", HTTP_202=JobStatus, **errors(401, 404, 409))
+# 200: the CSV itself (text/csv; the document's content added in _document)
+FOCUS_OWNED_RESPONSES = Response("HTTP_200", **errors(400, 401, 404, 409))

@@ -29,6 +29,9 @@ COMMANDS = {
     "users": ("service.cli.web_commands", "manage users and API tokens"),
     "variance": ("service.cli.variance", "one strategy of a plan document against cloud "
                  "bills: variance by month and year to date, in parts"),
+    "focus-export": ("service.cli.focus_export", "the owned fleet of one strategy of a plan "
+                     "document as FOCUS 1.3 or 1.4 rows at the fully loaded internal price "
+                     "per GPU-hour"),
 }
 
 

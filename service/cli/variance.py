@@ -15,6 +15,7 @@ from pathlib import Path
 from models.owned_actuals import Fleet, fleet_of
 from models.refusals import Refusal
 from models.variance import VarianceError, variance
+from models.variance_fx import PlanMoney
 from service.actuals import read_bills
 from service.cli.report import cell, strategy_name, width
 from service.cli.usage_error import UsageError
@@ -32,6 +33,10 @@ def add_arguments(_name: str, command: argparse.ArgumentParser) -> None:
     command.add_argument("--plan", required=True, help="plan document (buyrent plan --json)")
     command.add_argument("--strategy", help="strategy of the plan to hold to (default: the "
                          "recommended one)")
+    command.add_argument("--fx-rate", type=positive_rate, metavar="RATE",
+                         help="exchange rate actually paid, in the plan's reporting currency "
+                         "per unit of its foreign one, for bills in the foreign currency that "
+                         "give no amount in the reporting currency (the fx part)")
     command.add_argument("--json", action="store_true", help="print the variance document")
     command.add_argument("--xlsx", metavar="OUT.xlsx", help="also write the Plan vs actual "
                          "workbook: its Variance sheet's formulas recompute every part")
@@ -40,7 +45,32 @@ def add_arguments(_name: str, command: argparse.ArgumentParser) -> None:
     command.set_defaults(func=cmd_variance)
 
 
-def _plan(path: Path, strategy: str | None) -> tuple[list, str, str, Fleet]:
+def _plan(path: Path, strategy: str | None, fx_rate: float | None = None
+          ) -> tuple[list, str, str, Fleet, PlanMoney]:
+    doc, name = read_plan(path, strategy)
+    currencies = doc.get("currencies") or {}
+    currency = currencies.get("reporting") or "USD"     # every figure of the plan is in it
+    monthly = doc["strategies"][name]["monthly"]
+    money = PlanMoney(currencies or {"reporting": currency, "fx": None},
+                      str(monthly[0]["month"]) if monthly else "", fx_rate)
+    return monthly, name, currency, fleet_of(doc), money
+
+
+def positive_rate(text: str) -> float:
+    """A --fx-rate: a finite number above 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not (value > 0 and value < float("inf")):
+        raise argparse.ArgumentTypeError(f"{text}: an exchange rate is a number above 0")
+    return value
+
+
+def read_plan(path: Path, strategy: str | None) -> tuple[dict, str]:
+    """A plan document and the name of its strategy ``strategy`` (default: the recommended
+    one); a file that is not one, or a strategy it lacks, is a UsageError in the current
+    language (also read by service/cli/focus_export.py)."""
     try:
         doc = json.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
@@ -55,15 +85,15 @@ def _plan(path: Path, strategy: str | None) -> tuple[list, str, str, Fleet]:
     if name not in strategies or "monthly" not in strategies[name]:
         raise UsageError(_("%(path)s: the plan has no strategy %(name)s; it has %(names)s",
                            path=path, name=name, names=", ".join(strategies)))
-    currency = (doc.get("currencies") or {}).get("cloud") or "USD"
-    return strategies[name]["monthly"], name, currency, fleet_of(doc)
+    return doc, name
 
 
 def cmd_variance(args: argparse.Namespace) -> int:
     with using_locale(args.lang):
-        monthly, name, currency, fleet = _plan(Path(args.plan), args.strategy)
+        monthly, name, currency, fleet, money = _plan(Path(args.plan), args.strategy,
+                                                      args.fx_rate)
         try:
-            actuals = read_bills(args.actuals, currency, fleet)
+            actuals = read_bills(args.actuals, currency, fleet, money)
         except Refusal as exc:
             raise UsageError(refusal(str(exc), getattr(exc, "problems", ()), args.lang)) \
                 from None

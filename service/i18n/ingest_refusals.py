@@ -243,6 +243,11 @@ TEMPLATES = (
     N_("the cost is not a number"),
     N_("the cost is in %(currency)s, not the plan's %(plan)s"),
     N_("an unused commitment row without a date-time"),
+    # models/variance_fx.py FX_MESSAGES: a bill in a currency no rate can be had for
+    N_("the cost is in %(currency)s and the plan has no exchange rate for it (the plan is in "
+       "%(reporting)s)"),
+    N_("the cost is in %(currency)s and no rate actually paid can be had: the row has no "
+       "amount in %(reporting)s and no exchange rate was stated with the upload"),
 ) + owned_words.REFUSALS     # the owned fleet's actuals (service/owned_actuals.py)
 # Words of ours that the templates above take as values.
 PHRASES = (

@@ -12,6 +12,7 @@ PARTS = {
     "idle_commitments": N_("Idle commitments"),
     "idle_servers": N_("Idle servers (owned capacity that did no work)"),
     "timing.delivery": N_("Timing: servers delivered late or early"),
+    "fx": N_("Exchange rate (paid against the plan's rate)"),
     "timing.capex": N_("Timing: server purchases"),
     "timing.commitment_upfront": N_("Timing: commitment prepayments"),
     "timing.cloud_setup": N_("Timing: cloud set-up"),

@@ -4,7 +4,8 @@ The version is recognised from the columns present (focus_columns.ADDED). A row 
 is a usage charge (ChargeCategory Usage, not an unused commitment or capacity reservation, not a
 correction) whose
 ConsumedUnit is time and whose text (ChargeDescription, SkuId, ResourceType, SkuMeter,
-SkuPriceDetails, ``x_`` columns) names a GPU instance type or per-GPU SKU of instance_gpus.csv.
+SkuPriceDetails, ``x_`` columns) names a GPU instance type or per-GPU SKU of instance_gpus.csv,
+or else whose SkuPriceDetails gives a ``GpuCount`` (GPUs per unit; focus_columns.gpu_counts).
 GPU-hours = ConsumedQuantity x hours per unit x GPUs per unit. PricingCategory Standard /
 Committed / Dynamic = on demand / committed / spot; committed usage carries its commitment
 (CommitmentDiscountId, else the 1.3 ContractApplied commitment). Unused commitment rows are idle
@@ -79,6 +80,9 @@ def from_frame(frame: pd.DataFrame, rows: np.ndarray, filename: str, limits: Lim
     texts += [frame[c] for c in frame.columns if is_x_text(str(c))]
     found = instances.first_match(texts) if texts else None
     gpus = found.gpus if found is not None else np.zeros(n)
+    details = exports.column(frame, "SkuPriceDetails")
+    if details is not None:     # no instance name known: the SKU's own GpuCount (per unit)
+        gpus = np.where(gpus > 0, gpus, focus_columns.gpu_counts(frame[details]))
     candidate = usage & (per_unit > 0) & (gpus > 0)
     start, end, quantity, counted, problems = exports.charge_periods(
         frame, rows, start_col, end_col, qty_col, candidate)
@@ -117,6 +121,7 @@ def from_frame(frame: pd.DataFrame, rows: np.ndarray, filename: str, limits: Lim
     usage_rows = GpuUsage(rows, counted, start, end, gpu_hours, pricing, team, commitment, cost,
                           currency, exports.text(frame[provider]) if provider else None,
                           idle=unused, idle_start=start)   # start: every row's, parsed
+    usage_rows.billed, usage_rows.billed_currency = _billed(frame)
     return finish(filename, FORMAT, f"FOCUS {version}", usage_rows, problems, warnings, summary)
 
 
@@ -165,6 +170,19 @@ def _money(frame: pd.DataFrame, n: int):
         cost = np.where(own, priced, cost)
         currency = np.where(own, pricing_currency, currency)
     return cost, currency
+
+
+def _billed(frame: pd.DataFrame):
+    """Each row's billed amount (EffectiveCost, else BilledCost) and BillingCurrency, beside
+    the pricing currency's amount that ``_money`` prefers: a row with both gives the rate
+    actually paid (the FX part of plan against actual, service/actuals.py)."""
+    cost = exports.amounts(frame, "EffectiveCost")
+    if cost is None:
+        cost = exports.amounts(frame, "BilledCost")
+    billing = exports.column(frame, "BillingCurrency")
+    if cost is None or billing is None:
+        return None, None
+    return cost, exports.text(frame[billing])
 
 
 def _idle(frame: pd.DataFrame, unused: np.ndarray, found, n: int) -> dict:

@@ -75,3 +75,26 @@ def contract_ids(cells: pd.Series) -> np.ndarray:
                     return str(value)
         return ""
     return by_value(cells, lambda s: np.array([first(c) for c in s], dtype=object))
+
+
+def gpu_counts(cells: pd.Series) -> np.ndarray:
+    """The ``GpuCount`` each SkuPriceDetails cell gives (0 when none, not a number or not
+    above 0).
+
+    GpuCount is the FOCUS-defined SKU price property "number of GPUs available", per pricing
+    unit (FOCUS 1.1+); a provider whose instance names no table knows (an internal one, such
+    as buyrent's owned-fleet export, service/focus_export.py) says its GPUs with it.
+    """
+    def count(cell: str) -> float:
+        try:
+            parsed = json.loads(cell) if cell else None
+        except ValueError:
+            return 0.0
+        if not isinstance(parsed, dict):
+            return 0.0
+        for key, value in parsed.items():
+            if normalise(key) == "gpucount" and isinstance(value, (int, float)) \
+                    and not isinstance(value, bool):
+                return float(value) if np.isfinite(value) and value > 0 else 0.0
+        return 0.0
+    return by_value(cells, lambda s: np.array([count(c) for c in s], dtype=float))

@@ -43,6 +43,10 @@ class GpuUsage:
     provider: np.ndarray | None = None
     idle: np.ndarray | None = None          # bool: unused commitment rows (FOCUS), idle cost
     idle_start: np.ndarray | None = None    # their charge period start [datetime64[s]]
+    # the billed amount and its currency where a row is priced in another (FOCUS
+    # EffectiveCost and BillingCurrency beside PricingCurrencyEffectiveCost): the rate paid
+    billed: np.ndarray | None = None
+    billed_currency: np.ndarray | None = None
 
 
 _CAPTURED: ContextVar[list | None] = ContextVar("gpu_usage_captured", default=None)

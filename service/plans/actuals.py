@@ -5,8 +5,9 @@ and the API show of them.
 - The **baseline** of a revision is its stored plan's strategy that its approval in force names
   (``reviews.strategy``; an approval of before that column: the recommended strategy).
 - An **upload** is one or more bills read together by the usage readers
-  (service.actuals.read_bill_data), checked against a baseline: the plan's cloud currency and
-  its months. A refusal (a bad row or column, a month outside the plan) saves nothing. The
+  (service.actuals.read_bill_data), checked against a baseline: its months, and its currencies
+  (a bill in the plan's foreign currency at the plan's rate, the rest of what was paid the
+  ``fx`` part). A refusal (a bad row or column, a month outside the plan) saves nothing. The
   bills are stored byte for byte with the monthly actuals read from them, so a page never
   parses a bill again.
 - The **actuals of a scenario** are, month by month, those of the latest upload holding that
@@ -24,6 +25,7 @@ from sqlalchemy.orm import Session
 from models.forecast import by_line, forecast
 from models.owned_actuals import Fleet, fleet_of, merge, split
 from models.variance import MonthActuals, variance
+from models.variance_fx import PlanMoney
 from service.actuals import from_json, read_bill_data, to_json
 from service.plans.revisions import usage_label
 from service.plans.stored import read_plan
@@ -43,6 +45,15 @@ class Baseline:
     monthly: list[dict]
     currency: str
     fleet: Optional[Fleet] = None     # the plan's owned fleet, to read owned actuals against
+    # the plan document's currencies (reporting, foreign and its rate): bills in the foreign
+    # currency are converted at the plan's rate of their month (models/variance_fx.py)
+    currencies: Optional[dict] = None
+
+    def money(self, stated_rate: Optional[float] = None) -> PlanMoney:
+        """What converts this baseline's bills, with the rate stated as paid (or None)."""
+        first = str(self.monthly[0]["month"]) if self.monthly else ""
+        return PlanMoney(self.currencies or {"reporting": self.currency, "fx": None}, first,
+                         stated_rate)
 
 
 def baseline(revision: Revision) -> Optional[Baseline]:
@@ -58,9 +69,11 @@ def baseline(revision: Revision) -> Optional[Baseline]:
     name = approval.strategy or doc["recommendation"]
     if name not in doc["strategies"]:
         return None
-    currency = (doc.get("currencies") or {}).get("cloud") or "USD"
+    currencies = doc.get("currencies") or {}
+    currency = currencies.get("reporting") or "USD"    # every figure of the plan is in it
     return Baseline(revision, name, name == doc["recommendation"],
-                    doc["strategies"][name]["monthly"], currency, fleet_of(doc))
+                    doc["strategies"][name]["monthly"], currency, fleet_of(doc),
+                    currencies or None)
 
 
 def latest_baseline(scenario: ScenarioRecord) -> Optional[Baseline]:
@@ -73,17 +86,21 @@ def latest_baseline(scenario: ScenarioRecord) -> Optional[Baseline]:
     return None
 
 
-def read_upload_files(base: Baseline, files: list[tuple[str, bytes]]) -> list[MonthActuals]:
-    """The monthly actuals of ``files`` checked against ``base``.
+def read_upload_files(base: Baseline, files: list[tuple[str, bytes]],
+                      stated_rate: Optional[float] = None) -> list[MonthActuals]:
+    """The monthly actuals of ``files`` checked against ``base``; ``stated_rate`` the exchange
+    rate the user states as paid (reporting currency per foreign unit), for bills in the
+    plan's foreign currency that give no amount in the reporting currency.
 
     Raises
     ------
     service.ingest.core.IngestError
-        A bill the readers refuse, by row and column (also: a row in another currency).
+        A bill the readers refuse, by row and column (also: a row in a currency the plan
+        has no rate for, or in its foreign currency with no rate paid to be had).
     models.variance.VarianceError
         A month outside the baseline's plan, or no month at all.
     """
-    actuals = read_bill_data(files, base.currency, base.fleet)
+    actuals = read_bill_data(files, base.currency, base.fleet, base.money(stated_rate))
     variance(base.monthly, actuals)       # every month within the plan, and the parts add up
     return actuals
 

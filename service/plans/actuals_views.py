@@ -17,6 +17,7 @@ from service.plans.actual_charts import plan_vs_actual_charts
 from service.plans.actuals import (MAX_FILES, baseline, latest_baseline, read_upload_files,
                                    store_upload, uploads)
 from service.plans.replan import replanned_column
+from service.plans.actuals_fx import stated_rate
 from service.web.access import can_edit, editable_scenario, revision_or_404, scenario_or_404
 from service.web import idempotency
 from service.web.tables import User
@@ -71,7 +72,11 @@ def upload_actuals(scenario_id: int):
         return actuals_page(scenario, _("At most %(count)s bills in one upload.",
                                         count=MAX_FILES), status=422)
     try:
-        months = read_upload_files(base, files)
+        rate = stated_rate(request.form.get("fx_rate"))
+    except ValueError as exc:
+        return actuals_page(scenario, str(exc), status=422)
+    try:
+        months = read_upload_files(base, files, rate)
     except (Refusal, VarianceError) as exc:
         message, problems = refusal_text(exc)
         return actuals_page(scenario, message, problems, status=422)

@@ -118,7 +118,8 @@ def test_a_bad_bill_is_refused_by_row_and_column_and_nothing_is_saved(login, app
     html = response.get_data(as_text=True)
     assert response.status_code == 422
     assert 'id="problems"' in html and "BillingCurrency" in html and "<td>2</td>" in html
-    assert "not the plan&#39;s USD" in html and "Nothing was saved." in html
+    assert "the plan has no exchange rate for it (the plan is in USD)" in html
+    assert "Nothing was saved." in html
     assert (count(app, ActualUpload), count(app, ActualFile), count(app, AuditEvent)) == before
     ana.post("/language", {"lang": "ko", "next": "/profile"})
     korean = upload(ana, files).get_data(as_text=True)

@@ -161,7 +161,15 @@ AUDIT_DETAILS = {
     # service/plans/alerts.pyrecords.py
     "alert.breach": re.compile(r"(?P<month>\d{4}-\d{2}) (?P<kind>\w+): (?P<value>-?[\d.]+) % "
                                r"\(threshold (?P<threshold>[\d.]+) %\), upload \d+"),
+    "alert.settings": re.compile(
+        r"spend over plan above (?P<spend>-|[\d.]+ %); commitment utilization under "
+        r"(?P<commitment>-|[\d.]+ %); owned server utilization under (?P<owned>-|[\d.]+ %); "
+        r"webhook (?P<webhook>configured \(new\)|configured|not configured|removed)"),
 }
+# the webhook's state in an alert.settings event (service/plans/alerts.py; never the URL)
+WEBHOOK_STATES = {"configured (new)": N_("a new webhook configured"),
+                  "configured": N_("webhook configured"),
+                  "not configured": N_("no webhook"), "removed": N_("webhook removed")}
 
 
 def audit_details(details: str | None, action: str, field_label=None) -> str:
@@ -178,6 +186,11 @@ def audit_details(details: str | None, action: str, field_label=None) -> str:
         return gettext("%(file)s (SHA-256 %(digest)s)", file=m["file"], digest=m["digest"])
     if action == "alert.breach" and (m := AUDIT_DETAILS[action].fullmatch(text)):
         return alert_sentence(m["kind"], m["month"], m["value"], m["threshold"])
+    if action == "alert.settings" and (m := AUDIT_DETAILS[action].fullmatch(text)):
+        return gettext("spend over plan above %(spend)s; commitment utilization under "
+                       "%(commitment)s; owned server utilization under %(owned)s; %(webhook)s",
+                       spend=m["spend"], commitment=m["commitment"], owned=m["owned"],
+                       webhook=gettext(WEBHOOK_STATES[m["webhook"]]))
     if (m := AUDIT_DETAILS["job"].fullmatch(text)):
         return gettext("job %(job)s", job=m["job"])
     if action.startswith("review.") and field_label and (

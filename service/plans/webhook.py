@@ -122,14 +122,16 @@ def checked_address(target: Target, allow_local: bool, resolver: Resolver = reso
     Raises
     ------
     WebhookRefused
-        The name does not resolve, or resolves to an address that is not global.
+        The name resolves to an address that is not global.
+    PostFailed
+        The name does not resolve (now: the task tries again later).
     """
     try:
         addresses = resolver(target.host, target.port)
-    except OSError as exc:
-        raise WebhookRefused("the webhook's host name does not resolve") from exc
+    except OSError:       # the resolver away for a while: worth another try
+        raise PostFailed("the webhook's host name did not resolve") from None
     if not addresses:
-        raise WebhookRefused("the webhook's host name does not resolve")
+        raise PostFailed("the webhook's host name did not resolve")
     if not allow_local and not all(is_public(a) for a in addresses):
         raise WebhookRefused("the webhook's host resolves to a loopback, private or "
                              "reserved address")

@@ -241,6 +241,13 @@ def test_numeric_host_forms_are_caught_once_resolved():
             webhook.checked_address(target, False)
 
 
+def test_a_name_that_does_not_resolve_is_tried_again_later():
+    def fails(host, port):
+        raise OSError("temporary failure in name resolution")
+    with pytest.raises(webhook.PostFailed):
+        webhook.post_text("https://hooks.example/x", "x", resolver=fails)
+
+
 def test_http_is_only_for_local_addresses_in_tests():
     assert webhook.check_url("http://127.0.0.1:8080/x", allow_local=True).scheme == "http"
     with pytest.raises(webhook.WebhookRefused):

@@ -113,7 +113,7 @@ def test_the_webhook_url_is_never_shown_back(login, app):
     assert "No webhook is configured" in ana.get(ALERTS).get_data(as_text=True)
     assert len(settings(app)) == 3                                    # a history, append-only
     audit = ana.get("/audit").get_data(as_text=True)
-    assert "webhook configured (new)" in audit and "webhook removed" in audit
+    assert "a new webhook configured" in audit and "; webhook removed" in audit
 
 
 def test_breaches_are_recorded_once_and_shown_to_the_analyst_and_reviewers(login, app):
@@ -175,3 +175,30 @@ def test_thresholds_set_later_apply_from_the_next_upload_and_add_new_kinds_only(
                              ("2027-04", "spend_over_plan", "66.24", "66.23"),
                              ("2027-05", "spend_over_plan", "55.64", "50.00"),
                              ("2027-06", "spend_over_plan", "50.90", "50.00")]
+
+
+def test_the_alert_pages_are_korean(login, app):
+    """The settings page (and its refusal), the list with its badges, Plan vs actual with its
+    alerts and the audit log hold no English word but names (Slack, Microsoft Teams, URL,
+    https) and what tests/web/test_korean_everywhere.py allows."""
+    from tests.web.test_korean_everywhere import english_words, text_of
+    names = frozenset({"Slack", "Microsoft", "Teams", "URL", "https"})
+    # not this piece's words: an approval's "[strategy cloud_only]" and an upload's "upload 1:
+    # ...; sha256=" in the audit log are stored English that the audit page shows as it is
+    elsewhere = frozenset({"strategy", "cloud_only", "upload", "sha256"})
+    ana, rita = login("ana"), login("rita")
+    approve(rita, app, "cloud_only", comment="확인했습니다.")
+    assert save(ana, spend_over_plan="55", commitment_utilization="63",
+                webhook_url=SECRET_URL).status_code == 302
+    assert save(ana, spend_over_plan="55", webhook_remove="1").status_code == 302
+    assert upload(ana, sample_files()).status_code == 302
+    for user in (ana, rita):
+        user.post("/language", {"lang": "ko", "next": "/profile"})
+    pages = {url: ana.get(url).get_data(as_text=True)
+             for url in (ALERTS, "/scenarios/", "/scenarios/1", R1 + "/actual")}
+    pages["refused"] = save(ana, spend_over_plan="x", webhook_url="https://10.0.0.1/"
+                            ).get_data(as_text=True)
+    pages["/audit"] = rita.get("/audit").get_data(as_text=True)
+    found = {url: english_words(text_of(html), names | (elsewhere if url == "/audit" else set()))
+             for url, html in pages.items()}
+    assert {url: words for url, words in found.items() if words} == {}

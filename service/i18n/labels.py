@@ -187,10 +187,12 @@ def audit_details(details: str | None, action: str, field_label=None) -> str:
     if action == "alert.breach" and (m := AUDIT_DETAILS[action].fullmatch(text)):
         return alert_sentence(m["kind"], m["month"], m["value"], m["threshold"])
     if action == "alert.settings" and (m := AUDIT_DETAILS[action].fullmatch(text)):
-        return gettext("spend over plan above %(spend)s; commitment utilization under "
-                       "%(commitment)s; owned server utilization under %(owned)s; %(webhook)s",
-                       spend=m["spend"], commitment=m["commitment"], owned=m["owned"],
-                       webhook=gettext(WEBHOOK_STATES[m["webhook"]]))
+        said = [gettext(phrase, value=m[key]) for key, phrase in (
+            ("spend", N_("spend over plan above %(value)s")),
+            ("commitment", N_("commitment utilization under %(value)s")),
+            ("owned", N_("owned server utilization under %(value)s"))) if m[key] != "-"]
+        return "; ".join((said or [gettext("no thresholds")])
+                         + [gettext(WEBHOOK_STATES[m["webhook"]])])
     if (m := AUDIT_DETAILS["job"].fullmatch(text)):
         return gettext("job %(job)s", job=m["job"])
     if action.startswith("review.") and field_label and (

@@ -24,7 +24,7 @@ from service.web import config as cfg
 from service.web.db import write_session
 from service.web.tables import AlertBreach, AlertPost
 from tests.support.client import TEST_CONFIG, Browser
-from tests.web.test_actuals import approve, sample_files, upload
+from tests.support.actual_steps import approve, sample_files, upload
 from huey.registry import Message
 
 PATH = "/hook-secret-path-4711"

@@ -142,6 +142,40 @@ def test_a_breach_is_posted_by_the_queue_retried_after_a_500_in_the_owners_langu
     assert "hook-secret-path" not in ana.get("/audit").get_data(as_text=True)
 
 
+def test_a_consumer_of_the_queue_posts_and_retries_by_itself(queued_app):
+    """Huey's consumer, as ``buyrent worker`` runs it (threads, the scheduler), with a first
+    retry after 0.2 s: the 500 is retried and the post delivered, nothing run by the test."""
+    import signal
+    import time
+    app = queued_app
+    ana, rita = client(app, "ana"), client(app, "rita")
+    approve(rita, app, "cloud_only")
+    handlers = {n: signal.getsignal(n) for n in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)}
+    with Hook([500]) as hook:
+        ana.post("/scenarios/1/alerts", {"spend_over_plan": "66", "webhook_url": hook.url})
+        # the task's retry delay is read when it registers: a fresh app sees the 0.2 s
+        fresh = create_app({**TEST_CONFIG, "INSTANCE_PATH": app.instance_path,
+                            "QUEUE_URL": None, "ALERT_WEBHOOK_ALLOW_LOCAL": True,
+                            "ALERT_RETRY_DELAY": 0.2})
+        assert upload(client(fresh, "ana"), sample_files()).status_code == 302
+        assert hook.bodies == []
+        consumer = queue.app_huey(fresh).create_consumer(
+            workers=1, worker_type="thread", periodic=False, initial_delay=0.05,
+            max_delay=0.2, scheduler_interval=1)
+        consumer.start()
+        try:
+            deadline = time.monotonic() + 60
+            while posts(fresh)[-1:] != [("posted", 200)] and time.monotonic() < deadline:
+                time.sleep(0.2)
+        finally:
+            consumer.stop(graceful=True)
+            for number, handler in handlers.items():
+                signal.signal(number, handler)
+            fresh.extensions["buyrent_engine"].dispose()
+    assert posts(app) == [("failed", 500), ("posted", 200)]
+    assert len(hook.bodies) == 2 and "2027-04" in hook.bodies[-1]["body"]["text"]
+
+
 def test_an_english_owner_gets_english_and_a_redirect_is_not_followed(queued_app):
     app = queued_app
     ana, rita = client(app, "ana"), client(app, "rita")

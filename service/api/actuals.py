@@ -74,7 +74,8 @@ def actuals_json(scenario, base: Optional[held.Baseline]) -> dict[str, Any]:
     if doc is not None:
         doc.pop("uploads")
     return {"scenario_id": scenario.id, "baseline": baseline_json(base),
-            "uploads": [upload_json(u) for u in held.uploads(scenario.id)], "variance": doc}
+            "uploads": [upload_json(u) for u in held.uploads(scenario.id)], "variance": doc,
+            **alerts.alerts_json(scenario.id)}
 
 
 @bp.get("/scenarios/<int:scenario_id>/actuals")

@@ -180,6 +180,21 @@ def scenario_badges(scenarios: Iterable[ScenarioRecord]) -> dict[int, list[dict]
     return {k: badges(v) for k, v in breaches_by_scenario(s.id for s in scenarios).items()}
 
 
+def alerts_json(scenario_id: int) -> dict:
+    """The API's ``alert_settings`` (which webhook is configured, never its URL) and
+    ``alerts`` of a scenario."""
+    row = settings_row(scenario_id)
+    own = row is not None and bool(row.webhook_url)
+    webhook = "scenario" if own else ("deployment" if deployment_webhook() else None)
+    rows = breaches_by_scenario([scenario_id])[scenario_id]
+    return {"alert_settings": {**{k: getattr(row, k) if row is not None else None
+                                  for k in KINDS}, "webhook": webhook},
+            "alerts": [{"month": r.month, "kind": r.kind, "value": r.value,
+                        "threshold": r.threshold, "revision": r.revision.number,
+                        "created_at": r.created_at}
+                       for r in sorted(rows, key=lambda r: (r.month, r.id))]}
+
+
 def revision_breaches(revision_id: int) -> list[tuple[AlertBreach, str]]:
     """The breaches recorded against a revision's plan, by month, each with its sentence in
     the current language (the Plan vs actual page)."""

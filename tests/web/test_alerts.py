@@ -206,3 +206,25 @@ def test_the_alert_pages_are_korean(login, app):
     assert pages["badges"] and pages["audit"].count("<tr>") == 5   # 2 settings, 3 breaches
     found = {url: english_words(html, names) for url, html in pages.items()}
     assert {url: words for url, words in found.items() if words} == {}
+
+
+def test_the_api_gives_the_alerts_and_says_a_webhook_is_configured_never_its_url(login, app):
+    from service.web.tables import User
+    from service.web.users import create_token
+    ana, rita = login("ana"), login("rita")
+    approve(rita, app, "cloud_only")
+    save(ana, spend_over_plan="66", webhook_url=SECRET_URL)
+    upload(ana, sample_files())
+    with app.app_context():
+        with write_session() as s:
+            token = create_token(s, s.scalars(select(User).where(User.username == "rita")).one(),
+                                 "t")
+    answer = app.test_client().get("/api/v1/scenarios/1/actuals",
+                                   headers={"Authorization": f"Bearer {token}"})
+    assert answer.status_code == 200
+    body = answer.get_json()
+    assert body["alert_settings"] == {"spend_over_plan": "66", "commitment_utilization": None,
+                                      "owned_utilization": None, "webhook": "scenario"}
+    assert [(a["month"], a["kind"], a["value"], a["threshold"], a["revision"])
+            for a in body["alerts"]] == [("2027-04", "spend_over_plan", "66.24", "66.00", 1)]
+    assert "very-secret-token" not in answer.get_data(as_text=True)

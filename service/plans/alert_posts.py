@@ -34,12 +34,20 @@ BACKOFF = 2.0
 DEFAULT_RETRY_DELAY = 30.0
 
 
+def escaped(text: str) -> str:
+    """A name someone typed, as plain text in a Slack message: ``<!channel>``, ``<@U123>`` or
+    ``<https://...|link>`` would mention everyone or hide a link (Slack's formatting
+    escapes exactly &, < and >; Teams shows the entities as the characters)."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
 def message_text(breach: AlertBreach) -> str:
     """The post's text in the scenario's language (its owner's chosen language, else
     English)."""
     scenario = breach.scenario
     with using_locale(scenario.owner.language):
-        return gettext(WEBHOOK_MESSAGE, scenario=scenario.name, number=breach.revision.number,
+        return gettext(WEBHOOK_MESSAGE, scenario=escaped(scenario.name),
+                       number=breach.revision.number,
                        sentence=sentence(breach.kind, breach.month, breach.value,
                                          breach.threshold))
 

@@ -195,6 +195,11 @@ def test_an_english_owner_gets_english_and_a_redirect_is_not_followed(queued_app
     assert posts(app)[-1] == ("posted", 200)
 
 
+def test_a_scenario_name_cannot_mention_the_channel_or_hide_a_link():
+    assert alert_posts.escaped("<!channel> <https://evil.example|ok> & co") == \
+        "&lt;!channel&gt; &lt;https://evil.example|ok&gt; &amp; co"
+
+
 def test_a_breach_without_a_webhook_queues_nothing(queued_app):
     app = queued_app
     ana, rita = client(app, "ana"), client(app, "rita")

@@ -50,9 +50,6 @@ class Thresholds(BaseModel):
         title="Alert when the utilization of owned servers is under",
         json_schema_extra={"unit": "% of the owned GPU-hours installed"})
 
-    def any(self) -> bool:
-        return any(getattr(self, k) is not None for k in KINDS)
-
 
 @dataclass(frozen=True)
 class Breach:
@@ -74,7 +71,23 @@ def _exact(x: Any) -> Fraction:
 
 
 def percent_text(x: Fraction) -> str:
-    """A percentage with two decimals, halves to even (for a page, an event, a message)."""
+    """A percentage as decimal text with two decimals (a page, an event, a message).
+
+    Parameters
+    ----------
+    x : Fraction
+        The percentage, exact [%].
+
+    Returns
+    -------
+    str
+        ``x`` rounded to 0.01, halves to even [%].
+
+    Notes
+    -----
+    text = round(x, 2) = [100 x] / 100, [.] rounding to the nearest integer, halves to even
+    (the decimal module's default context rounds the division's result the same way).
+    """
     return f"{Decimal(x.numerator) / Decimal(x.denominator):.2f}"
 
 
@@ -147,6 +160,21 @@ def evaluate(months: Sequence[Mapping[str, Any]], plan_rows: Mapping[str, Mappin
 def owned_installed(plan_rows: Sequence[Mapping[str, Any]], gpus_per_server: float,
                     gpus_by_type: Optional[Mapping[str, float]] = None) -> dict[str, float]:
     """Owned GPU-hours installed per month of a strategy's monthly rows.
+
+    Parameters
+    ----------
+    plan_rows : sequence of dict
+        The strategy's monthly rows: ``month``, ``hours`` [h], ``servers_online`` [servers]
+        and, in a fleet of server types, ``servers_online_by_type`` [servers by type id].
+    gpus_per_server : float
+        GPUs per server of the one server type [GPUs].
+    gpus_by_type : dict, optional
+        GPUs per server of each server type [GPUs by type id].
+
+    Returns
+    -------
+    dict
+        Installed owned GPU-hours by month [GPU-hours].
 
     Notes
     -----

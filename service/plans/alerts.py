@@ -110,7 +110,7 @@ def evaluate_scenario(s: Session, base: Baseline) -> list[Breach]:
     """The breaches of the scenario's actuals against ``base`` under the settings in force
     (as ``s`` sees them), whether recorded yet or not."""
     thresholds = thresholds_of(settings_row(base.revision.scenario_id, s))
-    if not thresholds.any():
+    if all(getattr(thresholds, k) is None for k in KINDS):
         return []
     held = scenario_actuals(base.revision.scenario_id, s)
     plan_rows = {str(r["month"]): r for r in base.monthly}

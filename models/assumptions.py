@@ -66,6 +66,10 @@ class Assumption:
         -------
         bool
             True: value = base x (1 + change); False: value = base + change.
+
+        Notes
+        -----
+        Relative: value = base x (1 + change); else value = base + change.
         """
         return self.spec.relative
 
@@ -197,6 +201,12 @@ def base_value(s: Scenario, key: str) -> float:
     float
         The value [the unit of the field it moves; resale: multiple of the base fractions;
         commitments: points of discount]; 1.0 for the exchange rate of a plan in one currency.
+
+    Notes
+    -----
+    b = the scenario's field value (a server type's own for a type's assumption); b = 1 for the
+    resale multiplier and for the exchange rate of a plan in one currency; b = 0 for the
+    commitment discount shift.
     """
     a = assumption(key)
     if a.label_unit is not None:
@@ -247,6 +257,11 @@ def field_bounds(a: Assumption) -> tuple[float, float]:
         Lowest allowed value, -inf when unbounded [the field's unit].
     hi : float
         Highest allowed value, inf when unbounded [the field's unit].
+
+    Notes
+    -----
+    lo = ``ge`` (or the next float above ``gt``), else -inf; hi = ``le`` (or the next float below
+    ``lt``), else inf [the field's unit].
     """
     meta = field_meta(a.field())
     lo = meta.get("ge", meta.get("gt", -np.inf))
@@ -276,6 +291,12 @@ def value_bounds(s: Scenario, key: str) -> tuple[float, float]:
         Highest value [the assumption's unit]: the field's bounds; resale up to the multiplier
         that takes the highest fraction to 1; commitment shifts within [-1, 1]; the failure rate
         at most :func:`feasible_failure_rate`.
+
+    Notes
+    -----
+    resale multiplier: [0, 1 / max_k f_k] (f_k the year-end fractions; 1 when all are 0);
+    commitment shift: [-1, 1]; failure rate: hi = min(field's hi, :func:`feasible_failure_rate`);
+    otherwise (lo, hi) = :func:`field_bounds`.
     """
     a = assumption(key)
     if key == "resale_value":
@@ -304,8 +325,11 @@ def feasible_failure_rate(s: Scenario) -> float:
 
     Notes
     -----
-    Above it the engine refuses to plan (failures waste all the time, design 4.4), so a range
-    that reaches past it is cut there rather than making the whole plan fail.
+    f* = the top of the field's bounds when the waste w(f) < 1 there, else the bisection root
+    (100 halvings of [0, top]) of w(f) = 1, w the failure waste of
+    :func:`models.checkpoint.waste_fraction` at unnoticed rate f / 8760 [failures per
+    server-year]. Above it the engine refuses to plan (failures waste all the time, design 4.4),
+    so a range that reaches past it is cut there rather than making the whole plan fail.
     """
     sp = s.spot
 
@@ -343,6 +367,11 @@ def to_value(s: Scenario, key: str, change: np.ndarray | float) -> np.ndarray:
     -------
     numpy.ndarray
         The value [the assumption's unit], shape of ``change``.
+
+    Notes
+    -----
+    v = clip(b (1 + change), lo, hi) for a relative range, else clip(b + change, lo, hi), with b =
+    :func:`base_value` and (lo, hi) = :func:`value_bounds`.
     """
     a, base = assumption(key), base_value(s, key)
     value = base * (1.0 + np.asarray(change, float)) if a.relative else base + np.asarray(
@@ -365,6 +394,11 @@ def low_high(s: Scenario, key: str) -> tuple[float, float]:
     -------
     tuple of float
         (value at the low end, value at the high end) [the unit of the assumption].
+
+    Notes
+    -----
+    (low, high) = (:func:`to_value` (r_low), :func:`to_value` (r_high)), r the assumption's range
+    in ``uncertainty.ranges``.
     """
     r = s.uncertainty.ranges[assumption(key).path]
     return float(to_value(s, key, r.low)), float(to_value(s, key, r.high))
@@ -385,6 +419,11 @@ def with_values(s: Scenario, values: dict[str, float]) -> Scenario:
     -------
     Scenario
         The copy.
+
+    Notes
+    -----
+    A field's value v is set as is; resale: f_k' = min(1, f_k v) for each year-end fraction;
+    commitment shift: d_o' = :func:`offer_discount` (d_o, v) for each offer o.
     """
     changes: dict[str, dict] = {}
     types = {t.id: t.model_dump() for t in s.server_types}
@@ -422,6 +461,11 @@ def offer_discount(discount: float, shift: float | np.ndarray) -> np.ndarray:
     -------
     numpy.ndarray
         Discount [fraction], shape of ``shift``.
+
+    Notes
+    -----
+    d' = clip(d + shift, 0, 0.999), d the offer's discount [fraction], shift the drawn change
+    [fraction].
     """
     return np.clip(discount + np.asarray(shift, float), 0.0, 0.999)
 
@@ -484,8 +528,13 @@ def sample(s: Scenario, draws: int, seed: int) -> dict[str, np.ndarray]:
 
     Notes
     -----
-    A Gaussian copula ties the hardware price trend to the on-demand trend with
-    ``uncertainty.trend_correlation``; the others are independent.
+    For draw i of assumption a: z ~ N(0, 1) per assumption (seeded), with the trend pair
+    correlated: z_hw = rho z_od + sqrt(1 - rho^2) z_hw, rho = ``uncertainty.trend_correlation``;
+    p = Phi(z), stratified as p = (min(floor(p K), K - 1) + 0.5) / K for a stratified assumption
+    (K strata); change = F^-1(p) of the range's distribution (the inverse CDF of models/ranges.py)
+    and value = :func:`to_value` (change).
+    A Gaussian copula ties the hardware price trend to the on-demand trend; the others are
+    independent.
     """
     u: Uncertainty = s.uncertainty
     rng = np.random.default_rng(seed)

@@ -52,6 +52,11 @@ class Line:
         -------
         numpy.ndarray
             fixed + per_hour x hours [currency per GPU-year of demand capacity].
+
+        Notes
+        -----
+        c(h) = F + p h, F = ``fixed`` [currency per GPU-year], p = ``per_hour`` [currency per
+        GPU-hour], h the hours used a year [h per year].
         """
         return self.fixed + self.per_hour * np.asarray(hours)
 
@@ -93,6 +98,8 @@ def online_months(ctx: PlanContext) -> np.ndarray:
 
     Notes
     -----
+    o_m = servers online in month m of :func:`models.capacity.static_plan` of one server (its
+    chain of replacements) [-].
     Servers already held are not counted: a marginal breakeven is about buying the next
     server, whose PV is spread over its own online months (issue 23).
     """
@@ -147,6 +154,14 @@ def screening_lines(ctx: PlanContext) -> dict[str, Line]:
 
     Notes
     -----
+    With f_m the end-of-month discount factors, h_m the month's hours, o_m the next server's
+    online months (:func:`online_months`), W = sum_m h_m o_m f_m (sum_m h_m f_m without one):
+    owned: F = 8760 x PV_server / (G t W), p = sum_m u^own_m h_m o_m / W, max = 8760 a;
+    on demand: p = sum_m u^od_m h_m o_m / W; spot: p = sum_m u^spot_m h_m o_m / W x (1 - w_f) /
+    (1 - w_s); an offer: F = 8760 x PV_offer / (t_c sum_m h_m f_m), p = 0; u the PV of one GPU-hour
+    by source (:class:`models.optimize.LinearCosts`) [currency per GPU-hour], G GPUs per server, t
+    and t_c the owned and cloud throughputs, a the availability, w_f and w_s the failure and spot
+    wastes [fraction].
     Owned, on demand and spot are levelized over the months the next server bought is online
     (the servers held are sunk and left out), so that their crossings compare like with like;
     commitments over the whole horizon.
@@ -190,6 +205,11 @@ def on_demand_line_all_months(ctx: PlanContext, lc: LinearCosts) -> Line:
     -------
     Line
         No fixed part; ``per_hour`` [currency per GPU-hour used].
+
+    Notes
+    -----
+    p = (sum_m u_m h_m) / (sum_m h_m f_m), u_m the PV of one on-demand GPU-hour in month m
+    [currency per GPU-hour], h_m the month's hours [h], f_m the end-of-month discount factor [-].
     """
     cal = ctx.calendar
     return Line(0.0, float(lc.on_demand_unit_pv @ cal.hours) / float(cal.hours @
@@ -210,6 +230,12 @@ def crossing_hours(a: Line, b: Line) -> Optional[float]:
     -------
     float or None
         Hours [h per year]; None for parallel lines or a crossing outside (0, max hours].
+
+    Notes
+    -----
+    h* = (F_b - F_a) / (p_a - p_b) [h per year], kept when 0 < h* <= min(max_a, max_b) + 1e-9;
+    None when |p_a - p_b| < 1e-15. F the lines' fixed parts [currency per GPU-year], p their
+    per-hour parts [currency per GPU-hour].
     """
     slope = a.per_hour - b.per_hour
     if abs(slope) < 1e-15:
@@ -237,6 +263,10 @@ def direction(a_name: str, a: Line, b_name: str, b: Line) -> Direction:
     -------
     Direction
         ``a_name`` cheaper "above" when its line is flatter, else "below".
+
+    Notes
+    -----
+    when = "above" if p_a < p_b else "below", p the lines' per-hour costs [currency per GPU-hour].
     """
     if a.per_hour < b.per_hour:
         return Direction(a_name, "above", b_name)
@@ -266,6 +296,12 @@ def utilization_breakevens(ctx: PlanContext, lines: dict[str, Line]
         :class:`Direction`.
     reasons : dict
         Key to the :class:`Message` saying why a breakeven is missing.
+
+    Notes
+    -----
+    u = h* / 8760 [fraction], h* of :func:`crossing_hours` of the owned line and each cloud line,
+    and of each commitment's line and the all-months on-demand line
+    (:func:`on_demand_line_all_months`).
     """
     owned_vs, commit_vs, directions, reasons = {}, {}, {}, {}
     owned = lines.get("owned")
@@ -321,6 +357,11 @@ def flat_context(ctx: PlanContext, gpus: float, interruptible: bool) -> PlanCont
     -------
     PlanContext
         The context for the flat demand.
+
+    Notes
+    -----
+    d_h = G for every plan hour h, steady or (``interruptible``) interruptible, G = ``gpus``
+    [GPUs]; prices unchanged (:meth:`models.strategies.PlanContext.with_demand`).
     """
     hours = ctx.calendar.total_hours
     flat, zero = np.full(hours, gpus), np.zeros(hours)
@@ -349,6 +390,13 @@ def all_in_breakevens(ctx: PlanContext, names: list[str]) -> tuple[dict, dict, d
         ``utilization_all_in.<name>`` to its :class:`Direction`.
     reasons : dict
         ``utilization_all_in.<name>`` to the :class:`Message` saying why a value is missing.
+
+    Notes
+    -----
+    u* solves g(u) = PV_flat(u)(one owned server) - PV_flat(u)(the option's plan) = 0 on
+    [1e-9, a] (:func:`bracketed_root`), with PV_flat(u) the PV on a flat demand of u x G x t GPUs
+    every hour (G GPUs per server, t the relative throughput, a the availability), the option's
+    plan from :func:`cloud_plan` [u: fraction].
     """
     s = ctx.scenario
     o = s.owned
@@ -409,6 +457,12 @@ def cloud_plan(ctx: PlanContext, name: str) -> CapacityPlan:
     CapacityPlan
         On demand; spot with on demand for what spot cannot take; or a commitment of as many
         GPUs as one server holds (throughputs and availability counted), renewed each term.
+
+    Notes
+    -----
+    A commitment's plan holds c = G x a x t_o / t_c GPUs per term, renewed at starts 0, T, 2T, ...
+    < H, with G the GPUs per server, a the availability [fraction], t_o and t_c the owned and cloud
+    relative throughputs [-], T the term and H the horizon [months].
     """
     s = ctx.scenario
     if name == "on_demand":
@@ -445,6 +499,12 @@ def bracketed_root(f: Callable[[float], float], lo: float, hi: float, f_lo: floa
     -------
     float or None
         The root, in the unit of ``lo`` and ``hi``; None if f keeps its sign on the bracket.
+
+    Notes
+    -----
+    x_1 = lo - f(lo) (hi - lo) / (f(hi) - f(lo)) (the secant, exact for a linear f); x_1 when
+    |f(x_1)| <= 1e-9 x max(1, |f(lo)|, |f(hi)|), else brentq on the half of [lo, hi] where f changes
+    sign.
     """
     if f_lo == 0:
         return lo
@@ -507,6 +567,12 @@ def tie_value(f: Callable[[float], float], x0: float, lo: float, hi: float
         Exact when f is linear, else brentq on a bracket from a grid [the field's unit].
     reason : Message or None
         Why the two plans do not tie inside the allowed range.
+
+    Notes
+    -----
+    The secant through x_0 and x_1 (x_1 = 2 x_0 inside the range): x* = x_0 - f(x_0) (x_1 - x_0) /
+    (f(x_1) - f(x_0)), kept when |f(x*)| <= 1e-6 x max(1, |f(x_0)|, |f(x_1)|); else brentq on the
+    first sign change of f on a grid of lo, hi and x_0 x 10^k, k from -3 to 2.
     """
     x0 = min(max(x0, lo), hi)
     x1 = x0 * 2 if 0 < x0 * 2 <= hi else (x0 + hi) / 2 if x0 < hi else (lo + x0) / 2
@@ -553,6 +619,13 @@ def price_breakevens(ctx: PlanContext, cloud: Capacity,
         currency per server], None where there is no tie in the field's allowed range.
     reasons : dict
         The :class:`Message` saying why a value is missing.
+
+    Notes
+    -----
+    x* solves PV(owning; x) - PV(cloud_only; x) = 0 with x the on-demand price or the server
+    price, found by :func:`tie_value` within the field's bounds (:func:`field_range`); owning =
+    the optimal capacity when it holds servers, else :func:`models.optimize.best_capacity` with
+    at least one server.
     """
     s = ctx.scenario
     try:
@@ -604,6 +677,12 @@ def load_duration(ctx: PlanContext, r: StrategyResult, points: int = 200) -> dic
         ``committed + owned`` when it sits on committed capacity, else ``owned``, when it
         has servers online. A plan with neither has no level (issue 23: a plan without
         servers showed "owned servers" at its committed level).
+
+    Notes
+    -----
+    gpus_i = the i-th largest hourly gross demand of the plan, fraction_i = (i + 1) / N at
+    ``points`` evenly spaced i, N the plan's hours; committed level = max_m c_m x t_c, owned top =
+    committed + max_m n_m x w [GPUs].
     """
     demand = np.sort(ctx.tables.gross.sorted.ravel())[::-1]
     demand = demand[: ctx.calendar.total_hours]
@@ -636,6 +715,11 @@ def screening_chart(lines: dict[str, Line], points: int = 25) -> dict:
         ``hours_per_year`` [h per year], ``curves`` [currency per GPU-year], ``max_hours``
         [h per year] and ``crossings`` (sources, ``hours_per_year``, ``utilization``
         [fraction], ``cost_per_gpu_year`` [currency per GPU-year]).
+
+    Notes
+    -----
+    Each curve c(h) = F + p h at 25 hours h = 0 .. 8760 (:meth:`Line.at`); each crossing at h* of
+    :func:`crossing_hours`, utilization = h* / 8760 [fraction].
     """
     hours = np.linspace(0, HOURS, points)
     crossings = []
@@ -675,6 +759,12 @@ def payback(results: dict[str, StrategyResult], horizon: int) -> tuple[dict, dic
     reasons : dict
         ``payback_month.<name>`` and ``payback_month_discounted.<name>`` to the
         :class:`Message` saying why a value is missing (none for "never").
+
+    Notes
+    -----
+    For optimal, staged and proposed: month = :func:`models.finance.payback_month` (C_plan[:H],
+    C_on_demand[:H]), C the cumulative cost, nominal then discounted [currency], H the horizon
+    [months]; n/a when capital outlay <= 0.
     """
     base = results["on_demand"]
     nominal, discounted, reasons = {}, {}, {}

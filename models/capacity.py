@@ -55,6 +55,11 @@ class Capacity:
         -------
         dict
             Type id to servers [servers], types without any left out.
+
+        Notes
+        -----
+        n_type = servers_by_type[type] for each type with servers, plus ``servers`` (the one-type
+        shorthand) added to the first type's (:func:`models.fleet.default_type`) [servers].
         """
         out = {k: v for k, v in self.servers_by_type.items() if v}
         if self.servers:
@@ -110,6 +115,11 @@ class CapacityPlan:
         -------
         numpy.ndarray
             Servers online [servers, (months,)].
+
+        Notes
+        -----
+        n(m) = sum over server cohorts k with online_k <= m < sold_k of count_k, for m = 0..months-1
+        [servers].
         """
         out = np.zeros(months)
         for c in self.servers:
@@ -129,6 +139,11 @@ class CapacityPlan:
         dict
             Type id (None without server types) to servers online [servers, (months,)]; a type
             appears when the plan has a cohort of it.
+
+        Notes
+        -----
+        n_type(m) = sum over the type's server cohorts k with online_k <= m < sold_k of count_k
+        [servers].
         """
         out: dict = {}
         for c in self.servers:
@@ -148,6 +163,11 @@ class CapacityPlan:
         -------
         numpy.ndarray
             Committed GPUs [GPUs, (months,)].
+
+        Notes
+        -----
+        c(m) = sum over cohorts k with start_k <= m < start_k + term_k of gpus_k, for m =
+        0..months-1 [GPUs].
         """
         out = np.zeros(months)
         for c in self.commitments:
@@ -168,6 +188,11 @@ class CapacityPlan:
         dict of str to numpy.ndarray
             Offer id to committed GPUs [GPUs, (months,)]; an offer appears only when the plan
             has a cohort of it.
+
+        Notes
+        -----
+        c_o(m) = sum over cohorts k of offer o with start_k <= m < start_k + term_k of gpus_k, for
+        m = 0..months-1 [GPUs].
         """
         out: dict[str, np.ndarray] = {}
         for c in self.commitments:
@@ -199,6 +224,9 @@ def server_chain(s: Scenario, count: int, horizon: int, kind: Optional[FleetType
 
     Notes
     -----
+    Generation j is bought at b_j = j U, j = 0, 1, ... while b_j < H, online at b_j + L and sold
+    at min(b_j + U, H), with U the useful life, L the lead time and H the horizon [months]; a
+    type's generations only where it can be bought (:meth:`models.fleet.FleetType.can_buy`).
     Every generation, like any purchase, takes work after the lead time (the staged plan can
     order a replacement ahead to avoid the gap).
     """
@@ -229,6 +257,11 @@ def month_index(month: str, first_month: str) -> int:
     int
         0-based month index; negative before the plan [months].
 
+    Notes
+    -----
+    i = (12 y + m) - (12 y_0 + m_0), (y, m) the month's year and month, (y_0, m_0) the plan's first
+    [months].
+
     Examples
     --------
     >>> month_index("2026-11", "2027-01")
@@ -258,6 +291,13 @@ def position_plan(s: Scenario, first_month: str, horizon: int, vat: float = 1.0
     CapacityPlan
         Owned servers keep their age and retire at the end of their useful life; signed
         commitments run to their end. Cohorts that ended before the plan are left out.
+
+    Notes
+    -----
+    A held server cohort bought in month b (:func:`month_index`) goes online at b + lead and is
+    retired at sold = min(b + life, H) [months], kept when sold > 0; a held contract starting at s
+    runs s .. s + T - 1, kept when s + T > 0, at its rate / v (v the VAT divisor) [currency per
+    GPU-hour].
     """
     kinds = {k.id: k for k in fleet_types(s, first_month)}
     servers = []
@@ -319,6 +359,11 @@ def commitment_chain(s: Scenario, offer_id: str, gpus: int, horizon: int
     -------
     tuple of CommitmentCohort
         One cohort per term, in order.
+
+    Notes
+    -----
+    Cohort j starts at start_j = j T, j = 0, 1, ... while start_j < H, each of ``gpus`` GPUs for
+    the offer's term T [months]; H the horizon [months].
     """
     if gpus <= 0:
         return ()
@@ -351,6 +396,11 @@ def static_plan(s: Scenario, capacity: Capacity, horizon: int,
     CapacityPlan
         The position, a chain of server generations per type and a chain of renewals per
         offer.
+
+    Notes
+    -----
+    cohorts = position + :func:`server_chain` of each type's count + :func:`commitment_chain` of
+    each offer's committed GPUs (a static decision renewed for the whole horizon).
     """
     commitments: tuple[CommitmentCohort, ...] = ()
     for offer in s.commitments:
@@ -403,6 +453,12 @@ def schedule_plan(s: Scenario, decisions, first_month: str, horizon: int,
     ScheduleError
         A decision month outside the plan, or a sale of more servers than are held (or than
         are held from the months named).
+
+    Notes
+    -----
+    A purchase in month m of a type with lead time L and useful life U [months]: online = m + L,
+    sold = min(m + U, H), H the horizon; a sale in month m ends the sold cohorts at m; a
+    commitment signed in month m runs m .. m + T - 1, T its offer's term [months].
     """
     kinds = {k.id: k for k in fleet_types(s, first_month)}
     default = default_type(s)

@@ -58,12 +58,23 @@ class Waste:
 
     @property
     def feasible(self) -> bool:
-        """Whether any useful work is left: w < 1."""
+        """Whether any useful work is left: w < 1.
+
+        Notes
+        -----
+        feasible = (w < 1), w = ``fraction`` the wasted share of billed GPU-hours [fraction].
+        """
         return self.fraction < 1
 
     @property
     def billed_per_useful(self) -> float:
-        """Billed GPU-hours per useful GPU-hour, 1/(1-w) [-]; inf when infeasible."""
+        """Billed GPU-hours per useful GPU-hour, 1/(1-w) [-]; inf when infeasible.
+
+        Notes
+        -----
+        billed / useful = 1 / (1 - w), w = ``fraction`` the wasted share of billed GPU-hours
+        [fraction]; inf when w >= 1.
+        """
         return 1.0 / (1.0 - self.fraction) if self.feasible else math.inf
 
 
@@ -137,5 +148,12 @@ def spot_rate_from_monthly_bucket(fraction_per_month: float) -> float:
     -------
     float
         lambda = -ln(1 - f) / 730 [1 / instance-hour].
+
+    Notes
+    -----
+    lambda = -ln(1 - f) / 730
+
+    f the share of instances interrupted in a month [fraction], 730 the hours of an average month
+    [h]: the Poisson rate with P(no interruption in 730 h) = 1 - f.
     """
     return -math.log(1 - fraction_per_month) / 730.0

@@ -102,6 +102,19 @@ def server_schedule(book: PriceBook, c: ServerCohort) -> dict[str, np.ndarray]:
         ``depreciation``, ``gain`` (resale over book value; < 0 is a loss), ``online`` (1 in a
         month the server takes work [-, (months,)]) and, when it is sold within the months,
         ``book_fraction`` (basis left at sale [fraction of basis]). Cached in ``book.cache``.
+
+    Notes
+    -----
+    With price P, basis B = P + install and principal B (1 - down) (:func:`server_terms`) [currency
+    per server], bought b, online o, sold s [months]:
+    capex_b = B (cash) or B x down (a loan); loan payments and interest of
+    :func:`models.finance.loan_schedule` (principal, apr, term, s - b);
+    maintenance_m = a / 12 x P while online, a the annual maintenance fraction [fraction per year];
+    resale_{s-1} = P x f(s - b) (x (1 - drop) once a successor is out), f
+    :meth:`models.prices.PriceBook.resale_fraction`; depreciation_m = B d(m - o),
+    :func:`models.finance.depreciation_by_age`; gain_{s-1} = resale - B (1 - sum d) [currency].
+    Priced in another currency than the reporting one, each payment and the resale are converted
+    at their month's rate and depreciation at the purchase month's (``_convert_server``).
     """
     book = book.for_type(c.type)
     key = ("server", c.bought, c.online, c.sold, c.price, c.install)
@@ -181,6 +194,13 @@ def server_columns(book: PriceBook, cohorts: tuple[ServerCohort, ...], rows: int
         ``pmt`` (level loan payment) [currency per server]; ``frac`` (resale fraction at sale)
         [fraction]; and the engine's own per-server ``loan``, ``interest``, ``dep``,
         ``cumdep``, ``resale``, ``gain`` [currency per server].
+
+    Notes
+    -----
+    For each month m a cohort holds: age = m - bought, span = sold - bought [months]; basis =
+    price + install, pmt = :func:`models.finance.level_payment` (basis (1 - down), apr, term)
+    [currency per server]; frac = resale fraction at age span [fraction]; cumdep_m = sum_{j<=m}
+    dep_j; loan, interest, dep, resale and gain as :func:`server_schedule` [currency per server].
     """
     book = book.for_type(cohorts[0].type) if cohorts else book
     o = book.scenario.owned
@@ -228,6 +248,18 @@ def commitment_schedule(book: PriceBook, c: CommitmentCohort) -> dict[str, np.nd
         (counted in the tail months under ``liquidate``, left out under ``prorate``), and
         ``upfront_for_after_horizon``, the part of an upfront payment that covers those months
         (paid at signing; left out under ``prorate``) [currency, (n,)]. Cached in ``book.cache``.
+
+    Notes
+    -----
+    With r the rate fixed at signing (:meth:`models.prices.PriceBook.offer_rate`, or the held
+    contract's) [currency per GPU-hour], u the upfront share of the payment option [fraction], h_k
+    the hours of the term's k-th month [h], T the term, s the start, H the horizon [months]:
+    U = u r sum_k h_k (the whole upfront); upfront_s = U x I / T, I = T under ``liquidate`` else
+    min(T, H - s); monthly_m = (1 - u) r h_{m-s} and prepaid_deduction_m = U / T for the months
+    counted (to the price book's end under ``liquidate``, else to H) [currency per GPU];
+    monthly_after_horizon = (1 - u) r sum_{m >= H} h_{m-s} fx(m); upfront_for_after_horizon =
+    U x A / T, A = max(s + T - H, 0). A converted market pays monthly amounts at each month's rate
+    and the upfront (and its deductions) at the signing month's.
     """
     key = ("commitment", c.offer, c.start, c.term, c.rate, c.payment, c.market)
     cached = book.cache.get(key)
@@ -291,6 +323,11 @@ def data_share(plan: CapacityPlan, v: Volumes, horizon: int, linear: bool) -> np
         The month's gross GPU-hours on owned servers over all its gross GPU-hours; a month with
         no work keeps its data by the servers if any are online, else in the cloud [fraction,
         (horizon, n)].
+
+    Notes
+    -----
+    s_m = owned_m / gross_m when gross_m > 0 [fraction]; a month without work: s_m = 1 when
+    servers are online, else 0 (s_m = 0 in the linear form).
     """
     gross = np.asarray(v.gross, float)
     owned = np.asarray(v.owned, float)
@@ -322,6 +359,10 @@ class Lines(dict):
             Amount by month, broadcast to the line [currency].
         rows : int, optional
             Add to the first ``rows`` months only; all when None [months].
+
+        Notes
+        -----
+        line[:rows] = line[:rows] + value (a line absent so far starts at zero) [currency].
         """
         line = self.get(name)
         if line is None:
@@ -357,6 +398,10 @@ class Lines(dict):
         -------
         numpy.ndarray
             Their sum by month, a new array [currency, (months, width)].
+
+        Notes
+        -----
+        T_m = sum over the named lines present of line_m [currency]; zeros when none is present.
         """
         present = [self[n] for n in names if n in self]
         return sum(present[1:], present[0].copy()) if present else self.zero()
@@ -407,6 +452,17 @@ def cost_lines(book: PriceBook, plan: CapacityPlan, v: Volumes, *, linear: bool 
 
     Notes
     -----
+    With n_i(m) servers of type i online, owned_i(m), spot(m) and on_demand(m) the volumes
+    [GPU-hours of demand units], t_i the type's and theta_c the cloud's relative throughput [-]:
+    space, staff, idle energy = sum_i n_i(m) x (the type's price per server-month); busy energy =
+    sum_i E_i(m) x owned_i(m) / t_i, E_i the type's energy price of a busy GPU-hour; spot =
+    p_spot(m) x spot(m) / theta_c; on_demand = p_od(m) x on_demand(m) / theta_c [currency]; data
+    charges = amount x (1 - s) in the cloud and amount x s owned, s the :func:`data_share`
+    [fraction]; cloud_support = max(f x cloud spend, minimum) in a month with spend (f x spend
+    without the minimum; f the support fraction); cloud_setup = the fee in month 1 when the plan
+    uses the cloud; tax_shield_{m+L} = t x (deductible lines + tax items)_m and
+    tax_on_resale_{m+L} = t x gains_m, t the tax rate [fraction], L the payment lag [months]; the
+    cohorts' own lines from :func:`cohort_items` [currency].
     The optimizer reads its coefficients off the linear lines and adds the three terms exactly.
     """
     setup = not linear if setup is None else setup
@@ -499,6 +555,14 @@ def cohort_items(book: PriceBook, plan: CapacityPlan) -> dict[str, np.ndarray]:
         prepaid commitments deducted over the term), of which ``prepaid``, and ``gains``
         (taxable gains on sale) [currency, (months, n)]; ``online`` [servers, (months,)].
         Items a plan does not have are absent, except ``online``.
+
+    Notes
+    -----
+    Each item is the sum over cohorts of count x the per-server item of :func:`server_schedule`
+    (servers) or gpus x the per-GPU item of :func:`commitment_schedule` (commitments):
+    tax_items = sum_servers count (interest + depreciation + max(-gain, 0)) + sum_commitments
+    gpus x prepaid_deduction; gains = sum_servers count x max(gain, 0); online(m) = sum_servers
+    count x online(m) [servers] (by type as well for a fleet) [currency].
     """
     T = book.months
     out: dict[str, np.ndarray] = {"online": np.zeros(T)}
@@ -551,6 +615,11 @@ def deductible_by_month(book: PriceBook, plan: CapacityPlan, lines: Mapping[str,
     -------
     numpy.ndarray
         Deductible costs plus the cohorts' tax items [currency, (months,)].
+
+    Notes
+    -----
+    D_m = sum over ``DEDUCTIBLE_LINES`` of line_m + tax_items_m (interest, depreciation, losses on
+    sale, prepaid commitments deducted over the term, :func:`cohort_items`) [currency].
     """
     rows = len(lines["energy"])
     items = cohort_items(book, plan).get("tax_items")
@@ -578,6 +647,11 @@ def uses_cloud(plan: CapacityPlan, v: Volumes) -> np.ndarray:
     -------
     numpy.ndarray
         One flag per draw [bool, (n,)].
+
+    Notes
+    -----
+    uses = (any commitment with gpus > 0) or (sum_m spot_m > 0) or (sum_m on_demand_m > 1e-9), per
+    draw.
     """
     committed = any(c.gpus > 0 for c in plan.commitments)
     spot = _by_month(v.spot).sum(axis=0)
@@ -602,8 +676,10 @@ def present_value(book: PriceBook, lines: Mapping[str, np.ndarray]) -> np.ndarra
 
     Notes
     -----
-    Start-of-month lines (``START_OF_MONTH_LINES``) are discounted by (1+r_m)^(m-1), the
-    others by (1+r_m)^m (design 3); credit lines are subtracted.
+    PV = sum_l s_l sum_m l_m F_l(m), m = 1..months, with F_l(m) = (1 + r_m)^-(m-1) for the
+    start-of-month lines (``START_OF_MONTH_LINES``) and (1 + r_m)^-m for the others (design 3),
+    s_l = -1 for a credit line and +1 for a cost line, r_m the monthly discount rate [fraction per
+    month] [currency].
     """
     pv = 0.0
     for name, line in lines.items():
@@ -629,6 +705,11 @@ def discounted_by_month(book: PriceBook, lines: Mapping[str, np.ndarray]) -> np.
     numpy.ndarray
         Costs minus credits of each month, discounted to the plan's start [currency,
         (months, n)].
+
+    Notes
+    -----
+    d_m = S_m (1 + r_m)^-(m-1) + (E_m - C_m) (1 + r_m)^-m, S the start-of-month lines, E the other
+    cost lines, C the credit lines [currency], r_m the monthly discount rate [fraction per month].
     """
     start = sum(lines[name] for name in START_OF_MONTH_LINES)
     end = sum(lines[name] for name in COST_LINES if name not in START_OF_MONTH_LINES)
@@ -648,5 +729,9 @@ def net_by_month(lines: Mapping[str, np.ndarray]) -> np.ndarray:
     -------
     numpy.ndarray
         Net cost by month, positive for a net payment [currency].
+
+    Notes
+    -----
+    net_m = sum_{cost lines} line_m - sum_{credit lines} line_m [currency].
     """
     return sum(lines[name] for name in COST_LINES) - sum(lines[name] for name in CREDIT_LINES)

@@ -35,6 +35,7 @@ def rows_searchsorted(rows: np.ndarray, levels: np.ndarray) -> np.ndarray:
 
     Notes
     -----
+    i[m, j] = #{h : rows[m, h] < levels[m, j]}, the left insertion point [index].
     One search per month: a row of a month's hours stays in the CPU cache, where one search
     over all rows laid end to end (shifted apart) ran 1.5x slower on the optimizer's grids.
     """
@@ -76,6 +77,11 @@ class MonthlySorted:
         -------
         MonthlySorted
             Sorted values and prefix sums times ``factor``, without sorting again.
+
+        Notes
+        -----
+        sorted' = a x sorted, prefix' = a x prefix, a = ``factor`` >= 0 [-]; order is kept since a
+        >= 0.
         """
         new = object.__new__(MonthlySorted)
         new.sorted, new.prefix, new.width = self.sorted * factor, self.prefix * factor, self.width
@@ -95,6 +101,14 @@ class MonthlySorted:
         -------
         numpy.ndarray
             Demand served within the level [GPU-hours, same shape as ``level``].
+
+        Notes
+        -----
+        A_m(x) = P_m[i] + x (n_m - i)
+
+        with x = max(level[m], 0) [GPUs], v_m the month's hourly values sorted ascending, i the
+        number of them below x, P_m[i] the sum of the i smallest [GPU-hours], n_m the month's hours
+        (the table's width) [h]: the sum over the month's hours of min(v, x).
         """
         level = np.maximum(np.asarray(level, dtype=float), 0.0)
         if level.ndim == 1:  # one level a month: count in one vectorised comparison
@@ -138,6 +152,13 @@ class DemandTables:
         DemandTables
             Sorted tables of gross and steady demand, useful and interruptible GPU-hours by month
             [GPU-hours] and the peak gross demand [GPUs].
+
+        Notes
+        -----
+        gross_h = steady_h + interruptible_h / (1 - w_f), w_f the failure waste [fraction]; the
+        tables sort gross_h and steady_h within each month; useful_m = sum_{h in m} (steady_h +
+        interruptible_h) and interruptible_m = sum_{h in m} interruptible_h [GPU-hours]; peak =
+        max_h gross_h [GPUs].
         """
         gross_hourly = demand.steady + demand.interruptible / (1.0 - failure_waste)
         month = calendar.month_of_hour()
@@ -159,6 +180,10 @@ class DemandTables:
         -------
         DemandTables
             Every table and total times ``factor`` (sorting is unchanged by a positive factor).
+
+        Notes
+        -----
+        T'(x) = a T(x) for every table, total and the peak, a = ``factor`` >= 0 [-].
         """
         return DemandTables(self.gross.scaled(factor), self.steady.scaled(factor),
                             self.useful_by_month * factor, self.interruptible_by_month * factor,
@@ -266,6 +291,13 @@ def dispatch(tables: DemandTables, committed_cap: np.ndarray, owned_cap: np.ndar
     Volumes
         GPU-hours by source and month, for k candidates at once when the levels have a second
         axis [GPU-hours]; see :func:`allocate`.
+
+    Notes
+    -----
+    With C the committed level and K the owned level [GPUs, (months,) or (months, k)]: volumes =
+    :func:`allocate` (A(C), A(C + K), B(C), B(C + K), D, S), where A(x) and B(x) are
+    :meth:`MonthlySorted.sum_min` of the gross and steady tables and D, S their monthly totals
+    [GPU-hours].
     """
     cap = committed_cap + owned_cap
     d_total = tables.gross.totals.reshape(-1, *([1] * (np.ndim(cap) - 1)))

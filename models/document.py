@@ -120,6 +120,12 @@ def demand_summary(ctx: PlanContext) -> dict[str, float]:
         ``plan_hours`` [h], ``plan_gpu_hours`` and ``plan_gross_gpu_hours`` (with failure
         overhead) [GPU-hours], ``plan_peak_gpus`` [GPUs], ``plan_interruptible_share``
         [fraction], ``months_with_no_work`` [months].
+
+    Notes
+    -----
+    plan_gpu_hours = sum_h d_h, plan_peak_gpus = max_h d_h, plan_interruptible_share = sum_h
+    interruptible_h / sum_h d_h (0 without demand), plan_gross_gpu_hours = sum_m gross_m,
+    months_with_no_work = #{m : gross_m <= 0}, with d_h = steady_h + interruptible_h [GPUs].
     """
     total = ctx.demand.total
     return {"plan_hours": int(ctx.calendar.total_hours),
@@ -269,6 +275,11 @@ def schedule_holdings(plan: Plan, r: StrategyResult) -> dict[str, Any]:
     dict
         Most ``servers`` online [servers; by type id with server types], most GPUs signed by
         offer in one decision (``committed_gpus``) [GPUs] and ``uses_spot``.
+
+    Notes
+    -----
+    servers = max_m servers online_m (per type: max_m n_i(m)) [servers]; committed_gpus[o] =
+    max_d commit_d[o] over the decisions d [GPUs].
     """
     servers: Any = int(r.servers)
     if r.servers_online_by_type is not None:
@@ -300,6 +311,13 @@ def strategy_document(plan: Plan, ctx: PlanContext, r: StrategyResult) -> dict[s
         source [GPU-hours]; ``cost_lines`` summed over the months [currency]; ``monthly``
         (:func:`month_rows`); with ``profile.job_gpu_hours``, ``cost_per_job`` [currency per
         job].
+
+    Notes
+    -----
+    gpu_hours[source] = sum_m GPU-hours_m of the source; cost_lines[l] = sum_m l_m [currency];
+    cost_per_job: levelized = J x PV / U_pv, nominal = J x total / U, normal_levelized = J x
+    normal PV / U_pv, with J = ``profile.job_gpu_hours`` [GPU-hours], U and U_pv the useful
+    GPU-hours and their PV [GPU-hours] (None where undefined).
     """
     job = plan.scenario.profile.job_gpu_hours
     out = {
@@ -457,6 +475,11 @@ def profile_document(plan: Plan, ctx: PlanContext) -> dict[str, Any]:
         ``period``, ``file_first_period``, ``file_periods``, ``file_gpu_hours`` [GPU-hours],
         ``file_peak_gpus_per_period_hour`` [GPUs], ``teams`` and the plan's demand summary
         (:func:`demand_summary`).
+
+    Notes
+    -----
+    file_peak_gpus_per_period_hour = max_p (steady_p + interruptible_p) / hours_p [GPUs], over the
+    file's periods p; file_gpu_hours = :attr:`models.profile.UsageProfile.gpu_hours`.
     """
     p = plan.profile
     total = p.steady + p.interruptible
@@ -516,6 +539,12 @@ def build_document(plan: Plan, ctx: PlanContext) -> dict[str, Any]:
         (:func:`robust_strategy`); it is never the recommendation (it plans for several
         demands, the others for one), and its savings compare it with on demand and the
         cloud-only plan held fixed over the same demand paths.
+
+    Notes
+    -----
+    savings_vs_on_demand[s] = PV(on_demand) - PV(s) and savings_vs_cloud_only[s] = PV(cloud_only) -
+    PV(s) [currency]; for the robust plan the baselines are their expected PVs held fixed over the
+    same demand paths.
     """
     baseline = plan.strategies["on_demand"].pv_cost
     cloud = plan.strategies["cloud_only"].pv_cost

@@ -36,6 +36,11 @@ def growth_factors(ctx: PlanContext, growth: np.ndarray) -> np.ndarray:
     -------
     numpy.ndarray
         ((1 + g) / (1 + g_base))^t at the middle hour t of each month [-, (months, n)].
+
+    Notes
+    -----
+    g_{m,i} = ((1 + g_i) / (1 + g_0))^(t_m / 8760), t_m = (start_m + (hours_m - 1) / 2) the middle
+    hour of month m [h], g_i the draw's growth and g_0 the scenario's [fraction per year].
     """
     cal, base = ctx.calendar, ctx.scenario.profile.growth_annual
     starts = np.concatenate([[0.0], np.cumsum(cal.hours)[:-1]])
@@ -57,6 +62,11 @@ def grown_demand(ctx: PlanContext, growth: float) -> PlanDemand:
     -------
     PlanDemand
         Hourly demand [GPUs].
+
+    Notes
+    -----
+    d'_h = d_h x g_{m(h)}, g of :func:`growth_factors` for the draw's growth, m(h) the month of
+    hour h [GPUs].
     """
     f = growth_factors(ctx, np.array([growth]))[:, 0][ctx.calendar.month_of_hour()]
     d = ctx.demand
@@ -93,6 +103,13 @@ def draw_demand(ctx: PlanContext, v: dict[str, np.ndarray]) -> DrawDemand:
     DrawDemand
         Growth factors [-, (months, n)], failure and spot waste [fraction, (n,)], each draw's
         failure stratum and the sorted tables of each stratum.
+
+    Notes
+    -----
+    For each distinct failure rate f: w_f = :func:`models.checkpoint.waste_fraction` (unnoticed rate
+    f / 8760); for each (f, spot interruptions) pair: w_s the same with the noticed rate; gross_h =
+    steady_h + interruptible_h / (1 - w_f) sorted by month per stratum; w_f = 0 without
+    interruptible work; growth of :func:`growth_factors`.
     """
     s, d = ctx.scenario, ctx.demand
     sp = s.spot
@@ -154,6 +171,12 @@ class MergedTable:
             sum min(gross demand, level) [GPU-hours, (months, k)].
         steady : numpy.ndarray
             sum min(steady demand, level) [GPU-hours, (months, k)].
+
+        Notes
+        -----
+        A_m(x) = P^g_m[i_a] + x (n_m - i_a) and B_m(x) = P^s_m[i_b] + x (n_m - i_b), x = max(level,
+        0) [GPUs], i_a and i_b the gross and steady hours below x, P the prefix sums of the sorted
+        hours [GPU-hours], n_m the month's hours [h].
         """
         level = np.maximum(level, 0.0)
         a, b = np.empty(level.shape), np.empty(level.shape)
@@ -190,6 +213,12 @@ def plan_levels(ctx: PlanContext, plan: CapacityPlan, availability: np.ndarray
         Committed capacity [GPUs of demand units, (months, n)].
     total : numpy.ndarray
         Committed plus owned capacity [GPUs of demand units, (months, n)].
+
+    Notes
+    -----
+    C_{m,i} = c_m x t_c, K_{m,i} = n_m x G x a_i x t_o, total = C + K [GPUs], c committed GPUs,
+    n servers online, G GPUs per server, a_i the draw's availability [fraction], t_o, t_c the
+    owned and cloud relative throughputs [-].
     """
     o, theta_c = ctx.scenario.owned, ctx.scenario.on_demand.relative_throughput
     H = ctx.horizon
@@ -219,6 +248,13 @@ def fleet_level_sums(ctx: PlanContext, dd: DrawDemand, plans: dict[str, Capacity
     dict of str to tuple of numpy.ndarray
         Per plan: the four sum-mins of :func:`level_sums` [GPU-hours, (months, n) each], then
         each type's work [GPU-hours of the reference type, (types, months, n)].
+
+    Notes
+    -----
+    sums = (A(L_0), A(L_K), B(L_0), B(L_K), W), with L_0 the committed level and L_K the level after
+    the last type of :func:`models.fleet_draws.fleet_levels`, A and B the gross and steady
+    sum-mins by failure stratum, W each type's work of :func:`models.fleet_draws.work_by_type`
+    [GPU-hours].
     """
     out = {}
     for name, plan in plans.items():
@@ -249,6 +285,11 @@ def level_sums(ctx: PlanContext, dd: DrawDemand, plans: dict[str, CapacityPlan],
         Per plan: sum min(gross, committed), sum min(gross, committed + owned), and the same of
         steady demand [GPU-hours, (months, n) each]. Each distinct level is searched once, zero
         levels not at all; plans with the same level share its arrays.
+
+    Notes
+    -----
+    sums = (A(C), A(C + K), B(C), B(C + K)) for each plan, A and B the gross and steady sum-mins of
+    :meth:`MergedTable.sum_mins` by failure stratum, C and K from :func:`plan_levels` [GPU-hours].
     """
     g = dd.growth
     zero = np.zeros(g.shape)
@@ -297,6 +338,12 @@ def draw_volumes(ctx: PlanContext, dd: DrawDemand, plans: dict[str, CapacityPlan
     dict of str to Volumes
         GPU-hours by source [GPU-hours of demand units, (months, n)], by models/dispatch.py's
         allocation.
+
+    Notes
+    -----
+    :func:`models.dispatch.allocate` of each plan's sum-mins with D = g_m x D_m(stratum) and S =
+    g_m x S_m, g the draw's growth factor [-], D and S the month's gross and steady totals
+    [GPU-hours].
     """
     g = dd.growth
     d_total = g * np.stack([t.totals for t in dd.gross], axis=1)[:, dd.stratum]

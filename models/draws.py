@@ -47,6 +47,12 @@ def draw_pvs(ctx: PlanContext, values: Mapping[str, np.ndarray],
     -------
     dict of str to numpy.ndarray
         Name to PV cost in each draw, costs minus credits [currency, (n,)].
+
+    Notes
+    -----
+    PV_i = :func:`models.costs.present_value` of :func:`models.costs.cost_lines` of each plan in
+    draw i, with the draw's prices (:class:`models.prices.PriceBook`) and volumes from
+    :func:`models.draw_dispatch.draw_volumes` [currency].
     """
     n = len(next(iter(values.values())))
     # priced in failure-stratum order (each stratum's sorted tables then answer one block of

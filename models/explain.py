@@ -163,6 +163,11 @@ def explanation(ctx: PlanContext, strategies: dict[str, StrategyResult], chosen:
         comes after those savings, its purchases grouped; fragility, spot and currency
         notes), whether the runner-up is within ``FRAGILE`` of the chosen PV cost, and the
         runner-up's name.
+
+    Notes
+    -----
+    saving = PV(on_demand) - PV(chosen), share = saving / PV(on_demand); fragile when the
+    runner-up's gap = (PV(runner-up) - PV(chosen)) / PV(chosen) <= ``FRAGILE`` (0.02) [fraction].
     """
     s = ctx.scenario
     cur = s.finance.currency
@@ -243,6 +248,11 @@ def cloud_only_sentences(strategies: dict[str, StrategyResult], chosen: str, cur
         saving against ``cloud_only`` [currency] and the shares of draws in which it costs
         more and less than ``cloud_only`` [fraction]; for the best plan that buys servers
         (when the recommendation buys none) the share in which it costs less.
+
+    Notes
+    -----
+    saving = PV(cloud_only) - PV(chosen) [currency] and share = saving / PV(cloud_only)
+    [fraction]; the Monte Carlo figures as :func:`models.uncertainty.summary` holds them.
     """
     r, cloud = strategies[chosen], strategies["cloud_only"]
     out = []

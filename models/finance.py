@@ -24,6 +24,12 @@ def monthly_rate(annual_rate: float) -> float:
     float
         r_m = (1 + r)^(1/12) - 1 [fraction per month].
 
+    Notes
+    -----
+    r_m = (1 + r)^(1/12) - 1
+
+    r the annual rate [fraction per year], r_m the monthly one [fraction per month].
+
     Examples
     --------
     >>> round(monthly_rate(0.08), 6)
@@ -46,6 +52,12 @@ def end_of_month_factors(months: int, annual_rate: float) -> np.ndarray:
     -------
     numpy.ndarray
         1 / (1 + r_m)^m for m = 1..months [-, (months,)].
+
+    Notes
+    -----
+    f_m = (1 + r_m)^(-m), m = 1..M
+
+    r_m the monthly rate of :func:`monthly_rate` [fraction per month], M = ``months``.
     """
     return (1.0 + monthly_rate(annual_rate)) ** -np.arange(1, months + 1, dtype=float)
 
@@ -64,6 +76,12 @@ def start_of_month_factors(months: int, annual_rate: float) -> np.ndarray:
     -------
     numpy.ndarray
         1 / (1 + r_m)^(m-1) for m = 1..months [-, (months,)]; 1 in month 1.
+
+    Notes
+    -----
+    f_m = (1 + r_m)^(-(m-1)), m = 1..M
+
+    r_m the monthly rate of :func:`monthly_rate` [fraction per month], M = ``months``.
     """
     return (1.0 + monthly_rate(annual_rate)) ** -np.arange(0, months, dtype=float)
 
@@ -82,6 +100,12 @@ def trend_factors(months: int, annual_trend: float) -> np.ndarray:
     -------
     numpy.ndarray
         (1 + trend)^((m-1)/12) for m = 1..months [-, (months,)]; 1 in month 1.
+
+    Notes
+    -----
+    t_m = (1 + g)^((m-1)/12), m = 1..M
+
+    g the annual trend [fraction per year], M = ``months``.
     """
     return (1.0 + annual_trend) ** (np.arange(months, dtype=float) / 12.0)
 
@@ -105,10 +129,13 @@ def level_payment(principal: float, apr: float, term_months: int) -> float:
 
     Notes
     -----
+    P = B r / (1 - (1 + r)^(-n)), r = apr / 12
+
+    B the principal [currency], r the monthly rate [fraction per month], n the term [months].
     numpy-financial ``pmt(apr/12, term, -principal)``, Excel's PMT; the principal goes in negative
     so that the payment comes out positive, the sign convention of this package. A rate so small
-    that (1 + r)^n - 1 rounds to zero is no interest (pmt would divide by zero): principal / term,
-    which is the limit of the formula.
+    that r n < 1e-12 is no interest (pmt would divide by zero): P = B / n, which is the limit of
+    the formula.
 
     Examples
     --------
@@ -151,8 +178,12 @@ def loan_schedule(principal: float, apr: float, term_months: int, horizon_months
 
     Notes
     -----
-    Payments are numpy-financial ``pmt(apr/12, term, -principal)`` (:func:`level_payment`) at each
-    month end. All three are positive (money out).
+    For m = 1..min(n, H): interest_m = b_{m-1} r, b_m = b_{m-1} + interest_m - P, payment_m = P,
+    with b_0 = B the principal [currency], r = apr / 12 [fraction per month], P the level payment
+    of :func:`level_payment` [currency per month], n the term and H the horizon [months].
+    payoff = b_H when n > H, else 0 [currency]; it is added to payment_H.
+    Payments are numpy-financial ``pmt(apr/12, term, -principal)`` at each month end. All three are
+    positive (money out).
     """
     payments = np.zeros(horizon_months)
     interest = np.zeros(horizon_months)
@@ -229,6 +260,11 @@ def never_dearer(strategy_cumulative: np.ndarray, baseline_cumulative: np.ndarra
         True when there is nothing to pay back (ties within 1e-9 of the largest baseline
         figure count as at or below).
 
+    Notes
+    -----
+    True when saving_m = baseline_m - strategy_m >= -tol for every month m, tol = 1e-9 x
+    max_m |baseline_m| [currency].
+
     Examples
     --------
     >>> never_dearer(np.array([1.0, 2.0]), np.array([1.0, 3.0]))
@@ -260,7 +296,9 @@ def resale_fraction(age_months: float, by_year: tuple[float, ...]) -> float:
 
     Notes
     -----
-    Linear by month between year ends; age 0 -> 1.0; past the last year the last value holds.
+    f(a) = v_k + (v_{k+1} - v_k) (a - 12 k) / 12 for 12 k <= a < 12 (k + 1), with v_0 = 1 and
+    v_k the fraction at the end of year k [fraction of purchase price], a the age [months]: linear
+    by month between year ends; past the last year K, f = v_K.
 
     Examples
     --------
@@ -294,8 +332,9 @@ def depreciation_by_age(method: str, life_months: int, months: int) -> np.ndarra
 
     Notes
     -----
-    Straight-line: 1/life for each of the first ``life_months`` months in service; US MACRS
-    5-year: each year's percentage over its 12 months (six years). Zero afterwards.
+    Straight-line: d(a) = 1 / L for a = 1..L, 0 after; US MACRS 5-year: d(a) = p_y / 12 for each
+    month a of year y = ceil(a / 12) <= 6, 0 after; a the month in service [months], L =
+    ``life_months`` [months], p_y MACRS's percentage of year y [fraction of basis].
     """
     if method == "macrs_5":
         per_month = np.repeat(np.array(MACRS_5) / 12.0, 12)
@@ -324,6 +363,10 @@ def month_hours(first_month: str, start: int, count: int) -> np.ndarray:
     -------
     numpy.ndarray
         Hours of each month, days x 24 [h, (count,)].
+
+    Notes
+    -----
+    hours_m = 24 x (days in month ``first_month`` + ``start`` + m), m = 0..count-1 [h].
 
     Examples
     --------

@@ -34,7 +34,13 @@ class FleetType:
 
     @property
     def per_server(self) -> float:
-        """Work one online server does an hour [GPUs of the reference type]."""
+        """Work one online server does an hour [GPUs of the reference type].
+
+        Notes
+        -----
+        w = G x a x t, G the GPUs per server [GPUs], a the availability [fraction], t the relative
+        throughput [-].
+        """
         o = self.owned
         return o.gpus_per_server * o.availability * o.relative_throughput
 
@@ -50,6 +56,11 @@ class FleetType:
         -------
         bool
             True inside ``available_from`` .. ``available_until``.
+
+        Notes
+        -----
+        can_buy(m) = (first <= m) and (last is None or m <= last), with first and last the months of
+        ``available_from`` and ``available_until`` [months].
         """
         return month >= self.first and (self.last is None or month <= self.last)
 
@@ -74,6 +85,12 @@ def fleet_types(s: Scenario, first_month: str) -> tuple[FleetType, ...]:
     -------
     tuple of FleetType
         One type with id None when the scenario names no ``server_types``.
+
+    Notes
+    -----
+    For each type: first = (12 y_f + m_f) - (12 y_0 + m_0), the month index of ``available_from``
+    (-10^6, always, when unset), last = the index of ``available_until`` (None when unset), and
+    the successor's first index, from the plan's first month (y_0, m_0) [months].
     """
     if not s.server_types:
         return (FleetType(None, s.owned, -10**6, None, None, 0.0),)
@@ -126,6 +143,12 @@ def merit_order(book, types: tuple[FleetType, ...], horizon: int) -> tuple[int, 
     -------
     tuple of int
         Indices into ``types``, first to take work first; ties keep the scenario's order.
+
+    Notes
+    -----
+    Types sorted by e_i = (sum_{m<H} E_i(m) f(m)) / t_i, ties by scenario index, with E_i(m) the
+    type's energy cost of a busy GPU-hour in month m [currency per GPU-hour], f(m) the end-of-month
+    discount factor [-], t_i the relative throughput [-].
     """
     def busy(i: int) -> float:
         t = types[i]

@@ -59,6 +59,12 @@ def fleet_draws(ctx: PlanContext, values: Mapping[str, np.ndarray]) -> FleetDraw
     -------
     FleetDraws
         Per type and draw.
+
+    Notes
+    -----
+    For type i and draw j: per_server[i, j] = G_i x a_j x t_ij (a_j the drawn availability unless
+    the type sets its own), and order[:, j] = argsort_i e_ij (stable), e_ij = sum_{m<H}
+    E_ij(m) f(m) / t_ij as :func:`models.fleet.merit_order`.
     """
     n = len(np.asarray(values["availability"]))
     book = PriceBook(ctx.scenario, ctx.calendar,
@@ -98,6 +104,12 @@ def fleet_levels(ctx: PlanContext, plan: CapacityPlan, fd: FleetDraws) -> np.nda
     numpy.ndarray
         Level 0 committed, level k after the k-th type of the draw's merit order [GPUs of
         the reference type, (months, types + 1, n)].
+
+    Notes
+    -----
+    L_0(m, j) = c(m) x t_od, c the committed GPUs, t_od the on-demand relative throughput;
+    L_k(m, j) = L_0(m, j) + sum_{r<=k} n_{o_r}(m) x per_server[o_r, j], o_r the r-th type of draw
+    j's merit order, n the servers online [GPUs of the reference type].
     """
     H, n = ctx.horizon, fd.order.shape[1]
     committed = np.broadcast_to(
@@ -126,6 +138,11 @@ def work_by_type(served: np.ndarray, fd: FleetDraws) -> np.ndarray:
     numpy.ndarray
         Work of each type, in the fleet's order [GPU-hours of the reference type,
         (types, months, n)].
+
+    Notes
+    -----
+    W_{o_k}(m, j) = A_k(m, j) - A_{k-1}(m, j), A_k the sum-min at the level after the k-th type of
+    draw j's order (``served``), o_k that type [GPU-hours of the reference type].
     """
     by_rank = np.diff(served, axis=1).transpose(1, 0, 2)          # (types, H, n), k-th in order
     out = np.empty_like(by_rank)

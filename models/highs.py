@@ -66,6 +66,10 @@ def proves(bound: float, value: float) -> bool:
     -------
     bool
         ``bound >= value - proof_tolerance(value)``.
+
+    Notes
+    -----
+    proves = (bound is finite) and bound >= v - tol(v), tol of :func:`proof_tolerance` [currency].
     """
     return math.isfinite(bound) and bound >= value - proof_tolerance(value)
 
@@ -143,6 +147,11 @@ def solve_mip(cost: np.ndarray, integer: np.ndarray, lower: np.ndarray, upper: n
     -------
     MipResult
         The solution and how the search ended.
+
+    Notes
+    -----
+    min c x subject to l_r <= A x <= u_r, l <= x <= u, x_j integer where ``integer``; bound =
+    HiGHS's MIP dual bound (an LP: its optimum) [currency].
     """
     h = _loaded(cost, integer, lower, upper, rows, row_lower, row_upper, options)
     if start is not None:
@@ -230,6 +239,11 @@ class BoxedLp:
         -------
         MipResult
             The optimum (``bound`` its objective), or no ``x`` with HiGHS's status.
+
+        Notes
+        -----
+        The LP min c x subject to l <= A x <= u with x_j in [lower_j, upper_j] for the given columns
+        j; bound = the optimum's objective, -inf when HiGHS finds none [currency].
         """
         h = self.h
         h.changeColsBounds(len(columns), np.asarray(columns, dtype=np.int32),

@@ -117,12 +117,22 @@ class StrategyLedger:
 
     @property
     def cumulative(self) -> np.ndarray:
-        """Cumulative net cost by month, nominal [currency]."""
+        """Cumulative net cost by month, nominal [currency].
+
+        Notes
+        -----
+        C_m = sum_{j<=m} net_j, net the month's costs minus credits [currency].
+        """
         return np.cumsum(self.total)
 
     @property
     def discounted_cumulative(self) -> np.ndarray:
-        """Cumulative net cost by month, discounted [currency]."""
+        """Cumulative net cost by month, discounted [currency].
+
+        Notes
+        -----
+        C_m = sum_{j<=m} discounted_j, the month's net cost times its discount factor [currency].
+        """
         return np.cumsum(self.discounted)
 
 

@@ -63,6 +63,11 @@ def plan_ledger(ctx: PlanContext, strategies: dict[str, StrategyResult],
         Plan-wide vectors over the price book's months, each strategy's ledger, the derived
         values of the Assumptions sheet, the timelines of scheduled strategies and the robust
         plan's paths.
+
+    Notes
+    -----
+    steady_m = sum_{h in m} steady_h and interruptible_m likewise [GPU-hours]; peak_m = max_{h in m}
+    (steady_h + interruptible_h) [GPUs]; each strategy's :func:`strategy_ledger`.
     """
     book, cal, H = ctx.book, ctx.calendar, ctx.horizon
     month_of_hour = cal.month_of_hour()
@@ -125,6 +130,12 @@ def strategy_ledger(ctx: PlanContext, r: StrategyResult) -> StrategyLedger:
     StrategyLedger
         Its sheet's numbers; a schedule's sheet runs over every month of the price book, so an
         edited decision's payments still have their months.
+
+    Notes
+    -----
+    Figures from the strategy's result (PV, total, normal and failure PV, costs per useful
+    GPU-hour); servers_max = max_m servers online_m, committed_max = max_m committed GPUs_m; rows
+    = the price book's months for a schedule, else the months with payments.
     """
     book, H = ctx.book, ctx.horizon
     rows = book.months if r.schedule else len(r.total_by_month)
@@ -177,6 +188,11 @@ def cohort_totals(cohorts: list[CohortRow], rows: int) -> dict[str, np.ndarray]:
     dict of str to numpy.ndarray
         By the keys of ``SERVER_ITEMS`` and ``COMMIT_ITEMS`` [servers, GPUs or currency,
         (rows,)].
+
+    Notes
+    -----
+    T_k(m) = sum_c monthly_c[k](m) over the cohorts c, for each column k [servers, GPUs or
+    currency].
     """
     out = {key: np.zeros(rows) for key in SERVER_ITEMS + COMMIT_ITEMS}
     for c in cohorts:
@@ -363,6 +379,15 @@ def server_row(book: PriceBook, origin: str, ref, c: ServerCohort, rows: int) ->
         depreciation taken [fraction]; loan principal and level payment [currency per server])
         and monthly columns [servers or currency, (rows,)], priced as the cohort's type (its
         own book in a fleet).
+
+    Notes
+    -----
+    basis = price + install, principal = basis (1 - down) (:func:`models.costs.server_terms`);
+    pmt = :func:`models.finance.level_payment` (principal, apr, term) with a loan, else 0;
+    service = max(sold - online, 0), frac = resale fraction at sold - bought, taken = sum of
+    :func:`models.finance.depreciation_by_age` over the service months; columns = count x the
+    per-server items of :func:`models.costs.server_schedule`, gain = max(g, 0), loss = max(-g, 0)
+    [currency].
     """
     book = book.for_type(c.type)
     s = book.scenario
@@ -413,6 +438,14 @@ def commit_row(book: PriceBook, origin: str, ref, c: CommitmentCohort, rows: int
         Parameters (GPUs; start and term [months]; rate [currency per GPU-hour, ex VAT]; upfront
         share [fraction]; term hours [h]; upfront per GPU [currency]; months of the upfront
         counted) and monthly columns [GPUs or currency, (rows,)].
+
+    Notes
+    -----
+    upfront = u r H_T per GPU, u the upfront share [fraction], r the rate fixed at signing
+    [currency per GPU-hour], H_T = sum of the term's month hours [h]; inside = T under
+    ``liquidate``, else min(T, H - start) [months]; columns: gpus_m = gpus while active, upfront,
+    monthly and prepaid = gpus x the per-GPU items of :func:`models.costs.commitment_schedule`
+    [currency].
     """
     s = book.scenario
     offer = book.offers.get(c.offer)
@@ -452,6 +485,12 @@ def assumption_values(book: PriceBook) -> dict[str, float]:
         fleet each type's ``TYPE_PARAMS`` (``calc_type_<i>_<field>``, in the field's unit), its
         busy power above idle per GPU with PUE [kW per GPU] and its conversion flag
         (``calc_fx_type_<i>``).
+
+    Notes
+    -----
+    calc_monthly_rate = (1 + r)^(1/12) - 1; calc_busy_kw_per_gpu = (P_max - P_idle) / G x PUE [kW
+    per GPU], G the GPUs per server; calc_commit_i_base = :meth:`models.prices.PriceBook.offer_base`
+    of offer i; the VAT divisor, billing factors and spot base price as the price book holds them.
     """
     s = book.scenario
     o = s.owned
@@ -509,6 +548,11 @@ def demand_lines(ctx: PlanContext) -> dict[str, list[float]]:
     -------
     dict of str to list of float
         ``peak``, ``p90``, ``mean`` [GPUs, (horizon,)].
+
+    Notes
+    -----
+    peak_m = max_h gross_h, p90_m = the 0.9 quantile of the month's hourly gross demand, mean_m =
+    (sum_h gross_h) / hours_m, over the hours h of month m [GPUs].
     """
     table, hours = ctx.tables.gross, ctx.calendar.hours.astype(int)
     width = table.sorted.shape[1]
@@ -537,6 +581,11 @@ def timeline(ctx: PlanContext, r: StrategyResult, demand: dict[str, list[float]]
         commitment cohort's GPUs (held contracts apart),
         average GPUs on ``spot`` and ``on_demand`` [GPUs of demand], ``servers`` online, the
         ``demand`` lines and their ``quantile``.
+
+    Notes
+    -----
+    owned_m = servers online_m x w (a fleet: sum_i n_i(m) w_i) [GPUs of demand], w the capacity
+    per server; spot_m = spot GPU-hours_m / hours_m and on_demand_m likewise [GPUs].
     """
     H, hours = ctx.horizon, ctx.calendar.hours
     owned = r.servers_online[:H] * ctx.owned_per_server()
@@ -569,6 +618,11 @@ def timeline_cohorts(ctx: PlanContext, r: StrategyResult) -> list[dict]:
     -------
     list of dict
         ``name``, ``held``, ``gpus`` [GPUs of demand, (horizon,)], held contracts first.
+
+    Notes
+    -----
+    series_k(m) = sum of gpus_c x theta_c over the cohorts c of series k active in month m
+    (start_c <= m < start_c + term_c), theta_c the cloud's relative throughput [GPUs of demand].
     """
     H, months = ctx.horizon, list(ctx.calendar.months)
     theta = ctx.scenario.on_demand.relative_throughput

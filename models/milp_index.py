@@ -83,7 +83,7 @@ class Block:
 
         Notes
         -----
-        A dense block's size is the product of its axes' lengths, prod_a n_a.
+        s = len(keys); a dense block's size is the product of its axes' lengths, s = prod_a n_a.
         """
         return len(self.keys)
 
@@ -98,7 +98,7 @@ class Block:
 
         Notes
         -----
-        The block holds start .. stop - 1.
+        stop = start + size; the block holds start .. stop - 1.
         """
         return self.start + len(self.keys)
 
@@ -113,7 +113,8 @@ class Block:
 
         Notes
         -----
-        x[block.slice] are the block's entries of a vector over the index, in key order.
+        slice = [start, stop): x[block.slice] are the block's entries of a vector over the index, in
+        key order.
         """
         return slice(self.start, self.stop)
 
@@ -162,8 +163,9 @@ class Block:
 
         Notes
         -----
-        With axis sizes n_1 .. n_d and prefix positions i_1 .. i_k, the entries run from
-        start + (i_1 n_2 + i_2) n_3 ... x prod_{a > k} n_a for prod_{a > k} n_a entries.
+        With axis sizes n_1 .. n_d and prefix positions i_1 .. i_k: first = start + r x N, r =
+        (..((i_1 n_2 + i_2) n_3 + i_3) ..) n_k + i_k (C order), N = prod_{a > k} n_a; the slice is
+        [first, first + N).
         """
         if self.labels is None:
             raise ValueError(f"block {self.name} is sparse: no sub-block by prefix")
@@ -262,8 +264,8 @@ class Index:
 
         Notes
         -----
-        A block of size s declared when the index has n entries holds n .. n + s - 1, and the
-        index then has n + s: the blocks never overlap and cover 0 .. n - 1 in order.
+        A block of size s declared when the index has n entries holds n .. n + s - 1 (start = n),
+        and the index then has n + s: the blocks never overlap and cover 0 .. n - 1 in order.
         """
         return self._register(self._block(name, keys, axes, group, labels))
 
@@ -316,7 +318,7 @@ class Index:
 
         Notes
         -----
-        The same as ``index[name].slice``.
+        slice = [start, start + size) of the block, the same as ``index[name].slice``.
         """
         return self._blocks[name].slice
 
@@ -342,8 +344,8 @@ class Index:
 
         Notes
         -----
-        The slice is [start_first, stop_last); it holds only the group's entries when
-        every block between the first and the last is in the group or empty.
+        slice = [start_first, stop_last); it holds only the group's entries when every block between
+        the first and the last is in the group or empty.
         """
         blocks = list(self._blocks.values())
         at = [i for i, b in enumerate(blocks) if b.group == tag]
@@ -416,7 +418,8 @@ class Index:
 
         Notes
         -----
-        The blocks in order, each its keys in order: entry j is what index j is.
+        entry_j = (name of the block b with b.start <= j < b.stop, *b.keys[j - b.start]), j = 0 ..
+        size - 1: the blocks in order, each its keys in order.
         """
         return [(b.name, *k) for b in self._blocks.values() for k in b.keys]
 
@@ -499,7 +502,8 @@ class Rows:
 
         Notes
         -----
-        The blocks' coefficients stacked in declaration order (``scipy.sparse.vstack``).
+        A = vstack(A_1, .., A_B), l = concat(l_1, .., l_B), u = concat(u_1, .., u_B): the blocks'
+        rows in declaration order, l <= A x <= u.
         """
         if not self._parts:
             return (sp.csr_matrix((0, self.ncols)), np.zeros(0), np.zeros(0))
@@ -517,6 +521,6 @@ class Rows:
 
         Notes
         -----
-        :meth:`matrix` is their vertical stack.
+        :meth:`matrix` = vstack of these parts, (A_b, l_b, u_b) with l_b <= A_b x <= u_b.
         """
         return list(self._parts)

@@ -78,6 +78,11 @@ def linear_costs(ctx: PlanContext) -> LinearCosts:
 
     Notes
     -----
+    Each coefficient is the PV of the linear cost lines (:func:`models.costs.cost_lines`,
+    ``linear=True``) of a unit input minus those of the position alone, subtracted month by month:
+    coefficient = :func:`models.costs.present_value` (lines(position + unit) - lines(position));
+    unit PVs of one GPU-hour of a source in each month m: u_m = PV(lines with volume 1 in month
+    m) - PV(lines without) [currency per GPU-hour]; support_min_pv = min x sum_m fx_m f_m.
     The two sets of lines are subtracted month by month before discounting: a unit's effect can
     be small beside what every strategy pays (e.g. cloud egress), and a difference of two totals
     would lose its digits.
@@ -167,6 +172,11 @@ def grid_bounds(ctx: PlanContext, lc: LinearCosts, use_spot: bool) -> tuple[int,
         Largest server count [servers].
     c_max : int
         Largest committed total [GPUs].
+
+    Notes
+    -----
+    (n_max, c_max) = the module's ``_grid_bounds`` (peak and screening bounds), cached per spot
+    choice [servers, GPUs].
     """
     key = ("bounds", use_spot)
     if key not in ctx.optimizer_cache:
@@ -278,6 +288,14 @@ def price_candidates(ctx: PlanContext, lc: LinearCosts, splits: CommitmentSplits
     Candidates
         Lower and upper PV bounds (the upper adds the most a support minimum can) [currency],
         committed totals [GPUs] and nominal capital outlay [currency] of each candidate.
+
+    Notes
+    -----
+    With v the volumes of :func:`models.dispatch.dispatch` at committed c and n servers:
+    lower = PV_0 + n PV_server + PV_split(c) + sum_m (u^own_m owned_m + u^od_m on_demand_m +
+    u^spot_m spot_m) + PV_setup [when the cloud is used] + (PV_idle_data if n > 0 else
+    PV_idle_data_held); upper = lower + PV_support_min; outlay = n x server outlay + split outlay
+    [currency].
     """
     parts = []
     for lo in range(0, len(servers), CHUNK):
@@ -320,6 +338,10 @@ def axis(lo: int, hi: int, step: int) -> np.ndarray:
     numpy.ndarray
         The values, ascending, without repeats.
 
+    Notes
+    -----
+    x = lo, lo + s, lo + 2 s, ... <= hi, and hi itself, s = ``step``.
+
     Examples
     --------
     >>> axis(0, 10, 4)
@@ -354,6 +376,8 @@ def search(ctx: PlanContext, lc: LinearCosts, splits: CommitmentSplits, use_spot
 
     Notes
     -----
+    (n_hi - n_lo + 1) x L <= LIMIT: every (n, c) point of :func:`price_candidates`; L <= LEVELS:
+    :func:`convex_in_servers`; else :func:`coarse_to_fine`.
     Up to LIMIT points: every point. Larger grids, up to LEVELS committed totals: for each
     total, the cheapest server count by binary search, since with the committed level fixed
     the PV is convex in the server count (the dispatch cost is a convex function of the
@@ -395,6 +419,12 @@ def convex_in_servers(ctx: PlanContext, lc: LinearCosts, splits: CommitmentSplit
     Candidates
         For each total, the count found by binary search on the sign of PV(n + 1) - PV(n)
         (exact for a convex sequence), n - 1, n + 1 and the two ends of the range.
+
+    Notes
+    -----
+    For each committed total c: the smallest n in [n_lo, n_hi] with PV(n + 1, c) >= PV(n, c), by
+    bisection; candidates n, n - 1, n + 1, n_lo and n_hi (clipped), costed by
+    :func:`price_candidates` [servers].
     """
     n_lo, n_hi = n_range
     c = np.arange(levels)
@@ -437,6 +467,12 @@ def coarse_to_fine(ctx: PlanContext, lc: LinearCosts, splits: CommitmentSplits,
     Candidates
         The final window at step 1, marked ``approximate``. Each pass keeps +-2 steps around
         the cheapest point and refines the steps eightfold.
+
+    Notes
+    -----
+    Steps s_n = ceil((n_hi - n_lo + 1) / S), s_c = ceil(L / S), S = max(2, floor(sqrt(LIMIT)));
+    each pass costs the grid at those steps (:func:`price_candidates`), keeps the window of +-2
+    steps around the cheapest point and sets s = max(1, floor(s / 8)), until both steps are 1.
     """
     n_lo, n_hi = n_range
     c_lo, c_hi = 0, levels - 1
@@ -472,6 +508,11 @@ def optimizer_state(ctx: PlanContext) -> tuple[LinearCosts, CommitmentSplits]:
         PV coefficients.
     splits : CommitmentSplits
         Cheapest splits of committed totals.
+
+    Notes
+    -----
+    lc = :func:`linear_costs` (ctx); splits = :class:`models.splits.CommitmentSplits` of the
+    offers' unit PVs and outlays; both cached in the context.
     """
     state = ctx.optimizer_cache.get("state")
     if state is None:
@@ -498,6 +539,12 @@ def candidates(ctx: PlanContext, use_spot: bool, n_range: tuple[int, int] | None
     -------
     Candidates
         Exhaustive, or the final window of a coarse-to-fine search.
+
+    Notes
+    -----
+    n_max, c_max of :func:`grid_bounds`; L = :meth:`models.splits.CommitmentSplits.levels` (c_max);
+    a grid of (n_max + 1) x L <= LIMIT points is costed whole once (:func:`search`), else the
+    window lo <= n <= hi is searched.
     """
     lc, splits = optimizer_state(ctx)
     n_max, c_max = grid_bounds(ctx, lc, use_spot)
@@ -549,6 +596,10 @@ def best_capacity(ctx: PlanContext, *, allow_servers: bool = True, min_servers: 
 
     Notes
     -----
+    (n*, c*) = argmin over the candidates of :func:`candidates` (spot and no spot) of PV(n, c),
+    with PV the lower bound of :func:`price_candidates` (exact PV of :meth:`PlanContext.pv` when a
+    support minimum applies); among PVs within 1e-9 x max(1, |PV_min|), the least capital outlay,
+    then the fewest servers, then spot.
     Exact on grids of up to LIMIT points (every point costed).
     """
     lc, splits = optimizer_state(ctx)
@@ -595,6 +646,11 @@ def find_optimal(ctx: PlanContext) -> dict[str, StrategyResult]:
     -------
     dict of str to StrategyResult
         Both strategies costed by the engine.
+
+    Notes
+    -----
+    cloud_only = :func:`best_capacity` with n = 0; optimal = :func:`best_capacity` over every n;
+    both costed by :meth:`models.strategies.PlanContext.evaluate`.
     """
     cloud, _ = best_capacity(ctx, allow_servers=False)
     optimal, _ = best_capacity(ctx)

@@ -65,6 +65,13 @@ def build_context(scenario: Scenario, profile: UsageProfile,
         Interruptible gang jobs that hardware failures alone stop from finishing.
     ProfileError
         Demand that needs more than ``models.profile.MAX_GPUS`` in some hour.
+
+    Notes
+    -----
+    calendar = :func:`models.profile.plan_calendar` (start, H), start =
+    :func:`models.start.plan_start_month`, H = ``finance.horizon_months``; demand =
+    :func:`models.profile.demand_for` over sum_m hours_m plan hours, checked by
+    :func:`models.profile.check_peak`.
     """
     f, p = scenario.finance, scenario.profile
     calendar = plan_calendar(plan_start_month(scenario, profile, current_month),
@@ -88,6 +95,11 @@ def recommend(results: dict[str, StrategyResult]) -> str:
     str
         Name of the recommended strategy: never one that breaks a limit (all on demand keeps
         every limit the position does, so one always qualifies; were none to, the cheapest).
+
+    Notes
+    -----
+    chosen = argmin over the strategies without a breach (all of them when none is without) of
+    (round(PV, 6), capital outlay) [currency].
     """
     kept = [n for n in results if not results[n].breaches] or list(results)
     return min(kept, key=lambda n: (round(results[n].pv_cost, 6),
@@ -358,6 +370,12 @@ def staged_strategy(ctx: PlanContext, optimal: StrategyResult, notes: list[Messa
         The staged plan with its schedule; None, with a note, when its optimum cannot be
         proven. A staged plan dearer than the best static plan is impossible when proven (a
         static plan is a schedule) and is replaced by it.
+
+    Notes
+    -----
+    Without limits, when PV(staged) > PV(optimal) + tol, tol = 1e-9 x max(1, |PV(optimal)|), the
+    static optimum is priced as the staged plan instead [currency]; a note says the gap when
+    gap > 1e-9 x max(1, |objective|).
     """
     try:
         found = staged_optimum(ctx)
@@ -404,6 +422,11 @@ def static_schedule(ctx: PlanContext, capacity) -> tuple:
     -------
     tuple of models.scenario.Decision
         Servers bought at each generation's start, commitments signed at each term's start.
+
+    Notes
+    -----
+    Decisions in month m: buy = sum of the counts of the server cohorts bought in m, commit = sum
+    of the GPUs of the commitment cohorts starting in m, from :func:`models.capacity.static_plan`.
     """
     s, H = ctx.scenario, ctx.horizon
     plan = static_plan(s, capacity, H, first_month=ctx.calendar.months[0])
@@ -556,6 +579,13 @@ def commitments_past_horizon(ctx: PlanContext, r: StrategyResult
         Offer id to (most GPUs of one cohort [GPUs], nominal monthly payments after the horizon
         [currency], the part of upfront payments that covers months after it [currency], how
         many months past it [months]).
+
+    Notes
+    -----
+    For each cohort c with A_c = start_c + T_c - H > 0 months past the horizon H: per offer,
+    GPUs = max_c gpus_c, monthly = sum_c gpus_c x monthly_after_horizon_c, upfront = sum_c gpus_c x
+    upfront_for_after_horizon_c (:func:`models.costs.commitment_schedule`) [currency], months =
+    max_c A_c [months].
     """
     out: dict[str, tuple[int, float, float, int]] = {}
     for c in r.plan.commitments:
@@ -584,6 +614,11 @@ def loan_payoff(ctx: PlanContext, r: StrategyResult) -> float:
     -------
     float
         Nominal total [currency].
+
+    Notes
+    -----
+    P = sum_c count_c x sum_m payoff_c(m), payoff of :func:`models.costs.server_schedule`, nominal
+    [currency].
     """
     return float(sum(c.count * server_schedule(ctx.book, c)["payoff"][:, 0].sum()
                      for c in r.plan.servers if c.count))

@@ -66,10 +66,12 @@ def breaches(ctx, r: StrategyResult) -> tuple[Breach, ...]:
 
     Notes
     -----
-    A limit L is broken when :math:`x > L + 10^{-9} \\max(1, L)` for a calendar year's
-    purchases and upfront payments within the horizon (``cash_by_period``'s ``by_year``, the
-    figure a capital budget is set against; what the position holds was paid before the plan),
-    the servers online :math:`n_m` or their power :math:`P_m` (:func:`hall_power`).
+    A limit L is broken when x > L + 1e-9 x max(1, |L|), for x a calendar year's purchases and
+    upfront payments within the horizon (``cash_by_period``'s ``by_year``, the figure a capital
+    budget is set against; what the position holds was paid before the plan) [currency], the
+    servers online n_m [servers] or their power P_m (:func:`hall_power`) [kW]; for servers and
+    power the allowed level in month m is max(L, the position's own load that month), and the
+    worst month is m* = argmax_m (load_m - allowed_m).
     """
     staging = ctx.scenario.staging
     months = ctx.calendar.months

@@ -50,6 +50,12 @@ def tail_months(s: Scenario, first_month: str | None = None) -> int:
     int
         Tail length [months]: under ``liquidate``, a term signed in the last month and a signed
         contract of the position; always the tax payment lag.
+
+    Notes
+    -----
+    tail = L + (under ``liquidate``: max(0, max_o T_o - 1, max_c (start_c - first + T_c) - H),
+    else 0), L the tax payment lag, T the terms of offers o and held contracts c, H the horizon
+    [months].
     """
     tail = 0
     if s.finance.horizon_end == "liquidate":
@@ -83,8 +89,11 @@ def billing_factor(increment_seconds: float, minimum_seconds: float, session_hou
 
     Notes
     -----
-    A session of S seconds is billed max(S, minimum) seconds, plus half an increment on
-    average when it outlasts the minimum (its last increment is rounded up).
+    b = (max(S, S_min) + I / 2 x [S > S_min]) / S
+
+    S the session [s], S_min the minimum billed [s], I the billing increment [s]: a session is
+    billed max(S, minimum) seconds, plus half an increment on average when it outlasts the
+    minimum (its last increment is rounded up).
 
     Examples
     --------
@@ -272,6 +281,13 @@ class PriceBook:
         -------
         PriceBook
             The type's book, built once; this book when the type changes nothing.
+
+        Notes
+        -----
+        The type's book prices with the type's scenario (:func:`models.fleet.type_scenario`): drawn
+        value v_key = the plan's draw where the type's base value equals the scenario's, else the
+        type's own value (its own draw ``key@type`` where there is one); throughput = the type's
+        ``relative_throughput`` (its draw where there is one) [-].
         """
         if type_id is None:
             return self
@@ -318,6 +334,11 @@ class PriceBook:
         -------
         bool
             True when the market is priced in a currency other than the reporting one.
+
+        Notes
+        -----
+        converts = (rate of the market is not None), i.e. the market's currency differs from the
+        reporting one.
         """
         return self.fx[market] is not None
 
@@ -339,6 +360,11 @@ class PriceBook:
         numpy.ndarray
             The line at each month's rate [currency]; ``line`` itself, unchanged, when the market
             needs no rate.
+
+        Notes
+        -----
+        converted_m = line_m x fx_m, fx_m the market's rate at month m [reporting currency per
+        market currency unit]; the line unchanged when the market needs no rate.
         """
         fx = self.fx[market]
         if fx is None:
@@ -361,6 +387,12 @@ class PriceBook:
         numpy.ndarray or float
             Rate at the plan's first month moved by the trend [reporting currency per market
             currency unit, (n,)]; 1.0 when the market is not converted.
+
+        Notes
+        -----
+        fx(m) = fx_0 x (1 + g)^(m / 12), fx_0 the drawn rate at the plan's first month [reporting
+        currency per market currency unit], g the annual FX trend [fraction per year], m the month
+        [months]; 1.0 for an unconverted market.
         """
         if self.fx[market] is None:
             return 1.0
@@ -383,6 +415,11 @@ class PriceBook:
         -------
         numpy.ndarray or float
             sum_m weights[m] x rate(months[m]) [currency, (n,)]; the plain sum when not converted.
+
+        Notes
+        -----
+        S = fx_0 x sum_m w_m (1 + g)^(t_m / 12), w_m the weights [market currency], t_m their months
+        [months], fx_0 and g as in :meth:`fx_at`; S = sum_m w_m for an unconverted market.
         """
         weights = np.asarray(weights, float)
         if self.fx[market] is None:
@@ -404,6 +441,11 @@ class PriceBook:
         -------
         numpy.ndarray
             Price moved by the hardware trend [owned currency per server, (n,)].
+
+        Notes
+        -----
+        P(m) = P_0 x (1 + g_hw)^(m / 12), P_0 the drawn server price [owned currency per server],
+        g_hw the drawn hardware trend [fraction per year], m the purchase month [months].
         """
         return self.values["server_price"] * np.exp(
             month / 12.0 * np.log1p(self.values["hardware_trend"]))
@@ -423,6 +465,9 @@ class PriceBook:
 
         Notes
         -----
+        f(a) = f_0(a) + k (f(a; v) - f_0(a)), with f(a; v) :func:`models.finance.resale_fraction` of
+        the year-end fractions v, f_0(a) the same with every year-end at 0 (1 at age 0, falling
+        linearly to 0 at 12 months), k the drawn resale multiplier [-], a the age [months].
         The year-end fractions are scaled by the drawn resale multiplier; age 0 stays 1.0.
         """
         by_year = self.scenario.owned.resale_fraction_by_year
@@ -442,6 +487,13 @@ class PriceBook:
         -------
         numpy.ndarray
             Rate [cloud currency per GPU-hour, (n,)].
+
+        Notes
+        -----
+        A fixed price: r_0 = p / v. A discount: r_0 = od x (1 - d) / v, with p the offer's price
+        [cloud currency per GPU-hour, with VAT], od the drawn on-demand price [cloud currency per
+        GPU-hour, with VAT], d the offer's discount shifted by the drawn commitment shift
+        (:func:`models.assumptions.offer_discount`) [fraction], v the VAT divisor 1 + VAT rate [-].
         """
         if offer.price_per_gpu_hour is not None:
             return np.full(self.n, offer.price_per_gpu_hour / self.vat)
@@ -462,6 +514,11 @@ class PriceBook:
         -------
         numpy.ndarray
             Rate fixed at signing [cloud currency per GPU-hour, (n,)].
+
+        Notes
+        -----
+        r(m) = r_0 x (1 + g_od)^(m / 12), r_0 from :meth:`offer_base` [cloud currency per GPU-hour],
+        g_od the drawn on-demand trend [fraction per year], m the signing month [months].
         """
         return self.offer_base(offer) * np.exp(
             month / 12.0 * np.log1p(self.values["on_demand_trend"]))
@@ -478,6 +535,8 @@ class PriceBook:
 
         Notes
         -----
+        spot' = spot x b_od / b_spot, b the billing factors of :func:`billing_factor` (on demand:
+        mean sessions; spot: interruption-shortened sessions) [-].
         A plan's normal cost prices its capacity as if nothing failed or was interrupted
         (design 9.2): no overhead GPU-hours, and no rounding of sessions cut short.
         """
@@ -490,7 +549,12 @@ class PriceBook:
 
     @property
     def months(self) -> int:
-        """Months priced: the horizon and the tail after it [months]."""
+        """Months priced: the horizon and the tail after it [months].
+
+        Notes
+        -----
+        M = horizon + tail [months].
+        """
         return self.horizon + self.tail
 
     def spot_rate_is_finite(self) -> bool:
@@ -500,6 +564,11 @@ class PriceBook:
         -------
         bool
             False when some draw's spot price per GPU-hour is infinite or NaN.
+
+        Notes
+        -----
+        finite = (every entry of spot[m, i] is finite), spot the spot price per GPU-hour by month m
+        and draw i.
         """
         return bool(np.all(np.isfinite(self.spot)))
 

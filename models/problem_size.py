@@ -35,7 +35,12 @@ class ProblemSize:
 
     @property
     def cells(self) -> int:
-        """Rows x columns, what :data:`models.limits.MAX_MILP_CELLS` bounds."""
+        """Rows x columns, what :data:`models.limits.MAX_MILP_CELLS` bounds.
+
+        Notes
+        -----
+        cells = rows x columns [-].
+        """
         return self.columns * self.rows
 
     paths: int            # demand paths stacked (0: the staged block alone)
@@ -170,7 +175,8 @@ def check_size(ctx: PlanContext, from_range: bool = True, robust: bool = True
 
     Notes
     -----
-    Refused when N M > C_max, N and M the columns and rows of :func:`problem_size`.
+    Refused when N x M > C_max, N and M the columns and rows of :func:`problem_size`, C_max =
+    :data:`models.limits.MAX_MILP_CELLS`.
     """
     size = problem_size(ctx, from_range, robust)
     if size.cells > MAX_MILP_CELLS:

@@ -87,7 +87,12 @@ class UsageProfile:
 
     @property
     def gpu_hours(self) -> float:
-        """GPU-hours of the whole profile, steady and interruptible [GPU-hours]."""
+        """GPU-hours of the whole profile, steady and interruptible [GPU-hours].
+
+        Notes
+        -----
+        E = sum_p steady_p + sum_p interruptible_p over the profile's periods p [GPU-hours].
+        """
         return float(self.steady.sum() + self.interruptible.sum())
 
     def hours(self) -> np.ndarray:
@@ -97,6 +102,10 @@ class UsageProfile:
         -------
         numpy.ndarray
             Hours [h, (periods,)].
+
+        Notes
+        -----
+        hours_p = :func:`period_hours` of the profile's starts and period [h].
         """
         return period_hours(self.starts, self.period)
 
@@ -117,6 +126,11 @@ def period_starts(first: np.datetime64, count: int, period: Period) -> np.ndarra
     -------
     numpy.ndarray
         Start times [datetime64[h], (count,)].
+
+    Notes
+    -----
+    t_i = first + i x step, i = 0..count-1, step one hour or one day; for months t_i = the first
+    hour of month(first) + i [datetime64[h]].
     """
     first = np.datetime64(first, "h")
     if period == "month":
@@ -139,6 +153,11 @@ def period_hours(starts: np.ndarray, period: Period) -> np.ndarray:
     -------
     numpy.ndarray
         Hours [h, (periods,)].
+
+    Notes
+    -----
+    hours_p = 1 for hourly periods, 24 for daily ones, 24 x (days in the month) for monthly
+    ones [h].
 
     Examples
     --------
@@ -203,6 +222,13 @@ def hourly_gpus(profile: UsageProfile, peak_to_average: float = 1.0
         Steady GPUs busy in each hour [GPUs, (hours,)].
     interruptible : numpy.ndarray
         Interruptible GPUs busy in each hour [GPUs, (hours,)].
+
+    Notes
+    -----
+    Hourly periods are taken as they are. Otherwise, for hour h of a period p of n_p hours,
+    g_h = (E_p / n_p) x w_{h mod 24}, E_p the period's steady (or interruptible) GPU-hours
+    [GPU-hours], w the day shape of :func:`day_shape` (mean 1, busiest hour =
+    ``peak_to_average``) [-].
     """
     if profile.period == "hour":
         return profile.steady.copy(), profile.interruptible.copy()
@@ -224,7 +250,12 @@ class PlanCalendar:
 
     @property
     def total_hours(self) -> int:
-        """Hours of the whole plan [h]."""
+        """Hours of the whole plan [h].
+
+        Notes
+        -----
+        H = sum_m hours_m over the plan's months [h].
+        """
         return int(self.hours.sum())
 
     def month_of_hour(self) -> np.ndarray:
@@ -234,6 +265,11 @@ class PlanCalendar:
         -------
         numpy.ndarray
             0-based month index [months, (total_hours,)].
+
+        Notes
+        -----
+        month(h) = m for H_m <= h < H_m + hours_m, H_m = sum_{j<m} hours_j the plan's hours before
+        month m [h].
         """
         return np.repeat(np.arange(len(self.months)), self.hours.astype(int))
 
@@ -252,6 +288,10 @@ def plan_calendar(start_month: str, horizon_months: int) -> PlanCalendar:
     -------
     PlanCalendar
         Month labels and the calendar hours of each month [h].
+
+    Notes
+    -----
+    hours_m = 24 x (days in month ``start_month`` + m), m = 0..horizon_months-1 [h].
 
     Examples
     --------
@@ -275,7 +315,12 @@ class PlanDemand:
 
     @property
     def total(self) -> np.ndarray:
-        """Steady plus interruptible demand of each hour [GPUs]."""
+        """Steady plus interruptible demand of each hour [GPUs].
+
+        Notes
+        -----
+        d_h = steady_h + interruptible_h for each plan hour h [GPUs].
+        """
         return self.steady + self.interruptible
 
 
@@ -331,6 +376,11 @@ def demand_for(options, profile: UsageProfile, total_hours: int) -> PlanDemand:
     -------
     PlanDemand
         Hourly demand over the plan [GPUs]; see :func:`plan_demand`.
+
+    Notes
+    -----
+    d = :func:`plan_demand` (profile, H; growth, peak-to-average, interruptible share, demand
+    basis, target utilization of the ``profile`` section), H = ``total_hours`` [h].
     """
     return plan_demand(profile, total_hours, growth_annual=options.growth_annual,
                        peak_to_average=options.peak_to_average,
@@ -370,6 +420,17 @@ def plan_demand(profile: UsageProfile, total_hours: int, *, growth_annual: float
         Steady and interruptible GPUs busy in each plan hour [GPUs, (total_hours,)], the profile
         hours used and the hours repeated [h]. When the profile runs out its last 8,760 hours
         repeat.
+
+    Notes
+    -----
+    For plan hour t = 0..T-1, with g_h the hourly GPUs of :func:`hourly_gpus` (times
+    :func:`busy_factor` when ``demand_basis`` is ``"busy"``), n the profile's hours and
+    L = min(8760, n):
+
+    d_t = g_{i(t)} x (1 + growth)^(t / 8760), i(t) = t for t < n, else n - L + (t - n) mod L
+
+    [GPUs]; with an interruptible share s, interruptible_t = s (steady_t + interruptible_t) and
+    steady_t the rest.
     """
     steady, interruptible = hourly_gpus(profile, peak_to_average)
     if demand_basis == "busy":
@@ -411,6 +472,8 @@ def check_peak(demand: PlanDemand, growth_annual: float) -> None:
 
     Notes
     -----
+    Refused when max_h d_h > ``MAX_GPUS``, d_h = steady_h + interruptible_h the plan's demand in
+    hour h [GPUs].
     The usage file's periods are held to the same bound; growth (up to 1,000 % a year for up to
     20 years) and the day shape can still carry the plan's demand past it, and the optimizer
     counts committed capacity in whole GPUs: unbounded, a count passes int64.

@@ -77,6 +77,12 @@ def demand_paths(s: Scenario, from_range: bool = True
         +1000 % a year, is that bound); none when
         ``staging.scenarios_from_growth_range`` is off or the range has no width (both ends
         0).
+
+    Notes
+    -----
+    From the range: g_low = clip(g + r_low, lo, hi), g_likely = g, g_high = clip(g + r_high, lo,
+    hi), with g the plan's growth, r the range's ends [fraction per year], lo and hi of
+    :func:`growth_bounds`; probabilities 0.25, 0.5, 0.25, summed where growths coincide.
     """
     if s.staging.demand_scenarios:
         return s.staging.demand_scenarios, False
@@ -104,7 +110,8 @@ def growth_bounds() -> tuple[float, float]:
 
     Notes
     -----
-    The ``ge`` and ``le`` of ``DemandScenario.growth_annual``'s field constraints.
+    (lo, hi) = (``ge``, ``le``) of ``DemandScenario.growth_annual``'s field constraints [fraction
+    per year].
     """
     meta = DemandScenario.model_fields["growth_annual"].metadata
     return (next(m.ge for m in meta if getattr(m, "ge", None) is not None),
@@ -164,7 +171,8 @@ def path_contexts(ctx: PlanContext, paths: tuple[DemandScenario, ...],
     Notes
     -----
     Path s's demand is the usage laid again with growth g_s (and its own peak-to-average and
-    interruptible share where set), priced by the plan's own price book.
+    interruptible share where set), priced by the plan's own price book: ctx_s =
+    :func:`models.uncertainty.what_if_context` (ctx, scenario with profile = the path's).
     """
     s = ctx.scenario
     out = []

@@ -37,6 +37,11 @@ def weighted(values: list, p: list[float]) -> Any:
     Any
         Numbers: sum p x (an absent one counts 0; None when any is None); dicts: by key;
         flags: whether any path's is set; texts: the first.
+
+    Notes
+    -----
+    Numbers: E = sum_s p_s v_s (an absent v_s counts 0; None when any v_s is None); dicts key by
+    key; flags: any; texts: the first.
     """
     present = [v for v in values if v is not ABSENT]
     first = present[0]
@@ -71,6 +76,10 @@ def padded_rows(rows: list[dict], months: list[str]) -> list[dict]:
     -------
     list of dict
         One row per month.
+
+    Notes
+    -----
+    A month after the path's last row: flows = 0, cumulative figures = the last row's [currency].
     """
     by_month = {r["month"]: r for r in rows}
     out, last = [], rows[-1]
@@ -104,6 +113,12 @@ def expected_entry(entries: list[dict], p: list[float], results: list) -> dict[s
         The entry of the expectation, without ``schedule`` and ``purchase_orders``;
         ``servers`` the most any path holds, ``committed_gpus`` the most GPUs any path signs
         per offer, now and later together [GPUs].
+
+    Notes
+    -----
+    Each number E = sum_s p_s x_s (:func:`weighted`); cost per useful GPU-hour = E[PV] / sum_s p_s
+    U^pv_s and nominal = E[total] / sum_s p_s U_s, U the useful GPU-hours [currency per GPU-hour];
+    servers = max_s servers_s; committed GPUs per offer = max_s (GPUs path s signs in all).
     """
     months = list(dict.fromkeys(r["month"] for e in entries for r in e["monthly"]))
     months.sort()
@@ -147,6 +162,10 @@ def signed_in_all(schedule: list[dict], offer: str) -> int:
     -------
     int
         sum over the decisions of ``commit[offer]`` [GPUs].
+
+    Notes
+    -----
+    G = sum_d commit_d[offer] over the schedule's decisions d [GPUs].
     """
     return sum(d["commit"].get(offer, 0) for d in schedule)
 
@@ -163,6 +182,10 @@ def ratio(a: float, b: float) -> Optional[float]:
     -------
     float or None
         a / b when b > 0.
+
+    Notes
+    -----
+    r = a / b when b > 0, else None.
     """
     return a / b if b > 0 else None
 
@@ -181,6 +204,10 @@ def times(job: float, per_hour: Optional[float]) -> Optional[float]:
     -------
     float or None
         job x per_hour [currency].
+
+    Notes
+    -----
+    cost = job x per_hour [currency], job in GPU-hours, per_hour in currency per GPU-hour.
     """
     return None if per_hour is None else job * per_hour
 
@@ -197,6 +224,10 @@ def max_holding(values: list) -> Any:
     -------
     int or dict
         The greatest, by type for a fleet [servers].
+
+    Notes
+    -----
+    N = max_s N_s over paths s (per type for a fleet) [servers].
     """
     if isinstance(values[0], dict):
         return {k: max(v.get(k, 0) for v in values) for k in values[0]}
@@ -229,6 +260,11 @@ def robust_fields(r) -> dict[str, Any]:
         and upfront payments in the first 12 months, expected) [currency], its
         ``expected_pv`` and each scenario's ``schedule``; None when not computed (a risk
         weight above 0, an unproven robust plan).
+
+    Notes
+    -----
+    expected_pv = sum_s p_s PV_s, p_s the path's probability, PV_s its PV cost [currency]; the other
+    figures as the robust result holds them (:class:`models.robust_result.RobustResult`).
     """
     def num(x: float) -> Optional[float]:
         return float(x) if math.isfinite(x) else None

@@ -76,7 +76,7 @@ class Stacked:
 
         Notes
         -----
-        S x (a block's columns) + the extra blocks' sizes.
+        N = S x n + sum of the extra blocks' sizes, S the paths, n a block's columns.
         """
         return len(self.cols)
 
@@ -91,6 +91,7 @@ class Stacked:
 
         Notes
         -----
+        here_j = path[0, j] for each j of ``first``.
         The search bounds these columns' values box by box (models/robust_solve.py).
         """
         paths = self.cols["path"]
@@ -113,7 +114,7 @@ class Stacked:
 
         Notes
         -----
-        x[path[i, 0] .. path[i, n - 1]], n a block's columns.
+        x_i = x[path[i, 0] .. path[i, n - 1]], n a block's columns.
         """
         return x[self.cols["path"].within(i)]
 
@@ -329,8 +330,8 @@ class ExtensiveForm:
 
         Notes
         -----
-        The blocks' rows, the non-anticipativity rows, then ``cvar_excess`` and ``floor``
-        (:func:`extensive_form`).
+        (A, l, u) = :func:`stacked_rows` (st, extra): the blocks' rows, the non-anticipativity rows,
+        then ``cvar_excess`` and ``floor`` (:func:`extensive_form`), l <= A x <= u.
         """
         return stacked_rows(self.st, self.extra)
 

@@ -108,7 +108,8 @@ class RobustResult:
 
         Notes
         -----
-        Path s's result is ``evaluate("robust", plan_s)`` in path s's context.
+        result_s = ``evaluate("robust", plan_s)`` in path s's context
+        (:meth:`models.strategies.PlanContext.evaluate`).
         """
         out = []
         for q, c in zip(self.paths, self.contexts):

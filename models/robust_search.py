@@ -56,6 +56,11 @@ class SearchResult:
             ``value - bound``, at least 0; exactly 0 when the bound proves the value
             (:func:`models.highs.proves`: a gap that rounds to $0.00 is a proof, said as one,
             whichever floating-point path the solves took).
+
+        Notes
+        -----
+        gap = max(value - bound, 0), 0 when :func:`models.highs.proves` (bound, value)
+        (:func:`models.highs.proven_gap`) [currency].
         """
         return proven_gap(self.bound, self.value)
 
@@ -96,13 +101,16 @@ def search(relaxation: Relaxation, price: Callable[[tuple[int, ...]], float],
 
     Notes
     -----
+    Result: value = min over priced points x of price(x); bound = min(value, the least bound of the
+    boxes left open and of each priced point's own bound) [currency].
     Every box is bounded first (and dropped when its relaxation is infeasible or no lower
-    than the incumbent). A box whose relaxation is fractional in a coordinate is split there
-    (floor and ceiling). One whose relaxation is integral has that point priced; it is then
-    split around it in its first coordinate of some width: below the point, at it, above it.
-    A box of one point is priced. Every split covers its box, so when the queue is empty the
-    incumbent is the least price of the whole box. A start is priced only where the
-    relaxation of its one-point box is feasible (a price is asked only of feasible points).
+    than the incumbent, bound >= value - tol x max(1, |value|)). A box whose relaxation is
+    fractional in a coordinate k is split there (x_k <= floor(a_k) and x_k >= floor(a_k) + 1).
+    One whose relaxation is integral has that point priced; it is then split around it in its
+    first coordinate of some width: below the point, at it, above it. A box of one point is
+    priced. Every split covers its box, so when the queue is empty the incumbent is the least
+    price of the whole box. A start is priced only where the relaxation of its one-point box is
+    feasible (a price is asked only of feasible points).
     """
     lo0, hi0 = tuple(float(v) for v in lower), tuple(float(v) for v in upper)
     priced: dict[tuple[int, ...], tuple[float, float]] = {}

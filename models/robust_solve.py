@@ -157,8 +157,8 @@ def path_plans(ctxs: list[PlanContext], st: Stacked, x: np.ndarray, checks: list
     Notes
     -----
     Path s's schedule is its block's columns ``path[s, :]`` read by
-    :func:`models.staged_result.to_decisions`; its objective is the block's PV at them
-    with every function at its true cost.
+    :func:`models.staged_result.to_decisions`; its objective is the block's PV at them with every
+    function at its true cost: objective_s = f_s(x_s).
     """
     out = []
     for i, (c, b, (true, _)) in enumerate(zip(ctxs, st.blocks, checks)):
@@ -202,10 +202,10 @@ def solve_extensive(ctxs: list[PlanContext], blocks: list[Block],
 
     Notes
     -----
-    The extensive form of :func:`models.robust_problem.extensive_form` by
-    :func:`run_loop`. It is proven (gap 0) when the loop ended tight, within its limits,
-    every path convex, and HiGHS's bound b meets the solution v (:func:`models.highs.proves`);
-    else the gap is v - b at the risk objective.
+    The extensive form of :func:`models.robust_problem.extensive_form` by :func:`run_loop`. It is
+    proven (gap = 0) when the loop ended tight, within its limits, every path convex, and HiGHS's
+    bound b meets the solution v (:func:`models.highs.proves`); else gap = v - b at the risk
+    objective [currency].
     """
     form = extensive_form(blocks, paths, ctxs[0].scenario.staging, floor)
     st = form.st
@@ -303,7 +303,7 @@ def here_and_now(result: StagedResult, columns: list[tuple], first: list[int]
 
     Notes
     -----
-    round(x*_j) for each j of ``first``, x* the path's optimum.
+    v_j = round(x*_j) for each j of ``first``, x* the path's optimum.
     """
     return tuple(int(round(result.values[columns[j]])) for j in first)
 

@@ -56,6 +56,10 @@ def quarter(month: str) -> str:
     str
         ``'YYYY-Qn'``.
 
+    Notes
+    -----
+    Q = floor((m - 1) / 3) + 1 for month m = 1..12 of year y: written ``'YYYY-Qn'`` with n = Q.
+
     Examples
     --------
     >>> quarter("2027-05")
@@ -209,6 +213,10 @@ def by_year(actions: list[tuple[str, int]]) -> str:
     str
         ``'YYYY: n'`` per year with an action, in year order, comma-separated (no words, so
         it reads the same in every language).
+
+    Notes
+    -----
+    n_y = sum of the counts n of the actions in year y, written ``'y: n_y'`` in year order.
 
     Examples
     --------

@@ -41,7 +41,9 @@ def sale_proceeds(book: PriceBook, r: StrategyResult, type_id=ALL) -> dict[int, 
 
     Notes
     -----
-    A sold cohort is one that leaves before its useful life or the horizon ends it.
+    A sold cohort is one that leaves before its useful life or the horizon ends it (0 < sold <
+    min(bought + life, H)); proceeds[sold] = sum of count x resale_{sold-1}
+    (:func:`models.costs.server_schedule`) [currency].
     """
     H = book.horizon
     out: dict[int, float] = {}
@@ -80,6 +82,12 @@ def cash_by_period(labels, r: StrategyResult, book: PriceBook | None = None
         (purchases + upfront payments - sale proceeds), years with any of them [currency];
         with server types and a book, ``purchases_by_type``: 'YYYY' to type id to purchases
         [currency].
+
+    Notes
+    -----
+    paid_m = capex_m + commitment_upfront_m; by_quarter[q] = sum_{m in q} paid_m and by_year[y] =
+    sum_{m in y} paid_m over months with a payment; net_y = purchases_y + upfront_y -
+    sale_proceeds_y (resale credits) [currency].
     """
     capex = np.asarray(r.lines["capex"])
     upfront = np.asarray(r.lines["commitment_upfront"])
@@ -187,6 +195,13 @@ def purchase_orders(s: Scenario, decisions, labels, r: StrategyResult, book: Pri
         ``payment``; with server types each purchase and sale is a line per type, with its
         ``type``. A purchase whose servers are all sold at the horizon's end under the
         ``liquidate`` rule adds ``horizon_sale`` (:func:`horizon_sale`).
+
+    Notes
+    -----
+    A purchase's cash = capex_i (the month's purchases, per type: sum over the type's cohorts
+    bought in month i of count x capex per server); a signing's cash = sum over its cohorts of
+    gpus x upfront per GPU (:func:`models.costs.commitment_schedule`); a sale's proceeds from
+    :func:`sale_proceeds` [currency].
     """
     index = {m: i for i, m in enumerate(labels)}
     proceeds = sale_proceeds(book, r)

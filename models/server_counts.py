@@ -63,8 +63,8 @@ def servers_bought(s: Scenario, r: StrategyResult) -> Count:
 
     Notes
     -----
-    Static: the capacity's servers (per type). A schedule: the sum over its decisions of
-    ``buy_servers`` (the one-type shorthand, counted for the first type) and ``buy``.
+    Static: n = the capacity's servers (per type). A schedule: n_type = sum_d buy_d[type], with the
+    one-type shorthand ``buy_servers`` counted for the first type [servers].
     """
     counts: Counter = Counter()
     if r.capacity is not None:
@@ -93,5 +93,9 @@ def total(count: Count) -> int:
     -------
     int
         Their sum over types [servers].
+
+    Notes
+    -----
+    n = sum_type count[type] [servers]; a plain count is itself.
     """
     return sum(count.values()) if isinstance(count, dict) else int(count)

@@ -76,6 +76,10 @@ class CommitmentSplits:
         int
             Number of totals, 1 with no offer; the last one may pass c_max, since a block is bought
             whole.
+
+        Notes
+        -----
+        levels = ceil(c_max / g) + 1, g the step between totals [GPUs]; 1 with no offer.
         """
         return -(-c_max // self.step) + 1 if self.offers else 1
 
@@ -96,6 +100,14 @@ class CommitmentSplits:
             Its upfront outlay [currency, (k,)].
         counts : numpy.ndarray
             Its blocks per offer [blocks, (k, offers)].
+
+        Notes
+        -----
+        For total index i (i x g GPUs, g the step [GPUs]): with L the last tabulated index and p the
+        period of the cheapest offer's block [indices], e = ceil((i - L) / p) when i > L else 0
+        extra blocks of that offer, i0 = i - e p: cost(i) = cost_table[i0] + e x block_price,
+        outlay(i) = outlay_table[i0] + e x block_spend [currency]. Without an offer cost(0) = 0 and
+        cost(i > 0) = inf.
         """
         index = np.asarray(index, dtype=np.int64)
         if not self.offers:
@@ -122,6 +134,10 @@ class CommitmentSplits:
         -------
         dict of str to int
             Offer id to committed GPUs [GPUs].
+
+        Notes
+        -----
+        GPUs_o = blocks_o x block_gpus_o for each offer o of :meth:`at`'s cheapest split [GPUs].
         """
         _, _, counts = self.at(np.array([index]))
         return {o.id: int(n * o.block_gpus) for o, n in zip(self.offers, counts[0])}

@@ -332,7 +332,7 @@ def strongest_cuts(prob: Problem, cuts: list, nvar: int, concave: np.ndarray,
     Notes
     -----
     With l* the LP relaxation's level of a month and function, a tangent (s, b) scores
-    b + s l*; the ``keep`` highest scores are kept (a concave month's chords all are).
+    score = b + s l*; the ``keep`` highest scores are kept (a concave month's chords all are).
     """
     x, _, _, _ = solve_milp(prob, cuts, nvar, relax=True)
     months = np.arange(prob.l1.shape[0])

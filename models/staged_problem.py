@@ -117,8 +117,9 @@ class Problem:
 
         Notes
         -----
-        buy, commit and sell (a schedule) or chain and renew (a fleet's static problem):
-        the columns before the epigraphs, the integer ones.
+        slice = :meth:`models.milp_index.Index.group` (``"decision"``): buy, commit and sell (a
+        schedule) or chain and renew (a fleet's static problem), the columns before the epigraphs,
+        the integer ones.
         """
         return self.cols.group(DECISION)
 
@@ -132,7 +133,8 @@ class Problem:
 
         Notes
         -----
-        u_j for a decision j with a finite bound, 0 otherwise.
+        b_j = u_j for a decision column j with a finite bound u_j, b_j = 0 otherwise [servers or
+        blocks].
         """
         out = np.zeros(len(self.upper))
         d = self.decisions

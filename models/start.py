@@ -35,6 +35,10 @@ def default_start_month(profile: UsageProfile, current_month: Optional[str] = No
     str
         ``'YYYY-MM'``.
 
+    Notes
+    -----
+    start = max(month of the profile's last period, ``current_month``) + 1 month.
+
     Examples
     --------
     >>> import numpy as np
@@ -66,6 +70,10 @@ def plan_start_month(scenario: Scenario, profile: UsageProfile,
     -------
     str
         ``'YYYY-MM'``.
+
+    Notes
+    -----
+    start = ``finance.start_month`` when set, else :func:`default_start_month`.
     """
     return scenario.finance.start_month or default_start_month(profile, current_month)
 
@@ -84,6 +92,10 @@ def months_between(earlier: str, later: str) -> int:
     -------
     int
         ``later - earlier`` [months]; negative when ``later`` comes first.
+
+    Notes
+    -----
+    n = (12 y_later + m_later) - (12 y_earlier + m_earlier) [months], y the year, m the month.
 
     Examples
     --------

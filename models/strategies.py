@@ -46,6 +46,12 @@ def failure_and_spot_waste(s: Scenario) -> tuple[Waste, Waste]:
         Hardware failures alone, on any capacity.
     on_spot : Waste
         Spot reclaims and hardware failures together.
+
+    Notes
+    -----
+    failure = :func:`models.checkpoint.waste_fraction` with unnoticed rate f / 8760 and no noticed
+    rate; on_spot = the same with noticed rate = spot interruptions per instance-hour; f the
+    failures per server-year [1 / year].
     """
     sp = s.spot
     failure_rate = s.owned.failures_per_server_year / HOURS_PER_YEAR
@@ -92,32 +98,63 @@ class StrategyResult:
 
     @property
     def failure_cost_pv(self) -> float:
-        """What interruptions and hardware failures add to the PV cost [currency]."""
+        """What interruptions and hardware failures add to the PV cost [currency].
+
+        Notes
+        -----
+        F = PV cost - normal PV cost [currency].
+        """
         return self.pv_cost - self.normal_cost_pv
 
     @property
     def cost_per_useful_gpu_hour(self) -> float:
-        """Levelized: PV cost / PV of useful GPU-hours [currency per GPU-hour]; NaN without work."""
+        """Levelized: PV cost / PV of useful GPU-hours [currency per GPU-hour]; NaN without work.
+
+        Notes
+        -----
+        c = PV cost / sum_m useful_m (1 + r_m)^-m [currency per GPU-hour]; NaN when the denominator
+        is 0.
+        """
         return self.pv_cost / self.useful_pv if self.useful_pv > 0 else math.nan
 
     @property
     def cost_per_useful_gpu_hour_nominal(self) -> float:
-        """Nominal: total cost / useful GPU-hours [currency per GPU-hour]; NaN without work."""
+        """Nominal: total cost / useful GPU-hours [currency per GPU-hour]; NaN without work.
+
+        Notes
+        -----
+        c = total cost / sum_m useful_m [currency per GPU-hour]; NaN when there is no useful work.
+        """
         return self.total_cost / self.useful_gpu_hours if self.useful_gpu_hours > 0 else math.nan
 
     @property
     def cumulative(self) -> np.ndarray:
-        """Cumulative net cost by month, nominal [currency, (months,)]."""
+        """Cumulative net cost by month, nominal [currency, (months,)].
+
+        Notes
+        -----
+        C_m = sum_{j<=m} net_j [currency].
+        """
         return np.cumsum(self.total_by_month)
 
     @property
     def discounted_cumulative(self) -> np.ndarray:
-        """Cumulative net cost by month, discounted [currency, (months,)]."""
+        """Cumulative net cost by month, discounted [currency, (months,)].
+
+        Notes
+        -----
+        C_m = sum_{j<=m} discounted_j [currency].
+        """
         return np.cumsum(self.discounted_by_month)
 
     @property
     def servers(self) -> int:
-        """Most servers online in any month [servers]."""
+        """Most servers online in any month [servers].
+
+        Notes
+        -----
+        N = max_m servers online_m [servers]; 0 without months.
+        """
         return int(self.servers_online.max()) if self.servers_online.size else 0
 
     def capital_outlay(self) -> float:
@@ -127,6 +164,10 @@ class StrategyResult:
         -------
         float
             Sum of the ``capex`` and ``commitment_upfront`` lines [currency].
+
+        Notes
+        -----
+        outlay = sum_m capex_m + sum_m commitment_upfront_m, undiscounted [currency].
         """
         return float(self.lines["capex"].sum() + self.lines["commitment_upfront"].sum())
 
@@ -155,9 +196,8 @@ def interruptible_wastes(scenario: Scenario, demand: PlanDemand) -> tuple[Waste,
 
     Notes
     -----
-    Owned, committed and on-demand capacity carry the failure waste :math:`w_f` of
-    interruptible work (design 4.4); the tables hold :math:`w_f` when
-    :math:`\\sum_h d^{int}_h > 0`, else 0.
+    Owned, committed and on-demand capacity carry the failure waste w_f of interruptible work
+    (design 4.4); the tables hold w = w_f when sum_h interruptible_h > 0, else w = 0.
     """
     failure, spot = failure_and_spot_waste(scenario)
     has_interruptible = demand.interruptible.sum() > 0
@@ -208,6 +248,11 @@ class PlanContext:
         ------
         PlanError
             Hardware failures alone leave interruptible gang jobs no useful time.
+
+        Notes
+        -----
+        New prices; wastes of :func:`interruptible_wastes`; useful PV = sum_m useful_m x (1 +
+        r_m)^-m [GPU-hours]; the merit order of :func:`models.fleet.merit_order`.
         """
         new = copy.copy(self)   # every attribute shared until replaced below
         new.scenario = scenario
@@ -242,6 +287,11 @@ class PlanContext:
         -------
         PlanContext
             A new context with the demand's sorted tables.
+
+        Notes
+        -----
+        Tables of :meth:`models.dispatch.DemandTables.build` (demand, calendar, w), w = the failure
+        waste when the demand has interruptible work, else 0 [fraction].
         """
         has_interruptible = demand.interruptible.sum() > 0
         waste = self.failure_waste.fraction if has_interruptible else 0.0
@@ -260,6 +310,11 @@ class PlanContext:
         -------
         PlanContext
             A new context for the scaled demand.
+
+        Notes
+        -----
+        d'_h = a d_h for steady and interruptible demand, tables scaled by
+        :meth:`models.dispatch.DemandTables.scaled`, a = ``factor`` [-].
         """
         d = self.demand
         return self._redemanded(PlanDemand(d.steady * factor, d.interruptible * factor,
@@ -288,6 +343,10 @@ class PlanContext:
         -------
         float
             PV cost [currency].
+
+        Notes
+        -----
+        PV = :meth:`price` (plan, :meth:`volumes` (plan)) of the capacity's cohorts [currency].
         """
         plan = self.capacity_plan(capacity)
         return self.price(plan, self.volumes(plan))[1]
@@ -319,6 +378,10 @@ class PlanContext:
         float
             GPUs per server x availability x relative throughput of the first server type
             [GPUs of the measured type].
+
+        Notes
+        -----
+        w = G x a x t of the first server type (:attr:`models.fleet.FleetType.per_server`) [GPUs].
         """
         return self.fleet[0].per_server    # the first server type of a fleet
 
@@ -334,6 +397,12 @@ class PlanContext:
         -------
         numpy.ndarray
             Capacity [GPUs of the measured type, (months,) or (months, k)].
+
+        Notes
+        -----
+        K(m) = n_held(m) w + n x online_1(m) x w, n_held the position's servers online, online_1 one
+        server's static chain online (1 or 0), n = ``servers``, w the capacity of one server
+        (:meth:`owned_per_server`) [GPUs]; a fleet's position by its types' levels.
         """
         H = self.horizon
         online = static_plan(self.scenario, Capacity(1), H,
@@ -356,6 +425,11 @@ class PlanContext:
         -------
         numpy.ndarray
             Committed capacity [GPUs of the measured type, (months,) or (months, k)].
+
+        Notes
+        -----
+        C(m) = (c_held(m) + c) x theta_c, c_held the position's committed GPUs, c the new committed
+        GPUs [GPUs], theta_c the cloud's relative throughput [-].
         """
         theta = self.scenario.on_demand.relative_throughput
         held = self.position.committed_gpus(self.horizon) * theta
@@ -377,6 +451,12 @@ class PlanContext:
         Volumes
             GPU-hours by source and month [GPU-hours of demand units, (months,)]; cached, since
             re-priced contexts share the demand.
+
+        Notes
+        -----
+        :func:`models.dispatch.dispatch` of the committed level C(m) = c(m) theta_c and the owned
+        level K(m) = n(m) w (a fleet: sum of :meth:`owned_levels`), spot share = spot availability
+        when the plan uses spot else 0 [GPUs]; a fleet's owned work by :meth:`owned_by_type`.
         """
         s, H = self.scenario, self.horizon
         spot_share = s.spot.availability if plan.use_spot else 0.0
@@ -415,6 +495,11 @@ class PlanContext:
         dict
             Type id to capacity [GPUs of the reference type, (months,)], every type of the
             fleet, first to take work first.
+
+        Notes
+        -----
+        K_i(m) = n_i(m) x w_i for each type i in merit order, n_i servers online, w_i =
+        :attr:`models.fleet.FleetType.per_server` [GPUs of the reference type].
         """
         online = plan.servers_online_by_type(self.horizon)
         return {self.fleet[i].id: online.get(self.fleet[i].id, np.zeros(self.horizon))
@@ -437,6 +522,12 @@ class PlanContext:
         -------
         dict
             Type id to owned work [GPU-hours of the reference type, (months,)].
+
+        Notes
+        -----
+        W_i(m) = A_m(C + sum_{j<=i} K_j) - A_m(C + sum_{j<i} K_j), A_m the gross table's sum-min
+        (:meth:`models.dispatch.MonthlySorted.sum_min`), C the committed level, K_j the levels of
+        the types in merit order [GPUs] (W in GPU-hours of the reference type).
         """
         out, level = {}, committed.astype(float)
         below = tables.gross.sum_min(level)
@@ -454,6 +545,11 @@ class PlanContext:
         -------
         DemandTables
             The tables, built once.
+
+        Notes
+        -----
+        The tables of :meth:`models.dispatch.DemandTables.build` with failure waste w_f = 0 (gross =
+        steady + interruptible).
         """
         if self._normal_tables is None:
             self._normal_tables = (self.tables if self.tables_failure_waste == 0 else
@@ -480,6 +576,11 @@ class PlanContext:
             [currency, (months,)].
         pv : float
             PV cost, costs minus credits [currency].
+
+        Notes
+        -----
+        lines = :func:`models.costs.cost_lines` (book, plan, volumes); PV =
+        :func:`models.costs.present_value` of them [currency].
         """
         book = self.book if book is None else book
         lines = cost_lines(book, plan, _column(v))
@@ -503,6 +604,15 @@ class PlanContext:
             [currency], PV, nominal and normal PV cost [currency], GPU-hours by source and month
             [GPU-hours of the GPU type of each source], owned utilization [fraction], servers
             online [servers] and committed GPUs [GPUs] by month.
+
+        Notes
+        -----
+        Volumes of :meth:`volumes`, lines and PV of :meth:`price` (PV =
+        :func:`models.costs.present_value`),
+        normal PV the same on :meth:`normal_tables` with
+        :meth:`models.prices.PriceBook.uninterrupted`
+        prices; utilization_m = owned GPU-hours_m / (servers online_m x GPUs per server x hours_m)
+        [fraction]; a source's GPU-hours = its volume / its relative throughput [GPU-hours].
         """
         s, cal, H = self.scenario, self.calendar, self.horizon
         plan = self.capacity_plan(capacity)
@@ -565,6 +675,10 @@ def months_with_payments(lines: dict[str, np.ndarray], horizon: int) -> int:
     -------
     int
         Months to keep [months].
+
+    Notes
+    -----
+    M = H + (1 + the last tail index with any nonzero line, 0 when none) [months].
     """
     stacked = np.abs(np.stack(list(lines.values())))
     paid = np.flatnonzero(stacked[:, horizon:].max(axis=0) > 0) if stacked.shape[1] > horizon \
@@ -605,6 +719,12 @@ def buy_for_peak_capacity(ctx: PlanContext) -> Capacity:
     Capacity
         ceil(shortfall / (GPUs per server x availability x relative throughput)) servers,
         at most the schema's bound; shortfalls run on demand (no spot).
+
+    Notes
+    -----
+    n = min(max(ceil(max_m (peak_m - held_m) / w - 1e-9), 0), ``MAX_SERVERS``), peak_m the month's
+    peak gross demand, held_m the position's owned plus committed capacity [GPUs], w the capacity
+    of one server of the first type buyable in month 1 [GPUs].
     """
     held = ctx.owned_capacity(0) + ctx.committed_capacity(0)
     short = float(np.max(ctx.tables.gross.peak - held, initial=0.0))

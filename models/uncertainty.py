@@ -48,6 +48,12 @@ def what_if_context(ctx: PlanContext, scenario: Scenario,
     -------
     PlanContext
         A new context when the ``profile`` section changed, else the plan's re-priced.
+
+    Notes
+    -----
+    A changed profile section without the usage: d'_h = d_h x ((1 + g') / (1 + g))^(h / 8760), g
+    and g' the base and new annual growths [fraction per year], h the plan hour; else
+    :meth:`models.strategies.PlanContext.repriced`.
     """
     s0 = ctx.scenario
     if scenario.profile != s0.profile:
@@ -93,6 +99,13 @@ def tornado(ctx: PlanContext, capacities: dict[str, Capacity],
         ``judged`` (baseline PV cost minus its PV cost, > 0 when it saves) [currency],
         ``swing`` [currency] and ``proposed`` savings when judged too. Sorted by swing,
         largest first.
+
+    Notes
+    -----
+    For each assumption a at its low and high (:func:`models.assumptions.low_high`) with every
+    other at its base: saving = PV(baseline) - PV(judged) [currency], priced by
+    :func:`models.draws.draw_pvs` (demand growth by :func:`what_if_context`);
+    swing = |saving_high - saving_low|.
     """
     s = ctx.scenario
     main = judged
@@ -159,6 +172,10 @@ class MonteCarlo:
         numpy.ndarray
             Baseline PV cost minus judged PV cost, > 0 when the judged strategy is cheaper
             [currency, (n,)].
+
+        Notes
+        -----
+        saving_i = PV_i(baseline) - PV_i(judged) for each draw i [currency].
         """
         return self.pv[baseline] - self.pv[judged]
 
@@ -182,6 +199,11 @@ def monte_carlo(ctx: PlanContext, capacities: dict[str, Capacity], draws: int,
     -------
     MonteCarlo
         The drawn values and each capacity's PV cost in each draw [currency, (draws,)].
+
+    Notes
+    -----
+    PV_i(name) = :func:`models.draws.draw_pvs` of each capacity's cohorts at draw i of
+    :func:`models.assumptions.sample` (scenario, draws, seed) [currency].
     """
     values = sample(ctx.scenario, draws, seed)
     plans = {name: ctx.capacity_plan(c) for name, c in capacities.items()}
@@ -204,6 +226,11 @@ def draw_context(ctx: PlanContext, values: dict[str, np.ndarray], i: int) -> Pla
     -------
     PlanContext
         The context of the scenario with draw i's values and demand growth.
+
+    Notes
+    -----
+    scenario_i = :func:`models.assumptions.with_values` (scenario, draw i's values); demand_i =
+    :func:`models.draw_dispatch.grown_demand` at draw i's growth.
     """
     one = {k: float(v[i]) for k, v in values.items() if k != "demand_growth"}
     scenario = with_values(ctx.scenario, one)
@@ -263,6 +290,11 @@ def regret(mc: MonteCarlo) -> dict[str, dict[str, float]]:
     dict of str to dict
         Strategy to ``mean`` and ``p90`` regret (>= 0) [currency] and ``probability_best``
         [fraction of draws].
+
+    Notes
+    -----
+    With R_i = PV_i(strategy) - min_s PV_i(s) for each draw i: mean = (1/N) sum_i R_i, p90 = the
+    90th percentile of R, probability_best = (1/N) #{i : R_i <= 0}.
     """
     best = np.min(np.stack(list(mc.pv.values())), axis=0)
     return {name: {"mean": float((pv - best).mean()),
@@ -308,6 +340,11 @@ def staged_summary(mc: MonteCarlo, bins: int) -> dict[str, Any]:
         :func:`summary` of its saving against the best cloud-only plan [currency], and
         ``probability_beats_cloud_only`` and ``probability_beats_best_static`` [fraction of
         draws].
+
+    Notes
+    -----
+    :func:`summary` of ``staged``; probability_beats_cloud_only = (1/N) #{i : PV_i(staged) <
+    PV_i(cloud_only)}, and the same against ``optimal``.
     """
     out = summary(mc, "staged", bins)
     out["probability_beats_cloud_only"] = float(np.mean(mc.pv["staged"] < mc.pv["cloud_only"]))
@@ -353,6 +390,11 @@ def judged_capacity(ctx: PlanContext, strategies: dict[str, StrategyResult],
         ``"best_with_servers"`` (the recommendation itself when no plan can own one).
     capacity : Capacity or CapacityPlan
         Its capacity, or the cohorts of its schedule.
+
+    Notes
+    -----
+    judged = the recommendation if it buys servers, else ``optimal`` if that does, else
+    :func:`models.optimize.best_capacity` with n >= 1.
     """
     name = recommendation or "optimal"
     r = strategies[name]
@@ -419,6 +461,11 @@ def uncertainty_section(ctx: PlanContext, strategies: dict[str, StrategyResult],
         against the best cloud-only plan over the draws and in the tornado (savings
         [currency], > 0 when the judged plan saves), regret, the proposed and staged plans
         held fixed, and a note when the base-case saving lies outside P10 to P90.
+
+    Notes
+    -----
+    deterministic saving = PV(cloud_only) - PV(judged) at the base values [currency]; the summary
+    of the judged plan's saving over :func:`monte_carlo`'s draws; :func:`regret`; :func:`tornado`.
     """
     u = ctx.scenario.uncertainty
     capacities = {name: r.capacity if r.capacity is not None else r.plan

@@ -14,6 +14,7 @@ from werkzeug.routing import IntegerConverter
 from service import api, auth, plans, scenarios
 from service.api import revisions as api_revisions, views as api_views  # noqa: F401
 from service.api import actuals as api_actuals, scenarios as api_scenarios  # noqa: F401
+from service.api import replan as api_replan  # noqa: F401
 from service.auth import views as auth_views  # noqa: F401
 from service.web import locale as i18n
 from service.allocator import tune_allocator
@@ -22,7 +23,7 @@ from service.forms.scenario import label_for
 from service.presets.gpu_prices import source_text as preset_source
 from service.paths import STATIC, TEMPLATES
 # the route modules of each blueprint: importing them adds their routes to its blueprint
-from service.plans import actuals_views, compare, views as plan_views  # noqa: F401
+from service.plans import actuals_views, compare, replan_views, views as plan_views  # noqa: F401
 from service.scenarios import commitments, live_views, views as scenario_views  # noqa: F401
 from service.scenarios import alert_settings  # noqa: F401
 from service.scenarios.contract_choices import choice_value

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import copy
 import functools
-from typing import Any, Optional, Union
+from typing import Any, Literal, Optional, Union
 
 from pydantic import BaseModel, ConfigDict, Field
 from spectree import Response, SecurityScheme, SecuritySchemeData, SpecTree
@@ -247,6 +247,22 @@ class ActualsUploaded(BaseModel):
     upload: ActualUploadOut
     baseline: Baseline
     actuals: str
+
+
+class ReplanOut(BaseModel):
+    """A revision re-planned from the actuals (issue 43): which approved revision and last
+    actual month it was made from, its first month, whether its plan is stored, its plan page
+    and the comparison with the approved revision."""
+    scenario_id: int
+    number: int
+    content_hash: str
+    usage_sha256: Optional[str] = None
+    replanned_from: int = Field(description="number of the approved revision")
+    last_actual: str = Field(description="the last month with actuals, YYYY-MM")
+    start_month: str = Field(description="the re-plan's first month, YYYY-MM")
+    plan: Literal["computing", "stored"]
+    url: str
+    compare: str
 
 
 class ActualsQuery(BaseModel):

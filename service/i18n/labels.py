@@ -100,6 +100,10 @@ def revision_note(note: str | None) -> str:
     if note.startswith("commitments held, from "):   # service/scenarios/commitments.py
         return gettext("commitments held, from %(file)s",
                        file=note[len("commitments held, from "):])
+    replanned = re.fullmatch(r"re-planned from r(\d+) with actuals to (\d{4}-\d{2})", note)
+    if replanned:                                    # service/plans/replan.py
+        return gettext("re-planned from r%(number)s with actuals to %(month)s",
+                       number=replanned.group(1), month=replanned.group(2))
     return note
 
 

@@ -15,6 +15,7 @@ from service.plans import bp
 from service.plans import actuals as held
 from service.plans.actuals import (MAX_FILES, baseline, latest_baseline, read_upload_files,
                                    store_upload, uploads)
+from service.plans.replan import replanned_column
 from service.web.access import can_edit, editable_scenario, revision_or_404, scenario_or_404
 from service.web import idempotency
 from service.web.tables import User
@@ -103,5 +104,6 @@ def plan_vs_actual(scenario_id: int, number: int):
     return render_template("plans/plan_vs_actual.html", revision=revision,
                            scenario=revision.scenario, base=base, doc=doc, parts=parts,
                            alerts=alerts.revision_breaches(revision.id),
-                           editable=can_edit(g.user, revision.scenario))
+                           editable=can_edit(g.user, revision.scenario),
+                           replanned=replanned_column(base, doc))
 

@@ -80,7 +80,8 @@ OPERATIONS = [("POST", "/api/v1/plans"), ("POST", "/api/v1/scenarios"),
               ("GET", "/api/v1/jobs/{job_id}/plan.xlsx"),
               ("GET", "/api/v1/scenarios/{scenario_id}/actuals"),
               ("POST", "/api/v1/scenarios/{scenario_id}/actuals"),
-              ("GET", "/api/v1/scenarios/{scenario_id}/revisions/{number}/variance")]
+              ("GET", "/api/v1/scenarios/{scenario_id}/revisions/{number}/variance"),
+              ("POST", "/api/v1/scenarios/{scenario_id}/replan")]
 
 
 def test_every_operation_is_fuzzed(api_schema):

@@ -27,10 +27,12 @@ from service.paths import STATIC, TEMPLATES
 from service.plans import actuals_views, compare, replan_views, views as plan_views  # noqa: F401
 from service.plans import focus_views, variance_download  # noqa: F401
 from service.scenarios import commitments, live_views, views as scenario_views  # noqa: F401
+from service.scenarios import alert_settings  # noqa: F401
 from service.scenarios.contract_choices import choice_value
 from service.web import config as cfg
 from service.web import db, errors, health, idempotency, users
 from service.plans.jobs import queue, records, runner
+from service.plans import alert_posts as alert_task
 from service.plans.jobs.memory import check_cap
 from service.web.access import MAX_ID
 from service.web.users import login_required
@@ -113,7 +115,8 @@ def create_app(test_config: Optional[Mapping[str, Any]] = None) -> Flask:
     db.init_app(app)
     records.check_budgets(app.config["JOB_BUDGETS"])
     app.config["JOB_MEMORY_MB"] = check_cap(app.config["JOB_MEMORY_MB"])
-    queue.init_app(app, runner.run_job)   # plan jobs: service.plans.jobs
+    huey = queue.init_app(app, runner.run_job)   # plan jobs: service.plans.jobs
+    alert_task.init_app(app, huey)        # alert webhook posts (issue 43): service.plans.alerts
     cfg.make_private(instance)            # after the database and queue files exist
     i18n.init_app(app)
     idempotency.init_app(app)

@@ -21,6 +21,7 @@ from sqlalchemy import select
 
 from models.refusals import Refusal
 from models.variance import VarianceError
+from service.plans import alerts, alert_posts as alert_task
 from service.api import bp
 from service.api.openapi import (SPEC, ActualsForm, ActualsOut, ActualsQuery, ActualsUploaded,
                                  VarianceDocument, errors)
@@ -74,7 +75,8 @@ def actuals_json(scenario, base: Optional[held.Baseline]) -> dict[str, Any]:
     if doc is not None:
         doc.pop("uploads")
     return {"scenario_id": scenario.id, "baseline": baseline_json(base),
-            "uploads": [upload_json(u) for u in held.uploads(scenario.id)], "variance": doc}
+            "uploads": [upload_json(u) for u in held.uploads(scenario.id)], "variance": doc,
+            **alerts.alerts_json(scenario.id)}
 
 
 @bp.get("/scenarios/<int:scenario_id>/actuals")
@@ -149,12 +151,15 @@ def upload_actuals(scenario_id: int):
         raise ApiError(422, refusal(str(exc), exc.problems), exc.problems) from None
     location = url_for("api.list_actuals", scenario_id=scenario_id)
     with idempotency.transaction() as s:
-        upload = held.store_upload(s, s.get(User, user.id), base, files, months)
+        writer = s.get(User, user.id)
+        upload = held.store_upload(s, writer, base, files, months)
+        breaches = alerts.record_breaches(s, writer, base, upload)   # issue 43: thresholds
         s.flush()
         s.refresh(upload)
         body = current_app.json.dumps({"upload": upload_json(upload),
                                        "baseline": baseline_json(base), "actuals": location})
         idempotency.remember(s, location=location, body=body, status=201)
+    alert_task.enqueue_posts(scenario_id, breaches)
     return current_app.response_class(body, status=201, mimetype="application/json",
                                       headers={"Location": location})
 

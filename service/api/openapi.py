@@ -211,12 +211,34 @@ class PlanVsActual(VarianceDocument):
     outside: list[str] = Field(description="months with actuals outside this plan")
 
 
+class AlertOut(BaseModel):
+    """A threshold crossed by a month of actuals (issue 43), recorded once per month and kind."""
+    month: str = Field(description="YYYY-MM")
+    kind: str = Field(description="spend_over_plan, commitment_utilization or "
+                      "owned_utilization")
+    value: str = Field(description="[%] spend over plan, or utilization; two decimals")
+    threshold: str = Field(description="[%] the threshold in force when it was recorded")
+    revision: int = Field(description="the approved revision it was read against")
+    created_at: str
+
+
+class AlertSettingsOut(BaseModel):
+    """The scenario's alert thresholds [%] (null: not set) and which webhook is configured
+    (never its URL)."""
+    spend_over_plan: Optional[str] = None
+    commitment_utilization: Optional[str] = None
+    owned_utilization: Optional[str] = None
+    webhook: Optional[str] = Field(None, description="'scenario', 'deployment' or null")
+
+
 class ActualsOut(BaseModel):
     scenario_id: int
     baseline: Optional[Baseline] = Field(None, description="null: no approved revision")
     uploads: list[ActualUploadOut]
     variance: Optional[PlanVsActual] = Field(None, description="null: no actuals within the "
                                              "baseline's months")
+    alert_settings: AlertSettingsOut
+    alerts: list[AlertOut] = Field(description="thresholds crossed, by month")
 
 
 class ActualsUploaded(BaseModel):

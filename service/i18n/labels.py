@@ -6,6 +6,7 @@ import re
 
 from service import form_values as fv
 from service.i18n import DEFAULT, N_, current_locale, gettext
+from service.i18n.alert_words import sentence as alert_sentence
 
 STRATEGY_LABELS = {"on_demand": N_("All on demand"), "cloud_only": N_("Cloud only (best mix)"),
                    "buy_for_peak": N_("Buy for peak"), "optimal": N_("Optimal mix"),
@@ -68,6 +69,7 @@ AUDIT_ACTIONS = {
     "download": N_("downloaded"), "plan.cancel": N_("computation cancelled"),
     "api.cancel": N_("job cancelled through the API"),
     "actuals.upload": N_("actual bills uploaded"),
+    "alert.breach": N_("alert threshold crossed"), "alert.settings": N_("alert settings saved"),
 }
 # Notes the service itself writes on revisions (scenarios.py, revisions.py).
 NOTES = {"created": N_("created"), "assumptions edited": N_("assumptions edited"),
@@ -160,7 +162,18 @@ AUDIT_DETAILS = {
     "usage.upload": re.compile(r"(?P<file>.*) sha256=(?P<digest>[0-9a-f]*)", re.S),
     "job": re.compile(r"job (?P<job>\d+)"),
     "review": re.compile(r"\[(?P<path>[\w.]+)\] (?P<comment>.*)", re.S),
+    # service/plans/alerts.pyrecords.py
+    "alert.breach": re.compile(r"(?P<month>\d{4}-\d{2}) (?P<kind>\w+): (?P<value>-?[\d.]+) % "
+                               r"\(threshold (?P<threshold>[\d.]+) %\), upload \d+"),
+    "alert.settings": re.compile(
+        r"spend over plan above (?P<spend>-|[\d.]+ %); commitment utilization under "
+        r"(?P<commitment>-|[\d.]+ %); owned server utilization under (?P<owned>-|[\d.]+ %); "
+        r"webhook (?P<webhook>configured \(new\)|configured|not configured|removed)"),
 }
+# the webhook's state in an alert.settings event (service/plans/alerts.py; never the URL)
+WEBHOOK_STATES = {"configured (new)": N_("a new webhook configured"),
+                  "configured": N_("webhook configured"),
+                  "not configured": N_("no webhook"), "removed": N_("webhook removed")}
 
 
 def audit_details(details: str | None, action: str, field_label=None) -> str:
@@ -175,6 +188,15 @@ def audit_details(details: str | None, action: str, field_label=None) -> str:
         return f"{head}: {revision_note(m['note'])}" if m["note"] else head
     if action == "usage.upload" and (m := AUDIT_DETAILS[action].fullmatch(text)):
         return gettext("%(file)s (SHA-256 %(digest)s)", file=m["file"], digest=m["digest"])
+    if action == "alert.breach" and (m := AUDIT_DETAILS[action].fullmatch(text)):
+        return alert_sentence(m["kind"], m["month"], m["value"], m["threshold"])
+    if action == "alert.settings" and (m := AUDIT_DETAILS[action].fullmatch(text)):
+        said = [gettext(phrase, value=m[key]) for key, phrase in (
+            ("spend", N_("spend over plan above %(value)s")),
+            ("commitment", N_("commitment utilization under %(value)s")),
+            ("owned", N_("owned server utilization under %(value)s"))) if m[key] != "-"]
+        return "; ".join((said or [gettext("no thresholds")])
+                         + [gettext(WEBHOOK_STATES[m["webhook"]])])
     if (m := AUDIT_DETAILS["job"].fullmatch(text)):
         return gettext("job %(job)s", job=m["job"])
     if action.startswith("review.") and field_label and (

@@ -24,6 +24,8 @@ BY_TYPE = {
     "int_type": N_("Input should be a valid integer"),
     "int_from_float": N_("Input should be a whole number"),
     "finite_number": N_("Input should be a finite number"),
+    "decimal_parsing": N_("Input should be a valid number"),
+    "decimal_max_places": N_("Input should have no more than %(decimal_places)s decimal places"),
     "bool_parsing": N_("Input should be true or false"),
     "string_pattern_mismatch": N_("Input should match the pattern %(pattern)s"),
     "string_too_long": N_("Input should have at most %(max_length)s characters"),

@@ -128,18 +128,20 @@ def store_upload(s: Session, user: User, base: Baseline, files: list[tuple[str, 
     return upload
 
 
-def uploads(scenario_id: int) -> list[ActualUpload]:
-    """The scenario's uploads, oldest first."""
-    return list(get_session().scalars(select(ActualUpload).where(
+def uploads(scenario_id: int, session: Optional[Session] = None) -> list[ActualUpload]:
+    """The scenario's uploads, oldest first (in ``session``: a write transaction sees the
+    upload it has just added; else the request's session)."""
+    return list((session or get_session()).scalars(select(ActualUpload).where(
         ActualUpload.scenario_id == scenario_id).order_by(ActualUpload.id)))
 
 
-def scenario_actuals(scenario_id: int) -> dict[str, tuple[MonthActuals, ActualUpload]]:
+def scenario_actuals(scenario_id: int, session: Optional[Session] = None
+                     ) -> dict[str, tuple[MonthActuals, ActualUpload]]:
     """Per month, the actuals of the latest upload holding it, and that upload; bills and the
     owned fleet's actuals apart (models.owned_actuals.split): the latest upload of a month's
     bills gives its cloud part, the latest of its owned actuals the owned part."""
     parts: dict[str, list] = {}
-    for upload in uploads(scenario_id):
+    for upload in uploads(scenario_id, session):
         for month in from_json(json.loads(upload.actuals)):
             held = parts.setdefault(month.month, [None, None, upload])
             cloud, owned = split(month)

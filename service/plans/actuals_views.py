@@ -7,6 +7,7 @@ from flask import Response, abort, flash, g, redirect, render_template, request,
 
 from models.refusals import Refusal
 from models.variance import VarianceError
+from service.plans import alerts, alert_posts as alert_task
 from service.clip import MESSAGE, clip_message
 from service.i18n import _
 from service.i18n.variance_words import part_label
@@ -83,8 +84,11 @@ def upload_actuals(scenario_id: int):
     target = url_for("plans.plan_vs_actual", scenario_id=scenario_id,
                      number=base.revision.number)
     with idempotency.transaction() as s:
-        store_upload(s, s.get(User, g.user.id), base, files, months)
+        user = s.get(User, g.user.id)
+        upload = store_upload(s, user, base, files, months)
+        breaches = alerts.record_breaches(s, user, base, upload)   # issue 43: thresholds
         idempotency.remember(s, location=target)
+    alert_task.enqueue_posts(scenario_id, breaches)
     flash(_("Actuals saved for %(months)s.", months=", ".join(m.month for m in months)))
     return redirect(target)
 
@@ -106,6 +110,7 @@ def plan_vs_actual(scenario_id: int, number: int):
         parts = [(name, part_label(name)) for name in names]
     return render_template("plans/plan_vs_actual.html", revision=revision,
                            scenario=revision.scenario, base=base, doc=doc, parts=parts,
+                           alerts=alerts.revision_breaches(revision.id),
                            editable=can_edit(g.user, revision.scenario),
                            replanned=replanned_column(base, doc),
                            charts=plan_vs_actual_charts(doc) if doc is not None else None)

@@ -41,6 +41,7 @@ from service.plans.stored import ensure_plan, job_status, reason, request_plan
 from service.scenarios import upload_jobs
 from service import clock
 from service.plans.usage_age import preview_notes
+from service.plans.alerts import scenario_badges
 
 def chosen_presets() -> list[AnyPreset]:
     """The presets the request names (``preset``, repeated: a context and a price preset);
@@ -87,6 +88,7 @@ def index_page(file_error: Optional[ScenarioFileError] = None, filename: str = "
                status: int = 200):
     scenarios = visible_scenarios(g.user)
     return render_template("scenarios/index.html", scenarios=scenarios,
+                           alerts=scenario_badges(scenarios),
                            awaiting=awaiting_review(g.user, scenarios),
                            changes=changes_requested(g.user, scenarios),
                            file_error=file_error, filename=filename), status

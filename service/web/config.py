@@ -8,6 +8,7 @@ generated key, SQLite file), ``BUYRENT_MAX_UPLOAD_MB`` (request size limit),
 ``BUYRENT_JOB_MEMORY_MB`` (a job child's address-space cap [MB]: service.plans.jobs.memory),
 ``BUYRENT_UPLOAD_JOB_ROWS`` (a usage upload of more rows is read by a job:
 service.scenarios.upload_jobs),
+``BUYRENT_ALERT_WEBHOOK_URL`` (the deployment's alert webhook, https: service.plans.alerts),
 ``BUYRENT_GROWTH_RANGE_SCENARIOS`` (``0``: no default robust plan: service.plan_options) and any
 ``FLASK_``-prefixed setting.
 """
@@ -61,6 +62,12 @@ def defaults(instance: Path) -> dict:
         # job, not in its request (service.scenarios.upload_jobs; 60,000 rows had taken 106 s
         # in a request thread: issue 40)
         "UPLOAD_JOB_ROWS": DEFAULT_UPLOAD_JOB_ROWS,
+        # alert thresholds (issue 43, service.plans.alerts): the deployment's webhook for every
+        # scenario without its own (a secret), the first retry's delay [s], and, for tests
+        # only, posts to loopback and private addresses (plain http to them too)
+        "ALERT_WEBHOOK_URL": None,
+        "ALERT_RETRY_DELAY": 30.0,
+        "ALERT_WEBHOOK_ALLOW_LOCAL": False,
     }
 
 
@@ -84,6 +91,8 @@ def from_environment() -> dict:
         out["JOB_MEMORY_MB"] = os.environ["BUYRENT_JOB_MEMORY_MB"]   # checked at start
     if os.environ.get("BUYRENT_UPLOAD_JOB_ROWS"):
         out["UPLOAD_JOB_ROWS"] = int(os.environ["BUYRENT_UPLOAD_JOB_ROWS"])
+    if os.environ.get("BUYRENT_ALERT_WEBHOOK_URL"):
+        out["ALERT_WEBHOOK_URL"] = os.environ["BUYRENT_ALERT_WEBHOOK_URL"]
     if os.environ.get("BUYRENT_PROXY_HOPS"):
         out["PROXY_HOPS"] = int(os.environ["BUYRENT_PROXY_HOPS"])
     if os.environ.get("BUYRENT_DEMO", "").lower() in ("1", "true", "yes"):

@@ -5,7 +5,8 @@ Accounts (users, API tokens, web sessions, login failures), scenarios with their
 revisions, usage files, plans and reviews, uploads of actual bills, the audit log, and the
 request bookkeeping (idempotency keys, progress). Audit events, revisions, reviews, plans, usage
 files and actual uploads are append-only, and so are scenarios that a review names: triggers
-created by the migrations (0001, 0003, 0007) refuse UPDATE and DELETE.
+created by the migrations (0001, 0003, 0007) refuse UPDATE and DELETE, as those of 0008 do for
+the alert settings, breaches and webhook posts.
 """
 from __future__ import annotations
 
@@ -335,3 +336,50 @@ class PlanJob(Base):
     charts: Mapped[Optional[str]] = mapped_column(Text, nullable=True)
     ledger: Mapped[Optional[bytes]] = mapped_column(LargeBinary, nullable=True)
     result: Mapped[Optional[bytes]] = mapped_column(LargeBinary, nullable=True)
+
+
+# --- alert thresholds of plan against actual (issue 43; migration 0008, append-only):
+# service/plans/alerts.py
+
+class AlertSettings(Base):
+    """A scenario's alert thresholds [%, decimal text; None: not set] and webhook URL (a
+    secret, never shown back). A change is a new row; the newest row is in force."""
+    __tablename__ = "alert_settings"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    scenario_id: Mapped[int] = mapped_column(ForeignKey("scenarios.id"))
+    set_by: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    created_at: Mapped[str] = mapped_column(String(20), default=utc_now)
+    spend_over_plan: Mapped[Optional[str]] = mapped_column(String(12), nullable=True)
+    commitment_utilization: Mapped[Optional[str]] = mapped_column(String(12), nullable=True)
+    owned_utilization: Mapped[Optional[str]] = mapped_column(String(12), nullable=True)
+    webhook_url: Mapped[Optional[str]] = mapped_column(Text, nullable=True)
+
+
+class AlertBreach(Base):
+    """A threshold crossed by a month of a scenario's actuals, once per (scenario, month,
+    kind): value and threshold [%] as decimal text."""
+    __tablename__ = "alert_breaches"
+    __table_args__ = (UniqueConstraint("scenario_id", "month", "kind",
+                                       name="uq_alert_breach_once"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    scenario_id: Mapped[int] = mapped_column(ForeignKey("scenarios.id"))
+    revision_id: Mapped[int] = mapped_column(ForeignKey("revisions.id"))
+    upload_id: Mapped[int] = mapped_column(ForeignKey("actual_uploads.id"))
+    month: Mapped[str] = mapped_column(String(7))
+    kind: Mapped[str] = mapped_column(String(40))
+    value: Mapped[str] = mapped_column(String(24))
+    threshold: Mapped[str] = mapped_column(String(12))
+    created_at: Mapped[str] = mapped_column(String(20), default=utc_now)
+    scenario: Mapped[ScenarioRecord] = relationship()
+    revision: Mapped[Revision] = relationship()
+
+
+class AlertPost(Base):
+    """One attempt of the webhook task to post a breach: ``posted``, ``failed`` (retried) or
+    ``refused`` (a URL it will not post to), the HTTP status if any; never the URL."""
+    __tablename__ = "alert_posts"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    breach_id: Mapped[int] = mapped_column(ForeignKey("alert_breaches.id"))
+    created_at: Mapped[str] = mapped_column(String(20), default=utc_now)
+    outcome: Mapped[str] = mapped_column(String(20))
+    status: Mapped[Optional[int]] = mapped_column(nullable=True)

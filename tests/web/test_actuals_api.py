@@ -44,7 +44,10 @@ def test_actuals_through_the_api(app, login):
     client = app.test_client()
     ana, rita, otto = tokens(app, "ana", "rita", "otto")
     empty = client.get(URL, headers=ana).get_json()
-    assert empty == {"scenario_id": 1, "baseline": None, "uploads": [], "variance": None}
+    assert empty == {"scenario_id": 1, "baseline": None, "uploads": [], "variance": None,
+                     "alert_settings": {"spend_over_plan": None, "commitment_utilization": None,
+                                        "owned_utilization": None, "webhook": None},
+                     "alerts": []}                      # issue 43, thresholds
     assert post_bills(client, ana, sample_files()).status_code == 409      # nothing approved
     approve_cloud_only(login, app)
     assert client.get(URL, headers=otto).status_code == 404

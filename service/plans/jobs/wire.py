@@ -3,8 +3,9 @@
 Huey's default serializer is ``pickle``. Anyone who can write one item into the queue's storage
 (a Redis reachable on the network, the SQLite file) could make every worker run code of their
 choosing: an outside red team did it with one ``ZADD`` (issue 40). A queue message here is a
-JSON object holding Huey's message fields; its task must be the one task this service
-registers and its arguments a job id (an integer) and nothing else. Anything else is refused
+JSON object holding Huey's message fields; its task must be one this service registers (the
+plan job; the alert webhook's post, service.plans.alert_posts) and its arguments one id (a positive
+integer) and nothing else. Anything else is refused
 before any of it is interpreted: Huey logs "Unable to deserialize task" and goes on, and the
 job, whose row in the database is the truth, is queued again by the reaper if it was real.
 
@@ -57,13 +58,18 @@ class JsonSerializer(Serializer):
     Parameters
     ----------
     task : str, optional
-        The one task name a message may carry, as Huey names the registered task
+        The plan-job task's name, as Huey names the registered task
         (service.plans.jobs.queue.init_app sets it); until then every message is refused.
+    others : iterable of str, optional
+        Names of the other tasks registered on the queue, each also carrying one id and
+        nothing else (``others``, a set, grows as they register: the alert webhook's post of
+        a breach id, service.plans.alert_posts).
     """
 
-    def __init__(self, task: str | None = None):
+    def __init__(self, task: str | None = None, others=()):
         super().__init__()
         self.task = task
+        self.others = set(others)
 
     def _serialize(self, data: Any) -> bytes:
         if not isinstance(data, Message):
@@ -90,12 +96,12 @@ class JsonSerializer(Serializer):
         if not isinstance(body, dict) or body.get("v") != WIRE_VERSION \
                 or set(body) != {"v", *FIELDS}:
             raise WireError("not a message of this queue's version")
-        if self.task is None or body["name"] != self.task:
+        if self.task is None or body["name"] not in {self.task, *self.others}:
             raise WireError(f"unknown task {str(body['name'])[:80]!r}")
         args, kwargs = body["args"], body["kwargs"]
         if not (isinstance(args, list) and len(args) == 1 and type(args[0]) is int
                 and args[0] > 0) or kwargs != {}:
-            raise WireError("a plan-job message carries one job id and nothing else")
+            raise WireError("a message carries one job (or breach) id and nothing else")
         if not isinstance(body["id"], str) or len(body["id"]) > 64:
             raise WireError("id: not a task id")
         for name in ("retries", "retry_delay", "priority", "timeout", "retry_backoff"):

@@ -16,12 +16,12 @@ from sqlalchemy.exc import DatabaseError, IntegrityError
 from service.paths import MIGRATIONS
 from service.web.db import write_session
 from service.web.tables import AlertBreach, AlertPost, AlertSettings
+from tests.support.actual_steps import CLOUD_ONLY_BILLS
 from tests.support.client import count, revision_hash
-from tests.support.paths import SAMPLES
 
 pytestmark = pytest.mark.postgres
 R1 = "/scenarios/1/revisions/1"
-BILLS = sorted((SAMPLES / "actuals").glob("focus_1.3_2027-0*.csv"))
+BILLS = CLOUD_ONLY_BILLS     # the alert tests' bills, made against cloud_only
 TABLES = ("alert_settings", "alert_breaches", "alert_posts")
 
 

@@ -24,7 +24,7 @@ from service.web import config as cfg
 from service.web.db import write_session
 from service.web.tables import AlertBreach, AlertPost
 from tests.support.client import TEST_CONFIG, Browser
-from tests.support.actual_steps import approve, sample_files, upload
+from tests.support.actual_steps import CLOUD_ONLY_BILLS, approve, sample_files, upload
 from huey.registry import Message
 
 PATH = "/hook-secret-path-4711"
@@ -113,7 +113,7 @@ def test_a_breach_is_posted_by_the_queue_retried_after_a_500_in_the_owners_langu
         assert ana.post("/scenarios/1/alerts", {"spend_over_plan": "66", "webhook_url": hook.url}
                         ).status_code == 302
         caplog.set_level(logging.INFO)
-        assert upload(ana, sample_files()).status_code == 302
+        assert upload(ana, sample_files(CLOUD_ONLY_BILLS)).status_code == 302
         assert hook.bodies == []                      # nothing posted in the request
         huey = queue.app_huey(app)
         tasks = alert_tasks(app)
@@ -157,7 +157,7 @@ def test_a_consumer_of_the_queue_posts_and_retries_by_itself(queued_app):
         fresh = create_app({**TEST_CONFIG, "INSTANCE_PATH": app.instance_path,
                             "QUEUE_URL": None, "ALERT_WEBHOOK_ALLOW_LOCAL": True,
                             "ALERT_RETRY_DELAY": 0.2})
-        assert upload(client(fresh, "ana"), sample_files()).status_code == 302
+        assert upload(client(fresh, "ana"), sample_files(CLOUD_ONLY_BILLS)).status_code == 302
         assert hook.bodies == []
         consumer = queue.app_huey(fresh).create_consumer(
             workers=1, worker_type="thread", periodic=False, initial_delay=0.05,
@@ -182,7 +182,7 @@ def test_an_english_owner_gets_english_and_a_redirect_is_not_followed(queued_app
     approve(rita, app, "cloud_only")
     with Hook([302]) as hook:
         ana.post("/scenarios/1/alerts", {"spend_over_plan": "66", "webhook_url": hook.url})
-        upload(ana, sample_files())
+        upload(ana, sample_files(CLOUD_ONLY_BILLS))
         huey = queue.app_huey(app)
         task = alert_tasks(app)[0]
         huey.execute(task)
@@ -205,7 +205,7 @@ def test_a_breach_without_a_webhook_queues_nothing(queued_app):
     ana, rita = client(app, "ana"), client(app, "rita")
     approve(rita, app, "cloud_only")
     ana.post("/scenarios/1/alerts", {"spend_over_plan": "66"})
-    upload(ana, sample_files())
+    upload(ana, sample_files(CLOUD_ONLY_BILLS))
     assert alert_tasks(app) == []
 
 

@@ -4,7 +4,7 @@ evaluated when actual bills are uploaded and recorded once per (scenario, month,
 the list of scenarios for its analyst and reviewers, on the Plan vs actual page and in the
 audit log, in English and Korean.
 
-The six sample bills against the demo plan's cloud_only strategy (tests/web/test_actuals.py)
+The six bills made against the demo plan's cloud_only strategy (tests/data/actuals_cloud_only)
 give per month spend over plan and commitment utilization of (from the variance document's
 cents and GPU-hours): 2027-01 49.74 % / 63.21 %, 2027-02 55.18 % / 57.76 %, 2027-03
 46.82 % / 63.82 %, 2027-04 66.24 % / 62.64 %, 2027-05 55.64 % / 66.51 %, 2027-06 50.90 % /
@@ -21,7 +21,8 @@ from service.i18n.alert_words import LABELS, UNITS
 from service.web.db import write_session
 from service.web.tables import AlertBreach, AlertSettings, AuditEvent, Revision
 from tests.support.client import count
-from tests.support.actual_steps import R1, approve, english_words, sample_files, upload
+from tests.support.actual_steps import (CLOUD_ONLY_BILLS, R1, approve, english_words,
+                                        sample_files, upload)
 
 ALERTS = "/scenarios/1/alerts"
 SECRET_URL = "https://hooks.slack.example/services/T000/B000/very-secret-token"
@@ -120,7 +121,7 @@ def test_breaches_are_recorded_once_and_shown_to_the_analyst_and_reviewers(login
     ana, rita, otto = login("ana"), login("rita"), login("otto")
     approve(rita, app, "cloud_only")
     assert save(ana, spend_over_plan="55", commitment_utilization="63").status_code == 302
-    assert upload(ana, sample_files()).status_code == 302
+    assert upload(ana, sample_files(CLOUD_ONLY_BILLS)).status_code == 302
     expected = [("2027-02", "commitment_utilization", "57.76", "63.00"),
                 ("2027-02", "spend_over_plan", "55.18", "55.00"),
                 ("2027-04", "commitment_utilization", "62.64", "63.00"),
@@ -128,7 +129,7 @@ def test_breaches_are_recorded_once_and_shown_to_the_analyst_and_reviewers(login
                 ("2027-05", "spend_over_plan", "55.64", "55.00")]
     assert breaches(app) == expected
     events = count(app, AuditEvent)
-    assert upload(ana, sample_files()).status_code == 302        # the same months again
+    assert upload(ana, sample_files(CLOUD_ONLY_BILLS)).status_code == 302        # the same months again
     assert breaches(app) == expected                              # recorded once
     assert count(app, AuditEvent) == events + 1                   # the upload's own event only
     for client in (ana, rita):
@@ -162,13 +163,13 @@ def test_breaches_are_recorded_once_and_shown_to_the_analyst_and_reviewers(login
 def test_thresholds_set_later_apply_from_the_next_upload_and_add_new_kinds_only(login, app):
     ana, rita = login("ana"), login("rita")
     approve(rita, app, "cloud_only")
-    assert upload(ana, sample_files()).status_code == 302
+    assert upload(ana, sample_files(CLOUD_ONLY_BILLS)).status_code == 302
     assert breaches(app) == []                                    # no thresholds yet
     save(ana, spend_over_plan="66.23")
-    assert upload(ana, sample_files()[3:4]).status_code == 302    # 2027-04 again
+    assert upload(ana, sample_files(CLOUD_ONLY_BILLS)[3:4]).status_code == 302    # 2027-04 again
     assert breaches(app) == [("2027-04", "spend_over_plan", "66.24", "66.23")]
     save(ana, spend_over_plan="50", commitment_utilization="58")
-    assert upload(ana, sample_files()[1:2]).status_code == 302    # 2027-02
+    assert upload(ana, sample_files(CLOUD_ONLY_BILLS)[1:2]).status_code == 302    # 2027-02
     # every month with actuals is evaluated; 2027-04's spend was recorded already
     assert breaches(app) == [("2027-02", "commitment_utilization", "57.76", "58.00"),
                              ("2027-02", "spend_over_plan", "55.18", "50.00"),
@@ -187,7 +188,7 @@ def test_the_alert_pages_are_korean(login, app):
     assert save(ana, spend_over_plan="55", commitment_utilization="63",
                 webhook_url=SECRET_URL).status_code == 302
     assert save(ana, spend_over_plan="55", webhook_remove="1").status_code == 302
-    assert upload(ana, sample_files()).status_code == 302
+    assert upload(ana, sample_files(CLOUD_ONLY_BILLS)).status_code == 302
     for user in (ana, rita):
         user.post("/language", {"lang": "ko", "next": "/profile"})
 
@@ -214,7 +215,7 @@ def test_the_api_gives_the_alerts_and_says_a_webhook_is_configured_never_its_url
     ana, rita = login("ana"), login("rita")
     approve(rita, app, "cloud_only")
     save(ana, spend_over_plan="66", webhook_url=SECRET_URL)
-    upload(ana, sample_files())
+    upload(ana, sample_files(CLOUD_ONLY_BILLS))
     with app.app_context():
         with write_session() as s:
             token = create_token(s, s.scalars(select(User).where(User.username == "rita")).one(),

@@ -66,9 +66,11 @@ class CohortBlock:
     def param(self, cohort: Cohort) -> Callable[[str], str]:
         keys = [k for k, _, _ in (SERVER_PARAMS if cohort.kind == "server" else COMMIT_PARAMS)]
         row = self.row_of[id(cohort)] + 1
+        # every address once: the monthly formulas ask for them ~30 times a month (issue 38)
+        addresses = {key: f"${col(2 + j)}${row}" for j, key in enumerate(keys)}
 
         def p(key: str) -> str:
-            return f"${col(2 + keys.index(key))}${row}"
+            return addresses[key]
         return p
 
     def sum(self, key: str, x: int) -> str:

@@ -86,3 +86,27 @@ def test_column_letters_are_cached_and_right():
         ["A", "Z", "AA", "ZZ", "AAA", "XFD"]
     hits = col.cache_info().hits
     assert col(701) == "ZZ" and col.cache_info().hits == hits + 1
+
+
+def _block_xml(bulk: bool) -> bytes:
+    buffer = io.BytesIO()
+    wb = xlsxwriter.Workbook(buffer, {"in_memory": True})
+    money, count = wb.add_format({"num_format": "#,##0"}), wb.add_format({"num_format": "0"})
+    ws = wb.add_worksheet("Plan", worksheet_class=PlanWorksheet)
+    ws.write_number(0, 0, 1.0)
+    formulas = [[f"=A{r}*2", f"=IF(A{r}>0,B{r}&\"<\",0)", f"C{r}+1"] for r in range(3, 9)]
+    values = [[2.0 * r, "x", r + 0.5] for r in range(3, 9)]
+    if bulk:
+        ws.write_formula_rows(4, 2, formulas, [money, count, money], values)
+    else:
+        for i, (line, cached) in enumerate(zip(formulas, values)):
+            for j, (formula, fmt, value) in enumerate(zip(line, [money, count, money], cached)):
+                ws.write_formula(4 + i, 2 + j, formula, fmt, value)
+    wb.close()
+    with zipfile.ZipFile(io.BytesIO(buffer.getvalue())) as z:
+        return z.read("xl/worksheets/sheet1.xml")
+
+
+def test_a_block_of_formulas_is_what_writing_each_cell_writes():
+    # write_formula_rows: the monthly and cohort columns in one call (dimensions included)
+    assert _block_xml(bulk=True) == _block_xml(bulk=False)

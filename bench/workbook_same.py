@@ -12,7 +12,8 @@ the writer leaves every workbook's content the same.
         every cell (value or formula, number format, font, fill, border, alignment), merged
         ranges, column widths, row heights, defined names; prints the differences, exit 1 if any
 
-The zip bytes are not compared: only what a spreadsheet reads.
+``compare`` first compares the package's members (every XML part, uncompressed) byte for byte,
+leaving out docProps/core.xml (its creation time); the zip bytes themselves are not compared.
 """
 from __future__ import annotations
 
@@ -52,12 +53,13 @@ def save(directory: Path, names: list[str]) -> None:
         print(f"{name}: saved", flush=True)
 
 
-def time_workbooks(directory: Path, repeat: int, out: Path | None) -> None:
+def time_workbooks(directory: Path, repeat: int, out: Path | None,
+                   names: list[str]) -> None:
     from service.plans.jobs.compute import unpack_ledger
     from service.xlsx.export import plan_xlsx_bytes
     from service.xlsx.print_setup import PrintLabel
     print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-    for name in SAMPLES:
+    for name in names:
         if not (directory / f"{name}.json").exists():
             continue
         document = (directory / f"{name}.json").read_text()
@@ -86,10 +88,20 @@ def _style(cell) -> tuple:
             tuple(getattr(b, side).style for side in ("left", "right", "top", "bottom")))
 
 
+def member_differences(old: Path, new: Path) -> list[str]:
+    """The package's parts that differ, uncompressed (the creation time left out)."""
+    import zipfile
+    with zipfile.ZipFile(old) as a, zipfile.ZipFile(new) as b:
+        if a.namelist() != b.namelist():
+            return [f"parts {a.namelist()} != {b.namelist()}"]
+        return [f"part {n} differs" for n in a.namelist()
+                if n != "docProps/core.xml" and a.read(n) != b.read(n)]
+
+
 def differences(old: Path, new: Path) -> list[str]:
     import openpyxl
+    out = member_differences(old, new)
     a, b = openpyxl.load_workbook(old), openpyxl.load_workbook(new)
-    out = []
     if a.sheetnames != b.sheetnames:
         return [f"sheets {a.sheetnames} != {b.sheetnames}"]
     if sorted((n, str(d.value)) for n, d in a.defined_names.items()) != \
@@ -138,12 +150,14 @@ def main() -> int:
     if args.action == "save":
         save(args.dirs[0], [n for n in args.samples.split(",") if n])
     elif args.action == "time":
-        time_workbooks(args.dirs[0], args.repeat, args.out)
+        time_workbooks(args.dirs[0], args.repeat, args.out,
+                       [n for n in args.samples.split(",") if n])
     else:
         failed = False
-        for name in SAMPLES:
+        for name in [n for n in args.samples.split(",") if n]:
             old, new = args.dirs[0] / f"{name}.xlsx", args.dirs[1] / f"{name}.xlsx"
-            if not old.exists():
+            if not (old.exists() and new.exists()):
+                print(f"{name}: no pair of workbooks to compare")
                 continue
             found = differences(old, new)
             print(f"{name}: {'SAME' if not found else 'DIFFERENT'}")

@@ -2,11 +2,12 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any
 
 from babel.numbers import get_currency_precision
-from xlsxwriter.utility import xl_col_to_name
-from xlsxwriter.worksheet import Worksheet
+from xlsxwriter.utility import xl_col_to_name, xl_rowcol_to_cell_fast
+from xlsxwriter.worksheet import CellFormulaTuple, Worksheet
 from service.i18n import DEFAULT, current_locale
 from service.i18n.labels import strategy_label
 
@@ -85,7 +86,10 @@ def make_formats(workbook, currency: str = "USD", cloud_currency: str | None = N
     return {name: workbook.add_format(spec) for name, spec in specs.items()}
 
 
+@lru_cache(maxsize=None)
 def col(index: int) -> str:
+    """Column letters of a 0-based index; cached: a plan's sheets ask for the same few hundred
+    columns about 400,000 times (issue 38)."""
     return xl_col_to_name(index)
 
 
@@ -116,16 +120,83 @@ def sheet_ref(sheet: str, cell: str) -> str:
     return "'" + sheet.replace("'", "''") + "'!" + cell
 
 
+# XlsxWriter's version whose private formula writers PlanWorksheet replaces; the tests
+# (tests/io/test_xlsx_writer_speed.py) pin the replaced methods' source to this version and
+# compare the XML PlanWorksheet writes with XlsxWriter's own, byte for byte
+XLSXWRITER_VERSION = "3.3.1"
+
+
+def _data(text):
+    """XlsxWriter's XMLwriter._escape_data: & < > escaped in text; anything else as it is
+    (XlsxWriter scans for any of "&<>\n with a regular expression first: the same result)."""
+    if isinstance(text, str) and ("&" in text or "<" in text or ">" in text):
+        return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return text
+
+
 class PlanWorksheet(Worksheet):
-    """A worksheet that stores formulas as given.
+    """A worksheet that stores formulas as given and writes them out with less work.
 
     XlsxWriter runs about 30 regular expressions over every formula to prefix dynamic-array
     functions with _xlfn.; the plan's formulas use none of them (tests/io/test_export_xlsx.py
     checks every function name), and skipping the scan halves the time to write a plan.
+    For the same reason the dynamic-array check of ``_write_formula`` (one regular-expression
+    search of each formula for ~40 function names: 16 % of a demo plan's workbook job, issue
+    38) is left out, and a formula cell with a format and a number as its cached value (nearly
+    every cell of a plan) is written in one f-string, the same bytes as ``_write_cell``.
     """
 
     def _prepare_formula(self, formula, expand_future_functions=False):
         return formula[1:] if formula.startswith("=") else formula
+
+    def _write_formula(self, row, col, formula, cell_format=None, value=0):
+        # Worksheet._write_formula of XlsxWriter 3.3.1 without its re_dynamic_function search
+        if self._check_dimensions(row, col):
+            return -1
+        if formula is None or formula == "":
+            return super()._write_formula(row, col, formula, cell_format, value)  # its warning
+        if formula.startswith("{") and formula.endswith("}"):
+            return self._write_array_formula(row, col, row, col, formula, cell_format, value)
+        formula = self._prepare_formula(formula)
+        if self.constant_memory and row > self.previous_row:
+            self._write_single_row(row)
+        self.table[row][col] = CellFormulaTuple(formula, cell_format, value)
+        return 0
+
+    def write_formula_rows(self, first_row, first_col, formulas, formats, values) -> None:
+        """Formulas in a block of cells: ``formulas[i][j]`` at (first_row + i, first_col + j)
+        in format ``formats[j]`` caching ``values[i][j]``; what write_formula of each cell
+        stores, with the block's bounds checked once (a plan writes ~170,000 formulas in such
+        blocks: its monthly columns and cohort columns, issue 38)."""
+        if not formulas or not formulas[0]:
+            return
+        last_row, last_col = first_row + len(formulas) - 1, first_col + len(formulas[0]) - 1
+        if self.constant_memory or self._check_dimensions(first_row, first_col) \
+                or self._check_dimensions(last_row, last_col):
+            raise ValueError(f"cannot write a formula block at ({first_row}, {first_col})")
+        table = self.table
+        for i, (line, cached) in enumerate(zip(formulas, values, strict=True)):
+            cells = table[first_row + i]
+            for j, (formula, cell_format, value) in enumerate(
+                    zip(line, formats, cached, strict=True)):
+                if not formula or formula[0] == "{":   # write_formula's own warning or array
+                    self._write_formula(first_row + i, first_col + j, formula, cell_format,
+                                        value)
+                else:
+                    cells[first_col + j] = CellFormulaTuple(
+                        formula[1:] if formula[0] == "=" else formula, cell_format, value)
+
+    def _write_cell(self, row, col, cell):
+        # Worksheet._write_cell's formula branch for a formatted cell caching a number: the
+        # attributes r and s (a cell reference and an index: nothing to escape), the formula
+        # escaped, the number as str() writes it; every other cell goes the usual way
+        if cell.__class__ is CellFormulaTuple and cell.format is not None \
+                and cell.value.__class__ in (float, int):
+            self.fh.write(f'<c r="{xl_rowcol_to_cell_fast(row, col)}" '
+                          f's="{cell.format._get_xf_index()}"><f>{_data(cell.formula)}</f>'
+                          f"<v>{cell.value}</v></c>")
+        else:
+            super()._write_cell(row, col, cell)
 
 
 def strategy_sheet_name(name: str) -> str:

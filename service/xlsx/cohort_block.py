@@ -66,9 +66,11 @@ class CohortBlock:
     def param(self, cohort: Cohort) -> Callable[[str], str]:
         keys = [k for k, _, _ in (SERVER_PARAMS if cohort.kind == "server" else COMMIT_PARAMS)]
         row = self.row_of[id(cohort)] + 1
+        # every address once: the monthly formulas ask for them ~30 times a month (issue 38)
+        addresses = {key: f"${col(2 + j)}${row}" for j, key in enumerate(keys)}
 
         def p(key: str) -> str:
-            return f"${col(2 + keys.index(key))}${row}"
+            return addresses[key]
         return p
 
     def sum(self, key: str, x: int) -> str:
@@ -119,15 +121,18 @@ class CohortBlock:
                 write_text(ws, self.header_row, at + j, f"{cohort.label} {tr(header)}",
                            fmt["header"])
             styles = [fmt[ITEM_FORMAT.get(key, "money")] for key, _ in items]
+            keys = [key for key, _ in items]
+            rows = []
             for m in range(months):
                 x = first + m + 1
                 a = f"({c('m', x)}-1)"
                 formulas = (server_month_formulas(p, a, c("hours", x), cohort.names,
                                                   self.first_start) if server else
                             commit_month_formulas(p, a, c("hours", x), cohort.market))
-                for j, (key, _) in enumerate(items):
-                    ws.write_formula(first + m, at + j, formulas[key], styles[j],
-                                     float(cohort.monthly[key][m]))
+                rows.append([formulas[key] for key in keys])
+            ws.write_formula_rows(first, at, rows, styles,
+                                  [[float(cohort.monthly[key][m]) for key in keys]
+                                   for m in range(months)])
         ws.set_column(self.first_col, self.last_col, 12)
 
     def _write_params(self, ws, fmt: dict, cohort: Cohort, params) -> None:

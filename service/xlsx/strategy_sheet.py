@@ -244,9 +244,9 @@ def write_strategy_sheet(workbook, fmt: dict, s: Scenario, ledger: Ledger, sl: S
             for m in range(months):
                 ws.write_number(FIRST + m, ci, float(values[m]), style)
         else:
-            for m in range(months):
-                ws.write_formula(FIRST + m, ci, column.formula(FIRST + m + 1), style,
-                                 float(values[m]))
+            ws.write_formula_rows(FIRST, ci, [[column.formula(FIRST + m + 1)]
+                                              for m in range(months)],
+                                  [style], [[float(values[m])] for m in range(months)])
     if cohorts:
         block.write(ws, fmt, c, months)
     years, totals = _write_rollup(ws, fmt, columns, cols_index, ledger.labels[:months], H)

@@ -31,13 +31,22 @@ class OwnedSplit:
     """The owned fleet's month against the plan (exact).
 
     ``gpu_hours`` the owned GPU-hours of work done (given, or derived when no busy time was
-    given); ``late`` L and ``idle`` I in GPU-hours; ``cost_share`` p_o per GPU-hour.
+    given); ``late`` L and ``idle`` I in GPU-hours; ``cost_share`` p_o per GPU-hour. What they
+    were computed from (the Variance sheet writes it as its inputs, service/xlsx/
+    variance_sheet.py): ``plan_gpus`` G_p and ``actual_gpus`` G_a [GPUs], ``capacity`` C =
+    G_p h [GPU-h], ``utilisation`` u = q_o / C (0 when C = 0), ``busy`` the busy GPU-hours
+    given (None: not measured).
     """
 
     gpu_hours: Fraction
     late: Fraction
     idle: Fraction
     cost_share: Fraction
+    plan_gpus: Fraction = Fraction(0)
+    actual_gpus: Fraction = Fraction(0)
+    capacity: Fraction = Fraction(0)
+    utilisation: Fraction = Fraction(0)
+    busy: Optional[Fraction] = None
 
 
 def _q(x: Any) -> Fraction:
@@ -120,18 +129,23 @@ def owned_split(plan_row: Mapping[str, Any], gpus_online: float,
     """
     q_o = _q(plan_row.get("owned_gpu_hours", 0.0))
     h = _q(plan_row.get("hours", 0.0))
-    capacity = plan_gpus_online(plan_row, gpus_per_server) * h
+    g_p = plan_gpus_online(plan_row, gpus_per_server)
+    capacity = g_p * h
     g_a = _q(gpus_online)
+    busy = None if busy_gpu_hours is None else _q(busy_gpu_hours)
     running = sum((_q(plan_row.get(n, 0.0)) for n in RUNNING_OWNED_LINES), Fraction(0))
+    use = q_o / capacity if capacity > 0 else Fraction(0)
     if capacity > 0:
         share = running / capacity
-        late = (plan_gpus_online(plan_row, gpus_per_server) - g_a) * h * (q_o / capacity)
-        done = q_o - late if busy_gpu_hours is None else _q(busy_gpu_hours)
+        late = (g_p - g_a) * h * use
+        done = q_o - late if busy is None else busy
     else:
         share = Fraction(0)
-        done = Fraction(0) if busy_gpu_hours is None else _q(busy_gpu_hours)
+        done = Fraction(0) if busy is None else busy
         late = -done
-    return OwnedSplit(gpu_hours=done, late=late, idle=(q_o - late) - done, cost_share=share)
+    return OwnedSplit(gpu_hours=done, late=late, idle=(q_o - late) - done, cost_share=share,
+                      plan_gpus=g_p, actual_gpus=g_a, capacity=capacity, utilisation=use,
+                      busy=busy)
 
 
 def owned_parts(split: OwnedSplit, on_demand_rate: Fraction) -> dict[str, Fraction]:

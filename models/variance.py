@@ -185,7 +185,9 @@ def month_variance(plan_row: Mapping[str, Any], actual: MonthActuals) -> dict[st
         ``month``; ``plan`` and ``actual`` totals, ``total`` = actual - plan and ``parts`` by
         name, all exact Fractions [currency]; ``as_planned``: the lines and sources not given;
         ``basis``: the exact figures the parts are computed from (the lines and GPU-hours of
-        plan and actual, the plan's rates, idle commitments, Q, Q', the mean rate ...).
+        plan and actual, the plan's rates, idle commitments, Q, Q', the mean rate ..., the
+        month's ``fx_cost`` and ``owned``, the owned split of
+        models.owned_variance.owned_split or None without the owned fleet's actuals).
 
     Notes
     -----
@@ -336,7 +338,8 @@ def month_variance(plan_row: Mapping[str, Any], actual: MonthActuals) -> dict[st
                       "plan_idle": plan_idle, "actual_idle": act_idle, "used": act_used,
                       "Q": Q, "actual_Q": Qa, "planned_cost": planned_cost, "mean": mean,
                       "at_plan_rates": at_plan_rates, "leftover": leftover,
-                      "given_lines": sorted(given_lines), "idle_given": idle_actual is not None}}
+                      "given_lines": sorted(given_lines), "idle_given": idle_actual is not None,
+                      "fx_cost": _q(fx_paid), "owned": split}}
 
 
 def _money(value: int) -> str:

@@ -567,7 +567,9 @@ def show_value(path: str, value: Any, currency: str | Mapping[str, str] = "") ->
     if isinstance(value, str) and info is not None and typing.get_origin(
             _unwrap(info.annotation)[0]) is Literal:
         return option_word(value)      # a choice ("none", "partial") in the reader's words
-    if info is None or value is None or isinstance(value, (bool, dict, str)):
+    if isinstance(value, bool):         # a page's words, not the JSON's true / false
+        return _("Yes") if value else _("No")
+    if info is None or value is None or isinstance(value, (dict, str)):
         return "-" if value is None else format_value(value)
     meta = field_meta(info)
     text = fv.show(value, meta["kind"])

@@ -33,6 +33,7 @@ from typing import Any, Mapping, Optional, Sequence
 import xlsxwriter
 
 from models.lines import COST_LINES, CREDIT_LINES
+from models.owned_variance import RUNNING_OWNED_LINES
 from models.variance import MonthActuals, month_variance, variance
 from service.i18n import DEFAULT, N_, _, using_locale
 from service.i18n.labels import cost_line_label, strategy_label
@@ -185,6 +186,13 @@ def variance_workbook(monthly: Sequence[Mapping[str, Any]], actuals: Sequence[Mo
     w.start("actual_idle", _("Idle commitments paid (part of the commitment line)"), money)
     for n in LINES:
         w.start(f"actual_line:{n}", cost_line_label(n), money)
+    w.start("fx_cost", _("Exchange rate paid over the plan's rate (bills in the plan's foreign "
+                         "currency)"), money)
+    w.row += 1
+    w.group(_("Owned servers (their actuals)"))
+    w.start("owned_given", _("Owned fleet's actuals given (1 = yes, 0 = no)"), "")
+    w.start("plan_gpus_online", _("GPUs online in the plan (G_p)"), _("GPUs"))
+    w.start("actual_gpus_online", _("GPUs actually online (G_a)"), _("GPUs"))
     w.row += 1
     w.group(_("Rates and quantities (formulas)"))
     w.start("rate:on_demand", _("Plan rate on demand (the rate paid where none is planned)"),
@@ -206,6 +214,15 @@ def variance_workbook(monthly: Sequence[Mapping[str, Any]], actuals: Sequence[Mo
     w.start("at_plan_rates", _("Actual work at the plan's rates"), money)
     w.start("leftover:on_demand", _("On-demand cost planned without GPU-hours"), money)
     w.start("leftover:spot", _("Spot cost planned without GPU-hours"), money)
+    w.start("owned_capacity", _("Owned capacity in the plan: G_p x hours (C)"), _("GPU-hours"))
+    w.start("utilisation", _("Plan's utilisation of the owned servers: owned GPU-hours / C (u)"),
+            "")
+    w.start("cost_share", _("Plan's owned cost share: (energy + space + maintenance + staff) / "
+                            "C (p_o)"), _("%(currency)s per GPU-hour", currency=money))
+    w.start("late", _("Work of the servers missing against the plan: (G_p - G_a) x hours x u "
+                      "(L)"), _("GPU-hours"))
+    w.start("idle", _("Work planned on the servers online and not done: owned GPU-hours - L - "
+                      "busy GPU-hours (I)"), _("GPU-hours"))
 
     for m, c, e in w.months():
         _month_cells(w, c, e)
@@ -240,7 +257,14 @@ def _month_cells(w: _Writer, c: int, e: dict) -> None:
     # the actuals', or the plan's cell where they do not give it
     for s in SOURCES:
         key = f"actual_hours:{s}"
-        if f"gpu_hours.{s}" in e["as_planned"]:
+        if s == "owned" and b["owned"] is not None and b["owned"].busy is None:
+            # owned actuals without busy time: the plan's utilisation on the servers online,
+            # q_o - L (0 without planned capacity), written without the L cell, which reads it
+            formula(key, f"IF({r('owned_capacity')}>0,{r('plan_hours:owned')}-"
+                    f"({r('plan_gpus_online')}-{r('actual_gpus_online')})*"
+                    f"{r('plan_month_hours')}*{r('utilisation')},0)",
+                    b["actual_hours"][s], "planned")
+        elif f"gpu_hours.{s}" in e["as_planned"]:
             formula(key, r(f"plan_hours:{s}"), b["actual_hours"][s], "planned")
         else:
             ws.write_number(w.layout.rows[key], c, _f(b["actual_hours"][s]), f["input"])
@@ -254,6 +278,16 @@ def _month_cells(w: _Writer, c: int, e: dict) -> None:
         ws.write_number(w.layout.rows["actual_idle"], c, _f(b["actual_idle"]), f["input"])
     else:
         formula("actual_idle", r("plan_idle"), b["actual_idle"], "planned")
+    ws.write_number(w.layout.rows["fx_cost"], c, _f(b["fx_cost"]), f["input"])
+    split = b["owned"]
+    ws.write_number(w.layout.rows["owned_given"], c, 0 if split is None else 1, f["input"])
+    if split is None:       # the engine read no servers online: nothing to write
+        for key in ("plan_gpus_online", "actual_gpus_online"):
+            ws.write_blank(w.layout.rows[key], c, None, f["input"])
+    else:
+        ws.write_number(w.layout.rows["plan_gpus_online"], c, _f(split.plan_gpus), f["input"])
+        ws.write_number(w.layout.rows["actual_gpus_online"], c, _f(split.actual_gpus),
+                        f["input"])
 
     q = {s: r(f"plan_hours:{s}") for s in SOURCES}
     a = {s: r(f"actual_hours:{s}") for s in SOURCES}
@@ -288,6 +322,21 @@ def _month_cells(w: _Writer, c: int, e: dict) -> None:
     formula("at_plan_rates", "+".join(f"{a[s]}*{rate[s]}" for s in rate), b["at_plan_rates"])
     for s in ("on_demand", "spot"):
         formula(f"leftover:{s}", f"IF({q[s]}>0,0,{plan_line[s]})", b["leftover"][s])
+    # the owned split (models.owned_variance.owned_split): 0 without the owned actuals
+    split = b["owned"]
+    formula("owned_capacity", f"{r('plan_gpus_online')}*{r('plan_month_hours')}",
+            Fraction(0) if split is None else split.capacity)
+    formula("utilisation", f"IF({r('owned_capacity')}>0,{q['owned']}/{r('owned_capacity')},0)",
+            Fraction(0) if split is None else split.utilisation)
+    running = "+".join(plan_line[n] for n in RUNNING_OWNED_LINES)
+    formula("cost_share", f"IF({r('owned_capacity')}>0,({running})/{r('owned_capacity')},0)",
+            Fraction(0) if split is None else split.cost_share)
+    formula("late", f"IF({r('owned_given')}=1,IF({r('owned_capacity')}>0,"
+            f"({r('plan_gpus_online')}-{r('actual_gpus_online')})*{r('plan_month_hours')}*"
+            f"{r('utilisation')},-{a['owned']}),0)",
+            Fraction(0) if split is None else split.late)
+    formula("idle", f"IF({r('owned_given')}=1,({q['owned']}-{r('late')})-{a['owned']},0)",
+            Fraction(0) if split is None else split.idle)
 
     # totals and parts
     first_cost, last_cost = plan_line[COST_LINES[0]], plan_line[COST_LINES[-1]]
@@ -295,14 +344,19 @@ def _month_cells(w: _Writer, c: int, e: dict) -> None:
     formula("plan_total", f"SUM({first_cost}:{last_cost})-SUM({first_credit}:{last_credit})",
             e["plan"], "money")
     formula("actual_total", f"SUM({act_line[COST_LINES[0]]}:{act_line[COST_LINES[-1]]})-"
-            f"SUM({act_line[CREDIT_LINES[0]]}:{act_line[CREDIT_LINES[-1]]})", e["actual"],
-            "money")
+            f"SUM({act_line[CREDIT_LINES[0]]}:{act_line[CREDIT_LINES[-1]]})+{r('fx_cost')}",
+            e["actual"], "money")
     texts = {
         "volume": f"IF({r('Q')}>0,({r('actual_Q')}-{r('Q')})*{r('mean')},0)",
+        # less the owned parts, which name two causes of the move out of owned work
         "mix": f"IF({r('Q')}>0,{r('at_plan_rates')}-{r('actual_Q')}*{r('mean')},"
-               f"{r('at_plan_rates')})",
+               f"{r('at_plan_rates')})-({r('idle')}*{r('cost_share')}+{r('late')}*"
+               f"{rate['on_demand']})",
         "price": "+".join(f"({used[s]}-{a[s]}*{rate[s]})" for s in rate),
         "idle_commitments": f"{r('actual_idle')}-{r('plan_idle')}",
+        "idle_servers": f"{r('idle')}*{r('cost_share')}",
+        "fx": r("fx_cost"),
+        "timing.delivery": f"{r('late')}*{rate['on_demand']}",
         "other.on_demand": f"-{r('leftover:on_demand')}",
         "other.spot": f"-{r('leftover:spot')}",
     }
@@ -343,6 +397,11 @@ def _ytd_cells(w: _Writer, doc: dict, exact: list[dict]) -> None:
         w.ytd_sum(f"actual_hours:{s}", "derived",
                   total(lambda e: e["basis"]["actual_hours"][s]))
     w.ytd_sum("actual_idle", "derived", total(lambda e: e["basis"]["actual_idle"]))
+    w.ytd_sum("fx_cost", "derived", total(lambda e: e["basis"]["fx_cost"]))
+    w.ytd_sum("late", "derived",
+              total(lambda e: e["basis"]["owned"].late if e["basis"]["owned"] else 0))
+    w.ytd_sum("idle", "derived",
+              total(lambda e: e["basis"]["owned"].idle if e["basis"]["owned"] else 0))
     for n in LINES:
         w.ytd_sum(f"plan_line:{n}", "derived", total(lambda e: e["basis"]["plan_lines"][n]))
         w.ytd_sum(f"actual_line:{n}", "derived",

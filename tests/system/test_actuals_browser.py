@@ -1,10 +1,13 @@
-"""Plan against actual walked in Korean through Chromium (issue 43, item 5): the reviewer
+"""Issue 43's "Done when" walked in Korean through Chromium, in one test: the reviewer
 approves the demo plan naming the strategy the sample actuals were made for (``proposed``, which
-owns servers: the sample's owned actuals have a late delivery and idle servers), the analyst
-uploads a broken bill (refused by row and column, nothing saved) and then the six sample months
-of bills and owned actuals, and the Plan vs actual page names each part of the variance, whose
-cents add up to each month's and the year to date's total. Screenshots:
-test-artifacts/ko-actuals-*.png."""
+owns servers: the sample's owned actuals have a late delivery and idle servers); the analyst
+sets an alert threshold on the scenario's alerts page (spend over plan by more than 70 %, which
+the sample breaches in 2027-03, 612.74 %, and 2027-04, 77.49 %), uploads a broken bill (refused
+by row and column, nothing saved) and then the six sample months of bills and owned actuals;
+the Plan vs actual page names each part of the variance, whose cents add up to each month's and
+the year to date's total, and shows the two breaches, as does the scenario list's badge; the
+analyst re-plans from the actual position, the worker plans the new revision, and the
+comparison page shows what changed. Screenshots: test-artifacts/ko-actuals-*.png."""
 from __future__ import annotations
 
 import json
@@ -12,7 +15,7 @@ import re
 
 import pytest
 
-from tests.support.chromium import server_fixture
+from tests.support.chromium import assert_charts_rendered, server_fixture
 from tests.support.korean import check, korean_chromium, korean_page, log_in
 from tests.support.paths import SAMPLE_SCENARIO, SAMPLES
 
@@ -21,8 +24,13 @@ BILLS = sorted((SAMPLES / "actuals").glob("focus_1.3_2027-0*.csv"))
 OWNED = SAMPLES / "actuals" / "owned_2027-01_2027-06.csv"
 # the sample bills' file names in the uploads table, and the words of the demo scenario's
 # name (data its analyst typed, shown as typed)
-ALLOWED = {"focus", "owned"} | set(re.findall(r"[A-Za-z][A-Za-z0-9]+",
-                                     json.loads(SAMPLE_SCENARIO.read_text())["name"]))
+ALLOWED = {"focus", "owned", "usage", "actuals", "to", "csv"} | set(
+    re.findall(r"[A-Za-z][A-Za-z0-9]+", json.loads(SAMPLE_SCENARIO.read_text())["name"]))
+# spend over plan by more than 70 %: the sample's months against `proposed` are -19.30, 63.29,
+# 612.74, 77.49, 62.51 and 64.00 % over their plan (total variance / plan, from the cents)
+THRESHOLD = "70"
+BREACHES = ["2027-03: 지출이 계획보다 612.74% 많음 (알림 기준 70.00% 초과)",
+            "2027-04: 지출이 계획보다 77.49% 많음 (알림 기준 70.00% 초과)"]
 # volume, mix, price and idle commitments as the Korean catalog names them
 PART_NAMES = {"물량(작업 증감)", "구성(다른 조달 방식의 작업)", "가격(계획 대비 지불 단가)", "유휴 약정"}
 # and the owned fleet's: idle servers, the late delivery, the purchases moved between months
@@ -52,7 +60,8 @@ def read_variance(page) -> tuple[dict[str, list[int]], list[int]]:
     return parts, total
 
 
-def test_approve_upload_and_read_the_variance_in_korean(server, korean_browser, tmp_path):
+def test_approve_alert_upload_read_the_variance_re_plan_and_compare_in_korean(
+        server, korean_browser, tmp_path):
     base, problems, found = server, [], {}
     rita = korean_page(korean_browser, problems)
     log_in(rita, base, "rita", found, "actuals-01-login")
@@ -67,9 +76,20 @@ def test_approve_upload_and_read_the_variance_in_korean(server, korean_browser, 
     ana = korean_page(korean_browser, problems)
     log_in(ana, base, "ana", found, "actuals-02-login")
     ana.goto(f"{base}/scenarios/1")
+    ana.click("#alert-settings")
+    ana.wait_for_selector("#alerts-form")
+    ana.fill("#spend_over_plan", THRESHOLD)
+    ana.click("#save-alerts")
+    ana.wait_for_selector("#alerts-form")
+    assert ana.input_value("#spend_over_plan") in ("70", "70.00")
+    # the webhook field names the products it posts to and the URL scheme it takes
+    check(ana, "actuals-03-alert-threshold", found,
+          ALLOWED | {"Slack", "Microsoft", "Teams", "URL", "https"})
+
+    ana.goto(f"{base}/scenarios/1")
     ana.click("#actual-bills")
     ana.wait_for_selector("#actuals-form")
-    check(ana, "actuals-03-upload", found, ALLOWED)
+    check(ana, "actuals-04-upload", found, ALLOWED)
 
     lines = BILLS[0].read_text().splitlines()
     header, row = lines[0].split(","), lines[1].split(",")
@@ -83,13 +103,13 @@ def test_approve_upload_and_read_the_variance_in_korean(server, korean_browser, 
     refusal = ana.inner_text("#upload-error")
     assert "BillingCurrency" in refusal and "EUR" in refusal and "저장" in refusal
     assert "아직 올린 실제 청구서가 없습니다" in ana.inner_text("#actual-uploads")
-    check(ana, "actuals-04-refused", found, ALLOWED | {"broken", "EUR", "BillingCurrency"})
+    check(ana, "actuals-05-refused", found, ALLOWED | {"broken", "EUR", "BillingCurrency"})
 
     assert "자체 보유 실적 템플릿" in ana.inner_text("#owned-actuals-help")
     ana.set_input_files("#bills", [str(p) for p in BILLS] + [str(OWNED)])
     ana.click("#upload-actuals")
     ana.wait_for_url("**/revisions/1/actual")
-    check(ana, "actuals-05-plan-vs-actual", found, ALLOWED)
+    check(ana, "actuals-06-plan-vs-actual", found, ALLOWED)
 
     rita.goto(f"{base}/scenarios/1/revisions/1/actual")
     assert rita.inner_text("h1").startswith("계획 대비 실적")
@@ -101,8 +121,36 @@ def test_approve_upload_and_read_the_variance_in_korean(server, korean_browser, 
     assert "연초 대비 누계 2027-01~2027-06" in rita.inner_text("#variance-table")
     assert "누적 전망" in rita.inner_text("#cumulative-table")
     assert rita.inner_text("#forecast-total")
-    check(rita, "actuals-06-reviewer", found, ALLOWED)
-    assert found == {}, "\n".join(w for words in found.values() for w in words)
+    # the threshold breached: on the Plan vs actual page and the scenario list's badge
+    assert [li.inner_text().strip() for li in rita.query_selector_all(
+        "#alerts li.alert-breach")] == BREACHES
+    check(rita, "actuals-07-reviewer", found, ALLOWED)
+    for client in (ana, rita):
+        client.goto(f"{base}/scenarios/")
+        badges = [b.inner_text().strip() for b in client.query_selector_all(".alert-badge")]
+        assert badges == ["계획 초과 지출: 2027-04 외 1개월"], badges
+    check(rita, "actuals-08-scenario-list", found, ALLOWED)
+
+    # re-plan from the actual position, then compare
+    ana.goto(f"{base}/scenarios/1/revisions/1/actual")
+    assert ana.inner_text("#replan-heading") == "실적으로 재계획"
+    ana.click("#replan-button")
+    ana.wait_for_url("**/revisions/2")
+    assert_charts_rendered(ana, ["chart-cumulative"])       # the worker planned it
+    said = ana.inner_text("#replanned-from")
+    assert "승인된 리비전 1의 2027-06까지 실적으로 재계획했습니다" in said, said
+    check(ana, "actuals-09-re-plan", found, ALLOWED)
+    ana.click("#replanned-from #replanned-compare")
+    ana.wait_for_url("**/compare?a=1&b=2")
+    assert_charts_rendered(ana, ["chart-compare", "chart-waterfall"])
+    assert "절감액을 바꾼 요인" in ana.inner_text("main")
+    assert "2027-07" in ana.inner_text("main")                # the re-plan's first month
+    # the proposal now holds the servers only: a yes or no in words, not the JSON's true/false
+    held = [r.inner_text().split("\t") for r in ana.query_selector_all("#assumption-diffs tr")
+            if "보유분만 유지" in r.inner_text()]
+    assert [cells[1:] for cells in held] == [["아니요", "예"]], held
+    check(ana, "actuals-10-compare", found, ALLOWED | {"3y"})
+    assert found == {}, "\n".join(f"{k}: {w}" for k, words in found.items() for w in words)
     # the one refused upload answers 422, which Chromium logs; nothing else
     assert [p for p in problems if "status of 422" not in p] == [], problems
     assert len(problems) == 1, problems

@@ -87,7 +87,7 @@ def test_the_workbook_is_a_job_per_language_and_actuals_and_downloads_in_each(lo
     assert ko.sheetnames == ["차이"] and "리비전 1" in ko.active.cell(1, 1).value
     assert len(variance_jobs(app)) == 2                     # one per language
     # a corrected month is other actuals: a new workbook, with January's 10,000.00 more
-    again = BILLS[0].read_text().replace("132741.95", "142741.95")
+    again = BILLS[0].read_text().replace("157751.68", "167751.68")
     assert upload(ana, [("jan-corrected.csv", again.encode())]).status_code == 302
     newer = rita.get(XLSX)
     assert newer.status_code == 200 and len(variance_jobs(app)) == 3

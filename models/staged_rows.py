@@ -12,6 +12,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from models.milp_index import Block, Index, Rows
+from models.staged_hull import hull_rows
 from models.strategies import PlanContext
 
 
@@ -80,8 +81,17 @@ def limit_rows(ctx: PlanContext, rows: Rows, cols: Index, paid: np.ndarray, owne
                 if paid[j] > 0:
                     year = int(str(first + key[-1])[:4])
                     years.setdefault(year, np.zeros(n))[j] = paid[j]
-        rows.add("budget", np.array(list(years.values())).reshape(len(years), n), -np.inf,
-                 budget, keys=list(years), axes=("year",))
+        coef = np.array(list(years.values())).reshape(len(years), n)
+        rows.add("budget", coef, -np.inf, budget, keys=list(years), axes=("year",))
+        # the year's purchases by price paid, each price a group of whole units
+        prices = sorted({round(float(v), 2) for v in coef[coef > 0]})
+        units = [sp.csr_matrix(np.isclose(coef, p, rtol=0, atol=0.005).astype(float))
+                 for p in prices]
+        hull, hi = hull_rows(units, prices, np.full(len(years), float(budget)),
+                             [np.zeros(len(years))] * len(prices))
+        if hull.shape[0]:
+            rows.add("budget_hull", hull, -np.inf, hi, keys=list(range(hull.shape[0])),
+                     axes=("facet",))
     kinds = {k.id: k for k in ctx.fleet}
     held = ctx.position.servers_online_by_type(H)
     for name, limit, weight in (
@@ -95,6 +105,19 @@ def limit_rows(ctx: PlanContext, rows: Rows, cols: Index, paid: np.ndarray, owne
         before = sum((held.get(t, np.zeros(H)) * weight(kinds[t]) for t in owned), np.zeros(H))
         rows.add(name, sp.csr_matrix(coef).toarray(), -np.inf, limit - before,
                  month=range(H))
+        if name == "power":
+            # servers online by month per draw (types of one draw share a group)
+            draws = sorted({round(weight(kinds[t]), 9) for t in owned})
+            units = [sp.csr_matrix(sum((owned[t] / kinds[t].per_server for t in owned
+                                        if round(weight(kinds[t]), 9) == w),
+                                       sp.csr_matrix((H, n)))) for w in draws]
+            units = [sp.csr_matrix(np.round(u.toarray())) for u in units]
+            counts = [sum((held.get(t, np.zeros(H)) for t in owned
+                           if round(weight(kinds[t]), 9) == w), np.zeros(H)) for w in draws]
+            hull, hi = hull_rows(units, draws, np.full(H, float(limit)), counts)
+            if hull.shape[0]:
+                rows.add("power_hull", hull, -np.inf, hi, keys=list(range(hull.shape[0])),
+                         axes=("facet",))
 
 
 def sale_rows(ctx: PlanContext, rows: Rows, cols: Index) -> None:

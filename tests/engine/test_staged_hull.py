@@ -33,9 +33,9 @@ def test_power_facets_by_hand():
 def test_budget_facets_by_hand():
     """Servers at $550,000, $410,000 and $330,000 within $2,000,000 a year.
 
-    2 b + h2 <= 6 is met at (3, 0, 0) and (1, 4, 0) ($2.19M: not a point) -- at (2, 2, 0)
-    ($1.92M); 20 b + 15 h2 + 12 h1 <= 72 at (3, 0, 1) ($1.98M) and (0, 0, 6) ($1.98M); the
-    LP's 3.64 b200 (all the budget) gives 2 b = 7.27 > 6."""
+    2 b + h2 <= 6 is met at (3, 0, 0) ($1.65M) and (2, 2, 0) ($1.92M); (1, 4, 0) would be
+    $2.19M. 20 b + 15 h2 + 12 h1 <= 72 is met at (3, 0, 1) and (0, 0, 6) ($1.98M each). The
+    LP's 3.64 b200 servers (the whole budget) give 2 b = 7.27 > 6."""
     facets = knapsack_facets([550_000.0, 410_000.0, 330_000.0], 2_000_000.0)
     assert facets == [((1, 1, 0), 4), ((2, 1, 0), 6), ((4, 3, 2), 14), ((20, 15, 12), 72)]
     assert 2 * 2 + 2 == 6 and 550_000 * 2 + 410_000 * 2 <= 2_000_000

@@ -8,6 +8,8 @@ models/staged_problem.py declares them after the columns, then its level rows.
 """
 from __future__ import annotations
 
+from typing import Optional
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -40,8 +42,8 @@ def unit_rows(block: Block, n: int) -> sp.csr_matrix:
                          shape=(size, n))
 
 
-def limit_rows(ctx: PlanContext, rows: Rows, cols: Index, paid: np.ndarray, owned: dict
-               ) -> None:
+def limit_rows(ctx: PlanContext, rows: Rows, cols: Index, paid: np.ndarray, owned: dict,
+               hull: Optional[Rows] = None) -> None:
     """The capital budget per calendar year and the hall limits as constraint rows.
 
     Parameters
@@ -58,6 +60,10 @@ def limit_rows(ctx: PlanContext, rows: Rows, cols: Index, paid: np.ndarray, owne
     owned : dict
         Type id (None without server types) to owned capacity by month per variable [GPUs
         of the reference type, (months, nvars)].
+    hull : models.milp_index.Rows, optional
+        Where ``budget_hull[facet]`` and ``power_hull[facet]`` go, the integer-hull facets of
+        those rows (models/staged_hull.py); ``rows`` when not given. Kept apart so that, like
+        the tangents, they are rows added on top of the counted ones (models/problem_size.py).
 
     Notes
     -----
@@ -87,11 +93,12 @@ def limit_rows(ctx: PlanContext, rows: Rows, cols: Index, paid: np.ndarray, owne
         prices = sorted({round(float(v), 2) for v in coef[coef > 0]})
         units = [sp.csr_matrix(np.isclose(coef, p, rtol=0, atol=0.005).astype(float))
                  for p in prices]
-        hull, hi = hull_rows(units, prices, np.full(len(years), float(budget)),
+        facets, hi = hull_rows(units, prices, np.full(len(years), float(budget)),
                              [np.zeros(len(years))] * len(prices))
-        if hull.shape[0]:
-            rows.add("budget_hull", hull, -np.inf, hi, keys=list(range(hull.shape[0])),
-                     axes=("facet",))
+        if facets.shape[0]:
+            (rows if hull is None else hull).add("budget_hull", facets, -np.inf, hi,
+                                                 keys=list(range(facets.shape[0])),
+                                                 axes=("facet",))
     kinds = {k.id: k for k in ctx.fleet}
     held = ctx.position.servers_online_by_type(H)
     for name, limit, weight in (
@@ -114,10 +121,11 @@ def limit_rows(ctx: PlanContext, rows: Rows, cols: Index, paid: np.ndarray, owne
             units = [sp.csr_matrix(np.round(u.toarray())) for u in units]
             counts = [sum((held.get(t, np.zeros(H)) for t in owned
                            if round(weight(kinds[t]), 9) == w), np.zeros(H)) for w in draws]
-            hull, hi = hull_rows(units, draws, np.full(H, float(limit)), counts)
-            if hull.shape[0]:
-                rows.add("power_hull", hull, -np.inf, hi, keys=list(range(hull.shape[0])),
-                         axes=("facet",))
+            facets, hi = hull_rows(units, draws, np.full(H, float(limit)), counts)
+            if facets.shape[0]:
+                (rows if hull is None else hull).add("power_hull", facets, -np.inf, hi,
+                                                     keys=list(range(facets.shape[0])),
+                                                     axes=("facet",))
 
 
 def sale_rows(ctx: PlanContext, rows: Rows, cols: Index) -> None:

@@ -66,7 +66,7 @@ def fleet_case() -> Scenario:
 def test_fleet_case_has_hull_rows():
     scenario = fleet_case()
     ctx = build_context(scenario, bench_profile())
-    rows = Block(ctx.repriced(scenario), True).prob.rows.index
+    rows = Block(ctx.repriced(scenario), True).prob.hull.index
     assert "power_hull" in rows and "budget_hull" in rows
 
 

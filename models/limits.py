@@ -17,7 +17,10 @@ from __future__ import annotations
 # stated; the generations sample's stacked MILP (2,379 columns) 2,500 nodes (about 25 s).
 # The limits are part of what computed a stored plan: LIMITS_VERSION names them in the plan's
 # engine version, so a plan stored under wall-clock limits is computed again.
-LIMITS_VERSION = "n1"
+# n2 (issue 38): the staged MILP's budget and power rows carry their knapsacks' integer-hull
+# facets (models/staged_hull.py); the optimum is unchanged, but a solve that met a node limit
+# under n1 now proves its optimum, and among tied optima HiGHS may return another schedule.
+LIMITS_VERSION = "n2"
 MILP_WORK = 6_000_000     # nodes x columns that one MILP may search
 MIN_NODES = 500           # at least this many nodes, however large the MILP
 LOOP_MILPS = 2            # a cutting-plane loop's nodes, over all its rounds: this many MILPs'

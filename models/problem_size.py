@@ -65,7 +65,9 @@ def block_size(ctx: PlanContext) -> tuple[int, int]:
     columns : int
         buy, commit, sell, the epigraphs and the levels.
     rows : int
-        budget, servers, power, sale and the level rows; no tangent. The budget rows are
+        budget, servers, power, sale and the level rows; no tangent, and not the few
+        integer-hull facets of the budget and power rows (``Problem.hull``, issue 38), which
+        like the tangents are added on top. The budget rows are
         counted per calendar year holding a purchase or commitment decision (a year whose
         decisions all pay nothing up front has none in the MILP, so this is an upper bound
         there).

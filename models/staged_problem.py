@@ -105,6 +105,7 @@ class Problem:
     held_middle: list = field(default_factory=list)  # the position's levels between types
     fixed: dict = field(default_factory=dict)        # variable index -> the value it is held at
     paid: Optional[np.ndarray] = None   # purchase or upfront cash per unit of each decision
+    hull: Optional[Rows] = None          # integer-hull facets of the budget and power rows
 
     @property
     def decisions(self) -> slice:
@@ -411,8 +412,9 @@ def build_problem(ctx: PlanContext, use_spot: bool, static: bool = False, server
     L2 = sum(by_rank[1:], by_rank[0]) + L1
     per_type = {kinds[k].id: by_rank[k] for k in range(T)}
     rows = Rows(n, formats)
+    hull = Rows(n, formats)
     if not static:
-        limit_rows(ctx, rows, cols, np.array(capex), per_type)
+        limit_rows(ctx, rows, cols, np.array(capex), per_type, hull)
     sale_rows(ctx, rows, cols)
     integer = np.zeros(n, dtype=int)
     integer[cols.group(DECISION)] = 1
@@ -428,7 +430,7 @@ def build_problem(ctx: PlanContext, use_spot: bool, static: bool = False, server
         held_middle.append(held_level)
     prob = Problem(cols, cols.entries(), np.array(cost), np.array(upper, dtype=float), integer,
                    L1, L2, held_l1, held_l2, rows, base, middle, held_middle,
-                   paid=np.array(capex, dtype=float))
+                   paid=np.array(capex, dtype=float), hull=hull)
     # level rows: l_m - (new level) = held, for the committed, the top and every middle level
     rows.add("level_w", unit_rows(cols["l1"], n) - L1, held_l1, held_l1, month=range(H))
     rows.add("level_z", unit_rows(cols["l2"], n) - L2, held_l2, held_l2, month=range(H))
@@ -466,7 +468,8 @@ def assemble(prob: Problem, cuts: list, nvar: int) -> tuple[sp.csr_matrix, np.nd
     .. math:: e_{f,m} - s\\, l_{f,m} \\ge b
 
     with e the function's epigraph column and l its level column (:meth:`Problem.epigraph`,
-    :meth:`Problem.level`); ``prob.rows`` follow.
+    :meth:`Problem.level`); ``prob.rows`` follow, then ``prob.hull`` (the integer-hull facets
+    of the budget and power rows, models/staged_hull.py).
     """
     slope = np.array([cut[2] for cut in cuts])
     k = np.arange(len(cuts))
@@ -475,6 +478,10 @@ def assemble(prob: Problem, cuts: list, nvar: int) -> tuple[sp.csr_matrix, np.nd
     A = sp.csr_matrix((np.r_[np.ones(len(cuts)), -slope], (np.r_[k, k], np.r_[epigraph, level])),
                       shape=(len(cuts), nvar))
     fixed, lower, upper = prob.rows.matrix()
+    if prob.hull is not None and len(prob.hull):
+        more, more_lo, more_hi = prob.hull.matrix()
+        fixed = sp.vstack([fixed, more], format="csr")
+        lower, upper = np.concatenate([lower, more_lo]), np.concatenate([upper, more_hi])
     return (sp.vstack([A, fixed], format="csr"),
             np.concatenate([np.array([cut[3] for cut in cuts], float), lower]),
             np.concatenate([np.full(len(cuts), np.inf), upper]))

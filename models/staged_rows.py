@@ -8,10 +8,13 @@ models/staged_problem.py declares them after the columns, then its level rows.
 """
 from __future__ import annotations
 
+from typing import Optional
+
 import numpy as np
 import scipy.sparse as sp
 
 from models.milp_index import Block, Index, Rows
+from models.staged_hull import hull_rows
 from models.strategies import PlanContext
 
 
@@ -39,8 +42,8 @@ def unit_rows(block: Block, n: int) -> sp.csr_matrix:
                          shape=(size, n))
 
 
-def limit_rows(ctx: PlanContext, rows: Rows, cols: Index, paid: np.ndarray, owned: dict
-               ) -> None:
+def limit_rows(ctx: PlanContext, rows: Rows, cols: Index, paid: np.ndarray, owned: dict,
+               hull: Optional[Rows] = None) -> None:
     """The capital budget per calendar year and the hall limits as constraint rows.
 
     Parameters
@@ -57,6 +60,10 @@ def limit_rows(ctx: PlanContext, rows: Rows, cols: Index, paid: np.ndarray, owne
     owned : dict
         Type id (None without server types) to owned capacity by month per variable [GPUs
         of the reference type, (months, nvars)].
+    hull : models.milp_index.Rows, optional
+        Where ``budget_hull[facet]`` and ``power_hull[facet]`` go, the integer-hull facets of
+        those rows (models/staged_hull.py); ``rows`` when not given. Kept apart so that, like
+        the tangents, they are rows added on top of the counted ones (models/problem_size.py).
 
     Notes
     -----
@@ -80,8 +87,18 @@ def limit_rows(ctx: PlanContext, rows: Rows, cols: Index, paid: np.ndarray, owne
                 if paid[j] > 0:
                     year = int(str(first + key[-1])[:4])
                     years.setdefault(year, np.zeros(n))[j] = paid[j]
-        rows.add("budget", np.array(list(years.values())).reshape(len(years), n), -np.inf,
-                 budget, keys=list(years), axes=("year",))
+        coef = np.array(list(years.values())).reshape(len(years), n)
+        rows.add("budget", coef, -np.inf, budget, keys=list(years), axes=("year",))
+        # the year's purchases by price paid, each price a group of whole units
+        prices = sorted({round(float(v), 2) for v in coef[coef > 0]})
+        units = [sp.csr_matrix(np.isclose(coef, p, rtol=0, atol=0.005).astype(float))
+                 for p in prices]
+        facets, hi = hull_rows(units, prices, np.full(len(years), float(budget)),
+                             [np.zeros(len(years))] * len(prices))
+        if facets.shape[0]:
+            (rows if hull is None else hull).add("budget_hull", facets, -np.inf, hi,
+                                                 keys=list(range(facets.shape[0])),
+                                                 axes=("facet",))
     kinds = {k.id: k for k in ctx.fleet}
     held = ctx.position.servers_online_by_type(H)
     for name, limit, weight in (
@@ -95,6 +112,20 @@ def limit_rows(ctx: PlanContext, rows: Rows, cols: Index, paid: np.ndarray, owne
         before = sum((held.get(t, np.zeros(H)) * weight(kinds[t]) for t in owned), np.zeros(H))
         rows.add(name, sp.csr_matrix(coef).toarray(), -np.inf, limit - before,
                  month=range(H))
+        if name == "power":
+            # servers online by month per draw (types of one draw share a group)
+            draws = sorted({round(weight(kinds[t]), 9) for t in owned})
+            units = [sp.csr_matrix(sum((owned[t] / kinds[t].per_server for t in owned
+                                        if round(weight(kinds[t]), 9) == w),
+                                       sp.csr_matrix((H, n)))) for w in draws]
+            units = [sp.csr_matrix(np.round(u.toarray())) for u in units]
+            counts = [sum((held.get(t, np.zeros(H)) for t in owned
+                           if round(weight(kinds[t]), 9) == w), np.zeros(H)) for w in draws]
+            facets, hi = hull_rows(units, draws, np.full(H, float(limit)), counts)
+            if facets.shape[0]:
+                (rows if hull is None else hull).add("power_hull", facets, -np.inf, hi,
+                                                     keys=list(range(facets.shape[0])),
+                                                     axes=("facet",))
 
 
 def sale_rows(ctx: PlanContext, rows: Rows, cols: Index) -> None:

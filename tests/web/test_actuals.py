@@ -4,35 +4,14 @@ nothing saved on a refusal, append-only and audited), and the Plan vs actual pag
 variance by part per month and year to date, cumulative spend, the forecast and the lines."""
 from __future__ import annotations
 
-import io
 import re
 
 from sqlalchemy import select
 
 from service.web.tables import ActualFile, ActualUpload, AuditEvent, Review
 from service.web.db import write_session
-from tests.support.client import count, revision_hash
-from tests.support.paths import SAMPLES
-
-R1 = "/scenarios/1/revisions/1"
-BILLS = sorted((SAMPLES / "actuals").glob("focus_1.3_2027-0*.csv"))
-
-
-def approve(client, app, strategy=None, comment="Numbers checked."):
-    data = {"decision": "approve", "comment": comment, "revision_hash": revision_hash(app)}
-    if strategy is not None:
-        data["strategy"] = strategy
-    return client.post(R1 + "/reviews", data)
-
-
-def upload(client, files, scenario_id=1, **fields):
-    data = {"bills": [(io.BytesIO(body), name) for name, body in files], **fields}
-    return client.post(f"/scenarios/{scenario_id}/actuals", data,
-                       content_type="multipart/form-data")
-
-
-def sample_files(paths=BILLS):
-    return [(p.name, p.read_bytes()) for p in paths]
+from tests.support.client import count
+from tests.support.actual_steps import BILLS, R1, approve, sample_files, upload
 
 
 def approvals(app):

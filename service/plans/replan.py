@@ -5,7 +5,9 @@ From the baseline (an approved revision's plan and the strategy its approval nam
 scenario's actuals up to their last month L:
 
 - ``position``: the baseline strategy's purchases, sales and signings executed through L
-  (models/actual_position.py), on top of what the scenario already held;
+  (models/actual_position.py), on top of what the scenario already held; where the owned
+  fleet's actuals cover every month through L, the purchases and sales they show instead
+  (a server delivered late is held from its month delivered, at the price paid);
 - usage: the revision's usage with the GPU-hours the actuals give appended month by month
   (the plan's for a month without actuals), cut to the whole years that end with L
   (models/actual_usage.py), stored as a new usage file: a CSV of ``timestamp``,
@@ -33,9 +35,10 @@ from typing import Any, Optional
 import numpy as np
 from sqlalchemy.orm import Session
 
-from models.actual_position import held_position, planned_events
+from models.actual_position import ServerEvent, held_position, planned_events
 from models.actual_usage import UsageAppendError, append_months
 from models.capacity import month_index
+from models.owned_actuals import owned_rows, server_events
 from models.profile import UsageProfile
 from models.replanned_forecast import replanned_forecast
 from models.scenario import Scenario
@@ -109,6 +112,20 @@ def usage_csv(profile: UsageProfile) -> bytes:
     return out.getvalue().encode()
 
 
+def actual_server_events(actuals: dict[str, MonthActuals], first: str, last: str
+                         ) -> Optional[list[ServerEvent]]:
+    """The purchases and sales the owned fleet's actuals show, when they cover every month
+    of the plan up to ``last`` (then they replace the schedule's: a server delivered late is
+    held from its month delivered, at the price paid); None otherwise, and the schedule's
+    purchases and sales stand for the months before ``last`` (a month without owned
+    actuals says nothing of what was bought in it)."""
+    months = {str(np.datetime64(first, "M") + k) for k in range(month_index(last, first) + 1)}
+    covered = {m for m, a in actuals.items() if a.owned is not None}
+    if not months <= covered:
+        return None
+    return [ServerEvent(**e) for e in server_events(owned_rows(actuals.values()))]
+
+
 def build_replan(base: Baseline) -> Replan:
     """The new revision's assumptions and usage, from the baseline and the actuals.
 
@@ -137,7 +154,8 @@ def build_replan(base: Baseline) -> Replan:
     start = str(np.datetime64(last, "M") + 1)
     data = scenario.model_dump(mode="json")
     try:
-        position = held_position(scenario, first, last, events, signings)
+        position = held_position(scenario, first, last, events, signings,
+                                 actual_server_events(actuals, first, last))
         data["position"] = position.model_dump(mode="json")
         data["finance"].update(start_month=start, horizon_months=left)
         proposed = data["proposed"]

@@ -222,3 +222,32 @@ def test_a_re_plan_of_the_approved_proposal_holds_its_servers_and_proposes_keepi
         not proposed["committed_gpus"]
     held = doc["strategies"]["proposed"]["monthly"]
     assert held[0]["servers_online"] == 8 and held[0]["committed_gpus"] == 16
+
+
+def test_a_re_plan_holds_the_servers_the_owned_actuals_show_delivered_late(login, app):
+    """The sample's owned actuals (samples/actuals/owned_2027-01_2027-06.csv) cover every
+    month to 2027-06: 6 servers delivered in 2027-01 and 2 in 2027-03, each 330,000 all-in
+    (the plan's 300,000 + 30,000 install). The re-plan holds them as delivered, not as the
+    proposal's 8 in 2027-01; the contract is the plan's, as the owned actuals do not give
+    contracts."""
+    ana, rita = login("ana"), login("rita")
+    approve(rita, app, "proposed")
+    owned = SAMPLES / "actuals" / "owned_2027-01_2027-06.csv"
+    assert upload(ana, sample_files() + [(owned.name, owned.read_bytes())]).status_code == 302
+    assert ana.post(R1 + "/replan", {}).headers["Location"].endswith(R2)
+    scenario, *_rest = stored_scenario(app)
+    assert [{k: p[k] for k in ("count", "purchased", "price", "install_cost")}
+            for p in scenario["position"]["servers"]] == [
+        {"count": 6, "purchased": "2027-01", "price": 330_000.0, "install_cost": 0.0},
+        {"count": 2, "purchased": "2027-03", "price": 330_000.0, "install_cost": 0.0}]
+    [contract] = scenario["position"]["commitments"]
+    assert (contract["id"], contract["gpus"]) == ("1y:2027-01", 16)
+
+
+def stored_scenario(app):
+    """Revision 2's assumptions (its plan need not be computed yet)."""
+    with app.app_context():
+        with write_session() as s:
+            r2 = s.scalar(select(Revision).where(Revision.scenario_id == 1,
+                                                 Revision.number == 2))
+            return (r2.assumptions_dict,)

@@ -54,6 +54,10 @@ def test_re_plan_from_the_actuals_and_compare_in_korean(server, korean_browser):
 
     ana.click("#replan-button")
     ana.wait_for_url("**/revisions/2")
+    # the page reloads itself as each stage of the plan job arrives: wait for the complete
+    # plan (its downloads), after which it stays, before reading it (under load a stage
+    # arrived while a read ran: "Execution context was destroyed")
+    ana.wait_for_selector("#download-xlsx", state="attached", timeout=600_000)
     assert_charts_rendered(ana, ["chart-cumulative"])       # the worker planned it
     said = ana.inner_text("#replanned-from")
     assert "승인된 리비전 1의 2027-06까지 실적으로 재계획했습니다" in said, said

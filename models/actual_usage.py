@@ -12,11 +12,12 @@ Pure: a :class:`models.profile.UsageProfile` and GPU-hours by month in, a profil
 """
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Mapping
 
 import numpy as np
 
 from models.profile import UsageProfile, period_hours, period_starts
+from models.refusals import Worded
 
 MONTHS_PER_YEAR = 12
 # refusals, said in the reader's language by the service (service/i18n/replan_words.py)
@@ -28,12 +29,8 @@ MESSAGES = (
 )
 
 
-class UsageAppendError(ValueError):
+class UsageAppendError(Worded):
     """Months that cannot be appended to a usage (``template`` one of MESSAGES)."""
-
-    def __init__(self, template: str, **values: Any) -> None:
-        super().__init__(template % values)
-        self.template, self.values = template, values
 
 
 def _month(t: np.datetime64) -> np.datetime64:

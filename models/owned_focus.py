@@ -20,6 +20,7 @@ from typing import Any, Mapping, Sequence
 
 from models.fx_months import plan_rate
 from models.variance import round_parts
+from models.refusals import Worded
 
 OWNED_COST_LINES = ("capex", "loan_payment", "energy", "space", "maintenance", "staff",
                     "owned_storage", "owned_network", "tax_on_resale")
@@ -27,13 +28,9 @@ OWNED_CREDIT_LINES = ("resale_credit",)
 SINGLE = "owned"            # the type id of a plan with one server type
 
 
-class OwnedExportError(ValueError):
+class OwnedExportError(Worded):
     """A strategy whose owned fleet cannot be priced; ``template`` is one of MESSAGES and
     ``values`` its placeholders (said in Korean by service/i18n/focus_export_words.py)."""
-
-    def __init__(self, template: str, **values: Any) -> None:
-        super().__init__(template % values)
-        self.template, self.values = template, values
 
 
 MESSAGES = (

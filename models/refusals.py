@@ -24,3 +24,21 @@ class Refusal(ValueError):
     def __init__(self, message: str, problems: Optional[list[dict]] = None):
         super().__init__(message)
         self.problems = list(problems or [])
+
+
+class Worded(ValueError):
+    """An error said from a fixed English template and its values, so that a caller can say
+    it in another language from the same template (the gettext catalog holds each template).
+
+    Parameters
+    ----------
+    template : str
+        One of the raising module's MESSAGES, with ``%(name)s`` placeholders.
+    **values
+        The placeholders' values.
+    """
+
+    def __init__(self, template: str, **values) -> None:
+        super().__init__(template % values)
+        self.template, self.values = template, values
+

@@ -53,6 +53,7 @@ from typing import Any, Mapping, Optional, Sequence
 
 from models.lines import COST_LINES, CREDIT_LINES
 from models.owned_variance import owned_parts, owned_split
+from models.refusals import Worded
 
 # source -> (GPU-hours field of a plan row, its cost line or None)
 SOURCES = {"on_demand": ("on_demand_gpu_hours", "on_demand"),
@@ -68,16 +69,12 @@ PART_ORDER = (("volume", "mix", "price", "idle_commitments", "idle_servers", "fx
               + tuple(f"other.{n}" for n in OTHER_LINES))
 
 
-class VarianceError(ValueError):
+class VarianceError(Worded):
     """Actuals that cannot be set against the plan (a month outside it, a bad figure).
 
     ``template`` is one of MESSAGES and ``values`` its placeholders, so that a caller can say
     it in another language (service/i18n/variance_words.py).
     """
-
-    def __init__(self, template: str, **values: Any) -> None:
-        super().__init__(template % values)
-        self.template, self.values = template, values
 
 
 MESSAGES = (

@@ -43,6 +43,7 @@ from models.profile import UsageProfile
 from models.replanned_forecast import replanned_forecast
 from models.scenario import Scenario
 from models.variance import SOURCES, MonthActuals
+from models.refusals import Worded
 from service.plans.actuals import Baseline, scenario_actuals
 from service.plans.live import usage_profile
 from service.plans.revisions import add_revision, preflight, store_usage
@@ -62,13 +63,9 @@ MESSAGES = (
 )
 
 
-class ReplanError(ValueError):
+class ReplanError(Worded):
     """A re-plan that cannot be made (``template`` one of MESSAGES, or of
     models.actual_usage.MESSAGES)."""
-
-    def __init__(self, template: str, **values: Any) -> None:
-        super().__init__(template % values)
-        self.template, self.values = template, values
 
 
 @dataclass(frozen=True)

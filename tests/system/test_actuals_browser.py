@@ -15,9 +15,10 @@ import re
 
 import pytest
 
-from tests.support.chromium import assert_charts_rendered, server_fixture
+from tests.support.chromium import server_fixture
 from tests.support.korean import check, korean_chromium, korean_page, log_in
 from tests.support.paths import SAMPLE_SCENARIO, SAMPLES
+from tests.support.replan_walk import replan_and_compare
 
 pytestmark = pytest.mark.browser
 BILLS = sorted((SAMPLES / "actuals").glob("focus_1.3_2027-0*.csv"))
@@ -134,21 +135,7 @@ def test_approve_alert_upload_read_the_variance_re_plan_and_compare_in_korean(
     # re-plan from the actual position, then compare
     ana.goto(f"{base}/scenarios/1/revisions/1/actual")
     assert ana.inner_text("#replan-heading") == "실적으로 재계획"
-    ana.click("#replan-button")
-    ana.wait_for_url("**/revisions/2")
-    # the page reloads itself as each stage of the plan job arrives: wait for the complete
-    # plan (its downloads), after which it stays, before reading it (under load a stage
-    # arrived while a read ran: "Execution context was destroyed")
-    ana.wait_for_selector("#download-xlsx", state="attached", timeout=600_000)
-    assert_charts_rendered(ana, ["chart-cumulative"])       # the worker planned it
-    said = ana.inner_text("#replanned-from")
-    assert "승인된 리비전 1의 2027-06까지 실적으로 재계획했습니다" in said, said
-    check(ana, "actuals-09-re-plan", found, ALLOWED)
-    ana.click("#replanned-from #replanned-compare")
-    ana.wait_for_url("**/compare?a=1&b=2")
-    assert_charts_rendered(ana, ["chart-compare", "chart-waterfall"])
-    assert "절감액을 바꾼 요인" in ana.inner_text("main")
-    assert "2027-07" in ana.inner_text("main")                # the re-plan's first month
+    replan_and_compare(ana, found, ALLOWED, "actuals-09-re-plan")
     # the proposal now holds the servers only: a yes or no in words, not the JSON's true/false
     held = [r.inner_text().split("\t") for r in ana.query_selector_all("#assumption-diffs tr")
             if "보유분만 유지" in r.inner_text()]

@@ -11,9 +11,10 @@ import re
 
 import pytest
 
-from tests.support.chromium import assert_charts_rendered, server_fixture
+from tests.support.chromium import server_fixture
 from tests.support.korean import check, korean_chromium, korean_page, log_in
 from tests.support.paths import SAMPLE_SCENARIO, SAMPLES
+from tests.support.replan_walk import replan_and_compare
 
 pytestmark = pytest.mark.browser
 BILLS = sorted((SAMPLES / "actuals").glob("focus_1.3_2027-0*.csv"))
@@ -52,22 +53,7 @@ def test_re_plan_from_the_actuals_and_compare_in_korean(server, korean_browser):
     assert ana.inner_text("#replan-heading") == "실적으로 재계획"
     check(ana, "replan-03-plan-vs-actual", found, ALLOWED)
 
-    ana.click("#replan-button")
-    ana.wait_for_url("**/revisions/2")
-    # the page reloads itself as each stage of the plan job arrives: wait for the complete
-    # plan (its downloads), after which it stays, before reading it (under load a stage
-    # arrived while a read ran: "Execution context was destroyed")
-    ana.wait_for_selector("#download-xlsx", state="attached", timeout=600_000)
-    assert_charts_rendered(ana, ["chart-cumulative"])       # the worker planned it
-    said = ana.inner_text("#replanned-from")
-    assert "승인된 리비전 1의 2027-06까지 실적으로 재계획했습니다" in said, said
-    check(ana, "replan-04-new-revision", found, ALLOWED)
-
-    ana.click("#replanned-from #replanned-compare")
-    ana.wait_for_url("**/compare?a=1&b=2")
-    assert_charts_rendered(ana, ["chart-compare", "chart-waterfall"])
-    assert "절감액을 바꾼 요인" in ana.inner_text("main")
-    assert "2027-07" in ana.inner_text("main")                # the new start month
+    replan_and_compare(ana, found, ALLOWED, "replan-04-new-revision")
     check(ana, "replan-05-compare", found, ALLOWED | {"3y"})
 
     rita.goto(f"{base}/scenarios/1/revisions/1/actual")

@@ -5,8 +5,6 @@ GPU-hours and cost per month; the price per GPU-hour by hand on a small plan
 import csv
 import io
 import json
-import subprocess
-import sys
 from decimal import Decimal
 from pathlib import Path
 
@@ -18,12 +16,8 @@ from service.focus_export import columns, focus_csv
 from service.i18n import focus_export_words
 from service.ingest import read_usage
 from tests.support.focus_fx_cases import OWNED_PLAN as PLAN
-from tests.support.paths import ROOT, SAMPLE_USAGE, SAMPLES
-
-
-def buyrent(*args):
-    return subprocess.run([sys.executable, "-m", "service.cli.main", *args], cwd=ROOT,
-                          capture_output=True, text=True, timeout=300)
+from tests.support.cli_plan import buyrent, demo_plan_document
+from tests.support.paths import SAMPLES
 
 
 SMALL = {"scenario": {"name": "small", "owned": {"gpus_per_server": 8}},
@@ -36,12 +30,7 @@ SMALL = {"scenario": {"name": "small", "owned": {"gpus_per_server": 8}},
 
 @pytest.fixture(scope="module")
 def demo_plan(tmp_path_factory) -> Path:
-    out = buyrent("plan", str(SAMPLE_USAGE), "--scenario", str(SAMPLES / "scenario_h100.json"),
-                  "--json")
-    assert out.returncode == 0, out.stderr
-    path = tmp_path_factory.mktemp("plan") / "plan.json"
-    path.write_text(out.stdout, encoding="utf-8")
-    return path
+    return demo_plan_document(tmp_path_factory.mktemp("plan"))
 
 
 def rows(text: str) -> list[dict]:

@@ -6,7 +6,6 @@ The sample's baseline is the demo plan's ``proposed`` strategy (8 servers, a 1-y
 spot and on demand): it was ``cloud_only`` until the owned actuals came, and a strategy that
 owns no servers has none to be late or idle (samples/actuals/generate.py)."""
 import json
-import subprocess
 import sys
 from decimal import Decimal
 from pathlib import Path
@@ -18,25 +17,16 @@ from models.variance import MESSAGES
 from service.i18n import variance_words
 from service.ingest import read_usage
 from service.ingest.gpu_usage import capture
-from tests.support.paths import ROOT, SAMPLE_USAGE, SAMPLES
+from tests.support.cli_plan import buyrent, demo_plan_document
+from tests.support.paths import SAMPLE_USAGE, SAMPLES
 
 ACTUALS = sorted((SAMPLES / "actuals").glob("focus_1.3_*.csv"))
 OWNED = SAMPLES / "actuals" / "owned_2027-01_2027-06.csv"
 
 
-def buyrent(*args):
-    return subprocess.run([sys.executable, "-m", "service.cli.main", *args], cwd=ROOT,
-                          capture_output=True, text=True, timeout=300)
-
-
 @pytest.fixture(scope="module")
 def demo_plan(tmp_path_factory) -> Path:
-    out = buyrent("plan", str(SAMPLE_USAGE), "--scenario", str(SAMPLES / "scenario_h100.json"),
-                  "--json")
-    assert out.returncode == 0, out.stderr
-    path = tmp_path_factory.mktemp("plan") / "plan.json"
-    path.write_text(out.stdout, encoding="utf-8")
-    return path
+    return demo_plan_document(tmp_path_factory.mktemp("plan"))
 
 
 def cents(text: str) -> int:

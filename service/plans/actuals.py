@@ -151,15 +151,16 @@ def scenario_actuals(scenario_id: int, session: Optional[Session] = None
     return {m: (merge(c, o), u) for m, (c, o, u) in sorted(parts.items())}
 
 
-def plan_vs_actual(base: Baseline) -> Optional[dict[str, Any]]:
+def plan_vs_actual(base: Baseline, stored: Optional[dict] = None) -> Optional[dict[str, Any]]:
     """The variance document (the CLI's ``--json``: ``strategy``, ``currency``, ``months``,
     ``ytd``), with ``forecast`` and ``lines`` (models/forecast.py), ``uploads`` (per month
     the upload read) and ``outside`` (months with actuals that this plan does not hold), or
     None when the scenario has no actuals within the plan.
 
     Cheap enough for a request: exact arithmetic over the stored monthly actuals, no bill
-    parsed, no solver (docs/README-variance.md gives the time measured)."""
-    held = scenario_actuals(base.revision.scenario_id)
+    parsed, no solver (docs/README-variance.md gives the time measured). ``stored``: the
+    scenario's actuals when the caller has read them already (:func:`scenario_actuals`)."""
+    held = scenario_actuals(base.revision.scenario_id) if stored is None else stored
     plan_months = {str(r["month"]) for r in base.monthly}
     inside = [m for m, _u in held.values() if m.month in plan_months]
     outside = [m for m in held if m not in plan_months]

@@ -103,7 +103,8 @@ def plan_vs_actual(scenario_id: int, number: int):
     base = baseline(revision)
     if base is None:
         abort(404)
-    doc = held.plan_vs_actual(base)
+    stored = held.scenario_actuals(revision.scenario_id)    # read once for the whole page
+    doc = held.plan_vs_actual(base, stored)
     parts = []
     if doc is not None:
         names = list(dict.fromkeys(k for e in doc["months"] + [doc["ytd"]] for k in e["parts"]))
@@ -112,7 +113,7 @@ def plan_vs_actual(scenario_id: int, number: int):
                            scenario=revision.scenario, base=base, doc=doc, parts=parts,
                            alerts=alerts.revision_breaches(revision.id),
                            editable=can_edit(g.user, revision.scenario),
-                           replanned=replanned_column(base, doc),
+                           replanned=replanned_column(base, doc, stored),
                            charts=plan_vs_actual_charts(doc) if doc is not None else None)
 
 

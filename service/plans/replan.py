@@ -79,11 +79,13 @@ class Replan:
     last_actual: str
 
 
-def actuals_within(base: Baseline) -> list[MonthActuals]:
-    """The scenario's actuals in the baseline's months (the latest upload of each month)."""
+def actuals_within(base: Baseline, stored: Optional[dict] = None) -> list[MonthActuals]:
+    """The scenario's actuals in the baseline's months (the latest upload of each month);
+    ``stored``: :func:`service.plans.actuals.scenario_actuals` when already read."""
     months = {str(r["month"]) for r in base.monthly}
-    return [m for m, _u in scenario_actuals(base.revision.scenario_id).values()
-            if m.month in months]
+    if stored is None:
+        stored = scenario_actuals(base.revision.scenario_id)
+    return [m for m, _u in stored.values() if m.month in months]
 
 
 def month_gpu_hours(row: dict, actual: Optional[MonthActuals]) -> float:
@@ -226,10 +228,12 @@ def latest_replan(base: Baseline) -> Optional[Revision]:
     return None
 
 
-def replanned_column(base: Baseline, doc: Optional[dict]) -> Optional[dict[str, Any]]:
+def replanned_column(base: Baseline, doc: Optional[dict], stored: Optional[dict] = None
+                     ) -> Optional[dict[str, Any]]:
     """The forecast re-planned of the Plan vs actual page (models/replanned_forecast.py: the
     actuals to date, then the newest re-plan's recommended strategy), with ``revision`` and
-    ``strategy``; None without actuals, a re-plan, or its complete plan."""
+    ``strategy``; None without actuals, a re-plan, or its complete plan. ``stored``: the
+    scenario's actuals as the page read them (read here otherwise)."""
     if doc is None:
         return None
     revision = latest_replan(base)
@@ -244,6 +248,6 @@ def replanned_column(base: Baseline, doc: Optional[dict]) -> Optional[dict[str, 
     else:
         document = json.loads(record.document)
     name = document["recommendation"]
-    out = replanned_forecast(base.monthly, actuals_within(base),
+    out = replanned_forecast(base.monthly, actuals_within(base, stored),
                              document["strategies"][name]["monthly"])
     return {**out, "revision": revision, "strategy": name, "complete": True}

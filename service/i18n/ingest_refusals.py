@@ -243,6 +243,9 @@ TEMPLATES = (
     N_("the cost is not a number"),
     N_("the cost is in %(currency)s, not the plan's %(plan)s"),
     N_("an unused commitment row without a date-time"),
+    N_("a storage row without a date-time"),
+    N_("an egress row without a date-time"),
+    N_("a cloud support row without a date-time"),
     # models/variance_fx.py FX_MESSAGES: a bill in a currency no rate can be had for
     N_("the cost is in %(currency)s and the plan has no exchange rate for it (the plan is in "
        "%(reporting)s)"),

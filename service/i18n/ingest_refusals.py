@@ -150,7 +150,7 @@ TEMPLATES = (
     N_("its unit %(unit)s is not time"),
     N_("it commits no quantity of time"),
     N_("it commits no quantity of GPU time"),
-    # the bounds of a Contract Commitment file (service/ingest/commitments.py, issue 40)
+    # the bounds of a Contract Commitment file (service/ingest/contract_commitments.py, issue 40)
     N_("a %(what)s of %(value)s is past any contract's (at most %(limit)s)"),
     N_("a commitment id has at most %(limit)s characters; this one %(count)s"),
     N_("a Contract Commitment file has at most %(limit)s rows (one per commitment term); this "

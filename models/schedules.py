@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from models.costs import commitment_schedule, server_schedule, server_terms
+from models.fleet import default_type
 from models.prices import PriceBook
 from models.scenario import Scenario
 from models.schedule_words import quarter
@@ -237,7 +238,10 @@ def purchase_orders(s: Scenario, decisions, labels, r: StrategyResult, book: Pri
                                "payment": offer.payment})
     for order in orders:
         if order["action"] == "buy":
-            sale = horizon_sale(book, r, index[order["month"]], order.get("type"))
+            # a shorthand purchase (``buy_servers``) of a fleet buys its first type
+            # (models.capacity.schedule_plan), the type its cohorts carry
+            sale = horizon_sale(book, r, index[order["month"]],
+                                order.get("type") or default_type(s))
             if sale is not None:
                 order["horizon_sale"] = sale
     # each signing's own upfront payment (two offers signed in one month pay apart)

@@ -34,9 +34,10 @@ import numpy as np
 
 from models.capacity import CapacityPlan, CommitmentCohort, ServerCohort
 from models.dispatch import Volumes
-from models.finance import depreciation_by_age, level_payment, loan_schedule, month_hours
+from models.finance import depreciation_by_age, month_hours
 from models.lines import COST_LINES, CREDIT_LINES, LINES, START_OF_MONTH_LINES  # noqa: F401
 from models.prices import UPFRONT_SHARE, PriceBook
+from models.server_terms import server_terms
 
 CLOUD_SPEND_LINES = ("commitment_upfront", "commitment", "spot", "on_demand", "storage", "egress")
 # costs deducted in the month they are paid (prepaid commitments are deducted over the term)
@@ -45,41 +46,6 @@ DEDUCTIBLE_LINES = ("energy", "space", "maintenance", "staff", "owned_storage",
                     "cloud_setup", "cloud_support")
 SERVER_LINES = ("capex", "loan_payment", "interest", "maintenance", "online", "resale",
                 "depreciation", "gain", "payoff")
-
-
-def server_terms(book: PriceBook, c: ServerCohort
-                 ) -> tuple[np.ndarray, float, np.ndarray, np.ndarray]:
-    """A server cohort's price, install cost, basis and loan principal per server: written once
-    for the cost kernel and the workbook's ledger.
-
-    Parameters
-    ----------
-    book : PriceBook
-        The price book of the cohort's type (``book.for_type(c.type)``).
-    c : ServerCohort
-        The cohort: its own price and install cost, or None for the book's and the scenario's.
-
-    Returns
-    -------
-    tuple
-        (price [currency per server, (n,)], install [currency per server], basis [currency per
-        server, (n,)], loan principal [currency per server, (n,)]; 0 without a loan).
-
-    Notes
-    -----
-    .. math:: basis = price + install, \\qquad principal = basis \\, (1 - down)
-
-    with ``down`` the financing's down-payment fraction; the price is the book's at the
-    purchase month unless the cohort carries its own (a held server's).
-    """
-    o = book.scenario.owned
-    price = np.full(book.n, c.price) if c.price is not None else book.server_price(c.bought)
-    install = o.install_cost_per_server if c.install is None else c.install
-    basis = price + install
-    f = o.financing
-    principal = basis * (1.0 - f.down_payment_fraction) if f.kind == "loan" else \
-        np.zeros_like(basis)
-    return price, install, basis, principal
 
 
 def server_schedule(book: PriceBook, c: ServerCohort) -> dict[str, np.ndarray]:
@@ -105,10 +71,10 @@ def server_schedule(book: PriceBook, c: ServerCohort) -> dict[str, np.ndarray]:
 
     Notes
     -----
-    With price P, basis B = P + install and principal B (1 - down) (:func:`server_terms`) [currency
-    per server], bought b, online o, sold s [months]:
-    capex_b = B (cash) or B x down (a loan); loan payments and interest of
-    :func:`models.finance.loan_schedule` (principal, apr, term, s - b);
+    With price P, basis B = P + install and principal B (1 - down)
+    (:func:`models.server_terms.server_terms`) [currency per server], bought b, online o, sold s
+    [months]: capex_b = B (cash) or B x down (a loan); loan payments, interest and payoff of
+    :meth:`models.server_terms.ServerTerms.loan` (s - b);
     maintenance_m = a / 12 x P while online, a the annual maintenance fraction [fraction per year];
     resale_{s-1} = P x f(s - b) (x (1 - drop) once a successor is out), f
     :meth:`models.prices.PriceBook.resale_fraction`; depreciation_m = B d(m - o),
@@ -127,19 +93,16 @@ def server_schedule(book: PriceBook, c: ServerCohort) -> dict[str, np.ndarray]:
     online = np.zeros(T)
     online[max(c.online, 0):max(c.sold, 0)] = 1.0
     out["online"] = online
-    price, _install, basis, principal = server_terms(book, c)
+    terms = server_terms(book, c)
+    price, basis = terms.price, terms.basis
     last = c.sold - 1                     # month index at whose end the server is sold
     if c.bought >= 0:
-        span = c.sold - c.bought
+        out["capex"][c.bought] = terms.down
         if o.financing.kind == "loan":
-            f = o.financing
-            out["capex"][c.bought] = basis * f.down_payment_fraction
-            pay, interest, payoff = loan_schedule(1.0, f.apr, f.term_months, span)
-            out["payoff"][c.sold - 1] = payoff * principal  # part of loan_payment
-            out["loan_payment"][c.bought:c.sold] = np.outer(pay, principal)
-            out["interest"][c.bought:c.sold] = np.outer(interest, principal)
-        else:
-            out["capex"][c.bought] = basis
+            pay, interest, payoff = terms.loan(c.sold - c.bought)
+            out["payoff"][c.sold - 1] = payoff  # part of loan_payment
+            out["loan_payment"][c.bought:c.sold] = pay
+            out["interest"][c.bought:c.sold] = interest
     out["maintenance"] += o.maintenance_fraction_annual / 12.0 * np.outer(online, price)
     if last >= 0:
         value = price * book.resale_fraction(c.sold - c.bought)
@@ -171,62 +134,6 @@ def _convert_server(book: PriceBook, c: ServerCohort, out: dict, basis: np.ndarr
     out["depreciation"] = out["depreciation"] * historical
     if last >= 0:
         out["gain"][last] = out["resale"][last] - basis * historical * out["book_fraction"]
-
-
-def server_columns(book: PriceBook, cohorts: tuple[ServerCohort, ...], rows: int
-                   ) -> dict[str, np.ndarray]:
-    """Per-server schedule of a chain of generations by month, for the workbook's formulas.
-
-    Parameters
-    ----------
-    book : PriceBook
-        Prices of the plan (the first draw is read).
-    cohorts : tuple of ServerCohort
-        The generations of one chain, one after the other.
-    rows : int
-        Months to fill [months].
-
-    Returns
-    -------
-    dict of str to numpy.ndarray
-        Each (rows,): ``gen_start`` (purchase month index), ``svc`` (in-service month index),
-        ``age``, ``span`` (months held) [months]; ``price``, ``basis`` (price + install),
-        ``pmt`` (level loan payment) [currency per server]; ``frac`` (resale fraction at sale)
-        [fraction]; and the engine's own per-server ``loan``, ``interest``, ``dep``,
-        ``cumdep``, ``resale``, ``gain`` [currency per server].
-
-    Notes
-    -----
-    For each month m a cohort holds: age = m - bought, span = sold - bought [months]; basis =
-    price + install, pmt = :func:`models.finance.level_payment` (basis (1 - down), apr, term)
-    [currency per server]; frac = resale fraction at age span [fraction]; cumdep_m = sum_{j<=m}
-    dep_j; loan, interest, dep, resale and gain as :func:`server_schedule` [currency per server].
-    """
-    book = book.for_type(cohorts[0].type) if cohorts else book
-    o = book.scenario.owned
-    names = ("gen_start", "svc", "age", "span", "price", "basis", "frac", "pmt", "loan",
-             "interest", "dep", "cumdep", "resale", "gain")
-    out = {k: np.zeros(rows) for k in names}
-    for c in cohorts:
-        sch = server_schedule(book, c)
-        span = range(max(c.bought, 0), min(c.sold, rows))
-        price = float(book.server_price(c.bought)[0]) if c.price is None else c.price
-        basis = price + (o.install_cost_per_server if c.install is None else c.install)
-        financing = o.financing
-        pmt = (level_payment(basis * (1 - financing.down_payment_fraction), financing.apr,
-                             financing.term_months) if financing.kind == "loan" else 0.0)
-        cumulative = 0.0
-        for m in span:
-            cumulative += float(sch["depreciation"][m, 0])
-            values = {"gen_start": c.bought, "svc": c.online, "age": m - c.bought,
-                      "span": c.sold - c.bought, "price": price, "basis": basis,
-                      "frac": float(book.resale_fraction(c.sold - c.bought)[0]), "pmt": pmt,
-                      "loan": sch["loan_payment"][m, 0], "interest": sch["interest"][m, 0],
-                      "dep": sch["depreciation"][m, 0], "cumdep": cumulative,
-                      "resale": sch["resale"][m, 0], "gain": sch["gain"][m, 0]}
-            for k, v in values.items():
-                out[k][m] = v
-    return out
 
 
 def commitment_schedule(book: PriceBook, c: CommitmentCohort) -> dict[str, np.ndarray]:

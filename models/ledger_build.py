@@ -25,14 +25,15 @@ import numpy as np
 
 from models.capacity import (CommitmentCohort, ServerCohort, commitment_chain, month_index,
                              server_chain)
-from models.costs import (cohort_items, commitment_schedule, data_share, server_terms,
-                          deductible_by_month, server_schedule)
-from models.finance import depreciation_by_age, level_payment, month_hours, monthly_rate
+from models.costs import (cohort_items, commitment_schedule, data_share, deductible_by_month,
+                          server_schedule)
+from models.finance import depreciation_by_age, month_hours, monthly_rate
 from models.ledger import (COMMIT_ITEMS, SERVER_ITEMS, TYPE_PARAMS, CohortRow, Ledger,
                            PathLedger, ProfileRows, ScheduleRow, StrategyLedger)
 from models.prices import UPFRONT_SHARE, PriceBook
 from models.profile import UsageProfile
 from models.scenario import Decision
+from models.server_terms import server_terms
 from models.staged_problem import decision_months
 from models.strategies import PlanContext, StrategyResult
 
@@ -382,8 +383,8 @@ def server_row(book: PriceBook, origin: str, ref, c: ServerCohort, rows: int) ->
 
     Notes
     -----
-    basis = price + install, principal = basis (1 - down) (:func:`models.costs.server_terms`);
-    pmt = :func:`models.finance.level_payment` (principal, apr, term) with a loan, else 0;
+    basis = price + install, principal = basis (1 - down), pmt = the level payment of the
+    principal with a loan of the plan, else 0 (:func:`models.server_terms.server_terms`);
     service = max(sold - online, 0), frac = resale fraction at sold - bought, taken = sum of
     :func:`models.finance.depreciation_by_age` over the service months; columns = count x the
     per-server items of :func:`models.costs.server_schedule`, gain = max(g, 0), loss = max(-g, 0)
@@ -391,19 +392,16 @@ def server_row(book: PriceBook, origin: str, ref, c: ServerCohort, rows: int) ->
     """
     book = book.for_type(c.type)
     s = book.scenario
-    o, f = s.owned, s.owned.financing
-    prices, install, bases, principals = server_terms(book, c)
-    price, basis, principal = float(prices[0]), float(bases[0]), float(principals[0])
-    install = float(install)
-    loan = f.kind == "loan" and c.bought >= 0
+    o = s.owned
+    terms = server_terms(book, c)
     service = max(c.sold - c.online, 0)
     params = {"count": c.count, "bought": c.bought, "online": c.online, "sold": c.sold,
-              "price": price, "install": install, "basis": basis, "span": c.sold - c.bought,
+              "price": float(terms.price[0]), "install": float(terms.install),
+              "basis": float(terms.basis[0]), "span": c.sold - c.bought,
               "service": service, "frac": float(book.resale_fraction(c.sold - c.bought)[0]),
               "taken": float(depreciation_by_age(s.finance.tax_depreciation,
                                                  o.useful_life_months, service).sum()),
-              "principal": principal,
-              "pmt": level_payment(principal, f.apr, f.term_months) if loan else 0.0}
+              "principal": float(terms.principal[0]), "pmt": float(terms.payment[0])}
     sch = server_schedule(book, c)
     per = {"online": sch["online"][:, None], "capex": sch["capex"],
            "loan": sch["loan_payment"], "interest": sch["interest"],

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from models.costs import commitment_schedule, server_schedule, server_terms
+from models.costs import commitment_schedule, server_schedule
 from models.fleet import default_type
 from models.prices import PriceBook
 from models.scenario import Scenario
+from models.server_terms import server_terms
 from models.schedule_words import quarter
 from models.strategies import StrategyResult
 
@@ -160,8 +161,8 @@ def horizon_sale(book: PriceBook, r: StrategyResult, month: int, type_id=None
     c = cohorts[0]
     typed = book.for_type(c.type)
     lines = server_schedule(typed, c)
-    price_n, install, _basis, _principal = server_terms(typed, c)
-    price = float(price_n[0])
+    terms = server_terms(typed, c)
+    price, install = float(terms.price[0]), terms.install
     resale = float(lines["resale"][c.sold - 1, 0])
     return {"held_months": c.sold - c.bought, "price": price, "install": float(install),
             "resale": resale, "resale_fraction": resale / price if price else 0.0,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from models.costs import commitment_schedule, server_schedule
+from models.cohort_costs import commitment_schedule, server_schedule
 from models.fleet import default_type
 from models.prices import PriceBook
 from models.scenario import Scenario
@@ -45,7 +45,7 @@ def sale_proceeds(book: PriceBook, r: StrategyResult, type_id=ALL) -> dict[int, 
     -----
     A sold cohort is one that leaves before its useful life or the horizon ends it (0 < sold <
     min(bought + life, H)); proceeds[sold] = sum of count x resale_{sold-1}
-    (:func:`models.costs.server_schedule`) [currency].
+    (:func:`models.cohort_costs.server_schedule`) [currency].
     """
     H = book.horizon
     out: dict[int, float] = {}
@@ -202,7 +202,7 @@ def purchase_orders(s: Scenario, decisions, labels, r: StrategyResult, book: Pri
     -----
     A purchase's cash = capex_i (the month's purchases, per type: sum over the type's cohorts
     bought in month i of count x capex per server); a signing's cash = sum over its cohorts of
-    gpus x upfront per GPU (:func:`models.costs.commitment_schedule`); a sale's proceeds from
+    gpus x upfront per GPU (:func:`models.cohort_costs.commitment_schedule`); a sale's proceeds from
     :func:`sale_proceeds` [currency].
     """
     index = {m: i for i, m in enumerate(labels)}

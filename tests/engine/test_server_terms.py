@@ -11,8 +11,8 @@ import pytest
 from numpy.testing import assert_allclose
 
 from models.capacity import ServerCohort
-from models.costs import server_schedule
-from models.ledger_build import server_row
+from models.cohort_costs import server_schedule
+from models.ledger_cohorts import server_row
 from models.scenario import Scenario
 from models.server_terms import server_terms
 from tests.support.engine_cases import context_of, flat_profile, merged

@@ -188,7 +188,7 @@ def commitment_schedule(book: PriceBook, c: CommitmentCohort) -> dict[str, np.nd
     return out
 
 
-def cohort_items(book: PriceBook, plan: CapacityPlan) -> dict[str, np.ndarray]:
+def cohort_items(book: PriceBook, plan: CapacityPlan) -> dict:
     """What the cohorts themselves cost by month.
 
     Parameters
@@ -201,24 +201,25 @@ def cohort_items(book: PriceBook, plan: CapacityPlan) -> dict[str, np.ndarray]:
 
     Returns
     -------
-    dict of str to numpy.ndarray
+    dict
         ``capex``, ``loan_payment``, ``maintenance``, ``resale_credit``,
         ``commitment_upfront``, ``commitment`` [currency, (months, n)]; the tax items that are
         not a cost line of their own: ``tax_items`` (interest, depreciation, losses on sale,
         prepaid commitments deducted over the term), of which ``prepaid``, and ``gains``
-        (taxable gains on sale) [currency, (months, n)]; ``online`` [servers, (months,)].
-        Items a plan does not have are absent, except ``online``.
+        (taxable gains on sale) [currency, (months, n)]; ``online_by_type``, servers online by
+        server type id (None: the one type of a scenario without ``server_types``) [servers,
+        (months,)]. Items a plan does not have are absent, except ``online_by_type`` (empty
+        without a server).
 
     Notes
     -----
     Each item is the sum over cohorts of count x the per-server item of :func:`server_schedule`
     (servers) or gpus x the per-GPU item of :func:`commitment_schedule` (commitments):
     tax_items = sum_servers count (interest + depreciation + max(-gain, 0)) + sum_commitments
-    gpus x prepaid_deduction; gains = sum_servers count x max(gain, 0); online(m) = sum_servers
-    count x online(m) [servers] (by type as well for a fleet) [currency].
+    gpus x prepaid_deduction; gains = sum_servers count x max(gain, 0); online_i(m) = sum over
+    the server cohorts of type i of count x online(m) [servers] [currency].
     """
-    T = book.months
-    out: dict[str, np.ndarray] = {"online": np.zeros(T)}
+    out: dict = {"online_by_type": {}}
 
     def add(name: str, value: np.ndarray) -> None:
         out[name] = out[name] + value if name in out else value
@@ -227,10 +228,8 @@ def cohort_items(book: PriceBook, plan: CapacityPlan) -> dict[str, np.ndarray]:
         if not c.count:
             continue
         sch = server_schedule(book, c)
-        out["online"] += c.count * sch["online"]
-        if c.type is not None:
-            by_type = out.setdefault("online_by_type", {})
-            by_type[c.type] = by_type.get(c.type, 0.0) + c.count * sch["online"]
+        by_type = out["online_by_type"]     # one type (None) or a fleet's, read alike
+        by_type[c.type] = by_type.get(c.type, 0.0) + c.count * sch["online"]
         for name in ("capex", "loan_payment", "maintenance"):
             if sch[name].any():
                 add(name, c.count * sch[name])

@@ -217,8 +217,7 @@ def cost_lines(book: PriceBook, plan: CapacityPlan, v: Volumes, *, linear: bool 
                           for x in (v.owned, v.spot, v.on_demand, v.gross)))
     lines = Lines(T, width)
     items = cohort_items(book, plan)
-    online = items.pop("online")
-    online_by_type = items.pop("online_by_type", {None: online})
+    online_by_type = items.pop("online_by_type")
     tax_items, gains = items.pop("tax_items", None), items.pop("gains", None)
     items.pop("prepaid", None)
     for name, value in items.items():

@@ -27,6 +27,7 @@ from models.capacity import (CommitmentCohort, ServerCohort, commitment_chain, m
                              server_chain)
 from models.cohort_costs import commitment_schedule, server_schedule
 from models.finance import depreciation_by_age, month_hours
+from models.fleet import default_type
 from models.ledger import CohortRow, ScheduleRow
 from models.prices import UPFRONT_SHARE, PriceBook
 from models.scenario import Decision
@@ -84,7 +85,7 @@ def _by_type(shorthand: int, by_type: dict, s) -> dict[str, int]:
     one-type shorthand (``buy_servers``, ``sell_servers``) counts for the first type
     (models.capacity.schedule_plan)."""
     out = {t.id: int(by_type.get(t.id, 0)) for t in s.server_types}
-    out[s.server_types[0].id] += int(shorthand)
+    out[default_type(s)] += int(shorthand)
     return out
 
 
@@ -176,7 +177,7 @@ def held_row(s, first: str, c: ServerCohort) -> Optional[int]:
     """
     if c.price is None:
         return None
-    default = s.server_types[0].id if s.server_types else None
+    default = default_type(s)
     for j, h in enumerate(s.position.servers, start=1):
         if ((h.type or default) == c.type and month_index(h.purchased, first) == c.bought
                 and h.price == c.price and h.install_cost == c.install):

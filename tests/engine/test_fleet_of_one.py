@@ -24,8 +24,9 @@ import math
 
 import pytest
 
+from models.cohort_costs import cohort_items
 from models.scenario import Scenario
-from tests.support.engine_cases import csv_profile
+from tests.support.engine_cases import context_of, csv_profile
 from tests.support.paths import SAMPLES
 from tests.support.plans import compute_plan
 
@@ -118,3 +119,18 @@ def test_the_guard_sees_a_difference():
         ["/servers: 3 against 4"]
     lost = {**same, "rows": [{"buy_servers": 2}]}
     assert differences(single, as_one_type(lost)) == ["/rows[0]/x: only in the single type"]
+
+
+def test_the_cohorts_of_one_type_are_counted_by_type_as_a_fleets():
+    """The cost kernel reads servers online by type for one type as for a fleet (the one type's
+    id is None): no second path for a scenario without ``server_types``."""
+    scenario = Scenario.model_validate(json.loads((SAMPLES / "scenario_h100.json").read_text()))
+    scenario = scenario.with_changes(uncertainty={"draws": 0})
+    plan = compute_plan(scenario, csv_profile(SAMPLES / "usage_hourly.csv"))
+    book = context_of(plan).book
+    r = plan.strategies["proposed"]
+    online = cohort_items(book, r.plan)["online_by_type"]
+    assert set(online) == {None}
+    H = book.horizon
+    assert online[None][:H].tolist() == r.plan.servers_online(H).tolist()
+    assert online[None].max() == 8          # the sample proposes 8 servers

@@ -9,7 +9,7 @@ Owned-fleet actuals may say that purchases or sales went otherwise (a late deliv
 price): they are given as ``actual`` events and replace the strategy's own through that month.
 
 Pure: the scenario and the strategy's entry of a plan document in, a
-:class:`models.scenario.Position` out (prices from :class:`models.prices.PriceBook`, the book
+:class:`models.scenario_position.Position` out (prices from :class:`models.prices.PriceBook`, the book
 the plan was priced with).
 """
 from __future__ import annotations
@@ -21,7 +21,8 @@ from models.capacity import month_index
 from models.fleet import default_type, fleet_types
 from models.prices import PriceBook
 from models.profile import plan_calendar
-from models.scenario import Position, PositionCommitment, PositionServers, Scenario
+from models.scenario import Scenario
+from models.scenario_position import Position, PositionCommitment, PositionServers
 
 
 @dataclass(frozen=True)

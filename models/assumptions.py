@@ -17,7 +17,8 @@ from scipy.special import ndtr, ndtri
 from models.checkpoint import HOURS_PER_YEAR, waste_fraction
 from models.fields import field_meta
 from models.ranges import RANGES, RangeSpec
-from models.scenario import Scenario, Uncertainty, type_owned
+from models.scenario import Scenario, Uncertainty
+from models.scenario_owned import type_owned
 
 STRATA = 8  # failure and spot-interruption draws: midpoints of equal-probability strata
 

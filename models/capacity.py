@@ -430,7 +430,7 @@ def schedule_plan(s: Scenario, decisions, first_month: str, horizon: int,
     ----------
     s : Scenario
         Scenario (offer terms, useful life, lead time).
-    decisions : iterable of models.scenario.Decision
+    decisions : iterable of models.scenario_schedule.Decision
         The schedule: in each month, servers to buy or sell and GPUs to commit per offer.
     first_month : str
         The plan's first month, ``'YYYY-MM'``.

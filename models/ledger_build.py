@@ -32,7 +32,7 @@ from models.ledger import (COMMIT_ITEMS, SERVER_ITEMS, TYPE_PARAMS, CohortRow, L
                            PathLedger, ProfileRows, ScheduleRow, StrategyLedger)
 from models.prices import UPFRONT_SHARE, PriceBook
 from models.profile import UsageProfile
-from models.scenario import Decision
+from models.scenario_schedule import Decision
 from models.staged_problem import decision_months
 from models.strategies import PlanContext, StrategyResult
 

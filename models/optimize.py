@@ -29,7 +29,7 @@ import numpy as np
 from models.capacity import Capacity, CapacityPlan
 from models.costs import cost_lines, present_value
 from models.dispatch import Volumes, dispatch
-from models.scenario import MAX_SERVERS
+from models.scenario_types import MAX_SERVERS
 from models.splits import CommitmentSplits
 from models.strategies import PlanContext, StrategyResult
 

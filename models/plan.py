@@ -22,7 +22,9 @@ from models.plan_limits import breaches
 from models.plan_options import PlanOptions
 from models.profile import (PlanCalendar, UsageProfile, check_peak, demand_for,
                             plan_calendar)
-from models.scenario import MAX_SERVERS, Decision, Scenario
+from models.scenario import Scenario
+from models.scenario_schedule import Decision
+from models.scenario_types import MAX_SERVERS
 from models.problem_size import ProblemSize, check_size
 from models.robust import demand_paths, robust_optimum
 from models.staged import fleet_optimal, staged_optimum

@@ -17,7 +17,7 @@ import scipy.sparse as sp
 
 from models.milp_index import Index, Rows
 from models.robust_result import cvar
-from models.scenario import DemandScenario
+from models.scenario_schedule import DemandScenario
 from models.staged_block import Block
 from models.staged_problem import StagedError, assemble, bounds
 
@@ -346,7 +346,7 @@ def extensive_form(blocks: list[Block], paths: tuple[DemandScenario, ...], stagi
         Each path's MILP parts and tangents.
     paths : tuple of DemandScenario
         The paths (their probabilities).
-    staging : models.scenario.Staging
+    staging : models.scenario_schedule.Staging
         The plan's staging section (decide-now months, risk).
     floor : list of float or None, optional
         Each block's least MILP cost (:func:`floors`), added as rows.

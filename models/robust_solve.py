@@ -17,7 +17,7 @@ from models.robust_problem import (ExtensiveForm, Stacked, extensive_form, feasi
                                    lifted, stacked_rows)
 from models.robust_result import PathPlan, RobustResult, cvar, path_plan
 from models.robust_search import search
-from models.scenario import DemandScenario
+from models.scenario_schedule import DemandScenario
 from models.staged import LOOSE_GAP, MAX_ROUNDS, solve
 from models.staged_block import HIGHS_OPTIONS, Block
 from models.staged_problem import StagedError

@@ -29,7 +29,8 @@ from models.fleet import fleet_types
 from models.milp_index import Block, Index, Rows
 from models.optimize import optimizer_state
 from models.refusals import Refusal
-from models.scenario import MAX_SERVERS, Scenario
+from models.scenario import Scenario
+from models.scenario_types import MAX_SERVERS
 from models.staged_rows import limit_rows, sale_rows, unit_rows
 from models.strategies import PlanContext
 

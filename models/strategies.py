@@ -22,7 +22,8 @@ from models.fleet import fleet_types, merit_order
 from models.prices import PriceBook
 from models.profile import PlanCalendar, PlanDemand
 from models.refusals import Refusal
-from models.scenario import MAX_SERVERS, Scenario
+from models.scenario import Scenario
+from models.scenario_types import MAX_SERVERS
 
 __all__ = ["Capacity", "PlanContext", "PlanError", "StrategyResult", "on_demand_capacity",
            "buy_for_peak_capacity", "proposed_capacity", "failure_and_spot_waste"]

@@ -13,7 +13,8 @@ from models.plan import build_context, proposed_strategy
 from models.robust import path_contexts, robust_optimum
 from models.robust_alternatives import least_capital
 from models.robust_result import cvar
-from models.scenario import Decision, Scenario
+from models.scenario import Scenario
+from models.scenario_schedule import Decision
 from models.staged import staged_optimum
 from models.staged_block import Block
 from tests.support.engine_cases import THREE, robust_case as case

@@ -19,7 +19,8 @@ from models.capacity import ScheduleError, month_index, position_plan, schedule_
 from models.document import plan_document
 from models.plan import build_context
 from tests.support.plans import compute_plan
-from models.scenario import Decision, Scenario
+from models.scenario import Scenario
+from models.scenario_schedule import Decision
 from models.staged import staged_optimum
 from models.staged_problem import decision_months
 from models.strategies import PlanError

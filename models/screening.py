@@ -20,7 +20,7 @@ import numpy as np
 from models.breakeven_words import Direction
 from models.capacity import Capacity, static_plan
 from models.messages import Message, Percent
-from models.optimize import LinearCosts, optimizer_state
+from models.linear_costs import LinearCosts, optimizer_state
 from models.strategies import PlanContext
 
 
@@ -132,7 +132,7 @@ def screening_lines(ctx: PlanContext) -> dict[str, Line]:
     owned: F = 8760 x PV_server / (G t W), p = sum_m u^own_m h_m o_m / W, max = 8760 a;
     on demand: p = sum_m u^od_m h_m o_m / W; spot: p = sum_m u^spot_m h_m o_m / W x (1 - w_f) /
     (1 - w_s); an offer: F = 8760 x PV_offer / (t_c sum_m h_m f_m), p = 0; u the PV of one GPU-hour
-    by source (:class:`models.optimize.LinearCosts`) [currency per GPU-hour], G GPUs per server, t
+    by source (:class:`models.linear_costs.LinearCosts`) [currency per GPU-hour], G GPUs per server, t
     and t_c the owned and cloud throughputs, a the availability, w_f and w_s the failure and spot
     wastes [fraction].
     Owned, on demand and spot are levelized over the months the next server bought is online

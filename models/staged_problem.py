@@ -27,7 +27,7 @@ from models.costs import commitment_schedule, cost_lines, present_value, server_
 from models.dispatch import Volumes
 from models.fleet import fleet_types
 from models.milp_index import Block, Index, Rows
-from models.optimize import optimizer_state
+from models.linear_costs import optimizer_state
 from models.refusals import Refusal
 from models.scenario import Scenario
 from models.scenario_types import MAX_SERVERS

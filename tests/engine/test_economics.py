@@ -15,7 +15,8 @@ from scipy.optimize import brentq
 
 from models.capacity import Capacity
 from models.document import plan_document
-from models.optimize import best_capacity, linear_costs
+from models.linear_costs import linear_costs
+from models.optimize import best_capacity
 from models.plan import build_context
 from tests.support.plans import compute_plan
 from models.profile import UsageProfile, plan_calendar

@@ -115,7 +115,7 @@ EXEMPT: dict[str, str] = {
     "models.limit_words.Breach.to_json": "container",
     "models.messages.Message.as_json": "container",
     "models.messages.param_json": "container",
-    "models.optimize.Candidates.join": "container",
+    "models.candidate_grid.Candidates.join": "container",
     "models.plan_options.PlanOptions.to_dict": "container",
     "models.scenario.scenario_document": "container",
     "models.schedule_words.schedule_json": "container",

@@ -13,7 +13,8 @@ import numpy as np
 from models.breakeven import breakeven_section
 from models.capacity import Capacity, ScheduleError, schedule_plan, static_plan
 from models.costs import commitment_schedule, server_schedule
-from models.document import Plan, build_document
+from models.document import build_document
+from models.plan_sections import Plan
 from models.explain import explanation
 from models.ledger_build import plan_ledger
 from models.messages import Message, Money, Months, Number, Percent

@@ -21,7 +21,7 @@ from babel.messages.extract import extract_python
 from pydantic import BaseModel
 
 from models.assumptions import ASSUMPTIONS
-from models.document import DISTRIBUTION_NOTE, RULES
+from models.document_rules import DISTRIBUTION_NOTE, RULES
 from models.scenario import Scenario
 from models.scenario_owned import LoanFinancing
 
@@ -129,7 +129,7 @@ def range_fields(fileobj, keywords, comment_tags, options) -> Iterator[Extracted
 
 
 def document_texts() -> Iterator[tuple[str, str, str]]:
-    """The rules and notes the plan document states in words (models/document.py)."""
+    """The rules and notes the plan document states in words (models/document_rules.py)."""
     for key, value in RULES.items():
         if isinstance(value, dict):
             for sub, text in value.items():
@@ -140,7 +140,7 @@ def document_texts() -> Iterator[tuple[str, str, str]]:
 
 
 def document_rules(fileobj, keywords, comment_tags, options) -> Iterator[Extracted]:
-    """Babel extraction method for models/document.py: its rules, then the literals its
+    """Babel extraction method for models/document_rules.py: its rules, then the literals its
     code marks (Message templates) as the Python extractor finds them."""
     data = fileobj.read()
     for _line, _function, text, comments in _extract(document_texts(), _Bytes(data)):

@@ -20,7 +20,8 @@ from typing import Mapping, Optional
 
 import numpy as np
 
-from models.assumptions import TYPE_SEP, base_value, offer_discount
+from models.assumption_values import base_value, offer_discount
+from models.assumptions import TYPE_SEP
 from models.checkpoint import SECONDS_PER_HOUR
 from models.finance import resale_fraction
 from models.fleet import fleet_types, type_scenario

@@ -84,7 +84,7 @@ def planned_events(s: Scenario, entry: Mapping[str, Any], first_month: str, hori
 
     Notes
     -----
-    A static strategy holds its level for the whole horizon (models.capacity.static_plan):
+    A static strategy holds its level for the whole horizon (models.static_cohorts.static_plan):
     servers bought in month 0 and replaced at the end of each useful life L (purchases at
     months 0, L, 2L, ... < H, a type only while it can be bought), and each offer's GPUs
     signed at month 0 and renewed at each term end T (0, T, 2T, ... < H). Prices are the

@@ -13,7 +13,8 @@ import numpy as np
 from scipy.optimize import brentq
 
 from models.breakeven_words import Direction
-from models.capacity import Capacity, CapacityPlan, CommitmentCohort, static_plan
+from models.capacity import Capacity, CapacityPlan, CommitmentCohort
+from models.static_cohorts import static_plan
 from models.messages import Message, Percent
 from models.profile import PlanDemand
 from models.screening import online_months

@@ -23,8 +23,8 @@ from typing import Optional
 
 import numpy as np
 
-from models.capacity import (CommitmentCohort, ServerCohort, commitment_chain, month_index,
-                             server_chain)
+from models.capacity import CommitmentCohort, ServerCohort, month_index
+from models.static_cohorts import commitment_chain, server_chain
 from models.costs import (cohort_items, commitment_schedule, data_share, server_terms,
                           deductible_by_month, server_schedule)
 from models.finance import depreciation_by_age, level_payment, month_hours, monthly_rate

@@ -11,7 +11,9 @@ from typing import Optional, Sequence
 import numpy as np
 
 from models.breakeven import breakeven_section
-from models.capacity import Capacity, ScheduleError, schedule_plan, static_plan
+from models.capacity import Capacity
+from models.schedule_cohorts import ScheduleError, schedule_plan
+from models.static_cohorts import static_plan
 from models.costs import commitment_schedule, server_schedule
 from models.document import build_document
 from models.plan_sections import Plan

@@ -18,7 +18,8 @@ from typing import Optional
 import numpy as np
 
 from models.breakeven_words import Direction
-from models.capacity import Capacity, static_plan
+from models.capacity import Capacity
+from models.static_cohorts import static_plan
 from models.messages import Message, Percent
 from models.linear_costs import LinearCosts, optimizer_state
 from models.strategies import PlanContext
@@ -71,7 +72,7 @@ def online_months(ctx: PlanContext) -> np.ndarray:
 
     Notes
     -----
-    o_m = servers online in month m of :func:`models.capacity.static_plan` of one server (its
+    o_m = servers online in month m of :func:`models.static_cohorts.static_plan` of one server (its
     chain of replacements) [-].
     Servers already held are not counted: a marginal breakeven is about buying the next
     server, whose PV is spread over its own online months (issue 23).

@@ -21,8 +21,8 @@ from typing import Optional
 import numpy as np
 import scipy.sparse as sp
 
-from models.capacity import (CapacityPlan, CommitmentCohort, ServerCohort, combined,
-                             commitment_chain, server_chain)
+from models.capacity import CapacityPlan, CommitmentCohort, ServerCohort, combined
+from models.static_cohorts import commitment_chain, server_chain
 from models.costs import commitment_schedule, cost_lines, present_value, server_schedule
 from models.dispatch import Volumes
 from models.fleet import fleet_types

@@ -13,7 +13,8 @@ from typing import Optional, Union
 
 import numpy as np
 
-from models.capacity import Capacity, CapacityPlan, position_plan, static_plan
+from models.capacity import Capacity, CapacityPlan
+from models.static_cohorts import position_plan, static_plan
 from models.checkpoint import HOURS_PER_YEAR, Waste, waste_fraction
 from models.costs import (cost_lines, discounted_by_month, net_by_month, present_value,
                           uses_cloud)

@@ -14,7 +14,8 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose
 
-from models.capacity import Capacity, ScheduleError, schedule_plan
+from models.capacity import Capacity
+from models.schedule_cohorts import ScheduleError, schedule_plan
 from models.plan import build_context
 from tests.support.plans import compute_plan
 from models.document import plan_document

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose
 
-from models.capacity import schedule_plan
+from models.schedule_cohorts import schedule_plan
 from models.plan import build_context, proposed_strategy
 from models.robust import path_contexts, robust_optimum
 from models.robust_alternatives import least_capital

@@ -15,7 +15,8 @@ from typing import Optional, Sequence
 import numpy as np
 import scipy.sparse as sp
 
-from models.milp_index import Index, Rows
+from models.milp_index import Index
+from models.milp_rows import Rows
 from models.robust_result import cvar
 from models.scenario_schedule import DemandScenario
 from models.staged_block import Block
@@ -190,7 +191,7 @@ def stacked_rows(st: Stacked, extra: Optional[Rows]
     ----------
     st : Stacked
         The stacked MILP.
-    extra : models.milp_index.Rows or None
+    extra : models.milp_rows.Rows or None
         Rows beyond the blocks' and the links.
 
     Returns

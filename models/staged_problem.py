@@ -26,7 +26,9 @@ from models.static_cohorts import commitment_chain, server_chain
 from models.costs import commitment_schedule, cost_lines, present_value, server_schedule
 from models.dispatch import Volumes
 from models.fleet import fleet_types
-from models.milp_index import Block, Index, Rows
+from models.milp_block import Block
+from models.milp_index import Index
+from models.milp_rows import Rows
 from models.linear_costs import optimizer_state
 from models.refusals import Refusal
 from models.scenario import Scenario

@@ -40,7 +40,7 @@ EXEMPT: dict[str, str] = {
     "models.messages.english": "words",
     "models.messages.english_money": "words",
     "models.messages.english_months": "words",
-    "models.milp_index.Block.label": "words",
+    "models.milp_block.Block.label": "words",
     "models.milp_index.Index.name": "words",
     "models.plan.plan_warnings": "words",
     "models.scenario.validation_messages": "words",

@@ -9,8 +9,8 @@ Owned-fleet actuals may say that purchases or sales went otherwise (a late deliv
 price): they are given as ``actual`` events and replace the strategy's own through that month.
 
 Pure: the scenario and the strategy's entry of a plan document in, a
-:class:`models.scenario_position.Position` out (prices from :class:`models.prices.PriceBook`, the book
-the plan was priced with).
+:class:`models.scenario_position.Position` out (prices from
+:class:`models.prices.PriceBook`, the book the plan was priced with).
 """
 from __future__ import annotations
 

@@ -133,7 +133,8 @@ def screening_lines(ctx: PlanContext) -> dict[str, Line]:
     owned: F = 8760 x PV_server / (G t W), p = sum_m u^own_m h_m o_m / W, max = 8760 a;
     on demand: p = sum_m u^od_m h_m o_m / W; spot: p = sum_m u^spot_m h_m o_m / W x (1 - w_f) /
     (1 - w_s); an offer: F = 8760 x PV_offer / (t_c sum_m h_m f_m), p = 0; u the PV of one GPU-hour
-    by source (:class:`models.linear_costs.LinearCosts`) [currency per GPU-hour], G GPUs per server, t
+    by source (:class:`models.linear_costs.LinearCosts`) [currency per GPU-hour], G GPUs per
+    server, t
     and t_c the owned and cloud throughputs, a the availability, w_f and w_s the failure and spot
     wastes [fraction].
     Owned, on demand and spot are levelized over the months the next server bought is online

@@ -230,8 +230,8 @@ def draw_context(ctx: PlanContext, values: dict[str, np.ndarray], i: int) -> Pla
 
     Notes
     -----
-    scenario_i = :func:`models.assumption_values.with_values` (scenario, draw i's values); demand_i =
-    :func:`models.draw_dispatch.grown_demand` at draw i's growth.
+    scenario_i = :func:`models.assumption_values.with_values` (scenario, draw i's values);
+    demand_i = :func:`models.draw_dispatch.grown_demand` at draw i's growth.
     """
     one = {k: float(v[i]) for k, v in values.items() if k != "demand_growth"}
     scenario = with_values(ctx.scenario, one)

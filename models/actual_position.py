@@ -9,8 +9,8 @@ Owned-fleet actuals may say that purchases or sales went otherwise (a late deliv
 price): they are given as ``actual`` events and replace the strategy's own through that month.
 
 Pure: the scenario and the strategy's entry of a plan document in, a
-:class:`models.scenario.Position` out (prices from :class:`models.prices.PriceBook`, the book
-the plan was priced with).
+:class:`models.scenario_position.Position` out (prices from
+:class:`models.prices.PriceBook`, the book the plan was priced with).
 """
 from __future__ import annotations
 
@@ -21,7 +21,8 @@ from models.capacity import month_index
 from models.fleet import default_type, fleet_types
 from models.prices import PriceBook
 from models.profile import plan_calendar
-from models.scenario import Position, PositionCommitment, PositionServers, Scenario
+from models.scenario import Scenario
+from models.scenario_position import Position, PositionCommitment, PositionServers
 
 
 @dataclass(frozen=True)
@@ -83,7 +84,7 @@ def planned_events(s: Scenario, entry: Mapping[str, Any], first_month: str, hori
 
     Notes
     -----
-    A static strategy holds its level for the whole horizon (models.capacity.static_plan):
+    A static strategy holds its level for the whole horizon (models.static_cohorts.static_plan):
     servers bought in month 0 and replaced at the end of each useful life L (purchases at
     months 0, L, 2L, ... < H, a type only while it can be bought), and each offer's GPUs
     signed at month 0 and renewed at each term end T (0, T, 2T, ... < H). Prices are the

@@ -37,7 +37,7 @@ def draw_pvs(ctx: PlanContext, values: Mapping[str, np.ndarray],
         The plan's context (base scenario, calendar, demand).
     values : Mapping of str to numpy.ndarray
         Every assumption's value in each draw [the assumption's unit, (n,)], as
-        :func:`models.assumptions.sample` gives them.
+        :func:`models.assumption_sampling.sample` gives them.
     plans : Mapping of str to CapacityPlan
         The fixed capacities to price, by name.
     chunk : int, default CHUNK

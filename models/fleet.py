@@ -2,7 +2,7 @@
 
 A scenario without ``server_types`` has one type, ``owned``, whose id is None: every rule then
 reads exactly as before. With ``server_types`` each type is ``owned`` with the type's overrides
-(models.scenario.type_owned), bought in its own window and priced by its own price book
+(models.scenario_owned.type_owned), bought in its own window and priced by its own price book
 (models.prices.PriceBook.for_type). Demand stays in work of the reference GPU: a server of a
 type gives ``gpus_per_server x availability x relative_throughput`` of it an hour.
 
@@ -18,7 +18,8 @@ from typing import Optional
 
 import numpy as np
 
-from models.scenario import Owned, Scenario, type_owned
+from models.scenario import Scenario
+from models.scenario_owned import Owned, type_owned
 
 
 @dataclass(frozen=True)

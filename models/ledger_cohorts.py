@@ -23,14 +23,14 @@ from typing import Optional
 
 import numpy as np
 
-from models.capacity import (CommitmentCohort, ServerCohort, commitment_chain, month_index,
-                             server_chain)
+from models.capacity import CommitmentCohort, ServerCohort, month_index
+from models.static_cohorts import commitment_chain, server_chain
 from models.cohort_costs import commitment_schedule, server_schedule
 from models.finance import depreciation_by_age, month_hours
 from models.fleet import default_type
 from models.ledger import CohortRow, ScheduleRow
 from models.prices import UPFRONT_SHARE, PriceBook
-from models.scenario import Decision
+from models.scenario_schedule import Decision
 from models.server_terms import server_terms
 from models.staged_problem import decision_months
 from models.strategies import PlanContext, StrategyResult

@@ -74,7 +74,7 @@ def owned_cost(row: Mapping[str, Any]) -> Fraction:
     Parameters
     ----------
     row : mapping
-        A monthly row of a plan document (models.document.month_rows).
+        A monthly row of a plan document (models.strategy_document.month_rows).
 
     Returns
     -------
@@ -99,7 +99,7 @@ def owned_export(monthly: Sequence[Mapping[str, Any]], strategy: str,
     Parameters
     ----------
     monthly : sequence of mapping
-        The strategy's monthly rows of a plan document (models.document.month_rows), in
+        The strategy's monthly rows of a plan document (models.strategy_document.month_rows), in
         calendar order from the plan's first month, with the months after the horizon.
     strategy : str
         Its name (for the refusal).

@@ -11,9 +11,12 @@ from typing import Optional, Sequence
 import numpy as np
 
 from models.breakeven import breakeven_section
-from models.capacity import Capacity, ScheduleError, schedule_plan, static_plan
+from models.capacity import Capacity
+from models.schedule_cohorts import ScheduleError, schedule_plan
+from models.static_cohorts import static_plan
 from models.cohort_costs import commitment_schedule, server_schedule
-from models.document import Plan, build_document
+from models.document import build_document
+from models.plan_sections import Plan
 from models.explain import explanation
 from models.ledger_build import plan_ledger
 from models.messages import Message, Money, Months, Number, Percent
@@ -22,7 +25,9 @@ from models.plan_limits import breaches
 from models.plan_options import PlanOptions
 from models.profile import (PlanCalendar, UsageProfile, check_peak, demand_for,
                             plan_calendar)
-from models.scenario import MAX_SERVERS, Decision, Scenario
+from models.scenario import Scenario
+from models.scenario_schedule import Decision
+from models.scenario_types import MAX_SERVERS
 from models.problem_size import ProblemSize, check_size
 from models.robust import demand_paths, robust_optimum
 from models.staged import fleet_optimal, staged_optimum

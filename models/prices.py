@@ -20,12 +20,14 @@ from typing import Mapping, Optional
 
 import numpy as np
 
-from models.assumptions import TYPE_SEP, base_value, offer_discount
+from models.assumption_values import base_value, offer_discount
+from models.assumptions import TYPE_SEP
 from models.checkpoint import SECONDS_PER_HOUR
 from models.finance import resale_fraction
 from models.fleet import fleet_types, type_scenario
 from models.profile import PlanCalendar, plan_calendar
-from models.scenario import CommitmentOffer, Scenario
+from models.scenario import Scenario
+from models.scenario_cloud import CommitmentOffer
 
 UPFRONT_SHARE = {"none": 0.0, "partial": 0.5, "all": 1.0}
 PRICED = ("on_demand_price", "on_demand_trend", "hardware_trend", "server_price",

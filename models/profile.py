@@ -365,7 +365,7 @@ def demand_for(options, profile: UsageProfile, total_hours: int) -> PlanDemand:
 
     Parameters
     ----------
-    options : models.scenario.ProfileOptions
+    options : models.scenario_settings.ProfileOptions
         Growth, day shape, interruptible share, demand basis and target utilization.
     profile : UsageProfile
         Usage by period.

@@ -22,7 +22,7 @@ def replanned_forecast(monthly: Sequence[Mapping[str, Any]], actuals: Sequence[M
     Parameters
     ----------
     monthly : sequence of mapping
-        The approved strategy's monthly rows (models.document.month_rows), calendar order.
+        The approved strategy's monthly rows (models.strategy_document.month_rows), calendar order.
     actuals : sequence of MonthActuals
         Months of the approved plan with actuals (as models.forecast.forecast takes them).
     replanned : sequence of mapping

@@ -41,7 +41,8 @@ from models.robust_alternatives import add_foresight, least_capital
 from models.robust_problem import floors
 from models.robust_result import RobustResult
 from models.robust_solve import solve_decomposed, solve_extensive
-from models.scenario import DemandScenario, Scenario
+from models.scenario import Scenario
+from models.scenario_schedule import DemandScenario
 from models.staged import solve
 from models.staged_block import Block
 from models.staged_problem import StagedError

@@ -6,11 +6,11 @@ from typing import Optional
 
 import numpy as np
 
-from models.milp_index import Rows
+from models.milp_rows import Rows
 from models.robust_problem import Stacked, block_costs, first_stage, stack
 from models.robust_result import Alternative, RobustResult
 from models.robust_solve import here_and_now, path_plans, run_loop, solve_held
-from models.scenario import DemandScenario
+from models.scenario_schedule import DemandScenario
 from models.staged_block import HIGHS_OPTIONS, Block
 from models.staged_problem import StagedError
 from models.strategies import PlanContext

@@ -68,7 +68,7 @@ def padded_rows(rows: list[dict], months: list[str]) -> list[dict]:
     Parameters
     ----------
     rows : list of dict
-        The path's monthly rows (:func:`models.document.month_rows`).
+        The path's monthly rows (:func:`models.strategy_document.month_rows`).
     months : list of str
         Every path's months, in order ('YYYY-MM').
 
@@ -100,7 +100,7 @@ def expected_entry(entries: list[dict], p: list[float], results: list) -> dict[s
     Parameters
     ----------
     entries : list of dict
-        Each path's entry, as :func:`models.document.strategy_document` writes it on the
+        Each path's entry, as :func:`models.strategy_document.strategy_document` writes it on the
         path's own context.
     p : list of float
         The paths' probabilities.

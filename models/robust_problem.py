@@ -15,9 +15,10 @@ from typing import Optional, Sequence
 import numpy as np
 import scipy.sparse as sp
 
-from models.milp_index import Index, Rows
+from models.milp_index import Index
+from models.milp_rows import Rows
 from models.robust_result import cvar
-from models.scenario import DemandScenario
+from models.scenario_schedule import DemandScenario
 from models.staged_block import Block
 from models.staged_problem import StagedError, assemble, bounds
 
@@ -190,7 +191,7 @@ def stacked_rows(st: Stacked, extra: Optional[Rows]
     ----------
     st : Stacked
         The stacked MILP.
-    extra : models.milp_index.Rows or None
+    extra : models.milp_rows.Rows or None
         Rows beyond the blocks' and the links.
 
     Returns
@@ -346,7 +347,7 @@ def extensive_form(blocks: list[Block], paths: tuple[DemandScenario, ...], stagi
         Each path's MILP parts and tangents.
     paths : tuple of DemandScenario
         The paths (their probabilities).
-    staging : models.scenario.Staging
+    staging : models.scenario_schedule.Staging
         The plan's staging section (decide-now months, risk).
     floor : list of float or None, optional
         Each block's least MILP cost (:func:`floors`), added as rows.

@@ -9,7 +9,7 @@ from typing import Optional
 import numpy as np
 
 from models.capacity import CapacityPlan
-from models.scenario import Decision, DemandScenario
+from models.scenario_schedule import Decision, DemandScenario
 from models.strategies import PlanContext, StrategyResult
 
 

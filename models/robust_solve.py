@@ -9,15 +9,15 @@ from typing import Optional
 
 import numpy as np
 
-from models.capacity import schedule_plan
+from models.schedule_cohorts import schedule_plan
 from models.highs import BoxedLp, proven_gap, proves, solve_mip
 from models.limits import LOOP_MILPS, SEARCH_BOXES, SEARCH_POINTS, node_limit
-from models.milp_index import Rows
+from models.milp_rows import Rows
 from models.robust_problem import (ExtensiveForm, Stacked, extensive_form, feasible, floors,
                                    lifted, stacked_rows)
 from models.robust_result import PathPlan, RobustResult, cvar, path_plan
 from models.robust_search import search
-from models.scenario import DemandScenario
+from models.scenario_schedule import DemandScenario
 from models.staged import LOOSE_GAP, MAX_ROUNDS, solve
 from models.staged_block import HIGHS_OPTIONS, Block
 from models.staged_problem import StagedError
@@ -44,7 +44,7 @@ def run_loop(st: Stacked, cost: np.ndarray, extra: Optional[Rows] = None,
         The stacked MILP.
     cost : numpy.ndarray
         Objective coefficients [(nvar,)].
-    extra : models.milp_index.Rows, optional
+    extra : models.milp_rows.Rows, optional
         Constraints beyond the blocks' and the links.
     nodes : int, optional
         Branch-and-bound nodes over every round; default ``LOOP_MILPS`` MILPs' worth

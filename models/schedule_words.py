@@ -11,7 +11,8 @@ from typing import Any
 import numpy as np
 
 from models.messages import Message, Money, Months, Number, Percent
-from models.scenario import Decision, Scenario
+from models.scenario import Scenario
+from models.scenario_schedule import Decision
 
 
 def schedule_json(decisions) -> list[dict[str, Any]]:
@@ -19,7 +20,7 @@ def schedule_json(decisions) -> list[dict[str, Any]]:
 
     Parameters
     ----------
-    decisions : iterable of models.scenario.Decision
+    decisions : iterable of models.scenario_schedule.Decision
         The schedule.
 
     Returns
@@ -162,7 +163,7 @@ def schedule_words(s: Scenario, decisions, first_month: str) -> list[Message]:
     ----------
     s : Scenario
         The scenario (offer terms).
-    decisions : iterable of models.scenario.Decision
+    decisions : iterable of models.scenario_schedule.Decision
         The schedule, in date order (each decision's actions in the order buy, sell,
         sign).
     first_month : str
@@ -252,7 +253,7 @@ def grouped_schedule_words(s: Scenario, decisions, first_month: str) -> list[Mes
     ----------
     s : Scenario
         The scenario (offer terms).
-    decisions : iterable of models.scenario.Decision
+    decisions : iterable of models.scenario_schedule.Decision
         The schedule, in date order.
     first_month : str
         The plan's first month, ``'YYYY-MM'``.
@@ -386,7 +387,7 @@ def decisions_from_json(items) -> tuple[Decision, ...]:
 
     Returns
     -------
-    tuple of models.scenario.Decision
+    tuple of models.scenario_schedule.Decision
         The decisions.
 
     Raises

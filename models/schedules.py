@@ -1,7 +1,7 @@
 """A schedule as the reviewer reads it: decisions, purchase orders and cash (issue 14); its
 words are models/schedule_words.py's.
 
-A schedule is a tuple of :class:`models.scenario.Decision`; what it costs comes from the
+A schedule is a tuple of :class:`models.scenario_schedule.Decision`; what it costs comes from the
 strategy the engine priced with it. Purchase orders list what to buy, sell or sign and when,
 with the cash paid or, for a sale, the resale received; cash is the purchases and upfront
 payments by quarter and by calendar year (the figures a capital budget is set against), and by
@@ -177,7 +177,7 @@ def purchase_orders(s: Scenario, decisions, labels, r: StrategyResult, book: Pri
     ----------
     s : Scenario
         The scenario (its offers).
-    decisions : iterable of models.scenario.Decision
+    decisions : iterable of models.scenario_schedule.Decision
         The schedule.
     labels : sequence of str
         Month labels ``'YYYY-MM'`` of the strategy's lines.
@@ -240,7 +240,7 @@ def purchase_orders(s: Scenario, decisions, labels, r: StrategyResult, book: Pri
     for order in orders:
         if order["action"] == "buy":
             # a shorthand purchase (``buy_servers``) of a fleet buys its first type
-            # (models.capacity.schedule_plan), the type its cohorts carry
+            # (models.schedule_cohorts.schedule_plan), the type its cohorts carry
             sale = horizon_sale(book, r, index[order["month"]],
                                 order.get("type") or default_type(s))
             if sale is not None:

@@ -38,7 +38,8 @@ def servers_held(ctx: PlanContext) -> Count:
     Notes
     -----
     Every row of ``position.servers`` not retired before the first month (useful life ended),
-    summed: held = sum of the counts of the position's cohorts (models.capacity.position_plan).
+    summed: held = sum of the counts of the position's cohorts
+    (models.static_cohorts.position_plan).
     """
     counts: Counter = Counter()
     for c in ctx.position.servers:

@@ -18,7 +18,7 @@ from typing import Sequence
 
 import numpy as np
 
-from models.scenario import CommitmentOffer
+from models.scenario_cloud import CommitmentOffer
 
 
 class CommitmentSplits:

@@ -40,7 +40,7 @@ from __future__ import annotations
 import math
 from typing import Optional
 
-from models.capacity import schedule_plan
+from models.schedule_cohorts import schedule_plan
 from models.highs import proven_gap
 from models.limits import LOOP_MILPS, node_limit
 from models.staged_block import Block, solve_milp

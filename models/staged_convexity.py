@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from models.optimize import optimizer_state
+from models.linear_costs import optimizer_state
 from models.staged_problem import StagedError
 from models.strategies import PlanContext
 

@@ -21,16 +21,19 @@ from typing import Optional
 import numpy as np
 import scipy.sparse as sp
 
-from models.capacity import (CapacityPlan, CommitmentCohort, ServerCohort, combined,
-                             commitment_chain, server_chain)
+from models.capacity import CapacityPlan, CommitmentCohort, ServerCohort, combined
+from models.static_cohorts import commitment_chain, server_chain
 from models.cohort_costs import commitment_schedule, server_schedule
 from models.costs import cost_lines, present_value
 from models.dispatch import Volumes
 from models.fleet import fleet_types
-from models.milp_index import Block, Index, Rows
-from models.optimize import optimizer_state
+from models.milp_block import Block
+from models.milp_index import Index
+from models.milp_rows import Rows
+from models.linear_costs import optimizer_state
 from models.refusals import Refusal
-from models.scenario import MAX_SERVERS, Scenario
+from models.scenario import Scenario
+from models.scenario_types import MAX_SERVERS
 from models.staged_rows import limit_rows, sale_rows, unit_rows
 from models.strategies import PlanContext
 

@@ -8,7 +8,7 @@ from typing import Optional
 import numpy as np
 
 from models.capacity import Capacity, CapacityPlan
-from models.scenario import Decision
+from models.scenario_schedule import Decision
 from models.staged_problem import Problem
 from models.strategies import PlanContext
 
@@ -46,7 +46,7 @@ def to_decisions(ctx: PlanContext, prob: Problem, x: np.ndarray) -> tuple[Decisi
 
     Returns
     -------
-    tuple of models.scenario.Decision
+    tuple of models.scenario_schedule.Decision
         One decision per month with any: servers bought and sold (with ``sell_from``) [servers]
         and GPUs signed per offer [GPUs]; with server types, purchases and sales per type
         (``buy``, ``sell``) and ``sell_from`` keyed ``type:YYYY-MM``.

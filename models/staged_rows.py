@@ -13,7 +13,9 @@ from typing import Optional
 import numpy as np
 import scipy.sparse as sp
 
-from models.milp_index import Block, Index, Rows
+from models.milp_block import Block
+from models.milp_index import Index
+from models.milp_rows import Rows
 from models.staged_hull import hull_rows
 from models.strategies import PlanContext
 
@@ -23,7 +25,7 @@ def unit_rows(block: Block, n: int) -> sp.csr_matrix:
 
     Parameters
     ----------
-    block : models.milp_index.Block
+    block : models.milp_block.Block
         The columns.
     n : int
         Columns of the MILP.
@@ -50,7 +52,7 @@ def limit_rows(ctx: PlanContext, rows: Rows, cols: Index, paid: np.ndarray, owne
     ----------
     ctx : PlanContext
         The plan's context (``staging`` limits).
-    rows : models.milp_index.Rows
+    rows : models.milp_rows.Rows
         The rows, to which ``budget[year]``, ``servers[month]`` and ``power[month]`` are
         added (each where its limit is set).
     cols : models.milp_index.Index
@@ -60,7 +62,7 @@ def limit_rows(ctx: PlanContext, rows: Rows, cols: Index, paid: np.ndarray, owne
     owned : dict
         Type id (None without server types) to owned capacity by month per variable [GPUs
         of the reference type, (months, nvars)].
-    hull : models.milp_index.Rows, optional
+    hull : models.milp_rows.Rows, optional
         Where ``budget_hull[facet]`` and ``power_hull[facet]`` go, the integer-hull facets of
         those rows (models/staged_hull.py); ``rows`` when not given. Kept apart so that, like
         the tangents, they are rows added on top of the counted ones (models/problem_size.py).
@@ -135,7 +137,7 @@ def sale_rows(ctx: PlanContext, rows: Rows, cols: Index) -> None:
     ----------
     ctx : PlanContext
         The plan's context (servers of the position).
-    rows : models.milp_index.Rows
+    rows : models.milp_rows.Rows
         The rows, to which ``sale[from, cohort]`` is added.
     cols : models.milp_index.Index
         The columns (``sell``, ``buy``).

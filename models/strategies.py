@@ -13,7 +13,8 @@ from typing import Optional, Union
 
 import numpy as np
 
-from models.capacity import Capacity, CapacityPlan, position_plan, static_plan
+from models.capacity import Capacity, CapacityPlan
+from models.static_cohorts import position_plan, static_plan
 from models.checkpoint import HOURS_PER_YEAR, Waste, waste_fraction
 from models.costs import (cost_lines, discounted_by_month, net_by_month, present_value,
                           uses_cloud)
@@ -22,7 +23,8 @@ from models.fleet import fleet_types, merit_order
 from models.prices import PriceBook
 from models.profile import PlanCalendar, PlanDemand
 from models.refusals import Refusal
-from models.scenario import MAX_SERVERS, Scenario
+from models.scenario import Scenario
+from models.scenario_types import MAX_SERVERS
 
 __all__ = ["Capacity", "PlanContext", "PlanError", "StrategyResult", "on_demand_capacity",
            "buy_for_peak_capacity", "proposed_capacity", "failure_and_spot_waste"]

@@ -15,8 +15,9 @@ from typing import Any, Optional
 
 import numpy as np
 
-from models.assumptions import (ASSUMPTIONS, assumptions_for, base_value, low_high, per_type,
-                                sample, with_values)
+from models.assumption_sampling import sample
+from models.assumption_values import base_value, low_high, with_values
+from models.assumptions import ASSUMPTIONS, assumptions_for, per_type
 from models.draw_dispatch import grown_demand
 from models.draws import draw_pvs
 from models.messages import Message
@@ -102,7 +103,7 @@ def tornado(ctx: PlanContext, capacities: dict[str, Capacity],
 
     Notes
     -----
-    For each assumption a at its low and high (:func:`models.assumptions.low_high`) with every
+    For each assumption a at its low and high (:func:`models.assumption_values.low_high`) with every
     other at its base: saving = PV(baseline) - PV(judged) [currency], priced by
     :func:`models.draws.draw_pvs` (demand growth by :func:`what_if_context`);
     swing = |saving_high - saving_low|.
@@ -203,7 +204,7 @@ def monte_carlo(ctx: PlanContext, capacities: dict[str, Capacity], draws: int,
     Notes
     -----
     PV_i(name) = :func:`models.draws.draw_pvs` of each capacity's cohorts at draw i of
-    :func:`models.assumptions.sample` (scenario, draws, seed) [currency].
+    :func:`models.assumption_sampling.sample` (scenario, draws, seed) [currency].
     """
     values = sample(ctx.scenario, draws, seed)
     plans = {name: ctx.capacity_plan(c) for name, c in capacities.items()}
@@ -229,8 +230,8 @@ def draw_context(ctx: PlanContext, values: dict[str, np.ndarray], i: int) -> Pla
 
     Notes
     -----
-    scenario_i = :func:`models.assumptions.with_values` (scenario, draw i's values); demand_i =
-    :func:`models.draw_dispatch.grown_demand` at draw i's growth.
+    scenario_i = :func:`models.assumption_values.with_values` (scenario, draw i's values);
+    demand_i = :func:`models.draw_dispatch.grown_demand` at draw i's growth.
     """
     one = {k: float(v[i]) for k, v in values.items() if k != "demand_growth"}
     scenario = with_values(ctx.scenario, one)

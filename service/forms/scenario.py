@@ -18,9 +18,11 @@ from werkzeug.datastructures import MultiDict
 
 from models.fields import field_meta
 from models.ranges import RANGE_MODELS, legacy_path
-from models.scenario import (CommitmentOffer, Decision, DemandScenario, LoanFinancing,
-                             PositionCommitment, PositionServers, Risk, Scenario, ServerType,
-                             market_of)
+from models.scenario import Scenario, market_of
+from models.scenario_cloud import CommitmentOffer
+from models.scenario_owned import LoanFinancing, ServerType
+from models.scenario_position import PositionCommitment, PositionServers
+from models.scenario_schedule import Decision, DemandScenario, Risk
 from service import form_values as fv
 from service.clip import clip
 from service.forms.fields import (SHOWN_INPUT, FormField, _unwrap, format_value,  # noqa: F401

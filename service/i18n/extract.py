@@ -4,7 +4,7 @@ Every scenario field carries its label, unit, help and source once, on its pydan
 (models.fields.field()); some are composed (the uncertainty ranges' "X: low"). Instead of
 retyping them into a list, these extractors import the schema and yield what the pages and the
 workbook will show, each with the field path as a translator comment. babel.cfg maps
-models/scenario.py and models/ranges.py to them.
+models/scenario*.py (the scenario and its section modules) and models/ranges.py to them.
 """
 from __future__ import annotations
 
@@ -12,6 +12,8 @@ import csv
 import inspect
 import io
 import json
+import pathlib
+import sys
 import typing
 from typing import Any, Iterator
 
@@ -19,17 +21,25 @@ from babel.messages.extract import extract_python
 from pydantic import BaseModel
 
 from models.assumptions import ASSUMPTIONS
-from models.document import DISTRIBUTION_NOTE, RULES
-from models.scenario import LoanFinancing, Scenario
+from models.document_rules import DISTRIBUTION_NOTE, RULES
+from models.scenario import Scenario
+from models.scenario_owned import LoanFinancing
 
 Extracted = tuple[int, str, str, list[str]]
 
 
 def schema_texts() -> Iterator[tuple[str, str, str]]:
     """(path, what, text) of every shown text of the scenario schema."""
+    for _model, path, what, text in _declared_texts():
+        yield path, what, text
+
+
+def _declared_texts() -> Iterator[tuple[type[BaseModel], str, str, str]]:
+    """(section model, path, what, text) of every shown text of the scenario schema: the model
+    is the section that declares the field, whose module the catalog's reference names."""
     seen: set[type] = set()
 
-    def walk(model: type[BaseModel], prefix: str) -> Iterator[tuple[str, str, str]]:
+    def walk(model: type[BaseModel], prefix: str) -> Iterator[tuple]:
         if model in seen:
             return
         seen.add(model)
@@ -41,16 +51,23 @@ def schema_texts() -> Iterator[tuple[str, str, str]]:
                                    ("help", extra.get("help")),
                                    ("source", extra.get("source"))):
                     if text:
-                        yield path, what, text
+                        yield model, path, what, text
             else:
                 for what, text in (("title", info.title), ("description", info.description)):
                     if text:
-                        yield path, what, text
+                        yield model, path, what, text
             for inner in nested_models(info.annotation):
                 yield from walk(inner, f"{path}.")
 
     yield from walk(Scenario, "")
     yield from walk(LoanFinancing, "owned.financing.")
+
+
+def _declared_in(model: type[BaseModel], fileobj) -> bool:
+    """Whether the section is declared in the file babel extracts (models/scenario*.py: the
+    scenario's sections live in one module each by what they hold)."""
+    source = sys.modules[model.__module__].__file__
+    return pathlib.Path(source).resolve() == pathlib.Path(fileobj.name).resolve()
 
 
 def nested_models(annotation: Any) -> Iterator[type[BaseModel]]:
@@ -98,8 +115,10 @@ def _of_ranges(path: str) -> bool:
 
 
 def scenario_fields(fileobj, keywords, comment_tags, options) -> Iterator[Extracted]:
-    """Babel extraction method for models/scenario.py."""
-    yield from _extract((t for t in schema_texts() if not _of_ranges(t[0])), fileobj)
+    """Babel extraction method for models/scenario*.py: the texts of the sections each file
+    declares."""
+    yield from _extract(((path, what, text) for model, path, what, text in _declared_texts()
+                         if not _of_ranges(path) and _declared_in(model, fileobj)), fileobj)
 
 
 def range_fields(fileobj, keywords, comment_tags, options) -> Iterator[Extracted]:
@@ -110,7 +129,7 @@ def range_fields(fileobj, keywords, comment_tags, options) -> Iterator[Extracted
 
 
 def document_texts() -> Iterator[tuple[str, str, str]]:
-    """The rules and notes the plan document states in words (models/document.py)."""
+    """The rules and notes the plan document states in words (models/document_rules.py)."""
     for key, value in RULES.items():
         if isinstance(value, dict):
             for sub, text in value.items():
@@ -121,7 +140,7 @@ def document_texts() -> Iterator[tuple[str, str, str]]:
 
 
 def document_rules(fileobj, keywords, comment_tags, options) -> Iterator[Extracted]:
-    """Babel extraction method for models/document.py: its rules, then the literals its
+    """Babel extraction method for models/document_rules.py: its rules, then the literals its
     code marks (Message templates) as the Python extractor finds them."""
     data = fileobj.read()
     for _line, _function, text, comments in _extract(document_texts(), _Bytes(data)):

@@ -21,7 +21,8 @@ from flask import current_app
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from models.scenario import Scenario, type_owned
+from models.scenario import Scenario
+from models.scenario_owned import type_owned
 from models.thresholds import KINDS, Breach, Thresholds, evaluate, owned_installed, \
     percent_text
 from models.variance import variance

@@ -20,7 +20,8 @@ from models.document import plan_document
 from models.plan import Planner, compute_plan
 from models.plan_options import PlanOptions
 from models.profile import UsageProfile
-from models.scenario import Decision, Scenario
+from models.scenario import Scenario
+from models.scenario_schedule import Decision
 from service import clock
 from service.web.tables import UsageFile
 from service.ingest import read_usage

@@ -18,7 +18,8 @@ from typing import Any, Iterator
 from pydantic import BaseModel
 
 from models.fields import field_meta, unit_kind
-from models.scenario import LoanFinancing, Scenario, market_of
+from models.scenario import Scenario, market_of
+from models.scenario_owned import LoanFinancing
 from service import form_values as fv
 from service.i18n import DEFAULT, N_, _, current_locale
 from service.i18n.labels import OPTION_WORDS, display_unit

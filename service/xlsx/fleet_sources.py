@@ -22,7 +22,8 @@ from typing import Optional
 import numpy as np
 
 from models.ledger import CohortRow
-from models.scenario import Scenario, type_owned
+from models.scenario import Scenario
+from models.scenario_owned import type_owned
 from service.i18n import N_, gettext as tr
 from service.xlsx.cohorts import month_index
 from service.xlsx.type_names import (OwnedNames, online_formula, price_formula, sold_formula,

@@ -5,8 +5,8 @@ of server types each type has a block of derived rows on the Assumptions sheet,
 ``calc_type_<i>_<field>``: the type's override of the field (``server_types[i].field``), else
 ``owned``'s, so a cohort of type i reads its own type's price, life, maintenance, power and
 currency, and a blanked override falls back to ``owned`` as the engine does
-(models.scenario.type_owned). Financing, failures, storage and network stay ``owned``'s
-(models.scenario.FLEET_WIDE).
+(models.scenario_owned.type_owned). Financing, failures, storage and network stay ``owned``'s
+(models.scenario_owned.FLEET_WIDE).
 """
 from __future__ import annotations
 
@@ -15,7 +15,8 @@ from typing import Optional
 
 from models.fields import field_meta
 from models.ledger import TYPE_PARAMS
-from models.scenario import Owned, Scenario, ServerType
+from models.scenario import Scenario
+from models.scenario_owned import Owned, ServerType
 from service.i18n import N_, gettext as tr
 from service.xlsx.names import defined_name, list_name
 

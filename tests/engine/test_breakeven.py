@@ -7,7 +7,7 @@ import pytest
 from numpy.testing import assert_allclose
 from scipy.optimize import brentq
 
-from models.breakeven import Line, crossing_hours, direction, screening_lines
+from models.screening import Line, crossing_hours, direction, screening_lines
 from models.capacity import Capacity
 from models.document import plan_document
 from models.finance import end_of_month_factors

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose
 
-from models.document import num, plan_document
+from models.document import plan_document
+from models.strategy_document import num
 from tests.support.plans import compute_plan
 from models.scenario import Scenario
 from tests.support.engine_cases import daily_swing_profile, flat_profile, w1, w2

@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose
 
-from models.assumptions import base_value, sample
+from models.assumption_sampling import sample
+from models.assumption_values import base_value
 from models.draws import draw_pvs
 from models.plan import build_context
 from models.scenario import Scenario

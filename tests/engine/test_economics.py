@@ -15,11 +15,13 @@ from scipy.optimize import brentq
 
 from models.capacity import Capacity
 from models.document import plan_document
-from models.optimize import best_capacity, linear_costs
+from models.linear_costs import linear_costs
+from models.optimize import best_capacity
 from models.plan import build_context
 from tests.support.plans import compute_plan
 from models.profile import UsageProfile, plan_calendar
-from models.scenario import SMALL_UNIT, Scenario
+from models.scenario import Scenario
+from models.scenario_types import SMALL_UNIT
 from tests.support.engine_cases import COMMON, csv_profile, flat_profile, merged
 from tests.support.paths import SAMPLE_SCENARIO, SAMPLE_USAGE
 from tests.support.engine_cases import context_of
@@ -39,13 +41,13 @@ def monthly(gpus_by_month: list[float], start: str = "2026-01") -> UsageProfile:
 
 def test_a1_one_gpu_hour_plans_and_price_ties_say_why_not():
     # the API body {"scenario": {}, "usage": [{"timestamp": "2026-01", "gpu_hours": 1}]}
-    # crashed in breakeven.tie_value: owning never ties renting 1 GPU-hour a month
+    # crashed in price_breakeven.tie_value: owning never ties renting 1 GPU-hour a month
     profile = UsageProfile("month", np.array(["2026-01-01T00"], "datetime64[h]"),
                            np.array([1.0]), np.array([0.0]))
     doc = plan_document(compute_plan(Scenario(), profile))
     json.dumps(doc, allow_nan=False)
     be = doc["breakeven"]
-    # the price bounds admit won and yen (models.scenario.SMALL_UNIT): renting ties owning
+    # the price bounds admit won and yen (models.scenario_types.SMALL_UNIT): renting ties owning
     # only at an on-demand price above $11,000 per GPU-hour, still inside them
     assert 11_000 < be["on_demand_price"] < 1000 * SMALL_UNIT
     assert be["server_price"] is None

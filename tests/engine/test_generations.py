@@ -14,11 +14,13 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose
 
-from models.capacity import Capacity, ScheduleError, schedule_plan
+from models.capacity import Capacity
+from models.schedule_cohorts import ScheduleError, schedule_plan
 from models.plan import build_context
 from tests.support.plans import compute_plan
 from models.document import plan_document
-from models.scenario import Decision, Scenario, scenario_document
+from models.scenario import Scenario, scenario_document
+from models.scenario_schedule import Decision
 from models.staged import fleet_static_optimum, staged_optimum
 from models.staged_problem import decision_months
 from tests.support.engine_cases import B200, demand, fleet_case, hourly_profile

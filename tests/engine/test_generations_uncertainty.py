@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose
 
-from models.assumptions import assumption, assumptions_for, base_value, low_high, with_values
+from models.assumption_values import base_value, low_high, with_values
+from models.assumptions import assumption, assumptions_for
 from models.capacity import Capacity
 from models.draws import draw_pvs
 from models.fleet_draws import fleet_draws

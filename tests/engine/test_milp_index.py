@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from models.milp_index import Index, Rows
+from models.milp_index import Index
+from models.milp_rows import Rows
 
 
 def random_index(seed: int) -> tuple[Index, list[tuple[str, int]]]:

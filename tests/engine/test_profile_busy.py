@@ -9,7 +9,7 @@ from pydantic import ValidationError
 
 from models.fields import field_meta
 from models.profile import ProfileError, UsageProfile, busy_factor, plan_demand
-from models.scenario import ProfileOptions
+from models.scenario_settings import ProfileOptions
 
 NAN = float("nan")
 

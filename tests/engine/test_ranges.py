@@ -8,7 +8,9 @@ import pytest
 from numpy.testing import assert_array_equal
 from pydantic import ValidationError
 
-from models.assumptions import ASSUMPTIONS, low_high, sample
+from models.assumption_sampling import sample
+from models.assumption_values import low_high
+from models.assumptions import ASSUMPTIONS
 from models.document import plan_document
 from tests.support.plans import compute_plan
 from models.ranges import BY_PATH, RANGES, legacy_path, upgrade_flat_keys

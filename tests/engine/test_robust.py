@@ -8,12 +8,13 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose
 
-from models.capacity import schedule_plan
+from models.schedule_cohorts import schedule_plan
 from models.plan import build_context, proposed_strategy
 from models.robust import path_contexts, robust_optimum
 from models.robust_alternatives import least_capital
 from models.robust_result import cvar
-from models.scenario import Decision, Scenario
+from models.scenario import Scenario
+from models.scenario_schedule import Decision
 from models.staged import staged_optimum
 from models.staged_block import Block
 from tests.support.engine_cases import THREE, robust_case as case

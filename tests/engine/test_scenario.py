@@ -6,7 +6,8 @@ import pytest
 from pydantic import ValidationError
 
 from models.fields import field_meta
-from models.scenario import Owned, Scenario, validation_messages
+from models.scenario import Scenario, validation_messages
+from models.scenario_owned import Owned
 
 
 def test_empty_document_is_the_default_h100_scenario():

@@ -15,11 +15,14 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose
 
-from models.capacity import ScheduleError, month_index, position_plan, schedule_plan
+from models.capacity import month_index
+from models.schedule_cohorts import ScheduleError, schedule_plan
+from models.static_cohorts import position_plan
 from models.document import plan_document
 from models.plan import build_context
 from tests.support.plans import compute_plan
-from models.scenario import Decision, Scenario
+from models.scenario import Scenario
+from models.scenario_schedule import Decision
 from models.staged import staged_optimum
 from models.staged_problem import decision_months
 from models.strategies import PlanError

@@ -10,7 +10,9 @@ import pytest
 from numpy.testing import assert_allclose
 from pydantic import ValidationError
 
-from models.assumptions import ASSUMPTIONS, inverse_cdf, low_high, sample, with_values
+from models.assumption_sampling import inverse_cdf, sample
+from models.assumption_values import low_high, with_values
+from models.assumptions import ASSUMPTIONS
 from models.draw_dispatch import MergedTable, grown_demand
 from models.fields import field_meta
 from models.messages import Money, english_money

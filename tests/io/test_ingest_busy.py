@@ -10,7 +10,8 @@ import pytest
 from numpy.testing import assert_allclose
 
 from tests.support.plans import compute_plan
-from models.scenario import ProfileOptions, Scenario
+from models.scenario import Scenario
+from models.scenario_settings import ProfileOptions
 from service.ingest import IngestError, load_usage, make_bundle, read_usage
 from service.ingest.busy import read_busy
 from tests.support.ingest_fixtures import SAMPLES

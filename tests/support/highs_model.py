@@ -17,7 +17,8 @@ import scipy.sparse as sp
 from scipy.optimize import Bounds, LinearConstraint, milp
 
 from models.profile import UsageProfile
-from models.scenario import Owned, Scenario
+from models.scenario import Scenario
+from models.scenario_owned import Owned
 from models.strategies import Capacity
 
 START = "2025-01"

@@ -18,7 +18,10 @@ from pydantic import BaseModel
 
 from models.fields import field_meta
 from models.profile import UsageProfile
-from models.scenario import FX, CommitmentOffer, LoanFinancing, Scenario
+from models.scenario import Scenario
+from models.scenario_cloud import CommitmentOffer
+from models.scenario_owned import LoanFinancing
+from models.scenario_settings import FX
 
 # fields whose full range would make one example take minutes, not their validity
 CAPS = {"uncertainty.draws": 60, "finance.horizon_months": 60}

@@ -19,11 +19,11 @@ import pytest
 import xlsxwriter
 from openpyxl.utils.escape import unescape
 
-from models.capacity import schedule_plan
+from models.schedule_cohorts import schedule_plan
 from models.costs import COST_LINES, CREDIT_LINES, START_OF_MONTH_LINES
 from models.plan import build_context, proposed_strategy
 from models.schedule_words import schedule_json
-from models.scenario import Decision
+from models.scenario_schedule import Decision
 from service.xlsx.export import write_plan_xlsx
 from service.xlsx.libreoffice import recalculate, soffice
 from service.i18n import formats

@@ -5,7 +5,8 @@ from __future__ import annotations
 from werkzeug.datastructures import MultiDict
 
 from models.fields import field_meta
-from models.scenario import Decision, Scenario
+from models.scenario import Scenario
+from models.scenario_schedule import Decision
 from service import form_values as fv
 from service.forms.layout import arrange
 from service.forms.scenario import DEFAULTS, build_form, validate_form

@@ -54,7 +54,8 @@ def test_commitment_row_beyond_the_schema_limit_is_422_in_milliseconds(login, ap
 
 
 def test_eight_offers_and_the_blank_row_still_save(login, app):
-    from models.scenario import CommitmentOffer, Scenario
+    from models.scenario import Scenario
+    from models.scenario_cloud import CommitmentOffer
     offers = [CommitmentOffer(id=f"c{k}").model_dump(mode="json") for k in range(8)]
     data = form_data({**Scenario().model_dump(mode="json"), "commitments": offers})
     assert "commitments.8.id" in data                  # the blank row the form shows

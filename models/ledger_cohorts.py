@@ -83,7 +83,7 @@ def schedule_rows(ctx: PlanContext, r: StrategyResult) -> list[ScheduleRow]:
 def _by_type(shorthand: int, by_type: dict, s) -> dict[str, int]:
     """A fleet decision's servers by type id, every type named (0 where it decides none); the
     one-type shorthand (``buy_servers``, ``sell_servers``) counts for the first type
-    (models.capacity.schedule_plan)."""
+    (models.schedule_cohorts.schedule_plan)."""
     out = {t.id: int(by_type.get(t.id, 0)) for t in s.server_types}
     out[default_type(s)] += int(shorthand)
     return out

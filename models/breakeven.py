@@ -25,9 +25,10 @@ from models.fields import field_meta
 from models.finance import never_dearer, payback_month
 from models.messages import Message, Percent
 from models.optimize import LinearCosts, best_capacity, optimizer_state
+from models.plan_state import PlanState
 from models.profile import PlanDemand
 from models.scenario import Scenario
-from models.strategies import PlanContext, StrategyResult
+from models.strategy_result import StrategyResult
 
 HOURS = 8760.0
 
@@ -83,12 +84,12 @@ class Charts:
     load_duration: dict
 
 
-def online_months(ctx: PlanContext) -> np.ndarray:
+def online_months(ctx: PlanState) -> np.ndarray:
     """Months in which the next server bought (one more on top of the position) takes work.
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         Context of the plan (its lead time, useful life and horizon).
 
     Returns
@@ -106,12 +107,12 @@ def online_months(ctx: PlanContext) -> np.ndarray:
     return static_plan(ctx.scenario, Capacity(1), ctx.horizon, first_month=ctx.calendar.months[0]).servers_online(ctx.horizon)
 
 
-def spot_off(ctx: PlanContext) -> Optional[Message]:
+def spot_off(ctx: PlanState) -> Optional[Message]:
     """Why spot can take no work in this plan, or None when it can.
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         Context of the plan (spot availability and waste).
 
     Returns
@@ -136,12 +137,12 @@ def spot_off(ctx: PlanContext) -> Optional[Message]:
     return None
 
 
-def screening_lines(ctx: PlanContext) -> dict[str, Line]:
+def screening_lines(ctx: PlanState) -> dict[str, Line]:
     """Screening curves of every source: levelized cost per GPU-year against hours used per year.
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         Context of the plan (prices, calendar, wastes).
 
     Returns
@@ -191,12 +192,12 @@ def screening_lines(ctx: PlanContext) -> dict[str, Line]:
     return lines
 
 
-def on_demand_line_all_months(ctx: PlanContext, lc: LinearCosts) -> Line:
+def on_demand_line_all_months(ctx: PlanState, lc: LinearCosts) -> Line:
     """The on-demand screening curve levelized over the whole horizon (to compare commitments).
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         Context of the plan (calendar, discount factors).
     lc : LinearCosts
         The optimizer's unit PV coefficients.
@@ -273,13 +274,13 @@ def direction(a_name: str, a: Line, b_name: str, b: Line) -> Direction:
     return Direction(a_name, "below", b_name)
 
 
-def utilization_breakevens(ctx: PlanContext, lines: dict[str, Line]
+def utilization_breakevens(ctx: PlanState, lines: dict[str, Line]
                            ) -> tuple[dict, dict, dict, dict]:
     """Marginal utilization breakevens: owned vs each cloud option, each commitment vs on demand.
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         Context of the plan, for the on-demand line over all months.
     lines : dict of str to Line
         :func:`screening_lines`.
@@ -341,12 +342,12 @@ def utilization_breakevens(ctx: PlanContext, lines: dict[str, Line]
 
 # ---- all-in utilization breakevens on a flat profile ---------------------------------------
 
-def flat_context(ctx: PlanContext, gpus: float, interruptible: bool) -> PlanContext:
+def flat_context(ctx: PlanState, gpus: float, interruptible: bool) -> PlanState:
     """The plan's context with a flat demand in every hour (prices unchanged).
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         Context of the plan whose prices are kept.
     gpus : float
         Demand in every hour [GPUs of the measured type].
@@ -355,13 +356,13 @@ def flat_context(ctx: PlanContext, gpus: float, interruptible: bool) -> PlanCont
 
     Returns
     -------
-    PlanContext
+    PlanState
         The context for the flat demand.
 
     Notes
     -----
     d_h = G for every plan hour h, steady or (``interruptible``) interruptible, G = ``gpus``
-    [GPUs]; prices unchanged (:meth:`models.strategies.PlanContext.with_demand`).
+    [GPUs]; prices unchanged (:meth:`models.plan_state.PlanState.with_demand`).
     """
     hours = ctx.calendar.total_hours
     flat, zero = np.full(hours, gpus), np.zeros(hours)
@@ -370,12 +371,12 @@ def flat_context(ctx: PlanContext, gpus: float, interruptible: bool) -> PlanCont
     return ctx.with_demand(demand)
 
 
-def all_in_breakevens(ctx: PlanContext, names: list[str]) -> tuple[dict, dict, dict]:
+def all_in_breakevens(ctx: PlanState, names: list[str]) -> tuple[dict, dict, dict]:
     """All-in utilization breakevens on a flat profile, every charge included.
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         Context of the plan, re-demanded flat for each utilization.
     names : list of str
         Cloud options: ``on_demand``, ``spot`` or an offer id.
@@ -407,10 +408,10 @@ def all_in_breakevens(ctx: PlanContext, names: list[str]) -> tuple[dict, dict, d
     top = o.availability
     own = static_plan(s, Capacity(1, {}, use_spot=False), ctx.horizon,
                       first_month=ctx.calendar.months[0])
-    owned_pv: dict[tuple, tuple[PlanContext, float]] = {}   # shared by the cloud options
-    unit: dict[bool, PlanContext] = {}   # one GPU in every hour, scaled to each utilization
+    owned_pv: dict[tuple, tuple[PlanState, float]] = {}   # shared by the cloud options
+    unit: dict[bool, PlanState] = {}   # one GPU in every hour, scaled to each utilization
 
-    def owned_at(u: float, interruptible: bool) -> tuple[PlanContext, float]:
+    def owned_at(u: float, interruptible: bool) -> tuple[PlanState, float]:
         key = (u, interruptible)
         if key not in owned_pv:
             if interruptible not in unit:
@@ -442,12 +443,12 @@ def all_in_breakevens(ctx: PlanContext, names: list[str]) -> tuple[dict, dict, d
     return values, directions, reasons
 
 
-def cloud_plan(ctx: PlanContext, name: str) -> CapacityPlan:
+def cloud_plan(ctx: PlanState, name: str) -> CapacityPlan:
     """The cloud side of an all-in comparison.
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         Context of the plan (horizon, offers, server size).
     name : str
         ``on_demand``, ``spot`` or an offer id.
@@ -598,13 +599,13 @@ def tie_value(f: Callable[[float], float], x0: float, lo: float, hi: float
                           "which": "cheaper" if values[-1] < 0 else "dearer"})
 
 
-def price_breakevens(ctx: PlanContext, cloud: Capacity,
+def price_breakevens(ctx: PlanState, cloud: Capacity,
                      optimal: Optional[Capacity] = None) -> tuple[dict, dict]:
     """On-demand price and server price at which the best plan owning servers ties cloud_only.
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         Context of the plan, re-priced at each trial value.
     cloud : Capacity
         The best cloud-only plan.
@@ -656,12 +657,12 @@ def price_breakevens(ctx: PlanContext, cloud: Capacity,
 
 # ---- charts and the section ------------------------------------------------------------------
 
-def load_duration(ctx: PlanContext, r: StrategyResult, points: int = 200) -> dict:
+def load_duration(ctx: PlanState, r: StrategyResult, points: int = 200) -> dict:
     """Load-duration chart of the gross demand, with the recommended plan's capacity levels.
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         Context of the plan (sorted gross demand).
     r : StrategyResult
         The recommended strategy.
@@ -791,13 +792,13 @@ def payback(results: dict[str, StrategyResult], horizon: int) -> tuple[dict, dic
     return nominal, discounted, reasons
 
 
-def breakeven_section(ctx: PlanContext, results: dict[str, StrategyResult],
+def breakeven_section(ctx: PlanState, results: dict[str, StrategyResult],
                       recommendation: str) -> tuple[BreakevenSection, Charts]:
     """The breakeven section of the plan and the charts behind it.
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         Context whose strategies are compared.
     results : dict of str to StrategyResult
         Strategies priced, ``on_demand`` and ``cloud_only`` among them.

@@ -18,13 +18,14 @@ from models.messages import Message
 from models.breakeven import BreakevenSection, Charts
 from models.explain import Explanation
 from models.ledger import Ledger
+from models.plan_state import PlanState
 from models.profile import PlanCalendar, UsageProfile
 from models.scenario import Scenario, scenario_document
 from models.robust_document import expected_entry, robust_fields
 from models.schedule_words import schedule_json
 from models.schedules import cash_by_period, purchase_orders
 from models.server_counts import servers_bought, servers_held
-from models.strategies import PlanContext, StrategyResult
+from models.strategy_result import StrategyResult
 from models.uncertainty import UncertaintySection
 
 DISTRIBUTION_NOTE = ("Each range is triangular (or log-normal) with the base case as its mode, "
@@ -106,12 +107,12 @@ class Plan:
         return self.input_warnings + self.warnings
 
 
-def demand_summary(ctx: PlanContext) -> dict[str, float]:
+def demand_summary(ctx: PlanState) -> dict[str, float]:
     """The demand as laid over the plan, for the profile section of the document.
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         Context of the plan (demand and tables).
 
     Returns
@@ -157,12 +158,12 @@ def num(x: float) -> Optional[float]:
     return float(x) if x is not None and math.isfinite(x) else None
 
 
-def month_rows(ctx: PlanContext, r: StrategyResult) -> list[dict[str, Any]]:
+def month_rows(ctx: PlanState, r: StrategyResult) -> list[dict[str, Any]]:
     """The monthly table of a strategy (design 5.1, 9.3).
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         Context of the plan (calendar, demand by month).
     r : StrategyResult
         Strategy to tabulate.
@@ -234,14 +235,14 @@ def capacity_json(plan: Plan, capacity: Optional[Capacity]) -> dict[str, Any]:
             "uses_spot": capacity.use_spot}
 
 
-def schedule_document(plan: Plan, ctx: PlanContext, r: StrategyResult) -> dict[str, Any]:
+def schedule_document(plan: Plan, ctx: PlanState, r: StrategyResult) -> dict[str, Any]:
     """A scheduled strategy's decisions, purchase orders and cash by period.
 
     Parameters
     ----------
     plan : Plan
         Plan holding the offers and the price book.
-    ctx : PlanContext
+    ctx : PlanState
         Context of the plan (price book, demand, wastes).
     r : StrategyResult
         A staged or scheduled strategy.
@@ -290,14 +291,14 @@ def schedule_holdings(plan: Plan, r: StrategyResult) -> dict[str, Any]:
             "uses_spot": r.plan.use_spot}
 
 
-def strategy_document(plan: Plan, ctx: PlanContext, r: StrategyResult) -> dict[str, Any]:
+def strategy_document(plan: Plan, ctx: PlanState, r: StrategyResult) -> dict[str, Any]:
     """One strategy of the plan document (design 9.3).
 
     Parameters
     ----------
     plan : Plan
         Plan the strategy belongs to.
-    ctx : PlanContext
+    ctx : PlanState
         Context of the plan (price book, demand, wastes).
     r : StrategyResult
         Strategy to document.
@@ -459,14 +460,14 @@ def judged_json(plan: Plan, name: str, capacity) -> dict[str, Any]:
     return {**schedule_holdings(plan, plan.strategies[name]), "schedule": True}
 
 
-def profile_document(plan: Plan, ctx: PlanContext) -> dict[str, Any]:
+def profile_document(plan: Plan, ctx: PlanState) -> dict[str, Any]:
     """The usage as read from the file (``file_*``) and as laid over the plan (``plan_*``).
 
     Parameters
     ----------
     plan : Plan
         Plan with its usage.
-    ctx : PlanContext
+    ctx : PlanState
         Context of the plan (demand and tables).
 
     Returns
@@ -514,14 +515,14 @@ def currencies_document(s) -> dict[str, Any]:
                 "as_of": s.fx.as_of}}
 
 
-def build_document(plan: Plan, ctx: PlanContext) -> dict[str, Any]:
+def build_document(plan: Plan, ctx: PlanState) -> dict[str, Any]:
     """The plan document (design 9.3): plain JSON-ready dicts, the contract of every view.
 
     Parameters
     ----------
     plan : Plan
         The computed plan.
-    ctx : PlanContext
+    ctx : PlanState
         Context of the plan (price book, demand, wastes).
 
     Returns

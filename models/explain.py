@@ -13,10 +13,11 @@ import numpy as np
 from models.finance import never_dearer
 from models.limit_words import breach_words
 from models.messages import Message, Money, Months, Number, Percent
+from models.plan_state import PlanState
 from models.scenario import Scenario, type_owned
 from models.schedule_words import cash_words, grouped_schedule_words
 from models.schedules import cash_by_period
-from models.strategies import PlanContext, StrategyResult
+from models.strategy_result import StrategyResult
 from models.uncertainty import UncertaintySection
 
 FRAGILE = 0.02
@@ -134,14 +135,14 @@ def capacity_parts(s: Scenario, r: StrategyResult) -> list[Message]:
     return parts
 
 
-def explanation(ctx: PlanContext, strategies: dict[str, StrategyResult], chosen: str,
+def explanation(ctx: PlanState, strategies: dict[str, StrategyResult], chosen: str,
                 payback: Optional[int], uncertainty: Optional[UncertaintySection] = None
                 ) -> Explanation:
     """The recommendation as sentences, and whether it is fragile (runner-up within 2 %).
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         Context of the plan (scenario, calendar, wastes).
     strategies : dict of str to StrategyResult
         Every strategy priced, by name; ``"on_demand"`` among them.
@@ -318,12 +319,12 @@ def limit_sentences(strategies: dict[str, StrategyResult], chosen: str, currency
     return out
 
 
-def currency_sentences(ctx: PlanContext) -> list[Message]:
+def currency_sentences(ctx: PlanState) -> list[Message]:
     """How a plan in two currencies was converted (one literal sentence per market).
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         Context of the plan (scenario, first month).
 
     Returns
@@ -358,12 +359,12 @@ def currency_sentences(ctx: PlanContext) -> list[Message]:
                     "each payment at its month's rate.", params)]
 
 
-def spot_sentences(ctx: PlanContext) -> list[Message]:
+def spot_sentences(ctx: PlanState) -> list[Message]:
     """What checkpoints, lost work and restarts cost interruptible work on spot, as a sentence.
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         Context of the plan (demand and spot waste).
 
     Returns

@@ -30,11 +30,12 @@ from models.costs import (cohort_items, commitment_schedule, data_share, server_
 from models.finance import depreciation_by_age, level_payment, month_hours, monthly_rate
 from models.ledger import (COMMIT_ITEMS, SERVER_ITEMS, TYPE_PARAMS, CohortRow, Ledger,
                            PathLedger, ProfileRows, ScheduleRow, StrategyLedger)
+from models.plan_state import PlanState
 from models.prices import UPFRONT_SHARE, PriceBook
 from models.profile import UsageProfile
 from models.scenario import Decision
 from models.staged_problem import decision_months
-from models.strategies import PlanContext, StrategyResult
+from models.strategy_result import StrategyResult
 
 QUANTILE = 0.9   # the demand line a capacity timeline is drawn against (the P90 hour)
 SCHEDULED = ("staged", "proposed")
@@ -42,13 +43,13 @@ SCHEDULED = ("staged", "proposed")
 SEARCHED = ("staged", "robust")
 
 
-def plan_ledger(ctx: PlanContext, strategies: dict[str, StrategyResult],
+def plan_ledger(ctx: PlanState, strategies: dict[str, StrategyResult],
                 profile: UsageProfile, robust=None) -> Ledger:
     """Every month-by-month figure of a plan that its workbook writes.
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         Context of the plan (price book, demand, position).
     strategies : dict of str to StrategyResult
         The plan's strategies, by name.
@@ -115,12 +116,12 @@ def path_ledgers(robust) -> tuple[PathLedger, ...]:
         for q, c, r in zip(robust.paths, robust.contexts, robust.path_results()))
 
 
-def strategy_ledger(ctx: PlanContext, r: StrategyResult) -> StrategyLedger:
+def strategy_ledger(ctx: PlanState, r: StrategyResult) -> StrategyLedger:
     """One strategy's ledger: volumes, cost lines, tax items and cohorts.
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         Context of the plan.
     r : StrategyResult
         The strategy, costed.
@@ -210,13 +211,13 @@ def _finite(x: float) -> Optional[float]:
     return float(x) if math.isfinite(x) else None
 
 
-def schedule_rows(ctx: PlanContext, r: StrategyResult) -> list[ScheduleRow]:
+def schedule_rows(ctx: PlanState, r: StrategyResult) -> list[ScheduleRow]:
     """The decision rows of a schedule: for the staged plan every decision point and every
     month it decided something in; for a proposed schedule its own decisions.
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         Context of the plan (first month, decision points).
     r : StrategyResult
         A strategy with a schedule.
@@ -260,13 +261,13 @@ def _by_type(shorthand: int, by_type: dict, s) -> dict[str, int]:
     return out
 
 
-def strategy_cohorts(ctx: PlanContext, r: StrategyResult, rows: int, sales: bool
+def strategy_cohorts(ctx: PlanState, r: StrategyResult, rows: int, sales: bool
                      ) -> list[CohortRow]:
     """Every cohort row of a strategy's sheet (module docstring: which, and from where).
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         Context of the plan.
     r : StrategyResult
         The strategy.
@@ -536,12 +537,12 @@ def profile_rows(profile: UsageProfile) -> ProfileRows:
                        {str(k): float(v) for k, v in profile.teams.items()})
 
 
-def demand_lines(ctx: PlanContext) -> dict[str, list[float]]:
+def demand_lines(ctx: PlanState) -> dict[str, list[float]]:
     """Peak, P90 and average hourly demand of each month, gross of failure overhead.
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         Context of the plan (sorted demand).
 
     Returns
@@ -562,12 +563,12 @@ def demand_lines(ctx: PlanContext) -> dict[str, list[float]]:
     return {"peak": table.peak.tolist(), "p90": p90, "mean": mean}
 
 
-def timeline(ctx: PlanContext, r: StrategyResult, demand: dict[str, list[float]]) -> dict:
+def timeline(ctx: PlanState, r: StrategyResult, demand: dict[str, list[float]]) -> dict:
     """Capacity of a scheduled strategy by month against demand, for its timeline chart.
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         Context of the plan.
     r : StrategyResult
         A strategy with a schedule.
@@ -603,13 +604,13 @@ def timeline(ctx: PlanContext, r: StrategyResult, demand: dict[str, list[float]]
             "demand": demand, "quantile": QUANTILE}
 
 
-def timeline_cohorts(ctx: PlanContext, r: StrategyResult) -> list[dict]:
+def timeline_cohorts(ctx: PlanState, r: StrategyResult) -> list[dict]:
     """Committed GPUs of each cohort by month; cohorts signed in the same month under the same
     offer are one series, contracts of the position are named 'held <id>'.
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         Context of the plan.
     r : StrategyResult
         A strategy with a schedule.

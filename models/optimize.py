@@ -29,9 +29,10 @@ import numpy as np
 from models.capacity import Capacity, CapacityPlan
 from models.costs import cost_lines, present_value
 from models.dispatch import Volumes, dispatch
+from models.plan_state import PlanState
 from models.scenario import MAX_SERVERS
 from models.splits import CommitmentSplits
-from models.strategies import PlanContext, StrategyResult
+from models.strategy_result import StrategyResult
 
 
 @dataclass(frozen=True)
@@ -62,12 +63,12 @@ class LinearCosts:
     owned_unit_pv_by_type: Optional[dict] = None
 
 
-def linear_costs(ctx: PlanContext) -> LinearCosts:
+def linear_costs(ctx: PlanState) -> LinearCosts:
     """The PV cost coefficients of a context: the kernel's PV of a unit input minus that of none.
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         Context whose cost kernel is read (prices, position, demand).
 
     Returns
@@ -142,7 +143,7 @@ def linear_costs(ctx: PlanContext) -> LinearCosts:
                                if s.server_types else None))
 
 
-def _setup_pv(ctx: PlanContext, added, lines) -> float:
+def _setup_pv(ctx: PlanState, added, lines) -> float:
     """The setup fee's PV when there is no commitment offer to mark cloud use with: price one
     on-demand GPU-hour in month 1 with and without the fee."""
     H = ctx.horizon
@@ -154,12 +155,12 @@ def _setup_pv(ctx: PlanContext, added, lines) -> float:
     return float(added(ctx.position, v, setup=True, against=lines(ctx.position, v))[0])
 
 
-def grid_bounds(ctx: PlanContext, lc: LinearCosts, use_spot: bool) -> tuple[int, int]:
+def grid_bounds(ctx: PlanState, lc: LinearCosts, use_spot: bool) -> tuple[int, int]:
     """Largest server count and committed GPUs worth considering (peak and screening bounds).
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         Context of the plan; the bounds are cached in it.
     lc : LinearCosts
         PV coefficients of the context.
@@ -184,7 +185,7 @@ def grid_bounds(ctx: PlanContext, lc: LinearCosts, use_spot: bool) -> tuple[int,
     return ctx.optimizer_cache[key]
 
 
-def _grid_bounds(ctx: PlanContext, lc: LinearCosts, use_spot: bool) -> tuple[int, int]:
+def _grid_bounds(ctx: PlanState, lc: LinearCosts, use_spot: bool) -> tuple[int, int]:
     o = ctx.scenario.owned
     theta_c = ctx.scenario.on_demand.relative_throughput
     unit = o.gpus_per_server * o.availability * o.relative_throughput
@@ -263,14 +264,14 @@ LEVELS = 20_000  # committed totals searched one by one (exact); beyond: coarse 
 CHUNK = 15_000   # candidates dispatched at once: (months x CHUNK) arrays stay small
 
 
-def price_candidates(ctx: PlanContext, lc: LinearCosts, splits: CommitmentSplits,
+def price_candidates(ctx: PlanState, lc: LinearCosts, splits: CommitmentSplits,
                      use_spot: bool, servers: np.ndarray, split_index: np.ndarray
                      ) -> Candidates:
     """PV cost bounds of (servers, committed total) pairs; exact when the bounds agree.
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         Context whose demand tables dispatch the candidates.
     lc : LinearCosts
         PV coefficients of the context.
@@ -350,13 +351,13 @@ def axis(lo: int, hi: int, step: int) -> np.ndarray:
     return np.unique(np.r_[np.arange(lo, hi + 1, step), hi])
 
 
-def search(ctx: PlanContext, lc: LinearCosts, splits: CommitmentSplits, use_spot: bool,
+def search(ctx: PlanState, lc: LinearCosts, splits: CommitmentSplits, use_spot: bool,
            n_range: tuple[int, int], levels: int) -> Candidates:
     """Candidates that provably hold the optimum of the grid.
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         Context of the plan whose grid is searched.
     lc : LinearCosts
         PV coefficients of ``ctx``.
@@ -395,13 +396,13 @@ def search(ctx: PlanContext, lc: LinearCosts, splits: CommitmentSplits, use_spot
     return coarse_to_fine(ctx, lc, splits, use_spot, n_range, levels)
 
 
-def convex_in_servers(ctx: PlanContext, lc: LinearCosts, splits: CommitmentSplits,
+def convex_in_servers(ctx: PlanState, lc: LinearCosts, splits: CommitmentSplits,
                       use_spot: bool, n_range: tuple[int, int], levels: int) -> Candidates:
     """Per committed total, the server count where the PV stops falling, with its neighbours.
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         Context of the plan to optimize.
     lc : LinearCosts
         Its unit PV coefficients.
@@ -443,13 +444,13 @@ def convex_in_servers(ctx: PlanContext, lc: LinearCosts, splits: CommitmentSplit
     return price_candidates(ctx, lc, splits, use_spot, pairs[0], pairs[1])
 
 
-def coarse_to_fine(ctx: PlanContext, lc: LinearCosts, splits: CommitmentSplits,
+def coarse_to_fine(ctx: PlanState, lc: LinearCosts, splits: CommitmentSplits,
                    use_spot: bool, n_range: tuple[int, int], levels: int) -> Candidates:
     """A coarse-to-fine search of both counts, for grids too large to cost.
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         Context of the plan (a very large grid).
     lc : LinearCosts
         Unit PV coefficients.
@@ -494,12 +495,12 @@ def coarse_to_fine(ctx: PlanContext, lc: LinearCosts, splits: CommitmentSplits,
         step_n, step_c = max(1, step_n // 8), max(1, step_c // 8)
 
 
-def optimizer_state(ctx: PlanContext) -> tuple[LinearCosts, CommitmentSplits]:
+def optimizer_state(ctx: PlanState) -> tuple[LinearCosts, CommitmentSplits]:
     """The PV coefficients and commitment splits of a context, built once.
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         The plan's context; the state is cached in it.
 
     Returns
@@ -522,13 +523,13 @@ def optimizer_state(ctx: PlanContext) -> tuple[LinearCosts, CommitmentSplits]:
     return state
 
 
-def candidates(ctx: PlanContext, use_spot: bool, n_range: tuple[int, int] | None = None
+def candidates(ctx: PlanState, use_spot: bool, n_range: tuple[int, int] | None = None
                ) -> Candidates:
     """Costed candidates with server counts in a range; cached per context.
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         Context of the plan; the candidates are cached in it.
     use_spot : bool
         Whether spot takes interruptible overflow (cached apart).
@@ -569,13 +570,13 @@ def candidates(ctx: PlanContext, use_spot: bool, n_range: tuple[int, int] | None
     return ctx.optimizer_cache[key]
 
 
-def best_capacity(ctx: PlanContext, *, allow_servers: bool = True, min_servers: int = 0
+def best_capacity(ctx: PlanState, *, allow_servers: bool = True, min_servers: int = 0
                   ) -> tuple[Capacity, float]:
     """The PV-cost minimum over whole servers and whole blocks.
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         Context of the plan to optimize.
     allow_servers : bool, default True
         False: cloud only.
@@ -597,7 +598,7 @@ def best_capacity(ctx: PlanContext, *, allow_servers: bool = True, min_servers: 
     Notes
     -----
     (n*, c*) = argmin over the candidates of :func:`candidates` (spot and no spot) of PV(n, c),
-    with PV the lower bound of :func:`price_candidates` (exact PV of :meth:`PlanContext.pv` when a
+    with PV the lower bound of :func:`price_candidates` (exact PV of :meth:`PlanState.pv` when a
     support minimum applies); among PVs within 1e-9 x max(1, |PV_min|), the least capital outlay,
     then the fewest servers, then spot.
     Exact on grids of up to LIMIT points (every point costed).
@@ -634,12 +635,12 @@ def best_capacity(ctx: PlanContext, *, allow_servers: bool = True, min_servers: 
     return capacity, pv
 
 
-def find_optimal(ctx: PlanContext) -> dict[str, StrategyResult]:
+def find_optimal(ctx: PlanState) -> dict[str, StrategyResult]:
     """Strategies ``cloud_only`` (no servers) and ``optimal`` (design 5.1).
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         Context of the plan to optimize and cost.
 
     Returns
@@ -650,7 +651,7 @@ def find_optimal(ctx: PlanContext) -> dict[str, StrategyResult]:
     Notes
     -----
     cloud_only = :func:`best_capacity` with n = 0; optimal = :func:`best_capacity` over every n;
-    both costed by :meth:`models.strategies.PlanContext.evaluate`.
+    both costed by :meth:`models.plan_state.PlanState.evaluate`.
     """
     cloud, _ = best_capacity(ctx, allow_servers=False)
     optimal, _ = best_capacity(ctx)

@@ -15,7 +15,7 @@ from models.costs import commitment_schedule, server_schedule, server_terms
 from models.prices import PriceBook
 from models.scenario import Scenario
 from models.schedule_words import quarter
-from models.strategies import StrategyResult
+from models.strategy_result import StrategyResult
 
 
 ALL = object()   # sale_proceeds of every server type

@@ -28,10 +28,10 @@ from models.dispatch import Volumes
 from models.fleet import fleet_types
 from models.milp_index import Block, Index, Rows
 from models.optimize import optimizer_state
+from models.plan_state import PlanState
 from models.refusals import Refusal
 from models.scenario import MAX_SERVERS, Scenario
 from models.staged_rows import limit_rows, sale_rows, unit_rows
-from models.strategies import PlanContext
 
 DECISION = "decision"      # the group of the decision columns (models.milp_index.Index.group)
 # the blocks of each function's epigraph and of the level it is taken at; a middle level k
@@ -216,12 +216,12 @@ class Problem:
         return out
 
 
-def unit_pv(ctx: PlanContext, plan: CapacityPlan, base: float) -> float:
+def unit_pv(ctx: PlanState, plan: CapacityPlan, base: float) -> float:
     """PV of a set of cohorts on top of the position, no volume, linear terms only.
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         Context of the plan (price book, position).
     plan : CapacityPlan
         Cohorts to price.
@@ -248,13 +248,13 @@ def unit_pv(ctx: PlanContext, plan: CapacityPlan, base: float) -> float:
     return float(present_value(book, lines)[0]) - base
 
 
-def build_problem(ctx: PlanContext, use_spot: bool, static: bool = False, servers: bool = True
+def build_problem(ctx: PlanState, use_spot: bool, static: bool = False, servers: bool = True
                   ) -> Problem:
     """The MILP's variables, costs, bounds, capacity levels and limit rows.
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         Context of the plan (decision months, limits, position).
     use_spot : bool
         Whether the schedule may use spot.

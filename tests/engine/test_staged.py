@@ -19,10 +19,10 @@ from models.capacity import ScheduleError, month_index, position_plan, schedule_
 from models.document import plan_document
 from models.plan import build_context
 from tests.support.plans import compute_plan
+from models.plan_state import PlanError
 from models.scenario import Decision, Scenario
 from models.staged import staged_optimum
 from models.staged_problem import decision_months
-from models.strategies import PlanError
 from tests.support.engine_cases import demand, flat_profile, growth_sample, hourly_profile
 from tests.support.engine_cases import context_of
 

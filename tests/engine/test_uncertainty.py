@@ -11,6 +11,7 @@ from numpy.testing import assert_allclose
 from pydantic import ValidationError
 
 from models.assumptions import ASSUMPTIONS, inverse_cdf, low_high, sample, with_values
+from models.capacity import Capacity
 from models.draw_dispatch import MergedTable, grown_demand
 from models.fields import field_meta
 from models.messages import Money, english_money
@@ -18,9 +19,10 @@ from models.document import plan_document
 from models.optimize import best_capacity
 from models.plan import build_context
 from tests.support.plans import compute_plan
+from models.plan_state import PlanState
 from models.ranges import RANGE_MODELS
 from models.scenario import Scenario, Uncertainty
-from models.strategies import Capacity, PlanContext, on_demand_capacity
+from models.strategies import on_demand_capacity
 from models.uncertainty import monte_carlo, tornado, what_if_context
 from tests.support.engine_cases import (capacities, context_of, csv_profile,
                                        daily_swing_profile, flat_profile, growth_sample)
@@ -230,7 +232,7 @@ def test_draw_growth_is_close_to_the_engines_hourly_growth(engine_plan):
     g = float(mc.values["demand_growth"][0])
     hourly = what_if_context(ctx, ctx.scenario.with_changes(profile={"growth_annual": g}),
                              engine_plan.profile)
-    monthly = PlanContext(ctx.scenario, ctx.calendar, grown_demand(ctx, g))
+    monthly = PlanState.build(ctx.scenario, ctx.calendar, grown_demand(ctx, g))
     for name, cap in caps.items():
         assert_allclose(monthly.evaluate(name, cap).pv_cost, hourly.evaluate(name, cap).pv_cost,
                         rtol=2e-3)

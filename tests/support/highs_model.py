@@ -16,9 +16,9 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import Bounds, LinearConstraint, milp
 
+from models.capacity import Capacity
 from models.profile import UsageProfile
 from models.scenario import Owned, Scenario
-from models.strategies import Capacity
 
 START = "2025-01"
 REL = 1e-6

@@ -159,7 +159,7 @@ class PlanCache:
                          self.normal_tables if same_tables else None)
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class PlanState(Costing):
     """What every strategy of one plan shares, as frozen values (build with :meth:`build`).
 
@@ -266,6 +266,11 @@ class PlanState(Costing):
         return cls(scenario, calendar, demand, failure, spot, waste, tables, book, position,
                    fleet, merit_order(book, fleet, horizon), end,
                    float(tables.useful_by_month @ end), cache)
+
+    def __repr__(self) -> str:
+        # the fields hold the hourly demand and the price book: name the plan, not every value
+        return (f"PlanState({self.scenario.name!r}, {self.calendar.months[0]} + "
+                f"{self.horizon} months, {len(self.fleet)} server type(s))")
 
     @property
     def horizon(self) -> int:

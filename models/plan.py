@@ -12,7 +12,7 @@ import numpy as np
 
 from models.breakeven import breakeven_section
 from models.capacity import Capacity, ScheduleError, schedule_plan, static_plan
-from models.costs import commitment_schedule, server_schedule
+from models.cohort_costs import commitment_schedule, server_schedule
 from models.document import Plan, build_document
 from models.explain import explanation
 from models.ledger_build import plan_ledger
@@ -585,7 +585,7 @@ def commitments_past_horizon(ctx: PlanState, r: StrategyResult
     -----
     For each cohort c with A_c = start_c + T_c - H > 0 months past the horizon H: per offer,
     GPUs = max_c gpus_c, monthly = sum_c gpus_c x monthly_after_horizon_c, upfront = sum_c gpus_c x
-    upfront_for_after_horizon_c (:func:`models.costs.commitment_schedule`) [currency], months =
+    upfront_for_after_horizon_c (:func:`models.cohort_costs.commitment_schedule`) [currency], months =
     max_c A_c [months].
     """
     out: dict[str, tuple[int, float, float, int]] = {}
@@ -618,7 +618,7 @@ def loan_payoff(ctx: PlanState, r: StrategyResult) -> float:
 
     Notes
     -----
-    P = sum_c count_c x sum_m payoff_c(m), payoff of :func:`models.costs.server_schedule`, nominal
+    P = sum_c count_c x sum_m payoff_c(m), payoff of :func:`models.cohort_costs.server_schedule`, nominal
     [currency].
     """
     return float(sum(c.count * server_schedule(ctx.book, c)["payoff"][:, 0].sum()

@@ -35,7 +35,9 @@ def replanned_forecast(monthly: Sequence[Mapping[str, Any]], actuals: Sequence[M
         ``last_actual``; ``to_date_cents`` (the actuals' total over the approved plan's
         months up to the last actual month); ``year``: ``year`` and ``forecast_cents`` over
         the calendar year of the last actual month; ``total``: ``forecast_cents`` over every
-        month of both, and ``first`` and ``last``, the re-plan's months counted.
+        month of both, and ``first`` and ``last``, the re-plan's months counted;
+        ``cumulative``: per re-plan month counted, ``month`` and ``cents``, the running
+        forecast re-planned (the chart's line, continuing the actual's).
 
     Notes
     -----
@@ -46,7 +48,9 @@ def replanned_forecast(monthly: Sequence[Mapping[str, Any]], actuals: Sequence[M
     .. math:: \\sum_{m \\in S, m \\le L} (A_m \\text{ if given, else } P_m)
               + \\sum_{m \\in S, m > L} R_m
 
-    A month up to L without actuals counts at the approved plan, as in models.forecast.
+    A month up to L without actuals counts at the approved plan, as in models.forecast. The
+    running forecast of a re-plan month n > L is the same sum over every month up to n; each
+    is rounded to the cent once, so a step can differ by a cent from the month's rounded total.
     """
     given = {a.month: a for a in actuals}
     last = max(given)
@@ -62,11 +66,16 @@ def replanned_forecast(monthly: Sequence[Mapping[str, Any]], actuals: Sequence[M
         if month[:4] == year:
             in_year += value
     later = [r for r in replanned if str(r["month"]) > last]
-    rest = sum((_plan_total(r) for r in later), Fraction(0))
+    running, cumulative = to_date, []
+    for r in later:
+        running += _plan_total(r)
+        cumulative.append({"month": str(r["month"]), "cents": _cents(running)})
+    rest = running - to_date
     rest_year = sum((_plan_total(r) for r in later if str(r["month"])[:4] == year),
                     Fraction(0))
     return {"last_actual": last, "to_date_cents": _cents(to_date),
             "year": {"year": year, "forecast_cents": _cents(in_year + rest_year)},
             "total": {"forecast_cents": _cents(to_date + rest),
                       "first": str(later[0]["month"]) if later else None,
-                      "last": str(later[-1]["month"]) if later else None}}
+                      "last": str(later[-1]["month"]) if later else None},
+            "cumulative": cumulative}

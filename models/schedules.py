@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from models.costs import commitment_schedule, server_schedule, server_terms
+from models.cohort_costs import commitment_schedule, server_schedule
+from models.fleet import default_type
 from models.prices import PriceBook
 from models.scenario import Scenario
+from models.server_terms import server_terms
 from models.schedule_words import quarter
 from models.strategy_result import StrategyResult
 
@@ -43,7 +45,7 @@ def sale_proceeds(book: PriceBook, r: StrategyResult, type_id=ALL) -> dict[int, 
     -----
     A sold cohort is one that leaves before its useful life or the horizon ends it (0 < sold <
     min(bought + life, H)); proceeds[sold] = sum of count x resale_{sold-1}
-    (:func:`models.costs.server_schedule`) [currency].
+    (:func:`models.cohort_costs.server_schedule`) [currency].
     """
     H = book.horizon
     out: dict[int, float] = {}
@@ -159,8 +161,8 @@ def horizon_sale(book: PriceBook, r: StrategyResult, month: int, type_id=None
     c = cohorts[0]
     typed = book.for_type(c.type)
     lines = server_schedule(typed, c)
-    price_n, install, _basis, _principal = server_terms(typed, c)
-    price = float(price_n[0])
+    terms = server_terms(typed, c)
+    price, install = float(terms.price[0]), terms.install
     resale = float(lines["resale"][c.sold - 1, 0])
     return {"held_months": c.sold - c.bought, "price": price, "install": float(install),
             "resale": resale, "resale_fraction": resale / price if price else 0.0,
@@ -200,7 +202,7 @@ def purchase_orders(s: Scenario, decisions, labels, r: StrategyResult, book: Pri
     -----
     A purchase's cash = capex_i (the month's purchases, per type: sum over the type's cohorts
     bought in month i of count x capex per server); a signing's cash = sum over its cohorts of
-    gpus x upfront per GPU (:func:`models.costs.commitment_schedule`); a sale's proceeds from
+    gpus x upfront per GPU (:func:`models.cohort_costs.commitment_schedule`); a sale's proceeds from
     :func:`sale_proceeds` [currency].
     """
     index = {m: i for i, m in enumerate(labels)}
@@ -237,7 +239,10 @@ def purchase_orders(s: Scenario, decisions, labels, r: StrategyResult, book: Pri
                                "payment": offer.payment})
     for order in orders:
         if order["action"] == "buy":
-            sale = horizon_sale(book, r, index[order["month"]], order.get("type"))
+            # a shorthand purchase (``buy_servers``) of a fleet buys its first type
+            # (models.capacity.schedule_plan), the type its cohorts carry
+            sale = horizon_sale(book, r, index[order["month"]],
+                                order.get("type") or default_type(s))
             if sale is not None:
                 order["horizon_sale"] = sale
     # each signing's own upfront payment (two offers signed in one month pay apart)

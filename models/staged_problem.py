@@ -23,7 +23,8 @@ import scipy.sparse as sp
 
 from models.capacity import (CapacityPlan, CommitmentCohort, ServerCohort, combined,
                              commitment_chain, server_chain)
-from models.costs import commitment_schedule, cost_lines, present_value, server_schedule
+from models.cohort_costs import commitment_schedule, server_schedule
+from models.costs import cost_lines, present_value
 from models.dispatch import Volumes
 from models.fleet import fleet_types
 from models.milp_index import Block, Index, Rows

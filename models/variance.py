@@ -1,11 +1,11 @@
-"""Plan against actual (issue 43, first slice): a month's variance of one strategy's plan,
+"""Plan against actual (issue 43): a month's variance of one strategy's plan,
 split into named parts that add up to the total to the cent.
 
 The baseline is one strategy's monthly rows of a plan document (``doc["strategies"][name]
 ["monthly"]``, made by models.document.month_rows). Actuals give per month the cost lines and
-GPU-hours by source that were read (a bill gives the cloud lines; the owned fleet's lines come
-later); a line or source the actuals do not give is taken as planned and listed in
-``as_planned``, so it adds nothing to the variance.
+GPU-hours by source that were read (bills give the cloud lines, storage, egress and support
+among them; the owned fleet's actuals the owned lines); a line or source the actuals do not
+give is taken as planned and listed in ``as_planned``, so it adds nothing to the variance.
 
 Sources and their lines
 -----------------------

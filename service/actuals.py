@@ -5,11 +5,14 @@ details, Google Cloud billing) and is read by them, so a bad file is refused by 
 exactly as on the usage path. Their GPU usage rows (service.ingest.gpu_usage.capture) give per
 month, by the month of the charge period's start: GPU-hours and cost by pricing category
 (on demand, spot, committed) and, in FOCUS, the cost of unused commitments, which is part of
-the commitment line and its idle cost. Non-GPU rows (storage, egress, support) are not read:
-those lines stay as planned. Without the plan's money (``money``) every row's cost must be in
-the given currency; with it, a row in the plan's foreign currency counts at the plan's rate of
-its month and the difference from the rate paid is the month's ``fx_cost``
-(models/variance_fx.py), and a row no rate can be had for is refused by row and column.
+the commitment line and its idle cost. Rows that are not GPU usage give the storage, egress
+and cloud support lines where service.ingest.bill_lines names them, in the month of their charge
+period's start; a line no row of a month gives stays as planned for that month, and a month
+with only such rows leaves the GPU lines as planned. Without the plan's money (``money``) every
+row's cost must be in the given currency; with it, a row in the plan's foreign currency counts
+at the plan's rate of its month and the difference from the rate paid is the month's
+``fx_cost`` (models/variance_fx.py), and a row no rate can be had for is refused by row and
+column.
 
 The owned fleet's actuals (service/owned_actuals.py) come in the same uploads and arguments: a
 file whose header is theirs is read by their reader, and its months are merged with the bills'
@@ -29,10 +32,15 @@ from models.variance import MonthActuals
 from models.variance_fx import PlanMoney, at_plan_rate
 from service.ingest import load_usage, read_usage
 from service.ingest.core import fail, fail_one, problem
-from service.ingest.gpu_usage import capture
+from service.ingest.gpu_usage import NoGpuUsage, capture
 from service.owned_actuals import add_busy_time, is_busy_time, is_owned_actuals, read_owned
 
 LINE_OF = {"on_demand": "on_demand", "spot": "spot", "committed": "commitment"}
+# a bill's non-GPU row (service/ingest/bill_lines.py) without a date: its refusal
+# (translated by service/i18n/ingest_refusals.py)
+_UNDATED = {"storage": "a storage row without a date-time",
+            "egress": "an egress row without a date-time",
+            "cloud_support": "a cloud support row without a date-time"}
 
 
 def _months(start: np.ndarray) -> np.ndarray:
@@ -133,23 +141,39 @@ def _read(sources: list[tuple[str, Callable[[], Any]]], currency: str,
     hours: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
     idle: dict[str, float] = defaultdict(float)
     fx: dict[str, float] = defaultdict(float)
+    other: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
     for name, load in sources:
         with capture() as box:
-            load()
+            try:
+                load()
+            except NoGpuUsage:      # storage or idle commitments alone: still a bill
+                if not box or not _bills_other_rows(box[-1]):
+                    raise
         if not box:
             raise fail_one(name, "this is not a billing export (FOCUS, AWS CUR, Azure or "
                            "Google Cloud): it has no cost by pricing category")
         for usage in box:
-            _add(usage, name, currency, cost, hours, idle, money, fx)
+            _add(usage, name, currency, cost, hours, idle, money, fx, other)
     out = []
-    for month in sorted(set(cost) | set(hours) | set(idle)):
-        costs = {LINE_OF[k]: float(cost[month].get(k, 0.0)) for k in LINE_OF}
-        costs["commitment"] += idle.get(month, 0.0)
-        out.append(MonthActuals(str(month), costs=costs,
-                                gpu_hours={k: float(hours[month].get(k, 0.0)) for k in LINE_OF},
+    gpu_months = set(cost) | set(hours) | set(idle)
+    for month in sorted(gpu_months | set(other)):
+        costs, gpu_hours = {}, {}
+        if month in gpu_months:       # the bill gives its GPU lines: 0 where none was used
+            costs = {LINE_OF[k]: float(cost[month].get(k, 0.0)) for k in LINE_OF}
+            costs["commitment"] += idle.get(month, 0.0)
+            gpu_hours = {k: float(hours[month].get(k, 0.0)) for k in LINE_OF}
+        costs.update({line: float(v) for line, v in other.get(month, {}).items()})
+        out.append(MonthActuals(str(month), costs=costs, gpu_hours=gpu_hours,
                                 idle_commitment_cost=float(idle.get(month, 0.0)),
                                 fx_cost=float(fx.get(month, 0.0))))
     return out
+
+
+def _bills_other_rows(usage) -> bool:
+    """The export has rows of a plan line other than GPU usage (storage, egress, support) or
+    unused commitments."""
+    return bool((usage.line is not None and (usage.line != "").any())
+                or (usage.idle is not None and usage.idle.any()))
 
 
 def to_json(actuals: Iterable[MonthActuals]) -> list[dict]:
@@ -162,11 +186,13 @@ def from_json(rows: Iterable[dict]) -> list[MonthActuals]:
     return [MonthActuals(**row) for row in rows]
 
 
-def _add(usage, name: str, currency: str, cost, hours, idle, money=None, fx=None) -> None:
+def _add(usage, name: str, currency: str, cost, hours, idle, money=None, fx=None,
+         other=None) -> None:
     if usage.cost is None or usage.currency is None:
         raise fail_one(name, "the bill has no cost column (EffectiveCost or BilledCost, with "
                        "BillingCurrency) to set against the plan")
-    counted = usage.counted.copy()
+    lines = (usage.line != "") if usage.line is not None else np.zeros(len(usage.rows), bool)
+    counted = usage.counted | lines
     if usage.idle is not None:
         counted |= usage.idle
     index = np.flatnonzero(counted)
@@ -179,6 +205,8 @@ def _add(usage, name: str, currency: str, cost, hours, idle, money=None, fx=None
         elif usage.idle is not None and usage.idle[i] and np.isnat(usage.idle_start[i]):
             problems.append(problem(usage.rows[i], "ChargePeriodStart",
                                     "an unused commitment row without a date-time"))
+        elif lines[i] and np.isnat(usage.start[i]):
+            problems.append(problem(usage.rows[i], "ChargePeriodStart", _UNDATED[usage.line[i]]))
         elif money is not None and str(usage.currency[i]) != currency:
             converted = _converted(usage, i, money)
             if isinstance(converted, str):
@@ -205,6 +233,12 @@ def _add(usage, name: str, currency: str, cost, hours, idle, money=None, fx=None
         for month, c, d in zip(_months(usage.idle_start[usage.idle]), amounts[usage.idle],
                                extra[usage.idle]):
             idle[str(month)] += float(c)
+            if fx is not None and d:
+                fx[str(month)] += float(d)
+    if other is not None and lines.any():
+        for month, line, c, d in zip(_months(usage.start[lines]), usage.line[lines],
+                                     amounts[lines], extra[lines]):
+            other[str(month)][str(line)] += float(c)
             if fx is not None and d:
                 fx[str(month)] += float(d)
 

@@ -26,7 +26,7 @@ from service.paths import STATIC, TEMPLATES
 # the route modules of each blueprint: importing them adds their routes to its blueprint
 from service.plans import actuals_views, compare, replan_views, views as plan_views  # noqa: F401
 from service.plans import focus_views, variance_download  # noqa: F401
-from service.scenarios import commitments, live_views, views as scenario_views  # noqa: F401
+from service.scenarios import contract_attach, live_views, views as scenario_views  # noqa: F401
 from service.scenarios import alert_settings  # noqa: F401
 from service.scenarios.contract_choices import choice_value
 from service.web import config as cfg

@@ -7,7 +7,8 @@ PLAN.json is the demo scenario's plan document (``buyrent plan samples/usage_hou
 --scenario samples/scenario_h100.json --json``); without it the plan is computed. The actuals
 are set against its ``proposed`` strategy (8 owned servers, 16 GPUs of 1-year commitment, spot
 and on demand), 2027-01 to 2027-06: one bill a month, one row per source a month (p5.48xlarge
-instance-hours, 8 GPUs each) and a storage row that is not GPU usage; and one owned actuals CSV
+instance-hours, 8 GPUs each), a storage row and an egress row that are not GPU usage; and one
+owned actuals CSV
 (``owned_2027-01_2027-06.csv``, service/owned_actuals.py). The story, which
 tests/io/test_variance_cli.py checks against ``buyrent variance``:
 
@@ -19,6 +20,9 @@ tests/io/test_variance_cli.py checks against ``buyrent variance``:
   > 0;
 - price change: from 2027-04 on demand costs 12 % more per GPU-hour than planned (before it,
   the plan's rate), so ``price`` > 0 from April and about 0 before;
+- data sent out: from 2027-03 a partner's copy of the training data makes egress half again
+  the plan's (``other.egress`` > 0 from March, about 0 before); storage is billed as planned
+  (``other.storage`` within a cent of 0);
 - late delivery: 2 of the 8 servers arrive in March, paid on delivery (``timing.capex`` < 0 in
   January, > 0 in March); the work they would have done is bought on demand
   (``timing.delivery`` > 0 in January and February);
@@ -52,6 +56,8 @@ GPUS = 8          # p5.48xlarge
 LATE = 2          # servers delivered in DELIVERED instead of the plan's first month
 DELIVERED = "2027-03"
 OWNED_FILE = "owned_2027-01_2027-06.csv"
+EGRESS_FROM = "2027-03"     # egress half again the plan's from this month
+EGRESS_GROWTH = 1.5
 
 
 def plan_document(path: str | None) -> dict:
@@ -97,6 +103,15 @@ def storage_row(start: pd.Timestamp, end: pd.Timestamp, cost: float) -> dict:
     return r
 
 
+def egress_row(start: pd.Timestamp, end: pd.Timestamp, cost: float) -> dict:
+    r = row(start, end, 0.0, cost, "Standard")
+    r.update({"ChargeDescription": "Data Transfer Out to the internet", "ConsumedQuantity":
+              f"{cost / 0.09:.3f}", "ConsumedUnit": "GB", "PricingQuantity": f"{cost / 0.09:.3f}",
+              "PricingUnit": "GB", "ResourceType": "", "SkuId": "DataTransfer-Out-Bytes",
+              "ServiceCategory": "Networking", "ServiceName": "AWS Data Transfer"})
+    return r
+
+
 def owned_month(p: dict, month: str, busy_share: float) -> tuple[float, float]:
     """Servers online and their busy GPU-hours in a month of the story."""
     online = p["servers_online"] - (LATE if month < DELIVERED else 0)
@@ -137,6 +152,8 @@ def story(doc: dict) -> tuple[dict[str, list[dict]], list[dict]]:
             row(start, end, capacity - used, (capacity - used) * rate_c, "Committed",
                 CommitmentDiscountStatus="Unused", **commitment),
             storage_row(start, end, p["storage"]),
+            egress_row(start, end, p["egress"] * (EGRESS_GROWTH if month >= EGRESS_FROM
+                                                  else 1.0)),
         ]
         owned.append(owned_row(p, owned_section, month, online, busy))
     return out, owned

@@ -150,7 +150,7 @@ TEMPLATES = (
     N_("its unit %(unit)s is not time"),
     N_("it commits no quantity of time"),
     N_("it commits no quantity of GPU time"),
-    # the bounds of a Contract Commitment file (service/ingest/commitments.py, issue 40)
+    # the bounds of a Contract Commitment file (service/ingest/contract_commitments.py, issue 40)
     N_("a %(what)s of %(value)s is past any contract's (at most %(limit)s)"),
     N_("a commitment id has at most %(limit)s characters; this one %(count)s"),
     N_("a Contract Commitment file has at most %(limit)s rows (one per commitment term); this "
@@ -243,6 +243,9 @@ TEMPLATES = (
     N_("the cost is not a number"),
     N_("the cost is in %(currency)s, not the plan's %(plan)s"),
     N_("an unused commitment row without a date-time"),
+    N_("a storage row without a date-time"),
+    N_("an egress row without a date-time"),
+    N_("a cloud support row without a date-time"),
     # models/variance_fx.py FX_MESSAGES: a bill in a currency no rate can be had for
     N_("the cost is in %(currency)s and the plan has no exchange rate for it (the plan is in "
        "%(reporting)s)"),

@@ -54,7 +54,7 @@ PATTERNS: list[tuple[re.Pattern, str]] = [(re.compile(rx, re.S), template) for r
         "from them")),
     (rf"(?P<count>{NUMBER}) distinct tags cells are not JSON; their rows have no team",
      N_("%(count)s distinct tags cells are not JSON; their rows have no team")),
-    # service/ingest/commitments.py (FOCUS 1.3 Contract Commitment)
+    # service/ingest/contract_commitments.py (FOCUS 1.3 Contract Commitment)
     (rf"(?P<id>.+): commits (?P<average>{NUMBER}) GPUs on average over its term; read as "
      r"(?P<gpus>\d+)",
      N_("%(id)s: commits %(average)s GPUs on average over its term; read as %(gpus)s")),

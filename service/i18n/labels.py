@@ -97,7 +97,7 @@ def revision_note(note: str | None) -> str:
         return gettext("created from %(file)s", file=note[len("created from "):])
     if note.startswith("usage "):
         return gettext("usage %(file)s", file=note[len("usage "):])
-    if note.startswith("commitments held, from "):   # service/scenarios/commitments.py
+    if note.startswith("commitments held, from "):   # service/scenarios/contract_attach.py
         return gettext("commitments held, from %(file)s",
                        file=note[len("commitments held, from "):])
     replanned = re.fullmatch(r"re-planned from r(\d+) with actuals to (\d{4}-\d{2})", note)

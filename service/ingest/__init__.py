@@ -14,14 +14,14 @@ import mmap
 import re
 from pathlib import Path
 
-from service.ingest import (aws_cur, azure, busy, bundle, commitments, focus, focus_columns,
-                            gcp, guards, slurm)
+from service.ingest import (aws_cur, azure, busy, bundle, contract_commitments, focus,
+                            focus_columns, gcp, guards, slurm)
 from service.ingest import csv as csv_reader
 from service.ingest.build import build
 from service.ingest.busy_join import join_busy
 from service.ingest.commitment_record import (CommitmentError, attach_commitments_to_scenario,
                                               validate_commitment)
-from service.ingest.commitments import ContractResult
+from service.ingest.contract_commitments import ContractResult
 from service.ingest.core import IngestError, IngestResult, Limits, fail_one
 from service.ingest.table import map_columns, normalise, read_table
 from service.ingest.xlsx import read_xlsx
@@ -180,7 +180,7 @@ def _text(data: bytes, name: str, limits: Limits):
     if kind in EXPORTS:          # wide and possibly large: read without decoding it whole
         return EXPORTS[kind].read(data, headers, sep, name, limits)
     if kind == CONTRACTS:
-        return commitments.read(data, headers, sep, name, limits)
+        return contract_commitments.read(data, headers, sep, name, limits)
     if busy.recognise(line):
         raise fail_one(name, "this is a GPU busy-time file; upload it beside a usage file (the "
                        "upload form's second field, the API's 'busy' part, the CLI's --busy) "
@@ -207,7 +207,7 @@ def _xlsx(data: bytes, name: str, limits: Limits):
     if kind in EXPORTS:
         return EXPORTS[kind].from_frame(frame, rows, name, limits, warnings)
     if kind == CONTRACTS:
-        return commitments.from_frame(frame, rows, name, limits, warnings)
+        return contract_commitments.from_frame(frame, rows, name, limits, warnings)
     if len(frame.columns) > limits.max_columns:
         raise fail_one(name, f"the sheet has {len(frame.columns)} columns; the limit is "
                        f"{limits.max_columns}", 1)

@@ -14,7 +14,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from service.ingest import exports, instances
+from service.ingest import bill_lines, exports, instances
 from service.ingest.core import IngestResult, Limits
 from service.ingest.gpu_usage import GpuUsage, finish
 from service.ingest.table import normalise
@@ -25,7 +25,8 @@ USED = {normalise(n) for n in (
     "lineItem/UsageStartDate", "lineItem/UsageEndDate", "lineItem/UsageAmount",
     "lineItem/LineItemType", "lineItem/UsageType", "product/instanceType", "pricing/term",
     "reservation/ReservationARN", "savingsPlan/SavingsPlanARN", "lineItem/UnblendedCost",
-    "lineItem/CurrencyCode")}
+    "lineItem/CurrencyCode", "lineItem/ProductCode", "product/ProductName", "product/productFamily",
+    "lineItem/LineItemDescription")}
 NUMERIC = frozenset(normalise(n) for n in ("lineItem/UsageAmount", "lineItem/UnblendedCost"))
 INSTANCE_HOURS = r"BoxUsage|SpotUsage|DedicatedUsage|HostUsage"
 USAGE_LINES = {"usage", "discountedusage", "savingsplancoveredusage"}
@@ -80,6 +81,7 @@ def from_frame(frame: pd.DataFrame, rows: np.ndarray, filename: str, limits: Lim
     currency = exports.text(frame[currency_col]) if currency_col is not None else None
     usage_rows = GpuUsage(rows, gpu_rows, start, end, quantity * gpus, pricing, team,
                           commitment, cost, currency)
+    usage_rows.line = bill_lines.aws_cur(frame, ~gpu_rows)
     return finish(filename, FORMAT, "AWS CUR", usage_rows, problems, warnings)
 
 

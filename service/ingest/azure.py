@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from service.ingest import exports, instances
+from service.ingest import bill_lines, exports, instances
 from service.ingest.core import IngestResult, Limits
 from service.ingest.gpu_usage import GpuUsage, finish, idle_by_commitment, sums
 from service.ingest.table import normalise
@@ -95,6 +95,7 @@ def from_frame(frame: pd.DataFrame, rows: np.ndarray, filename: str, limits: Lim
                                "commitment cost, paid for and not used; not counted as usage"]
     usage_rows = GpuUsage(rows, counted, start, start + DAY, gpu_hours, pricing, team, ids,
                           cost, currency, np.full(n, "Microsoft", dtype=object))
+    usage_rows.line = bill_lines.azure(frame, ~counted & ~unused)
     return finish(filename, FORMAT, "Azure cost details", usage_rows, problems, warnings,
                   summary)
 

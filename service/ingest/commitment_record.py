@@ -3,7 +3,7 @@ and the step that puts records read from a Contract Commitment file into a scena
 
 ``attach_commitments_to_scenario`` works on the scenario's JSON (a dict) and leaves validating
 the result to ``Scenario.model_validate``; the upload preview's "attach" posts to
-service/scenarios/commitments.py, which does both.
+service/scenarios/contract_attach.py, which does both.
 """
 from __future__ import annotations
 
@@ -75,7 +75,7 @@ def attach_commitments_to_scenario(assumptions: dict, commitments: list[dict]) -
     """A copy of a scenario's JSON with ``commitments`` in ``position.commitments``: a record
     replaces the one with the same id, new ones are appended, other keys stay as they are.
 
-    Validate the result with ``Scenario.model_validate`` (service/scenarios/commitments.py does).
+    Validate the result with ``Scenario.model_validate`` (service/scenarios/contract_attach.py does).
     """
     records = [validate_commitment(dict(c)) for c in commitments]
     out = copy.deepcopy(assumptions)

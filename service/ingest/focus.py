@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from service.ingest import exports, focus_columns, instances
+from service.ingest import bill_lines, exports, focus_columns, instances
 from service.ingest.core import IngestResult, Limits
 from service.ingest.gpu_usage import GpuUsage, finish, idle_by_commitment, sums
 from service.ingest.table import normalise
@@ -31,7 +31,8 @@ USED = {normalise(n) for n in (
     "CapacityReservationStatus", "ChargeDescription", "SkuId", "SkuMeter", "SkuPriceDetails",
     "PricingCategory", "PricingQuantity", "PricingUnit", "Tags", "AllocatedTags", "ContractApplied",
     "BillingCurrency", "PricingCurrency", "EffectiveCost", "BilledCost",
-    "PricingCurrencyEffectiveCost", "ProviderName", "ServiceProviderName")}
+    "PricingCurrencyEffectiveCost", "ProviderName", "ServiceProviderName", "ServiceCategory",
+    "ServiceSubcategory", "ServiceName")}
 NUMERIC = frozenset(normalise(n) for n in (
     "ConsumedQuantity", "PricingQuantity", "EffectiveCost", "BilledCost",
     "PricingCurrencyEffectiveCost"))
@@ -122,6 +123,7 @@ def from_frame(frame: pd.DataFrame, rows: np.ndarray, filename: str, limits: Lim
                           currency, exports.text(frame[provider]) if provider else None,
                           idle=unused, idle_start=start)   # start: every row's, parsed
     usage_rows.billed, usage_rows.billed_currency = _billed(frame)
+    usage_rows.line = bill_lines.focus(frame, ~counted & ~unused & ~reserved_unused)
     return finish(filename, FORMAT, f"FOCUS {version}", usage_rows, problems, warnings, summary)
 
 

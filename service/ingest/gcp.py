@@ -19,7 +19,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from service.ingest import exports, instances
+from service.ingest import bill_lines, exports, instances
 from service.ingest.core import IngestResult, Limits, to_float
 from service.ingest.gpu_usage import GpuUsage, finish, sums
 from service.ingest.table import normalise
@@ -102,6 +102,7 @@ def from_frame(frame: pd.DataFrame, rows: np.ndarray, filename: str, limits: Lim
                                           cost[fees & np.isfinite(cost)])
     usage_rows = GpuUsage(rows, counted, start, end, gpu_hours, pricing, team, cud, net,
                           currency, np.full(n, "Google Cloud", dtype=object))
+    usage_rows.line = bill_lines.gcp(frame, ~counted)
     return finish(filename, FORMAT, "Google Cloud billing", usage_rows, problems, warnings,
                   summary)
 

@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from service.ingest.build import Records, build
-from service.ingest.core import IngestResult, fail, fail_one
+from service.ingest.core import IngestError, IngestResult, fail, fail_one
 from service.ingest.exports import period_of
 
 CATEGORIES = ("on_demand", "committed", "spot", "other")
@@ -47,6 +47,15 @@ class GpuUsage:
     # EffectiveCost and BillingCurrency beside PricingCurrencyEffectiveCost): the rate paid
     billed: np.ndarray | None = None
     billed_currency: np.ndarray | None = None
+    # the plan line a row that is not GPU usage pays for: storage, egress, cloud_support or ''
+    # (service/ingest/bill_lines.py); read by plan against actual, not by the usage path
+    line: np.ndarray | None = None
+
+
+class NoGpuUsage(IngestError):
+    """An export read without a problem that has no GPU usage row: the usage path refuses it,
+    while a bill of storage or unused commitments alone is still a month's bill
+    (service/actuals.py)."""
 
 
 _CAPTURED: ContextVar[list | None] = ContextVar("gpu_usage_captured", default=None)
@@ -115,9 +124,10 @@ def finish(filename: str, fmt: str, label: str, usage: GpuUsage, problems: list[
         box.append(usage)
     counted = usage.counted
     if not counted.any():
-        raise fail_one(filename, f"no GPU instance usage found in this {label} export: none "
-                       "of its rows is an hourly charge for a GPU instance type or GPU SKU we "
-                       "know (see service/ingest/instance_gpus.csv)")
+        refused = fail_one(filename, f"no GPU instance usage found in this {label} export: "
+                           "none of its rows is an hourly charge for a GPU instance type or GPU "
+                           "SKU we know (see service/ingest/instance_gpus.csv)")
+        raise NoGpuUsage(str(refused), refused.problems)
     hours = usage.gpu_hours[counted]
     kind = usage.pricing[counted]
     spot = kind == "spot"

@@ -109,12 +109,13 @@ def plan_vs_actual(scenario_id: int, number: int):
     if doc is not None:
         names = list(dict.fromkeys(k for e in doc["months"] + [doc["ytd"]] for k in e["parts"]))
         parts = [(name, part_label(name)) for name in names]
+    replanned = replanned_column(base, doc, stored)
     return render_template("plans/plan_vs_actual.html", revision=revision,
                            scenario=revision.scenario, base=base, doc=doc, parts=parts,
                            alerts=alerts.revision_breaches(revision.id),
-                           editable=can_edit(g.user, revision.scenario),
-                           replanned=replanned_column(base, doc, stored),
-                           charts=plan_vs_actual_charts(doc) if doc is not None else None)
+                           editable=can_edit(g.user, revision.scenario), replanned=replanned,
+                           charts=plan_vs_actual_charts(doc, replanned)
+                           if doc is not None else None)
 
 
 

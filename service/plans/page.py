@@ -17,7 +17,7 @@ def approved_revisions(scenario: ScenarioRecord) -> list[int]:
     return [r.number for r in scenario.revisions if r.status == "approved"]
 
 
-def plan_context(revision: Revision, doc: Optional[dict], charts: Optional[dict]
+def plan_page_values(revision: Revision, doc: Optional[dict], charts: Optional[dict]
                  ) -> dict[str, Any]:
     """The template values of a revision's plan (``doc`` None: a revision without one)."""
     scenario = revision.scenario

@@ -29,7 +29,7 @@ from markupsafe import Markup
 from service.web.tables import Revision
 from service.i18n import _
 from service.paths import STATIC
-from service.plans.page import plan_context
+from service.plans.page import plan_page_values
 
 CHROMIUM_ENV = "BUYRENT_CHROMIUM"          # a path or command name; default: chromium
 TIMEOUT = 120                              # s for one PDF (the sample takes about 3)
@@ -79,7 +79,7 @@ def plan_pdf_bytes(revision: Revision, doc: dict, charts: dict, paper: str = "A4
 
 def print_html(revision: Revision, doc: dict, charts: dict, paper: str = "A4") -> str:
     """The self-contained print view: stylesheet and scripts inline, nothing to fetch."""
-    return render_template("plans/print.html", **plan_context(revision, doc, charts),
+    return render_template("plans/print.html", **plan_page_values(revision, doc, charts),
                            print_view=True, paper=paper, stylesheet=_inline(_stylesheet()),
                            scripts=[_inline(s) for s in _scripts()])
 

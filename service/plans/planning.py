@@ -1,73 +1,29 @@
-"""A plan computed in this process (the CLI, tests, the job's child) and the chart data pages
-draw from a plan.
+"""The chart data pages draw from a plan (stored by the plan job beside its document), and a
+plan computed in this process with them (:class:`ComputedPlan`: what a test or the seeding of a
+scenario stores without a job; tests/support/service_plans.py computes one).
 
-Pages never call :func:`plan_for`: they read plans stored by plan jobs (service.plans.stored,
+Pages never compute a plan: they read plans stored by plan jobs (service.plans.stored,
 service.plans.jobs). The plan document itself (design 9.3) is the engine's; this module only adds
 what pages chart.
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
-from typing import Any, Callable, Optional
+from typing import Any
 
 import numpy as np
 
-from models.messages import Message
-from models.plan import Plan, compute_plan
-from models.plan_options import PlanOptions
-from models.refusals import Refusal
-from models.scenario import Scenario
-from models.start import plan_start_month, usage_notes
+from models.plan import Plan
 from service.plans.schedule_charts import schedule_charts
-from service import clock
-from service.ingest import read_usage
 
 
 @dataclass
-class PlanResult:
+class ComputedPlan:
+    """A plan computed in this process: the engine's, its document and its chart data."""
+
     plan: Plan
     document: dict[str, Any]
     charts: dict[str, Any]
-
-
-def _nothing(_phase: str) -> None:
-    pass
-
-
-def plan_for(scenario: Scenario, data: bytes, filename: str,
-             progress: Callable[[str], None] = _nothing,
-             current_month: Optional[str] = None,
-             options: Optional[PlanOptions] = None) -> PlanResult:
-    """The plan of a scenario on a usage file; ``progress`` hears each phase.
-
-    With a listener and an uncertainty section, the strategies are planned once without it
-    first ("planning"), then the whole plan ("uncertainty"): the phase a person waits on is
-    then true, for the price of one plan without draws (a fifth of the sample's full plan).
-    ``current_month`` is the month the plan takes as today's (service.clock; today's when
-    None); the usage's notes (short, old: models.start.usage_notes) join its warnings;
-    ``options`` go to the engine (models/plan_options.py; the defaults when None).
-    """
-    month = current_month or clock.current_month()
-    try:
-        progress("reading")
-        ingested = read_usage(data, filename)
-        progress("planning")
-        if progress is not _nothing and scenario.uncertainty.draws > 0:
-            compute_plan(scenario.with_changes(uncertainty={"draws": 0}), ingested.profile,
-                         current_month=month, options=options)
-            progress("uncertainty")
-        notes = usage_notes(ingested.profile, month,
-                            plan_start_month(scenario, ingested.profile, month))
-        plan = compute_plan(scenario, ingested.profile,
-                            [Message.plain(w) for w in ingested.warnings] + notes,
-                            current_month=month, options=options)
-    except Refusal:          # the usage or the scenario: said where it is shown
-        progress("failed")
-        raise
-    document = plan.document
-    json.dumps(document, allow_nan=False)  # the document must be strict JSON
-    return PlanResult(plan, document, chart_data(plan, document))
 
 
 def chart_data(plan: Plan, doc: dict[str, Any]) -> dict[str, Any]:

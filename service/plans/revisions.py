@@ -20,7 +20,7 @@ from service.web.tables import (Revision, ScenarioRecord, UsageFile, User, audit
 from service.plans.jobs.compute import pack_ledger
 from service.plans.jobs.versions import ENGINE_VERSION
 from service.plans.live import usage_profile
-from service.plans.planning import PlanResult
+from service.plans.planning import ComputedPlan
 from service.plans.stored import plan_options, stage_plan
 from service.web.tables import PlanRecord
 
@@ -50,7 +50,7 @@ def store_usage(s: Session, user: User, data: bytes, filename: str) -> UsageFile
 
 def add_revision(s: Session, scenario: ScenarioRecord, author: User, model: Scenario,
                  usage: Optional[UsageFile], *, preset: Optional[list[dict]] = None,
-                 note: str = "", result: Optional[PlanResult] = None) -> Revision:
+                 note: str = "", result: Optional[ComputedPlan] = None) -> Revision:
     """A new revision; ``result`` (a plan computed beforehand: seeds and tests) is stored
     with it, else its plan job is written with it (service.plans.stored.stage_plan) and
     queued by ``ensure_plan`` after the commit."""
@@ -103,7 +103,7 @@ def preflight(model: Scenario, usage: Optional[UsageFile] = None,
 
 def create_scenario(s: Session, owner: User, model: Scenario, usage: Optional[UsageFile] = None,
                     *, preset: Optional[list[dict]] = None,
-                    result: Optional[PlanResult] = None, note: str = "created") -> Revision:
+                    result: Optional[ComputedPlan] = None, note: str = "created") -> Revision:
     """A new scenario of ``owner`` and its revision 1 (``note``: where it came from, the
     notes service.i18n.labels.revision_note translates)."""
     scenario = ScenarioRecord(name=model.name, owner_id=owner.id)

@@ -27,8 +27,9 @@ from service.web.tables import PlanJob, PlanRecord, Revision, UsageFile, revisio
 
 
 @dataclass
-class PlanView:
-    """What a page can show of a revision's plan."""
+class RevisionPlan:
+    """What a page can show of a revision's plan: its stored document and charts (or a job's
+    partial ones), whether it is complete, its job and why it failed."""
     document: Optional[dict]
     charts: Optional[dict]
     complete: bool
@@ -120,7 +121,7 @@ def record_if_done(revision: Revision, job: PlanJob) -> Optional[PlanRecord]:
     return get_session().get(PlanRecord, revision.id)
 
 
-def read_plan(revision: Revision, start: bool = True) -> PlanView:
+def read_plan(revision: Revision, start: bool = True) -> RevisionPlan:
     """The stored plan of ``revision``, or what its job has so far (queued when ``start`` and
     none exists)."""
     session = get_session()
@@ -129,15 +130,15 @@ def read_plan(revision: Revision, start: bool = True) -> PlanView:
         job = ensure_plan(revision) if start else records.job_of(
             "plan", plan_key(revision.content_hash, clock.planning_month(revision.created_at)))
         if job is None:
-            return PlanView(None, None, False)
+            return RevisionPlan(None, None, False)
         record = record_if_done(revision, job)
         if record is None:
-            return PlanView(json.loads(job.document) if job.document else None,
+            return RevisionPlan(json.loads(job.document) if job.document else None,
                             json.loads(job.charts) if job.charts else None, False, job,
                             reason(job) if job.state == "failed" else None)
     if record is None:
-        return PlanView(None, None, False)
-    return PlanView(json.loads(record.document), json.loads(record.charts), True)
+        return RevisionPlan(None, None, False)
+    return RevisionPlan(json.loads(record.document), json.loads(record.charts), True)
 
 
 def stored_record(revision: Revision) -> Optional[PlanRecord]:

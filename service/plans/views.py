@@ -19,12 +19,12 @@ from service.xlsx.export import safe_download_name
 from service.i18n import _, labels
 from service.ingest.template import usage_template_csv, usage_template_xlsx
 from service.plans.jobs import records
-from service.plans.stored import (PlanView, ensure_plan, job_status, owner_key, pdf_job, read_plan,
+from service.plans.stored import (RevisionPlan, ensure_plan, job_status, owner_key, pdf_job, read_plan,
                                   reason, workbook_job)
 from service.plans.reviews import ReviewInputError, parse_review
 from service.plans.usage_download import is_xlsx, safe_csv
 from service.plans.reviews import DONE, assumption_choices
-from service.plans.page import plan_context
+from service.plans.page import plan_page_values
 
 XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 STRATEGY_LABELS = labels.STRATEGY_LABELS  # English names; pages show strategy_label(name)
@@ -50,7 +50,7 @@ def show(scenario_id: int, number: int):
         abort(404)
     choices = assumption_choices(revision)
     return render_template(
-        "plans/show.html", **plan_context(revision, doc, charts), error=error,
+        "plans/show.html", **plan_page_values(revision, doc, charts), error=error,
         retryable=retryable,
         strategy=strategy, editable=can_edit(g.user, scenario),
         may_review=can_review(g.user, revision), assumptions=choices,
@@ -104,7 +104,7 @@ def plan_job(scenario_id: int, number: int):
     return jsonify(body)
 
 
-def complete_plan(revision: Revision) -> PlanView:
+def complete_plan(revision: Revision) -> RevisionPlan:
     """The revision's complete plan, else 409 (its job is queued, running or failed): a
     download or an approval binds to the plan on record."""
     if revision.usage_file_id is None:
@@ -333,7 +333,7 @@ def approved_strategy(document: dict) -> str:
     return name
 
 
-def approvable(revision: Revision) -> PlanView:
+def approvable(revision: Revision) -> RevisionPlan:
     """The revision's complete plan, else 409 (no usage file, no complete stored plan): an
     approval binds to numbers someone could see."""
     if revision.usage_file_id is None:

@@ -1,6 +1,6 @@
 """Which commitments of a Contract Commitment preview are checked, and why not (issue 24):
 used by the upload's preview (service.scenarios.views) and the attach route
-(service.scenarios.commitments), which as route modules of one blueprint do not import each
+(service.scenarios.contract_attach), which as route modules of one blueprint do not import each
 other."""
 from __future__ import annotations
 

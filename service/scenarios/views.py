@@ -212,7 +212,7 @@ def upload(scenario_id: int):
         ingested = read_upload(data, filename)
         if isinstance(ingested, ContractResult):
             # commitments, not usage: shown, and attachable to the position
-            # (service/scenarios/commitments.py)
+            # (service/scenarios/contract_attach.py)
             report("done")
             if wants_json():
                 return jsonify({"result_html": render_template(

@@ -115,7 +115,7 @@ def derived_commit_formulas(p: Callable[[str], str], first_start: str) -> dict[s
 
 
 def resale_drop(p: Callable[[str], str], names: OwnedNames, first_start: str) -> str:
-    """'*factor' of the resale value a successor's arrival leaves (models/costs.server_schedule:
+    """'*factor' of the resale value a successor's arrival leaves (models/cohort_costs.server_schedule:
     a sale at the end of a month in or after the successor's first month available loses the
     type's drop), '' for a type without a successor."""
     if names.drop is None:
@@ -129,7 +129,7 @@ def server_month_formulas(p: Callable[[str], str], a: str, hours: str,
                           names: OwnedNames = OWNED, first_start: str = ""
                           ) -> dict[str, str]:
     """Monthly columns of a server cohort in the month whose index (0-based) is ``a``;
-    models/costs.server_schedule in cell formulas. ``names``: the inputs of the cohort's type
+    models/cohort_costs.server_schedule in cell formulas. ``names``: the inputs of the cohort's type
     (service.xlsx.type_names); ``first_start``: the plan's first month (a date cell), for the
     month a successor arrives."""
     count, bought, online, sold = p("count"), p("bought"), p("online"), p("sold")
@@ -166,7 +166,7 @@ def server_month_formulas(p: Callable[[str], str], a: str, hours: str,
 
 def commit_month_formulas(p: Callable[[str], str], a: str, hours: str, market: str = "cloud"
                           ) -> dict[str, str]:
-    """Monthly columns of a commitment cohort (models/costs.commitment_schedule); ``market``:
+    """Monthly columns of a commitment cohort (models/cohort_costs.commitment_schedule); ``market``:
     whose exchange rate converts it (a signed contract's own currency)."""
     gpus, start, term = p("gpus"), p("start"), p("term")
     active = f"{a}>={start},{a}<{start}+{term}"

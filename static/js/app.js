@@ -224,7 +224,8 @@
                       connector: {line: {dash: "dot"}}}], layout: l};
     },
     // the Plan vs actual page (service/plans/actual_charts.py): the running plan, actual and
-    // forecast (the forecast drawn from the last actual month on, continuing the actual)
+    // forecast (the forecast drawn from the last actual month on, continuing the actual), and
+    // after a re-plan the forecast re-planned from the same month on
     actual_cumulative: function (d) {
       var c = d.cumulative;
       return {data: [
@@ -233,7 +234,11 @@
         {type: "scatter", mode: "lines", name: t(d, "forecast", "cumulative forecast"),
          x: c.months, y: c.forecast, connectgaps: false, line: {width: 2, dash: "dash"}},
         {type: "scatter", mode: "lines+markers", name: t(d, "actual", "cumulative actual"),
-         x: c.months, y: c.actual, connectgaps: false, line: {width: 3.5}}],
+         x: c.months, y: c.actual, connectgaps: false, line: {width: 3.5}}].concat(
+        // after a re-plan: its running forecast from the last actual month on
+        c.replanned ? [{type: "scatter", mode: "lines", connectgaps: false,
+                        name: t(d, "replanned", "cumulative forecast re-planned"),
+                        x: c.months, y: c.replanned, line: {width: 2, dash: "dot"}}] : []),
         layout: layout(t(d, "cumulative", "Cumulative spend: actual against plan"),
                        t(d, "month", "month"), t(d, "cost", "cost"), null, "%Y-%m")};
     },

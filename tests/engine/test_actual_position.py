@@ -145,6 +145,10 @@ def test_the_forecast_re_planned_is_actuals_to_date_then_the_re_plan_by_hand():
     assert out["year"] == {"year": "2027", "forecast_cents": 199000 + 3000 + 2500}
     assert out["total"] == {"forecast_cents": 199000 + 3000 + 2500 + 500,
                             "first": "2027-02", "last": "2028-01"}
+    # the chart's running line: 1990, then + 30, + 25, + 5
+    assert out["cumulative"] == [{"month": "2027-02", "cents": 202000},
+                                 {"month": "2027-03", "cents": 204500},
+                                 {"month": "2028-01", "cents": 205000}]
 
 
 def test_a_fleet_of_server_types_keeps_each_type_and_its_own_price():

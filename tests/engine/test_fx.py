@@ -16,7 +16,7 @@ from numpy.testing import assert_allclose
 from pydantic import ValidationError
 
 from models.capacity import Capacity, CommitmentCohort, ServerCohort
-from models.costs import commitment_schedule, server_schedule
+from models.cohort_costs import commitment_schedule, server_schedule
 from models.document import plan_document
 from models.plan import build_context
 from tests.support.plans import compute_plan

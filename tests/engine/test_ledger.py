@@ -29,7 +29,7 @@ CASES = {
     "growth": lambda: (growth(), csv_profile(SAMPLE_USAGE)),
     "robust": lambda: robust_case(3, months=24, interval=6),    # issue 27's demand paths
 }
-# cohort column -> the cost line it is, summed over cohorts (models/costs.cohort_items)
+# cohort column -> the cost line it is, summed over cohorts (models/cohort_costs.cohort_items)
 COHORT_LINES = {"capex": "capex", "loan": "loan_payment", "maint": "maintenance",
                 "resale": "resale_credit", "upfront": "commitment_upfront",
                 "monthly": "commitment"}

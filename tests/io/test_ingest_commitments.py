@@ -10,7 +10,7 @@ import pytest
 from service.ingest import (CommitmentError, IngestError, attach_commitments_to_scenario,
                             read_contracts, read_upload, read_usage, validate_commitment)
 from service.ingest.commitment_record import months_between
-from service.ingest.commitments import ContractResult
+from service.ingest.contract_commitments import ContractResult
 from tests.support.ingest_fixtures import SAMPLES, xlsx
 
 SAMPLE = SAMPLES / "focus_1.3_contract_commitment_sample.csv"

@@ -62,15 +62,25 @@ def test_sample_story_adds_up_with_its_signs(demo_plan):
         p = entry["parts"]
         assert Decimal(p["volume"]) > 0 and Decimal(p["mix"]) > 0
         assert Decimal(p["idle_commitments"]) > 0
-        # bills name GPU usage only: storage and egress are taken as planned
-        assert set(p) <= {"volume", "mix", "price", "idle_commitments"}
+        # the bills' storage and egress rows are read (service/ingest/bill_lines.py)
+        assert set(p) <= {"volume", "mix", "price", "idle_commitments", "other.storage",
+                          "other.egress"}
+        assert abs(Decimal(p.get("other.storage", 0))) <= Decimal("0.01")   # billed as planned
+    plan = {r["month"]: r for r in json.loads(demo_plan.read_text())["strategies"]["proposed"]
+            ["monthly"]}
     for m in doc["months"]:         # the price change from April; before it the plan's rate
         if m["month"] < "2027-04":
             assert abs(Decimal(m["parts"]["price"])) <= Decimal("0.05")
         else:
             assert Decimal(m["parts"]["price"]) > 1000
+        # egress half again the plan's from March: the bill's cents less the plan's egress
+        egress = Decimal(m["parts"].get("other.egress", 0))
+        growth = Decimal("0.5") if m["month"] >= "2027-03" else 0
+        assert abs(egress - growth * Decimal(plan[m["month"]]["egress"])) <= Decimal("0.01")
+        if growth:
+            assert egress > 100
+        assert "storage" not in m["as_planned"] and "egress" not in m["as_planned"]
     assert doc["ytd"]["from"] == "2027-01" and doc["ytd"]["to"] == "2027-06"
-    assert "storage" in doc["months"][0]["as_planned"]
 
 
 def test_sample_story_with_the_owned_fleet(demo_plan):

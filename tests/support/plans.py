@@ -5,7 +5,7 @@ growth range (models/plan_options.py); that adds 5-40 s to each of the suite's h
 plans that test something else, so the suite passes ``SUITE`` (no such paths) as an argument,
 the way a deployment passes its own, and the tests of that default pass ``PRODUCT``. Served apps
 and CLI subprocesses get the same choice from ``BUYRENT_GROWTH_RANGE_SCENARIOS=0``
-(tests/conftest.py, service/plan_options.py). ``plan_for`` (the service's in-process plan)
+(tests/conftest.py, service/plan_options.py). ``plan_for`` (a plan computed in this process)
 lives in tests/support/service_plans.py, so that the engine tests reach nothing of service.
 """
 from __future__ import annotations

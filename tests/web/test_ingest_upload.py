@@ -134,7 +134,7 @@ def test_attached_dollar_contract_keeps_its_currency(login, app):
     """Posting a USD contract to a won scenario stores it with currency USD."""
     import json as _json
     from models.scenario import Scenario
-    from service.scenarios.commitments import posted_records
+    from service.scenarios.contract_attach import posted_records
     from service.scenarios.contract_choices import choice_value
     detail = next(d for d in contracts().summary["details"] if d["id"] == "CC-GCP-A3-1Y")
     records = posted_records([choice_value(detail)], won_scenario())

@@ -15,6 +15,7 @@ from __future__ import annotations
 import io
 import json
 import re
+from html import unescape as html_unescape
 from fractions import Fraction
 
 import numpy as np
@@ -132,6 +133,16 @@ def test_a_re_plan_holds_the_actual_position_usage_and_start(login, app):
     rec = doc["strategies"][doc["recommendation"]]["monthly"]
     rest = sum((Fraction(r["total_cost"]) for r in rec), Fraction(0))
     assert abs(replanned_total - actual_to_date - round(rest * 100)) <= 1
+    # the cumulative chart draws it: from the actual to date in June to the whole forecast
+    charts = json.loads(html_unescape(re.search(
+        r'<script type="application/json" id="actual-charts">(.*?)</script>', page,
+        re.S).group(1)))
+    c = charts["cumulative"]
+    line = dict(zip(c["months"], c["replanned"]))
+    assert round(line["2027-06"] * 100) == actual_to_date
+    assert round(line[rec[-1]["month"]] * 100) == replanned_total    # the re-plan's last
+    assert all(v is None for m, v in line.items() if m < "2027-06")
+    assert "Re-planned (revision 2), the whole forecast is" in charts["summary"]["cumulative"]
 
 
 def test_the_re_plan_api_answers_202_with_the_new_revision_in_english_and_korean(login, app):

@@ -166,6 +166,13 @@ def test_app_js_draws_the_waterfall_and_the_cumulative_lines():
     assert [t["name"] for t in c["data"]] == ["P", "F", "A"]
     assert c["data"][2]["y"] == [1.5, 2.5, None] and c["data"][1]["line"]["dash"] == "dash"
     assert c["layout"]["xaxis"]["tickformat"] == "%Y-%m"
+    # after a re-plan: a fourth line, dotted, from the last actual month on
+    data["cumulative"]["replanned"] = [None, 2.5, 3.25]
+    data["text"]["replanned"] = "R"
+    again = build_figure("actual_cumulative", data)
+    assert [t["name"] for t in again["data"]] == ["P", "F", "A", "R"]
+    assert again["data"][3]["y"] == [None, 2.5, 3.25]
+    assert again["data"][3]["line"]["dash"] == "dot"
 
 
 def test_the_waterfall_of_the_edge_case_by_hand():

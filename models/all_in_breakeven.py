@@ -18,15 +18,15 @@ from models.static_cohorts import static_plan
 from models.messages import Message, Percent
 from models.profile import PlanDemand
 from models.screening import online_months
-from models.strategies import PlanContext
+from models.plan_state import PlanState
 
 
-def flat_context(ctx: PlanContext, gpus: float, interruptible: bool) -> PlanContext:
+def flat_context(ctx: PlanState, gpus: float, interruptible: bool) -> PlanState:
     """The plan's context with a flat demand in every hour (prices unchanged).
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         Context of the plan whose prices are kept.
     gpus : float
         Demand in every hour [GPUs of the measured type].
@@ -35,13 +35,13 @@ def flat_context(ctx: PlanContext, gpus: float, interruptible: bool) -> PlanCont
 
     Returns
     -------
-    PlanContext
+    PlanState
         The context for the flat demand.
 
     Notes
     -----
     d_h = G for every plan hour h, steady or (``interruptible``) interruptible, G = ``gpus``
-    [GPUs]; prices unchanged (:meth:`models.strategies.PlanContext.with_demand`).
+    [GPUs]; prices unchanged (:meth:`models.strategies.PlanState.with_demand`).
     """
     hours = ctx.calendar.total_hours
     flat, zero = np.full(hours, gpus), np.zeros(hours)
@@ -50,12 +50,12 @@ def flat_context(ctx: PlanContext, gpus: float, interruptible: bool) -> PlanCont
     return ctx.with_demand(demand)
 
 
-def all_in_breakevens(ctx: PlanContext, names: list[str]) -> tuple[dict, dict, dict]:
+def all_in_breakevens(ctx: PlanState, names: list[str]) -> tuple[dict, dict, dict]:
     """All-in utilization breakevens on a flat profile, every charge included.
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         Context of the plan, re-demanded flat for each utilization.
     names : list of str
         Cloud options: ``on_demand``, ``spot`` or an offer id.
@@ -87,10 +87,10 @@ def all_in_breakevens(ctx: PlanContext, names: list[str]) -> tuple[dict, dict, d
     top = o.availability
     own = static_plan(s, Capacity(1, {}, use_spot=False), ctx.horizon,
                       first_month=ctx.calendar.months[0])
-    owned_pv: dict[tuple, tuple[PlanContext, float]] = {}   # shared by the cloud options
-    unit: dict[bool, PlanContext] = {}   # one GPU in every hour, scaled to each utilization
+    owned_pv: dict[tuple, tuple[PlanState, float]] = {}   # shared by the cloud options
+    unit: dict[bool, PlanState] = {}   # one GPU in every hour, scaled to each utilization
 
-    def owned_at(u: float, interruptible: bool) -> tuple[PlanContext, float]:
+    def owned_at(u: float, interruptible: bool) -> tuple[PlanState, float]:
         key = (u, interruptible)
         if key not in owned_pv:
             if interruptible not in unit:
@@ -122,12 +122,12 @@ def all_in_breakevens(ctx: PlanContext, names: list[str]) -> tuple[dict, dict, d
     return values, directions, reasons
 
 
-def cloud_plan(ctx: PlanContext, name: str) -> CapacityPlan:
+def cloud_plan(ctx: PlanState, name: str) -> CapacityPlan:
     """The cloud side of an all-in comparison.
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         Context of the plan (horizon, offers, server size).
     name : str
         ``on_demand``, ``spot`` or an offer id.

@@ -13,7 +13,8 @@ from scipy.special import ndtr, ndtri
 
 from models.assumption_values import to_value
 from models.assumptions import ASSUMPTIONS, per_type
-from models.scenario import Scenario, Uncertainty
+from models.ranges import Uncertainty
+from models.scenario import Scenario
 
 
 STRATA = 8  # failure and spot-interruption draws: midpoints of equal-probability strata

@@ -20,7 +20,8 @@ from models.finance import never_dearer, payback_month
 from models.messages import Message
 from models.price_breakeven import price_breakevens
 from models.screening import screening_chart, screening_lines, spot_off, utilization_breakevens
-from models.strategies import PlanContext, StrategyResult
+from models.plan_state import PlanState
+from models.strategy_result import StrategyResult
 
 
 @dataclass
@@ -45,12 +46,12 @@ class Charts:
     load_duration: dict
 
 
-def load_duration(ctx: PlanContext, r: StrategyResult, points: int = 200) -> dict:
+def load_duration(ctx: PlanState, r: StrategyResult, points: int = 200) -> dict:
     """Load-duration chart of the gross demand, with the recommended plan's capacity levels.
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         Context of the plan (sorted gross demand).
     r : StrategyResult
         The recommended strategy.
@@ -142,13 +143,13 @@ def payback(results: dict[str, StrategyResult], horizon: int) -> tuple[dict, dic
     return nominal, discounted, reasons
 
 
-def breakeven_section(ctx: PlanContext, results: dict[str, StrategyResult],
+def breakeven_section(ctx: PlanState, results: dict[str, StrategyResult],
                       recommendation: str) -> tuple[BreakevenSection, Charts]:
     """The breakeven section of the plan and the charts behind it.
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         Context whose strategies are compared.
     results : dict of str to StrategyResult
         Strategies priced, ``on_demand`` and ``cloud_only`` among them.

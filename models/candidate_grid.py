@@ -15,7 +15,7 @@ import numpy as np
 from models.dispatch import dispatch
 from models.linear_costs import LinearCosts, grid_bounds, optimizer_state
 from models.splits import CommitmentSplits
-from models.strategies import PlanContext
+from models.plan_state import PlanState
 
 
 @dataclass
@@ -53,14 +53,14 @@ LEVELS = 20_000  # committed totals searched one by one (exact); beyond: coarse 
 CHUNK = 15_000   # candidates dispatched at once: (months x CHUNK) arrays stay small
 
 
-def price_candidates(ctx: PlanContext, lc: LinearCosts, splits: CommitmentSplits,
+def price_candidates(ctx: PlanState, lc: LinearCosts, splits: CommitmentSplits,
                      use_spot: bool, servers: np.ndarray, split_index: np.ndarray
                      ) -> Candidates:
     """PV cost bounds of (servers, committed total) pairs; exact when the bounds agree.
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         Context whose demand tables dispatch the candidates.
     lc : LinearCosts
         PV coefficients of the context.
@@ -140,13 +140,13 @@ def axis(lo: int, hi: int, step: int) -> np.ndarray:
     return np.unique(np.r_[np.arange(lo, hi + 1, step), hi])
 
 
-def search(ctx: PlanContext, lc: LinearCosts, splits: CommitmentSplits, use_spot: bool,
+def search(ctx: PlanState, lc: LinearCosts, splits: CommitmentSplits, use_spot: bool,
            n_range: tuple[int, int], levels: int) -> Candidates:
     """Candidates that provably hold the optimum of the grid.
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         Context of the plan whose grid is searched.
     lc : LinearCosts
         PV coefficients of ``ctx``.
@@ -185,13 +185,13 @@ def search(ctx: PlanContext, lc: LinearCosts, splits: CommitmentSplits, use_spot
     return coarse_to_fine(ctx, lc, splits, use_spot, n_range, levels)
 
 
-def convex_in_servers(ctx: PlanContext, lc: LinearCosts, splits: CommitmentSplits,
+def convex_in_servers(ctx: PlanState, lc: LinearCosts, splits: CommitmentSplits,
                       use_spot: bool, n_range: tuple[int, int], levels: int) -> Candidates:
     """Per committed total, the server count where the PV stops falling, with its neighbours.
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         Context of the plan to optimize.
     lc : LinearCosts
         Its unit PV coefficients.
@@ -233,13 +233,13 @@ def convex_in_servers(ctx: PlanContext, lc: LinearCosts, splits: CommitmentSplit
     return price_candidates(ctx, lc, splits, use_spot, pairs[0], pairs[1])
 
 
-def coarse_to_fine(ctx: PlanContext, lc: LinearCosts, splits: CommitmentSplits,
+def coarse_to_fine(ctx: PlanState, lc: LinearCosts, splits: CommitmentSplits,
                    use_spot: bool, n_range: tuple[int, int], levels: int) -> Candidates:
     """A coarse-to-fine search of both counts, for grids too large to cost.
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         Context of the plan (a very large grid).
     lc : LinearCosts
         Unit PV coefficients.
@@ -284,13 +284,13 @@ def coarse_to_fine(ctx: PlanContext, lc: LinearCosts, splits: CommitmentSplits,
         step_n, step_c = max(1, step_n // 8), max(1, step_c // 8)
 
 
-def candidates(ctx: PlanContext, use_spot: bool, n_range: tuple[int, int] | None = None
+def candidates(ctx: PlanState, use_spot: bool, n_range: tuple[int, int] | None = None
                ) -> Candidates:
     """Costed candidates with server counts in a range; cached per context.
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         Context of the plan; the candidates are cached in it.
     use_spot : bool
         Whether spot takes interruptible overflow (cached apart).
@@ -318,14 +318,14 @@ def candidates(ctx: PlanContext, use_spot: bool, n_range: tuple[int, int] | None
         # small grid: cost all of it once, every query is a subset (cloud_only, optimal,
         # the best plan with servers for the price breakevens)
         key = ("grid", use_spot)
-        if key not in ctx.optimizer_cache:
-            ctx.optimizer_cache[key] = search(ctx, lc, splits, use_spot, (0, n_max), levels)
-        grid = ctx.optimizer_cache[key]
+        if key not in ctx.cache.optimizer:
+            ctx.cache.optimizer[key] = search(ctx, lc, splits, use_spot, (0, n_max), levels)
+        grid = ctx.cache.optimizer[key]
         keep = (grid.servers >= lo) & (grid.servers <= hi)
         return Candidates(*(getattr(grid, f)[keep] for f in (
             "servers", "committed_total", "split_index", "lower_pv", "upper_pv", "outlay")),
             use_spot)
     key = ("candidates", use_spot, lo, hi)
-    if key not in ctx.optimizer_cache:
-        ctx.optimizer_cache[key] = search(ctx, lc, splits, use_spot, (lo, hi), levels)
-    return ctx.optimizer_cache[key]
+    if key not in ctx.cache.optimizer:
+        ctx.cache.optimizer[key] = search(ctx, lc, splits, use_spot, (lo, hi), levels)
+    return ctx.cache.optimizer[key]

@@ -17,18 +17,18 @@ from models.scenario import scenario_document
 from models.section_documents import (breakeven_document, currencies_document, profile_document,
                                       uncertainty_document)
 from models.server_counts import servers_bought, servers_held
-from models.strategies import PlanContext
+from models.plan_state import PlanState
 from models.strategy_document import messages_json, num, robust_strategy, strategy_document
 
 
-def build_document(plan: Plan, ctx: PlanContext) -> dict[str, Any]:
+def build_document(plan: Plan, ctx: PlanState) -> dict[str, Any]:
     """The plan document (design 9.3): plain JSON-ready dicts, the contract of every view.
 
     Parameters
     ----------
     plan : Plan
         The computed plan.
-    ctx : PlanContext
+    ctx : PlanState
         Context of the plan (price book, demand, wastes).
 
     Returns

@@ -18,16 +18,16 @@ from models.capacity import CapacityPlan
 from models.checkpoint import HOURS_PER_YEAR, waste_fraction
 from models.dispatch import MonthlySorted, Volumes, allocate
 from models.fleet_draws import FleetDraws, fleet_levels, work_by_type
+from models.plan_state import PlanState
 from models.profile import PlanDemand
-from models.strategies import PlanContext
 
 
-def growth_factors(ctx: PlanContext, growth: np.ndarray) -> np.ndarray:
+def growth_factors(ctx: PlanState, growth: np.ndarray) -> np.ndarray:
     """Demand multiplier of each month and draw relative to the base growth.
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         The plan's context (its calendar and base growth).
     growth : numpy.ndarray
         Demand growth of each draw [fraction per year, (n,)].
@@ -48,12 +48,12 @@ def growth_factors(ctx: PlanContext, growth: np.ndarray) -> np.ndarray:
     return np.exp(np.outer(middle, np.log((1.0 + growth) / (1.0 + base))))
 
 
-def grown_demand(ctx: PlanContext, growth: float) -> PlanDemand:
+def grown_demand(ctx: PlanState, growth: float) -> PlanDemand:
     """The plan's demand with the growth of one draw, month by month as the draws see it.
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         Context of the plan (its demand and base growth).
     growth : float
         Demand growth [fraction per year].
@@ -86,12 +86,12 @@ class DrawDemand:
     merged: list["MergedTable"]
 
 
-def draw_demand(ctx: PlanContext, v: dict[str, np.ndarray]) -> DrawDemand:
+def draw_demand(ctx: PlanState, v: dict[str, np.ndarray]) -> DrawDemand:
     """What dispatch needs in each draw: wastes, growth and the gross tables by failure stratum.
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         Context of the plan (demand, calendar, spot job shape).
     v : dict of str to numpy.ndarray
         Assumption values of each draw; ``failure_rate`` [failures per server-year],
@@ -194,13 +194,13 @@ class MergedTable:
         return a, b
 
 
-def plan_levels(ctx: PlanContext, plan: CapacityPlan, availability: np.ndarray
+def plan_levels(ctx: PlanState, plan: CapacityPlan, availability: np.ndarray
                 ) -> tuple[np.ndarray, np.ndarray]:
     """Committed and committed-plus-owned capacity of a set of cohorts by month and draw.
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         Context of the plan (server size, throughputs).
     plan : CapacityPlan
         Cohorts of one strategy.
@@ -228,13 +228,13 @@ def plan_levels(ctx: PlanContext, plan: CapacityPlan, availability: np.ndarray
     return np.broadcast_to(committed, owned.shape), committed + owned
 
 
-def fleet_level_sums(ctx: PlanContext, dd: DrawDemand, plans: dict[str, CapacityPlan],
+def fleet_level_sums(ctx: PlanState, dd: DrawDemand, plans: dict[str, CapacityPlan],
                      fd: FleetDraws) -> dict[str, tuple[np.ndarray, ...]]:
     """:func:`level_sums` of a fleet of server types, with each type's work (issue 26).
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         Context of a plan with ``server_types``.
     dd : DrawDemand
         Demand of the draws.
@@ -264,13 +264,13 @@ def fleet_level_sums(ctx: PlanContext, dd: DrawDemand, plans: dict[str, Capacity
     return out
 
 
-def level_sums(ctx: PlanContext, dd: DrawDemand, plans: dict[str, CapacityPlan],
+def level_sums(ctx: PlanState, dd: DrawDemand, plans: dict[str, CapacityPlan],
                availability: np.ndarray) -> dict[str, tuple[np.ndarray, ...]]:
     """The sum-mins of every set of cohorts' capacity levels in every draw.
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         Context of the plan, for the capacity levels.
     dd : DrawDemand
         Demand of the draws (growth, strata, tables).
@@ -318,13 +318,13 @@ def level_sums(ctx: PlanContext, dd: DrawDemand, plans: dict[str, CapacityPlan],
     return out
 
 
-def draw_volumes(ctx: PlanContext, dd: DrawDemand, plans: dict[str, CapacityPlan],
+def draw_volumes(ctx: PlanState, dd: DrawDemand, plans: dict[str, CapacityPlan],
                  sums: dict[str, tuple[np.ndarray, ...]]) -> dict[str, Volumes]:
     """Monthly volumes of sets of cohorts in every draw.
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         Context of the plan (spot availability).
     dd : DrawDemand
         Demand of the same draws (totals, wastes).

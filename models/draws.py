@@ -18,8 +18,8 @@ from models.assumptions import TYPE_SEP
 from models.draw_dispatch import (draw_demand, draw_slice, draw_volumes, fleet_level_sums,
                                   level_sums)
 from models.fleet_draws import fleet_draws
+from models.plan_state import PlanState
 from models.prices import PRICED, PriceBook
-from models.strategies import PlanContext
 
 CHUNK = 500   # draws priced together: (months x CHUNK) arrays stay in the CPU cache
 # draws dispatched together: each month's capacity levels are searched in sorted order, which
@@ -27,13 +27,13 @@ CHUNK = 500   # draws priced together: (months x CHUNK) arrays stay in the CPU c
 SEARCH_CHUNK = 5_000
 
 
-def draw_pvs(ctx: PlanContext, values: Mapping[str, np.ndarray],
+def draw_pvs(ctx: PlanState, values: Mapping[str, np.ndarray],
              plans: Mapping[str, CapacityPlan], chunk: int = CHUNK) -> dict[str, np.ndarray]:
     """PV cost of each set of cohorts in each draw of the assumptions.
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         The plan's context (base scenario, calendar, demand).
     values : Mapping of str to numpy.ndarray
         Every assumption's value in each draw [the assumption's unit, (n,)], as

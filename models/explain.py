@@ -17,7 +17,7 @@ from models.scenario import Scenario
 from models.scenario_owned import type_owned
 from models.schedule_words import cash_words, grouped_schedule_words
 from models.schedules import cash_by_period
-from models.strategies import PlanContext, StrategyResult
+from models.strategy_result import StrategyResult
 from models.uncertainty import UncertaintySection
 
 FRAGILE = 0.02
@@ -135,14 +135,14 @@ def capacity_parts(s: Scenario, r: StrategyResult) -> list[Message]:
     return parts
 
 
-def explanation(ctx: PlanContext, strategies: dict[str, StrategyResult], chosen: str,
+def explanation(ctx: PlanState, strategies: dict[str, StrategyResult], chosen: str,
                 payback: Optional[int], uncertainty: Optional[UncertaintySection] = None
                 ) -> Explanation:
     """The recommendation as sentences, and whether it is fragile (runner-up within 2 %).
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         Context of the plan (scenario, calendar, wastes).
     strategies : dict of str to StrategyResult
         Every strategy priced, by name; ``"on_demand"`` among them.
@@ -319,12 +319,12 @@ def limit_sentences(strategies: dict[str, StrategyResult], chosen: str, currency
     return out
 
 
-def currency_sentences(ctx: PlanContext) -> list[Message]:
+def currency_sentences(ctx: PlanState) -> list[Message]:
     """How a plan in two currencies was converted (one literal sentence per market).
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         Context of the plan (scenario, first month).
 
     Returns
@@ -359,12 +359,12 @@ def currency_sentences(ctx: PlanContext) -> list[Message]:
                     "each payment at its month's rate.", params)]
 
 
-def spot_sentences(ctx: PlanContext) -> list[Message]:
+def spot_sentences(ctx: PlanState) -> list[Message]:
     """What checkpoints, lost work and restarts cost interruptible work on spot, as a sentence.
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         Context of the plan (demand and spot waste).
 
     Returns

@@ -6,7 +6,7 @@ draw of the type's own throughput (models/assumptions.py PER_TYPE). Owned types 
 merit order (models/fleet.py): least PV of busy energy per unit of work first, which a draw of
 the electricity price, PUE, discount rate or a throughput can reorder, so the order is taken
 per draw. Each type's work is then the gross demand between the cumulative levels of the types
-before it and its own, as the engine's :meth:`models.strategies.PlanContext.owned_by_type`.
+before it and its own, as the engine's :meth:`models.plan_state.PlanState.owned_by_type`.
 """
 from __future__ import annotations
 
@@ -17,8 +17,8 @@ import numpy as np
 
 from models.assumptions import TYPE_SEP
 from models.capacity import CapacityPlan
+from models.plan_state import PlanState
 from models.prices import PRICED, PriceBook
-from models.strategies import PlanContext
 
 
 @dataclass
@@ -44,12 +44,12 @@ class FleetDraws:
         return FleetDraws(self.per_server[:, draws], self.order[:, draws])
 
 
-def fleet_draws(ctx: PlanContext, values: Mapping[str, np.ndarray]) -> FleetDraws:
+def fleet_draws(ctx: PlanState, values: Mapping[str, np.ndarray]) -> FleetDraws:
     """Each server type's capacity per server and the merit order in every draw.
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         Context of a plan with ``server_types``.
     values : Mapping of str to numpy.ndarray
         Every assumption's value in each draw [the assumption's unit, (n,)], the types' own
@@ -87,12 +87,12 @@ def fleet_draws(ctx: PlanContext, values: Mapping[str, np.ndarray]) -> FleetDraw
     return FleetDraws(np.stack(per_server), order)
 
 
-def fleet_levels(ctx: PlanContext, plan: CapacityPlan, fd: FleetDraws) -> np.ndarray:
+def fleet_levels(ctx: PlanState, plan: CapacityPlan, fd: FleetDraws) -> np.ndarray:
     """The committed level and the cumulative level after each type in each draw's order.
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         Context of the plan (fleet, on-demand throughput).
     plan : CapacityPlan
         Cohorts of one strategy.

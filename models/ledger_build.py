@@ -12,26 +12,28 @@ from typing import Optional
 
 import numpy as np
 
-from models.costs import cohort_items, data_share, deductible_by_month
+from models.cohort_costs import cohort_items
+from models.costs import data_share, deductible_by_month
 from models.finance import monthly_rate
 from models.ledger import (COMMIT_ITEMS, SERVER_ITEMS, TYPE_PARAMS, CohortRow, Ledger,
                            PathLedger, ProfileRows, StrategyLedger)
 from models.ledger_cohorts import schedule_rows, strategy_cohorts
 from models.ledger_timeline import demand_lines, timeline
+from models.plan_state import PlanState
 from models.prices import UPFRONT_SHARE, PriceBook
 from models.profile import UsageProfile
-from models.strategies import PlanContext, StrategyResult
+from models.strategy_result import StrategyResult
 
 SCHEDULED = ("staged", "proposed")
 
 
-def plan_ledger(ctx: PlanContext, strategies: dict[str, StrategyResult],
+def plan_ledger(ctx: PlanState, strategies: dict[str, StrategyResult],
                 profile: UsageProfile, robust=None) -> Ledger:
     """Every month-by-month figure of a plan that its workbook writes.
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         Context of the plan (price book, demand, position).
     strategies : dict of str to StrategyResult
         The plan's strategies, by name.
@@ -98,12 +100,12 @@ def path_ledgers(robust) -> tuple[PathLedger, ...]:
         for q, c, r in zip(robust.paths, robust.contexts, robust.path_results()))
 
 
-def strategy_ledger(ctx: PlanContext, r: StrategyResult) -> StrategyLedger:
+def strategy_ledger(ctx: PlanState, r: StrategyResult) -> StrategyLedger:
     """One strategy's ledger: volumes, cost lines, tax items and cohorts.
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         Context of the plan.
     r : StrategyResult
         The strategy, costed.

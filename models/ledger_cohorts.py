@@ -29,23 +29,24 @@ from models.cohort_costs import commitment_schedule, server_schedule
 from models.finance import depreciation_by_age, month_hours
 from models.fleet import default_type
 from models.ledger import CohortRow, ScheduleRow
+from models.plan_state import PlanState
 from models.prices import UPFRONT_SHARE, PriceBook
 from models.scenario_schedule import Decision
 from models.server_terms import server_terms
 from models.staged_problem import decision_months
-from models.strategies import PlanContext, StrategyResult
+from models.strategy_result import StrategyResult
 
 # schedules the engine searched: their sheets list every decision point, where one may be added
 SEARCHED = ("staged", "robust")
 
 
-def schedule_rows(ctx: PlanContext, r: StrategyResult) -> list[ScheduleRow]:
+def schedule_rows(ctx: PlanState, r: StrategyResult) -> list[ScheduleRow]:
     """The decision rows of a schedule: for the staged plan every decision point and every
     month it decided something in; for a proposed schedule its own decisions.
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         Context of the plan (first month, decision points).
     r : StrategyResult
         A strategy with a schedule.
@@ -89,13 +90,13 @@ def _by_type(shorthand: int, by_type: dict, s) -> dict[str, int]:
     return out
 
 
-def strategy_cohorts(ctx: PlanContext, r: StrategyResult, rows: int, sales: bool
+def strategy_cohorts(ctx: PlanState, r: StrategyResult, rows: int, sales: bool
                      ) -> list[CohortRow]:
     """Every cohort row of a strategy's sheet (module docstring: which, and from where).
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         Context of the plan.
     r : StrategyResult
         The strategy.

@@ -5,17 +5,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from models.strategies import PlanContext, StrategyResult
+from models.plan_state import PlanState
+from models.strategy_result import StrategyResult
 
 QUANTILE = 0.9   # the demand line a capacity timeline is drawn against (the P90 hour)
 
 
-def demand_lines(ctx: PlanContext) -> dict[str, list[float]]:
+def demand_lines(ctx: PlanState) -> dict[str, list[float]]:
     """Peak, P90 and average hourly demand of each month, gross of failure overhead.
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         Context of the plan (sorted demand).
 
     Returns
@@ -36,12 +37,12 @@ def demand_lines(ctx: PlanContext) -> dict[str, list[float]]:
     return {"peak": table.peak.tolist(), "p90": p90, "mean": mean}
 
 
-def timeline(ctx: PlanContext, r: StrategyResult, demand: dict[str, list[float]]) -> dict:
+def timeline(ctx: PlanState, r: StrategyResult, demand: dict[str, list[float]]) -> dict:
     """Capacity of a scheduled strategy by month against demand, for its timeline chart.
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         Context of the plan.
     r : StrategyResult
         A strategy with a schedule.
@@ -77,13 +78,13 @@ def timeline(ctx: PlanContext, r: StrategyResult, demand: dict[str, list[float]]
             "demand": demand, "quantile": QUANTILE}
 
 
-def timeline_cohorts(ctx: PlanContext, r: StrategyResult) -> list[dict]:
+def timeline_cohorts(ctx: PlanState, r: StrategyResult) -> list[dict]:
     """Committed GPUs of each cohort by month; cohorts signed in the same month under the same
     offer are one series, contracts of the position are named 'held <id>'.
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         Context of the plan.
     r : StrategyResult
         A strategy with a schedule.

@@ -20,7 +20,7 @@ from models.costs import cost_lines, present_value
 from models.dispatch import Volumes
 from models.scenario_types import MAX_SERVERS
 from models.splits import CommitmentSplits
-from models.strategies import PlanContext
+from models.plan_state import PlanState
 
 
 @dataclass(frozen=True)
@@ -51,12 +51,12 @@ class LinearCosts:
     owned_unit_pv_by_type: Optional[dict] = None
 
 
-def linear_costs(ctx: PlanContext) -> LinearCosts:
+def linear_costs(ctx: PlanState) -> LinearCosts:
     """The PV cost coefficients of a context: the kernel's PV of a unit input minus that of none.
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         Context whose cost kernel is read (prices, position, demand).
 
     Returns
@@ -131,7 +131,7 @@ def linear_costs(ctx: PlanContext) -> LinearCosts:
                                if s.server_types else None))
 
 
-def _setup_pv(ctx: PlanContext, added, lines) -> float:
+def _setup_pv(ctx: PlanState, added, lines) -> float:
     """The setup fee's PV when there is no commitment offer to mark cloud use with: price one
     on-demand GPU-hour in month 1 with and without the fee."""
     H = ctx.horizon
@@ -143,12 +143,12 @@ def _setup_pv(ctx: PlanContext, added, lines) -> float:
     return float(added(ctx.position, v, setup=True, against=lines(ctx.position, v))[0])
 
 
-def grid_bounds(ctx: PlanContext, lc: LinearCosts, use_spot: bool) -> tuple[int, int]:
+def grid_bounds(ctx: PlanState, lc: LinearCosts, use_spot: bool) -> tuple[int, int]:
     """Largest server count and committed GPUs worth considering (peak and screening bounds).
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         Context of the plan; the bounds are cached in it.
     lc : LinearCosts
         PV coefficients of the context.
@@ -168,12 +168,12 @@ def grid_bounds(ctx: PlanContext, lc: LinearCosts, use_spot: bool) -> tuple[int,
     choice [servers, GPUs].
     """
     key = ("bounds", use_spot)
-    if key not in ctx.optimizer_cache:
-        ctx.optimizer_cache[key] = _grid_bounds(ctx, lc, use_spot)
-    return ctx.optimizer_cache[key]
+    if key not in ctx.cache.optimizer:
+        ctx.cache.optimizer[key] = _grid_bounds(ctx, lc, use_spot)
+    return ctx.cache.optimizer[key]
 
 
-def _grid_bounds(ctx: PlanContext, lc: LinearCosts, use_spot: bool) -> tuple[int, int]:
+def _grid_bounds(ctx: PlanState, lc: LinearCosts, use_spot: bool) -> tuple[int, int]:
     o = ctx.scenario.owned
     theta_c = ctx.scenario.on_demand.relative_throughput
     unit = o.gpus_per_server * o.availability * o.relative_throughput
@@ -217,12 +217,12 @@ def _grid_bounds(ctx: PlanContext, lc: LinearCosts, use_spot: bool) -> tuple[int
     return min(n_max, math.ceil(bound / unit)), min(c_max, math.ceil(bound / theta_c))
 
 
-def optimizer_state(ctx: PlanContext) -> tuple[LinearCosts, CommitmentSplits]:
+def optimizer_state(ctx: PlanState) -> tuple[LinearCosts, CommitmentSplits]:
     """The PV coefficients and commitment splits of a context, built once.
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         The plan's context; the state is cached in it.
 
     Returns
@@ -237,9 +237,9 @@ def optimizer_state(ctx: PlanContext) -> tuple[LinearCosts, CommitmentSplits]:
     lc = :func:`linear_costs` (ctx); splits = :class:`models.splits.CommitmentSplits` of the
     offers' unit PVs and outlays; both cached in the context.
     """
-    state = ctx.optimizer_cache.get("state")
+    state = ctx.cache.optimizer.get("state")
     if state is None:
         lc = linear_costs(ctx)
         splits = CommitmentSplits(ctx.scenario.commitments, lc.offer_pv, lc.offer_outlay)
-        state = ctx.optimizer_cache["state"] = (lc, splits)
+        state = ctx.cache.optimizer["state"] = (lc, splits)
     return state

@@ -27,16 +27,17 @@ import numpy as np
 from models.candidate_grid import candidates
 from models.capacity import Capacity
 from models.linear_costs import optimizer_state
-from models.strategies import PlanContext, StrategyResult
+from models.plan_state import PlanState
+from models.strategy_result import StrategyResult
 
 
-def best_capacity(ctx: PlanContext, *, allow_servers: bool = True, min_servers: int = 0
+def best_capacity(ctx: PlanState, *, allow_servers: bool = True, min_servers: int = 0
                   ) -> tuple[Capacity, float]:
     """The PV-cost minimum over whole servers and whole blocks.
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         Context of the plan to optimize.
     allow_servers : bool, default True
         False: cloud only.
@@ -58,7 +59,7 @@ def best_capacity(ctx: PlanContext, *, allow_servers: bool = True, min_servers: 
     Notes
     -----
     (n*, c*) = argmin over the candidates of :func:`candidates` (spot and no spot) of PV(n, c),
-    with PV the lower bound of :func:`price_candidates` (exact PV of :meth:`PlanContext.pv` when a
+    with PV the lower bound of :func:`price_candidates` (exact PV of :meth:`PlanState.pv` when a
     support minimum applies); among PVs within 1e-9 x max(1, |PV_min|), the least capital outlay,
     then the fewest servers, then spot.
     Exact on grids of up to LIMIT points (every point costed).
@@ -69,7 +70,7 @@ def best_capacity(ctx: PlanContext, *, allow_servers: bool = True, min_servers: 
     for use_spot in (True, False):
         cand = candidates(ctx, use_spot, n_range)
         if cand.approximate:
-            ctx.optimizer_cache["approximate"] = True
+            ctx.cache.optimizer["approximate"] = True
         keep = cand.servers >= min_servers
         if not allow_servers:
             keep &= cand.servers == 0
@@ -95,12 +96,12 @@ def best_capacity(ctx: PlanContext, *, allow_servers: bool = True, min_servers: 
     return capacity, pv
 
 
-def find_optimal(ctx: PlanContext) -> dict[str, StrategyResult]:
+def find_optimal(ctx: PlanState) -> dict[str, StrategyResult]:
     """Strategies ``cloud_only`` (no servers) and ``optimal`` (design 5.1).
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         Context of the plan to optimize and cost.
 
     Returns
@@ -111,7 +112,7 @@ def find_optimal(ctx: PlanContext) -> dict[str, StrategyResult]:
     Notes
     -----
     cloud_only = :func:`best_capacity` with n = 0; optimal = :func:`best_capacity` over every n;
-    both costed by :meth:`models.strategies.PlanContext.evaluate`.
+    both costed by :meth:`models.plan_state.PlanState.evaluate`.
     """
     cloud, _ = best_capacity(ctx, allow_servers=False)
     optimal, _ = best_capacity(ctx)

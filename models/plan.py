@@ -23,6 +23,7 @@ from models.messages import Message, Money, Months, Number, Percent
 from models.optimize import find_optimal
 from models.plan_limits import breaches
 from models.plan_options import PlanOptions
+from models.plan_state import PlanError, PlanState
 from models.profile import (PlanCalendar, UsageProfile, check_peak, demand_for,
                             plan_calendar)
 from models.scenario import Scenario
@@ -33,8 +34,8 @@ from models.robust import demand_paths, robust_optimum
 from models.staged import fleet_optimal, staged_optimum
 from models.staged_problem import StagedError
 from models.start import plan_start_month, start_warnings
-from models.strategies import (PlanContext, PlanError, StrategyResult, buy_for_peak_capacity,
-                               on_demand_capacity, proposed_capacity)
+from models.strategies import buy_for_peak_capacity, on_demand_capacity, proposed_capacity
+from models.strategy_result import StrategyResult
 from models.uncertainty import uncertainty_section
 
 STRATEGY_ORDER = ("on_demand", "cloud_only", "buy_for_peak", "optimal", "staged", "proposed")
@@ -46,7 +47,7 @@ STAGES = ("static", "repriced", "staged", "complete")
 
 
 def build_context(scenario: Scenario, profile: UsageProfile,
-                  current_month: Optional[str] = None) -> PlanContext:
+                  current_month: Optional[str] = None) -> PlanState:
     """Everything a plan's strategies share: calendar, demand, prices, wastes.
 
     Parameters
@@ -60,7 +61,7 @@ def build_context(scenario: Scenario, profile: UsageProfile,
 
     Returns
     -------
-    PlanContext
+    PlanState
         The context, from ``finance.start_month`` (or the month after the later of the usage
         and ``current_month``: models/start.py) for ``finance.horizon_months``.
 
@@ -83,7 +84,7 @@ def build_context(scenario: Scenario, profile: UsageProfile,
                              f.horizon_months)
     demand = demand_for(p, profile, calendar.total_hours)
     check_peak(demand, p.growth_annual)
-    return PlanContext(scenario, calendar, demand)
+    return PlanState.build(scenario, calendar, demand)
 
 
 def recommend(results: dict[str, StrategyResult]) -> str:
@@ -355,13 +356,13 @@ def compute_plan(scenario: Scenario, profile: UsageProfile,
     return planner.plan("complete", uncertainty=True)
 
 
-def staged_strategy(ctx: PlanContext, optimal: StrategyResult, notes: list[Message]
+def staged_strategy(ctx: PlanState, optimal: StrategyResult, notes: list[Message]
                     ) -> Optional[StrategyResult]:
     """The staged optimum (models/staged.py) costed by the engine.
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         Context of the plan (limits of ``staging``).
     optimal : StrategyResult
         The best static plan.
@@ -412,12 +413,12 @@ def staged_strategy(ctx: PlanContext, optimal: StrategyResult, notes: list[Messa
     return result
 
 
-def static_schedule(ctx: PlanContext, capacity) -> tuple:
+def static_schedule(ctx: PlanState, capacity) -> tuple:
     """A static decision as a schedule.
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         Context of the plan (first month, horizon).
     capacity : Capacity
         The static decision: servers, and committed GPUs per offer, held for the whole
@@ -450,12 +451,12 @@ def static_schedule(ctx: PlanContext, capacity) -> tuple:
                           commit=e["commit"]) for m, e in sorted(by_month.items()))
 
 
-def proposed_strategy(ctx: PlanContext) -> Optional[StrategyResult]:
+def proposed_strategy(ctx: PlanState) -> Optional[StrategyResult]:
     """The analyst's capacity: a schedule from the position, or static servers and GPUs.
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         Context of the plan (``proposed`` and the position).
 
     Returns
@@ -482,13 +483,13 @@ def proposed_strategy(ctx: PlanContext) -> Optional[StrategyResult]:
     return None if capacity is None else ctx.evaluate("proposed", capacity)
 
 
-def plan_warnings(ctx: PlanContext, results: dict[str, StrategyResult]) -> list[Message]:
+def plan_warnings(ctx: PlanState, results: dict[str, StrategyResult]) -> list[Message]:
     """What the reader should know about the figures: repeated usage, spot and failure waste,
     commitments past the horizon, early loan payoffs, an approximate optimum, caps.
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         Context of the plan (demand, wastes, optimizer state).
     results : dict of str to StrategyResult
         Strategies priced, by name.
@@ -552,7 +553,7 @@ def plan_warnings(ctx: PlanContext, results: dict[str, StrategyResult]) -> list[
             out.append(Message("{plan}: loan balances of {amount} are paid off early (at a "
                                "sale or at the end of the horizon).",
                                {"plan": name, "amount": Money(payoff, cur)}))
-    if ctx.optimizer_cache.get("approximate"):
+    if ctx.cache.optimizer.get("approximate"):
         out.append(Message("The grid of server counts and committed totals is too large to "
                            "cost point by point: the optimum was searched coarse to fine and "
                            "is not proven exact."))
@@ -567,13 +568,13 @@ def plan_warnings(ctx: PlanContext, results: dict[str, StrategyResult]) -> list[
     return out
 
 
-def commitments_past_horizon(ctx: PlanContext, r: StrategyResult
+def commitments_past_horizon(ctx: PlanState, r: StrategyResult
                              ) -> dict[str, tuple[int, float, float, int]]:
     """Commitments of a strategy that run past the horizon, by offer.
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         Context of the plan (horizon, price book).
     r : StrategyResult
         Strategy whose commitments are read.
@@ -605,12 +606,12 @@ def commitments_past_horizon(ctx: PlanContext, r: StrategyResult
     return out
 
 
-def loan_payoff(ctx: PlanContext, r: StrategyResult) -> float:
+def loan_payoff(ctx: PlanState, r: StrategyResult) -> float:
     """Loan balances settled early, at a sale or at the end of the horizon.
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         Context of the plan (its price book).
     r : StrategyResult
         Strategy whose servers are read.

@@ -13,7 +13,7 @@ import numpy as np
 
 from models.limit_words import BUDGET, POWER, SERVERS, Breach
 from models.schedules import cash_by_period
-from models.strategies import StrategyResult
+from models.strategy_result import StrategyResult
 
 # a plan keeps a limit it meets to this share (the MILP's rows hold to HiGHS's 1e-7
 # feasibility tolerance on amounts of millions)
@@ -25,7 +25,7 @@ def hall_power(ctx, by_type: dict) -> np.ndarray:
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         The plan's context (its fleet's types).
     by_type : dict
         Type id (None without server types) to servers online [servers, (months,)].
@@ -52,7 +52,7 @@ def breaches(ctx, r: StrategyResult) -> tuple[Breach, ...]:
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         The plan's context (``staging`` limits, the position, the calendar).
     r : StrategyResult
         The strategy as priced: its capex and upfront lines, servers online (by type).

@@ -16,7 +16,7 @@ from models.explain import Explanation
 from models.ledger import Ledger
 from models.profile import PlanCalendar, UsageProfile
 from models.scenario import Scenario
-from models.strategies import StrategyResult
+from models.strategy_result import StrategyResult
 from models.uncertainty import UncertaintySection
 
 

@@ -17,7 +17,7 @@ from models.fields import field_meta
 from models.messages import Message
 from models.optimize import best_capacity
 from models.scenario import Scenario
-from models.strategies import PlanContext
+from models.plan_state import PlanState
 
 
 def field_range(section: str, key: str) -> tuple[float, float]:
@@ -96,13 +96,13 @@ def tie_value(f: Callable[[float], float], x0: float, lo: float, hi: float
                           "which": "cheaper" if values[-1] < 0 else "dearer"})
 
 
-def price_breakevens(ctx: PlanContext, cloud: Capacity,
+def price_breakevens(ctx: PlanState, cloud: Capacity,
                      optimal: Optional[Capacity] = None) -> tuple[dict, dict]:
     """On-demand price and server price at which the best plan owning servers ties cloud_only.
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         Context of the plan, re-priced at each trial value.
     cloud : Capacity
         The best cloud-only plan.

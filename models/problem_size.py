@@ -14,10 +14,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from models.limits import MAX_MILP_CELLS
+from models.plan_state import PlanState
 from models.refusals import Refusal
 from models.robust import demand_paths
 from models.staged_problem import decision_months
-from models.strategies import PlanContext
 
 
 class ProblemTooLarge(Refusal):
@@ -51,13 +51,13 @@ class ProblemSize:
     rows: int
 
 
-def block_size(ctx: PlanContext) -> tuple[int, int]:
+def block_size(ctx: PlanState) -> tuple[int, int]:
     """Columns and rows of the staged MILP :func:`models.staged_problem.build_problem`
     declares for ``ctx`` (a schedule, not a fleet's static problem), counted without it.
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         The plan's context (decision months, types on sale, the position's servers).
 
     Returns
@@ -108,13 +108,13 @@ def block_size(ctx: PlanContext) -> tuple[int, int]:
     return columns, rows
 
 
-def problem_size(ctx: PlanContext, from_range: bool = True, robust: bool = True
+def problem_size(ctx: PlanState, from_range: bool = True, robust: bool = True
                  ) -> ProblemSize:
     """The largest MILP the plan of ``ctx`` solves, counted before it is built.
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         The plan's context.
     from_range : bool, default True
         Paths from the growth range when the scenario has none
@@ -153,14 +153,14 @@ def problem_size(ctx: PlanContext, from_range: bool = True, robust: bool = True
                        paths * m + (paths - 1) * first + risk * paths)
 
 
-def check_size(ctx: PlanContext, from_range: bool = True, robust: bool = True
+def check_size(ctx: PlanState, from_range: bool = True, robust: bool = True
                ) -> ProblemSize:
     """Refuse a plan whose largest MILP's rows x columns would pass
     :data:`models.limits.MAX_MILP_CELLS`.
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         The plan's context.
     from_range, robust : bool, default True
         As :func:`problem_size`.

@@ -36,6 +36,7 @@ from typing import Optional
 
 import numpy as np
 
+from models.plan_state import PlanState
 from models.profile import UsageProfile
 from models.robust_alternatives import add_foresight, least_capital
 from models.robust_problem import floors
@@ -46,7 +47,6 @@ from models.scenario_schedule import DemandScenario
 from models.staged import solve
 from models.staged_block import Block
 from models.staged_problem import StagedError
-from models.strategies import PlanContext
 from models.uncertainty import what_if_context
 
 # without demand scenarios of its own, a plan's paths are its demand growth range's ends and
@@ -119,12 +119,12 @@ def growth_bounds() -> tuple[float, float]:
             next(m.le for m in meta if getattr(m, "le", None) is not None))
 
 
-def base_path(ctx: PlanContext, paths: tuple[DemandScenario, ...]) -> int:
+def base_path(ctx: PlanState, paths: tuple[DemandScenario, ...]) -> int:
     """The path the plan's own growth describes, else the likeliest (the first of equals).
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         The plan's context (its ``profile.growth_annual``).
     paths : tuple of DemandScenario
         The demand paths.
@@ -145,14 +145,14 @@ def base_path(ctx: PlanContext, paths: tuple[DemandScenario, ...]) -> int:
     return int(np.argmax([p.probability for p in paths]))
 
 
-def path_contexts(ctx: PlanContext, paths: tuple[DemandScenario, ...],
-                  profile: Optional[UsageProfile] = None) -> list[PlanContext]:
+def path_contexts(ctx: PlanState, paths: tuple[DemandScenario, ...],
+                  profile: Optional[UsageProfile] = None) -> list[PlanState]:
     """The engine's context of each path: the plan with the path's growth (and its own
     peak-to-average and interruptible share where it sets them).
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         The plan's context.
     paths : tuple of DemandScenario
         The demand paths.
@@ -161,7 +161,7 @@ def path_contexts(ctx: PlanContext, paths: tuple[DemandScenario, ...],
 
     Returns
     -------
-    list of PlanContext
+    list of PlanState
         One per path, in order.
 
     Raises
@@ -188,7 +188,7 @@ def path_contexts(ctx: PlanContext, paths: tuple[DemandScenario, ...],
     return out
 
 
-def robust_optimum(ctx: PlanContext, profile: Optional[UsageProfile] = None,
+def robust_optimum(ctx: PlanState, profile: Optional[UsageProfile] = None,
                    foresight: bool = True, alternative: bool = True,
                    method: str = "decomposition", from_range: bool = True) -> RobustResult:
     """The robust plan over the plan's demand paths (:func:`demand_paths`, module notes),
@@ -196,7 +196,7 @@ def robust_optimum(ctx: PlanContext, profile: Optional[UsageProfile] = None,
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         The plan's context: its paths are :func:`demand_paths`'.
     profile : UsageProfile, optional
         The usage (each path's demand is laid from it with the path's growth).

@@ -13,7 +13,6 @@ from models.robust_solve import here_and_now, path_plans, run_loop, solve_held
 from models.scenario_schedule import DemandScenario
 from models.staged_block import HIGHS_OPTIONS, Block
 from models.staged_problem import StagedError
-from models.strategies import PlanContext
 
 ALTERNATIVE_WITHIN = 0.02   # the least-capital alternative's allowance over the least PV
 
@@ -53,7 +52,7 @@ def year_one_costs(st: Stacked, p: np.ndarray) -> np.ndarray:
     return cost
 
 
-def least_capital(ctxs: list[PlanContext], blocks: list[Block],
+def least_capital(ctxs: list[PlanState], blocks: list[Block],
                   paths: tuple[DemandScenario, ...], use_spot: bool, expected: float,
                   within: float = ALTERNATIVE_WITHIN, start: Optional[np.ndarray] = None
                   ) -> Optional[Alternative]:
@@ -67,7 +66,7 @@ def least_capital(ctxs: list[PlanContext], blocks: list[Block],
 
     Parameters
     ----------
-    ctxs : list of PlanContext
+    ctxs : list of PlanState
         Each path's context.
     blocks : list of Block
         Each path's block, with the tangents of the robust plan's search.
@@ -127,7 +126,7 @@ def least_capital(ctxs: list[PlanContext], blocks: list[Block],
     return Alternative(out, float(p @ [q.pv_cost for q in out]), float(cost @ x), within)
 
 
-def add_foresight(result: RobustResult, ctxs: list[PlanContext], alone: list,
+def add_foresight(result: RobustResult, ctxs: list[PlanState], alone: list,
                   blocks: list[Block], base: int) -> None:
     """EVPI and VSS of a robust result, in place (module notes of models/robust.py).
 
@@ -135,7 +134,7 @@ def add_foresight(result: RobustResult, ctxs: list[PlanContext], alone: list,
     ----------
     result : RobustResult
         The robust plan.
-    ctxs : list of PlanContext
+    ctxs : list of PlanState
         Each path's context, in the result's order.
     alone : list of models.staged.StagedResult
         Each path's own staged optimum, in the same order.

@@ -10,7 +10,8 @@ import numpy as np
 
 from models.capacity import CapacityPlan
 from models.scenario_schedule import Decision, DemandScenario
-from models.strategies import PlanContext, StrategyResult
+from models.plan_state import PlanState
+from models.strategy_result import StrategyResult
 
 
 @dataclass
@@ -64,7 +65,7 @@ class RobustResult:
     alternative: Optional[Alternative] = None
     # each path's engine context, in the paths' order (the ledger and the workbook price each
     # path's schedule on its own demand); not part of the plan document
-    contexts: list[PlanContext] = field(default_factory=list, repr=False)
+    contexts: list[PlanState] = field(default_factory=list, repr=False)
     from_range: bool = False    # the paths are the demand growth range's (no scenarios given)
     # the expected PV over the same paths of a static plan decided now and held fixed, by
     # strategy name (on demand, cloud only): what the robust plan's savings compare with
@@ -109,7 +110,7 @@ class RobustResult:
         Notes
         -----
         result_s = ``evaluate("robust", plan_s)`` in path s's context
-        (:meth:`models.strategies.PlanContext.evaluate`).
+        (:meth:`models.plan_state.PlanState.evaluate`).
         """
         out = []
         for q, c in zip(self.paths, self.contexts):
@@ -165,13 +166,13 @@ def cvar(pvs: np.ndarray, probabilities: np.ndarray, alpha: float) -> float:
                      for eta in pvs))
 
 
-def path_plan(c: PlanContext, path: DemandScenario, decisions: tuple[Decision, ...],
+def path_plan(c: PlanState, path: DemandScenario, decisions: tuple[Decision, ...],
               plan: CapacityPlan, objective: float, use_spot: bool) -> PathPlan:
     """One path's schedule costed by the engine, with its capacity and demand by month.
 
     Parameters
     ----------
-    c : PlanContext
+    c : PlanState
         The path's context.
     path : DemandScenario
         The path.

@@ -22,7 +22,6 @@ from models.staged import LOOSE_GAP, MAX_ROUNDS, solve
 from models.staged_block import HIGHS_OPTIONS, Block
 from models.staged_problem import StagedError
 from models.staged_result import StagedResult, to_decisions
-from models.strategies import PlanContext
 
 # The stacked MILP's HiGHS options: the staged plan's, with HiGHS's primal heuristics back on.
 # One plan's MILP needs none (its LP solutions are near-integral), but a stack of paths tied by
@@ -130,13 +129,13 @@ def run_loop(st: Stacked, cost: np.ndarray, extra: Optional[Rows] = None,
     return x, checks, rounds, limited, found.bound
 
 
-def path_plans(ctxs: list[PlanContext], st: Stacked, x: np.ndarray, checks: list,
+def path_plans(ctxs: list[PlanState], st: Stacked, x: np.ndarray, checks: list,
                paths: tuple[DemandScenario, ...], use_spot: bool) -> list[PathPlan]:
     """Each path's schedule of a stacked solution, costed by the engine.
 
     Parameters
     ----------
-    ctxs : list of PlanContext
+    ctxs : list of PlanState
         Each path's context.
     st : Stacked
         The stacked MILP.
@@ -170,14 +169,14 @@ def path_plans(ctxs: list[PlanContext], st: Stacked, x: np.ndarray, checks: list
     return out
 
 
-def solve_extensive(ctxs: list[PlanContext], blocks: list[Block],
+def solve_extensive(ctxs: list[PlanState], blocks: list[Block],
                     paths: tuple[DemandScenario, ...], use_spot: bool, base: int,
                     floor: Optional[list[Optional[float]]] = None) -> RobustResult:
     """The robust plan: the stacked MILP of every path with its risk objective.
 
     Parameters
     ----------
-    ctxs : list of PlanContext
+    ctxs : list of PlanState
         Each path's context.
     blocks : list of Block
         Each path's MILP parts and tangents.
@@ -232,7 +231,7 @@ def solve_extensive(ctxs: list[PlanContext], blocks: list[Block],
                          gap if math.isfinite(gap) else abs(value), use_spot, notes, x)
 
 
-def robust_result(ctxs: list[PlanContext], paths: tuple[DemandScenario, ...],
+def robust_result(ctxs: list[PlanState], paths: tuple[DemandScenario, ...],
                   out: list[PathPlan], form: ExtensiveForm, base: int, rounds: int, gap: float,
                   use_spot: bool, notes: list[str], x: np.ndarray) -> RobustResult:
     """A robust result from each path's plan (EVPI and VSS NaN until
@@ -240,7 +239,7 @@ def robust_result(ctxs: list[PlanContext], paths: tuple[DemandScenario, ...],
 
     Parameters
     ----------
-    ctxs : list of PlanContext
+    ctxs : list of PlanState
         Each path's context.
     paths : tuple of DemandScenario
         The paths.
@@ -308,14 +307,14 @@ def here_and_now(result: StagedResult, columns: list[tuple], first: list[int]
     return tuple(int(round(result.values[columns[j]])) for j in first)
 
 
-def solve_held(ctx: PlanContext, use_spot: bool, block: Block, held: dict[int, float]
+def solve_held(ctx: PlanState, use_spot: bool, block: Block, held: dict[int, float]
                ) -> StagedResult:
     """One path's staged optimum with some decisions held (the block keeps its tangents: they
     bound its costs whatever is held).
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         The path's context.
     use_spot : bool
         Whether the block allows spot.
@@ -346,7 +345,7 @@ class Unproven(Exception):
     held stopped at its limit, or HiGHS did not solve a box's LP relaxation."""
 
 
-def solve_decomposed(ctxs: list[PlanContext], blocks: list[Block],
+def solve_decomposed(ctxs: list[PlanState], blocks: list[Block],
                      paths: tuple[DemandScenario, ...], use_spot: bool, base: int,
                      alone: list[StagedResult]) -> Optional[RobustResult]:
     """The robust plan by branch and bound over the here-and-now decisions
@@ -355,7 +354,7 @@ def solve_decomposed(ctxs: list[PlanContext], blocks: list[Block],
 
     Parameters
     ----------
-    ctxs : list of PlanContext
+    ctxs : list of PlanState
         Each path's context.
     blocks : list of Block
         Each path's block (tangents added by the pricing stay: they are valid everywhere).

@@ -17,7 +17,7 @@ from models.prices import PriceBook
 from models.scenario import Scenario
 from models.server_terms import server_terms
 from models.schedule_words import quarter
-from models.strategies import StrategyResult
+from models.strategy_result import StrategyResult
 
 
 ALL = object()   # sale_proceeds of every server type

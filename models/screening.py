@@ -22,7 +22,7 @@ from models.capacity import Capacity
 from models.static_cohorts import static_plan
 from models.messages import Message, Percent
 from models.linear_costs import LinearCosts, optimizer_state
-from models.strategies import PlanContext
+from models.plan_state import PlanState
 
 
 HOURS = 8760.0
@@ -57,12 +57,12 @@ class Line:
         return self.fixed + self.per_hour * np.asarray(hours)
 
 
-def online_months(ctx: PlanContext) -> np.ndarray:
+def online_months(ctx: PlanState) -> np.ndarray:
     """Months in which the next server bought (one more on top of the position) takes work.
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         Context of the plan (its lead time, useful life and horizon).
 
     Returns
@@ -80,12 +80,12 @@ def online_months(ctx: PlanContext) -> np.ndarray:
     return static_plan(ctx.scenario, Capacity(1), ctx.horizon, first_month=ctx.calendar.months[0]).servers_online(ctx.horizon)
 
 
-def spot_off(ctx: PlanContext) -> Optional[Message]:
+def spot_off(ctx: PlanState) -> Optional[Message]:
     """Why spot can take no work in this plan, or None when it can.
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         Context of the plan (spot availability and waste).
 
     Returns
@@ -110,12 +110,12 @@ def spot_off(ctx: PlanContext) -> Optional[Message]:
     return None
 
 
-def screening_lines(ctx: PlanContext) -> dict[str, Line]:
+def screening_lines(ctx: PlanState) -> dict[str, Line]:
     """Screening curves of every source: levelized cost per GPU-year against hours used per year.
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         Context of the plan (prices, calendar, wastes).
 
     Returns
@@ -166,12 +166,12 @@ def screening_lines(ctx: PlanContext) -> dict[str, Line]:
     return lines
 
 
-def on_demand_line_all_months(ctx: PlanContext, lc: LinearCosts) -> Line:
+def on_demand_line_all_months(ctx: PlanState, lc: LinearCosts) -> Line:
     """The on-demand screening curve levelized over the whole horizon (to compare commitments).
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         Context of the plan (calendar, discount factors).
     lc : LinearCosts
         The optimizer's unit PV coefficients.
@@ -248,13 +248,13 @@ def direction(a_name: str, a: Line, b_name: str, b: Line) -> Direction:
     return Direction(a_name, "below", b_name)
 
 
-def utilization_breakevens(ctx: PlanContext, lines: dict[str, Line]
+def utilization_breakevens(ctx: PlanState, lines: dict[str, Line]
                            ) -> tuple[dict, dict, dict, dict]:
     """Marginal utilization breakevens: owned vs each cloud option, each commitment vs on demand.
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         Context of the plan, for the on-demand line over all months.
     lines : dict of str to Line
         :func:`screening_lines`.

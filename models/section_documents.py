@@ -14,17 +14,17 @@ import numpy as np
 from models.capacity import Capacity
 from models.document_rules import DISTRIBUTION_NOTE
 from models.plan_sections import Plan
-from models.strategies import PlanContext
+from models.plan_state import PlanState
 from models.strategy_document import capacity_json, schedule_holdings
 from models.uncertainty import UncertaintySection
 
 
-def demand_summary(ctx: PlanContext) -> dict[str, float]:
+def demand_summary(ctx: PlanState) -> dict[str, float]:
     """The demand as laid over the plan, for the profile section of the document.
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         Context of the plan (demand and tables).
 
     Returns
@@ -144,14 +144,14 @@ def judged_json(plan: Plan, name: str, capacity) -> dict[str, Any]:
     return {**schedule_holdings(plan, plan.strategies[name]), "schedule": True}
 
 
-def profile_document(plan: Plan, ctx: PlanContext) -> dict[str, Any]:
+def profile_document(plan: Plan, ctx: PlanState) -> dict[str, Any]:
     """The usage as read from the file (``file_*``) and as laid over the plan (``plan_*``).
 
     Parameters
     ----------
     plan : Plan
         Plan with its usage.
-    ctx : PlanContext
+    ctx : PlanState
         Context of the plan (demand and tables).
 
     Returns

@@ -9,8 +9,9 @@ from collections import Counter
 from typing import Union
 
 from models.fleet import default_type
+from models.plan_state import PlanState
 from models.scenario import Scenario
-from models.strategies import PlanContext, StrategyResult
+from models.strategy_result import StrategyResult
 
 Count = Union[int, dict[str, int]]
 
@@ -22,12 +23,12 @@ def _shaped(s: Scenario, counts: Counter) -> Count:
     return int(sum(counts.values()))
 
 
-def servers_held(ctx: PlanContext) -> Count:
+def servers_held(ctx: PlanState) -> Count:
     """Servers the position holds at the plan's start.
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         Context of the plan (its position).
 
     Returns

@@ -43,10 +43,10 @@ from typing import Optional
 from models.schedule_cohorts import schedule_plan
 from models.highs import proven_gap
 from models.limits import LOOP_MILPS, node_limit
+from models.plan_state import PlanState
 from models.staged_block import Block, solve_milp
 from models.staged_problem import StagedError
 from models.staged_result import StagedResult, to_capacity, to_decisions
-from models.strategies import PlanContext
 
 MAX_ROUNDS = 60
 LOOSE_GAP = 1e-4   # relative gap of the loop rounds that only place tangents (then exact)
@@ -56,12 +56,12 @@ LOOSE_GAP = 1e-4   # relative gap of the loop rounds that only place tangents (t
 # with its distance to HiGHS's lower bound as the gap, the same on every machine and load.
 
 
-def staged_optimum(ctx: PlanContext) -> StagedResult:
+def staged_optimum(ctx: PlanState) -> StagedResult:
     """The schedule of least PV cost (exact; see the module notes).
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         Context of the plan (position, staging limits, offers).
 
     Returns
@@ -97,7 +97,7 @@ def staged_optimum(ctx: PlanContext) -> StagedResult:
             raise StagedError(f"{first}; without spot: {second}") from None
 
 
-def solve(ctx: PlanContext, use_spot: bool, static: bool = False, servers: bool = True,
+def solve(ctx: PlanState, use_spot: bool, static: bool = False, servers: bool = True,
           fixed: Optional[dict] = None, block: Optional["Block"] = None,
           loose: bool = False) -> StagedResult:
     """The cutting-plane loop: MILPs with tangents of each month's convex functions added until
@@ -105,7 +105,7 @@ def solve(ctx: PlanContext, use_spot: bool, static: bool = False, servers: bool 
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         Context of the plan to schedule.
     use_spot : bool
         Spot allowed for interruptible overflow.
@@ -196,14 +196,14 @@ def solve(ctx: PlanContext, use_spot: bool, static: bool = False, servers: bool 
     return result
 
 
-def fleet_static_optimum(ctx: PlanContext, allow_servers: bool = True) -> StagedResult:
+def fleet_static_optimum(ctx: PlanState, allow_servers: bool = True) -> StagedResult:
     """The cheapest static decision of a fleet: servers per type sold in the first month and
     commitments per offer, exactly (the static problem of
     :func:`models.staged_problem.build_problem`).
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         Context of a plan with ``server_types``.
     allow_servers : bool, default True
         False: no new server (the ``cloud_only`` strategy).
@@ -230,8 +230,8 @@ def fleet_static_optimum(ctx: PlanContext, allow_servers: bool = True) -> Staged
     PV (to 1e-6) wins, spot on a tie.
     """
     key = ("fleet_static", allow_servers)
-    if key in ctx.optimizer_cache:
-        return ctx.optimizer_cache[key]
+    if key in ctx.cache.optimizer:
+        return ctx.cache.optimizer[key]
     found = []
     errors = []
     for use_spot in (True, False):
@@ -248,16 +248,16 @@ def fleet_static_optimum(ctx: PlanContext, allow_servers: bool = True) -> Staged
     if not found:
         raise StagedError("; ".join(errors))
     best = min(found, key=lambda r: (round(ctx.pv(r.capacity), 6), not r.use_spot))
-    ctx.optimizer_cache[key] = best
+    ctx.cache.optimizer[key] = best
     return best
 
 
-def fleet_optimal(ctx: PlanContext) -> dict:
+def fleet_optimal(ctx: PlanState) -> dict:
     """Strategies ``cloud_only`` and ``optimal`` of a fleet (issue 26), costed by the engine.
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         Context of a plan with ``server_types``.
 
     Returns

@@ -16,9 +16,9 @@ import scipy.sparse as sp
 from models.highs import solve_mip
 from models.limits import node_limit
 from models.optimize import best_capacity
+from models.plan_state import PlanState
 from models.staged_convexity import check_convex, month_costs, type_costs
 from models.staged_problem import Problem, StagedError, assemble, bounds, build_problem
-from models.strategies import PlanContext
 
 KEEP_CUTS = 3      # tangents kept per month and function after the first LP (strongest_cuts)
 # HiGHS's root heuristics (RINS, RENS, reduced-cost fixing) spent two thirds of each solve's LP
@@ -43,13 +43,13 @@ class Block:
     bounded by tangents.
     """
 
-    def __init__(self, ctx: PlanContext, use_spot: bool, static: bool = False,
+    def __init__(self, ctx: PlanState, use_spot: bool, static: bool = False,
                  servers: bool = True, fixed: Optional[dict] = None):
         """Build the MILP's fixed parts and the starting tangents.
 
         Parameters
         ----------
-        ctx : PlanContext
+        ctx : PlanState
             Context of the plan (its demand, prices, position and limits).
         use_spot : bool
             Spot allowed for interruptible overflow.

@@ -12,15 +12,14 @@ import numpy as np
 
 from models.linear_costs import optimizer_state
 from models.staged_problem import StagedError
-from models.strategies import PlanContext
 
 
-def month_costs(ctx: PlanContext, use_spot: bool) -> tuple[np.ndarray, ...]:
+def month_costs(ctx: PlanState, use_spot: bool) -> tuple[np.ndarray, ...]:
     """PV per demand-unit GPU-hour owned, interruptible overflow and on demand, by month.
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         Context whose optimizer coefficients are read.
     use_spot : bool
         Whether spot takes its share of interruptible overflow.
@@ -91,12 +90,12 @@ def check_convex(c_own, c_int, c_od) -> np.ndarray:
     return c_own < -tol
 
 
-def type_costs(ctx: PlanContext) -> list[np.ndarray]:
+def type_costs(ctx: PlanState) -> list[np.ndarray]:
     """PV of a GPU-hour of work on each owned type, in the merit order (issue 26).
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         Context whose optimizer coefficients are read.
 
     Returns

@@ -35,7 +35,6 @@ from models.refusals import Refusal
 from models.scenario import Scenario
 from models.scenario_types import MAX_SERVERS
 from models.staged_rows import limit_rows, sale_rows, unit_rows
-from models.strategies import PlanContext
 
 DECISION = "decision"      # the group of the decision columns (models.milp_index.Index.group)
 # the blocks of each function's epigraph and of the level it is taken at; a middle level k
@@ -220,12 +219,12 @@ class Problem:
         return out
 
 
-def unit_pv(ctx: PlanContext, plan: CapacityPlan, base: float) -> float:
+def unit_pv(ctx: PlanState, plan: CapacityPlan, base: float) -> float:
     """PV of a set of cohorts on top of the position, no volume, linear terms only.
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         Context of the plan (price book, position).
     plan : CapacityPlan
         Cohorts to price.
@@ -252,13 +251,13 @@ def unit_pv(ctx: PlanContext, plan: CapacityPlan, base: float) -> float:
     return float(present_value(book, lines)[0]) - base
 
 
-def build_problem(ctx: PlanContext, use_spot: bool, static: bool = False, servers: bool = True
+def build_problem(ctx: PlanState, use_spot: bool, static: bool = False, servers: bool = True
                   ) -> Problem:
     """The MILP's variables, costs, bounds, capacity levels and limit rows.
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         Context of the plan (decision months, limits, position).
     use_spot : bool
         Whether the schedule may use spot.

@@ -10,7 +10,6 @@ import numpy as np
 from models.capacity import Capacity, CapacityPlan
 from models.scenario_schedule import Decision
 from models.staged_problem import Problem
-from models.strategies import PlanContext
 
 
 @dataclass
@@ -32,12 +31,12 @@ class StagedResult:
     solution: Optional[np.ndarray] = field(default=None, repr=False)
 
 
-def to_decisions(ctx: PlanContext, prob: Problem, x: np.ndarray) -> tuple[Decision, ...]:
+def to_decisions(ctx: PlanState, prob: Problem, x: np.ndarray) -> tuple[Decision, ...]:
     """A MILP solution as a schedule.
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         Context of the plan (first month, offers, position).
     prob : Problem
         The MILP's parts (what each variable is).
@@ -94,12 +93,12 @@ def to_decisions(ctx: PlanContext, prob: Problem, x: np.ndarray) -> tuple[Decisi
                  for d, e in sorted(by_month.items()))
 
 
-def to_capacity(ctx: PlanContext, prob: Problem, x: np.ndarray, use_spot: bool) -> Capacity:
+def to_capacity(ctx: PlanState, prob: Problem, x: np.ndarray, use_spot: bool) -> Capacity:
     """A solution of the static problem of a fleet as a static decision.
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         Context of the plan (offers).
     prob : Problem
         The static MILP's parts.

@@ -17,7 +17,6 @@ from models.milp_block import Block
 from models.milp_index import Index
 from models.milp_rows import Rows
 from models.staged_hull import hull_rows
-from models.strategies import PlanContext
 
 
 def unit_rows(block: Block, n: int) -> sp.csr_matrix:
@@ -44,13 +43,13 @@ def unit_rows(block: Block, n: int) -> sp.csr_matrix:
                          shape=(size, n))
 
 
-def limit_rows(ctx: PlanContext, rows: Rows, cols: Index, paid: np.ndarray, owned: dict,
+def limit_rows(ctx: PlanState, rows: Rows, cols: Index, paid: np.ndarray, owned: dict,
                hull: Optional[Rows] = None) -> None:
     """The capital budget per calendar year and the hall limits as constraint rows.
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         The plan's context (``staging`` limits).
     rows : models.milp_rows.Rows
         The rows, to which ``budget[year]``, ``servers[month]`` and ``power[month]`` are
@@ -130,12 +129,12 @@ def limit_rows(ctx: PlanContext, rows: Rows, cols: Index, paid: np.ndarray, owne
                                                      axes=("facet",))
 
 
-def sale_rows(ctx: PlanContext, rows: Rows, cols: Index) -> None:
+def sale_rows(ctx: PlanState, rows: Rows, cols: Index) -> None:
     """Servers sold from a cohort, over all decision points, are at most those it has.
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         The plan's context (servers of the position).
     rows : models.milp_rows.Rows
         The rows, to which ``sale[from, cohort]`` is added.

@@ -11,13 +11,14 @@ import math
 from typing import Any, Optional
 
 from models.capacity import Capacity
-from models.costs import COST_LINES, CREDIT_LINES
+from models.lines import COST_LINES, CREDIT_LINES
 from models.messages import Message
 from models.plan_sections import Plan
 from models.robust_document import expected_entry, robust_fields
 from models.schedule_words import schedule_json
 from models.schedules import cash_by_period, purchase_orders
-from models.strategies import PlanContext, StrategyResult
+from models.plan_state import PlanState
+from models.strategy_result import StrategyResult
 
 
 def num(x: float) -> Optional[float]:
@@ -41,12 +42,12 @@ def num(x: float) -> Optional[float]:
     return float(x) if x is not None and math.isfinite(x) else None
 
 
-def month_rows(ctx: PlanContext, r: StrategyResult) -> list[dict[str, Any]]:
+def month_rows(ctx: PlanState, r: StrategyResult) -> list[dict[str, Any]]:
     """The monthly table of a strategy (design 5.1, 9.3).
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         Context of the plan (calendar, demand by month).
     r : StrategyResult
         Strategy to tabulate.
@@ -118,14 +119,14 @@ def capacity_json(plan: Plan, capacity: Optional[Capacity]) -> dict[str, Any]:
             "uses_spot": capacity.use_spot}
 
 
-def schedule_document(plan: Plan, ctx: PlanContext, r: StrategyResult) -> dict[str, Any]:
+def schedule_document(plan: Plan, ctx: PlanState, r: StrategyResult) -> dict[str, Any]:
     """A scheduled strategy's decisions, purchase orders and cash by period.
 
     Parameters
     ----------
     plan : Plan
         Plan holding the offers and the price book.
-    ctx : PlanContext
+    ctx : PlanState
         Context of the plan (price book, demand, wastes).
     r : StrategyResult
         A staged or scheduled strategy.
@@ -174,14 +175,14 @@ def schedule_holdings(plan: Plan, r: StrategyResult) -> dict[str, Any]:
             "uses_spot": r.plan.use_spot}
 
 
-def strategy_document(plan: Plan, ctx: PlanContext, r: StrategyResult) -> dict[str, Any]:
+def strategy_document(plan: Plan, ctx: PlanState, r: StrategyResult) -> dict[str, Any]:
     """One strategy of the plan document (design 9.3).
 
     Parameters
     ----------
     plan : Plan
         Plan the strategy belongs to.
-    ctx : PlanContext
+    ctx : PlanState
         Context of the plan (price book, demand, wastes).
     r : StrategyResult
         Strategy to document.

@@ -21,23 +21,24 @@ from models.assumptions import ASSUMPTIONS, assumptions_for, per_type
 from models.draw_dispatch import grown_demand
 from models.draws import draw_pvs
 from models.messages import Message
+from models.plan_state import PlanState
 from models.profile import UsageProfile, demand_for
 from models.scenario import Scenario
 from models.capacity import Capacity
 from models.optimize import best_capacity
-from models.strategies import PlanContext, StrategyResult
+from models.strategy_result import StrategyResult
 
 # tornado ends priced by a fresh engine context rather than as draws of the cost kernel
 ENGINE_ENDS = ("demand_growth",)
 
 
-def what_if_context(ctx: PlanContext, scenario: Scenario,
-                    profile: Optional[UsageProfile] = None) -> PlanContext:
+def what_if_context(ctx: PlanState, scenario: Scenario,
+                    profile: Optional[UsageProfile] = None) -> PlanState:
     """The engine's context for a what-if scenario with the same calendar and profile.
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         Context of the base plan.
     scenario : Scenario
         The what-if scenario.
@@ -47,14 +48,14 @@ def what_if_context(ctx: PlanContext, scenario: Scenario,
 
     Returns
     -------
-    PlanContext
+    PlanState
         A new context when the ``profile`` section changed, else the plan's re-priced.
 
     Notes
     -----
     A changed profile section without the usage: d'_h = d_h x ((1 + g') / (1 + g))^(h / 8760), g
     and g' the base and new annual growths [fraction per year], h the plan hour; else
-    :meth:`models.strategies.PlanContext.repriced`.
+    :meth:`models.plan_state.PlanState.repriced`.
     """
     s0 = ctx.scenario
     if scenario.profile != s0.profile:
@@ -67,18 +68,18 @@ def what_if_context(ctx: PlanContext, scenario: Scenario,
             d = ctx.demand
             demand = type(d)(d.steady * f, d.interruptible * f, d.profile_hours_used,
                              d.repeated_hours)
-        return PlanContext(scenario, ctx.calendar, demand)
+        return PlanState.build(scenario, ctx.calendar, demand)
     return ctx.repriced(scenario)
 
 
-def tornado(ctx: PlanContext, capacities: dict[str, Capacity],
+def tornado(ctx: PlanState, capacities: dict[str, Capacity],
             profile: Optional[UsageProfile] = None, baseline: str = "on_demand",
             judged: str = "optimal") -> list[dict[str, Any]]:
     """PV saving of each judged capacity over the baseline at each assumption's low and high.
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         Context of the base plan: each end is one draw of its cost kernel (demand growth's a
         what-if context of the engine).
     capacities : dict of str to Capacity or CapacityPlan
@@ -181,13 +182,13 @@ class MonteCarlo:
         return self.pv[baseline] - self.pv[judged]
 
 
-def monte_carlo(ctx: PlanContext, capacities: dict[str, Capacity], draws: int,
+def monte_carlo(ctx: PlanState, capacities: dict[str, Capacity], draws: int,
                 seed: int) -> MonteCarlo:
     """PV cost of each fixed capacity over draws of the assumptions (vectorised).
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         Context of the plan (scenario with its ranges).
     capacities : dict of str to Capacity or CapacityPlan
         Fixed capacities by name.
@@ -211,12 +212,12 @@ def monte_carlo(ctx: PlanContext, capacities: dict[str, Capacity], draws: int,
     return MonteCarlo(values, draw_pvs(ctx, values, plans))
 
 
-def draw_context(ctx: PlanContext, values: dict[str, np.ndarray], i: int) -> PlanContext:
+def draw_context(ctx: PlanState, values: dict[str, np.ndarray], i: int) -> PlanState:
     """The engine's own context for one draw, to check the vectorised figures against.
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         Context of the base plan (calendar, demand).
     values : dict of str to numpy.ndarray
         Assumption values of every draw [the assumption's unit, (n,)].
@@ -225,7 +226,7 @@ def draw_context(ctx: PlanContext, values: dict[str, np.ndarray], i: int) -> Pla
 
     Returns
     -------
-    PlanContext
+    PlanState
         The context of the scenario with draw i's values and demand growth.
 
     Notes
@@ -235,7 +236,8 @@ def draw_context(ctx: PlanContext, values: dict[str, np.ndarray], i: int) -> Pla
     """
     one = {k: float(v[i]) for k, v in values.items() if k != "demand_growth"}
     scenario = with_values(ctx.scenario, one)
-    return PlanContext(scenario, ctx.calendar, grown_demand(ctx, float(values["demand_growth"][i])))
+    return PlanState.build(scenario, ctx.calendar,
+                           grown_demand(ctx, float(values["demand_growth"][i])))
 
 
 def summary(mc: MonteCarlo, judged: str, bins: int, baseline: str = "cloud_only"
@@ -371,13 +373,13 @@ def buys_servers(r: StrategyResult) -> bool:
     return any(d.buy_servers or any(d.buy.values()) for d in r.schedule)
 
 
-def judged_capacity(ctx: PlanContext, strategies: dict[str, StrategyResult],
+def judged_capacity(ctx: PlanState, strategies: dict[str, StrategyResult],
                     recommendation: Optional[str] = None) -> tuple[str, Any]:
     """The plan the Monte Carlo and the tornado judge against the best cloud-only plan.
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         Context of the plan (for the best plan with servers).
     strategies : dict of str to StrategyResult
         Every strategy priced, ``optimal`` among them.
@@ -439,14 +441,14 @@ def deterministic_note(deterministic: float, summary: dict[str, Any]) -> Optiona
     return None
 
 
-def uncertainty_section(ctx: PlanContext, strategies: dict[str, StrategyResult],
+def uncertainty_section(ctx: PlanState, strategies: dict[str, StrategyResult],
                         profile: Optional[UsageProfile] = None,
                         recommendation: Optional[str] = None) -> UncertaintySection:
     """Buying against renting under uncertainty: the Monte Carlo and the tornado (design 5.4).
 
     Parameters
     ----------
-    ctx : PlanContext
+    ctx : PlanState
         The plan's context (its ``uncertainty`` section sets draws, seed and bins).
     strategies : dict of str to StrategyResult
         Strategies priced, by name.

@@ -7,7 +7,7 @@ from babel.numbers import get_currency_precision
 from wcwidth import wcswidth
 
 from models.document import plan_document
-from models.plan import Plan
+from models.plan_sections import Plan
 from models.schedule_words import horizon_sale_words
 from service.i18n import DEFAULT, _, current_locale, formats, robust_words, sentences
 from service.i18n.labels import PERIODS, offer_name, option_word, strategy_label

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from models.plan import Plan
+from models.plan_sections import Plan
 from service.plans.schedule_charts import schedule_charts
 
 

@@ -53,7 +53,7 @@ def test_the_public_api_is_found():
     # the walk itself can fail: it must see functions, methods and properties of every kind
     names = {name for name, _ in ALL}
     for expected in ("models.finance.level_payment", "models.costs.cost_lines",
-                     "models.strategies.PlanContext.evaluate", "models.plan.Planner.plan",
+                     "models.state_costing.Costing.evaluate", "models.plan.Planner.plan",
                      "models.dispatch.DemandTables.build",
                      "models.capacity.CapacityPlan.servers_online"):
         assert expected in names

@@ -12,7 +12,7 @@ from models.assumption_values import base_value
 from models.draws import draw_pvs
 from models.plan import build_context
 from models.scenario import Scenario
-from models.strategies import Capacity, on_demand_capacity
+from models.strategies import on_demand_capacity
 from models.uncertainty import draw_context, monte_carlo
 from tests.support.engine_cases import capacities, daily_swing_profile, flat_profile, w1
 from tests.support.engine_cases import context_of

@@ -117,6 +117,7 @@ EXEMPT: dict[str, str] = {
     "models.messages.param_json": "container",
     "models.candidate_grid.Candidates.join": "container",
     "models.plan_options.PlanOptions.to_dict": "container",
+    "models.plan_state.PlanCache.for_repriced": "container",
     "models.scenario.scenario_document": "container",
     "models.schedule_words.schedule_json": "container",
     "models.strategies.on_demand_capacity": "container",
@@ -136,7 +137,7 @@ EXEMPT: dict[str, str] = {
     "models.plan.Planner.plan": "glue",
     "models.plan.compute_plan": "glue",
     "models.plan.proposed_strategy": "glue",
-    "models.strategies.PlanContext.capacity_plan": "glue",
+    "models.state_costing.Costing.capacity_plan": "glue",
 }
 
 # pending: issue 43 helpers. models/forecast.py and models/variance.py are being rewritten by

@@ -3,11 +3,11 @@ recommendation's words in test_explain.py."""
 import numpy as np
 from numpy.testing import assert_allclose
 
+from models.capacity import Capacity
 from models.optimize import best_capacity
 from models.document import plan_document
 from models.plan import build_context
 from models.scenario import Scenario
-from models.strategies import Capacity
 from tests.support.engine_cases import base_plan, flat_profile, hourly_profile
 from tests.support.engine_cases import context_of
 

@@ -29,12 +29,12 @@ import math
 import numpy as np
 import pytest
 
+from models.capacity import Capacity
 from models.optimize import best_capacity
 from models.plan import build_context
 from tests.support.plans import compute_plan
 from models.profile import UsageProfile
 from models.scenario import Scenario
-from models.strategies import Capacity
 from tests.support.highs_model import (START, MilpResult, engine_pv, independent_model,
                                        make_profile, random_linear_case, random_profile,
                                        rel_close, solve_milp)

@@ -21,8 +21,8 @@ from models.document import plan_document
 from models.optimize import best_capacity
 from models.plan import build_context
 from tests.support.plans import compute_plan
+from models.plan_state import PlanError
 from models.profile import ProfileError
-from models.strategies import PlanError
 from tests.support.scenario_strategies import profiles, scenarios
 from tests.support.engine_cases import context_of
 

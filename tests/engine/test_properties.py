@@ -4,11 +4,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from numpy.testing import assert_allclose
 
-from models.costs import COST_LINES, CREDIT_LINES
+from models.capacity import Capacity
+from models.lines import COST_LINES, CREDIT_LINES
 from models.plan import build_context
 from tests.support.plans import compute_plan
 from models.scenario import Scenario
-from models.strategies import Capacity
 from tests.support.engine_cases import hourly_profile
 
 SETTINGS = settings(max_examples=25, deadline=None,

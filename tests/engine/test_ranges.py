@@ -14,7 +14,8 @@ from models.assumptions import ASSUMPTIONS
 from models.document import plan_document
 from tests.support.plans import compute_plan
 from models.ranges import BY_PATH, RANGES, legacy_path, upgrade_flat_keys
-from models.scenario import Scenario, Uncertainty
+from models.ranges import Uncertainty
+from models.scenario import Scenario
 from tests.support.engine_cases import csv_profile
 from tests.support.paths import SAMPLES
 

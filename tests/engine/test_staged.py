@@ -25,7 +25,6 @@ from models.scenario import Scenario
 from models.scenario_schedule import Decision
 from models.staged import staged_optimum
 from models.staged_problem import decision_months
-from models.strategies import PlanError
 from tests.support.engine_cases import demand, flat_profile, growth_sample, hourly_profile
 from tests.support.engine_cases import context_of
 

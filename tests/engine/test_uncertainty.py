@@ -20,9 +20,11 @@ from models.document import plan_document
 from models.optimize import best_capacity
 from models.plan import build_context
 from tests.support.plans import compute_plan
+from models.plan_state import PlanState
 from models.ranges import RANGE_MODELS
-from models.scenario import Scenario, Uncertainty
-from models.strategies import Capacity, PlanContext, on_demand_capacity
+from models.ranges import Uncertainty
+from models.scenario import Scenario
+from models.strategies import on_demand_capacity
 from models.uncertainty import monte_carlo, tornado, what_if_context
 from tests.support.engine_cases import (capacities, context_of, csv_profile,
                                        daily_swing_profile, flat_profile, growth_sample)
@@ -232,7 +234,7 @@ def test_draw_growth_is_close_to_the_engines_hourly_growth(engine_plan):
     g = float(mc.values["demand_growth"][0])
     hourly = what_if_context(ctx, ctx.scenario.with_changes(profile={"growth_annual": g}),
                              engine_plan.profile)
-    monthly = PlanContext(ctx.scenario, ctx.calendar, grown_demand(ctx, g))
+    monthly = PlanState.build(ctx.scenario, ctx.calendar, grown_demand(ctx, g))
     for name, cap in caps.items():
         assert_allclose(monthly.evaluate(name, cap).pv_cost, hourly.evaluate(name, cap).pv_cost,
                         rtol=2e-3)
@@ -414,13 +416,13 @@ def test_what_if_of_the_plans_own_scenario_keeps_a_copy_of_the_optimizers_findin
     found = best_capacity(ctx)
     same = what_if_context(ctx, s.with_changes(profile={"growth_annual":
                                                          s.profile.growth_annual}))
-    assert same is not ctx and same.optimizer_cache == ctx.optimizer_cache
+    assert same is not ctx and same.cache.optimizer == ctx.cache.optimizer
     assert best_capacity(same) == found
     assert best_capacity(build_context(s, daily_swing_profile())) == found
-    same.optimizer_cache["probe"] = True            # a copy: what either finds stays its own
-    assert "probe" not in ctx.optimizer_cache
+    same.cache.optimizer["probe"] = True            # a copy: what either finds stays its own
+    assert "probe" not in ctx.cache.optimizer
     dearer = what_if_context(ctx, s.with_changes(on_demand={"price_per_gpu_hour": 9.0}))
-    assert dearer.optimizer_cache == {}
+    assert dearer.cache.optimizer == {}
     assert best_capacity(dearer) != found
 
 

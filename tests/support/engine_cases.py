@@ -9,12 +9,12 @@ from typing import Union
 
 import numpy as np
 
-from models.capacity import CapacityPlan
+from models.capacity import Capacity, CapacityPlan
 from models.plan import build_context
 from tests.support.plans import compute_plan
+from models.plan_state import PlanState
 from models.profile import UsageProfile, plan_calendar
 from models.scenario import Scenario
-from models.strategies import Capacity, PlanContext
 from tests.support.paths import SAMPLES
 
 WORKED_MONTHS = plan_calendar("2027-03", 12)
@@ -33,7 +33,7 @@ W1_OWNED = {"gpus_per_server": 8, "server_price": 200000, "install_cost_per_serv
             "fte_cost_annual": 120000, "availability": 0.97, "financing": {"kind": "cash"}}
 
 
-def context_of(plan) -> PlanContext:
+def context_of(plan) -> PlanState:
     """The engine context of a computed plan (a plan keeps none: its ledger and document are
     what views read), built again from its scenario and profile."""
     return build_context(plan.scenario, plan.profile)

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from models.capacity import Capacity
 from models.scenario import Scenario
 from models.profile import UsageProfile
-from models.strategies import Capacity
 from tests.support.highs_model import random_linear_case
 
 

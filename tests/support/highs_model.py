@@ -16,10 +16,11 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import Bounds, LinearConstraint, milp
 
+from models.capacity import Capacity
 from models.profile import UsageProfile
 from models.scenario import Scenario
 from models.scenario_owned import Owned
-from models.strategies import Capacity
+from models.capacity import Capacity
 
 START = "2025-01"
 REL = 1e-6

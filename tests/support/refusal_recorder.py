@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from models.plan_state import PlanError
 from models.profile import ProfileError
-from models.strategies import PlanError
 from service.ingest import CommitmentError, ContractResult, IngestError, IngestResult
 from tests.support.paths import ROOT
 

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import openpyxl
 
-from models.costs import COST_LINES, CREDIT_LINES
+from models.lines import COST_LINES, CREDIT_LINES
 from models.ledger import Ledger
-from models.plan import Plan
+from models.plan_sections import Plan
 from tests.support.plans import compute_plan
 from models.profile import UsageProfile
 from models.scenario import Scenario

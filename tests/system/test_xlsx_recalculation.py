@@ -20,7 +20,7 @@ import xlsxwriter
 from openpyxl.utils.escape import unescape
 
 from models.schedule_cohorts import schedule_plan
-from models.costs import COST_LINES, CREDIT_LINES, START_OF_MONTH_LINES
+from models.lines import COST_LINES, CREDIT_LINES, START_OF_MONTH_LINES
 from models.plan import build_context, proposed_strategy
 from models.schedule_words import schedule_json
 from models.scenario_schedule import Decision

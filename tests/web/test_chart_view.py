@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from models.costs import LINES
+from models.lines import LINES
 from service.clip import short_name
 from service.plans.attribution import Step, Waterfall
 from service.plans.chart_view import (CAPITAL, RUNNING, by_source_groups, cumulative_lines,

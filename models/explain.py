@@ -13,6 +13,7 @@ import numpy as np
 from models.finance import never_dearer
 from models.limit_words import breach_words
 from models.messages import Message, Money, Months, Number, Percent
+from models.plan_state import PlanState
 from models.scenario import Scenario
 from models.scenario_owned import type_owned
 from models.schedule_words import cash_words, grouped_schedule_words

@@ -24,7 +24,7 @@ from models.optimize import find_optimal
 from models.plan_limits import breaches
 from models.plan_options import PlanOptions
 from models.plan_state import PlanError, PlanState
-from models.profile import (PlanCalendar, UsageProfile, check_peak, demand_for,
+from models.profile import (UsageProfile, check_peak, demand_for,
                             plan_calendar)
 from models.scenario import Scenario
 from models.scenario_schedule import Decision

@@ -7,6 +7,7 @@ from typing import Optional
 import numpy as np
 
 from models.milp_rows import Rows
+from models.plan_state import PlanState
 from models.robust_problem import Stacked, block_costs, first_stage, stack
 from models.robust_result import Alternative, RobustResult
 from models.robust_solve import here_and_now, path_plans, run_loop, solve_held

@@ -9,6 +9,7 @@ from typing import Optional
 
 import numpy as np
 
+from models.plan_state import PlanState
 from models.schedule_cohorts import schedule_plan
 from models.highs import BoxedLp, proven_gap, proves, solve_mip
 from models.limits import LOOP_MILPS, SEARCH_BOXES, SEARCH_POINTS, node_limit

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from models.linear_costs import optimizer_state
+from models.plan_state import PlanState
 from models.staged_problem import StagedError
 
 

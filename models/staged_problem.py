@@ -22,6 +22,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from models.capacity import CapacityPlan, CommitmentCohort, ServerCohort, combined
+from models.plan_state import PlanState
 from models.static_cohorts import commitment_chain, server_chain
 from models.cohort_costs import commitment_schedule, server_schedule
 from models.costs import cost_lines, present_value

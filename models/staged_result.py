@@ -8,6 +8,7 @@ from typing import Optional
 import numpy as np
 
 from models.capacity import Capacity, CapacityPlan
+from models.plan_state import PlanState
 from models.scenario_schedule import Decision
 from models.staged_problem import Problem
 

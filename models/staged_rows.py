@@ -16,6 +16,7 @@ import scipy.sparse as sp
 from models.milp_block import Block
 from models.milp_index import Index
 from models.milp_rows import Rows
+from models.plan_state import PlanState
 from models.staged_hull import hull_rows
 
 

@@ -47,7 +47,7 @@ Credit lines (resale_credit, tax_shield) count negatively, as in the plan's tota
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from decimal import ROUND_HALF_EVEN, Decimal
+from decimal import Decimal
 from fractions import Fraction
 from typing import Any, Mapping, Optional, Sequence
 

@@ -9,6 +9,7 @@ from numpy.testing import assert_allclose
 
 from models.assumption_sampling import sample
 from models.assumption_values import base_value
+from models.capacity import Capacity
 from models.draws import draw_pvs
 from models.plan import build_context
 from models.scenario import Scenario

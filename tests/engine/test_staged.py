@@ -16,6 +16,7 @@ import pytest
 from numpy.testing import assert_allclose
 
 from models.capacity import month_index
+from models.plan_state import PlanError
 from models.schedule_cohorts import ScheduleError, schedule_plan
 from models.static_cohorts import position_plan
 from models.document import plan_document

@@ -13,6 +13,7 @@ from pydantic import ValidationError
 from models.assumption_sampling import inverse_cdf, sample
 from models.assumption_values import low_high, with_values
 from models.assumptions import ASSUMPTIONS
+from models.capacity import Capacity
 from models.draw_dispatch import MergedTable, grown_demand
 from models.fields import field_meta
 from models.messages import Money, english_money

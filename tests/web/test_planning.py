@@ -1,9 +1,8 @@
-"""service/plans/planning.py: a plan from a scenario and a usage file, with its phases heard, its
-charts, and the caches that keep a revision's plan and workbook from being computed twice."""
+"""A plan computed in this process (tests/support/service_plans.py, service/plans/planning.py):
+a plan from a scenario and a usage file, with its phases heard, its charts, and the caches that keep a revision's plan and workbook from being computed twice."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -11,7 +10,6 @@ from service.web.db import write_session
 from service.web.tables import PlanJob
 from sqlalchemy import select
 
-import service.plans.planning
 from models.document import plan_document
 from tests.support.plans import compute_plan
 from models.scenario import Scenario

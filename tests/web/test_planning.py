@@ -1,5 +1,6 @@
 """A plan computed in this process (tests/support/service_plans.py, service/plans/planning.py):
-a plan from a scenario and a usage file, with its phases heard, its charts, and the caches that keep a revision's plan and workbook from being computed twice."""
+a plan from a scenario and a usage file, with its phases heard, its charts, and the caches that
+keep a revision's plan and workbook from being computed twice."""
 from __future__ import annotations
 
 import json

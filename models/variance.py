@@ -2,10 +2,11 @@
 split into named parts that add up to the total to the cent.
 
 The baseline is one strategy's monthly rows of a plan document (``doc["strategies"][name]
-["monthly"]``, made by models.strategy_document.month_rows). Actuals give per month the cost lines and
-GPU-hours by source that were read (bills give the cloud lines, storage, egress and support
-among them; the owned fleet's actuals the owned lines); a line or source the actuals do not
-give is taken as planned and listed in ``as_planned``, so it adds nothing to the variance.
+["monthly"]``, made by models.strategy_document.month_rows). Actuals give per month the cost
+lines and GPU-hours by source that were read (bills give the cloud lines, storage, egress and
+support among them; the owned fleet's actuals the owned lines); a line or source the actuals
+do not give is taken as planned and listed in ``as_planned``, so it adds nothing to the
+variance.
 
 Sources and their lines
 -----------------------
@@ -171,8 +172,8 @@ def month_variance(plan_row: Mapping[str, Any], actual: MonthActuals) -> dict[st
     Parameters
     ----------
     plan_row : mapping
-        The plan's row of the month (models.strategy_document.month_rows): GPU-hours by source [GPU-h],
-        ``committed_gpus`` [GPUs], ``hours`` [h] and every cost and credit line [currency].
+        The plan's row of the month (models.strategy_document.month_rows): GPU-hours by
+        source [GPU-h], ``committed_gpus`` [GPUs], ``hours`` [h] and every cost and credit line [currency].
     actual : MonthActuals
         What was spent and used; lines and sources not given are taken as planned.
 

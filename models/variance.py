@@ -173,7 +173,8 @@ def month_variance(plan_row: Mapping[str, Any], actual: MonthActuals) -> dict[st
     ----------
     plan_row : mapping
         The plan's row of the month (models.strategy_document.month_rows): GPU-hours by
-        source [GPU-h], ``committed_gpus`` [GPUs], ``hours`` [h] and every cost and credit line [currency].
+        source [GPU-h], ``committed_gpus`` [GPUs], ``hours`` [h] and every cost and credit
+        line [currency].
     actual : MonthActuals
         What was spent and used; lines and sources not given are taken as planned.
 

@@ -41,18 +41,13 @@ def wanted(header: str) -> bool:
     return normalise(header) in USED
 
 
-def _lower(frame: pd.DataFrame, name: str, n: int) -> np.ndarray:
-    col = exports.column(frame, name)
-    return exports.lowered(frame[col]) if col is not None else np.full(n, "", dtype=object)
-
-
 def from_frame(frame: pd.DataFrame, rows: np.ndarray, filename: str, limits: Limits,
                warnings: list[str]) -> IngestResult:
     frame = exports.categories(frame[[c for c in frame.columns if wanted(str(c))]], NUMERIC)
     date_col, qty_col, unit_col = exports.require(frame, filename, "Azure cost details",
                                                   "date", "quantity", "unitOfMeasure")
     n = len(frame)
-    charge = _lower(frame, "chargeType", n)
+    charge = exports.lowered_column(frame, "chargeType", n)
     category = exports.column(frame, "meterCategory")
     licence = np.zeros(n, dtype=bool) if category is None else exports.by_value(
         frame[category], lambda s: s.str.lower().str.contains("licen").to_numpy(dtype=bool))
@@ -65,7 +60,7 @@ def from_frame(frame: pd.DataFrame, rows: np.ndarray, filename: str, limits: Lim
     start, _, quantity, counted, problems = exports.charge_periods(
         frame, rows, date_col, None, qty_col, candidate, DATES)
     gpu_hours = quantity * per_unit * np.where(gpu_time, 1.0, gpus)
-    model = _lower(frame, "pricingModel", n)
+    model = exports.lowered_column(frame, "pricingModel", n)
     model_col = exports.column(frame, "pricingModel")
     pricing = np.full(n, "on_demand", dtype=object) if model_col is None else exports.by_value(
         frame[model_col], lambda s: s.str.strip().str.lower().map(PRICING).fillna("on_demand")

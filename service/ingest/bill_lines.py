@@ -69,11 +69,6 @@ def _matches(frame: pd.DataFrame, names: tuple[str, ...], pattern: re.Pattern,
     return out
 
 
-def _lowered(frame: pd.DataFrame, name: str, n: int) -> np.ndarray:
-    col = exports.column(frame, name)
-    return exports.lowered(frame[col]) if col is not None else np.full(n, "", dtype=object)
-
-
 def _assign(support: np.ndarray, egress: np.ndarray, storage: np.ndarray,
             eligible: np.ndarray) -> np.ndarray:
     """The line of each row ('' for none), support before egress before storage."""
@@ -87,36 +82,37 @@ def _assign(support: np.ndarray, egress: np.ndarray, storage: np.ndarray,
 def focus(frame: pd.DataFrame, not_gpu: np.ndarray) -> np.ndarray:
     """Line of each row of a FOCUS export (module table)."""
     n = len(frame)
-    charge = _lowered(frame, "ChargeCategory", n)
+    charge = exports.lowered_column(frame, "ChargeCategory", n)
     eligible = not_gpu & np.isin(charge, ["usage", "purchase", "credit"]) \
-        & (_lowered(frame, "ChargeClass", n) != "correction")
-    support = (_lowered(frame, "ServiceSubcategory", n) == "support") \
+        & (exports.lowered_column(frame, "ChargeClass", n) != "correction")
+    support = (exports.lowered_column(frame, "ServiceSubcategory", n) == "support") \
         | _matches(frame, ("ServiceName",), _SUPPORT, n)
     egress = _matches(frame, ("ChargeDescription", "SkuMeter", "x_UsageType",
                               "ServiceSubcategory"), _EGRESS, n)
-    storage = _lowered(frame, "ServiceCategory", n) == "storage"
+    storage = exports.lowered_column(frame, "ServiceCategory", n) == "storage"
     return _assign(support, egress, storage, eligible)
 
 
 def aws_cur(frame: pd.DataFrame, not_gpu: np.ndarray) -> np.ndarray:
     """Line of each row of an AWS CUR (module table)."""
     n = len(frame)
-    kind = _lowered(frame, "lineItem/LineItemType", n)
+    kind = exports.lowered_column(frame, "lineItem/LineItemType", n)
     eligible = not_gpu & (kind != "tax")
-    product = _lowered(frame, "lineItem/ProductCode", n)
+    product = exports.lowered_column(frame, "lineItem/ProductCode", n)
     support = np.char.startswith(product.astype(str), "awssupport") \
         | _matches(frame, ("product/ProductName",), _SUPPORT, n)
     egress = _matches(frame, ("lineItem/UsageType", "lineItem/LineItemDescription"), _EGRESS, n)
     storage = np.isin(product, list(_AWS_STORAGE_PRODUCTS)) \
-        | np.isin(_lowered(frame, "product/productFamily", n), list(_AWS_STORAGE_FAMILIES))
+        | np.isin(exports.lowered_column(frame, "product/productFamily", n),
+                  list(_AWS_STORAGE_FAMILIES))
     return _assign(support, egress, storage, eligible)
 
 
 def azure(frame: pd.DataFrame, not_gpu: np.ndarray) -> np.ndarray:
     """Line of each row of an Azure cost details export (module table)."""
     n = len(frame)
-    eligible = not_gpu & (_lowered(frame, "chargeType", n) != "tax")
-    category = _lowered(frame, "meterCategory", n)
+    eligible = not_gpu & (exports.lowered_column(frame, "chargeType", n) != "tax")
+    category = exports.lowered_column(frame, "meterCategory", n)
     support = _matches(frame, ("meterCategory", "ProductName", "Product"), _SUPPORT, n)
     egress = (category == "bandwidth") \
         | _matches(frame, ("meterName", "meterSubCategory"), _EGRESS, n)
@@ -127,7 +123,7 @@ def azure(frame: pd.DataFrame, not_gpu: np.ndarray) -> np.ndarray:
 def gcp(frame: pd.DataFrame, not_gpu: np.ndarray) -> np.ndarray:
     """Line of each row of a Google Cloud billing export (module table)."""
     n = len(frame)
-    eligible = not_gpu & np.isin(_lowered(frame, "cost_type", n), ["regular", ""])
+    eligible = not_gpu & np.isin(exports.lowered_column(frame, "cost_type", n), ["regular", ""])
     support = _matches(frame, ("service.description",), _SUPPORT, n)
     egress = _matches(frame, ("sku.description",), _EGRESS, n)
     storage = _matches(frame, ("service.description",), _GCP_STORAGE_SERVICES, n) \

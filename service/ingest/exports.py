@@ -70,6 +70,13 @@ def lowered(values: pd.Series) -> np.ndarray:
     return by_value(values, lambda s: s.str.strip().str.lower().to_numpy(dtype=object))
 
 
+def lowered_column(frame: pd.DataFrame, name: str, n: int) -> np.ndarray:
+    """The column ``name`` lowered and stripped per row, or '' for each of the ``n`` rows when
+    the frame lacks it."""
+    col = column(frame, name)
+    return lowered(frame[col]) if col is not None else np.full(n, "", dtype=object)
+
+
 def text(values: pd.Series) -> np.ndarray:
     """The cells as str, missing as ''."""
     return by_value(values, lambda s: s.to_numpy(dtype=object))

@@ -157,7 +157,7 @@ SECTION_TITLES = {"finance": N_("Finance"), "owned": N_("Owned servers"),
 
 
 def billing_formula(session_hours: str) -> str:
-    """Billed time per used time of a session (models/prices.billing_factor)."""
+    """Billed time per used time of a session (models/billing.billing_factor)."""
     secs = f"({session_hours})*3600"
     return (f"=(MAX({secs},on_demand_billing_minimum_seconds)+IF({secs}>on_demand_billing_"
             f"minimum_seconds,on_demand_billing_increment_seconds/2,0))/({secs})")
@@ -165,7 +165,7 @@ def billing_formula(session_hours: str) -> str:
 
 def spot_billing_formula() -> str:
     """Expected billed time per expected used time of a spot session cut short by exponential
-    interruptions (models/prices.spot_billing_factor), in hours; the on-demand rule at rate 0.
+    interruptions (models/billing.spot_billing_factor), in hours; the on-demand rule at rate 0.
 
     Spreadsheets have no EXPM1: 1 - e^(-x) is written tanh(x/2) (1 + e^(-x)), the same number
     without the cancellation of 1 - EXP(-x) at a small rate (TANH saturates at a large one)."""

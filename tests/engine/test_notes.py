@@ -42,7 +42,7 @@ EXEMPT: dict[str, str] = {
     "models.messages.english_months": "words",
     "models.milp_block.Block.label": "words",
     "models.milp_index.Index.name": "words",
-    "models.plan.plan_warnings": "words",
+    "models.plan_warnings.plan_warnings": "words",
     "models.scenario.validation_messages": "words",
     "models.schedule_words.cash_words": "words",
     "models.schedule_words.grouped_schedule_words": "words",

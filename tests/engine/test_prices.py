@@ -12,7 +12,7 @@ from numpy.testing import assert_allclose
 from scipy import integrate
 
 from models.plan import build_context
-from models.prices import billing_factor, spot_billing_factor
+from models.billing import billing_factor, spot_billing_factor
 from models.scenario import Scenario
 from tests.support.engine_cases import flat_profile
 from tests.support.paths import ROOT

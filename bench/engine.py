@@ -2,7 +2,7 @@
 
     /work/main/.venv/bin/python bench/engine.py
 
-Times, after import, (a) build_context plus three ``ctx.evaluate`` (the strategies of the engine
+Times, after import, (a) build_state plus three ``ctx.evaluate`` (the strategies of the engine
 issue, target <= 50 ms; best of 5) and (b) the full ``compute_plan`` (best of 9; issue 11's target
 <= 150 ms) (every strategy with the
 exact optimizer, the staged schedule, breakevens, the explanation and the 2,000-draw uncertainty
@@ -23,7 +23,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from bench.common import HOURS, bench_profile, best_of  # noqa: E402
 import models.plan  # noqa: E402
-from models.plan import build_context, compute_plan  # noqa: E402
+from models.plan import build_state, compute_plan  # noqa: E402
 from models.scenario import Scenario  # noqa: E402
 from models.staged import staged_optimum  # noqa: E402
 from models.strategies import (buy_for_peak_capacity, on_demand_capacity,  # noqa: E402
@@ -56,7 +56,7 @@ def timed_plan(scenario: Scenario, profile) -> tuple[float, float]:
 
 
 def three_strategies(scenario: Scenario, profile) -> dict:
-    ctx = build_context(scenario, profile)
+    ctx = build_state(scenario, profile)
     return {"on_demand": ctx.evaluate("on_demand", on_demand_capacity()),
             "buy_for_peak": ctx.evaluate("buy_for_peak", buy_for_peak_capacity(ctx)),
             "proposed": ctx.evaluate("proposed", proposed_capacity(scenario))}
@@ -74,7 +74,7 @@ def main() -> None:
     whole, search = min(runs)
     rest = min(total - staged for total, staged in runs)
     print(f"profile: {HOURS:,} hours; horizon {scenario.finance.horizon_months} months")
-    print(f"build_context + on_demand, buy_for_peak, proposed: {t3 * 1e3:7.1f} ms   "
+    print(f"build_state + on_demand, buy_for_peak, proposed: {t3 * 1e3:7.1f} ms   "
           f"target <= {TARGET_S * 1e3:.0f} ms   {'OK' if t3 <= TARGET_S else 'MISSED'}")
     print(f"whole compute_plan: {whole * 1e3:7.1f} ms   target <= {PLAN_TARGET_S * 1e3:.0f} ms   "
           f"{'OK' if whole <= PLAN_TARGET_S else 'MISSED'}; of which")
@@ -85,7 +85,7 @@ def main() -> None:
           f"{STAGED_TARGET_S:.0f} s   {'OK' if search <= STAGED_TARGET_S else 'MISSED'}")
     quiet = scenario.with_changes(uncertainty={"draws": 0})
     tq, _ = best_of(5, lambda: compute_plan(quiet, profile))
-    ctx = build_context(quiet, profile)
+    ctx = build_state(quiet, profile)
     ts, _ = best_of(5, lambda: staged_optimum(ctx))
     print(f"  (apart: compute_plan without the uncertainty section {tq * 1e3:7.1f} ms; the staged "
           f"MILP alone {ts * 1e3:7.1f} ms)")

@@ -27,7 +27,7 @@ from scipy.optimize import Bounds, LinearConstraint, linprog, milp  # noqa: E402
 
 from bench.common import HOURS, PEAK_GPUS, bench_profile, best_of, fleet_types  # noqa: E402
 from models.optimize import best_capacity  # noqa: E402
-from models.plan import build_context, compute_plan  # noqa: E402
+from models.plan import build_state, compute_plan  # noqa: E402
 from models.scenario import Scenario  # noqa: E402
 from models.staged import fleet_static_optimum  # noqa: E402
 from tests.support.highs_model import independent_model, milp_problem  # noqa: E402
@@ -61,14 +61,14 @@ def main() -> None:
           f"offers {[o.id for o in scenario.commitments]}, horizon "
           f"{scenario.finance.horizon_months} months")
 
-    ctx = build_context(scenario, profile)
-    t_ctx, _ = best_of(3, lambda: build_context(scenario, profile))
+    ctx = build_state(scenario, profile)
+    t_ctx, _ = best_of(3, lambda: build_state(scenario, profile))
     # a fresh context each time: the costed grid is cached on its context
     t_opt, (capacity, pv) = best_of(3, lambda: best_capacity(ctx.repriced(scenario)))
     t_plan, plan = best_of(3, lambda: compute_plan(scenario, profile))
     print(f"exact optimum (best_capacity):  {t_opt * 1e3:8.1f} ms   target <= 300 ms   "
           f"{'OK' if t_opt <= 0.3 else 'MISSED'}")
-    print(f"  build_context:                {t_ctx * 1e3:8.1f} ms")
+    print(f"  build_state:                {t_ctx * 1e3:8.1f} ms")
     print(f"  whole compute_plan:           {t_plan * 1e3:8.1f} ms")
     print(f"  optimal: {capacity.servers} servers, committed {capacity.committed}, "
           f"spot {capacity.use_spot}; PV {pv:,.2f}")
@@ -152,7 +152,7 @@ def fleet(args: argparse.Namespace, scenario: Scenario, profile) -> None:
           f"{profile.interruptible.sum() / profile.gpu_hours:.0%} interruptible; "
           f"offers {[o.id for o in scenario.commitments]}, horizon "
           f"{scenario.finance.horizon_months} months")
-    ctx = build_context(scenario, profile)
+    ctx = build_state(scenario, profile)
     # a fresh context each time: the static optimum is cached on its context
     t_opt, found = best_of(3, lambda: fleet_static_optimum(ctx.repriced(scenario)))
     capacity = found.capacity

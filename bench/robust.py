@@ -23,7 +23,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import numpy as np  # noqa: E402
 
 from bench.common import HOURS, bench_profile  # noqa: E402
-from models.plan import build_context  # noqa: E402
+from models.plan import build_state  # noqa: E402
 from models.robust import robust_optimum  # noqa: E402
 from models.scenario import Scenario  # noqa: E402
 
@@ -50,7 +50,7 @@ def main() -> None:
         "staging": {"decision_interval_months": args.interval, "decide_now_months": 12,
                     "demand_scenarios": paths(args.scenarios)}})
     profile = bench_profile()
-    ctx = build_context(scenario, profile)
+    ctx = build_state(scenario, profile)
     print(f"profile: {HOURS:,} hours; {args.scenarios} demand scenarios "
           f"{[q.growth_annual for q in scenario.staging.demand_scenarios]}; decisions every "
           f"{args.interval} months over {scenario.finance.horizon_months} months; offers "

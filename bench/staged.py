@@ -29,7 +29,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from bench.common import HOURS, PEAK_GPUS, bench_profile, best_of, fleet_types  # noqa: E402
-from models.plan import build_context  # noqa: E402
+from models.plan import build_state  # noqa: E402
 from models.optimize import best_capacity  # noqa: E402
 from models.scenario import Scenario  # noqa: E402
 from models.plan_limits import breaches, hall_power  # noqa: E402
@@ -63,7 +63,7 @@ def main() -> None:
           f"{args.growth:.0%} a year; decisions every {args.interval} months over "
           f"{scenario.finance.horizon_months} months; offers "
           f"{[o.id for o in scenario.commitments]}")
-    ctx = build_context(scenario, profile)
+    ctx = build_state(scenario, profile)
     if args.once:
         once(ctx, scenario, args)
         return

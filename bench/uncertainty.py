@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from models.optimize import find_optimal  # noqa: E402
-from models.plan import build_context  # noqa: E402
+from models.plan import build_state  # noqa: E402
 from models.scenario import Scenario  # noqa: E402
 from models.staged import fleet_optimal  # noqa: E402
 from models.strategies import buy_for_peak_capacity, on_demand_capacity  # noqa: E402
@@ -47,7 +47,7 @@ def main() -> None:
     profile = load_usage(ROOT / "samples" / "usage_hourly.csv").profile
     data = json.loads((ROOT / args.scenario).read_text())
     scenario = Scenario.model_validate(data)
-    ctx = build_context(scenario, profile)
+    ctx = build_state(scenario, profile)
     found = fleet_optimal(ctx) if scenario.server_types else find_optimal(ctx)
     judged = {"cloud_only": found["cloud_only"].capacity, "optimal": found["optimal"].capacity}
     every = {"on_demand": on_demand_capacity(), "buy_for_peak": buy_for_peak_capacity(ctx),

@@ -98,6 +98,7 @@ def planned_events(s: Scenario, entry: Mapping[str, Any], first_month: str, hori
 
     with v the VAT rate where prices include VAT, else 0.
     """
+    s = s.as_fleet()
     book = PriceBook(s, plan_calendar(first_month, horizon))
     labels = book.labels
     kinds = {k.id: k for k in fleet_types(s, first_month)}
@@ -105,7 +106,7 @@ def planned_events(s: Scenario, entry: Mapping[str, Any], first_month: str, hori
 
     def buy(m: int, count: int, type_id: Optional[str]) -> ServerEvent:
         type_id = _type_of(s, type_id)
-        own = book.for_type(type_id) if s.server_types else book
+        own = book.for_type(type_id)
         owned = kinds[type_id].owned
         return ServerEvent(labels[m], "buy", count, type_id,
                            float(own.server_price(m)[0]), float(owned.install_cost_per_server))
@@ -144,7 +145,7 @@ def planned_events(s: Scenario, entry: Mapping[str, Any], first_month: str, hori
             continue
         life = kinds[type_id].owned.useful_life_months
         for m in range(0, horizon, life):
-            if type_id is None or kinds[type_id].can_buy(m):
+            if kinds[type_id].can_buy(m):
                 events.append(buy(m, int(n), type_id))
     for offer_id, gpus in (entry.get("committed_gpus") or {}).items():
         if gpus:

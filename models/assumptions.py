@@ -145,7 +145,7 @@ def assumption(key: str) -> Assumption:
 
 
 def per_type(s: Scenario) -> tuple[Assumption, ...]:
-    """A fleet's assumptions of each server type, in the scenario's order of types.
+    """The assumptions a server type sets for itself, in the scenario's order of types.
 
     Parameters
     ----------
@@ -155,10 +155,15 @@ def per_type(s: Scenario) -> tuple[Assumption, ...]:
     Returns
     -------
     tuple of Assumption
-        Price and throughput of each type; none without ``server_types``.
+        The price and the throughput of each type that gives its own (``server_types[].
+        server_price``, ``relative_throughput``): a type that leaves one to the owned servers
+        section moves with that section's draw (the price) or is the reference (the
+        throughput), so a scenario without server types, a fleet of one type that sets
+        nothing, has none.
     """
     return tuple(Assumption(BY_KEY[name].spec, server_type=t.id)
-                 for t in s.server_types for name in PER_TYPE)
+                 for t in s.server_types for name in PER_TYPE
+                 if getattr(t, name) is not None)
 
 
 def assumptions_for(s: Scenario) -> tuple[Assumption, ...]:
@@ -190,14 +195,16 @@ def applies(s: Scenario, key: str) -> bool:
     Returns
     -------
     bool
-        False for the exchange rate of a plan that converts no currency; for a fleet's
-        server price as a whole (each type's moves instead) and a throughput not of a type.
+        False for the exchange rate of a plan that converts no currency; for the owned
+        servers section's price when every server type sets its own (each type's moves
+        instead); for a throughput not of a type; for a type's own assumption it does not set.
     """
     a = assumption(key)
     if a.server_type is not None:
-        return any(t.id == a.server_type for t in s.server_types)
+        return any(t.id == a.server_type and getattr(t, a.key.partition(TYPE_SEP)[0])
+                   is not None for t in s.as_fleet().server_types)
     if key == "relative_throughput":
         return False
     if key == "server_price":
-        return not s.server_types
+        return any(t.server_price is None for t in s.as_fleet().server_types)
     return key != "fx_rate" or s.foreign_currency() is not None

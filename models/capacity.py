@@ -45,8 +45,23 @@ class Capacity:
         by_type = tuple(sorted((k, v) for k, v in self.servers_by_type.items() if v))
         return key + (by_type,) if by_type else key
 
+    @property
+    def server_count(self) -> int:
+        """Servers of every type the decision holds.
+
+        Returns
+        -------
+        int
+            Servers [servers].
+
+        Notes
+        -----
+        n = servers + sum_type servers_by_type[type] [servers].
+        """
+        return self.servers + sum(self.servers_by_type.values())
+
     def counts(self, s: Scenario) -> dict:
-        """Servers per type id (None: the one type of a scenario without server types).
+        """Servers per type id.
 
         Parameters
         ----------

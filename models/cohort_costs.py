@@ -207,7 +207,7 @@ def cohort_items(book: PriceBook, plan: CapacityPlan) -> dict:
         not a cost line of their own: ``tax_items`` (interest, depreciation, losses on sale,
         prepaid commitments deducted over the term), of which ``prepaid``, and ``gains``
         (taxable gains on sale) [currency, (months, n)]; ``online_by_type``, servers online by
-        server type id (None: the one type of a scenario without ``server_types``) [servers,
+        server type id [servers,
         (months,)]. Items a plan does not have are absent, except ``online_by_type`` (empty
         without a server).
 

@@ -65,7 +65,7 @@ def build_document(plan: Plan, ctx: PlanState) -> dict[str, Any]:
                   "horizon_end_text": RULES["horizon_end"][plan.scenario.finance.horizon_end],
                   **{k: v for k, v in RULES.items() if k != "horizon_end"}},
         "strategies": {name: {**strategy_document(plan, ctx, r),
-                              "servers_bought": servers_bought(plan.scenario, r),
+                              "servers_bought": servers_bought(ctx.scenario, r),
                               "servers_held": servers_held(ctx)}
                        for name, r in plan.strategies.items()},
         "savings_vs_on_demand": {name: baseline - r.pv_cost

@@ -194,48 +194,15 @@ class MergedTable:
         return a, b
 
 
-def plan_levels(ctx: PlanState, plan: CapacityPlan, availability: np.ndarray
-                ) -> tuple[np.ndarray, np.ndarray]:
-    """Committed and committed-plus-owned capacity of a set of cohorts by month and draw.
-
-    Parameters
-    ----------
-    ctx : PlanState
-        Context of the plan (server size, throughputs).
-    plan : CapacityPlan
-        Cohorts of one strategy.
-    availability : numpy.ndarray
-        Owned availability of each draw [fraction, (n,)].
-
-    Returns
-    -------
-    committed : numpy.ndarray
-        Committed capacity [GPUs of demand units, (months, n)].
-    total : numpy.ndarray
-        Committed plus owned capacity [GPUs of demand units, (months, n)].
-
-    Notes
-    -----
-    C_{m,i} = c_m x t_c, K_{m,i} = n_m x G x a_i x t_o, total = C + K [GPUs], c committed GPUs,
-    n servers online, G GPUs per server, a_i the draw's availability [fraction], t_o, t_c the
-    owned and cloud relative throughputs [-].
-    """
-    o, theta_c = ctx.scenario.owned, ctx.scenario.on_demand.relative_throughput
-    H = ctx.horizon
-    committed = plan.committed_gpus(H)[:, None] * theta_c
-    per_server = o.gpus_per_server * availability * o.relative_throughput
-    owned = np.outer(plan.servers_online(H), per_server)
-    return np.broadcast_to(committed, owned.shape), committed + owned
-
-
 def fleet_level_sums(ctx: PlanState, dd: DrawDemand, plans: dict[str, CapacityPlan],
                      fd: FleetDraws) -> dict[str, tuple[np.ndarray, ...]]:
-    """:func:`level_sums` of a fleet of server types, with each type's work (issue 26).
+    """The sum-mins of every strategy's capacity levels in every draw, with each server
+    type's work (issue 26; every plan is a fleet, issue 36).
 
     Parameters
     ----------
     ctx : PlanState
-        Context of a plan with ``server_types``.
+        Context of the plan.
     dd : DrawDemand
         Demand of the draws.
     plans : dict of str to CapacityPlan
@@ -246,8 +213,9 @@ def fleet_level_sums(ctx: PlanState, dd: DrawDemand, plans: dict[str, CapacityPl
     Returns
     -------
     dict of str to tuple of numpy.ndarray
-        Per plan: the four sum-mins of :func:`level_sums` [GPU-hours, (months, n) each], then
-        each type's work [GPU-hours of the reference type, (types, months, n)].
+        Per plan: sum min(gross, committed), sum min(gross, committed + owned), and the same
+        of steady demand [GPU-hours, (months, n) each], then each type's work [GPU-hours of
+        the reference type, (types, months, n)].
 
     Notes
     -----
@@ -261,60 +229,6 @@ def fleet_level_sums(ctx: PlanState, dd: DrawDemand, plans: dict[str, CapacityPl
         levels = fleet_levels(ctx, plan, fd)
         a, b = sum_mins_by_stratum(dd, levels)
         out[name] = (a[:, 0], a[:, -1], b[:, 0], b[:, -1], work_by_type(a, fd))
-    return out
-
-
-def level_sums(ctx: PlanState, dd: DrawDemand, plans: dict[str, CapacityPlan],
-               availability: np.ndarray) -> dict[str, tuple[np.ndarray, ...]]:
-    """The sum-mins of every set of cohorts' capacity levels in every draw.
-
-    Parameters
-    ----------
-    ctx : PlanState
-        Context of the plan, for the capacity levels.
-    dd : DrawDemand
-        Demand of the draws (growth, strata, tables).
-    plans : dict of str to CapacityPlan
-        Cohorts of each strategy, by name.
-    availability : numpy.ndarray
-        Owned availability of each draw [fraction, (n,)].
-
-    Returns
-    -------
-    dict of str to tuple of numpy.ndarray
-        Per plan: sum min(gross, committed), sum min(gross, committed + owned), and the same of
-        steady demand [GPU-hours, (months, n) each]. Each distinct level is searched once, zero
-        levels not at all; plans with the same level share its arrays.
-
-    Notes
-    -----
-    sums = (A(C), A(C + K), B(C), B(C + K)) for each plan, A and B the gross and steady sum-mins of
-    :meth:`MergedTable.sum_mins` by failure stratum, C and K from :func:`plan_levels` [GPU-hours].
-    """
-    g = dd.growth
-    zero = np.zeros(g.shape)
-    levels: dict[tuple, np.ndarray] = {}
-    keys: dict[str, tuple] = {}
-    H = ctx.horizon
-    for name, plan in plans.items():
-        committed, total = plan_levels(ctx, plan, availability)
-        base = (plan.committed_gpus(H).tobytes(),)
-        k_c = base if committed.any() else None
-        servers = plan.servers_online(H)
-        # with no server online the total level is the committed one: searched once
-        k_t = (base + (servers.tobytes(),) if servers.any() else k_c) if total.any() else None
-        for key, level in ((k_c, committed), (k_t, total)):
-            if key is not None and key not in levels:
-                levels[key] = level
-        keys[name] = (k_c, k_t)
-    sums: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
-    if levels:
-        a, b = sum_mins_by_stratum(dd, np.stack(list(levels.values()), axis=1))
-        sums = {key: (a[:, i], b[:, i]) for i, key in enumerate(levels)}
-    out = {}
-    for name in plans:
-        (a_c, b_c), (a_t, b_t) = (sums.get(k, (zero, zero)) for k in keys[name])
-        out[name] = (a_c, a_t, b_c, b_t)
     return out
 
 

@@ -15,8 +15,7 @@ import numpy as np
 from models.capacity import CapacityPlan
 from models.costs import cost_lines, present_value
 from models.assumptions import TYPE_SEP
-from models.draw_dispatch import (draw_demand, draw_slice, draw_volumes, fleet_level_sums,
-                                  level_sums)
+from models.draw_dispatch import draw_demand, draw_slice, draw_volumes, fleet_level_sums
 from models.fleet_draws import fleet_draws
 from models.plan_state import PlanState
 from models.prices import PRICED, PriceBook
@@ -61,13 +60,10 @@ def draw_pvs(ctx: PlanState, values: Mapping[str, np.ndarray],
     values = {key: np.asarray(v)[order] for key, v in values.items()}
     priced = {name: np.empty(n) for name in plans}
     demand = draw_demand(ctx, values)
-    availability = np.asarray(values["availability"])
-    fleet = fleet_draws(ctx, values) if ctx.scenario.server_types else None
+    fleet = fleet_draws(ctx, values)
     for start in range(0, n, SEARCH_CHUNK):
         block = slice(start, min(start + SEARCH_CHUNK, n))
-        sums = (level_sums(ctx, draw_slice(demand, block), plans, availability[block])
-                if fleet is None else
-                fleet_level_sums(ctx, draw_slice(demand, block), plans, fleet.part(block)))
+        sums = fleet_level_sums(ctx, draw_slice(demand, block), plans, fleet.part(block))
         for lo in range(block.start, block.stop, chunk):
             part = slice(lo, min(lo + chunk, block.stop))
             inner = slice(part.start - block.start, part.stop - block.start)

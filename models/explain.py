@@ -14,7 +14,7 @@ from models.finance import never_dearer
 from models.limit_words import breach_words
 from models.messages import Message, Money, Months, Number, Percent
 from models.plan_state import PlanState
-from models.scenario import Scenario
+from models.scenario import OWNED_TYPE, Scenario
 from models.scenario_owned import type_owned
 from models.schedule_words import cash_words, grouped_schedule_words
 from models.schedules import cash_by_period
@@ -96,26 +96,29 @@ def capacity_parts(s: Scenario, r: StrategyResult) -> list[Message]:
     """
     cap = r.capacity
     parts: list[Message] = []
-    if cap is not None and cap.servers:
-        gpus = cap.servers * s.owned.gpus_per_server
-        util = Percent(r.owned_utilization or 0.0)
-        if cap.servers == 1:
-            parts.append(Message("Buy 1 server ({gpus} GPUs) for the base load, busy {util} "
-                                 "of its installed GPU-hours.", {"gpus": gpus, "util": util}))
-        else:
-            parts.append(Message("Buy {servers} servers ({gpus} GPUs) for the base load, busy "
-                                 "{util} of their installed GPU-hours.",
-                                 {"servers": cap.servers, "gpus": gpus, "util": util}))
+    s = s.as_fleet()
     kinds = {k.id: k for k in s.server_types}
-    for type_id, n in (cap.servers_by_type.items() if cap is not None else ()):
-        if n:   # a fleet (issue 26): one sentence per server type
-            owned = type_owned(s.owned, kinds[type_id])
-            params = {"servers": n, "type": type_id, "gpus": n * owned.gpus_per_server}
-            # one server is one server ("Buy 1 b200 servers" was issue 37's)
-            parts.append(Message("Buy 1 {type} server ({gpus} GPUs) for the base load.", params)
-                         if n == 1 else
-                         Message("Buy {servers} {type} servers ({gpus} GPUs) for the base load.",
-                                 params))
+    for type_id, n in (cap.counts(s).items() if cap is not None else ()):
+        if not n:
+            continue
+        # one sentence per server type, with how busy its GPUs are; the owned servers
+        # section's own type (a scenario without server types) is just "servers"
+        owned = type_owned(s.owned, kinds[type_id])
+        params = {"servers": n, "type": type_id, "gpus": n * owned.gpus_per_server,
+                  "util": Percent(r.owned_utilization_by_type[type_id])}
+        named = type_id != OWNED_TYPE
+        # one server is one server ("Buy 1 b200 servers" was issue 37's)
+        if n == 1:
+            parts.append(Message("Buy 1 {type} server ({gpus} GPUs) for the base load, busy "
+                                 "{util} of its installed GPU-hours.", params) if named else
+                         Message("Buy 1 server ({gpus} GPUs) for the base load, busy {util} "
+                                 "of its installed GPU-hours.", params))
+        else:
+            parts.append(Message("Buy {servers} {type} servers ({gpus} GPUs) for the base "
+                                 "load, busy {util} of their installed GPU-hours.", params)
+                         if named else
+                         Message("Buy {servers} servers ({gpus} GPUs) for the base load, busy "
+                                 "{util} of their installed GPU-hours.", params))
     for offer in s.commitments:
         gpus = cap.committed.get(offer.id, 0) if cap is not None else 0
         if not gpus:

@@ -1,7 +1,8 @@
 """A fleet of several server generations (issue 26): the types a plan may hold.
 
-A scenario without ``server_types`` has one type, ``owned``, whose id is None: every rule then
-reads exactly as before. With ``server_types`` each type is ``owned`` with the type's overrides
+A scenario without ``server_types`` is a fleet of one type, ``owned`` (issue 36,
+models.scenario.Scenario.as_fleet), so one set of rules plans every scenario. Each type is
+``owned`` with the type's overrides
 (models.scenario_owned.type_owned), bought in its own window and priced by its own price book
 (models.prices.PriceBook.for_type). Demand stays in work of the reference GPU: a server of a
 type gives ``gpus_per_server x availability x relative_throughput`` of it an hour.
@@ -26,7 +27,7 @@ from models.scenario_owned import Owned, type_owned
 class FleetType:
     """One server type of a plan: its ``owned`` section and when it can be bought."""
 
-    id: Optional[str]              # None: the one type of a scenario without server_types
+    id: str                        # ``owned``: a scenario without server types
     owned: Owned
     first: int                     # first month index it can be bought [months]
     last: Optional[int]            # last month index it can be bought; None: no end [months]
@@ -85,7 +86,7 @@ def fleet_types(s: Scenario, first_month: str) -> tuple[FleetType, ...]:
     Returns
     -------
     tuple of FleetType
-        One type with id None when the scenario names no ``server_types``.
+        One type, ``owned``, when the scenario names no ``server_types``.
 
     Notes
     -----
@@ -93,8 +94,7 @@ def fleet_types(s: Scenario, first_month: str) -> tuple[FleetType, ...]:
     (-10^6, always, when unset), last = the index of ``available_until`` (None when unset), and
     the successor's first index, from the plan's first month (y_0, m_0) [months].
     """
-    if not s.server_types:
-        return (FleetType(None, s.owned, -10**6, None, None, 0.0),)
+    s = s.as_fleet()
     starts = {t.id: _index(t.available_from, first_month) for t in s.server_types}
     out = []
     for t in s.server_types:
@@ -121,9 +121,9 @@ def type_scenario(s: Scenario, type_id: Optional[str]) -> Scenario:
     Scenario
         A copy whose ``owned`` is the type's (not revalidated: the scenario was).
     """
-    if type_id is None or not s.server_types:
+    if type_id is None:
         return s
-    t = next(t for t in s.server_types if t.id == type_id)
+    t = next(t for t in s.as_fleet().server_types if t.id == type_id)
     owned = type_owned(s.owned, t)
     return s if owned is s.owned else s.model_copy(update={"owned": owned})
 
@@ -172,4 +172,4 @@ def default_type(s: Scenario) -> Optional[str]:
     str or None
         The first server type's id; None without server types.
     """
-    return s.server_types[0].id if s.server_types else None
+    return s.as_fleet().server_types[0].id

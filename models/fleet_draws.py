@@ -50,7 +50,7 @@ def fleet_draws(ctx: PlanState, values: Mapping[str, np.ndarray]) -> FleetDraws:
     Parameters
     ----------
     ctx : PlanState
-        Context of a plan with ``server_types``.
+        Context of the plan.
     values : Mapping of str to numpy.ndarray
         Every assumption's value in each draw [the assumption's unit, (n,)], the types' own
         (``relative_throughput@b200``) included.

@@ -17,7 +17,8 @@ from typing import Any, Optional
 
 import numpy as np
 
-LEDGER_VERSION = 1
+# 2: every server cohort has its type, a fleet of one's `owned` too (issue 36)
+LEDGER_VERSION = 2
 SERVER_ITEMS = ("online", "capex", "loan", "interest", "maint", "dep", "resale", "gain", "loss")
 COMMIT_ITEMS = ("gpus", "upfront", "monthly", "prepaid")
 SERVER_PARAMS = ("count", "bought", "online", "sold", "price", "install", "basis", "span",
@@ -44,11 +45,13 @@ class CohortRow:
     cohort's whole count) or ``"commitment"`` (``COMMIT_PARAMS``, ``COMMIT_ITEMS``, ``offer``
     set). ``origin`` says where its inputs are: a row of ``position`` (``ref`` its 1-based
     index), a decision row of a schedule (``ref`` its month, 'YYYY-MM'), a generation or
-    renewal of a static strategy's chain (``ref`` its 1-based order), or the engine's own
-    values (``engine``: a schedule with sales, whose split cohorts are not inputs, or any
-    cohort of a fleet; in a fleet ``ref`` is the 1-based position row a held cohort comes
-    from, None for a purchase). ``type`` is a server cohort's type id in a fleet of server
-    types (issue 26), None otherwise.
+    renewal of a static strategy's chain (``ref`` its 1-based order, a server's among the
+    generations of its type), or the engine's own values (``engine``: ``ref`` the 1-based
+    position row a held cohort comes from, None for a purchase of a schedule). ``type`` is a
+    server cohort's type id (``owned`` for a scenario without server types, a fleet of one:
+    issue 36). A ledger stored before issue 36 may hold server cohorts without a type, of
+    origin ``position``, ``decision`` or ``chain``: the one type's (service.xlsx reads them
+    so).
     """
 
     kind: str
@@ -85,14 +88,16 @@ class StrategyLedger:
     ``lines``, ``total``, ``discounted``, ``deductible``, ``prepaid``, ``taxable_gain``
     [currency]. Cohort columns, and their sums over the cohorts in ``cohort_totals`` (by the
     keys of ``SERVER_ITEMS`` and ``COMMIT_ITEMS``), run over ``rows`` months, the sheet's
-    length. ``owned_h_by_type``: a fleet's owned GPU-hours by type id [GPU-hours of each
-    type, (horizon,)]; empty without server types.
+    length. ``owned_h_by_type``: owned GPU-hours by type id [GPU-hours of each type,
+    (horizon,)]. ``static_servers``: a static decision's servers of every type, by type in
+    ``static_servers_by_type`` [servers].
     """
 
     name: str
     rows: int
     static_servers: int
     static_committed: dict[str, int]
+    static_servers_by_type: dict[str, int]
     is_static: bool
     owned_h: np.ndarray
     committed_h: np.ndarray

@@ -126,8 +126,8 @@ def strategy_ledger(ctx: PlanState, r: StrategyResult) -> StrategyLedger:
     rows = book.months if r.schedule else len(r.total_by_month)
     items = cohort_items(book, r.plan)
     paid = len(r.total_by_month)
-    sales = any(d.sell_servers for d in r.schedule)
-    cohorts = strategy_cohorts(ctx, r, rows, sales)
+    sales = any(d.sell_servers or d.sell for d in r.schedule)
+    cohorts = strategy_cohorts(ctx, r, rows)
     static = r.capacity
     figures = {
         "pv_cost": r.pv_cost, "total_cost": r.total_cost, "normal_cost_pv": r.normal_cost_pv,
@@ -138,8 +138,10 @@ def strategy_ledger(ctx: PlanState, r: StrategyResult) -> StrategyLedger:
         "servers_max": float(r.servers),
         "committed_max": float(r.committed_gpus_by_month.max(initial=0))}
     return StrategyLedger(
-        name=r.name, rows=rows, static_servers=static.servers if static else 0,
+        name=r.name, rows=rows, static_servers=static.server_count if static else 0,
         static_committed=dict(static.committed) if static else {},
+        static_servers_by_type={t.id: int(static.counts(ctx.scenario).get(t.id, 0)) if static
+                                else 0 for t in ctx.scenario.server_types},
         is_static=static is not None,
         owned_h=r.owned_gpu_hours_by_month, committed_h=r.committed_gpu_hours_by_month,
         spot_h=r.spot_gpu_hours_by_month, od_h=r.on_demand_gpu_hours_by_month,

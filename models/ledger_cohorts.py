@@ -3,15 +3,17 @@ rows (``ScheduleRow``).
 
 Which cohorts a strategy's sheet shows, and where their inputs live:
 
-- the position: servers owned before the plan (unless a schedule sells servers) and signed
-  contracts, one row each;
-- a schedule (the staged plan, a proposed schedule): one server cohort per decision row and one
-  commitment cohort per decision row and offer (the staged plan's rows are every decision point,
-  so a purchase can be added in any of them);
-- a static strategy: one server cohort per generation of its chain and one commitment cohort
-  per renewal of each offer it commits to;
-- a schedule that sells servers, or a fleet of server types: the engine's own server cohorts (a
-  sale splits the cohorts it takes from, which are then values, not inputs).
+- servers: the engine's own server cohorts, each with its type and dates: held before the
+  plan, a static plan's generations, and a schedule's purchases, one per decision row and type
+  (none bought included, so that one can be added), or, when the schedule sells servers, the
+  engine's cohorts as the sales split them (their counts are then values, not inputs). A
+  scenario without server types is a fleet of one (issue 36), so every plan's servers are
+  listed the same way;
+- the position's signed contracts, one row each;
+- a schedule (the staged plan, a proposed schedule): one commitment cohort per decision row
+  and offer (the staged plan's rows are every decision point, so a purchase can be added in
+  any of them);
+- a static strategy: one commitment cohort per renewal of each offer it commits to.
 
 Each cohort's parameters and monthly columns are the cost kernel's own numbers
 (models/server_terms.py, models/cohort_costs.py), so the sum of a strategy's cohorts is its
@@ -24,7 +26,7 @@ from typing import Optional
 import numpy as np
 
 from models.capacity import CommitmentCohort, ServerCohort, month_index
-from models.static_cohorts import commitment_chain, server_chain
+from models.static_cohorts import commitment_chain
 from models.cohort_costs import commitment_schedule, server_schedule
 from models.finance import depreciation_by_age, month_hours
 from models.fleet import default_type
@@ -72,12 +74,11 @@ def schedule_rows(ctx: PlanState, r: StrategyResult) -> list[ScheduleRow]:
         d = by_month.get(month) or Decision(month=month)
         commit = ({o: int(d.commit.get(o, 0)) for o in offers} if searched
                   else {o: int(v) for o, v in d.commit.items()})
-        by_type = {}
-        if ctx.scenario.server_types:   # a fleet: the one-type shorthand is the first type's
-            by_type = {"buy_by_type": _by_type(d.buy_servers, d.buy, ctx.scenario),
-                       "sell_by_type": _by_type(d.sell_servers, d.sell, ctx.scenario)}
+        # the one-type shorthand (buy_servers, sell_servers) is the first type's
         out.append(ScheduleRow(month, month_index(month, first_label), int(d.buy_servers),
-                               int(d.sell_servers), commit, **by_type))
+                               int(d.sell_servers), commit,
+                               buy_by_type=_by_type(d.buy_servers, d.buy, ctx.scenario),
+                               sell_by_type=_by_type(d.sell_servers, d.sell, ctx.scenario)))
     return out
 
 
@@ -90,8 +91,7 @@ def _by_type(shorthand: int, by_type: dict, s) -> dict[str, int]:
     return out
 
 
-def strategy_cohorts(ctx: PlanState, r: StrategyResult, rows: int, sales: bool
-                     ) -> list[CohortRow]:
+def strategy_cohorts(ctx: PlanState, r: StrategyResult, rows: int) -> list[CohortRow]:
     """Every cohort row of a strategy's sheet (module docstring: which, and from where).
 
     Parameters
@@ -102,8 +102,6 @@ def strategy_cohorts(ctx: PlanState, r: StrategyResult, rows: int, sales: bool
         The strategy.
     rows : int
         Months of its sheet [months].
-    sales : bool
-        Whether its schedule sells servers.
 
     Returns
     -------
@@ -111,25 +109,38 @@ def strategy_cohorts(ctx: PlanState, r: StrategyResult, rows: int, sales: bool
         Server cohorts first, then commitment cohorts.
     """
     s, book, H = ctx.scenario, ctx.book, ctx.horizon
-    o = s.owned
     first = ctx.calendar.months[0]
     servers: list[CohortRow] = []
     commits: list[CohortRow] = []
     offer_index = {offer.id: i for i, offer in enumerate(s.commitments, start=1)}
     position = ctx.position
-    # with sales, or a fleet of server types (issue 26), the engine's own cohorts (each with
-    # its type and dates) are the rows
-    sales = sales or bool(s.server_types)
-    if sales:
-        servers += [server_row(book, "engine", held_row(s, first, c) if s.server_types else None,
-                               c, rows) for c in r.plan.servers]
-    else:
-        held = iter(position.servers)
-        for j, h in enumerate(s.position.servers, start=1):
-            bought = month_index(h.purchased, first)
-            if min(bought + o.useful_life_months, H) <= 0:
-                continue          # retired before the plan: not a cohort of the engine
-            servers.append(server_row(book, "position", j, next(held), rows))
+    # the engine's own server cohorts (each with its type and dates) are the rows: a static
+    # strategy's purchases are the generations of its chain, counted by type; a schedule that
+    # sells none has one purchase per decision row and type, none bought included, so that a
+    # purchase can be added in any row
+    sales = any(d.sell_servers or d.sell for d in r.schedule)
+    by_row = r.schedule and not sales
+    generation: dict = {}
+    for c in r.plan.servers:
+        held = held_row(s, first, c)
+        if r.capacity is not None and held is None:
+            generation[c.type] = generation.get(c.type, 0) + 1
+            servers.append(server_row(book, "chain", generation[c.type], c, rows))
+        elif held is not None or not by_row:
+            servers.append(server_row(book, "engine", held, c, rows))
+    if by_row:
+        bought = {(c.type, c.bought): c for c in r.plan.servers
+                  if held_row(s, first, c) is None}
+        for row in schedule_rows(ctx, r):
+            m = row.index
+            for kind in ctx.fleet:
+                o = kind.owned
+                c = bought.pop((kind.id, m), None) or ServerCohort(
+                    0, m, m + o.lead_time_months, min(m + o.useful_life_months, H),
+                    type=kind.id)
+                if c.count or kind.can_buy(m):
+                    servers.append(server_row(book, "decision", row.month, c, rows))
+        assert not bought, f"purchases outside the schedule's rows: {sorted(bought)}"
     kept = iter(position.commitments)
     for j, c in enumerate(s.position.commitments, start=1):
         if month_index(c.start, first) + c.term_months <= 0:
@@ -138,19 +149,12 @@ def strategy_cohorts(ctx: PlanState, r: StrategyResult, rows: int, sales: bool
     if r.schedule:
         for row in schedule_rows(ctx, r):
             m = row.index
-            if not sales:
-                servers.append(server_row(book, "decision", row.month, ServerCohort(
-                    row.buy, m, m + o.lead_time_months, min(m + o.useful_life_months, H)),
-                    rows))
             for offer in s.commitments:
                 if offer.id in row.commit:
                     commits.append(commit_row(book, "decision", row.month, CommitmentCohort(
                         offer.id, row.commit[offer.id], m, offer.term_months), rows,
                         offer_index))
     elif r.capacity is not None:
-        for k, c in enumerate(server_chain(s, r.capacity.servers, H) if not s.server_types
-                              else (), start=1):
-            servers.append(server_row(book, "chain", k, c, rows))
         for offer in s.commitments:
             chain = commitment_chain(s, offer.id, r.capacity.committed.get(offer.id, 0), H)
             for k, c in enumerate(chain, start=1):

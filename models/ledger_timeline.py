@@ -59,18 +59,16 @@ def timeline(ctx: PlanState, r: StrategyResult, demand: dict[str, list[float]]) 
 
     Notes
     -----
-    owned_m = servers online_m x w (a fleet: sum_i n_i(m) w_i) [GPUs of demand], w the capacity
-    per server; spot_m = spot GPU-hours_m / hours_m and on_demand_m likewise [GPUs].
+    owned_m = sum_i n_i(m) w_i over the server types i, n_i(m) its servers online and w_i the
+    capacity per server [GPUs of demand]; spot_m = spot GPU-hours_m / hours_m and on_demand_m likewise [GPUs].
     """
     H, hours = ctx.horizon, ctx.calendar.hours
-    owned = r.servers_online[:H] * ctx.owned_per_server()
-    extra = {}
-    if r.servers_online_by_type is not None:   # a fleet (issue 26): stacked by type
-        per_server = {k.id: k.per_server for k in ctx.fleet}
-        by_type = {k: x[:H] * per_server[k] for k, x in r.servers_online_by_type.items()}
-        owned = sum(by_type.values(), np.zeros(H))
-        extra["owned_by_type"] = {k: x.tolist() for k, x in by_type.items()}
-    return {"strategy": r.name, "months": list(ctx.calendar.months), **extra,
+    # stacked by server type (issue 26; the one type ``owned`` of a scenario without types)
+    per_server = {k.id: k.per_server for k in ctx.fleet}
+    by_type = {k: x[:H] * per_server[k] for k, x in r.servers_online_by_type.items()}
+    owned = sum(by_type.values(), np.zeros(H))
+    return {"strategy": r.name, "months": list(ctx.calendar.months),
+            "owned_by_type": {k: x.tolist() for k, x in by_type.items()},
             "owned": owned.tolist(), "servers": r.servers_online[:H].tolist(),
             "cohorts": timeline_cohorts(ctx, r),
             "spot": (r.spot_gpu_hours_by_month[:H] / hours).tolist(),

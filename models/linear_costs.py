@@ -100,10 +100,8 @@ def linear_costs(ctx: PlanState) -> LinearCosts:
     def unit_pv(source: str, type_id=None) -> np.ndarray:
         parts = {"committed": zero, "owned": zero, "spot": zero, "on_demand": zero}
         parts[source] = np.eye(H)
-        by_type = None
-        if s.server_types:
-            by_type = {k.id: np.eye(H) if k.id == type_id else np.zeros((H, H))
-                       for k in ctx.fleet}
+        by_type = {k.id: np.eye(H) if k.id == type_id else np.zeros((H, H))
+                   for k in ctx.fleet}
         v = Volumes(parts["committed"], parts["owned"], parts["spot"], parts["on_demand"],
                     zero, zero, gross, by_type)
         return added(empty, v)
@@ -127,8 +125,7 @@ def linear_costs(ctx: PlanState) -> LinearCosts:
         idle_data_held_pv=float(added(empty, idle_month_data=True)[0]),
         support_min_pv=book.support_minimum * float(
             (book.convert("cloud", np.ones((book.months, 1)))[:, 0] * book.end[:, 0]).sum()),
-        owned_unit_pv_by_type=({k.id: unit_pv("owned", k.id) for k in ctx.fleet}
-                               if s.server_types else None))
+        owned_unit_pv_by_type={k.id: unit_pv("owned", k.id) for k in ctx.fleet})
 
 
 def _setup_pv(ctx: PlanState, added, lines) -> float:

@@ -42,7 +42,7 @@ STRATEGY_ORDER = ("on_demand", "cloud_only", "buy_for_peak", "optimal", "staged"
 # is the last one solved, priced under the edited assumptions until a job re-optimizes it
 STAGES = ("static", "repriced", "staged", "complete")
 
-def build_context(scenario: Scenario, profile: UsageProfile,
+def build_state(scenario: Scenario, profile: UsageProfile,
                   current_month: Optional[str] = None) -> PlanState:
     """Everything a plan's strategies share: calendar, demand, prices, wastes.
 
@@ -58,7 +58,7 @@ def build_context(scenario: Scenario, profile: UsageProfile,
     Returns
     -------
     PlanState
-        The context, from ``finance.start_month`` (or the month after the later of the usage
+        The plan state, from ``finance.start_month`` (or the month after the later of the usage
         and ``current_month``: models/start.py) for ``finance.horizon_months``.
 
     Raises
@@ -136,7 +136,7 @@ class Planner:
         self.scenario, self.profile = scenario, profile
         self.options = options or PlanOptions()
         self.input_warnings = list(input_warnings)
-        self.context = build_context(scenario, profile, current_month)
+        self.context = build_state(scenario, profile, current_month)
         self.results: dict[str, StrategyResult] = {}
         self.notes = start_warnings(scenario, self.context.calendar.months[0], current_month)
         self.robust = None      # models.robust.RobustResult, when the scenario has paths
@@ -165,19 +165,26 @@ class Planner:
         self.results["on_demand"] = ctx.evaluate("on_demand", on_demand_capacity())
         self.results["buy_for_peak"] = ctx.evaluate("buy_for_peak", buy_for_peak_capacity(ctx))
         offers = {o.id for o in ctx.scenario.commitments}
-        repriced = bool(known) and not ctx.scenario.server_types and \
-            set(known) == {"cloud_only", "optimal"} and \
-            all(set(c.committed) <= offers for c in known.values())
+        types = {k.id for k in ctx.fleet}
+        repriced = bool(known) and set(known) == {"cloud_only", "optimal"} and \
+            all(set(c.committed) <= offers and set(c.servers_by_type) <= types
+                for c in known.values())
         if repriced:
             self.results.update({name: ctx.evaluate(name, known[name])
                                  for name in ("cloud_only", "optimal")})
-        elif ctx.scenario.server_types:
+        else:
             try:
                 self.results.update(fleet_optimal(ctx))
             except StagedError as exc:
-                raise PlanError(f"server_types: {exc}") from None
-        else:
-            self.results.update(find_optimal(ctx))
+                # the MILP's method does not hold (owned work dearer than cloud overflow in
+                # some month): the grid of the first type's servers and the commitments is
+                # searched instead, exact for one type
+                self.results.update(find_optimal(ctx))
+                others = [k.id for k in ctx.fleet[1:]]
+                if others:
+                    self.notes.append(Message(
+                        "The best static plans hold servers of the first type only, {type}: "
+                        "{why}.", {"type": ctx.fleet[0].id, "why": str(exc)}))
         proposed = proposed_strategy(ctx)
         if proposed is not None:
             self.results["proposed"] = proposed
@@ -263,7 +270,7 @@ class Planner:
         ctx = self.context
         decisions = tuple(sorted(schedule, key=lambda d: d.month))
         try:
-            plan = schedule_plan(self.scenario, decisions, ctx.calendar.months[0],
+            plan = schedule_plan(ctx.scenario, decisions, ctx.calendar.months[0],
                                  ctx.horizon, ctx.position)
         except ScheduleError:
             return False
@@ -435,11 +442,8 @@ def static_schedule(ctx: PlanState, capacity) -> tuple:
     for c in plan.commitments:
         entry = by_month.setdefault(c.start, {"buy": {}, "commit": {}})
         entry["commit"][c.offer] = entry["commit"].get(c.offer, 0) + c.gpus
-    if s.server_types:
-        return tuple(Decision(month=str(first + m), buy=e["buy"], commit=e["commit"])
-                     for m, e in sorted(by_month.items()))
-    return tuple(Decision(month=str(first + m), buy_servers=sum(e["buy"].values()),
-                          commit=e["commit"]) for m, e in sorted(by_month.items()))
+    return tuple(Decision(month=str(first + m), buy=e["buy"], commit=e["commit"])
+                 for m, e in sorted(by_month.items()))
 
 def proposed_strategy(ctx: PlanState) -> Optional[StrategyResult]:
     """The analyst's capacity: a schedule from the position, or static servers and GPUs.

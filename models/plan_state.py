@@ -185,7 +185,8 @@ class PlanState(Costing):
     position : CapacityPlan
         The servers and commitments held at the plan's start.
     fleet : tuple of FleetType
-        The server types the plan may hold (one, ``owned``, without ``server_types``).
+        The server types the plan may hold (one, ``owned``, for a scenario without
+        ``server_types``: :meth:`models.scenario.Scenario.as_fleet`).
     merit : tuple of int
         Indices into ``fleet``, the first to take work first.
     end_factors : numpy.ndarray
@@ -246,6 +247,7 @@ class PlanState(Costing):
         :func:`models.capacity.position_plan`; useful PV = sum_m useful_m x d_m, d_m the
         discount factor at month m's end [GPU-hours].
         """
+        scenario = scenario.as_fleet()
         failure, spot, waste = interruptible_wastes(scenario, demand)
         book = PriceBook(scenario, calendar)
         horizon = len(calendar.hours)
@@ -307,6 +309,7 @@ class PlanState(Costing):
         the new discount factor at month m's end [GPU-hours]; the merit order of
         :func:`models.fleet.merit_order`.
         """
+        scenario = scenario.as_fleet()
         failure, spot, waste = interruptible_wastes(scenario, self.demand)
         same_tables = waste == self.tables_failure_waste
         tables = (self.tables if same_tables else

@@ -127,8 +127,8 @@ def price_breakevens(ctx: PlanState, cloud: Capacity,
     """
     s = ctx.scenario
     try:
-        owning = optimal if optimal is not None and optimal.servers >= 1 and \
-            not s.server_types else best_capacity(ctx, min_servers=1)[0]
+        owning = optimal if optimal is not None and sum(optimal.counts(s).values()) >= 1 \
+            else best_capacity(ctx, min_servers=1)[0]
     except ValueError:
         why = Message("no plan with owned servers")
         return ({"on_demand_price": None, "server_price": None},

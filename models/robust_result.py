@@ -197,8 +197,7 @@ def path_plan(c: PlanState, path: DemandScenario, decisions: tuple[Decision, ...
     [GPUs of the reference type], beside the path's peak hour and mean by month.
     """
     s = c.scenario
-    owned = (sum(c.owned_levels(plan).values(), np.zeros(c.horizon)) if s.server_types
-             else plan.servers_online(c.horizon) * c.owned_per_server())
+    owned = sum(c.owned_levels(plan).values(), np.zeros(c.horizon))
     capacity = plan.committed_gpus(c.horizon) * s.on_demand.relative_throughput + owned
     return PathPlan(path.name, path.probability, path.growth_annual, decisions, plan,
                     c.pv(plan), objective, capacity=capacity,

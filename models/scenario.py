@@ -24,6 +24,9 @@ from models.scenario_schedule import Proposed, Staging
 from models.scenario_settings import FX, Finance, ProfileOptions
 from models.scenario_types import Section
 
+# the one type of a scenario written without server types: its owned servers section
+OWNED_TYPE = "owned"
+
 
 class Scenario(Section):
     """Every assumption of a plan; ``{}`` is the default scenario.
@@ -36,7 +39,8 @@ class Scenario(Section):
     ``server_types`` are unique, each type's ``owned`` (``owned`` with its overrides) keeps
     the rules of ``owned``, a ``successor`` and every type a position row, a proposal or a
     decision names (``type``, ``servers_by_type``, ``buy``, ``sell``, ``type:`` keys of
-    ``sell_from``) names one of ``server_types``, and a type's ``available_until`` is not
+    ``sell_from``) names one of ``server_types`` (``owned`` without them: a fleet of
+    one, :meth:`as_fleet`), and a type's ``available_until`` is not
     before its ``available_from``. The engine also
     refuses a plan whose demand, grown by ``profile.growth_annual``, needs more than
     10,000,000 GPUs in an hour.
@@ -89,8 +93,9 @@ class Scenario(Section):
             named += [(f"proposed.schedule[{d.month}].sell", k) for k in d.sell]
             named += [(f"proposed.schedule[{d.month}].sell_from", k.split(":")[0])
                       for k in d.sell_from if ":" in k]
+        known = ids or [OWNED_TYPE]     # without server types: a fleet of one, `owned`
         for where, type_id in named:
-            if type_id is not None and type_id not in ids:
+            if type_id is not None and type_id not in known:
                 raise ValueError(f"{where} names unknown server type {type_id!r}; "
                                  f"server_types are {ids}")
         p = self.proposed
@@ -161,6 +166,50 @@ class Scenario(Section):
             True when the market's currency is not the reporting one.
         """
         return self.market_currency(market) != self.finance.currency
+
+    def as_fleet(self) -> "Scenario":
+        """The scenario as the engine plans it: a fleet of server types (issue 36, item 1).
+
+        A scenario written without ``server_types`` (every file before issue 26, and every
+        single-generation plan since) is a fleet whose one type is the owned servers section,
+        named :data:`OWNED_TYPE`, with no overrides; a proposal's ``servers`` become its
+        ``servers_by_type``. This is the one place that reads "one type or a fleet": everything
+        the engine computes, and the workbook writes, follows the fleet.
+
+        Returns
+        -------
+        Scenario
+            This scenario when it names its types; else the same scenario as a fleet of one.
+        """
+        if self.server_types:
+            return self
+        proposed = self.proposed
+        if proposed.servers is not None:
+            proposed = proposed.model_copy(update={
+                "servers_by_type": {OWNED_TYPE: proposed.servers}, "servers": None})
+        return self.model_copy(update={"server_types": (ServerType(id=OWNED_TYPE),),
+                                       "proposed": proposed})
+
+    def as_written(self) -> "Scenario":
+        """The scenario as a user writes it: the inverse of :meth:`as_fleet`.
+
+        A fleet whose one type is ``owned`` with nothing of its own (what the workbook shows
+        for a scenario without server types) is the scenario without server types, its
+        proposal's ``servers_by_type`` of ``owned`` its ``servers``; any other scenario is
+        itself. Both plan the same.
+
+        Returns
+        -------
+        Scenario
+            This scenario, or the same without its one server type.
+        """
+        if self.server_types != (ServerType(id=OWNED_TYPE),):
+            return self
+        proposed = self.proposed
+        if set(proposed.servers_by_type) == {OWNED_TYPE}:
+            proposed = proposed.model_copy(update={
+                "servers": proposed.servers_by_type[OWNED_TYPE], "servers_by_type": {}})
+        return self.model_copy(update={"server_types": (), "proposed": proposed})
 
     def foreign_currency(self) -> Optional[str]:
         """The one currency other than the reporting one that prices are entered in, if any.

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from models.messages import Message, Money, Months, Number, Percent
-from models.scenario import Scenario
+from models.scenario import OWNED_TYPE, Scenario
 from models.scenario_schedule import Decision
 
 
@@ -107,13 +107,16 @@ def type_words(action: str, n: int, type_id: str, now: bool, month: str) -> Mess
     -------
     Message
         "Buy {n} {type} servers in {quarter}.", "Keep {n} {type} servers until {last}, then
-        sell them." and so on.
+        sell them." and so on; the type ``owned`` (the owned servers section of a scenario
+        without server types) in :func:`server_words`' sentences, which name no type.
 
     Examples
     --------
     >>> type_words("sell", 8, "h100", False, "2028-07").render()
     'Keep 8 h100 servers until 2028-06, then sell them.'
     """
+    if type_id == OWNED_TYPE:
+        return server_words(action, n, now, month)
     template = TYPE_WORDS[action][0 if now else 1]
     params: dict = {"n": Number(n), "type": type_id}
     if not now:
@@ -288,8 +291,9 @@ def grouped_schedule_words(s: Scenario, decisions, first_month: str) -> list[Mes
     for action in ("buy", "sell"):
         types = sorted({k for d in decisions for k, n in getattr(d, action).items() if n})
         for k in types:
-            group(f"{action}_type", [(d.month, getattr(d, action)[k]) for d in decisions
-                                     if getattr(d, action).get(k)],
+            group(action if k == OWNED_TYPE else f"{action}_type",
+                  [(d.month, getattr(d, action)[k]) for d in decisions
+                   if getattr(d, action).get(k)],
                   lambda m, n, a=action, k=k: type_words(a, n, k, m == first_month, m),
                   type=k)
     offers = [o for o in dict.fromkeys(k for d in decisions for k, g in d.commit.items() if g)]

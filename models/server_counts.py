@@ -18,9 +18,7 @@ Count = Union[int, dict[str, int]]
 
 def _shaped(s: Scenario, counts: Counter) -> Count:
     """A count, or counts per type id of every server type when the scenario has types."""
-    if s.server_types:
-        return {t.id: int(counts.get(t.id, 0)) for t in s.server_types}
-    return int(sum(counts.values()))
+    return {t.id: int(counts.get(t.id, 0)) for t in s.server_types}
 
 
 def servers_held(ctx: PlanState) -> Count:
@@ -70,10 +68,7 @@ def servers_bought(s: Scenario, r: StrategyResult) -> Count:
     """
     counts: Counter = Counter()
     if r.capacity is not None:
-        if s.server_types:
-            counts.update({k: int(n) for k, n in r.capacity.counts(s).items()})
-        else:
-            counts[None] += int(r.capacity.servers)
+        counts.update({k: int(n) for k, n in r.capacity.counts(s).items()})
         return _shaped(s, counts)
     for d in r.schedule:
         if d.buy_servers:

@@ -204,7 +204,7 @@ def fleet_static_optimum(ctx: PlanState, allow_servers: bool = True) -> StagedRe
     Parameters
     ----------
     ctx : PlanState
-        Context of a plan with ``server_types``.
+        Context of the plan.
     allow_servers : bool, default True
         False: no new server (the ``cloud_only`` strategy).
 
@@ -258,7 +258,7 @@ def fleet_optimal(ctx: PlanState) -> dict:
     Parameters
     ----------
     ctx : PlanState
-        Context of a plan with ``server_types``.
+        Context of the plan.
 
     Returns
     -------

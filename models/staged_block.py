@@ -128,8 +128,7 @@ class Block:
             # the fleet's own static optimum costs more time than it saves)
             static_plan_ = ctx.capacity_plan(best_capacity(ctx)[0])
             s1 = static_plan_.committed_gpus(H) * theta_c
-            owned = list(ctx.owned_levels(static_plan_).values()) if ctx.scenario.server_types \
-                else [static_plan_.servers_online(H) * ctx.owned_per_server()]
+            owned = list(ctx.owned_levels(static_plan_).values())
             for k in (-2, -1, 0, 1, 2):
                 levels = {"w": np.maximum(s1 + k * 8 * theta_c, 0.0)}
                 running = s1.copy()

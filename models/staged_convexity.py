@@ -103,7 +103,7 @@ def type_costs(ctx: PlanState) -> list[np.ndarray]:
     -------
     list of numpy.ndarray
         One array per type, first to take work first [currency per GPU-hour of the reference
-        type, (months,)]; the one owned cost of a scenario without server types.
+        type, (months,)].
 
     Raises
     ------
@@ -117,8 +117,6 @@ def type_costs(ctx: PlanState) -> list[np.ndarray]:
     c_1 <= c_2 <= ... <= c_T in every month (within 1e-12 of max |c_od|).
     """
     lc, _ = optimizer_state(ctx)
-    if lc.owned_unit_pv_by_type is None:
-        return [lc.owned_unit_pv]
     out = [lc.owned_unit_pv_by_type[ctx.fleet[i].id] for i in ctx.merit]
     tol = 1e-12 * max(1.0, float(np.max(np.abs(lc.on_demand_unit_pv))))
     for a, b in zip(out, out[1:]):

@@ -79,7 +79,7 @@ def decision_months(s: Scenario, horizon: int, first_month: Optional[str] = None
     months |= set(range(0, horizon, s.owned.useful_life_months))
     for offer in s.commitments:
         months |= set(range(0, horizon, offer.term_months))
-    if s.server_types and first_month is not None:
+    if first_month is not None:
         for kind in fleet_types(s, first_month):   # each type's lives, and its first month
             months |= set(range(0, horizon, kind.owned.useful_life_months))
             if 0 < kind.first < horizon:
@@ -423,8 +423,7 @@ def build_problem(ctx: PlanState, use_spot: bool, static: bool = False, servers:
     integer = np.zeros(n, dtype=int)
     integer[cols.group(DECISION)] = 1
     held_l1 = ctx.committed_capacity(0.0)
-    held_types = (ctx.owned_levels(ctx.position) if s.server_types else
-                  {None: ctx.owned_capacity(0)})
+    held_types = ctx.owned_levels(ctx.position)
     held_rank = [held_types[k.id] for k in kinds]
     held_l2 = held_l1 + sum(held_rank[1:], held_rank[0])
     middle, held_middle, level, held_level = [], [], L1, held_l1

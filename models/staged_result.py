@@ -57,7 +57,6 @@ def to_decisions(ctx: PlanState, prob: Problem, x: np.ndarray) -> tuple[Decision
     sell_t = sum over cohorts c of type t of x(sell[from, c, d]); columns below 0.5 are none.
     """
     first = np.datetime64(ctx.calendar.months[0], "M")
-    fleet = bool(ctx.scenario.server_types)
     blocks = {o.id: o.block_gpus for o in ctx.scenario.commitments}
     by_month: dict[int, dict] = {}
     for block in prob.cols:            # in column order: buy, commit, sell
@@ -81,14 +80,9 @@ def to_decisions(ctx: PlanState, prob: Problem, x: np.ndarray) -> tuple[Decision
                     cohort, type_id = held.bought, held.type
                 else:
                     type_id, cohort = cohort_key
-                label = str(first + cohort) if not fleet else f"{type_id}:{first + cohort}"
+                label = f"{type_id}:{first + cohort}"
                 entry["sell"][type_id] = entry["sell"].get(type_id, 0) + count
                 entry["from"][label] = entry["from"].get(label, 0) + count
-    if not fleet:
-        return tuple(Decision(month=str(first + d), buy_servers=sum(e["buy"].values()),
-                              sell_servers=sum(e["sell"].values()), sell_from=e["from"],
-                              commit=e["commit"])
-                     for d, e in sorted(by_month.items()))
     return tuple(Decision(month=str(first + d), buy=e["buy"], sell=e["sell"],
                           sell_from=e["from"], commit=e["commit"])
                  for d, e in sorted(by_month.items()))

@@ -109,9 +109,7 @@ class Costing:
         H = self.horizon
         online = static_plan(self.scenario, Capacity(1), H,
                              first_month=self.calendar.months[0]).servers_online(H)
-        held = (sum(self.owned_levels(self.position).values(), np.zeros(H))
-                if self.scenario.server_types else
-                self.position.servers_online(H) * self.owned_per_server())
+        held = sum(self.owned_levels(self.position).values(), np.zeros(H))
         new = np.multiply.outer(online, np.asarray(servers) * self.owned_per_server())
         return new + (held if new.ndim == 1 else held[:, None])
 
@@ -162,25 +160,20 @@ class Costing:
         """
         s, H = self.scenario, self.horizon
         spot_share = s.spot.availability if plan.use_spot else 0.0
-        if s.server_types:
-            by_type = self.owned_levels(plan)
-            owned = sum(by_type.values(), np.zeros(H))
-        else:
-            owned = plan.servers_online(H) * self.owned_per_server()
+        by_type = self.owned_levels(plan)
+        owned = sum(by_type.values(), np.zeros(H))
         committed = plan.committed_gpus(H) * s.on_demand.relative_throughput
         waste = (0.0, 0.0) if normal else (self.tables_failure_waste, self.spot_waste.fraction)
         key = (owned.tobytes(), committed.tobytes(), spot_share, waste,
                s.spot.availability)
-        if s.server_types:
-            key += tuple(x.tobytes() for x in by_type.values())
+        key += tuple(x.tobytes() for x in by_type.values())
         cached = self.cache.volumes.get(key)
         if cached is None:
             tables = self.normal_tables() if normal else self.tables
             cached = dispatch(tables, committed, owned, failure_waste=waste[0],
                               spot_waste=waste[1], spot_share=spot_share)
-            if s.server_types:
-                cached = replace(cached, owned_by_type=self.owned_by_type(
-                    tables, committed, by_type))
+            cached = replace(cached, owned_by_type=self.owned_by_type(
+                tables, committed, by_type))
             self.cache.volumes[key] = cached
         return cached
 
@@ -309,22 +302,20 @@ class Costing:
         lines = {k: x[:keep] for k, x in lines.items()}
         total = net_by_month(lines)
         discounted = discounted[:keep]
-        o = s.owned
-        theta_o, theta_c = o.relative_throughput, s.on_demand.relative_throughput
+        theta_c = s.on_demand.relative_throughput
         online = plan.servers_online(H)
-        by_type = hours_by_type = None
-        if s.server_types:
-            kinds = {k.id: k.owned for k in self.fleet}
-            by_type = plan.servers_online_by_type(H)
-            by_type = {k: by_type.get(k, np.zeros(H)) for k in kinds}
-            hours_by_type = {k: v.owned_by_type[k] / kinds[k].relative_throughput
+        kinds = {k.id: k.owned for k in self.fleet}
+        by_type = plan.servers_online_by_type(H)
+        by_type = {k: by_type.get(k, np.zeros(H)) for k in kinds}
+        hours_by_type = {k: v.owned_by_type[k] / kinds[k].relative_throughput
+                         for k in kinds}
+        installed = sum((by_type[k] * kinds[k].gpus_per_server for k in kinds),
+                        np.zeros(H)) * cal.hours
+        installed_by_type = {k: float((by_type[k] * kinds[k].gpus_per_server) @ cal.hours)
                              for k in kinds}
-            installed = sum((by_type[k] * kinds[k].gpus_per_server for k in kinds),
-                            np.zeros(H)) * cal.hours
-            owned_hours = sum(hours_by_type.values(), np.zeros(H))
-        else:
-            installed = online * o.gpus_per_server * cal.hours
-            owned_hours = v.owned / theta_o
+        util_by_type = {k: float(hours_by_type[k].sum()) / installed_by_type[k]
+                        if installed_by_type[k] > 0 else 0.0 for k in kinds}
+        owned_hours = sum(hours_by_type.values(), np.zeros(H))
         util = np.divide(owned_hours, installed, out=np.zeros_like(installed),
                          where=installed > 0)
         return StrategyResult(
@@ -342,4 +333,5 @@ class Costing:
             utilization_by_month=util, servers_online=online,
             committed_gpus_by_month=plan.committed_gpus(H),
             uses_cloud=bool(uses_cloud(plan, volume_columns(v))[0]),
-            servers_online_by_type=by_type, owned_gpu_hours_by_type=hours_by_type)
+            servers_online_by_type=by_type, owned_gpu_hours_by_type=hours_by_type,
+            owned_utilization_by_type=util_by_type)

@@ -16,7 +16,7 @@ from models.fleet import FleetType, default_type, fleet_types
 from models.scenario import Scenario
 
 
-def server_chain(s: Scenario, count: int, horizon: int, kind: Optional[FleetType] = None
+def server_chain(s: Scenario, count: int, horizon: int, kind: FleetType
                  ) -> tuple[ServerCohort, ...]:
     """``count`` servers from month 0, replaced at the end of each useful life.
 
@@ -28,8 +28,8 @@ def server_chain(s: Scenario, count: int, horizon: int, kind: Optional[FleetType
         Servers of each generation [servers]; 0 or less is none.
     horizon : int
         Months of the horizon [months]; the last generation is sold at its end.
-    kind : FleetType, optional
-        The server type (its life, lead time and window); None: ``owned``.
+    kind : FleetType
+        The server type (its life, lead time and window).
 
     Returns
     -------
@@ -47,11 +47,7 @@ def server_chain(s: Scenario, count: int, horizon: int, kind: Optional[FleetType
     """
     if count <= 0:
         return ()
-    o = s.owned if kind is None else kind.owned
-    life, lead = o.useful_life_months, o.lead_time_months
-    if kind is None or kind.id is None:
-        return tuple(ServerCohort(count, start, start + lead, min(start + life, horizon))
-                     for start in range(0, horizon, life))
+    life, lead = kind.owned.useful_life_months, kind.owned.lead_time_months
     return tuple(ServerCohort(count, start, start + lead, min(start + life, horizon),
                               type=kind.id)
                  for start in range(0, horizon, life) if kind.can_buy(start))
@@ -157,7 +153,7 @@ def static_plan(s: Scenario, capacity: Capacity, horizon: int,
         What the team holds at the start; none by default.
     first_month : str, optional
         The plan's first month, ``'YYYY-MM'``: places the buying windows of server types
-        (required with ``server_types``).
+        (required).
 
     Returns
     -------
@@ -174,12 +170,9 @@ def static_plan(s: Scenario, capacity: Capacity, horizon: int,
     for offer in s.commitments:
         commitments += commitment_chain(s, offer.id, capacity.committed.get(offer.id, 0),
                                         horizon)
-    if not s.server_types:
-        servers = server_chain(s, capacity.servers, horizon)
-    else:
-        if first_month is None:
-            raise ValueError("static_plan: a scenario with server types needs first_month")
-        counts = capacity.counts(s)
-        servers = sum((server_chain(s, counts.get(k.id, 0), horizon, k)
-                       for k in fleet_types(s, first_month)), ())
+    if first_month is None:
+        raise ValueError("static_plan: the servers' buying windows need first_month")
+    counts = capacity.counts(s)
+    servers = sum((server_chain(s, counts.get(k.id, 0), horizon, k)
+                   for k in fleet_types(s, first_month)), ())
     return combined(position, CapacityPlan(servers, commitments), use_spot=capacity.use_spot)

@@ -50,10 +50,7 @@ def buy_for_peak_capacity(ctx: PlanState) -> Capacity:
     """
     held = ctx.owned_capacity(0) + ctx.committed_capacity(0)
     short = float(np.max(ctx.tables.gross.peak - held, initial=0.0))
-    if not ctx.scenario.server_types:
-        servers = math.ceil(short / ctx.owned_per_server() - 1e-9)
-        return Capacity(min(max(servers, 0), MAX_SERVERS), {}, use_spot=False)
-    # a fleet: servers of the first type sold in month 1 (none when no type is)
+    # servers of the first type sold in month 1 (none when no type is)
     kind = next((k for k in ctx.fleet if k.can_buy(0)), None)
     if kind is None:
         return Capacity(0, {}, use_spot=False)

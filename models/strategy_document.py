@@ -110,10 +110,9 @@ def capacity_json(plan: Plan, capacity: Optional[Capacity]) -> dict[str, Any]:
     """
     if capacity is None:
         return {}
-    s = plan.scenario
+    s = plan.scenario.as_fleet()
     counts = capacity.counts(s)
-    return {"servers": ({t.id: int(counts.get(t.id, 0)) for t in s.server_types}
-                        if s.server_types else int(capacity.servers)),
+    return {"servers": {t.id: int(counts.get(t.id, 0)) for t in s.server_types},
             "committed_gpus": {o.id: int(capacity.committed.get(o.id, 0))
                                for o in plan.scenario.commitments},
             "uses_spot": capacity.use_spot}
@@ -140,7 +139,7 @@ def schedule_document(plan: Plan, ctx: PlanState, r: StrategyResult) -> dict[str
     """
     labels = ctx.book.labels
     return {"schedule": schedule_json(r.schedule),
-            "purchase_orders": purchase_orders(plan.scenario, r.schedule, labels, r,
+            "purchase_orders": purchase_orders(plan.scenario.as_fleet(), r.schedule, labels, r,
                                                ctx.book),
             "cash": cash_by_period(labels, r, ctx.book), **schedule_holdings(plan, r)}
 

@@ -43,9 +43,10 @@ class StrategyResult:
     committed_gpus_by_month: np.ndarray
     uses_cloud: bool
     schedule: tuple = ()             # the decisions of a staged or scheduled strategy
-    # a fleet of server types (issue 26): servers online and owned GPU-hours, by type id
+    # by server type id (issue 26): servers online, owned GPU-hours, busy share of installed
     servers_online_by_type: Optional[dict] = None
     owned_gpu_hours_by_type: Optional[dict] = None
+    owned_utilization_by_type: Optional[dict] = None
     # the scenario's limits it breaks (models/plan_limits.py): never recommended when any
     breaches: tuple = ()
 

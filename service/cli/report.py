@@ -9,6 +9,7 @@ from wcwidth import wcswidth
 from models.document import plan_document
 from models.plan_sections import Plan
 from models.schedule_words import horizon_sale_words
+from models.scenario import OWNED_TYPE
 from service.i18n import DEFAULT, _, current_locale, formats, robust_words, sentences
 from service.i18n.labels import PERIODS, offer_name, option_word, strategy_label
 
@@ -126,8 +127,10 @@ def plan_table(plan: Plan, source: str) -> str:
 
 
 def by_type(counts: dict) -> str:
-    """Servers per type as a table cell: ``4 h100+2 b200``; ``0`` for none (issue 26)."""
-    return "+".join(f"{n} {k}" for k, n in counts.items() if n) or "0"
+    """Servers per type as a table cell: ``4 h100+2 b200``; ``0`` for none (issue 26); the one
+    type of a scenario without server types (``owned``, issue 36) not named: ``4``."""
+    return "+".join(str(n) if k == OWNED_TYPE else f"{n} {k}"
+                    for k, n in counts.items() if n) or "0"
 
 
 def schedule_lines(name: str, strategy: dict, currency: str) -> list[str]:

@@ -20,6 +20,7 @@ from typing import Any, Optional
 from babel.numbers import (format_compact_currency, format_currency, format_decimal,
                            format_percent, get_currency_precision)
 
+from models.scenario import OWNED_TYPE
 from service.i18n import current_locale, ngettext, using_locale
 
 DASH = "-"
@@ -94,9 +95,11 @@ def number(value: Any, digits: Optional[int] = None, locale: Optional[str] = Non
 
 def servers(value: Any, locale: Optional[str] = None) -> str:
     """Servers of a plan: a count, or counts per server type (issue 26) as ``4 h100 + 2 b200``
-    (types with none left out; ``0`` when there are none)."""
+    (types with none left out; ``0`` when there are none). The type ``owned``, the owned servers
+    section of a scenario without server types (issue 36), is not named: ``8``."""
     if isinstance(value, dict):
-        return " + ".join(f"{number(n, 0, locale)} {k}" for k, n in value.items() if n) or \
+        return " + ".join(number(n, 0, locale) if k == OWNED_TYPE else
+                          f"{number(n, 0, locale)} {k}" for k, n in value.items() if n) or \
             number(0, 0, locale)
     return number(value, 0, locale)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from models.scenario import OWNED_TYPE
 from service import form_values as fv
 from service.i18n import DEFAULT, N_, current_locale, gettext
 from service.i18n.alert_words import sentence as alert_sentence
@@ -18,6 +19,12 @@ STRATEGY_LABELS = {"on_demand": N_("All on demand"), "cloud_only": N_("Cloud onl
 
 def strategy_label(name: str) -> str:
     return gettext(STRATEGY_LABELS[name]) if name in STRATEGY_LABELS else str(name)
+
+
+def server_type_name(type_id: str) -> str:
+    """A server type as a person reads it: its id, and the one type of a scenario without
+    server types (``owned``, issue 36) as the word for owned servers in the current language."""
+    return gettext("owned") if type_id == OWNED_TYPE else type_id
 
 
 def assumption_label(row: dict) -> str:

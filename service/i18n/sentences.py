@@ -71,6 +71,9 @@ def format_param(value: Any, locale: Optional[str] = None) -> str:
 RETIRED = (
     N_("It costs less than the best cloud-only plan in {probability} of {draws} Monte Carlo "
        "draws."),
+    # issue 36: a type's sentence now says how busy its servers are, as one type's always did
+    N_("Buy 1 {type} server ({gpus} GPUs) for the base load."),
+    N_("Buy {servers} {type} servers ({gpus} GPUs) for the base load."),
 )
 
 # Why the engine found no staged plan (models/staged_problem.py StagedError), passed as {why}.

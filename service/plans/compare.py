@@ -15,6 +15,7 @@ from service.plans.stored import compare_job, job_status, read_plan, reason
 from service.web.users import login_required
 from service.web.tables import Revision
 from service.forms.scenario import flatten, form_currency, label_for, show_value
+from models.scenario import OWNED_TYPE
 from service.i18n import _, formats
 from service.i18n.labels import strategy_label
 from service.plans import bp
@@ -128,9 +129,15 @@ def decision_text(d: Optional[dict]) -> str:
     """One schedule decision in words of the catalog: "buy 2, commit 1y 16"."""
     if not d:
         return ""
-    parts = [f"{_('buy')} {d['buy_servers']}"] if d.get("buy_servers") else []
-    if d.get("sell_servers"):
-        parts.append(f"{_('sell')} {d['sell_servers']}")
+    parts = []
+    for word, action in ((_("buy"), "buy"), (_("sell"), "sell")):
+        # by type (the shorthand counts for the one type, ``owned``, of a plan stored before
+        # issue 36)
+        counts = dict(d.get(action) or {})
+        if d.get(f"{action}_servers"):
+            counts[OWNED_TYPE] = counts.get(OWNED_TYPE, 0) + d[f"{action}_servers"]
+        if any(counts.values()):
+            parts.append(f"{word} {formats.servers(counts)}")
     parts += [f"{_('commit')} {offer} {gpus}" for offer, gpus in d.get("commit", {}).items()]
     return ", ".join(parts)
 

@@ -62,15 +62,20 @@ def last_schedule(doc: Optional[dict[str, Any]]) -> tuple[Decision, ...]:
 
 
 def last_optima(doc: Optional[dict[str, Any]]) -> dict[str, Capacity]:
-    """The ``cloud_only`` and ``optimal`` decisions of a stored plan document (none for a
-    fleet of several server types, or a document without them)."""
+    """The ``cloud_only`` and ``optimal`` decisions of a stored plan document, servers by type
+    (none for a document without them; a document stored before issue 36 counts the one
+    type's servers as a number, the first type's)."""
     out = {}
     for name in ("cloud_only", "optimal"):
         r = (doc or {}).get("strategies", {}).get(name) or {}
-        if not isinstance(r.get("servers"), int) or "committed_gpus" not in r:
+        servers = r.get("servers")
+        if not isinstance(servers, (int, dict)) or "committed_gpus" not in r:
             return {}
-        out[name] = Capacity(r["servers"], {k: int(v) for k, v in r["committed_gpus"].items()},
-                             use_spot=bool(r.get("uses_spot", True)))
+        by_type = ({k: int(v) for k, v in servers.items()} if isinstance(servers, dict)
+                   else {})
+        out[name] = Capacity(servers if isinstance(servers, int) else 0,
+                             {k: int(v) for k, v in r["committed_gpus"].items()},
+                             use_spot=bool(r.get("uses_spot", True)), servers_by_type=by_type)
     return out
 
 

@@ -9,7 +9,7 @@ from typing import Optional
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from models.plan import build_context
+from models.plan import build_state
 from models.problem_size import check_size
 from models.profile import UsageProfile
 from models.refusals import Refusal
@@ -97,7 +97,7 @@ def preflight(model: Scenario, usage: Optional[UsageFile] = None,
         if usage is None:
             return
         profile = usage_profile(usage)
-    check_size(build_context(model, profile, clock.current_month()),
+    check_size(build_state(model, profile, clock.current_month()),
                plan_options().growth_range_paths)
 
 

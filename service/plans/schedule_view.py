@@ -11,7 +11,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from models.scenario import Scenario
+from models.scenario import OWNED_TYPE, Scenario
 from models.schedule_words import (cash_words, decisions_from_json, horizon_sale_words,
                                    schedule_words)
 from service.plans import chart_text
@@ -124,12 +124,14 @@ def order_rows(strategy: dict, terms: dict[str, int], currency: str) -> list[Ord
         month, cash = o["month"], float(o["cash"])
         if o["action"] == "buy":
             paid = f"{month}" if cash > 0 else _("through the financing's payments")
-            what = _("servers") if "type" not in o else _("%(type)s servers", type=o["type"])
+            what = (_("servers") if o.get("type", OWNED_TYPE) == OWNED_TYPE
+                    else _("%(type)s servers", type=o["type"]))
         elif o["action"] == "sell":
             booked = o.get("proceeds_month")
             paid = (_("resale received at the end of %(month)s", month=booked) if booked
                     else _("no resale within the plan"))
-            what = _("servers") if "type" not in o else _("%(type)s servers", type=o["type"])
+            what = (_("servers") if o.get("type", OWNED_TYPE) == OWNED_TYPE
+                    else _("%(type)s servers", type=o["type"]))
         else:
             term = o.get("term_months", terms.get(o["what"], 0))
             end = add_months(month, term - 1)

@@ -22,7 +22,7 @@ from models.scenario import Scenario, market_of
 from models.scenario_owned import LoanFinancing
 from service import form_values as fv
 from service.i18n import DEFAULT, N_, _, current_locale
-from service.i18n.labels import OPTION_WORDS, display_unit
+from service.i18n.labels import OPTION_WORDS, display_unit, server_type_name
 from service.xlsx.cells import add_sheet, col, sheet_ref, write_text, write_value
 from service.xlsx.names import define, defined_name, list_name
 from service.xlsx.print_setup import PrintLabel, area_points, fit, print_setup, text_width
@@ -120,7 +120,8 @@ def _walk_model(model: BaseModel, prefix: str, section: str, label_prefix: str =
         elif isinstance(value, dict):
             for key, item in value.items():
                 yield Row(f"{path}[{key}]", label_prefix + _(
-                              "%(label)s: %(key)s", label=_(info.title or name), key=key), item,
+                              "%(label)s: %(key)s", label=_(info.title or name),
+                              key=server_type_name(key)), item,
                           _("servers") if name == "sell_from" else _("GPUs"), "",
                           _(info.description) if info.description else "", section)
         else:

@@ -1,8 +1,8 @@
 """Where each cohort of a strategy sheet takes its inputs, by where the ledger says it comes
 from (models/ledger.ORIGINS): the Assumptions sheet's position rows, a decision row (the
-Schedule sheet of the staged plan, or the proposed schedule on the Assumptions sheet), the
-strategy's own capacity cells for the generations and renewals of a static chain, or the
-engine's values for a schedule that sells servers.
+Schedule sheet of the staged plan, or the proposed schedule on the Assumptions sheet), or the
+strategy's own capacity cells for the generations and renewals of a static chain. Server
+cohorts take theirs by their type (service/xlsx/server_sources.py); commitments here.
 
 Formulas are templates over the cohort's own parameter cells (``{bought}`` is the cell of the
 cohort's purchase month index), so a cell of the Schedule or Assumptions sheet moves it.
@@ -12,22 +12,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional
 
-import numpy as np
-
 from models.ledger import CohortRow, StrategyLedger
 from models.scenario import Scenario
-from service.i18n import N_, gettext as tr
+from service.i18n import gettext as tr
 from service.xlsx.names import defined_name
 from service.xlsx.cohorts import Cohort, month_index, share_formula
-from service.xlsx.fleet_sources import (FLEET_NOTE, cohort_key, fleet_server_formulas,
-                                        unsplit_counts)
-from service.xlsx.type_names import (OWNED, OwnedNames, online_formula, price_formula,
-                                     sold_formula)
+from service.xlsx.server_sources import (SERVERS_NOTE, cohort_key, server_formulas,
+                                         unsplit_counts)
+from service.xlsx.type_names import OWNED
 
-SALES_NOTE = N_("This schedule sells servers: a sale splits the cohorts it takes from (oldest "
-                "first), which the sheet does not rewrite as formulas. Server cohorts are the "
-                "engine's (values); commitments are formulas.")   # written through gettext
-ONLINE, SOLD = online_formula(), sold_formula()
 
 
 @dataclass
@@ -44,20 +37,13 @@ class DecisionRef:
 @dataclass
 class SheetInputs:
     """The cells a strategy sheet's cohorts read besides the Assumptions names: the plan's
-    first month (a date cell), the strategy's capacity cells of its static chain
-    (``servers``, ``commit_<i>``), and its decision rows by month."""
+    first month (a date cell), the strategy's capacity cells of its static chain (each
+    offer's ``commit_<i>``; ``servers`` by type id), and its decision rows by month."""
 
     first_start: str
     params: dict[str, str]
     decisions: dict[str, DecisionRef] = field(default_factory=dict)
-
-
-def new_server_formulas(index: str, count: str, names: OwnedNames = OWNED) -> dict[str, str]:
-    """A purchase at month index ``index`` of ``count`` servers at the price of that month
-    (``names``: of the servers' type)."""
-    return {"count": f"={count}", "bought": f"={index}", "online": online_formula(names),
-            "sold": sold_formula(names), "price": price_formula(names),
-            "install": f"={names.install}"}
+    servers: dict[str, str] = field(default_factory=dict)
 
 
 def new_commit_formulas(i: int, index: str, gpus: Optional[str]) -> dict[str, Optional[str]]:
@@ -67,27 +53,6 @@ def new_commit_formulas(i: int, index: str, gpus: Optional[str]) -> dict[str, Op
             "term": f"=commitments_{i}_term_months",
             "rate": f"=calc_commit_{i}_base*(1+on_demand_price_trend_annual)^({{start}}/12)",
             "share": f"=calc_commit_{i}_upfront_share"}
-
-
-def server_formulas(s: Scenario, row: CohortRow, inputs: SheetInputs
-                    ) -> tuple[dict[str, Optional[str]], str]:
-    """(parameter formulas, what it is) of a server cohort row."""
-    if row.origin == "position":
-        held = s.position.servers[row.ref - 1]
-        p = f"position_servers_{row.ref}_"
-        return ({"count": f"={p}count",
-                 "bought": "=" + month_index(f"{p}purchased", inputs.first_start),
-                 "online": ONLINE, "sold": SOLD, "price": f"={p}price",
-                 "install": f"={p}install_cost"},
-                tr("held since %(month)s", month=held.purchased))
-    if row.origin == "decision":
-        d = inputs.decisions[row.ref]
-        return new_server_formulas(d.index, d.buy_ref), tr("buy in %(month)s", month=row.ref)
-    if row.origin == "chain":
-        return (new_server_formulas(f"{row.ref - 1}*owned_useful_life_months",
-                                    inputs.params["servers"]),
-                tr("static plan, generation %(number)s", number=row.ref))
-    return dict.fromkeys(("count", "bought", "online", "sold", "price", "install")), ""
 
 
 def commit_formulas(s: Scenario, row: CohortRow, inputs: SheetInputs
@@ -122,18 +87,11 @@ def sheet_cohorts(s: Scenario, sl: StrategyLedger, labels: tuple[str, ...],
     split = unsplit_counts(sl.cohorts)
     for row in sl.cohorts:
         names = OWNED
-        if row.kind == "server" and s.server_types:   # a fleet (issue 26): each as its type
+        if row.kind == "server":
             servers += 1
-            formulas, what, names = fleet_server_formulas(
-                s, row, inputs.first_start, inputs.decisions, labels, len(sl.owned_h),
-                split[cohort_key(row)] == 1)
-            label = f"S{servers}"
-        elif row.kind == "server":
-            servers += 1
-            formulas, what = server_formulas(s, row, inputs)
-            if row.origin == "engine":
-                bought = str(np.datetime64(labels[0], "M") + int(row.params["bought"]))
-                what = tr("bought %(month)s (engine)", month=bought)
+            formulas, what, names = server_formulas(
+                s, row, inputs.first_start, inputs.decisions, inputs.servers, labels,
+                len(sl.owned_h), split[cohort_key(row)] == 1)
             label = f"S{servers}"
         else:
             commits += 1
@@ -143,9 +101,7 @@ def sheet_cohorts(s: Scenario, sl: StrategyLedger, labels: tuple[str, ...],
                   if row.kind == "commitment" and row.origin == "position" else "cloud")
         out.append(Cohort(row.kind, label, what, formulas, row.params, row.monthly, market,
                           row.type, names))
-    if s.server_types:
-        return out, [tr(FLEET_NOTE)]
-    return out, [tr(SALES_NOTE)] if sl.sales else []
+    return out, [tr(SERVERS_NOTE)] if servers else []
 
 
 def proposed_decisions(s: Scenario, first_start: str) -> dict[str, DecisionRef]:
@@ -156,9 +112,9 @@ def proposed_decisions(s: Scenario, first_start: str) -> dict[str, DecisionRef]:
         p = f"proposed.schedule[{i}]."
         index = month_index(defined_name(p + "month"), first_start)
         commit = {k: defined_name(f"{p}commit[{k}]") for k in d.commit}
-        # a fleet's purchases by type: the buy[type] rows, or the shorthand for the first type
+        # purchases by type: the buy[type] rows, or the shorthand for the first type
         buy = {k: defined_name(f"{p}buy[{k}]") for k in d.buy}
-        if s.server_types and d.buy_servers and s.server_types[0].id not in buy:
+        if d.buy_servers and s.server_types[0].id not in buy:
             buy[s.server_types[0].id] = defined_name(p + "buy_servers")
         out[d.month] = DecisionRef(d.month, f"({index})", defined_name(p + "buy_servers"),
                                    commit, buy)

@@ -40,7 +40,9 @@ WORKBOOK_OPTIONS = {
 
 
 def _write(doc: dict, ledger: Ledger, target, label: Optional[PrintLabel] = None) -> None:
-    s = Scenario.model_validate(doc["scenario"])
+    # every plan is a fleet of server types (issue 36): a scenario written without them has
+    # one, `owned`, whose rows the Assumptions sheet shows and every server cohort reads
+    s = Scenario.model_validate(doc["scenario"]).as_fleet()
     wb = xlsxwriter.Workbook(target, WORKBOOK_OPTIONS)
     fmt = make_formats(wb, s.finance.currency, s.market_currency("cloud"))
     summary = add_sheet(wb, _(SUMMARY))  # first tab; filled once the sheets exist
@@ -74,8 +76,6 @@ class WorkbookUnavailable(ValueError):
 def untyped_fleet(doc: dict, ledger: Ledger) -> bool:
     """Whether a fleet's ledger was stored before its cohorts carried their types (issue 26):
     its server cohorts would be priced as the ``owned`` section's servers."""
-    if not (doc.get("scenario") or {}).get("server_types"):
-        return False
     return any(c.kind == "server" and c.type is None or not sl.owned_h_by_type
                for sl in ledger.strategies.values() for c in sl.cohorts)
 

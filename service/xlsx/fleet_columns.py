@@ -14,6 +14,7 @@ import numpy as np
 
 from models.ledger import StrategyLedger
 from service.i18n import N_, gettext as tr
+from service.i18n.labels import server_type_name
 from service.xlsx.sheet_formulas import fx_at
 
 Cell = Callable[[str, int], str]
@@ -42,14 +43,14 @@ def online_by_type(sl: StrategyLedger, type_id: str, rows: int) -> np.ndarray:
 
 def volume_columns(column, sl: StrategyLedger, types, rows: int) -> list:
     """The engine's owned GPU-hours of each type (values), ``column`` the Column class."""
-    return [column(f"owned_h_{i}", tr(OWNED_HEADER, type=t), "volume", "hours",
+    return [column(f"owned_h_{i}", tr(OWNED_HEADER, type=server_type_name(t)), "volume", "hours",
                    padded(sl.owned_h_by_type.get(t, ()), rows)) for i, t in types]
 
 
 def capacity_columns(column, sl: StrategyLedger, types, rows: int,
                      cohorts: Callable[[str, int], str]) -> list:
     """Servers online of each type: sums of its cohorts' columns (formulas)."""
-    return [column(f"online_{i}", tr(ONLINE_HEADER, type=t), "schedule", "number",
+    return [column(f"online_{i}", tr(ONLINE_HEADER, type=server_type_name(t)), "schedule", "number",
                    online_by_type(sl, t, rows),
                    lambda x, t=t: "=" + cohorts(f"online:{t}", x)) for i, t in types]
 

@@ -222,7 +222,9 @@ def _exact(value: Any, exact: Any) -> Any:
 
 
 def scenario_from_xlsx(data: bytes) -> Scenario:
-    """The scenario of a plan workbook (or of a workbook holding just its Assumptions sheet)."""
+    """The scenario of a plan workbook (or of a workbook holding just its Assumptions sheet);
+    the one server type ``owned`` that a workbook shows for a scenario without server types
+    reads back as that scenario (models.scenario.Scenario.as_written)."""
     _check_container(data)
     try:
         doc, where = _read_rows(data)
@@ -236,7 +238,7 @@ def scenario_from_xlsx(data: bytes) -> Scenario:
     if not where:
         raise WorkbookError(f"the {SHEET} sheet has no scenario rows")
     try:
-        return Scenario.model_validate(_listify(doc))
+        return Scenario.model_validate(_listify(doc)).as_written()
     except ValidationError as exc:
         items = exc.errors()[:20]
         raise WorkbookError("; ".join(_message(item, where) for item in items),

@@ -20,6 +20,7 @@ from models.ledger import Ledger, PathLedger
 from models.scenario import Scenario
 from service.i18n import N_, current_locale, DEFAULT, gettext as tr
 from service.i18n.robust_words import scenario_name
+from service.i18n.labels import server_type_name
 from service.xlsx.cells import add_sheet, col, sheet_ref, write_text
 from service.xlsx.print_setup import (ROW_HEIGHT, PrintLabel, area_points, fit, print_setup,
                                       text_lines, text_width)
@@ -205,8 +206,9 @@ def nonzero_decisions(s: Scenario, paths: tuple[PathLedger, ...]) -> list[Decisi
         heads[4 + k] = tr("Commit %(offer)s [GPUs, %(months)s months]", offer=offer.id,
                           months=offer.term_months)
     for k, type_id in enumerate(fleet):
-        heads[by_type + 2 * k] = tr("Buy %(type)s [servers]", type=type_id)
-        heads[by_type + 2 * k + 1] = tr("Sell %(type)s [servers] (engine)", type=type_id)
+        heads[by_type + 2 * k] = tr("Buy %(type)s [servers]", type=server_type_name(type_id))
+        heads[by_type + 2 * k + 1] = tr("Sell %(type)s [servers] (engine)",
+                                          type=server_type_name(type_id))
     found: set[tuple[str, int]] = set()
     for q in paths:
         for d in q.strategy.schedule_rows:
@@ -220,13 +222,10 @@ def decision_values(s: Scenario, d) -> dict[int, float]:
     """A decision row's numbers by the block's column (write_decision_rows' layout); a
     fleet by its types' columns only."""
     out: dict[int, float] = {}
-    if s.server_types:
-        by_type = 4 + len(s.commitments)
-        for k, t in enumerate(s.server_types):
-            out[by_type + 2 * k] = d.buy_by_type.get(t.id, 0)
-            out[by_type + 2 * k + 1] = d.sell_by_type.get(t.id, 0)
-    else:
-        out[2], out[3] = d.buy, d.sell
+    by_type = 4 + len(s.commitments)
+    for k, t in enumerate(s.server_types):
+        out[by_type + 2 * k] = d.buy_by_type.get(t.id, 0)
+        out[by_type + 2 * k + 1] = d.sell_by_type.get(t.id, 0)
     for k, offer in enumerate(s.commitments):
         out[4 + k] = d.commit.get(offer.id, 0)
     return out

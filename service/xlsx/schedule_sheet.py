@@ -16,10 +16,11 @@ import numpy as np
 from models.ledger import StrategyLedger
 from models.scenario import Scenario
 from service.i18n import N_, gettext as tr
+from service.i18n.labels import server_type_name
 from service.xlsx.cells import add_sheet, col, sheet_ref, write_text
 from service.xlsx.cohort_sources import DecisionRef
 from service.xlsx.cohorts import month_index
-from service.xlsx.fleet_sources import FLEET_NOTE
+from service.xlsx.server_sources import SERVERS_NOTE
 from service.xlsx.print_setup import (ROW_HEIGHT, PrintLabel, print_nothing, print_setup,
                                       text_lines)
 
@@ -45,7 +46,6 @@ def write_schedule(workbook, fmt: dict, s: Scenario, first_month: str, sl: Strat
     (:func:`summary_schedule`): the grid, mostly zeros, stays on screen."""
     sheet = tr(SHEET)
     ws = add_sheet(workbook, sheet)
-    sales = sl.sales
     write_text(ws, 0, 0, tr("Schedule of the staged plan: decisions by month"), fmt["title"])
     note = tr("Yellow cells are inputs: the staged sheet has one server cohort per row and one "
               "commitment cohort per row and offer, reading these cells. Change a purchase or "
@@ -54,12 +54,7 @@ def write_schedule(workbook, fmt: dict, s: Scenario, first_month: str, sl: Strat
               "engine's at export: the workbook re-prices a schedule, it does not re-dispatch "
               "or re-optimize it. Months are text YYYY-MM; rows without a decision are "
               "decision points where one may be added.")
-    fleet = [t.id for t in s.server_types]
-    if fleet:
-        note += " " + tr(FLEET_NOTE)
-    elif sales:
-        note += " " + tr("This schedule sells servers: the staged sheet's server cohorts are "
-                         "the engine's values, so only the commitment cells move it.")
+    note += " " + tr(SERVERS_NOTE)
     ws.merge_range(1, 0, 2, 7, "", fmt["note"])
     write_text(ws, 1, 0, note, fmt["note"])
     # the note over rows 2-3, as tall as its lines (columns A-H: 16 + 3 x 14 + 4 x 18)
@@ -93,13 +88,12 @@ def write_decision_rows(ws, sheet: str, fmt: dict, s: Scenario, sl: StrategyLedg
     buy and sold, GPUs to commit per offer, and a fleet's servers by type. Returns the rows by
     month, as the cells a strategy sheet's cohorts read."""
     fleet = [t.id for t in s.server_types]
-    sales = sl.sales
     heads = [tr("Month"), tr("Month index"), tr("Buy servers"), tr("Sell servers (engine)")] + [
         tr("Commit %(offer)s [GPUs, %(months)s months]", offer=o.id, months=o.term_months)
         for o in s.commitments]
     for type_id in fleet:      # a fleet (issue 26): what is bought and sold of each type
-        heads += [tr("Buy %(type)s [servers]", type=type_id),
-                  tr("Sell %(type)s [servers] (engine)", type=type_id)]
+        heads += [tr("Buy %(type)s [servers]", type=server_type_name(type_id)),
+                  tr("Sell %(type)s [servers] (engine)", type=server_type_name(type_id))]
     by_type = 4 + len(s.commitments)    # the first per-type column
     for j, head in enumerate(heads):
         write_text(ws, header_row, j, head, fmt["header"])
@@ -116,21 +110,17 @@ def write_decision_rows(ws, sheet: str, fmt: dict, s: Scenario, sl: StrategyLedg
             ws.write_number(row, at, d.buy_by_type.get(type_id, 0), fmt["input"])
             ws.write_number(row, at + 1, d.sell_by_type.get(type_id, 0), fmt["int"])
             buy_cells[type_id] = sheet_ref(sheet, f"${col(at)}${x}")
-        if fleet:   # the servers of every type: a sum of the type cells
-            cells = ",".join(f"{col(by_type + 2 * k)}{x}" for k in range(len(fleet)))
-            ws.write_formula(row, 2, f"=SUM({cells})", fmt["derived"],
-                             sum(d.buy_by_type.values()))
-            ws.write_number(row, 3, sum(d.sell_by_type.values()), fmt["int"])
-        else:
-            ws.write_number(row, 2, d.buy, fmt["input"] if not sales else fmt["int"])
-            ws.write_number(row, 3, d.sell, fmt["int"])
+        # the servers of every type: a sum of the type cells
+        cells = ",".join(f"{col(by_type + 2 * k)}{x}" for k in range(len(fleet)))
+        ws.write_formula(row, 2, f"=SUM({cells})", fmt["derived"],
+                         sum(d.buy_by_type.values()))
+        ws.write_number(row, 3, sum(d.sell_by_type.values()), fmt["int"])
         commit = {}
         for k, offer in enumerate(s.commitments):
             ws.write_number(row, 4 + k, d.commit.get(offer.id, 0), fmt["input"])
             commit[offer.id] = sheet_ref(sheet, f"${col(4 + k)}${x}")
-        refs[d.month] = DecisionRef(d.month, sheet_ref(sheet, f"$B${x}"),
-                                    None if sales or fleet else sheet_ref(sheet, f"$C${x}"),
-                                    commit, buy_cells)
+        refs[d.month] = DecisionRef(d.month, sheet_ref(sheet, f"$B${x}"), None, commit,
+                                    buy_cells)
     return refs
 
 
@@ -139,6 +129,5 @@ def decision_columns(ws, s: Scenario) -> None:
     ws.set_column(0, 0, 16)
     ws.set_column(1, 3, 14)
     ws.set_column(4, 4 + len(s.commitments), 18)
-    if s.server_types:
-        first = 4 + len(s.commitments)
-        ws.set_column(first, first + 2 * len(s.server_types) - 1, 14)
+    first = 4 + len(s.commitments)
+    ws.set_column(first, first + 2 * len(s.server_types) - 1, 14)

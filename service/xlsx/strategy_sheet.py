@@ -21,6 +21,7 @@ from models.lines import COST_LINES, CREDIT_LINES
 from models.scenario import Scenario
 from service.i18n import N_, _
 from service.i18n.labels import LINE_TITLES, strategy_label
+from service.i18n.labels import server_type_name
 from service.xlsx.cells import add_sheet, col, strategy_sheet_name, write_text
 from service.xlsx.print_setup import (ROW_HEIGHT, PrintLabel, area_points, fit, print_nothing,
                                       print_setup, text_lines)
@@ -47,7 +48,9 @@ SERVERS_CELL, USES_CLOUD_CELL = "$B$3", "$B$4"
 LABEL_WIDTH, COLUMN_WIDTH = 34, 12   # characters: column A (labels), the other columns
 # The right-hand figures: label over columns D..G (merged), value in H; the static
 # commitments under them, the offers past the eighth row in a third pair (J..M, N).
-PAIRS = ((3, 6, 7), (9, 12, 13))     # (first label column, last label column, value column)
+# (first label column, last label column, value column): five figures, up to eight offers and
+# eight server types
+PAIRS = ((3, 6, 7), (9, 12, 13), (15, 18, 19))
 FIGURE_ROWS = range(2, NOTE_ROW)
 __all__ = ["FIRST", "LINE_TITLES", "ROLLUP", "TABLE_HEADER_ROW", "SheetInfo",
            "write_strategy_sheet"]
@@ -98,12 +101,23 @@ def write_strategy_sheet(workbook, fmt: dict, s: Scenario, ledger: Ledger, sl: S
     fig = sl.figures
     write_text(ws, 0, 0, _("Strategy %(name)s: monthly cash flows [%(currency)s]",
                            name=title or strategy_label(sl.name), currency=cur), fmt["title"])
-    # The static decision's capacity (engine decisions; inputs of its chain's cohorts).
-    chain_servers = any(c.origin == "chain" and c.kind == "server" for c in sl.cohorts)
-    params = {"servers": SERVERS_CELL}
+    # The static decision's capacity (engine decisions; inputs of its chain's cohorts): each
+    # type's servers and each offer's GPUs, and the servers of every type beside the figures
+    params: dict[str, str] = {}
+    slots = right_slots(5 + len(s.commitments) + len(s.server_types))
+    servers: dict[str, str] = {}
+    for j, kind in enumerate(s.server_types, start=1):
+        chained = any(c.origin == "chain" and c.type == kind.id for c in sl.cohorts)
+        row, first_label, last_label, value_col = slots[4 + len(s.commitments) + j]
+        ws.merge_range(row, first_label, row, last_label, "")
+        write_text(ws, row, first_label,
+                   _("Servers of type %(type)s, static decision",
+                     type=server_type_name(kind.id)))
+        ws.write_number(row, value_col, sl.static_servers_by_type.get(kind.id, 0),
+                        fmt["input"] if chained else fmt["int"])
+        servers[kind.id] = f"${col(value_col)}${row + 1}"
     write_text(ws, 2, 0, _("Servers, static decision (engine)"))
-    ws.write_number(2, 1, sl.static_servers, fmt["input"] if chain_servers else fmt["int"])
-    slots = right_slots(5 + len(s.commitments))   # five figures, then the offers
+    ws.write_formula(2, 1, "=" + "+".join(servers.values()), fmt["int"], sl.static_servers)
     for i, offer in enumerate(s.commitments, start=1):
         chained = any(c.origin == "chain" and c.offer == offer.id for c in sl.cohorts)
         row, first_label, last_label, value_col = slots[4 + i]
@@ -126,7 +140,8 @@ def write_strategy_sheet(workbook, fmt: dict, s: Scenario, ledger: Ledger, sl: S
     first = FIRST + 1   # 1-based excel row of the first month
     first_start = f"${col(cols_index['start'])}${first}"
     cohorts, notes = sheet_cohorts(s, sl, ledger.labels,
-                                   SheetInputs(first_start, params, decisions or {}))
+                                   SheetInputs(first_start, params, decisions or {},
+                                               servers=servers))
     block = CohortBlock(cohorts, first_col=len(cols_index) + 2, table_row=FIRST + months + 3,
                         first_start=first_start, header_row=TABLE_HEADER_ROW)
     columns = build_columns(ledger, sl, c, months, block.sum if cohorts else None,

@@ -1,7 +1,7 @@
 """The names a server cohort is priced with, by its type (issue 26).
 
-A plan of one type reads the ``owned`` section's inputs (``owned_server_price``...). In a fleet
-of server types each type has a block of derived rows on the Assumptions sheet,
+Every plan is a fleet of server types (issue 36: a scenario without them is a fleet of one,
+``owned``), and each type has a block of derived rows on the Assumptions sheet,
 ``calc_type_<i>_<field>``: the type's override of the field (``server_types[i].field``), else
 ``owned``'s, so a cohort of type i reads its own type's price, life, maintenance, power and
 currency, and a blanked override falls back to ``owned`` as the engine does
@@ -18,6 +18,7 @@ from models.ledger import TYPE_PARAMS
 from models.scenario import Scenario
 from models.scenario_owned import Owned, ServerType
 from service.i18n import N_, gettext as tr
+from service.i18n.labels import server_type_name
 from service.xlsx.names import defined_name, list_name
 
 
@@ -104,17 +105,17 @@ def type_rows(s: Scenario, calc: dict[str, float]
                 formula = f"={src}{name}"
             else:
                 formula = f"=IF(ISBLANK({src}{name}),owned_{name},{src}{name})"
-            rows.append((p + name, tr("Server type %(type)s: %(setting)s", type=t.id,
+            rows.append((p + name, tr("Server type %(type)s: %(setting)s", type=server_type_name(t.id),
                                       setting=tr(meta["label"])),
                          formula, calc[p + name], tr(meta["unit"])))
         rows.append((p + "busy_kw_per_gpu",
                      tr("Server type %(type)s: busy power above idle per GPU, with PUE",
-                        type=t.id),
+                        type=server_type_name(t.id)),
                      f"=({p}power_kw_max-{p}power_kw_idle)/{p}gpus_per_server*{p}pue",
                      calc[p + "busy_kw_per_gpu"], tr(KW_PER_GPU)))
         rows.append((f"calc_fx_type_{i}",
                      tr("Server type %(type)s: costs converted at the exchange rate (1) or "
-                        "not (0)", type=t.id),
+                        "not (0)", type=server_type_name(t.id)),
                      f'=IF(ISBLANK({src}currency),calc_fx_owned,IF(OR({src}currency="",'
                      f'{src}currency=finance_currency),0,1))', calc[f"calc_fx_type_{i}"],
                      tr(FLAG)))

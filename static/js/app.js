@@ -260,11 +260,12 @@
         traces.push(Object.assign({type: "scatter", mode: "lines", stackgroup: "capacity",
           name: name, x: tl.months, y: y, line: {width: 0.5}}, extra || {}));
       }
-      if (tl.owned_by_type) {   // a fleet of server types: one band per type
+      if (tl.owned_by_type) {   // one band per server type; "owned": a scenario's one type
         Object.keys(tl.owned_by_type).forEach(function (k) {
-          stack(t(d, "owned", "owned servers") + " " + k, tl.owned_by_type[k]);
+          var owned = t(d, "owned", "owned servers");
+          stack(k === "owned" ? owned : owned + " " + k, tl.owned_by_type[k]);
         });
-      } else {
+      } else {                  // a timeline stored before issue 26
         stack(t(d, "owned", "owned servers"), tl.owned);
       }
       tl.cohorts.forEach(function (c) {

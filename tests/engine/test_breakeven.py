@@ -11,7 +11,7 @@ from models.screening import Line, crossing_hours, direction, screening_lines
 from models.capacity import Capacity
 from models.document import plan_document
 from models.finance import end_of_month_factors
-from models.plan import build_context
+from models.plan import build_state
 from tests.support.plans import compute_plan
 from models.profile import PlanDemand
 from models.scenario import Scenario
@@ -103,7 +103,7 @@ def test_price_breakevens_tie_the_owning_plan_with_cloud_only():
                                 ("server_price", "owned", "server_price")):
         x = be[field]
         assert x is not None and x > 0
-        ctx = build_context(s.with_changes(**{section: {key: x}}), profile)
+        ctx = build_state(s.with_changes(**{section: {key: x}}), profile)
         assert_allclose(ctx.evaluate("a", owning).pv_cost, ctx.evaluate("b", cloud).pv_cost,
                         rtol=1e-9)
 
@@ -119,7 +119,7 @@ def test_payback_month_is_the_first_month_at_or_below_on_demand():
 
 
 def test_screening_lines_are_per_gpu_year():
-    ctx = build_context(Scenario.model_validate({"finance": {"start_month": "2027-01"}}),
+    ctx = build_state(Scenario.model_validate({"finance": {"start_month": "2027-01"}}),
                         flat_profile(40, "2026-01", 12))
     lines = screening_lines(ctx)
     assert_allclose(lines["on_demand"].per_hour, 6.88 * (1 + 0.5 / 86_400), rtol=1e-9)
@@ -237,7 +237,7 @@ def test_marginal_breakeven_prices_the_next_server_by_hand_and_by_sweep(extra):
     the held servers' online months too: 0.070 against on demand here, where the next server
     breaks even at 0.382 (5.4x too low)."""
     s = next_server_scenario(**extra)
-    ctx = build_context(s, flat_profile(16, "2026-01", 12))
+    ctx = build_state(s, flat_profile(16, "2026-01", 12))
     doc = plan_document(compute_plan(s, flat_profile(16, "2026-01", 12)))
     marginal = doc["breakeven"]["utilization"]
     if not extra:
@@ -340,7 +340,7 @@ def test_no_breakeven_against_spot_where_spot_takes_no_work(spot, off):
     profile = flat_profile(40, "2026-01", 12, interruptible=True)
     plan = compute_plan(s, profile)
     be = plan_document(plan)["breakeven"]
-    assert "spot" not in screening_lines(build_context(s, profile))
+    assert "spot" not in screening_lines(build_state(s, profile))
     assert "spot" not in be["utilization"] and "spot" not in be["utilization_all_in"]
     assert not [k for k in be["directions"] if k.endswith(".spot")]
     assert [k for k in be["reasons"] if "spot" in k] == ["spot"]

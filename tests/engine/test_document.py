@@ -30,7 +30,8 @@ def test_worked_example_1_on_demand_month_by_hand():
     # one server bought: its capacity as the document states it, and the 4,464 GPU-hours
     # of March on it
     proposed = doc["strategies"]["proposed"]
-    assert (proposed["servers"], proposed["committed_gpus"]) == (1, {"1y": 0, "3y": 0})
+    assert (proposed["servers"], proposed["committed_gpus"]) == ({"owned": 1},
+                                                                 {"1y": 0, "3y": 0})
     assert proposed["monthly"][0]["servers_online"] == 1.0
     assert proposed["monthly"][0]["owned_gpu_hours"] == 4464.0
     json.dumps(doc, allow_nan=False)          # strict JSON: no NaN or infinity anywhere

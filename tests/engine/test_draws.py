@@ -11,7 +11,7 @@ from models.assumption_sampling import sample
 from models.assumption_values import base_value
 from models.capacity import Capacity
 from models.draws import draw_pvs
-from models.plan import build_context
+from models.plan import build_state
 from models.scenario import Scenario
 from models.strategies import on_demand_capacity
 from models.uncertainty import draw_context, monte_carlo
@@ -37,7 +37,7 @@ WORKED_OWNED_PV = 115_198.5605
 @pytest.mark.parametrize("chunk", [1, 2, 500])
 def test_draws_of_the_on_demand_price_by_hand(chunk):
     s = w1()
-    ctx = build_context(s, flat_profile(6))
+    ctx = build_state(s, flat_profile(6))
     values = {**base_values(s, 3), "on_demand_price": WORKED_PRICES}
     plans = {"on_demand": ctx.capacity_plan(on_demand_capacity()),
              "proposed": ctx.capacity_plan(Capacity(1, {}))}
@@ -48,7 +48,7 @@ def test_draws_of_the_on_demand_price_by_hand(chunk):
 
 def test_base_values_in_every_draw_give_the_plans_pv():
     s = w1()
-    ctx = build_context(s, flat_profile(6))
+    ctx = build_state(s, flat_profile(6))
     caps = {"on_demand": on_demand_capacity(), "proposed": Capacity(1, {})}
     pv = draw_pvs(ctx, base_values(s, 4), {n: ctx.capacity_plan(c) for n, c in caps.items()})
     for name, cap in caps.items():
@@ -114,7 +114,7 @@ COMPLEX = [
 def test_vectorised_draws_equal_engine_on_complex_terms(data):
     s = Scenario.model_validate({**data, "finance": {**data.get("finance", {}),
                                                      "start_month": "2027-01"}})
-    ctx = build_context(s, daily_swing_profile(interruptible=0.5))
+    ctx = build_state(s, daily_swing_profile(interruptible=0.5))
     offers = [o.id for o in s.commitments]
     caps = {"on_demand": on_demand_capacity(), "cloud_only": Capacity(0, {offers[0]: 32}),
             "optimal": Capacity(6, {}), "proposed": Capacity(3, {offers[-1]: 24}),

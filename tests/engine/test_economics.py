@@ -17,7 +17,7 @@ from models.capacity import Capacity
 from models.document import plan_document
 from models.linear_costs import linear_costs
 from models.optimize import best_capacity
-from models.plan import build_context
+from models.plan import build_state
 from tests.support.plans import compute_plan
 from models.profile import UsageProfile, plan_calendar
 from models.scenario import Scenario
@@ -300,10 +300,10 @@ def test_d11_monte_carlo_judges_the_best_plan_that_owns_servers():
                                  "on_demand": {"price_per_gpu_hour": 1.0},
                                  "uncertainty": {"draws": 300}})
     plan = compute_plan(s, flat_profile(2, "2026-01", 12))
-    assert plan.strategies["optimal"].capacity.servers == 0
+    assert plan.strategies["optimal"].capacity.servers_by_type == {}
     u = plan_document(plan)["uncertainty"]
-    assert u["judged"] == "best_with_servers" and u["judged_plan"]["servers"] >= 1
-    assert u["baseline"] == "cloud_only" and u["baseline_plan"]["servers"] == 0
+    assert u["judged"] == "best_with_servers" and u["judged_plan"]["servers"]["owned"] >= 1
+    assert u["baseline"] == "cloud_only" and u["baseline_plan"]["servers"] == {"owned": 0}
     owning, _ = best_capacity(context_of(plan), min_servers=1)
     assert_allclose(u["deterministic_saving"],
                     context_of(plan).pv(plan.strategies["cloud_only"].capacity)
@@ -396,11 +396,11 @@ def test_e17_spot_sessions_end_at_interruptions_and_short_sessions_pay_the_minim
                                                "billing_increment_seconds": 60,
                                                "mean_session_hours": 0.01},
                                  "uncertainty": NO_DRAWS})
-    ctx = build_context(s, flat_profile(1, "2026-01", 12))
+    ctx = build_state(s, flat_profile(1, "2026-01", 12))
     assert_allclose(ctx.book.od_billing, 60 / 36, rtol=1e-12)
     s2 = s.with_changes(on_demand={"mean_session_hours": 24},
                         spot={"interruptions_per_instance_hour": 0.5})
-    ctx2 = build_context(s2, flat_profile(1, "2026-01", 12))
+    ctx2 = build_state(s2, flat_profile(1, "2026-01", 12))
     used = 7200 * (1 - math.exp(-12))
     billed = 60 + 7200 * (math.exp(-1 / 120) - math.exp(-12)) + 30 * math.exp(-1 / 120)
     assert_allclose(billed / used, 1.00416674, rtol=1e-8)

@@ -52,7 +52,7 @@ def test_recommendation_text_names_servers_their_utilization_and_saving():
                         flat_profile(40, "2026-01", 12))
     text = plan.explanation.text
     r = plan.strategies["optimal"]
-    n = r.capacity.servers
+    n = r.capacity.servers_by_type["owned"]
     # busy share of installed GPU-hours, as the plan's owned utilization reports it
     assert text.startswith(f"Buy {n} servers ({8 * n} GPUs) for the base load, busy "
                            f"{r.owned_utilization:.0%} of their installed GPU-hours.")
@@ -75,9 +75,12 @@ def test_one_server_of_a_type_is_one_server():
     s = Scenario.model_validate({"server_types": [{"id": "b200", "server_price": 515000}]})
     texts = []
     for n in (1, 3):
-        r = SimpleNamespace(capacity=Capacity(0, {}, False, {"b200": n}), owned_utilization=0.5,
+        r = SimpleNamespace(capacity=Capacity(0, {}, False, {"b200": n}),
+                            owned_utilization_by_type={"b200": 0.5},
                             spot_gpu_hours_by_month=np.zeros(3),
                             on_demand_gpu_hours_by_month=np.zeros(3))
         texts.append(capacity_parts(s, r)[0].text)
-    assert texts == ["Buy 1 b200 server (8 GPUs) for the base load.",
-                     "Buy 3 b200 servers (24 GPUs) for the base load."]
+    assert texts == ["Buy 1 b200 server (8 GPUs) for the base load, busy 50% of its installed "
+                     "GPU-hours.",
+                     "Buy 3 b200 servers (24 GPUs) for the base load, busy 50% of their "
+                     "installed GPU-hours."]

@@ -31,7 +31,7 @@ import pytest
 
 from models.fleet import type_scenario
 from models.optimize import best_capacity
-from models.plan import build_context
+from models.plan import build_state
 from models.staged import fleet_static_optimum
 from tests.support.highs_fleet_model import engine_fleet_pv, random_fleet_case
 from tests.support.highs_model import MilpResult, independent_model, rel_close, solve_milp
@@ -72,7 +72,7 @@ def test_fixed_fleet_capacities_cost_the_same(seed, fleet_cases):
     """(a) The independent objective equals the engine's PV at fixed servers per type and
     blocks (formula check); the first draw holds servers of every type."""
     scenario, profile = fleet_cases[seed]
-    ctx = build_context(scenario, profile)
+    ctx = build_state(scenario, profile)
     m = independent_model(scenario, profile)
     rng = np.random.default_rng(2000 + seed)
     peak = float((m.steady + m.interruptible).max())
@@ -108,7 +108,7 @@ def test_fleet_static_optimum_matches_highs_milp(seed, fleet_cases):
     """(b) HiGHS's optimum over every count of every type equals the engine's PV of the fleet
     MILP's decision, which no one-type plan undercuts."""
     scenario, profile = fleet_cases[seed]
-    ctx = build_context(scenario, profile)
+    ctx = build_state(scenario, profile)
     m = independent_model(scenario, profile)
     found = fleet_static_optimum(ctx)
     assert found.gap == 0 and not found.limited
@@ -116,7 +116,7 @@ def test_fleet_static_optimum_matches_highs_milp(seed, fleet_cases):
     assert rel_close(found.objective, pv)
     for kind in scenario.server_types:
         alone = type_scenario(scenario, kind.id).model_copy(update={"server_types": ()})
-        _, one_pv = best_capacity(build_context(alone, profile))
+        _, one_pv = best_capacity(build_state(alone, profile))
         assert pv <= one_pv * (1 + 1e-9), (kind.id, pv, one_pv)
 
 
@@ -124,7 +124,7 @@ def test_fleet_static_optimum_matches_highs_milp(seed, fleet_cases):
 def test_fleet_cloud_only_matches_highs_milp(seed, fleet_cases):
     """The fleet MILP without servers (the cloud_only strategy) against HiGHS with N_p = 0."""
     scenario, profile = fleet_cases[seed]
-    ctx = build_context(scenario, profile)
+    ctx = build_state(scenario, profile)
     found = fleet_static_optimum(ctx, allow_servers=False)
     assert not any(found.capacity.servers_by_type.values())
     check_fleet_against_milp(ctx, found.capacity,
@@ -135,7 +135,7 @@ def test_fleet_cases_buy_mixed_fleets(fleet_cases):
     """The cases are not all one answer: some buy servers, some of two types, some commit."""
     seen = {"servers": 0, "two_types": 0, "committed": 0}
     for scenario, profile in fleet_cases.values():
-        capacity = fleet_static_optimum(build_context(scenario, profile)).capacity
+        capacity = fleet_static_optimum(build_state(scenario, profile)).capacity
         bought = [v for v in capacity.servers_by_type.values() if v]
         seen["servers"] += bool(bought)
         seen["two_types"] += len(bought) >= 2

@@ -18,7 +18,7 @@ from pydantic import ValidationError
 from models.capacity import Capacity, CommitmentCohort, ServerCohort
 from models.cohort_costs import commitment_schedule, server_schedule
 from models.document import plan_document
-from models.plan import build_context
+from models.plan import build_state
 from tests.support.plans import compute_plan
 from models.prices import PriceBook
 from models.profile import plan_calendar
@@ -79,8 +79,8 @@ def test_cloud_lines_are_converted_at_each_months_rate():
     usd = scenario(finance={"currency": "USD"})
     krw = scenario(finance={"currency": "KRW"}, cloud_terms={"currency": "USD"},
                    fx={"rate": 1400, "trend_annual": 0.12})
-    a = build_context(usd, profile).evaluate("on_demand", Capacity(0))
-    b = build_context(krw, profile).evaluate("on_demand", Capacity(0))
+    a = build_state(usd, profile).evaluate("on_demand", Capacity(0))
+    b = build_state(krw, profile).evaluate("on_demand", Capacity(0))
     rate = b.lines["on_demand"][:24] / a.lines["on_demand"][:24]
     assert_allclose(rate[[0, 1, 12]], [1400, 1413.2843, 1568], rtol=1e-7)
     assert_allclose(rate, 1400 * 1.12 ** (np.arange(24) / 12), rtol=1e-12)
@@ -96,8 +96,8 @@ def test_cloud_plan_without_trend_is_the_dollar_plan_times_the_rate():
                    finance={"currency": "KRW", "tax_rate": 0.25},
                    cloud_data={"storage_tb": 20, "egress_tb_per_month": 3})
     for cap in (Capacity(0), Capacity(0, {"1y": 8}), Capacity(0, {"3y": 16})):
-        a = build_context(usd, profile).evaluate("x", cap).pv_cost
-        b = build_context(krw, profile).evaluate("x", cap).pv_cost
+        a = build_state(usd, profile).evaluate("x", cap).pv_cost
+        b = build_state(krw, profile).evaluate("x", cap).pv_cost
         assert_allclose(b, 1400 * a, rtol=1e-12)
 
 
@@ -162,7 +162,7 @@ def test_servers_owned_before_the_plan_keep_their_purchase_rate():
         "fx": {"rate": 1.10, "trend_annual": -0.10},
         "position": {"servers": [{"count": 1, "purchased": "2026-01", "price": 90_000,
                                   "install_cost": 0}]}, **QUIET})
-    ctx = build_context(s, flat_profile(8, START, 24))
+    ctx = build_state(s, flat_profile(8, START, 24))
     cohort = ctx.position.servers[0]
     sch = server_schedule(ctx.book, cohort)
     assert cohort.bought == -12
@@ -249,8 +249,8 @@ def test_a_dollar_contract_in_a_won_plan_costs_its_won_price_at_a_flat_rate(paym
     assert dollars.commitment_market(dollars.position.commitments[0]) == "foreign"
     assert in_won.commitment_market(in_won.position.commitments[0]) == "cloud"
     for cap in (Capacity(0), Capacity(2), Capacity(0, {"1y": 8})):
-        a = build_context(dollars, profile).evaluate("x", cap).pv_cost
-        b = build_context(in_won, profile).evaluate("x", cap).pv_cost
+        a = build_state(dollars, profile).evaluate("x", cap).pv_cost
+        b = build_state(in_won, profile).evaluate("x", cap).pv_cost
         assert_allclose(a, b, rtol=1e-12)
 
 

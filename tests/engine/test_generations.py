@@ -16,7 +16,7 @@ from numpy.testing import assert_allclose
 
 from models.capacity import Capacity
 from models.schedule_cohorts import ScheduleError, schedule_plan
-from models.plan import build_context
+from models.plan import build_state
 from tests.support.plans import compute_plan
 from models.document import plan_document
 from models.scenario import Scenario, scenario_document
@@ -34,7 +34,7 @@ def test_a_static_fleet_optimum_equals_brute_force(seed, b200_from):
     without spot: the MILP's static decision costs the least of them (B200 sold from month 7
     cannot be part of a static plan)."""
     s, profile = fleet_case(seed, b200_from)
-    ctx = build_context(s, profile)
+    ctx = build_state(s, profile)
     found = fleet_static_optimum(ctx)
     assert found.gap == 0.0
     b200 = range(4) if b200_from is None else range(1)
@@ -49,7 +49,7 @@ def test_a_staged_fleet_optimum_equals_brute_force(seed, b200_from):
     """Decisions in months 1 and 7, 0-3 H100, 0-2 B200 and 0-2 blocks at each: the staged
     optimum lies in that range and costs what the cheapest enumerated schedule costs."""
     s, profile = fleet_case(seed, b200_from)
-    ctx = build_context(s, profile)
+    ctx = build_state(s, profile)
     assert decision_months(s, 12, "2027-01") == [0, 6]
     found = staged_optimum(ctx)
     assert found.gap == 0.0
@@ -87,7 +87,7 @@ def test_c_engine_costing_of_the_fleet_schedule_equals_the_objective(seed):
                             position={"servers": [{"count": 2, "purchased": "2025-03",
                                                    "type": "h100"}]})
     s = s.with_changes(staging={"allow_sales": True})
-    found = staged_optimum(build_context(s, profile))
+    found = staged_optimum(build_state(s, profile))
     proposed = s.with_changes(proposed={"schedule": [d.model_dump() for d in found.decisions]})
     plan = compute_plan(proposed, profile)
     assert_allclose(plan.strategies["proposed"].pv_cost, found.objective, rtol=1e-9)
@@ -137,7 +137,7 @@ def test_b200_does_more_work_per_gpu_hour_and_takes_work_first():
     ((14.3 - 4.0) / 8 / 2.2 = 0.585 kW against (10.2 - 3.0) / 8 = 0.9 kW) it takes work
     before the H100."""
     s, _ = fleet_case(12)
-    ctx = build_context(s, hourly_profile(np.full(24 * 365, 30.0)))
+    ctx = build_state(s, hourly_profile(np.full(24 * 365, 30.0)))
     assert [ctx.fleet[i].id for i in ctx.merit] == ["b200", "h100"]
     assert_allclose(ctx.fleet[1].per_server, 17.424, rtol=1e-12)
     plan = ctx.capacity_plan(Capacity(0, {}, True, servers_by_type={"h100": 1, "b200": 1}))
@@ -156,7 +156,7 @@ def test_resale_drops_when_the_successor_arrives():
         "server_types": [{"id": "h100", "successor": "b200", "resale_drop_at_successor": 0.3},
                          {**B200, "available_from": "2027-07"}], "uncertainty": NO_DRAWS})
     steady, _ = demand(1, 20.0, interruptible=0.0)
-    ctx = build_context(s, hourly_profile(steady))
+    ctx = build_state(s, hourly_profile(steady))
     r = ctx.evaluate("x", Capacity(0, {}, True, servers_by_type={"h100": 1}))
     assert_allclose(r.lines["resale_credit"][11], 136_500, rtol=1e-12)
 

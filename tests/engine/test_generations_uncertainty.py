@@ -15,7 +15,7 @@ from models.assumptions import assumption, assumptions_for
 from models.capacity import Capacity
 from models.draws import draw_pvs
 from models.fleet_draws import fleet_draws
-from models.plan import build_context
+from models.plan import build_state
 from models.staged import fleet_static_optimum, staged_optimum
 from models.uncertainty import draw_context, monte_carlo, tornado
 from models.scenario import Scenario
@@ -44,8 +44,9 @@ def test_each_type_has_its_own_price_and_throughput_rows():
     s, _ = fleet()
     keys = [a.key for a in assumptions_for(s)]
     assert "server_price" not in keys           # the types' own prices replace it
-    assert keys[-4:] == ["server_price@h100", "relative_throughput@h100",
-                         "server_price@b200", "relative_throughput@b200"]
+    # h100 gives no throughput of its own: it is the owned servers' (1.0), the reference the
+    # usage is measured in, so it is not drawn (issue 36: a type draws what it sets itself)
+    assert keys[-3:] == ["server_price@h100", "server_price@b200", "relative_throughput@b200"]
     # each type's range is the owned field's, as a change from the type's own value:
     # B200 throughput 2.2 x (1 - 0.15) = 1.87 and 2.2 x (1 + 0.05) = 2.31
     assert low_high(s, "relative_throughput@b200") == pytest.approx((1.87, 2.31), rel=1e-12)
@@ -62,17 +63,18 @@ def test_each_type_has_its_own_price_and_throughput_rows():
 
 def test_tornado_of_a_fleet_matches_fresh_engine_contexts():
     s, profile = fleet()
-    ctx = build_context(s, profile)
+    ctx = build_state(s, profile)
     staged = staged_optimum(ctx).plan
     caps = {"on_demand": Capacity(0, {}, True), "optimal": fleet_static_optimum(ctx).capacity,
             "staged": staged}
     rows = {r["assumption"]: r for r in tornado(ctx, caps, profile, judged="optimal")}
     assert rows["server_price@b200"]["server_type"] == "b200"
-    for key in ("server_price@h100", "server_price@b200", "relative_throughput@h100",
-                "relative_throughput@b200", "electricity_price", "availability"):
+    assert "relative_throughput@h100" not in rows
+    for key in ("server_price@h100", "server_price@b200", "relative_throughput@b200",
+                "electricity_price", "availability"):
         lo, hi = low_high(s, key)
         for value, saving in ((lo, rows[key]["saving_low"]), (hi, rows[key]["saving_high"])):
-            c = build_context(with_values(s, {key: value}), profile)
+            c = build_state(with_values(s, {key: value}), profile)
             expected = (c.evaluate("a", caps["on_demand"]).pv_cost
                         - c.evaluate("b", caps["optimal"]).pv_cost)
             assert_allclose(saving, expected, rtol=1e-9, atol=1e-6)
@@ -80,7 +82,7 @@ def test_tornado_of_a_fleet_matches_fresh_engine_contexts():
 
 def test_monte_carlo_draws_of_a_fleet_equal_the_engine_at_each_draw():
     s, profile = fleet(5)
-    ctx = build_context(s, profile)
+    ctx = build_state(s, profile)
     plans = {"staged": staged_optimum(ctx).plan,
              "optimal": ctx.capacity_plan(fleet_static_optimum(ctx).capacity)}
     mc = monte_carlo(ctx, plans, 24, seed=11)
@@ -97,7 +99,7 @@ def test_a_throughput_draw_can_change_which_type_takes_work_first():
     throughput of 1.2 it is 10.3 / 8 / 1.2 = 1.073 kW: H100 first. The draws' order follows, and the PV of
     each draw equals the engine's, whose merit order is computed from the drawn scenario."""
     s, profile = fleet(7)
-    ctx = build_context(s, profile)
+    ctx = build_state(s, profile)
     assert [ctx.fleet[i].id for i in ctx.merit] == ["b200", "h100"]
     n = 2
     values = {a.key: np.full(n, base_value(s, a.key)) for a in assumptions_for(s)}

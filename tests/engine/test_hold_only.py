@@ -33,7 +33,8 @@ def test_keeping_only_what_is_held_is_planned_and_costs_the_static_proposal_of_n
     # what is held runs: the three servers cover work that on demand alone would pay for
     assert hold.strategies["proposed"].pv_cost < hold.strategies["on_demand"].pv_cost
     doc = plan_document(hold)["strategies"]["proposed"]
-    assert doc["schedule"] == [] and doc["servers_bought"] == 0 and doc["servers_held"] == 3
+    assert doc["schedule"] == [] and doc["servers_bought"] == {"owned": 0}
+    assert doc["servers_held"] == {"owned": 3}
     # an empty schedule without the field is still no proposal
     none = compute_plan(scenario.with_changes(proposed=NOTHING), profile,
                         current_month="2026-12")

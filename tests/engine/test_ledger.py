@@ -103,7 +103,7 @@ def test_a_static_strategy_is_its_chain_of_cohorts():
     0, sold at the end of month 11 (the horizon) at 70 % of 200,000 = 140,000."""
     plan = compute_plan(w1(), flat_profile(6))
     rows = [c for c in plan.ledger.strategies["proposed"].cohorts if c.kind == "server"]
-    assert [(c.origin, c.ref) for c in rows] == [("chain", 1)]
+    assert [(c.origin, c.ref, c.type) for c in rows] == [("chain", 1, "owned")]
     p = rows[0].params
     assert (p["count"], p["bought"], p["online"], p["sold"]) == (1, 0, 0, 12)
     assert p["basis"] == 210_000.0 and p["frac"] == pytest.approx(0.7)

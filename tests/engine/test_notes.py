@@ -98,6 +98,8 @@ EXEMPT: dict[str, str] = {
     "models.costs.Lines.full": "container",
     "models.costs.Lines.zero": "container",
     "models.plan_sections.Plan.all_warnings": "container",
+    "models.scenario.Scenario.as_fleet": "container",
+    "models.scenario.Scenario.as_written": "container",
     "models.section_documents.breakeven_document": "container",
     "models.strategy_document.capacity_json": "container",
     "models.section_documents.currencies_document": "container",

@@ -31,7 +31,7 @@ import pytest
 
 from models.capacity import Capacity
 from models.optimize import best_capacity
-from models.plan import build_context
+from models.plan import build_state
 from tests.support.plans import compute_plan
 from models.profile import UsageProfile
 from models.scenario import Scenario
@@ -60,7 +60,7 @@ def test_generated_cases_cover_the_brief(linear_cases):
 def test_fixed_capacity_costs_agree(seed, linear_cases):
     """The independent objective equals the engine's PV at fixed capacities (formula check)."""
     scenario, profile = linear_cases[seed]
-    ctx = build_context(scenario, profile)
+    ctx = build_state(scenario, profile)
     m = independent_model(scenario, profile)
     rng = np.random.default_rng(1000 + seed)
     peak = float((m.steady + m.interruptible).max())
@@ -86,7 +86,7 @@ def check_against_milp(ctx, capacity: Capacity, pv: float, milp_result: MilpResu
 @pytest.mark.parametrize("seed", LINEAR_SEEDS)
 def test_optimal_matches_highs_milp(seed, linear_cases):
     scenario, profile = linear_cases[seed]
-    ctx = build_context(scenario, profile)
+    ctx = build_state(scenario, profile)
     m = independent_model(scenario, profile)
     capacity, pv = best_capacity(ctx)
     result = solve_milp(m)
@@ -98,7 +98,7 @@ def test_optimal_matches_highs_milp(seed, linear_cases):
 @pytest.mark.parametrize("seed", LINEAR_SEEDS)
 def test_cloud_only_matches_highs_milp(seed, linear_cases):
     scenario, profile = linear_cases[seed]
-    ctx = build_context(scenario, profile)
+    ctx = build_state(scenario, profile)
     m = independent_model(scenario, profile)
     capacity, pv = best_capacity(ctx, allow_servers=False)
     assert capacity.servers == 0
@@ -112,7 +112,7 @@ def test_cases_exercise_owned_commitments_and_spot(linear_cases):
     """The random cases are not all one answer: some buy, some commit, some use spot."""
     seen = {"servers": 0, "committed": 0, "spot": 0}
     for scenario, profile in linear_cases.values():
-        capacity, _ = best_capacity(build_context(scenario, profile))
+        capacity, _ = best_capacity(build_state(scenario, profile))
         seen["servers"] += capacity.servers > 0
         seen["committed"] += sum(capacity.committed.values()) > 0
         seen["spot"] += capacity.use_spot and profile.interruptible.sum() > 0
@@ -153,7 +153,7 @@ def nonlinear_case(seed: int) -> tuple[Scenario, UsageProfile]:
 @pytest.mark.parametrize("seed", range(5))
 def test_brute_force_grid_with_nonlinear_terms(seed):
     scenario, profile = nonlinear_case(seed)
-    ctx = build_context(scenario, profile)
+    ctx = build_state(scenario, profile)
     o = scenario.owned
     peak = ctx.tables.peak_gross_gpus
     n_max = math.ceil(peak / (o.gpus_per_server * o.availability) - 1e-9)
@@ -184,7 +184,7 @@ def test_independent_demand_layout_repeats_the_last_year():
     scenario = Scenario.model_validate({"finance": {"start_month": START, "horizon_months": 14},
                                         "profile": {"growth_annual": 0.3}})
     profile = make_profile(steady, interruptible)
-    ctx = build_context(scenario, profile)
+    ctx = build_state(scenario, profile)
     m = independent_model(scenario, profile)
     np.testing.assert_allclose(m.steady, ctx.demand.steady, rtol=1e-12)
     np.testing.assert_allclose(m.interruptible, ctx.demand.interruptible, rtol=1e-12)

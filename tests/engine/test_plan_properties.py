@@ -19,7 +19,7 @@ from numpy.testing import assert_allclose
 
 from models.document import plan_document
 from models.optimize import best_capacity
-from models.plan import build_context
+from models.plan import build_state
 from tests.support.plans import compute_plan
 from models.plan_state import PlanError
 from models.profile import ProfileError
@@ -37,7 +37,7 @@ def test_every_valid_input_gets_a_sound_plan(scenario, profile):
     note(f"profile: {profile.period} x {len(profile.starts)}, steady sum "
          f"{profile.steady.sum()!r}, interruptible sum {profile.interruptible.sum()!r}")
     try:
-        ctx = build_context(scenario, profile)
+        ctx = build_state(scenario, profile)
     except PlanError as exc:
         assert "cannot finish" in str(exc)
         assume(False)

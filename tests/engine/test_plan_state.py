@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from models.capacity import Capacity
-from models.plan import build_context
+from models.plan import build_state
 from models.profile import PlanDemand
 from models.scenario import Scenario
 from tests.support.engine_cases import daily_swing_profile
@@ -23,7 +23,7 @@ SCENARIO = Scenario.model_validate({"finance": {"start_month": "2027-01", "horiz
 
 @pytest.fixture(scope="module")
 def state():
-    return build_context(SCENARIO, daily_swing_profile(hours=24 * 90, interruptible=0.25))
+    return build_state(SCENARIO, daily_swing_profile(hours=24 * 90, interruptible=0.25))
 
 
 def test_a_state_is_frozen(state):
@@ -37,7 +37,8 @@ def test_a_state_is_frozen(state):
         state.cache = dataclasses.replace(state.cache)
     with pytest.raises(ValueError, match="read-only"):
         state.end_factors[0] = 1.0    # nor the discount factors written through the record
-    assert state.scenario is SCENARIO
+    # the state plans the scenario as a fleet (issue 36): one type, the owned servers
+    assert state.scenario == SCENARIO.as_fleet()
 
 
 def test_a_repriced_state_shares_the_volumes_and_never_the_optimizers_findings(state):
@@ -95,7 +96,7 @@ def test_building_and_repricing_refuse_with_one_message(state):
     broken = SCENARIO.with_changes(owned={"failures_per_server_year": 100.0},
                                    spot={"nodes_per_job": 1000})
     with pytest.raises(ValueError) as built:
-        build_context(broken, daily_swing_profile(hours=24 * 90, interruptible=0.25))
+        build_state(broken, daily_swing_profile(hours=24 * 90, interruptible=0.25))
     with pytest.raises(ValueError) as repriced:
         state.repriced(broken)
     assert str(built.value) == str(repriced.value)

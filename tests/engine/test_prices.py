@@ -11,7 +11,7 @@ import pytest
 from numpy.testing import assert_allclose
 from scipy import integrate
 
-from models.plan import build_context
+from models.plan import build_state
 from models.billing import billing_factor, spot_billing_factor
 from models.scenario import Scenario
 from tests.support.engine_cases import flat_profile
@@ -46,7 +46,7 @@ def test_spot_sessions_under_frequent_interruptions_are_billed_their_expectation
                                  "spot": {"interruptions_per_instance_hour": 10,
                                           "discount": 0.5},
                                  "uncertainty": {"draws": 0}})
-    book = build_context(s, flat_profile(1, "2026-01", 12)).book
+    book = build_state(s, flat_profile(1, "2026-01", 12)).book
     factor = (600 + 390 * math.exp(-5 / 3)) / 360
     assert_allclose(factor, 1.87128190, rtol=1e-8)
     assert_allclose(book.spot_billing, factor, rtol=1e-12)
@@ -161,7 +161,7 @@ def test_on_demand_billing_is_unchanged_by_spot_interruptions():
             "uncertainty": {"draws": 0}}
     for rate in (0.0, 0.001, 0.5, 10.0):
         s = Scenario.model_validate({**base, "spot": {"interruptions_per_instance_hour": rate}})
-        book = build_context(s, flat_profile(1, "2026-01", 12)).book
+        book = build_state(s, flat_profile(1, "2026-01", 12)).book
         assert book.od_billing == (7200 + 30) / 7200
         assert_allclose(book.spot_billing, spot_billing_factor(60, 600, 2, rate), rtol=1e-15)
         assert np.all(book.uninterrupted().spot_billing == book.od_billing)

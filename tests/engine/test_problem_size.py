@@ -7,7 +7,7 @@ import json
 import pytest
 
 from models.limits import MAX_MILP_CELLS
-from models.plan import build_context
+from models.plan import build_state
 from models.problem_size import ProblemTooLarge, block_size, check_size, problem_size
 from models.robust import demand_paths, path_contexts
 from models.robust_problem import extensive_form
@@ -43,7 +43,7 @@ def cases():
 @pytest.mark.parametrize("k", range(8))
 def test_the_count_equals_the_problem_built(k):
     s, profile = list(cases())[k]
-    ctx = build_context(s, profile, "2026-12")
+    ctx = build_state(s, profile, "2026-12")
     prob = build_problem(ctx, use_spot=True)
     n, m = block_size(ctx)
     assert n == len(prob.columns) == len(prob.cols)
@@ -68,7 +68,7 @@ def test_the_count_equals_the_problem_built(k):
 
 def test_the_budget_rows_are_exact_when_every_decision_pays():
     s = generations(capital_budget_per_year=5e6)
-    ctx = build_context(s, csv_profile(SAMPLES / "usage_hourly.csv"), "2026-12")
+    ctx = build_state(s, csv_profile(SAMPLES / "usage_hourly.csv"), "2026-12")
     fixed, _, _ = build_problem(ctx, use_spot=True).rows.matrix()
     assert block_size(ctx)[1] == fixed.shape[0]
 
@@ -79,7 +79,7 @@ def test_hand_count_of_a_small_block():
     z, w, l1, l2 4 x 24 = 96 -> 106 columns; sale rows 3 cohorts + 2 x 24 level rows = 51."""
     s, profile = robust_case(1, months=24, interval=6, now=6)
     s = s.with_changes(staging={"allow_sales": True}, commitments=[])
-    ctx = build_context(s, profile)
+    ctx = build_state(s, profile)
     assert len(ctx.fleet) == 1 and not s.commitments and not ctx.position.servers
     assert block_size(ctx) == (4 + 3 + 2 + 1 + 96, 3 + 48)
 
@@ -90,7 +90,7 @@ def test_the_issue_case_is_refused_and_the_samples_pass():
         finance={"horizon_months": 240},
         server_types=[*generations().model_dump()["server_types"],
                       {"id": "l40s", "relative_throughput": 0.5, "server_price": 120000}])
-    ctx = build_context(big, profile, "2026-12")
+    ctx = build_state(big, profile, "2026-12")
     size = problem_size(ctx)
     assert size.paths == 9 and size.months == 240 and len(ctx.fleet) == 3
     assert (size.columns, size.rows) == (359_703, 16_744)   # with sales, as the sample
@@ -104,10 +104,10 @@ def test_the_issue_case_is_refused_and_the_samples_pass():
     assert "longer decision interval" in text and "shorter horizon" in text
     for f in sorted(SAMPLES.glob("scenario_*.json")):
         s = Scenario.model_validate(json.loads(f.read_text()))
-        assert check_size(build_context(s, profile, "2026-12")).cells <= MAX_MILP_CELLS
+        assert check_size(build_state(s, profile, "2026-12")).cells <= MAX_MILP_CELLS
     # without sales, the issue's case is 28,026 x 9,072 and refused too
     with pytest.raises(ProblemTooLarge):
-        check_size(build_context(big.with_changes(staging={"allow_sales": False}), profile,
+        check_size(build_state(big.with_changes(staging={"allow_sales": False}), profile,
                                  "2026-12"))
 
 

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose
 
-from models.plan import build_context
+from models.plan import build_state
 from tests.support.plans import compute_plan
 from models.profile import ProfileError, UsageProfile, day_shape, hourly_gpus, plan_demand
 from models.scenario import Scenario
@@ -81,5 +81,5 @@ def test_demand_grown_past_ten_million_gpus_is_refused_with_its_year():
         compute_plan(scenario, flat_profile(10, "2026-01", 12))
     # 48 months stay below: 10 x 11^(35,063 / 8760) = 147,335 GPUs at the last hour
     four_years = scenario.with_changes(finance={"horizon_months": 48})
-    peak = build_context(four_years, flat_profile(10, "2026-01", 12)).demand.total.max()
+    peak = build_state(four_years, flat_profile(10, "2026-01", 12)).demand.total.max()
     assert_allclose(peak, 10 * 11 ** (35_063 / 8760))

@@ -6,7 +6,7 @@ from numpy.testing import assert_allclose
 
 from models.capacity import Capacity
 from models.lines import COST_LINES, CREDIT_LINES
-from models.plan import build_context
+from models.plan import build_state
 from tests.support.plans import compute_plan
 from models.scenario import Scenario
 from tests.support.engine_cases import hourly_profile
@@ -48,7 +48,7 @@ def cases(draw):
 @given(cases())
 def test_no_cost_line_is_ever_negative(case):
     scenario, profile, servers, committed = case
-    ctx = build_context(scenario, profile)
+    ctx = build_state(scenario, profile)
     r = ctx.evaluate("x", Capacity(servers, {"1y": committed}))
     for name in COST_LINES + CREDIT_LINES:
         assert (r.lines[name] >= -1e-9).all(), name
@@ -58,7 +58,7 @@ def test_no_cost_line_is_ever_negative(case):
 @given(cases())
 def test_more_owned_capacity_never_increases_on_demand_hours(case):
     scenario, profile, servers, committed = case
-    ctx = build_context(scenario, profile)
+    ctx = build_state(scenario, profile)
     fewer = ctx.evaluate("a", Capacity(servers, {"1y": committed}))
     more = ctx.evaluate("b", Capacity(servers + 1, {"1y": committed}))
     assert (more.on_demand_gpu_hours_by_month <= fewer.on_demand_gpu_hours_by_month + 1e-7).all()
@@ -82,8 +82,8 @@ def test_scaling_every_price_by_k_scales_every_cost_by_k(case, k):
                     "egress_price_per_gb": s.cloud_data.egress_price_per_gb * k},
         cloud_terms={"support_minimum_per_month": s.cloud_terms.support_minimum_per_month * k})
     capacity = Capacity(servers, {"1y": committed})
-    a = build_context(s, profile).evaluate("a", capacity)
-    b = build_context(scaled, profile).evaluate("b", capacity)
+    a = build_state(s, profile).evaluate("a", capacity)
+    b = build_state(scaled, profile).evaluate("b", capacity)
     for name in COST_LINES + CREDIT_LINES:
         assert_allclose(b.lines[name], k * a.lines[name], rtol=1e-9, atol=1e-9)
     assert_allclose(b.pv_cost, k * a.pv_cost, rtol=1e-9)
@@ -93,7 +93,7 @@ def test_scaling_every_price_by_k_scales_every_cost_by_k(case, k):
 @given(cases())
 def test_pv_is_at_most_nominal_when_the_rate_is_positive(case):
     scenario, profile, servers, committed = case
-    ctx = build_context(scenario.with_changes(finance={"tax_rate": 0.0}), profile)
+    ctx = build_state(scenario.with_changes(finance={"tax_rate": 0.0}), profile)
     r = ctx.evaluate("x", Capacity(servers, {"1y": committed}))
     costs = sum(r.lines[n] for n in COST_LINES)
     rows = len(costs)   # the horizon and the months after it that are still paid
@@ -107,7 +107,7 @@ def test_pv_is_at_most_nominal_when_the_rate_is_positive(case):
 @given(cases())
 def test_gpu_hours_by_source_add_up_to_demand_plus_overheads(case):
     scenario, profile, servers, committed = case
-    ctx = build_context(scenario, profile)
+    ctx = build_state(scenario, profile)
     r = ctx.evaluate("x", Capacity(servers, {"1y": committed}))
     by_source = (r.owned_gpu_hours_by_month + r.committed_gpu_hours_by_month
                  + r.spot_gpu_hours_by_month + r.on_demand_gpu_hours_by_month)

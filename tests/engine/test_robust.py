@@ -9,7 +9,7 @@ import pytest
 from numpy.testing import assert_allclose
 
 from models.schedule_cohorts import schedule_plan
-from models.plan import build_context, proposed_strategy
+from models.plan import build_state, proposed_strategy
 from models.robust import path_contexts, robust_optimum
 from models.robust_alternatives import least_capital
 from models.robust_result import cvar
@@ -46,7 +46,7 @@ def test_probabilities_must_add_up_to_one():
 @pytest.mark.parametrize("seed", [1, 2])
 def test_one_scenario_is_the_staged_plan(seed):
     s, profile = case(seed, [{"name": "only", "growth_annual": 0.5, "probability": 1.0}])
-    ctx = build_context(s, profile)
+    ctx = build_state(s, profile)
     robust = robust_optimum(ctx, profile)
     staged = staged_optimum(ctx)
     only = robust.paths[0]
@@ -66,7 +66,7 @@ def test_evpi_and_vss_are_never_negative_and_first_decisions_are_common(seed):
              for i, (g, w) in enumerate(zip(growths, weights / weights.sum()))]
     paths[-1]["probability"] = 1.0 - sum(p["probability"] for p in paths[:-1])
     s, profile = case(seed, paths, months=24, now=int(rng.choice([1, 6, 12])))
-    ctx = build_context(s, profile)
+    ctx = build_state(s, profile)
     r = robust_optimum(ctx, profile)
     tol = 1e-9 * r.expected_pv
     assert r.gap == 0
@@ -82,12 +82,12 @@ def test_evpi_and_vss_are_never_negative_and_first_decisions_are_common(seed):
 
 def test_each_paths_schedule_costed_as_a_proposed_schedule_equals_its_pv():
     s, profile = case(7)
-    ctx = build_context(s, profile)
+    ctx = build_state(s, profile)
     r = robust_optimum(ctx, profile, foresight=False)
     for q in r.paths:
         path = s.with_changes(profile={"growth_annual": q.growth_annual},
                               proposed={"schedule": [d.model_dump() for d in q.decisions]})
-        proposed = proposed_strategy(build_context(path, profile))
+        proposed = proposed_strategy(build_state(path, profile))
         assert_allclose(proposed.pv_cost, q.pv_cost, rtol=1e-9)
 
 
@@ -98,7 +98,7 @@ def test_brute_force_on_a_tiny_tree():
     paths = [{"name": "slow", "growth_annual": 0.0, "probability": 0.4},
              {"name": "fast", "growth_annual": 3.0, "probability": 0.6}]
     s, profile = case(3, paths, months=12, interval=6, now=6, commitments=[])
-    ctx = build_context(s, profile)
+    ctx = build_state(s, profile)
     r = robust_optimum(ctx, profile)
     ctxs = path_contexts(ctx, s.staging.demand_scenarios, profile)
     first = ctx.calendar.months[0]
@@ -127,7 +127,7 @@ def test_brute_force_on_a_tiny_tree_with_a_risk_weight():
     w, alpha = 0.5, 0.6
     s, profile = case(4, paths, months=12, interval=6, now=6, commitments=[],
                       risk={"cvar_alpha": alpha, "cvar_weight": w})
-    ctx = build_context(s, profile)
+    ctx = build_state(s, profile)
     r = robust_optimum(ctx, profile, alternative=False)
     assert r.priced, "planned by the search"
     ctxs = path_contexts(ctx, s.staging.demand_scenarios, profile)
@@ -163,9 +163,9 @@ def test_risk_weight_trades_expected_pv_for_cvar():
     risky = [{"name": "low", "growth_annual": -0.3, "probability": 0.6},
              {"name": "high", "growth_annual": 2.0, "probability": 0.4}]
     s, profile = case(5, risky, now=12)
-    neutral = robust_optimum(build_context(s, profile), profile, foresight=False)
+    neutral = robust_optimum(build_state(s, profile), profile, foresight=False)
     averse_s = s.with_changes(staging={"risk": {"cvar_alpha": 0.7, "cvar_weight": 1.0}})
-    averse = robust_optimum(build_context(averse_s, profile), profile, foresight=False)
+    averse = robust_optimum(build_state(averse_s, profile), profile, foresight=False)
     tol = 1e-9 * neutral.expected_pv
     # each optimum is best at its own objective
     neutral_tail = cvar(np.array([q.objective for q in neutral.paths]),
@@ -182,7 +182,7 @@ def test_the_least_capital_alternative_stays_within_two_percent():
     at most 1.02 x the robust plan's, its year-one capital at most the robust plan's, and that
     capital is its year-one servers x (price + install) (no commitment offers here)."""
     s, profile = case(4, commitments=[])
-    ctx = build_context(s, profile)
+    ctx = build_state(s, profile)
     r = robust_optimum(ctx, profile)
     a = r.alternative
     assert a is not None and a.within == 0.02
@@ -191,8 +191,9 @@ def test_the_least_capital_alternative_stays_within_two_percent():
     unit = o.server_price + o.install_cost_per_server
 
     def year_one(paths) -> float:
-        return sum(q.probability * unit * sum(d.buy_servers for d in q.decisions
-                                              if d.month <= "2027-12") for q in paths)
+        return sum(q.probability * unit * sum(d.buy_servers + sum(d.buy.values())
+                                              for d in q.decisions if d.month <= "2027-12")
+                   for q in paths)
     assert_allclose(a.year_one_capital, year_one(a.paths), rtol=1e-9)
     assert a.year_one_capital <= year_one(r.paths) + 1e-6
     firsts = [[d.model_dump() for d in q.decisions if d.month <= r.decide_now_until]
@@ -206,7 +207,7 @@ def test_a_robust_plan_spending_nothing_in_year_one_is_its_own_least_capital_alt
     capital: the alternative is the robust plan itself, found without a search; the search
     (started without it) finds no less capital and no lower expected PV."""
     s, profile = case(4, commitments=[], owned={"server_price": 9e6})
-    ctx = build_context(s, profile)
+    ctx = build_state(s, profile)
     r = robust_optimum(ctx, profile)
     assert all(d.buy_servers == 0 for q in r.paths for d in q.decisions if d.month <= "2027-12")
     a = r.alternative
@@ -228,7 +229,7 @@ def test_a_path_may_have_its_own_interruptible_share():
              {"name": "training", "growth_annual": 0.8, "probability": 0.5,
               "interruptible_share": 0.6}]
     s, profile = case(9, paths, months=24)
-    ctx = build_context(s, profile)
+    ctx = build_state(s, profile)
     ctxs = path_contexts(ctx, s.staging.demand_scenarios, profile)
     for c, share in zip(ctxs, (0.0, 0.6)):
         d = c.demand
@@ -244,7 +245,7 @@ def test_path_results_cost_each_schedule_on_its_own_demand():
     # the ledger and the workbook price each path through path_results: its PV is the path's
     # reported PV, and its dispatch serves that path's demand (not the plan's)
     s, profile = case(3)
-    r = robust_optimum(build_context(s, profile), profile, foresight=False)
+    r = robust_optimum(build_state(s, profile), profile, foresight=False)
     results = r.path_results()
     assert [x.schedule for x in results] == [q.decisions for q in r.paths]
     assert_allclose([x.pv_cost for x in results], [q.pv_cost for q in r.paths], rtol=1e-12)
@@ -262,7 +263,7 @@ def test_each_paths_floor_is_under_its_cost_and_a_lifted_point_meets_every_tange
     from models.staged import solve
     from models.staged_problem import assemble
     s, profile = case(5, months=24)
-    ctx = build_context(s, profile)
+    ctx = build_state(s, profile)
     r = robust_optimum(ctx, profile)
     ctxs = path_contexts(ctx, s.staging.demand_scenarios, profile)
     blocks = [Block(c, r.use_spot) for c in ctxs]

@@ -8,7 +8,7 @@ import math
 import pytest
 from numpy.testing import assert_allclose
 
-from models.plan import build_context
+from models.plan import build_state
 from tests.support.plans import PRODUCT, compute_plan
 from models.robust import demand_paths
 from models.robust_document import padded_rows, weighted
@@ -101,7 +101,7 @@ def test_the_entry_is_the_expectation_of_each_path(robust_plan):
     assert_allclose(monthly[-1]["discounted_cumulative_cost"], entry["pv_cost"], rtol=1e-12)
     # demand by month: the paths' own, weighted (the high path's is larger than the plan's)
     # (each path's context built on its own: the plan with the path's growth)
-    ctxs = [build_context(plan.scenario.with_changes(profile={"growth_annual": q.growth_annual}),
+    ctxs = [build_state(plan.scenario.with_changes(profile={"growth_annual": q.growth_annual}),
                           profile) for q in r.paths]
     demand = sum(q * c.tables.useful_by_month for q, c in zip(p, ctxs))
     assert_allclose([row["demand_gpu_hours"] for row in monthly[:len(demand)]], demand,

@@ -11,7 +11,7 @@ import pytest
 from numpy.testing import assert_allclose
 
 import models.robust_solve as robust_solve
-from models.plan import build_context
+from models.plan import build_state
 from models.robust import robust_optimum
 from models.robust_search import search
 from tests.support.engine_cases import robust_case as case
@@ -94,8 +94,8 @@ def test_the_search_and_the_stacked_milp_find_the_same_optimum(seed, weight):
     paths = [{"name": f"g{i}", "growth_annual": float(g), "probability": p}
              for i, (g, p) in enumerate(zip(growths, (0.3, 0.45, 0.25)))]
     s, profile = case(seed, paths, months=24, now=12, risk={"cvar_weight": weight})
-    by_search = robust_optimum(build_context(s, profile), profile, alternative=False)
-    by_milp = robust_optimum(build_context(s, profile), profile, alternative=False,
+    by_search = robust_optimum(build_state(s, profile), profile, alternative=False)
+    by_milp = robust_optimum(build_state(s, profile), profile, alternative=False,
                              method="extensive")
     assert by_search.gap == 0 and by_milp.gap == 0
     assert by_search.priced, "the search, not its fallback, planned this case"
@@ -119,7 +119,7 @@ def test_a_path_stopped_at_its_work_limit_hands_the_plan_to_the_stacked_milp(mon
     """A point priced without proof (a path's solve stopped at its limit) cannot close a box:
     the plan falls back to the stacked MILP, whose optimum is the same."""
     s, profile = case(21, months=24, now=12)
-    exact = robust_optimum(build_context(s, profile), profile, alternative=False)
+    exact = robust_optimum(build_state(s, profile), profile, alternative=False)
     held = robust_solve.solve_held
 
     def stopped(*args, **kwargs):
@@ -128,7 +128,7 @@ def test_a_path_stopped_at_its_work_limit_hands_the_plan_to_the_stacked_milp(mon
         return result
 
     monkeypatch.setattr(robust_solve, "solve_held", stopped)
-    r = robust_optimum(build_context(s, profile), profile, alternative=False)
+    r = robust_optimum(build_state(s, profile), profile, alternative=False)
     assert exact.priced and not r.priced           # the search, then the fallback
     assert r.gap == 0
     assert_allclose(r.expected_pv, exact.expected_pv, rtol=1e-9)
@@ -146,8 +146,8 @@ def test_the_stacked_milp_claims_no_proof_of_a_dearer_plan():
               "probability": 0.5410443155768405}]
     s, profile = case(203, paths, months=36, interval=1, now=12,
                       risk={"cvar_weight": 1.0, "cvar_alpha": 0.8})
-    by_search = robust_optimum(build_context(s, profile), profile, alternative=False)
-    by_milp = robust_optimum(build_context(s, profile), profile, alternative=False,
+    by_search = robust_optimum(build_state(s, profile), profile, alternative=False)
+    by_milp = robust_optimum(build_state(s, profile), profile, alternative=False,
                              method="extensive")
     assert by_search.gap == 0
     excess = by_milp.cvar - by_search.cvar        # w = 1: the objective is the CVaR
@@ -164,7 +164,7 @@ def test_a_bound_a_fraction_of_a_cent_under_its_solution_proves_it(monkeypatch, 
     $0.0001). A bound within half a cent proves the plan; a dollar under it does not, and the
     plan states that dollar."""
     s, profile = case(13, months=24, now=12, risk={"cvar_weight": 0.5})
-    exact = robust_optimum(build_context(s, profile), profile, alternative=False,
+    exact = robust_optimum(build_state(s, profile), profile, alternative=False,
                            method="extensive")
     assert exact.gap == 0
     real = robust_solve.solve_mip
@@ -176,7 +176,7 @@ def test_a_bound_a_fraction_of_a_cent_under_its_solution_proves_it(monkeypatch, 
         return found
 
     monkeypatch.setattr(robust_solve, "solve_mip", lowered)
-    r = robust_optimum(build_context(s, profile), profile, alternative=False,
+    r = robust_optimum(build_state(s, profile), profile, alternative=False,
                        method="extensive")
     assert_allclose(r.expected_pv, exact.expected_pv, rtol=1e-12)
     if proven:

@@ -20,7 +20,7 @@ from models.plan_state import PlanError
 from models.schedule_cohorts import ScheduleError, schedule_plan
 from models.static_cohorts import position_plan
 from models.document import plan_document
-from models.plan import build_context
+from models.plan import build_state
 from tests.support.plans import compute_plan
 from models.scenario import Scenario
 from models.scenario_schedule import Decision
@@ -55,7 +55,7 @@ def test_a_staged_optimum_equals_brute_force(seed, offers):
     """12 months, decisions in months 1 and 7, 0-3 servers and 0-3 blocks per offer each: the
     MILP's schedule costs what the cheapest of all enumerated schedules costs (1e-6)."""
     s, profile = small_case(seed, offers)
-    ctx = build_context(s, profile)
+    ctx = build_state(s, profile)
     assert decision_months(s, 12) == [0, 6]
     found = staged_optimum(ctx)
     best = np.inf
@@ -107,7 +107,7 @@ def test_b_staged_never_costs_more_than_a_static_strategy(seed):
 @pytest.mark.parametrize("seed", [0, 7, 19])
 def test_c_engine_costing_of_the_schedule_equals_the_optimum(seed):
     s, profile = random_case(seed)
-    found = staged_optimum(build_context(s, profile))
+    found = staged_optimum(build_state(s, profile))
     proposed = s.with_changes(proposed={"servers": None, "committed_gpus": {},
                                         "schedule": [d.model_dump() for d in found.decisions]})
     plan = compute_plan(proposed, profile)
@@ -173,7 +173,7 @@ def test_a_schedule_cannot_sell_servers_it_does_not_hold():
                                  "proposed": {"schedule": [{"month": "2027-04",
                                                             "sell_servers": 2}]},
                                  "uncertainty": NO_DRAWS})
-    with pytest.raises(PlanError, match="sells 2 servers but fewer are held"):
+    with pytest.raises(PlanError, match="sells 2 owned servers but fewer are held"):
         compute_plan(s, flat_profile(8, "2026-01", 12))
     with pytest.raises(ScheduleError):
         schedule_plan(s, s.proposed.schedule, "2027-01", 12)
@@ -203,7 +203,7 @@ def test_no_sale_in_the_first_month_and_a_second_month_sale_gets_its_resale():
                                          "staging": {"allow_sales": True,
                                                      "decision_interval_months": 1}})
     staged = compute_plan(shrinking, flat_profile(1, "2026-01", 12)).strategies["staged"]
-    assert all(d.month != "2027-01" or not d.sell_servers for d in staged.schedule)
+    assert all(d.month != "2027-01" or not d.sell for d in staged.schedule)
 
 
 def test_sales_let_a_shrinking_team_sell_servers_at_resale():
@@ -219,7 +219,7 @@ def test_sales_let_a_shrinking_team_sell_servers_at_resale():
     kept = compute_plan(s, profile).strategies["staged"]
     sold = compute_plan(s.with_changes(staging={"allow_sales": True}), profile)
     r = sold.strategies["staged"]
-    assert any(d.sell_servers for d in r.schedule)
+    assert any(d.sell for d in r.schedule)
     assert r.pv_cost < kept.pv_cost
 
 
@@ -329,7 +329,7 @@ def test_a_staged_search_stopped_by_its_work_limit_keeps_its_best_schedule(monke
     import models.staged as staged
     monkeypatch.setattr(staged, "node_limit", lambda columns: 1)
     s, profile = growth_sample()
-    ctx = build_context(s.with_changes(uncertainty={"draws": 0}), profile)
+    ctx = build_state(s.with_changes(uncertainty={"draws": 0}), profile)
     found = staged.staged_optimum(ctx)
     assert found.limited and found.rounds <= 2
     assert "stopped at its work limit (2 branch-and-bound nodes)" in found.notes
@@ -347,7 +347,7 @@ def test_the_same_input_stops_at_the_same_place_at_any_speed(monkeypatch):
     import models.staged as staged
     monkeypatch.setattr(staged, "node_limit", lambda columns: 3)
     s, profile = growth_sample()
-    ctx = build_context(s.with_changes(uncertainty={"draws": 0}), profile)
+    ctx = build_state(s.with_changes(uncertainty={"draws": 0}), profile)
     quick = staged.staged_optimum(ctx)
     run = highs.QuietHighs.run
 
@@ -356,7 +356,7 @@ def test_the_same_input_stops_at_the_same_place_at_any_speed(monkeypatch):
         return run(self)
 
     monkeypatch.setattr(highs.QuietHighs, "run", slow)
-    slowed = staged.staged_optimum(build_context(s.with_changes(uncertainty={"draws": 0}),
+    slowed = staged.staged_optimum(build_state(s.with_changes(uncertainty={"draws": 0}),
                                                  profile))
     assert quick.limited == slowed.limited
     assert quick.decisions == slowed.decisions
@@ -370,7 +370,7 @@ def test_the_kept_starting_tangents_are_the_strongest_at_the_lp_optimum():
     import models.staged_block as staged_block
     from models.staged_problem import build_problem
     s, profile = growth_sample()
-    ctx = build_context(s.with_changes(uncertainty={"draws": 0}), profile)
+    ctx = build_state(s.with_changes(uncertainty={"draws": 0}), profile)
     prob = build_problem(ctx, use_spot=True)
     H = ctx.horizon
     months = np.arange(H)

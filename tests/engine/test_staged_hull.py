@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from bench.common import bench_profile, fleet_types
-from models.plan import build_context
+from models.plan import build_state
 from models.scenario import Scenario
 from models.staged import staged_optimum
 from models.staged_block import Block
@@ -65,14 +65,14 @@ def fleet_case() -> Scenario:
 
 def test_fleet_case_has_hull_rows():
     scenario = fleet_case()
-    ctx = build_context(scenario, bench_profile())
+    ctx = build_state(scenario, bench_profile())
     rows = Block(ctx.repriced(scenario), True).prob.hull.index
     assert "power_hull" in rows and "budget_hull" in rows
 
 
 def test_three_type_fleet_proven_within_work_limit():
     scenario = fleet_case()
-    ctx = build_context(scenario, bench_profile())
+    ctx = build_state(scenario, bench_profile())
     found = staged_optimum(ctx.repriced(scenario))
     assert found.gap == 0 and not found.limited
     assert round(found.objective, 2) == 28_108_767.33

@@ -19,7 +19,7 @@ from models.fields import field_meta
 from models.messages import Money, english_money
 from models.document import plan_document
 from models.optimize import best_capacity
-from models.plan import build_context
+from models.plan import build_state
 from tests.support.plans import compute_plan
 from models.plan_state import PlanState
 from models.ranges import RANGE_MODELS
@@ -164,7 +164,7 @@ def test_tornado_on_demand_price_swing_equals_two_engine_runs(engine_plan, sampl
     direct = []
     for price in (row["low"], row["high"]):
         s = sample_scenario.with_changes(on_demand={"price_per_gpu_hour": price})
-        ctx = build_context(s, sample_profile)
+        ctx = build_state(s, sample_profile)
         direct.append(ctx.evaluate("cloud_only", cloud).pv_cost
                       - ctx.evaluate("optimal", optimal).pv_cost)
     assert row["low"] == pytest.approx(6.88 * 0.58) and row["high"] == pytest.approx(6.88 * 1.1)
@@ -183,7 +183,7 @@ def test_tornado_rows_sorted_by_swing_and_growth_redispatches(engine_plan, sampl
                                                - {"fx_rate", "relative_throughput"})
     growth = next(r for r in rows if r["assumption"] == "demand_growth")
     s = sample_scenario.with_changes(profile={"growth_annual": growth["high"]})
-    ctx = build_context(s, sample_profile)
+    ctx = build_state(s, sample_profile)
     caps = capacities(engine_plan)
     direct = (ctx.evaluate("cloud_only", caps["cloud_only"]).pv_cost
               - ctx.evaluate("optimal", caps["optimal"]).pv_cost)
@@ -201,13 +201,13 @@ def test_tornado_without_profile_matches_engine(key):
                                  "owned": {"currency": "EUR"},
                                  "fx": {"rate": 1.08, "trend_annual": 0.03},
                                  "proposed": {"servers": 4, "committed_gpus": {"1y": 16}}})
-    ctx = build_context(s, profile)
+    ctx = build_state(s, profile)
     caps = {"on_demand": on_demand_capacity(), "optimal": Capacity(5, {"3y": 16}),
             "proposed": Capacity(4, {"1y": 16})}
     row = next(r for r in tornado(ctx, caps) if r["assumption"] == key)
     lo, hi = low_high(s, key)
     for value, saving in ((lo, row["saving_low"]), (hi, row["saving_high"])):
-        c = build_context(with_values(s, {key: value}), profile)
+        c = build_state(with_values(s, {key: value}), profile)
         expected = (c.evaluate("a", caps["on_demand"]).pv_cost
                     - c.evaluate("b", caps["optimal"]).pv_cost)
         assert_allclose(saving, expected, rtol=1e-9, atol=1e-6)
@@ -268,7 +268,7 @@ def test_certain_case_probability_one():
                                  "uncertainty": {"draws": 3_000}})
     plan = compute_plan(s, daily_swing_profile())
     u = plan_document(plan)["uncertainty"]
-    assert plan.strategies["optimal"].capacity.servers > 0
+    assert plan.strategies["optimal"].capacity.server_count > 0
     assert u["probability_buy_cheaper"] == 1.0
     assert u["saving_p10"] > 0 and u["saving_p10"] <= u["saving_p50"] <= u["saving_p90"]
     assert u["regret"]["optimal"]["mean"] < u["regret"]["on_demand"]["mean"]
@@ -281,7 +281,7 @@ def test_symmetric_case_near_breakeven_is_about_one_half():
                                  "uncertainty": {"ranges": {**NO_WIDTH["ranges"],
                                                             "on_demand.price_per_gpu_hour": {
                                                                 "low": -0.2, "high": 0.2}}}})
-    ctx = build_context(s, daily_swing_profile())
+    ctx = build_state(s, daily_swing_profile())
     caps = {"cloud_only": on_demand_capacity(), "optimal": Capacity(8, {})}
 
     def gap(price: float) -> float:
@@ -331,7 +331,7 @@ def test_monte_carlo_and_tornado_judge_the_recommended_schedule_against_cloud_on
     assert u["probability_buy_cheaper"] == u["staged"]["probability_beats_cloud_only"]
     row = next(r for r in u["tornado"] if r["assumption"] == "on_demand_price")
     for price, saving in ((row["low"], row["saving_low"]), (row["high"], row["saving_high"])):
-        c = build_context(s.with_changes(on_demand={"price_per_gpu_hour": price}), profile)
+        c = build_state(s.with_changes(on_demand={"price_per_gpu_hour": price}), profile)
         assert_allclose(saving, c.pv(cloud.capacity) - c.pv(staged.plan), rtol=1e-9)
 
 
@@ -413,13 +413,13 @@ def test_what_if_of_the_plans_own_scenario_keeps_a_copy_of_the_optimizers_findin
     # (issue 38): the static optimum found for the plan holds there, copied, and is what a
     # fresh search finds; a changed price starts afresh
     s = Scenario.model_validate({"finance": {"start_month": "2027-01", "horizon_months": 36}})
-    ctx = build_context(s, daily_swing_profile())
+    ctx = build_state(s, daily_swing_profile())
     found = best_capacity(ctx)
     same = what_if_context(ctx, s.with_changes(profile={"growth_annual":
                                                          s.profile.growth_annual}))
     assert same is not ctx and same.cache.optimizer == ctx.cache.optimizer
     assert best_capacity(same) == found
-    assert best_capacity(build_context(s, daily_swing_profile())) == found
+    assert best_capacity(build_state(s, daily_swing_profile())) == found
     same.cache.optimizer["probe"] = True            # a copy: what either finds stays its own
     assert "probe" not in ctx.cache.optimizer
     dearer = what_if_context(ctx, s.with_changes(on_demand={"price_per_gpu_hour": 9.0}))

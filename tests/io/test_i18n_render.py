@@ -270,7 +270,9 @@ def english_words(book) -> dict[str, tuple]:
                     text = c.value.split("출처:")[0]   # a citation names its source
                     words = {w for w in re.findall(r"[A-Za-z][A-Za-z0-9_]+", text)
                              if w not in allowed and not re.fullmatch(r"[SK]\d+", w)}
-                    if c.value in keys:          # cohort codes S1, K1 above; keys here
+                    # cohort codes S1, K1 above; the SUMIF keys here, a type's servers online
+                    # ("online:<type>") among them
+                    if c.value in keys or re.fullmatch(r"online:\S+", c.value):
                         continue
                     if words:
                         found[f"{ws.title}!{c.coordinate}"] = (sorted(words), c.value[:60])

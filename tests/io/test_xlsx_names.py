@@ -113,7 +113,7 @@ def test_every_defined_name_of_a_workbook_comes_from_the_helper(name):
     paths = [row[PATH_COL] for row in ws.iter_rows(min_row=4, values_only=True)
              if row[PATH_COL]]
     expected = {defined_name(p) for p in paths} | {list_name("owned.resale_fraction_by_year")}
-    derived = {row[0] for row in derived_rows(scenario, plan.ledger.calc)}
+    derived = {row[0] for row in derived_rows(scenario.as_fleet(), plan.ledger.calc)}
     names = set(wb.defined_names)
     assert names == expected | derived
     assert {excel_name(n) for n in names} == names

@@ -74,10 +74,11 @@ def test_scenarios_sheet_prints_the_decisions_that_are_not_zero_and_not_the_grid
     # hand-read from the three blocks: 5 servers in 2027-01 and 1 in 2027-07 in every
     # scenario (decided now), then 8 or 32 GPUs committed for a year in 2028-01 and 2 more
     # servers in 2028-07 where demand grows fastest; all else in the grids is zero
-    assert table == {("2027-01", "Buy servers"): [5, 5, 5],
-                     ("2027-07", "Buy servers"): [1, 1, 1],
+    # (the servers are the one type's, `owned`: issue 36)
+    assert table == {("2027-01", "Buy owned [servers]"): [5, 5, 5],
+                     ("2027-07", "Buy owned [servers]"): [1, 1, 1],
                      ("2028-01", "Commit 1y [GPUs, 12 months]"): [0, 8, 32],
-                     ("2028-07", "Buy servers"): [0, 0, 2]}
+                     ("2028-07", "Buy owned [servers]"): [0, 0, 2]}
     assert ws.cell(head + 6, 1).value is None
     # the print area ends with that table: the grids (inputs the scenarios' sheets read) are
     # on screen under it, whole
@@ -85,8 +86,9 @@ def test_scenarios_sheet_prints_the_decisions_that_are_not_zero_and_not_the_grid
     assert (first, last) == (1, head + 5)
     blocks = [r for v, r in rows.items() if str(v).startswith("Decisions of scenario")]
     assert len(blocks) == 3 and min(blocks) > last
-    assert ws.cell(blocks[0] + 1, 3).value == "Buy servers"
-    assert ws.cell(blocks[0] + 2, 3).value == 5
+    assert ws.cell(blocks[0] + 1, 3).value == "Buy servers"       # the types' sum
+    assert ws.cell(blocks[0] + 1, 7).value == "Buy owned [servers]"
+    assert ws.cell(blocks[0] + 2, 7).value == 5
     # each scenario's sheet stays on screen (its print area one empty cell); its PV, total
     # and cost per GPU-hour print in the Scenarios table
     for q in plan.ledger.robust:
@@ -102,7 +104,8 @@ def test_schedule_prints_nothing_when_the_summary_says_it_in_sentences(robust_bo
     ws = wb["Schedule"]
     area = str(ws.print_area).split("!")[1].replace("$", "")
     assert ":" not in area and ws[area].value is None
-    assert ws["C7"].value == plan.ledger.strategies["staged"].schedule_rows[0].buy  # on screen
+    first = plan.ledger.strategies["staged"].schedule_rows[0]
+    assert ws["G7"].value == first.buy_by_type["owned"]          # on screen: the type's cell
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,7 @@ import io
 import openpyxl
 import pytest
 
-from service.xlsx.cohort_sources import SALES_NOTE
+from service.xlsx.server_sources import SERVERS_NOTE
 from service.xlsx.schedule_sheet import HEADER_ROW
 from service.i18n.labels import strategy_label
 from service.xlsx.strategy_sheet import TABLE_HEADER_ROW
@@ -44,12 +44,14 @@ def test_schedule_sheet_lists_every_decision_point_as_input_cells(growth):
     decided = {d.month: d for d in staged.schedule}
     assert set(decided) <= set(months)
     offers = [o.id for o in plan.scenario.commitments]
+    by_type = 4 + len(offers)           # the one type's (`owned`) buy column; C adds the types
     for row in rows:
         d = decided.get(row[0].value)
-        assert row[2].value == (d.buy_servers if d else 0)
+        assert row[by_type].value == (d.buy.get("owned", 0) + d.buy_servers if d else 0)
+        assert row[2].value == f"=SUM({row[by_type].coordinate})"
         assert [row[4 + k].value for k in range(len(offers))] == [
             (d.commit.get(o, 0) if d else 0) for o in offers]
-        for c in (row[0], row[2], *row[4:4 + len(offers)]):
+        for c in (row[0], row[by_type], *row[4:4 + len(offers)]):
             assert c.fill.fgColor.rgb == YELLOW, c.coordinate       # inputs
         assert row[1].data_type == "f"                              # month index
     assert ws.page_setup.orientation == "landscape"
@@ -60,8 +62,8 @@ def test_staged_cohorts_read_the_schedule_and_proposed_cohorts_the_assumptions(g
     plan, _, wb = growth
     staged = cells(wb["staged"])
     counts = [c.value for c in staged.values() if isinstance(c.value, str)
-              and c.value.startswith("='Schedule'!$C$")]
-    assert len(counts) == 20                                    # a server cohort per row
+              and c.value.startswith("='Schedule'!$G$")]
+    assert len(counts) == 20              # a server cohort per row, reading its type's cell
     commits = [c.value for c in staged.values() if isinstance(c.value, str)
                and c.value.startswith("='Schedule'!$") and c.value[13] in "EF"]
     assert len(commits) == 40                                   # per row and offer
@@ -82,7 +84,7 @@ def test_a_schedule_that_sells_keeps_the_engines_server_cohorts_and_says_so():
     plan = case_plan("schedule_sales")
     wb = openpyxl.load_workbook(io.BytesIO(plan_workbook(plan)))
     ws = wb["proposed"]
-    assert ws["A2"].value == SALES_NOTE
+    assert ws["A2"].value == SERVERS_NOTE
     table = next(c.row for c in ws["A"] if c.value == "Cohort")
     kinds = [ws.cell(table + 1 + i, 3).data_type for i in range(len(plan.strategies[
         "proposed"].plan.servers))]

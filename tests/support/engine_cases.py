@@ -10,7 +10,7 @@ from typing import Union
 import numpy as np
 
 from models.capacity import Capacity, CapacityPlan
-from models.plan import build_context
+from models.plan import build_state
 from tests.support.plans import compute_plan
 from models.plan_state import PlanState
 from models.profile import UsageProfile, plan_calendar
@@ -36,7 +36,7 @@ W1_OWNED = {"gpus_per_server": 8, "server_price": 200000, "install_cost_per_serv
 def context_of(plan) -> PlanState:
     """The engine context of a computed plan (a plan keeps none: its ledger and document are
     what views read), built again from its scenario and profile."""
-    return build_context(plan.scenario, plan.profile)
+    return build_state(plan.scenario, plan.profile)
 
 
 def merged(base: dict, **sections) -> dict:

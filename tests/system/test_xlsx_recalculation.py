@@ -21,7 +21,7 @@ from openpyxl.utils.escape import unescape
 
 from models.schedule_cohorts import schedule_plan
 from models.lines import COST_LINES, CREDIT_LINES, START_OF_MONTH_LINES
-from models.plan import build_context, proposed_strategy
+from models.plan import build_state, proposed_strategy
 from models.schedule_words import schedule_json
 from models.scenario_schedule import Decision
 from service.xlsx.export import write_plan_xlsx
@@ -73,11 +73,24 @@ def set_assumptions(path_in: pathlib.Path, path_out: pathlib.Path, changes: dict
 EDIT_MONTH, EDIT_BUY = "2028-01", 1
 
 
+def first_type_column(row, column):
+    """The column of the first server type's purchases, read from a decision block's header
+    row (``Buy <type> [servers]``), else the one found before."""
+    heads = [str(c.value or "") for c in row]
+    if "Buy servers" not in heads:
+        return column
+    return next(j for j, h in enumerate(heads) if h.startswith("Buy ") and h.endswith("[servers]"))
+
+
 def edit_schedule(path_in: pathlib.Path, path_out: pathlib.Path, month: str, more: int) -> None:
+    """One more server of the first type (the one type's, ``owned``): its own buy column, which
+    the row's ``Buy servers`` cell adds up."""
     wb = openpyxl.load_workbook(path_in)
+    column = None
     for row in wb["Schedule"].iter_rows():
-        if row[0].value == month:
-            row[2].value = (row[2].value or 0) + more
+        column = first_type_column(row, column)
+        if row[0].value == month and column is not None:
+            row[column].value = (row[column].value or 0) + more
             break
     else:
         raise AssertionError(f"no Schedule row {month}")
@@ -94,12 +107,13 @@ def edit_scenario(path_in: pathlib.Path, path_out: pathlib.Path, scenario: str, 
                   more: int) -> None:
     """One more server in a month of one demand scenario's block on the Scenarios sheet."""
     wb = openpyxl.load_workbook(path_in)
-    block = False
+    block, column = False, None
     for row in wb["Scenarios"].iter_rows():
         if row[0].value == f"Decisions of scenario {scenario}":
             block = True
-        elif block and row[0].value == month:
-            row[2].value = (row[2].value or 0) + more
+        column = first_type_column(row, column)
+        if block and row[0].value == month:
+            row[column].value = (row[column].value or 0) + more
             break
     else:
         raise AssertionError(f"no row {month} in scenario {scenario}'s block")
@@ -239,7 +253,7 @@ def test_changed_assumption_moves_money_as_the_engine_says(recalculated, name, f
     key = field.split(".", 1)[1]
     changed = plan.scenario.with_changes(**{section: {key: value}})
     lo = openpyxl.load_workbook(recalculated["out"][f"{name}-changed"], data_only=True)
-    assert sheets_moved_as_engine(lo, plan, build_context(changed, plan.profile),
+    assert sheets_moved_as_engine(lo, plan, build_state(changed, plan.profile),
                                   total=True) >= 1
 
 
@@ -256,7 +270,7 @@ def test_changed_type_rows_move_a_fleets_money_as_the_engine_says(recalculated):
         kinds[i - 1][key] = value
     changed = plan.scenario.model_validate({**plan.scenario.model_dump(), "server_types": kinds})
     lo = openpyxl.load_workbook(recalculated["out"][f"{name}-changed"], data_only=True)
-    assert sheets_moved_as_engine(lo, plan, build_context(changed, plan.profile)) >= 2
+    assert sheets_moved_as_engine(lo, plan, build_state(changed, plan.profile)) >= 2
 
 
 # Cost lines a change of the schedule moves without touching the dispatch.
@@ -290,7 +304,7 @@ def test_editing_the_schedule_moves_the_staged_cash_as_the_engine_prices_it(reca
         got = [ws.cell(FIRST + 1 + m, cols[LINE_TITLES[line]]).value for m in range(months)]
         np.testing.assert_allclose(got, lines[line], rtol=REL, atol=ABS, err_msg=line)
     changed = s.with_changes(proposed={"schedule": schedule_json(edited)})
-    engine = proposed_strategy(build_context(changed, plan.profile))
+    engine = proposed_strategy(build_state(changed, plan.profile))
     for line in CASH_LINES:
         expected = np.zeros(months)
         expected[:len(engine.lines[line])] = engine.lines[line]
@@ -382,7 +396,7 @@ def test_the_robust_plans_scenarios_recalculate_to_the_engine(recalculated):
             name = row[0].rsplit(" ", 1)[1]
             blocks[name] = {}
         elif name and isinstance(row[0], str) and row[0][:2] == "20":
-            blocks[name][row[0]] = row[2:6]
+            blocks[name][row[0]] = row[3:]    # C is the sum of the types' purchases
     now = [m for m in blocks["low"] if m <= doc["decide_now_until"]]
     assert now and all(blocks[n][m] == blocks["low"][m] for n in blocks for m in now)
 

@@ -41,15 +41,16 @@ def test_repriced_static_optima_cost_what_the_same_decisions_cost_as_proposals()
     scenario = scenario.with_changes(uncertainty={"draws": 0})
     solved = plan_document(compute_plan(scenario, profile, current_month="2026-12"))
     optima = last_optima(solved)
-    assert set(optima) == {"cloud_only", "optimal"} and optima["cloud_only"].servers == 0
-    assert optima["optimal"].servers == solved["strategies"]["optimal"]["servers"]
+    assert set(optima) == {"cloud_only", "optimal"} and optima["cloud_only"].server_count == 0
+    assert optima["optimal"].servers_by_type == solved["strategies"]["optimal"]["servers"]
     edited = scenario.with_changes(owned={"server_price": scenario.owned.server_price * 1.2})
     planner = Planner(edited, profile, current_month="2026-12")
     assert planner.add_static(optima)
     for name, capacity in optima.items():
         assert capacity.use_spot       # as a proposal has it
         as_proposal = compute_plan(edited.with_changes(proposed={
-            "schedule": [], "servers": capacity.servers, "committed_gpus": capacity.committed}),
+            "schedule": [], "servers_by_type": capacity.servers_by_type,
+            "committed_gpus": capacity.committed}),
             profile,
             current_month="2026-12").strategies["proposed"]
         got = planner.results[name].pv_cost
@@ -62,3 +63,21 @@ def test_repriced_static_optima_cost_what_the_same_decisions_cost_as_proposals()
         assert not Planner(fewer, profile, current_month="2026-12").add_static(optima)
     assert not Planner(edited, profile, current_month="2026-12").add_static(
         {"optimal": Capacity(1)})        # both optima, or a search
+
+
+def test_a_fleets_last_optima_are_repriced_by_type_not_searched_in_the_request():
+    """Issue 36: a fleet's stored optima count servers by type; the preview re-prices them (it
+    used to read only a count, so a fleet's preview ran the fleet's MILP in the request). A
+    document stored before issue 36 counted one type's servers as a number: the first type's."""
+    scenario, profile = growth_sample()
+    fleet = scenario.with_changes(uncertainty={"draws": 0}, server_types=[
+        {"id": "h100"}, {"id": "b200", "server_price": 515_000, "relative_throughput": 2.2}])
+    solved = plan_document(compute_plan(fleet, profile, current_month="2026-12"))
+    optima = last_optima(solved)
+    assert set(optima["optimal"].servers_by_type) == {"h100", "b200"}
+    planner = Planner(fleet, profile, current_month="2026-12")
+    assert planner.add_static(optima)                # re-priced: no MILP
+    assert planner.results["optimal"].pv_cost == planner.context.pv(optima["optimal"])
+    old = {"strategies": {name: {**solved["strategies"][name], "servers": 3}
+                          for name in ("cloud_only", "optimal")}}
+    assert last_optima(old)["optimal"].counts(fleet.as_fleet()) == {"h100": 3}

@@ -14,7 +14,7 @@ import pytest
 from flask import render_template
 
 from service.cli.report import plan_table, strategy_name
-from service.i18n import using_locale
+from service.i18n import formats, using_locale
 from service.i18n.labels import strategy_label
 from service.plans.headline import payback
 from service.xlsx.summary import SUMMARY, TABLE_ROW
@@ -99,6 +99,7 @@ def test_cards_without_a_position(app, single_type_doc):
     utilization only where servers are bought."""
     cards = card_servers(app, single_type_doc)
     for name, e in single_type_doc["strategies"].items():
-        assert cards[name].startswith(f"Servers bought: {e['servers_bought']}")
+        assert cards[name].startswith(f"Servers bought: {formats.servers(e['servers_bought'])}")
         assert "held:" not in cards[name]
-        assert ("owned utilization" in cards[name]) == (e["servers_bought"] > 0)
+        assert ("owned utilization" in cards[name]) == (formats.server_total(
+            e["servers_bought"]) > 0)

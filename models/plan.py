@@ -32,7 +32,8 @@ from models.robust import demand_paths, robust_optimum
 from models.staged import fleet_optimal, staged_optimum
 from models.staged_problem import StagedError
 from models.start import plan_start_month, start_warnings
-from models.strategies import buy_for_peak_capacity, on_demand_capacity, proposed_capacity
+from models.strategies import (buy_for_peak_capacity, never_beaten, on_demand_capacity,
+                               proposed_capacity)
 from models.strategy_result import StrategyResult
 from models.uncertainty import uncertainty_section
 
@@ -173,21 +174,29 @@ class Planner:
             self.results.update({name: ctx.evaluate(name, known[name])
                                  for name in ("cloud_only", "optimal")})
         else:
+            # the grid of the first type's servers and the commitments prices every candidate
+            # with every charge (exact for one type); the MILP optimizes every type but only
+            # the terms linear in the capacity: the cheaper of the two is the optimum
+            grid = find_optimal(ctx)
             try:
-                self.results.update(fleet_optimal(ctx))
+                found = fleet_optimal(ctx)
             except StagedError as exc:
-                # the MILP's method does not hold (owned work dearer than cloud overflow in
-                # some month): the grid of the first type's servers and the commitments is
-                # searched instead, exact for one type
-                self.results.update(find_optimal(ctx))
-                others = [k.id for k in ctx.fleet[1:]]
-                if others:
+                # the MILP's method does not hold (owned work dearer than cloud overflow)
+                found = grid
+                if len(ctx.fleet) > 1:
                     self.notes.append(Message(
                         "The best static plans hold servers of the first type only, {type}: "
                         "{why}.", {"type": ctx.fleet[0].id, "why": str(exc)}))
+            self.results.update({name: min((found[name], grid[name]), key=lambda r: (
+                round(r.pv_cost, 6), r.capital_outlay())) for name in ("cloud_only", "optimal")})
         proposed = proposed_strategy(ctx)
         if proposed is not None:
             self.results["proposed"] = proposed
+        for name, rivals in (("cloud_only", ("on_demand",)),
+                             ("optimal", ("cloud_only", "buy_for_peak", "proposed"))):
+            note = never_beaten(ctx, self.results, name, rivals)
+            if note is not None:
+                self.notes.append(note)
         return repriced
 
     def check_size(self, robust: bool = True) -> ProblemSize:

@@ -10,11 +10,12 @@ from typing import Optional
 import numpy as np
 
 from models.capacity import Capacity
+from models.messages import Message, Money
 from models.plan_state import PlanState
 from models.scenario import Scenario
 from models.scenario_types import MAX_SERVERS
 
-__all__ = ["on_demand_capacity", "buy_for_peak_capacity", "proposed_capacity"]
+__all__ = ["on_demand_capacity", "buy_for_peak_capacity", "proposed_capacity", "never_beaten"]
 
 
 def on_demand_capacity() -> Capacity:
@@ -77,3 +78,48 @@ def proposed_capacity(s: Scenario) -> Optional[Capacity]:
         return None
     return Capacity(p.servers or 0, dict(p.committed_gpus), use_spot=True,
                     servers_by_type=dict(p.servers_by_type))
+
+
+def never_beaten(ctx: PlanState, results: dict, name: str, rivals: tuple[str, ...]
+                 ) -> Optional[Message]:
+    """Keep the optimizer's static plan ``name`` at least as cheap as every rival priced.
+
+    The static MILP optimizes the terms linear in the capacity; charges that are not (the
+    share of data that moves to owned servers, a support minimum) are counted only when the
+    plan is priced. Where a rival static plan then costs less, its capacity is the optimum.
+
+    Parameters
+    ----------
+    ctx : PlanState
+        State of the plan.
+    results : dict of str to StrategyResult
+        Strategies priced so far, by name; ``results[name]`` is replaced when beaten.
+    name : str
+        ``"optimal"`` or ``"cloud_only"``.
+    rivals : tuple of str
+        Names of static strategies it must not cost more than (those priced).
+
+    Returns
+    -------
+    Message or None
+        A note saying which plan's capacity was taken and by how much it was cheaper.
+
+    Notes
+    -----
+    best = argmin over r in {name} + rivals with a static capacity of (round(PV_r, 6), capital
+    outlay_r); when best != name and PV_name - PV_best > 1e-9 x max(1, |PV_name|), name is
+    re-priced with best's capacity [currency].
+    """
+    mine = results[name]
+    static = [r for r in rivals if r in results and results[r].capacity is not None]
+    best = min([name] + static, key=lambda n: (round(results[n].pv_cost, 6),
+                                               results[n].capital_outlay()))
+    gap = mine.pv_cost - results[best].pv_cost
+    if best == name or gap <= 1e-9 * max(1.0, abs(mine.pv_cost)):
+        return None
+    results[name] = ctx.evaluate(name, results[best].capacity)
+    return Message("The optimizer's {plan} plan cost {more} more than {other} once every "
+                   "charge was counted (charges not linear in the capacity, such as data "
+                   "transfer); the capacity of {other} is shown as {plan}.",
+                   {"plan": name, "other": best,
+                    "more": Money(gap, ctx.scenario.finance.currency)})

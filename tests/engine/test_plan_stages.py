@@ -47,3 +47,27 @@ def test_a_repriced_schedule_costs_what_it_costs_as_a_proposal():
     assert pv > solved.strategies["staged"].pv_cost
     assert repriced.document["stage"] == "repriced"
 
+
+
+def test_the_optimizers_static_plan_is_never_dearer_than_a_rival_priced():
+    """Issue 36: the static MILP optimizes the terms linear in the capacity; where a rival
+    static plan costs less once every charge is counted (a property-test case: egress at
+    200,000 a GB), its capacity is the optimum, with a note. Here the "optimizer's" plan is
+    made dearer by hand: 40 servers for 8 GPUs of demand."""
+    from models.capacity import Capacity
+    from models.plan import build_state
+    from models.strategies import never_beaten
+    from models.scenario import Scenario
+    from tests.support.engine_cases import flat_profile
+    ctx = build_state(Scenario.model_validate({"finance": {"start_month": "2027-01",
+                                                           "horizon_months": 12}}),
+                      flat_profile(8, "2026-01", 12))
+    results = {"optimal": ctx.evaluate("optimal", Capacity(40)),
+               "buy_for_peak": ctx.evaluate("buy_for_peak", Capacity(1, use_spot=False)),
+               "on_demand": ctx.evaluate("on_demand", Capacity(0, use_spot=False))}
+    cheapest = min(results.values(), key=lambda r: r.pv_cost)
+    dearer = results["optimal"].pv_cost
+    note = never_beaten(ctx, results, "optimal", ("buy_for_peak", "on_demand"))
+    assert note is not None and results["optimal"].pv_cost == cheapest.pv_cost < dearer
+    assert results["optimal"].capacity == cheapest.capacity
+    assert never_beaten(ctx, results, "optimal", ("buy_for_peak", "on_demand")) is None

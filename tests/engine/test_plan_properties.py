@@ -77,4 +77,6 @@ def test_every_valid_input_gets_a_sound_plan(scenario, profile):
     largest = max(abs(r.pv_cost) for r in plan.strategies.values())
     atol = max(1e-6, 1e-12 * largest)
     assert_allclose(pv, ctx.pv(capacity), rtol=1e-9, atol=atol)
-    assert_allclose(plan.strategies["optimal"].pv_cost, pv, rtol=1e-9, atol=atol)
+    # the optimum is the cheaper of the MILP and this grid, never dearer than a rival static
+    # plan (issue 36): at least as cheap as the grid's best, never dearer
+    assert plan.strategies["optimal"].pv_cost <= pv + max(atol, 1e-9 * abs(pv))

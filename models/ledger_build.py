@@ -17,7 +17,7 @@ from models.costs import data_share, deductible_by_month
 from models.finance import monthly_rate
 from models.ledger import (COMMIT_ITEMS, SERVER_ITEMS, TYPE_PARAMS, CohortRow, Ledger,
                            PathLedger, ProfileRows, StrategyLedger)
-from models.ledger_cohorts import schedule_rows, strategy_cohorts
+from models.ledger_cohorts import schedule_rows, sells_servers, strategy_cohorts
 from models.ledger_timeline import demand_lines, timeline
 from models.plan_state import PlanState
 from models.prices import UPFRONT_SHARE, PriceBook
@@ -126,7 +126,7 @@ def strategy_ledger(ctx: PlanState, r: StrategyResult) -> StrategyLedger:
     rows = book.months if r.schedule else len(r.total_by_month)
     items = cohort_items(book, r.plan)
     paid = len(r.total_by_month)
-    sales = any(d.sell_servers or d.sell for d in r.schedule)
+    sales = sells_servers(r.schedule)
     cohorts = strategy_cohorts(ctx, r, rows)
     static = r.capacity
     figures = {

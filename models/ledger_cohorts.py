@@ -91,6 +91,22 @@ def _by_type(shorthand: int, by_type: dict, s) -> dict[str, int]:
     return out
 
 
+def sells_servers(schedule) -> bool:
+    """Whether a schedule sells servers (its sales split the cohorts they take from).
+
+    Parameters
+    ----------
+    schedule : sequence of models.scenario_schedule.Decision
+        The decisions.
+
+    Returns
+    -------
+    bool
+        True when a decision sells servers, by type or with the one-type shorthand.
+    """
+    return any(d.sell_servers or d.sell for d in schedule)
+
+
 def strategy_cohorts(ctx: PlanState, r: StrategyResult, rows: int) -> list[CohortRow]:
     """Every cohort row of a strategy's sheet (module docstring: which, and from where).
 
@@ -118,19 +134,19 @@ def strategy_cohorts(ctx: PlanState, r: StrategyResult, rows: int) -> list[Cohor
     # strategy's purchases are the generations of its chain, counted by type; a schedule that
     # sells none has one purchase per decision row and type, none bought included, so that a
     # purchase can be added in any row
-    sales = any(d.sell_servers or d.sell for d in r.schedule)
-    by_row = r.schedule and not sales
+    by_row = bool(r.schedule) and not sells_servers(r.schedule)
     generation: dict = {}
+    bought = {}                     # a schedule's purchases, by type and month
     for c in r.plan.servers:
         held = held_row(s, first, c)
         if r.capacity is not None and held is None:
             generation[c.type] = generation.get(c.type, 0) + 1
             servers.append(server_row(book, "chain", generation[c.type], c, rows))
-        elif held is not None or not by_row:
+        elif held is None and by_row:
+            bought[(c.type, c.bought)] = c
+        else:
             servers.append(server_row(book, "engine", held, c, rows))
     if by_row:
-        bought = {(c.type, c.bought): c for c in r.plan.servers
-                  if held_row(s, first, c) is None}
         for row in schedule_rows(ctx, r):
             m = row.index
             for kind in ctx.fleet:

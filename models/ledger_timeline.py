@@ -60,7 +60,8 @@ def timeline(ctx: PlanState, r: StrategyResult, demand: dict[str, list[float]]) 
     Notes
     -----
     owned_m = sum_i n_i(m) w_i over the server types i, n_i(m) its servers online and w_i the
-    capacity per server [GPUs of demand]; spot_m = spot GPU-hours_m / hours_m and on_demand_m likewise [GPUs].
+    capacity per server [GPUs of demand]; spot_m = spot GPU-hours_m / hours_m and on_demand_m
+    likewise [GPUs].
     """
     H, hours = ctx.horizon, ctx.calendar.hours
     # stacked by server type (issue 26; the one type ``owned`` of a scenario without types)

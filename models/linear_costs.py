@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Optional
 
 import numpy as np
 
@@ -48,7 +47,7 @@ class LinearCosts:
     idle_data_held_pv: float       # the same with no new server (servers of the position)
     support_min_pv: float          # upper bound of what a support minimum can add
     # per demand-unit GPU-hour of work on each server type, by month (a fleet, issue 26)
-    owned_unit_pv_by_type: Optional[dict] = None
+    owned_unit_pv_by_type: dict            # the same of each server type, by type id
 
 
 def linear_costs(ctx: PlanState) -> LinearCosts:
@@ -106,6 +105,7 @@ def linear_costs(ctx: PlanState) -> LinearCosts:
                     zero, zero, gross, by_type)
         return added(empty, v)
 
+    owned_by_type = {k.id: unit_pv("owned", k.id) for k in ctx.fleet}
     one_server = ctx.capacity_plan(Capacity(1))
     offers = {o.id: ctx.capacity_plan(Capacity(0, {o.id: 1})) for o in s.commitments}
     server_lines = lines(one_server).full()
@@ -113,7 +113,7 @@ def linear_costs(ctx: PlanState) -> LinearCosts:
     return LinearCosts(
         base_pv=base, server_pv=float(added(one_server)[0]),
         server_outlay=float(server_lines["capex"].sum()),
-        owned_unit_pv=unit_pv("owned", ctx.fleet[0].id), on_demand_unit_pv=unit_pv("on_demand"),
+        owned_unit_pv=owned_by_type[ctx.fleet[0].id], on_demand_unit_pv=unit_pv("on_demand"),
         spot_unit_pv=unit_pv("spot"),
         offer_pv={k: float(added(plan)[0]) for k, plan in offers.items()},
         offer_outlay={k: float(lines(plan).full()["commitment_upfront"].sum())
@@ -125,7 +125,7 @@ def linear_costs(ctx: PlanState) -> LinearCosts:
         idle_data_held_pv=float(added(empty, idle_month_data=True)[0]),
         support_min_pv=book.support_minimum * float(
             (book.convert("cloud", np.ones((book.months, 1)))[:, 0] * book.end[:, 0]).sum()),
-        owned_unit_pv_by_type={k.id: unit_pv("owned", k.id) for k in ctx.fleet})
+        owned_unit_pv_by_type=owned_by_type)
 
 
 def _setup_pv(ctx: PlanState, added, lines) -> float:

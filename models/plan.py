@@ -43,6 +43,7 @@ STRATEGY_ORDER = ("on_demand", "cloud_only", "buy_for_peak", "optimal", "staged"
 # is the last one solved, priced under the edited assumptions until a job re-optimizes it
 STAGES = ("static", "repriced", "staged", "complete")
 
+
 def build_state(scenario: Scenario, profile: UsageProfile,
                   current_month: Optional[str] = None) -> PlanState:
     """Everything a plan's strategies share: calendar, demand, prices, wastes.
@@ -83,6 +84,7 @@ def build_state(scenario: Scenario, profile: UsageProfile,
     check_peak(demand, p.growth_annual)
     return PlanState.build(scenario, calendar, demand)
 
+
 def recommend(results: dict[str, StrategyResult]) -> str:
     """The cheapest strategy within the scenario's limits by PV cost; ties go to the smaller
     capital outlay.
@@ -104,8 +106,8 @@ def recommend(results: dict[str, StrategyResult]) -> str:
     (round(PV, 6), capital outlay) [currency].
     """
     kept = [n for n in results if not results[n].breaches] or list(results)
-    return min(kept, key=lambda n: (round(results[n].pv_cost, 6),
-                                    results[n].capital_outlay()))
+    return min(kept, key=lambda n: results[n].rank())
+
 
 class Planner:
     """A plan computed stage by stage (``STAGES``), as a plan job shows it: the static
@@ -187,8 +189,8 @@ class Planner:
                     self.notes.append(Message(
                         "The best static plans hold servers of the first type only, {type}: "
                         "{why}.", {"type": ctx.fleet[0].id, "why": str(exc)}))
-            self.results.update({name: min((found[name], grid[name]), key=lambda r: (
-                round(r.pv_cost, 6), r.capital_outlay())) for name in ("cloud_only", "optimal")})
+            self.results.update({name: min((found[name], grid[name]), key=StrategyResult.rank)
+                                 for name in ("cloud_only", "optimal")})
         proposed = proposed_strategy(ctx)
         if proposed is not None:
             self.results["proposed"] = proposed
@@ -324,6 +326,7 @@ class Planner:
         plan.document = build_document(plan, ctx)
         return plan
 
+
 def compute_plan(scenario: Scenario, profile: UsageProfile,
                  input_warnings: Sequence[Message] = (), *,
                  current_month: Optional[str] = None,
@@ -363,6 +366,7 @@ def compute_plan(scenario: Scenario, profile: UsageProfile,
     planner.add_static()
     planner.add_staged()
     return planner.plan("complete", uncertainty=True)
+
 
 def staged_strategy(ctx: PlanState, optimal: StrategyResult, notes: list[Message]
                     ) -> Optional[StrategyResult]:
@@ -420,6 +424,7 @@ def staged_strategy(ctx: PlanState, optimal: StrategyResult, notes: list[Message
                              {"gap": Money(found.gap, cur)}))
     return result
 
+
 def static_schedule(ctx: PlanState, capacity) -> tuple:
     """A static decision as a schedule.
 
@@ -453,6 +458,7 @@ def static_schedule(ctx: PlanState, capacity) -> tuple:
         entry["commit"][c.offer] = entry["commit"].get(c.offer, 0) + c.gpus
     return tuple(Decision(month=str(first + m), buy=e["buy"], commit=e["commit"])
                  for m, e in sorted(by_month.items()))
+
 
 def proposed_strategy(ctx: PlanState) -> Optional[StrategyResult]:
     """The analyst's capacity: a schedule from the position, or static servers and GPUs.

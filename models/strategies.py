@@ -112,8 +112,7 @@ def never_beaten(ctx: PlanState, results: dict, name: str, rivals: tuple[str, ..
     """
     mine = results[name]
     static = [r for r in rivals if r in results and results[r].capacity is not None]
-    best = min([name] + static, key=lambda n: (round(results[n].pv_cost, 6),
-                                               results[n].capital_outlay()))
+    best = min([name] + static, key=lambda n: results[n].rank())
     gap = mine.pv_cost - results[best].pv_cost
     if best == name or gap <= 1e-9 * max(1.0, abs(mine.pv_cost)):
         return None

@@ -139,8 +139,7 @@ def schedule_document(plan: Plan, ctx: PlanState, r: StrategyResult) -> dict[str
     """
     labels = ctx.book.labels
     return {"schedule": schedule_json(r.schedule),
-            "purchase_orders": purchase_orders(plan.scenario.as_fleet(), r.schedule, labels, r,
-                                               ctx.book),
+            "purchase_orders": purchase_orders(ctx.scenario, r.schedule, labels, r, ctx.book),
             "cash": cash_by_period(labels, r, ctx.book), **schedule_holdings(plan, r)}
 
 

@@ -111,6 +111,20 @@ class StrategyResult:
         """
         return int(self.servers_online.max()) if self.servers_online.size else 0
 
+    def rank(self) -> tuple[float, float]:
+        """How strategies are ordered: the cheaper PV cost first, ties to the smaller outlay.
+
+        Returns
+        -------
+        tuple of float
+            (PV cost rounded to 1e-6 [currency], :meth:`capital_outlay` [currency]).
+
+        Notes
+        -----
+        rank = (round(PV, 6), capital outlay) [currency]; the least rank is the best.
+        """
+        return round(self.pv_cost, 6), self.capital_outlay()
+
     def capital_outlay(self) -> float:
         """Undiscounted purchases and upfront payments: the tie-breaker of equal PV costs.
 

@@ -22,7 +22,6 @@ from service.xlsx.server_sources import (SERVERS_NOTE, cohort_key, server_formul
 from service.xlsx.type_names import OWNED
 
 
-
 @dataclass
 class DecisionRef:
     """One decision row and the cells that hold it (expressions usable in a formula)."""

@@ -88,7 +88,8 @@ def server_formulas(s: Scenario, row: CohortRow, first_start: str, decisions: di
                         price=f"={p}price", install=f"={p}install_cost")
         if unsplit and full and held.count == int(row.params["count"]):
             formulas["count"] = f"={p}count"
-        what = tr("%(type)s held since %(month)s", type=server_type_name(row.type), month=held.purchased)
+        what = tr("%(type)s held since %(month)s", type=server_type_name(row.type),
+                  month=held.purchased)
     elif row.origin == "chain":                             # a static strategy's generation
         generation = bought // kind.useful_life_months
         formulas.update(bought=f"={generation}*{names.life}", price=price_formula(names),

@@ -60,6 +60,7 @@ EXEMPT: dict[str, str] = {
     "models.assumptions.assumption": "lookup",
     "models.assumptions.assumptions_for": "lookup",
     "models.assumptions.per_type": "lookup",
+    "models.ledger_cohorts.sells_servers": "lookup",
     "models.price_breakeven.field_range": "lookup",
     "models.explain.runner_up": "lookup",
     "models.fields.field_meta": "lookup",
